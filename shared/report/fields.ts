@@ -1,0 +1,92 @@
+/**
+ * Every per-item number of METRICS.md, with its unit and role. One table that the engine, the store,
+ * the API (kopecks → roubles), the exports and the web page all read, so a field is named once.
+ *
+ * Units as held in memory and in storage:
+ * - money: integer kopecks (roubles with 2 decimals only at the edges)
+ * - qty: integer count
+ * - percent: number like 27.5, kept to 2 decimals
+ */
+export type FieldUnit = 'money' | 'qty' | 'percent';
+
+export interface FieldDef {
+  readonly name: string;
+  readonly unit: FieldUnit;
+  /** Accepts a manual value (METRICS.md, Manual values). */
+  readonly correctable: boolean;
+  /** How a combined report gets it: 'sum' of the sources' effective values, or 'recompute' on the sums. */
+  readonly combine: 'sum' | 'recompute';
+  /** Russian column title for exports and the web page. */
+  readonly title: string;
+}
+
+const f = (name: string, unit: FieldUnit, correctable: boolean, combine: 'sum' | 'recompute', title: string): FieldDef =>
+  ({ name, unit, correctable, combine, title });
+
+/** Aggregates read from the report rows (METRICS.md, Aggregates per article). */
+export const AGGREGATE_FIELDS = [
+  f('sales_qty', 'qty', true, 'sum', 'Продажи, шт'),
+  f('returns_qty', 'qty', true, 'sum', 'Возвраты, шт'),
+  f('seller_price', 'money', true, 'sum', 'Цена продавца'),
+  f('sales_seller_price', 'money', false, 'sum', 'Цена продавца (продажи)'),
+  f('wb_discount', 'money', false, 'sum', 'Скидка WB (СПП)'),
+  f('realization', 'money', true, 'sum', 'Реализация'),
+  f('commission', 'money', true, 'sum', 'Комиссия WB'),
+  f('acquiring', 'money', true, 'sum', 'Эквайринг'),
+  f('attorney_services', 'money', true, 'sum', 'Услуги поверенного'),
+  f('for_pay', 'money', true, 'sum', 'К перечислению'),
+  f('compensations', 'money', false, 'sum', 'Компенсации'),
+  f('additional_payments', 'money', false, 'sum', 'Доплаты'),
+  f('loyalty', 'money', false, 'sum', 'Лояльность'),
+  f('logistics', 'money', true, 'sum', 'Логистика'),
+  f('reverse_logistics', 'money', true, 'sum', 'Обратная логистика'),
+  f('rebill_logistics', 'money', true, 'sum', 'Возмещение издержек'),
+  f('storage', 'money', true, 'sum', 'Хранение'),
+  f('acceptance', 'money', true, 'sum', 'Приёмка'),
+  f('penalties', 'money', true, 'sum', 'Штрафы'),
+  f('deductions', 'money', true, 'sum', 'Удержания'),
+  f('ads', 'money', true, 'sum', 'Реклама'),
+  f('loans', 'money', false, 'sum', 'Займы'),
+  f('category_commission_percent', 'percent', false, 'recompute', 'Размер кВВ, %'),
+] as const;
+
+/** Snapshot of settings and values derived per item (METRICS.md, Derived values per item), in computation order. */
+export const DERIVED_FIELDS = [
+  f('cost_price', 'money', true, 'recompute', 'Себестоимость, шт'),
+  f('net_qty', 'qty', false, 'recompute', 'Чистые продажи, шт'),
+  f('avg_seller_price', 'money', false, 'recompute', 'Средняя цена продавца'),
+  f('income', 'money', false, 'sum', 'Доход (база налога)'),
+  f('vat', 'money', true, 'sum', 'НДС'),
+  f('cost_total', 'money', false, 'sum', 'Себестоимость'),
+  f('expenses', 'money', false, 'sum', 'Расходы'),
+  f('usn', 'money', true, 'sum', 'УСН'),
+  f('profit', 'money', true, 'sum', 'Прибыль'),
+  f('margin', 'percent', true, 'recompute', 'Маржа, %'),
+  f('roi', 'percent', false, 'recompute', 'ROI, %'),
+  f('payout', 'money', false, 'sum', 'К выплате'),
+] as const;
+
+export const FIELDS: readonly FieldDef[] = [...AGGREGATE_FIELDS, ...DERIVED_FIELDS];
+
+export type AggregateField = (typeof AGGREGATE_FIELDS)[number]['name'];
+export type DerivedField = (typeof DERIVED_FIELDS)[number]['name'];
+export type FieldName = AggregateField | DerivedField;
+
+export const FIELD_BY_NAME: ReadonlyMap<string, FieldDef> = new Map(FIELDS.map((d) => [d.name, d]));
+
+export const CORRECTABLE_FIELDS: readonly FieldName[] = FIELDS.filter((d) => d.correctable).map((d) => d.name as FieldName);
+
+export function isCorrectable(name: string): name is FieldName {
+  return FIELD_BY_NAME.get(name)?.correctable === true;
+}
+
+/** Kopecks → roubles with 2 decimals, for the edges (JSON, exports). */
+export function kopecksToRoubles(kopecks: number): number {
+  return Math.round(kopecks) / 100;
+}
+
+/** Roubles (from JSON) → integer kopecks, rounded half away from zero. */
+export function roublesToKopecks(roubles: number): number {
+  const k = roubles * 100;
+  return Math.sign(k) * Math.round(Math.abs(k) + 1e-7);
+}
