@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from './config';
+
+const base = {
+  JWT_SECRET: 'x'.repeat(32),
+  TABLE_NAME: 't',
+  BUCKET_NAME: 'bucket',
+  MAIL_FROM: 'noreply@example.com',
+  APP_URL: 'http://localhost:5173',
+};
+
+describe('parseConfig', () => {
+  it('applies the documented defaults', () => {
+    const c = parseConfig(base);
+    expect(c.INITIAL_LIMITS).toBe(10_000);
+    expect(c.MAX_UPLOAD_BYTES).toBe(200 * 1024 * 1024);
+    expect(c.COMBINE_WAIT_MS).toBe(10_000);
+    expect(c.DYNAMODB_ENDPOINT).toBeUndefined();
+  });
+
+  it('names every missing variable', () => {
+    try {
+      parseConfig({ TABLE_NAME: 't' });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).variables.sort()).toEqual(['APP_URL', 'BUCKET_NAME', 'JWT_SECRET', 'MAIL_FROM']);
+      expect((e as Error).message).toContain('JWT_SECRET: missing');
+    }
+  });
+
+  it('rejects malformed numbers and endpoints', () => {
+    expect(() => parseConfig({ ...base, INITIAL_LIMITS: '-5' })).toThrow(/INITIAL_LIMITS/);
+    expect(() => parseConfig({ ...base, S3_ENDPOINT: 'not a url' })).toThrow(/S3_ENDPOINT/);
+  });
+});

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/**
+ * The environment, parsed once per process (a Lambda's cold start) with zod. A missing or malformed
+ * setting fails loudly, naming every offending variable. Emulator endpoints are set only locally;
+ * on AWS they are absent and the SDK's defaults apply.
+ */
+const optionalUrl = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.url().optional());
+
+const schema = z.object({
+  STAGE: z.string().min(1).default('local'),
+  AWS_REGION: z.string().min(1).default('eu-central-1'),
+  JWT_SECRET: z.string().min(16, 'JWT_SECRET must be at least 16 characters'),
+  TABLE_NAME: z.string().min(1),
+  BUCKET_NAME: z.string().min(3),
+  MAIL_FROM: z.email(),
+  APP_URL: z.url(),
+  INITIAL_LIMITS: z.coerce.number().int().nonnegative().default(10_000),
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),
+  /** Source files up to this size are served through the API body; bigger ones get a 302 to a presigned GET. */
+  MAX_INLINE_SOURCE_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
+  COMBINE_WAIT_MS: z.coerce.number().int().nonnegative().default(10_000),
+  /** Lifetime of access tokens, in jsonwebtoken's notation ("7d", "12h", seconds as a number). */
+  ACCESS_TOKEN_TTL: z.string().min(1).default('7d'),
+  BCRYPT_COST: z.coerce.number().int().min(10).max(14).default(10),
+  DYNAMODB_ENDPOINT: optionalUrl,
+  S3_ENDPOINT: optionalUrl,
+  /** Where browsers reach S3 for presigned URLs when it differs from S3_ENDPOINT (local stack). */
+  S3_PUBLIC_ENDPOINT: optionalUrl,
+  SES_ENDPOINT: optionalUrl,
+});
+
+export type Config = z.infer<typeof schema>;
+
+export class ConfigError extends Error {
+  constructor(readonly variables: string[], detail: string) {
+    super(`Invalid configuration: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const r = schema.safeParse(env);
+  if (!r.success) {
+    const vars = [...new Set(r.error.issues.map((i) => String(i.path[0])))];
+    const detail = r.error.issues.map((i) => `${String(i.path[0])}: ${i.input === undefined ? 'missing' : i.message}`).join('; ');
+    throw new ConfigError(vars, detail);
+  }
+  return r.data;
+}
+
+let cached: Config | undefined;
+
+/** The process's configuration, parsed on first use (cold start) and then kept. */
+export function getConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}
+
+/** Tests that change process.env between cases call this to parse again. */
+export function resetConfig(): void {
+  cached = undefined;
+}

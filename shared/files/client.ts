@@ -1,0 +1,35 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { getConfig } from '../config';
+
+let client: S3Client | undefined;
+let publicClient: S3Client | undefined;
+
+function make(endpoint: string | undefined): S3Client {
+  const c = getConfig();
+  return new S3Client({
+    region: c.AWS_REGION,
+    endpoint,
+    forcePathStyle: endpoint !== undefined,
+    // s3rver stores streamed uploads corrupted when the SDK adds its default checksums (ARCHITECTURE.md).
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+/** One S3 client per process (s3rver's endpoint locally). */
+export function s3(): S3Client {
+  client ??= make(getConfig().S3_ENDPOINT);
+  return client;
+}
+
+/** The client that signs URLs a browser will call: S3_PUBLIC_ENDPOINT when set, else the same endpoint. */
+export function s3Public(): S3Client {
+  const c = getConfig();
+  if (!c.S3_PUBLIC_ENDPOINT || c.S3_PUBLIC_ENDPOINT === c.S3_ENDPOINT) return s3();
+  publicClient ??= make(c.S3_PUBLIC_ENDPOINT);
+  return publicClient;
+}
+
+export function bucketName(): string {
+  return getConfig().BUCKET_NAME;
+}
