@@ -1,0 +1,113 @@
+/**
+ * Items of a report from its parsed aggregates and the snapshot settings (METRICS.md, Settings that enter the
+ * computation; Manual values). `computed` never carries a correction; `effective` is what the user sees.
+ */
+import { deriveValues } from './derive';
+import { AGGREGATE_FIELDS, FIELD_BY_NAME, isCorrectable, type FieldName } from './fields';
+import { roundHalfAway } from './money';
+import type { AggregateValues, ComputedItem, ManualValues, ParsedReport, ReportSettings, TaxProfile } from './types';
+
+/** A manual value on a field that does not accept one (the API answers 422). */
+export class FieldNotCorrectableError extends Error {
+  readonly code = 'field_not_correctable';
+  constructor(readonly field: string) {
+    super(`Field "${field}" does not accept a manual value`);
+    this.name = 'FieldNotCorrectableError';
+  }
+}
+
+/** A manual value that is not a finite number (the API answers 422). */
+export class InvalidManualValueError extends Error {
+  readonly code = 'invalid_manual_value';
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+  ) {
+    super(`Manual value of "${field}" must be a finite number`);
+    this.name = 'InvalidManualValueError';
+  }
+}
+
+export interface DroppedManualValue {
+  article: string;
+  field: string;
+  value: number;
+}
+
+/** Manual values in the field's unit: money and counts are integers, percents keep 2 decimals. */
+export function normalizeManualValue(field: string, value: number): number {
+  const def = FIELD_BY_NAME.get(field);
+  if (!def || !def.correctable) throw new FieldNotCorrectableError(field);
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new InvalidManualValueError(field, value);
+  return def.unit === 'percent' ? roundHalfAway(value * 100) / 100 + 0 : roundHalfAway(value) + 0;
+}
+
+function aggregatesOf(values: Record<string, number | null>): AggregateValues {
+  const a = {} as AggregateValues;
+  for (const def of AGGREGATE_FIELDS) a[def.name] = values[def.name] ?? 0;
+  return a;
+}
+
+export function buildItems(
+  parsed: Pick<ParsedReport, 'articles'>,
+  settings: ReportSettings,
+  manualByArticle: Record<string, ManualValues> = {},
+): { items: ComputedItem[]; dropped: DroppedManualValue[] } {
+  const dropped: DroppedManualValue[] = [];
+  const present = new Set<string>();
+  const items: ComputedItem[] = parsed.articles.map((art) => {
+    present.add(art.article);
+    const costPrice = Object.prototype.hasOwnProperty.call(settings.costPrices, art.article) ? settings.costPrices[art.article] : 0;
+    const manual: ManualValues = {};
+    const given = Object.prototype.hasOwnProperty.call(manualByArticle, art.article) ? manualByArticle[art.article] : undefined;
+    for (const [field, value] of Object.entries(given ?? {})) {
+      if (value === undefined || value === null) continue;
+      if (!isCorrectable(field) || typeof value !== 'number' || !Number.isFinite(value)) {
+        dropped.push({ article: art.article, field, value: value as number });
+        continue;
+      }
+      manual[field as FieldName] = normalizeManualValue(field, value);
+    }
+    return {
+      article: art.article,
+      category: art.category,
+      nm_id: art.nm_id,
+      brand: art.brand,
+      computed: deriveValues(art.aggregates, costPrice, settings.tax, {}),
+      manual_values: manual,
+      effective: deriveValues(art.aggregates, costPrice, settings.tax, manual),
+    };
+  });
+  for (const [article, values] of Object.entries(manualByArticle)) {
+    if (present.has(article)) continue;
+    for (const [field, value] of Object.entries(values ?? {})) {
+      if (value === undefined || value === null) continue;
+      dropped.push({ article, field, value });
+    }
+  }
+  return { items, dropped };
+}
+
+/**
+ * Set (or with null remove) one manual value and re-derive the effective values. `computed` is untouched;
+ * the snapshot cost price is `computed.cost_price`. Throws FieldNotCorrectableError for a field that
+ * does not accept a manual value.
+ */
+export function applyManualValue(item: ComputedItem, field: string, value: number | null, tax: TaxProfile): ComputedItem {
+  if (!isCorrectable(field)) throw new FieldNotCorrectableError(field);
+  const manual: ManualValues = { ...item.manual_values };
+  if (value === null) delete manual[field];
+  else manual[field] = normalizeManualValue(field, value);
+  const effective = deriveValues(aggregatesOf(item.computed), item.computed.cost_price ?? 0, tax, manual);
+  return { ...item, manual_values: manual, effective };
+}
+
+/** Re-derive every item's values under another tax profile (a rebuild with new settings keeps the aggregates). */
+export function rederiveItem(item: ComputedItem, tax: TaxProfile, costPrice: number = item.computed.cost_price ?? 0): ComputedItem {
+  const aggregates = aggregatesOf(item.computed);
+  return {
+    ...item,
+    computed: deriveValues(aggregates, costPrice, tax, {}),
+    effective: deriveValues(aggregates, costPrice, tax, item.manual_values),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Derived values per item (METRICS.md, Derived values per item), computed in the table's order from the
+ * EFFECTIVE inputs: a manual value where one is set, else the computed one. A manual value on a derived
+ * field (cost_price, vat, usn, profit, margin) wins and every later field uses it.
+ */
+import { AGGREGATE_FIELDS } from './fields';
+import { mulDivRound, rateHundredths, roundHalfAway } from './money';
+import type { AggregateValues, ItemValues, ManualValues, TaxProfile } from './types';
+
+/** Percent p/q·100 to 2 decimals, exact on integer kopecks. */
+export function percentOf(part: number, whole: number): number {
+  return mulDivRound(part, 10000, whole) / 100 + 0;
+}
+
+/** Σ income tax base → USN per the tax profile (METRICS.md: usn). */
+function computeUsn(tax: TaxProfile, incomeLessVat: number, expenses: number): number {
+  const rate = rateHundredths(tax.usn_rate);
+  switch (tax.tax_system) {
+    case 'usn_income':
+      return mulDivRound(incomeLessVat, rate, 10000);
+    case 'usn_income_expenses':
+      return mulDivRound(Math.max(0, incomeLessVat - expenses), rate, 10000);
+    default:
+      return 0;
+  }
+}
+
+export function deriveValues(
+  aggregates: AggregateValues,
+  costPrice: number,
+  tax: TaxProfile,
+  manual: ManualValues,
+): ItemValues {
+  const v = {} as ItemValues;
+  for (const def of AGGREGATE_FIELDS) {
+    const m = manual[def.name];
+    v[def.name] = m !== undefined && m !== null ? m : aggregates[def.name];
+  }
+  const a = v as AggregateValues;
+  // The platform discount is the gap between the seller's price and the realization: it follows a corrected price or realization.
+  if (manual.seller_price !== undefined || manual.realization !== undefined) {
+    v.wb_discount = a.seller_price - a.realization;
+  }
+
+  const pick = (name: keyof ManualValues, computed: () => number | null): number | null => {
+    const m = manual[name];
+    return m !== undefined && m !== null ? m : computed();
+  };
+
+  const cost = pick('cost_price', () => costPrice) ?? 0;
+  v.cost_price = cost;
+  const netQty = a.sales_qty - a.returns_qty;
+  v.net_qty = netQty;
+  // A zero (or, after a correction, negative) number of sales has no average price.
+  v.avg_seller_price = a.sales_qty > 0 ? mulDivRound(a.sales_seller_price, 1, a.sales_qty) : null;
+  const income = a.realization + a.compensations;
+  v.income = income;
+  const vatRate = tax.vat_rate;
+  const vat = pick('vat', () => (vatRate > 0 ? mulDivRound(income, rateHundredths(vatRate), 10000 + rateHundredths(vatRate)) : 0)) ?? 0;
+  v.vat = vat;
+  const costTotal = roundHalfAway(cost * netQty);
+  v.cost_total = costTotal;
+  const expenses =
+    a.realization - a.for_pay + a.logistics + a.reverse_logistics + a.rebill_logistics + a.storage + a.acceptance +
+    a.penalties + a.deductions + a.ads - a.loyalty + costTotal;
+  v.expenses = expenses;
+  const usn = pick('usn', () => computeUsn(tax, income - vat, expenses)) ?? 0;
+  v.usn = usn;
+  const profit = pick('profit', () => income - vat - usn - expenses + a.additional_payments) ?? 0;
+  v.profit = profit;
+  v.margin = pick('margin', () => (a.realization > 0 ? percentOf(profit, a.realization) : null));
+  v.roi = costTotal > 0 ? percentOf(profit, costTotal) : null;
+  v.payout =
+    a.for_pay + a.compensations + a.additional_payments + a.loyalty - a.logistics - a.reverse_logistics -
+    a.rebill_logistics - a.storage - a.acceptance - a.penalties - a.deductions - a.ads - a.loans;
+  return v;
+}

@@ -1,0 +1,16 @@
+/** The report engine's public surface: read a WB detailed report, aggregate, derive, total, combine. */
+export * from './fields';
+export * from './types';
+export * from './errors';
+export * from './row-sink';
+export * from './money';
+export * from './classify';
+export * from './aggregate';
+export * from './derive';
+export * from './build';
+export * from './totals';
+export * from './combine';
+export * from './identity';
+export { readReport, countRows } from './read-report';
+export { scanReport, parseFileMeta, detectFormat } from './read';
+export type { ReportSource, ReadLimits } from './read';
