@@ -1,0 +1,159 @@
+import { FIELD_BY_NAME, FIELDS, type FieldDef, type FieldName } from '../report/fields';
+import type { ItemValues, TaxProfile } from '../report/types';
+
+/**
+ * Item columns of the export in the order of METRICS.md "The way from the seller's price to profit":
+ * quantities and price references first, then seller_price − wb_discount = realization;
+ * realization − commission − acquiring − attorney_services ≈ for_pay; for_pay + compensations +
+ * additional_payments + loyalty − logistics … − ads − vat − usn − cost_total = profit; then the
+ * ratios and the values that are not on the way (tax base, expenses, loans, payout).
+ * Every field of FIELDS appears exactly once (checked by a test).
+ */
+export const EXPORT_FIELD_ORDER: readonly FieldName[] = [
+  'sales_qty',
+  'returns_qty',
+  'net_qty',
+  'sales_seller_price',
+  'avg_seller_price',
+  'seller_price',
+  'wb_discount',
+  'realization',
+  // The category rate applies to the seller's price; shown beside WB's reward, never in its place.
+  'category_commission_percent',
+  'commission',
+  'acquiring',
+  'attorney_services',
+  'for_pay',
+  'compensations',
+  'additional_payments',
+  'loyalty',
+  'logistics',
+  'reverse_logistics',
+  'rebill_logistics',
+  'storage',
+  'acceptance',
+  'penalties',
+  'deductions',
+  'ads',
+  'vat',
+  'usn',
+  'cost_price',
+  'cost_total',
+  'profit',
+  'margin',
+  'roi',
+  'income',
+  'expenses',
+  'loans',
+  'payout',
+];
+
+/**
+ * Fields whose total is not the sum of the items: per-unit prices and percentages. METRICS.md: ratios in
+ * the totals row are recomputed from the totals, so they are taken from the report's totals.
+ */
+export const RATIO_FIELDS: ReadonlySet<FieldName> = new Set<FieldName>([
+  'avg_seller_price',
+  'cost_price',
+  'category_commission_percent',
+  'margin',
+  'roi',
+]);
+
+/** What WB transfers (METRICS.md, payout): sign and field of each line of the reconciliation. */
+export const PAYOUT_LINES: ReadonlyArray<{ sign: 1 | -1; field: FieldName }> = [
+  { sign: 1, field: 'for_pay' },
+  { sign: 1, field: 'compensations' },
+  { sign: 1, field: 'additional_payments' },
+  { sign: 1, field: 'loyalty' },
+  { sign: -1, field: 'logistics' },
+  { sign: -1, field: 'reverse_logistics' },
+  { sign: -1, field: 'rebill_logistics' },
+  { sign: -1, field: 'storage' },
+  { sign: -1, field: 'acceptance' },
+  { sign: -1, field: 'penalties' },
+  { sign: -1, field: 'deductions' },
+  { sign: -1, field: 'ads' },
+  { sign: -1, field: 'loans' },
+];
+
+export function fieldDef(name: FieldName): FieldDef {
+  const def = FIELD_BY_NAME.get(name);
+  if (!def) throw new Error(`unknown field ${name}`);
+  return def;
+}
+
+/** Column title with its unit: money titles get ", ₽"; qty and percent titles already say "шт"/"%". */
+export function columnTitle(def: FieldDef): string {
+  return def.unit === 'money' ? `${def.title}, ₽` : def.title;
+}
+
+/** Sum of one field over items, in the field's storage unit (kopecks stay integers); null counts as 0. */
+export function sumField(rows: ReadonlyArray<ItemValues>, field: FieldName): number {
+  let sum = 0;
+  for (const r of rows) sum += r[field] ?? 0;
+  return sum;
+}
+
+/** Every field of FIELDS, for checks that the export misses none. */
+export const ALL_FIELD_NAMES: readonly FieldName[] = FIELDS.map((d) => d.name as FieldName);
+
+function groupThousands(intPart: string): string {
+  return intPart.replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+}
+
+/** Kopecks as Russian-formatted roubles: 123456 → "1 234,56 ₽", −5 → "−0,05 ₽". */
+export function formatRoubles(kopecks: number): string {
+  const k = Math.round(kopecks);
+  const abs = Math.abs(k);
+  const whole = groupThousands(String(Math.floor(abs / 100)));
+  const frac = String(abs % 100).padStart(2, '0');
+  return `${k < 0 ? '−' : ''}${whole},${frac} ₽`;
+}
+
+/** A value of a field for people (notes, summary lines): roubles, "5 шт" or "27,50 %"; "—" when undefined. */
+export function formatFieldValue(def: FieldDef, value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  if (def.unit === 'money') return formatRoubles(value);
+  if (def.unit === 'qty') return `${value < 0 ? '−' : ''}${groupThousands(String(Math.abs(value)))} шт`;
+  const fixed = Math.abs(value).toFixed(2).replace('.', ',');
+  return `${value < 0 ? '−' : ''}${fixed} %`;
+}
+
+/** "2022-12-05" → "05.12.2022"; anything else is returned as written. */
+export function formatDate(isoDate: string | null): string {
+  if (!isoDate) return '—';
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(isoDate);
+  return m ? `${m[3]}.${m[2]}.${m[1]}` : isoDate;
+}
+
+/** "2026-11-21T23:44:28.123Z" → "21.11.2026 23:44 UTC". */
+export function formatTimestamp(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${p(d.getUTCDate())}.${p(d.getUTCMonth() + 1)}.${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;
+}
+
+/** The tax profile in words, as an accountant reads it. */
+export function describeTaxProfile(tax: TaxProfile): string {
+  const system =
+    tax.tax_system === 'usn_income'
+      ? `УСН «Доходы», ставка ${formatPercentPlain(tax.usn_rate)} %`
+      : tax.tax_system === 'usn_income_expenses'
+        ? `УСН «Доходы минус расходы», ставка ${formatPercentPlain(tax.usn_rate)} %`
+        : 'Налог на доход не рассчитывается';
+  const vat = tax.vat_rate > 0 ? `НДС ${formatPercentPlain(tax.vat_rate)} %` : 'без НДС';
+  return `${system}; ${vat}`;
+}
+
+function formatPercentPlain(n: number): string {
+  return String(n).replace('.', ',');
+}
+
+/** Excel cells hold at most 32 767 characters; longer text would make Excel "repair" the file. */
+export const EXCEL_MAX_TEXT = 32_767;
+
+export function safeText(text: string): string {
+  return text.length > EXCEL_MAX_TEXT ? text.slice(0, EXCEL_MAX_TEXT) : text;
+}

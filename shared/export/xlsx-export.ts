@@ -1,0 +1,316 @@
+/**
+ * The report as an .xlsx workbook (API.md: GET /api/reports/{id}/export).
+ * In: the report's metadata, items with computed/manual/effective values, totals, commission by category.
+ * Out: the file's bytes. Sheets: "Отчёт" (one row per item, effective values, corrected cells filled and
+ * annotated, totals row), "Комиссия по категориям", "Сводка" (metadata, payout reconciliation, warnings).
+ *
+ * Every value from the uploaded file (article, category, brand, nm_id, names, warning texts) is written as
+ * a plain string cell: exceljs stores strings as shared strings, which Excel never evaluates, so an
+ * article like "=HYPERLINK(...)" stays text (no formula injection). No formulas are written at all: the
+ * totals are values, computed here so that they equal the column sums exactly.
+ */
+import ExcelJS from 'exceljs';
+import { kopecksToRoubles, type FieldDef, type FieldName } from '../report/fields';
+import type { ItemValues } from '../report/types';
+import {
+  EXPORT_FIELD_ORDER,
+  PAYOUT_LINES,
+  RATIO_FIELDS,
+  columnTitle,
+  describeTaxProfile,
+  fieldDef,
+  formatDate,
+  formatFieldValue,
+  formatRoubles,
+  formatTimestamp,
+  safeText,
+  sumField,
+} from './columns';
+import type { ExportReport } from './types';
+
+export const SHEET_ITEMS = 'Отчёт';
+export const SHEET_COMMISSION = 'Комиссия по категориям';
+export const SHEET_SUMMARY = 'Сводка';
+
+export const NO_ARTICLE = 'Без артикула';
+export const NO_CATEGORY = 'Без категории';
+export const TOTALS_LABEL = 'Итого';
+export const PAYOUT_LABEL = 'Итого к оплате';
+export const RECONCILIATION_TITLE = 'Сверка выплаты';
+export const MANUAL_NOTE_PREFIX = 'Рассчитано: ';
+
+export const NUM_FMT = { money: '#,##0.00', qty: '0', percent: '0.00' } as const;
+
+/** Light yellow: the usual "edited by hand" colour in accountants' sheets. */
+export const MANUAL_FILL_ARGB = 'FFFFF2CC';
+const HEADER_FILL_ARGB = 'FFD9E1F2';
+const TOTALS_FILL_ARGB = 'FFF2F2F2';
+
+/** Leading text columns of the items sheet, before the fields. */
+const TEXT_COLUMNS = [
+  { title: 'Артикул', width: [12, 40] },
+  { title: 'Категория', width: [12, 30] },
+  { title: 'Артикул WB', width: [12, 16] },
+  { title: 'Бренд', width: [10, 24] },
+] as const;
+
+type Cellable = string | number | null;
+
+/** Storage unit → the number shown in the cell: roubles for money, as is for qty and percent. */
+function cellNumber(def: FieldDef, value: number | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  return def.unit === 'money' ? kopecksToRoubles(value) : value;
+}
+
+function setText(cell: ExcelJS.Cell, text: string): void {
+  // Assigning a JS string makes a string cell; never a formula object, whatever the text starts with.
+  cell.value = safeText(text);
+}
+
+function styleHeader(row: ExcelJS.Row): void {
+  row.font = { bold: true };
+  row.alignment = { vertical: 'middle', wrapText: true };
+  row.eachCell((cell) => {
+    cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: HEADER_FILL_ARGB } };
+    cell.border = { bottom: { style: 'thin' } };
+  });
+}
+
+function styleTotals(row: ExcelJS.Row): void {
+  row.font = { bold: true };
+  row.eachCell((cell) => {
+    cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: TOTALS_FILL_ARGB } };
+    cell.border = { top: { style: 'thin' } };
+  });
+}
+
+/** Width in characters from the longest text in a column, kept within [min, max]. */
+function fitWidth(texts: Iterable<string>, min: number, max: number): number {
+  let longest = 0;
+  for (const t of texts) longest = Math.max(longest, t.length);
+  return Math.min(max, Math.max(min, longest + 2));
+}
+
+/**
+ * Totals row values: additive fields are the exact sums of the item column (in kopecks, then roubles);
+ * ratios (average price, unit cost, percents) are the report's totals, which the engine recomputes from
+ * the sums (METRICS.md, Units and rounding). Returns also the fields where the report's own totals disagree
+ * with the sums, so the export says so instead of hiding it.
+ */
+export function exportTotals(report: Pick<ExportReport, 'items' | 'totals'>): { totals: ItemValues; mismatches: FieldName[] } {
+  const effective = report.items.map((i) => i.effective);
+  const totals = {} as ItemValues;
+  const mismatches: FieldName[] = [];
+  for (const field of EXPORT_FIELD_ORDER) {
+    if (RATIO_FIELDS.has(field)) {
+      totals[field] = report.totals[field] ?? null;
+      continue;
+    }
+    const sum = sumField(effective, field);
+    totals[field] = sum;
+    const stated = report.totals[field];
+    if (stated !== null && stated !== undefined && stated !== sum) mismatches.push(field);
+  }
+  return { totals, mismatches };
+}
+
+function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemValues): void {
+  const ws = wb.addWorksheet(SHEET_ITEMS);
+  const defs = EXPORT_FIELD_ORDER.map(fieldDef);
+  const header = [...TEXT_COLUMNS.map((c) => c.title), ...defs.map(columnTitle)];
+  styleHeader(ws.addRow(header));
+  ws.getRow(1).height = 45;
+
+  const firstField = TEXT_COLUMNS.length + 1;
+  for (const item of report.items) {
+    const row = ws.addRow([]);
+    setText(row.getCell(1), item.article === '' ? NO_ARTICLE : item.article);
+    setText(row.getCell(2), item.category);
+    setText(row.getCell(3), item.nm_id);
+    setText(row.getCell(4), item.brand);
+    defs.forEach((def, i) => {
+      const field = EXPORT_FIELD_ORDER[i];
+      const cell = row.getCell(firstField + i);
+      const value = cellNumber(def, item.effective[field]);
+      if (value !== null) cell.value = value;
+      cell.numFmt = NUM_FMT[def.unit];
+      if (item.manual_values[field] !== undefined && item.manual_values[field] !== null) {
+        cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: MANUAL_FILL_ARGB } };
+        cell.note = `${MANUAL_NOTE_PREFIX}${formatFieldValue(def, item.computed[field])}`;
+      }
+    });
+  }
+  const lastItemRow = ws.rowCount;
+
+  const totalsRow = ws.addRow([]);
+  setText(totalsRow.getCell(1), TOTALS_LABEL);
+  defs.forEach((def, i) => {
+    const cell = totalsRow.getCell(firstField + i);
+    const value = cellNumber(def, totals[EXPORT_FIELD_ORDER[i]]);
+    if (value !== null) cell.value = value;
+    cell.numFmt = NUM_FMT[def.unit];
+  });
+  styleTotals(totalsRow);
+
+  ws.views = [{ state: 'frozen', xSplit: 1, ySplit: 1, topLeftCell: 'B2', activeCell: 'B2' }];
+  // The filter covers the items only, so sorting never moves the totals row in among them.
+  ws.autoFilter = { from: { row: 1, column: 1 }, to: { row: Math.max(1, lastItemRow), column: header.length } };
+
+  const texts = (pick: (i: ExportReport['items'][number]) => string) => report.items.map(pick);
+  const textSources = [
+    [...texts((i) => (i.article === '' ? NO_ARTICLE : i.article)), TOTALS_LABEL],
+    texts((i) => i.category),
+    texts((i) => i.nm_id),
+    texts((i) => i.brand),
+  ];
+  TEXT_COLUMNS.forEach((c, i) => {
+    ws.getColumn(i + 1).width = fitWidth([c.title, ...textSources[i]], c.width[0], c.width[1]);
+  });
+  defs.forEach((def, i) => {
+    // Money columns fit "-12 345 678,90"; the header wraps onto up to three lines.
+    ws.getColumn(firstField + i).width = def.unit === 'money' ? 15 : 11;
+  });
+}
+
+function addCommissionSheet(wb: ExcelJS.Workbook, report: ExportReport): void {
+  const ws = wb.addWorksheet(SHEET_COMMISSION);
+  styleHeader(ws.addRow(['Категория', 'Реализация, ₽', 'Комиссия WB, ₽', 'Комиссия, % от реализации']));
+  ws.getRow(1).height = 30;
+  let realization = 0;
+  let commission = 0;
+  for (const c of report.commission_by_category) {
+    const row = ws.addRow([]);
+    setText(row.getCell(1), c.category === '' ? NO_CATEGORY : c.category);
+    row.getCell(2).value = kopecksToRoubles(c.realization);
+    row.getCell(3).value = kopecksToRoubles(c.commission);
+    if (c.percent !== null) row.getCell(4).value = c.percent;
+    realization += c.realization;
+    commission += c.commission;
+  }
+  const totals = ws.addRow([]);
+  setText(totals.getCell(1), TOTALS_LABEL);
+  totals.getCell(2).value = kopecksToRoubles(realization);
+  totals.getCell(3).value = kopecksToRoubles(commission);
+  // Recomputed from the totals, like every ratio of a totals row (METRICS.md).
+  if (realization !== 0) totals.getCell(4).value = Math.round((commission / realization) * 10000) / 100;
+  styleTotals(totals);
+  ws.getColumn(1).width = fitWidth(['Категория', ...report.commission_by_category.map((c) => c.category)], 14, 40);
+  ws.getColumn(2).numFmt = NUM_FMT.money;
+  ws.getColumn(3).numFmt = NUM_FMT.money;
+  ws.getColumn(4).numFmt = NUM_FMT.percent;
+  [2, 3, 4].forEach((c) => (ws.getColumn(c).width = 16));
+  ws.views = [{ state: 'frozen', ySplit: 1 }];
+}
+
+function addSummarySheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemValues, mismatches: FieldName[]): void {
+  const ws = wb.addWorksheet(SHEET_SUMMARY);
+  const title = ws.addRow([]);
+  setText(title.getCell(1), 'Сводка по отчёту');
+  title.font = { bold: true, size: 14 };
+  ws.addRow([]);
+
+  const meta: Array<[string, Cellable]> = [
+    ['Название', report.title],
+    ['Номер отчёта', report.report_number ?? '—'],
+    ['Продавец', report.seller?.name || '—'],
+    ['Номер продавца', report.seller?.number ?? '—'],
+    ['Период', `${formatDate(report.period_from)} — ${formatDate(report.period_to)}`],
+    ['Строк в отчёте', report.rows],
+    ['Налоговый профиль', describeTaxProfile(report.tax_profile)],
+    [
+      'Объединённый отчёт',
+      report.is_combined
+        ? `да, из отчётов: ${(report.source_report_ids ?? []).join(', ') || '—'}`
+        : 'нет',
+    ],
+    ['Создан', formatTimestamp(report.created_at)],
+    ['Артикулов', report.items.length],
+  ];
+  for (const [label, value] of meta) {
+    const row = ws.addRow([]);
+    setText(row.getCell(1), label);
+    row.getCell(1).font = { bold: true };
+    if (typeof value === 'number') {
+      row.getCell(2).value = value;
+      row.getCell(2).alignment = { horizontal: 'left' };
+    } else if (value !== null) setText(row.getCell(2), value);
+  }
+
+  ws.addRow([]);
+  const recTitle = ws.addRow([]);
+  setText(recTitle.getCell(1), RECONCILIATION_TITLE);
+  recTitle.font = { bold: true, size: 12 };
+  styleHeader(ws.addRow(['Статья', 'Знак', 'Сумма, ₽']));
+  let reconciled = 0;
+  for (const line of PAYOUT_LINES) {
+    const def = fieldDef(line.field);
+    const value = totals[line.field] ?? 0;
+    reconciled += line.sign * value;
+    const row = ws.addRow([]);
+    setText(row.getCell(1), def.title);
+    setText(row.getCell(2), line.sign > 0 ? '+' : '−');
+    row.getCell(2).alignment = { horizontal: 'center' };
+    row.getCell(3).value = kopecksToRoubles(value);
+    row.getCell(3).numFmt = NUM_FMT.money;
+  }
+  const payout = totals.payout ?? 0;
+  const payoutRow = ws.addRow([]);
+  setText(payoutRow.getCell(1), PAYOUT_LABEL);
+  setText(payoutRow.getCell(2), '=');
+  payoutRow.getCell(2).alignment = { horizontal: 'center' };
+  payoutRow.getCell(3).value = kopecksToRoubles(payout);
+  payoutRow.getCell(3).numFmt = NUM_FMT.money;
+  styleTotals(payoutRow);
+
+  const notes: string[] = report.warnings.map((w) => w.message);
+  if (reconciled !== payout) {
+    notes.push(
+      `Сверка выплаты не сходится: сумма строк ${formatRoubles(reconciled)}, «К выплате» ${formatRoubles(payout)}.`,
+    );
+  }
+  for (const field of mismatches) {
+    const def = fieldDef(field);
+    notes.push(
+      `Итог отчёта по полю «${def.title}» (${formatFieldValue(def, report.totals[field])}) не равен сумме строк ` +
+        `(${formatFieldValue(def, totals[field])}); в выгрузке — сумма строк.`,
+    );
+  }
+
+  ws.addRow([]);
+  const warnTitle = ws.addRow([]);
+  setText(warnTitle.getCell(1), 'Предупреждения');
+  warnTitle.font = { bold: true, size: 12 };
+  if (notes.length === 0) setText(ws.addRow([]).getCell(1), 'Нет');
+  for (const n of notes) {
+    const row = ws.addRow([]);
+    setText(row.getCell(1), n);
+  }
+
+  ws.addRow([]);
+  setText(
+    ws.addRow([]).getCell(1),
+    `Ячейки с заливкой на листе «${SHEET_ITEMS}» исправлены вручную; рассчитанное значение — в примечании к ячейке.`,
+  );
+
+  ws.getColumn(1).width = 28;
+  ws.getColumn(2).width = 40;
+  ws.getColumn(3).width = 18;
+}
+
+/** Builds the report workbook. Pure: no I/O; the same report gives the same cells. */
+export async function exportReportXlsx(report: ExportReport): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  wb.creator = 'Report Profitability Service';
+  // The file's own dates come from the report, not the clock, so the same report gives the same file.
+  const created = new Date(report.created_at);
+  if (!Number.isNaN(created.getTime())) {
+    wb.created = created;
+    wb.modified = created;
+  }
+  const { totals, mismatches } = exportTotals(report);
+  addItemsSheet(wb, report, totals);
+  addCommissionSheet(wb, report);
+  addSummarySheet(wb, report, totals, mismatches);
+  const out = await wb.xlsx.writeBuffer();
+  return Buffer.from(out as ArrayBuffer);
+}
