@@ -325,10 +325,12 @@ export function createAggregator(): Aggregator {
             const amount =
               money(cells, RETAIL_AMOUNT) + money(cells, FOR_PAY) + money(cells, DELIVERY) + money(cells, REWARD) +
               money(cells, ACQ) + money(cells, VW) + money(cells, VW_NDS);
-            let st = uncounted.get(opRaw);
+            // Rare rows: normalising here merges spellings of one operation into one warning.
+            const key = normalizeText(opRaw);
+            let st = uncounted.get(key);
             if (st === undefined) {
               st = { name: opRaw.trim().replace(/\s+/g, ' '), known: op.known, rows: 0, amount: 0 };
-              uncounted.set(opRaw, st);
+              uncounted.set(key, st);
             }
             st.rows++;
             st.amount += amount;

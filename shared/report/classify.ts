@@ -94,7 +94,9 @@ export function classifyNormalized(op: string): OperationClass {
     (op.startsWith('компенсация') ||
       op.startsWith('оплата') ||
       op === 'авансовая оплата за товар без движения' ||
-      op === 'добровольная компенсация при возврате')
+      op === 'добровольная компенсация при возврате' ||
+      // Listed in WB-REPORT.md; a compensation of goods although it does not start with "компенсация".
+      op === 'частичная компенсация брака')
   ) {
     return { cls: 'compensation', sign: 1, known: true };
   }
