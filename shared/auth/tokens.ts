@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import jwt, { type SignOptions } from 'jsonwebtoken';
+import { getConfig } from '../config';
+import { AppError, badRequest, unauthorized } from '../errors';
+
+/**
+ * The three token scenarios of API.md. A token carries its scenario, and every verification names the
+ * scenario(s) it accepts, so a confirm link can never serve as a session (ARCHITECTURE: tokens of one
+ * scenario are rejected where another is expected).
+ */
+export type TokenScenario = 'confirm' | 'reset' | 'access';
+
+export interface TokenPayload {
+  user_id: string;
+  scenario: TokenScenario;
+  /** Unique per token: lets one-time links (reset) be marked used. */
+  jti: string;
+  /** Seconds since epoch, set by jsonwebtoken. */
+  iat: number;
+  exp: number;
+}
+
+/** Lifetimes of API.md: confirm 24 h, reset 1 h, access ACCESS_TOKEN_TTL (7 days by default). */
+export const TOKEN_TTL: Record<Exclude<TokenScenario, 'access'>, string> = { confirm: '24h', reset: '1h' };
+
+type Ttl = NonNullable<SignOptions['expiresIn']>;
+
+/** The only algorithm signed and accepted: pinning it on verify defeats `alg: none` and RS/HS confusion. */
+const ALGORITHM = 'HS256' as const;
+
+export function signToken(payload: { user_id: string }, scenario: TokenScenario, ttl?: string | number): string {
+  const expiresIn = (ttl ?? (scenario === 'access' ? getConfig().ACCESS_TOKEN_TTL : TOKEN_TTL[scenario])) as Ttl;
+  return jwt.sign({ user_id: payload.user_id, scenario }, getConfig().JWT_SECRET, {
+    algorithm: ALGORITHM,
+    expiresIn,
+    jwtid: randomUUID(),
+  });
+}
+
+/**
+ * Verifies signature, algorithm, expiry and scenario. Failure → 401 `unauthorized` when an access token
+ * was expected (a session), else 400 `invalid_token` (a mailed link). The reason is not told apart.
+ */
+export function verifyToken(token: string, scenarios: TokenScenario | readonly TokenScenario[]): TokenPayload {
+  const accepted: readonly TokenScenario[] = typeof scenarios === 'string' ? [scenarios] : scenarios;
+  const fail = (): AppError =>
+    accepted.includes('access')
+      ? unauthorized('Missing, invalid or expired token')
+      : badRequest('invalid_token', 'The link is invalid or has expired');
+  let decoded: unknown;
+  try {
+    decoded = jwt.verify(token, getConfig().JWT_SECRET, { algorithms: [ALGORITHM] });
+  } catch {
+    throw fail();
+  }
+  if (!isPayload(decoded) || !accepted.includes(decoded.scenario)) throw fail();
+  return decoded;
+}
+
+function isPayload(v: unknown): v is TokenPayload {
+  if (typeof v !== 'object' || v === null) return false;
+  const p = v as Record<string, unknown>;
+  return (
+    typeof p.user_id === 'string' &&
+    p.user_id.length > 0 &&
+    (p.scenario === 'confirm' || p.scenario === 'reset' || p.scenario === 'access') &&
+    typeof p.jti === 'string' &&
+    typeof p.iat === 'number' &&
+    typeof p.exp === 'number'
+  );
+}

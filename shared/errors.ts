@@ -1,0 +1,79 @@
+/**
+ * The one error family of the application (HOUSE-STYLE: one error model). Every layer throws an
+ * AppError (or a pure-domain error that `toAppError` knows); shared/http turns it into
+ * `{"error": {"code", "message", "details"}}` with its status, in exactly one middleware.
+ */
+import { ReportError } from './report/errors';
+
+export type Details = Record<string, unknown>;
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    /** Stable snake_case code the web page keys its messages on. */
+    readonly code: string,
+    message: string,
+    readonly details: Details = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+/** A zod-like issue list, kept structural so this module does not depend on zod. */
+export interface IssueLike {
+  path: PropertyKey[];
+  message: string;
+  code?: string;
+}
+
+export const badRequest = (code: string, message: string, details: Details = {}) => new AppError(400, code, message, details);
+
+/** 400 `validation_error` carrying the zod issues (path as dotted string, message, code). */
+export const validation = (issues: readonly IssueLike[], where = 'request') =>
+  new AppError(400, 'validation_error', `Invalid ${where}`, {
+    issues: issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code })),
+  });
+
+export const unauthorized = (message = 'Not authenticated', code = 'unauthorized') => new AppError(401, code, message);
+export const forbidden = (message = 'Not allowed', code = 'forbidden') => new AppError(403, code, message);
+export const notFound = (message = 'Not found', code = 'not_found') => new AppError(404, code, message);
+export const paymentRequired = (rows: number, limits: number) =>
+  new AppError(402, 'insufficient_limits', `The report has ${rows} rows but only ${limits} are left`, { rows, limits });
+export const conflict = (code: string, message: string, details: Details = {}) => new AppError(409, code, message, details);
+export const payloadTooLarge = (message = 'Payload too large', details: Details = {}, code = 'file_too_large') =>
+  new AppError(413, code, message, details);
+export const unsupportedMediaType = (message = 'Unsupported media type', details: Details = {}, code = 'unsupported_format') =>
+  new AppError(415, code, message, details);
+export const unprocessable = (code: string, message: string, details: Details = {}) => new AppError(422, code, message, details);
+export const tooManyRequests = (message = 'Too many requests', details: Details = {}) => new AppError(429, 'rate_limited', message, details);
+export const internal = () => new AppError(500, 'internal_error', 'internal error');
+
+/**
+ * Pure-domain errors of shared/report that are the caller's fault and map to 422 with their own code
+ * (API.md: manual value on a non-correctable field → 422 `field_not_correctable`). Matched by name so
+ * this module does not import the report builder.
+ */
+const DOMAIN_422 = new Set(['FieldNotCorrectableError', 'InvalidManualValueError']);
+
+/**
+ * THE mapper: any thrown value → an AppError. Unknown errors become a bare 500 `internal_error`
+ * (the caller logs the original); nothing of their text reaches the client.
+ */
+export function toAppError(e: unknown): AppError {
+  if (e instanceof AppError) return e;
+  if (e instanceof ReportError) {
+    const status = e.code === 'unsupported_format' ? 415 : e.code === 'file_too_large' ? 413 : 422;
+    return new AppError(status, e.code, e.message, e.details);
+  }
+  if (e instanceof Error && DOMAIN_422.has(e.name)) {
+    const code = typeof (e as { code?: unknown }).code === 'string' ? (e as unknown as { code: string }).code : 'unprocessable';
+    const details: Details = {};
+    for (const k of ['field', 'value'] as const) {
+      const v = (e as unknown as Record<string, unknown>)[k];
+      if (v !== undefined) details[k] = v;
+    }
+    return new AppError(422, code, e.message, details);
+  }
+  return internal();
+}

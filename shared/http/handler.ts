@@ -1,0 +1,225 @@
+/**
+ * The one middy stack every HTTP route uses (HOUSE-STYLE: the middleware chain lives in one place).
+ *
+ *   const route = { auth: 'user', body: z.object({...}) } satisfies HttpOptions;
+ *   export async function main(req: HttpRequest<typeof route>): Promise<HttpResult> { ... }
+ *   export const handler = http(route, main);
+ *
+ * `main` receives the already authenticated, parsed and validated request; `handler` takes the raw
+ * API Gateway HTTP API (v2) event. Order of the stack (before: top-down; after/onError: bottom-up):
+ *   1. request context: request id, timing, one access log line
+ *   2. CORS headers on every answer, errors included
+ *   3. error mapper: catches EVERYTHING (serverless-offline answers 200 with an errorMessage when a
+ *      handler throws), maps it with toAppError, logs a 500's cause with the request id
+ *   4. auth (before input, so an anonymous caller gets 401, not a validation message)
+ *   5. input: body (JSON, base64 too; multipart; raw binary), query and path, validated with zod
+ */
+import { randomUUID } from 'node:crypto';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { getConfig } from '../config';
+import { badRequest, toAppError, validation } from '../errors';
+import type { UserRecord } from '../store/users.repo';
+import { authenticate, type AuthMode } from './auth';
+import { describeError, log } from './logger';
+import { parseMultipart, type UploadedFile } from './multipart';
+import { json, type HttpResult } from './responses';
+
+export interface HttpOptions {
+  /** Default `user`: every route is authenticated unless it says otherwise. */
+  auth?: AuthMode;
+  /** JSON body schema (an empty body is validated as `{}`); for multipart requests, the text fields. */
+  body?: z.ZodType;
+  query?: z.ZodType;
+  path?: z.ZodType;
+  /** Hand the raw body to the route as `rawBody` (no JSON parsing). */
+  binaryBody?: boolean;
+  /** Accept multipart/form-data with a `file` field; the cap defaults to MAX_UPLOAD_BYTES. */
+  multipart?: boolean | { maxFileBytes?: number };
+}
+
+type Out<S, D> = S extends z.ZodType ? z.output<S> : D;
+type Params = Record<string, string | undefined>;
+
+export interface HttpRequest<O extends HttpOptions = HttpOptions> {
+  event: APIGatewayProxyEventV2;
+  requestId: string;
+  /** The caller; null only on `auth: 'none'` routes. */
+  user: O['auth'] extends 'none' ? null : UserRecord;
+  body: Out<O['body'], undefined>;
+  query: Out<O['query'], Params>;
+  path: Out<O['path'], Params>;
+  /** Header names lower-cased. */
+  headers: Params;
+  /** The multipart `file` field, when the request was multipart. */
+  file: UploadedFile | null;
+  /** The raw body for `binaryBody` routes. */
+  rawBody: Buffer | null;
+}
+
+export type HttpFn<O extends HttpOptions> = (req: HttpRequest<O>) => Promise<HttpResult>;
+export type HttpHandler = (event: APIGatewayProxyEventV2, context?: Partial<Context>) => Promise<HttpResult>;
+
+interface State {
+  requestId: string;
+  start: number;
+  user: UserRecord | null;
+  body: unknown;
+  query: unknown;
+  path: unknown;
+  headers: Params;
+  file: UploadedFile | null;
+  rawBody: Buffer | null;
+}
+
+/** Per-invocation state, keyed by the event object so nothing is written onto the event itself. */
+const states = new WeakMap<object, State>();
+
+type Mw = MiddlewareObj<APIGatewayProxyEventV2, HttpResult>;
+
+function stateOf(event: APIGatewayProxyEventV2): State {
+  const s = states.get(event);
+  if (!s) throw new Error('http: request state missing (middleware order)');
+  return s;
+}
+
+function lowerHeaders(h: APIGatewayProxyEventV2['headers'] | undefined): Params {
+  const out: Params = {};
+  for (const [k, v] of Object.entries(h ?? {})) out[k.toLowerCase()] = v;
+  return out;
+}
+
+const requestContext = (): Mw => ({
+  name: 'request-context',
+  before: (request) => {
+    const event = request.event;
+    const requestId = event.requestContext?.requestId || request.context?.awsRequestId || randomUUID();
+    states.set(event, { requestId, start: Date.now(), user: null, body: undefined, query: {}, path: {}, headers: lowerHeaders(event.headers), file: null, rawBody: null });
+  },
+  after: (request) => accessLog(request.event, request.response),
+  onError: (request) => accessLog(request.event, request.response),
+});
+
+function accessLog(event: APIGatewayProxyEventV2, response: HttpResult | null | undefined): void {
+  const s = states.get(event);
+  log('info', 'request', {
+    request_id: s?.requestId,
+    method: event.requestContext?.http?.method,
+    path: event.rawPath,
+    status: response?.statusCode,
+    duration_ms: s ? Date.now() - s.start : undefined,
+    user_id: s?.user?.id,
+  });
+}
+
+const CORS: Record<string, string> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+  'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+  'Access-Control-Expose-Headers': 'Content-Disposition',
+};
+
+const cors = (): Mw => {
+  const add = (request: { response: HttpResult | null }) => {
+    if (request.response) request.response = { ...request.response, headers: { ...CORS, ...request.response.headers } };
+  };
+  return { name: 'cors', after: add, onError: add };
+};
+
+const errorMapper = (): Mw => ({
+  name: 'error-mapper',
+  onError: (request) => {
+    const err = toAppError(request.error);
+    const requestId = states.get(request.event)?.requestId ?? request.context?.awsRequestId;
+    if (err.status >= 500) log('error', 'unhandled error', { request_id: requestId, ...describeError(request.error) });
+    else log('info', 'request rejected', { request_id: requestId, status: err.status, code: err.code });
+    request.response = json(err.status, { error: { code: err.code, message: err.message, details: err.details } });
+  },
+});
+
+const auth = (mode: AuthMode): Mw => ({
+  name: 'auth',
+  before: async (request) => {
+    if (mode === 'none') return;
+    stateOf(request.event).user = await authenticate(request.event.headers, mode);
+  },
+});
+
+function rawBodyOf(event: APIGatewayProxyEventV2): Buffer | null {
+  if (event.body === undefined || event.body === null) return null;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+}
+
+function check(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  if (!schema) return value;
+  const r = schema.safeParse(value);
+  if (!r.success) throw validation(r.error.issues, where);
+  return r.data;
+}
+
+const input = (o: HttpOptions): Mw => ({
+  name: 'input',
+  before: async (request) => {
+    const event = request.event;
+    const s = stateOf(event);
+    const raw = rawBodyOf(event);
+    const contentType = s.headers['content-type'] ?? '';
+    if (o.multipart && /^multipart\/form-data/i.test(contentType)) {
+      const cap = typeof o.multipart === 'object' && o.multipart.maxFileBytes ? o.multipart.maxFileBytes : getConfig().MAX_UPLOAD_BYTES;
+      const form = await parseMultipart(raw ?? Buffer.alloc(0), contentType, cap);
+      s.file = form.file;
+      s.body = check(o.body, form.fields, 'form fields');
+    } else if (o.binaryBody) {
+      s.rawBody = raw;
+    } else if (o.body) {
+      const text = raw ? raw.toString('utf8') : '';
+      let parsed: unknown = {};
+      if (text.trim() !== '') {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          throw badRequest('invalid_json', 'The request body is not valid JSON');
+        }
+      }
+      s.body = check(o.body, parsed, 'body');
+    }
+    s.query = check(o.query, { ...(event.queryStringParameters ?? {}) }, 'query');
+    s.path = check(o.path, { ...(event.pathParameters ?? {}) }, 'path');
+  },
+});
+
+/**
+ * Wraps a route function in the stack. The result is the Lambda handler (serverless.yml points at it);
+ * it never throws: every failure becomes an API.md error body.
+ */
+export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHandler {
+  const mode = options.auth ?? 'user';
+  const core = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {
+    const s = stateOf(event);
+    const req = {
+      event,
+      requestId: s.requestId,
+      user: s.user,
+      body: s.body,
+      query: s.query,
+      path: s.path,
+      headers: s.headers,
+      file: s.file,
+      rawBody: s.rawBody,
+    } as HttpRequest<O>;
+    const result = await fn(req);
+    if (!result || typeof result !== 'object' || typeof result.statusCode !== 'number') throw new Error('http: route returned no response');
+    return result;
+  };
+  const wrapped = middy<APIGatewayProxyEventV2, HttpResult>(core).use([requestContext(), cors(), errorMapper(), auth(mode), input(options)]);
+  return async (event, context) => {
+    try {
+      return await wrapped(event, (context ?? {}) as Context);
+    } catch (e) {
+      // Only reachable if a middleware's own onError failed; still answer in the API's shape.
+      log('error', 'error mapper failed', describeError(e));
+      return { ...json(500, { error: { code: 'internal_error', message: 'internal error', details: {} } }), headers: { ...CORS, 'Content-Type': 'application/json; charset=utf-8' } };
+    }
+  };
+}

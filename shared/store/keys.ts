@@ -1,0 +1,93 @@
+/**
+ * Key formats of the single table (ARCHITECTURE.md "Data"). Table: `pk`, `sk` (strings); GSIs `gsi1`
+ * (`gsi1pk`, `gsi1sk`) and `gsi2` (`gsi2pk`, `gsi2sk`), projection ALL; TTL attribute `ttl` (epoch s).
+ * Every record also carries `type` (the entity) so scans and debugging read well.
+ *
+ * | entity            | pk                          | sk                     | GSI                                               | access pattern |
+ * |-------------------|-----------------------------|------------------------|---------------------------------------------------|----------------|
+ * | user              | USER#<userId>               | PROFILE                |                                                   | user by id |
+ * | email marker      | EMAIL#<email lower-case>    | EMAIL                  |                                                   | user by email; uniqueness (conditional put with the user, one transaction) |
+ * | role              | ROLE#<name>                 | ROLE                   |                                                   | does role `seller` exist |
+ * | limit history     | USER#<userId>               | LIMIT#<historyId>      |                                                   | by user newest first (ids sort by time; query descending) |
+ * | idempotency key   | IDEMPOTENCY#<scope>#<key>   | IDEMPOTENCY            |                                                   | top-up replay, refund once per report; `ttl` |
+ * | mail throttle     | THROTTLE#<kind>#<email>     | THROTTLE               |                                                   | ≤ 3 mails per hour per address; `ttl` |
+ * | used token        | TOKEN#<jti>                 | USED                   |                                                   | one-time reset links; `ttl` = token expiry |
+ * | report            | USER#<userId>               | REPORT#<reportId>      | gsi1: USER#<userId>#SELLER#<sellerId> / REPORT#<reportId> | reports by user newest first (query pk, begins_with REPORT#, descending); by seller via gsi1 descending |
+ * | report item       | ITEMS#<userId>#<reportId>   | ITEM#<seq, 6 digits>   |                                                   | items by report (query pk); item by item_id (`<reportId>.<seq>` → GetItem) |
+ * | seller            | USER#<userId>               | SELLER#<sellerId>      |                                                   | sellers by user (query pk, begins_with SELLER#) |
+ * | seller number     | USER#<userId>               | SELLERNUM#<number>     |                                                   | seller by user and number; uniqueness (conditional put with the seller) |
+ * | product           | USER#<userId>               | PRODUCT#<article>      |                                                   | products by user and article (GetItem; list = query begins_with PRODUCT#) |
+ *
+ * Ownership is structural: every user-owned record's key contains the owner's id, so a read with the
+ * caller's id cannot reach another user's record (it is simply not found → 404). An item id embeds its
+ * report id, and its partition embeds the user id, for the same reason. gsi2 is free for later needs.
+ */
+import { randomBytes } from 'node:crypto';
+
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+export const userKey = (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' });
+export const emailKey = (email: string): Key => ({ pk: `EMAIL#${normalizeEmail(email)}`, sk: 'EMAIL' });
+export const roleKey = (name: string): Key => ({ pk: `ROLE#${name}`, sk: 'ROLE' });
+
+export const LIMIT_PREFIX = 'LIMIT#';
+export const limitHistoryKey = (userId: string, historyId: string): Key => ({ pk: `USER#${userId}`, sk: `${LIMIT_PREFIX}${historyId}` });
+
+export const idempotencyKey = (scope: string, key: string): Key => ({ pk: `IDEMPOTENCY#${scope}#${key}`, sk: 'IDEMPOTENCY' });
+export const throttleKey = (kind: string, subject: string): Key => ({ pk: `THROTTLE#${kind}#${subject}`, sk: 'THROTTLE' });
+export const usedTokenKey = (jti: string): Key => ({ pk: `TOKEN#${jti}`, sk: 'USED' });
+
+export const REPORT_PREFIX = 'REPORT#';
+export const reportKey = (userId: string, reportId: string): Key => ({ pk: `USER#${userId}`, sk: `${REPORT_PREFIX}${reportId}` });
+/** gsi1 attributes of a report linked to a seller (reports by seller, newest first). */
+export const reportSellerIndex = (userId: string, sellerId: string, reportId: string) => ({
+  gsi1pk: `USER#${userId}#SELLER#${sellerId}`,
+  gsi1sk: `${REPORT_PREFIX}${reportId}`,
+});
+
+export const ITEM_PREFIX = 'ITEM#';
+export const itemsPartition = (userId: string, reportId: string): string => `ITEMS#${userId}#${reportId}`;
+/** Item ids are `<reportId>.<seq>` so an item is found by its id alone, within the caller's partition. */
+export const itemId = (reportId: string, seq: number): string => `${reportId}.${String(seq).padStart(6, '0')}`;
+export function itemKey(userId: string, id: string): Key | null {
+  const m = /^([0-9A-Za-z]+)\.(\d{6,})$/.exec(id);
+  if (!m) return null;
+  return { pk: itemsPartition(userId, m[1]), sk: `${ITEM_PREFIX}${m[2]}` };
+}
+
+export const SELLER_PREFIX = 'SELLER#';
+export const sellerKey = (userId: string, sellerId: string): Key => ({ pk: `USER#${userId}`, sk: `${SELLER_PREFIX}${sellerId}` });
+export const sellerNumberKey = (userId: string, number: string): Key => ({ pk: `USER#${userId}`, sk: `SELLERNUM#${number}` });
+
+export const PRODUCT_PREFIX = 'PRODUCT#';
+export const productKey = (userId: string, article: string): Key => ({ pk: `USER#${userId}`, sk: `${PRODUCT_PREFIX}${article}` });
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * A ULID-style id: 10 characters of millisecond time then 16 random ones (Crockford base32), so ids
+ * sort by creation time as strings. Sort keys built from them give "newest first" with a descending
+ * query; ids of the same millisecond order randomly, which no access pattern depends on.
+ */
+export function newId(now = Date.now()): string {
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  const bytes = randomBytes(16);
+  let rand = '';
+  for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i] % 32];
+  return time + rand;
+}
+
+/** Epoch seconds for the `ttl` attribute, `seconds` from now. */
+export const ttlIn = (seconds: number, now = Date.now()): number => Math.ceil(now / 1000) + seconds;

@@ -1,0 +1,30 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from './client';
+import { isConditionFailed } from './dynamo-errors';
+import { roleKey } from './keys';
+
+/** The roles the application knows: `seller` for every registered user, `admin` for operators. */
+export type Role = 'seller' | 'admin' | 'user';
+
+/** Role records exist so an operator can see (and seed) which roles the store offers. */
+export async function roleExists(name: string): Promise<boolean> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: roleKey(name) }));
+  return r.Item !== undefined;
+}
+
+/** Creates the role record when missing; true when this call created it. */
+export async function ensureRole(name: string, description: string): Promise<boolean> {
+  try {
+    await ddb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...roleKey(name), type: 'role', name, description, created_at: new Date().toISOString() },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}

@@ -1,0 +1,228 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getConfig } from '../config';
+import { conflict, notFound } from '../errors';
+import { DEFAULT_TAX_PROFILE, type TaxProfile } from '../report/types';
+import { ddb, tableName } from './client';
+import { cancellationCodes, isConditionFailed } from './dynamo-errors';
+import { emailKey, newId, normalizeEmail, usedTokenKey, userKey } from './keys';
+import { roleExists } from './roles.repo';
+
+export interface UserRecord {
+  id: string;
+  email: string;
+  role: string;
+  confirmed: boolean;
+  /** bcrypt hash; absent until the confirmation link sets the first password. */
+  password_hash?: string;
+  limits: number;
+  initial_limits: number;
+  tax: TaxProfile;
+  created_at: string;
+  confirmed_at?: string;
+  password_changed_at?: string;
+}
+
+/** What the API shows of a user (API.md `GET /api/auth/me`). */
+export interface PublicUser {
+  id: string;
+  email: string;
+  role: string;
+  confirmed: boolean;
+  limits: number;
+  initial_limits: number;
+  tax: TaxProfile;
+}
+
+export function toPublicUser(u: UserRecord): PublicUser {
+  return { id: u.id, email: u.email, role: u.role, confirmed: u.confirmed, limits: u.limits, initial_limits: u.initial_limits, tax: u.tax };
+}
+
+function fromItem(item: Record<string, unknown>): UserRecord {
+  const { pk: _pk, sk: _sk, type: _type, ...rest } = item;
+  const u = rest as unknown as UserRecord;
+  return { ...u, tax: u.tax ?? { ...DEFAULT_TAX_PROFILE } };
+}
+
+export interface NewUser {
+  email: string;
+  /** Defaults to `seller` when that role exists in the store, else `user`. */
+  role?: string;
+  confirmed?: boolean;
+  passwordHash?: string;
+  /** Defaults to INITIAL_LIMITS. */
+  limits?: number;
+}
+
+/**
+ * Creates a user and its email marker in ONE transaction; the marker's `attribute_not_exists`
+ * condition is what makes emails unique under concurrent registrations.
+ * Throws 409 `email_taken` when the address already has an account.
+ */
+export async function createUser(input: NewUser): Promise<UserRecord> {
+  const email = normalizeEmail(input.email);
+  const role = input.role ?? ((await roleExists('seller')) ? 'seller' : 'user');
+  const limits = input.limits ?? getConfig().INITIAL_LIMITS;
+  const now = new Date().toISOString();
+  const user: UserRecord = {
+    id: newId(),
+    email,
+    role,
+    confirmed: input.confirmed ?? false,
+    limits,
+    initial_limits: limits,
+    tax: { ...DEFAULT_TAX_PROFILE },
+    created_at: now,
+    ...(input.passwordHash ? { password_hash: input.passwordHash, password_changed_at: now } : {}),
+    ...(input.confirmed ? { confirmed_at: now } : {}),
+  };
+  try {
+    await ddb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...emailKey(email), type: 'email', email, user_id: user.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...userKey(user.id), type: 'user', ...user },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (e) {
+    const codes = cancellationCodes(e);
+    if (codes && codes[0] === 'ConditionalCheckFailed') throw conflict('email_taken', 'This email already has an account');
+    throw e;
+  }
+  return user;
+}
+
+export async function getUserById(id: string): Promise<UserRecord | null> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: userKey(id), ConsistentRead: true }));
+  return r.Item ? fromItem(r.Item) : null;
+}
+
+export async function getUserByEmail(email: string): Promise<UserRecord | null> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: emailKey(email), ConsistentRead: true }));
+  const userId = r.Item?.user_id;
+  return typeof userId === 'string' ? getUserById(userId) : null;
+}
+
+/**
+ * Marks the user confirmed with their first password, only if not confirmed yet: when a mail scanner
+ * and the person open the link at once, exactly one call returns true (and mails a password).
+ */
+export async function confirmUser(userId: string, passwordHash: string): Promise<boolean> {
+  const now = new Date().toISOString();
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: userKey(userId),
+        UpdateExpression: 'SET confirmed = :t, confirmed_at = :now, password_hash = :h, password_changed_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND confirmed = :f',
+        ExpressionAttributeValues: { ':t': true, ':f': false, ':now': now, ':h': passwordHash },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
+/** Replaces the password hash of an existing user (seed, admin tooling). */
+export async function setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+  await ddb().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: userKey(userId),
+      UpdateExpression: 'SET password_hash = :h, password_changed_at = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':h': passwordHash, ':now': new Date().toISOString() },
+    }),
+  );
+}
+
+/**
+ * Sets a new password from a one-time reset link: the link's jti is recorded as used in the same
+ * transaction, so each link sets a password at most once. Returns false when the link was used
+ * before (or the user is gone / not confirmed).
+ */
+export async function resetPasswordOnce(input: { userId: string; jti: string; tokenExp: number; passwordHash: string }): Promise<boolean> {
+  const now = new Date().toISOString();
+  try {
+    await ddb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              // Kept until the token expires anyway; DynamoDB's TTL sweeps it afterwards.
+              Item: { ...usedTokenKey(input.jti), type: 'used_token', user_id: input.userId, used_at: now, ttl: input.tokenExp },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: userKey(input.userId),
+              UpdateExpression: 'SET password_hash = :h, password_changed_at = :now',
+              ConditionExpression: 'attribute_exists(pk) AND confirmed = :t',
+              ExpressionAttributeValues: { ':h': input.passwordHash, ':now': now, ':t': true },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (cancellationCodes(e)?.includes('ConditionalCheckFailed')) return false;
+    throw e;
+  }
+}
+
+/** Replaces the user-level default tax profile (validated by the caller). */
+export async function updateTax(userId: string, tax: TaxProfile): Promise<UserRecord> {
+  try {
+    const r = await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: userKey(userId),
+        UpdateExpression: 'SET tax = :tax',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':tax': { tax_system: tax.tax_system, usn_rate: tax.usn_rate, vat_rate: tax.vat_rate } },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem(r.Attributes ?? {});
+  } catch (e) {
+    if (isConditionFailed(e)) throw notFound('User not found');
+    throw e;
+  }
+}
+
+export async function setRole(userId: string, role: string): Promise<void> {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: userKey(userId),
+        UpdateExpression: 'SET #role = :role',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#role': 'role' },
+        ExpressionAttributeValues: { ':role': role },
+      }),
+    );
+  } catch (e) {
+    if (isConditionFailed(e)) throw notFound('User not found');
+    throw e;
+  }
+}
