@@ -1,0 +1,250 @@
+// The only way the page talks to the backend: the HTTP contract of shared/docs/API.md.
+import { ApiError, apiErrorFrom, networkError, type ApiErrorBody } from './errors';
+import { endSessionAndReload, getToken } from './session';
+import type {
+  CombineJob,
+  ImportResult,
+  LimitHistoryEntry,
+  LoginResponse,
+  ManualValueResult,
+  Page,
+  Product,
+  RebuildResult,
+  ReportDetail,
+  ReportSummary,
+  RowCountResult,
+  Seller,
+  TaxProfile,
+  UploadUrl,
+  User,
+} from './types';
+
+/**
+ * Where the API lives. Relative `/api` by default (the dev server proxies it; a same-origin deployment
+ * serves it); a CloudFront build sets VITE_API_BASE to the API's origin, with or without the `/api` suffix.
+ */
+export function resolveApiBase(configured: string | undefined): string {
+  const base = (configured ?? '').trim().replace(/\/+$/, '');
+  if (base === '') return '/api';
+  return base.endsWith('/api') ? base : `${base}/api`;
+}
+
+export const API_BASE = resolveApiBase(import.meta.env.VITE_API_BASE as string | undefined);
+
+interface RequestOptions {
+  method?: string;
+  body?: unknown;
+  form?: FormData;
+  query?: Record<string, string | undefined | null>;
+  /** Send the stored token (every route except register, confirm, login, forgot-password). */
+  auth?: boolean;
+  signal?: AbortSignal;
+}
+
+function buildUrl(path: string, query?: RequestOptions['query']): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') params.set(key, value);
+  }
+  const qs = params.toString();
+  return `${API_BASE}${path}${qs ? `?${qs}` : ''}`;
+}
+
+async function send(path: string, options: RequestOptions): Promise<Response> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  const token = options.auth === false ? null : getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let body: BodyInit | undefined;
+  if (options.form) {
+    body = options.form;
+  } else if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let response: Response;
+  try {
+    response = await fetch(buildUrl(path, options.query), {
+      method: options.method ?? 'GET',
+      headers,
+      body,
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'AbortError') throw error;
+    throw networkError();
+  }
+  if (!response.ok) {
+    // A token the API no longer accepts ends the session; a failed sign-in carries no token and
+    // falls through to its own message below.
+    if (token && (response.status === 401 || response.status === 403)) {
+      endSessionAndReload();
+    }
+    throw apiErrorFrom(response.status, await readErrorBody(response));
+  }
+  return response;
+}
+
+async function readErrorBody(response: Response): Promise<ApiErrorBody | undefined> {
+  try {
+    const json = (await response.json()) as { error?: ApiErrorBody };
+    return json && typeof json === 'object' ? json.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await send(path, options);
+  if (response.status === 204) return undefined as T;
+  try {
+    return (await response.json()) as T;
+  } catch {
+    throw new ApiError(response.status, 'bad_response', 'Сервер ответил неожиданно. Попробуйте ещё раз.');
+  }
+}
+
+/** RFC 6266 file name: filename*=UTF-8''… first (Cyrillic names), then filename="…". */
+export function fileNameFromDisposition(header: string | null): string | null {
+  if (!header) return null;
+  const star = /filename\*\s*=\s*([^']*)''([^;]+)/i.exec(header);
+  if (star) {
+    try {
+      return decodeURIComponent(star[2].trim().replace(/^"|"$/g, ''));
+    } catch {
+      // fall through to the plain form
+    }
+  }
+  const plain = /filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;]+)/i.exec(header);
+  const name = plain ? (plain[1] ?? plain[2])?.trim() : null;
+  return name || null;
+}
+
+function fileNameFromUrl(url: string): string | null {
+  try {
+    const last = new URL(url, window.location.href).pathname.split('/').pop();
+    return last ? decodeURIComponent(last) : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface DownloadedFile {
+  blob: Blob;
+  name: string;
+}
+
+export async function requestFile(path: string, fallbackName: string, options: RequestOptions = {}): Promise<DownloadedFile> {
+  const response = await send(path, options);
+  let blob: Blob;
+  try {
+    blob = await response.blob();
+  } catch {
+    throw networkError();
+  }
+  const redirected = response.redirected ? fileNameFromUrl(response.url) : null;
+  const name = fileNameFromDisposition(response.headers.get('Content-Disposition')) ?? redirected ?? fallbackName;
+  return { blob, name };
+}
+
+/** Hand a downloaded file to the browser as a normal download. */
+export function saveFile({ blob, name }: DownloadedFile): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.rel = 'noopener';
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+// Headers a browser refuses to let a page set on XMLHttpRequest; the browser sends them itself.
+const FORBIDDEN_XHR_HEADERS = new Set(['content-length', 'host', 'connection', 'accept-encoding', 'expect']);
+
+/**
+ * PUT the file to the presigned URL with real progress (fetch has no upload progress), with the
+ * headers the API signed. Resolves when storage accepts the file.
+ */
+export function putFileWithProgress(
+  target: UploadUrl,
+  file: Blob,
+  onProgress: (loaded: number, total: number) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(target.method || 'PUT', target.url);
+    for (const [name, value] of Object.entries(target.headers ?? {})) {
+      if (!FORBIDDEN_XHR_HEADERS.has(name.toLowerCase())) xhr.setRequestHeader(name, value);
+    }
+    xhr.upload.onprogress = (event) => {
+      onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
+    };
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        onProgress(file.size, file.size);
+        resolve();
+      } else {
+        reject(new ApiError(xhr.status, 'upload_failed', 'Не удалось передать файл в хранилище. Попробуйте ещё раз.'));
+      }
+    };
+    xhr.onerror = () => reject(networkError());
+    xhr.onabort = () => reject(new DOMException('Загрузка отменена', 'AbortError'));
+    if (signal) {
+      if (signal.aborted) {
+        xhr.abort();
+        return;
+      }
+      signal.addEventListener('abort', () => xhr.abort(), { once: true });
+    }
+    xhr.send(file);
+  });
+}
+
+const enc = encodeURIComponent;
+
+export const api = {
+  // Auth
+  register: (email: string) => request<{ status: string }>('/auth/register', { method: 'POST', body: { email }, auth: false }),
+  confirm: (token: string) =>
+    request<{ status: 'confirmed' | 'already_confirmed'; email?: string }>('/auth/confirm', { query: { token }, auth: false }),
+  login: (email: string, password: string) =>
+    request<LoginResponse>('/auth/login', { method: 'POST', body: { email, password }, auth: false }),
+  forgotPassword: (email: string) => request<{ status?: string }>('/auth/forgot-password', { method: 'POST', body: { email }, auth: false }),
+  me: () => request<{ user: User }>('/auth/me'),
+  updateTax: (tax: TaxProfile) => request<{ user: User }>('/auth/me', { method: 'PATCH', body: { tax } }),
+  limitHistory: (cursor?: string | null) => request<Page<LimitHistoryEntry>>('/auth/limit-history', { query: { cursor } }),
+
+  // Reports
+  listReports: (params: { seller_id?: string | null; cursor?: string | null }) =>
+    request<Page<ReportSummary>>('/reports', { query: { seller_id: params.seller_id, cursor: params.cursor } }),
+  getReport: (id: string) => request<{ report: ReportDetail }>(`/reports/${enc(id)}`),
+  deleteReport: (id: string) => request<void>(`/reports/${enc(id)}`, { method: 'DELETE' }),
+  uploadUrl: (filename: string, size: number) => request<UploadUrl>('/reports/upload-url', { method: 'POST', body: { filename, size } }),
+  countRows: (uploadId: string) => request<RowCountResult>('/reports/count-rows', { method: 'POST', body: { upload_id: uploadId } }),
+  upload: (uploadId: string) => request<{ report: ReportDetail }>('/reports/upload', { method: 'POST', body: { upload_id: uploadId } }),
+  setManualValue: (itemId: string, field: string, value: number | null) =>
+    request<ManualValueResult>(`/reports/items/${enc(itemId)}/manual-value`, { method: 'PUT', body: { field, value } }),
+  rebuild: (id: string) => request<RebuildResult>(`/reports/${enc(id)}/rebuild`, { method: 'POST' }),
+  combine: (reportIds: string[], title?: string) =>
+    request<CombineJob>('/reports/combine', { method: 'POST', body: title ? { report_ids: reportIds, title } : { report_ids: reportIds } }),
+  combineStatus: (jobId: string) => request<CombineJob>(`/reports/combine-status/${enc(jobId)}`),
+  exportReport: (id: string) => requestFile(`/reports/${enc(id)}/export`, `report-${id}.xlsx`),
+  downloadSource: (id: string) => requestFile(`/reports/${enc(id)}/source`, `report-${id}-source`),
+  summaryExport: (reportIds: string[]) =>
+    requestFile('/reports/summary-export', 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
+
+  // Catalog and sellers
+  listProducts: (search: string, cursor?: string | null) => request<Page<Product>>('/products', { query: { search, cursor } }),
+  putProduct: (article: string, costPrice: number) =>
+    request<Product | { product: Product }>(`/products/${enc(article)}`, { method: 'PUT', body: { cost_price: costPrice } }),
+  importProducts: (file: File) => {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    return request<ImportResult>('/products/import', { method: 'POST', form });
+  },
+  listSellers: () => request<{ items: Seller[] }>('/sellers'),
+  patchSeller: (id: string, patch: { name?: string; tax?: TaxProfile | null }) =>
+    request<Seller | { seller: Seller }>(`/sellers/${enc(id)}`, { method: 'PATCH', body: patch }),
+};

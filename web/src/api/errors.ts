@@ -1,0 +1,116 @@
+// One error type for everything the page shows: a Russian message built from the API's error code,
+// never the raw code, a stack or a server's English text on its own.
+
+export interface ApiErrorBody {
+  code?: string;
+  message?: string;
+  details?: Record<string, unknown>;
+}
+
+export class ApiError extends Error {
+  constructor(
+    /** HTTP status; 0 when the request never got an answer. */
+    readonly status: number,
+    readonly code: string,
+    /** Russian text for the user. */
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    /** The API's own message, shown as a detail where it helps (e.g. which columns a file lacks). */
+    readonly serverMessage?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+const MESSAGES: Record<string, string> = {
+  insufficient_limits: 'Недостаточно лимитов строк для загрузки этого отчёта.',
+  missing_headers: 'Файл не похож на детализированный отчёт Wildberries: в нём нет нужных колонок.',
+  unsupported_format: 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
+  file_too_large: 'Файл слишком большой.',
+  zip_bomb: 'Архив распаковывается в слишком большой объём и не может быть обработан.',
+  too_many_entries: 'В архиве слишком много файлов.',
+  too_many_rows: 'В отчёте слишком много строк.',
+  cell_too_long: 'В файле есть слишком длинная ячейка: похоже, это не отчёт Wildberries.',
+  no_report_in_zip: 'В архиве нет файла отчёта (.xlsx или .xls).',
+  empty_report: 'В отчёте нет ни одной строки с данными.',
+  corrupt_file: 'Файл повреждён или не читается.',
+  source_missing: 'Исходный файл этого отчёта не сохранён, поэтому действие недоступно.',
+  field_not_correctable: 'Это поле нельзя скорректировать вручную.',
+  invalid_credentials: 'Неверный email или пароль (или адрес ещё не подтверждён).',
+  invalid_token: 'Ссылка недействительна или устарела. Запросите новую.',
+  rate_limited: 'Слишком много запросов. Подождите немного и попробуйте снова.',
+  validation_error: 'Проверьте введённые данные.',
+  not_found: 'Не найдено: возможно, запись уже удалена.',
+  job_not_found: 'Задача объединения не найдена: возможно, сервер был перезапущен. Запустите объединение ещё раз.',
+  internal_error: 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.',
+  unauthorized: 'Сессия истекла. Войдите снова.',
+  forbidden: 'Недостаточно прав для этого действия.',
+  conflict: 'Действие невозможно в текущем состоянии.',
+  network_error: 'Нет связи с сервером. Проверьте подключение к интернету и попробуйте ещё раз.',
+  upload_failed: 'Не удалось передать файл в хранилище. Попробуйте ещё раз.',
+  bad_response: 'Сервер ответил неожиданно. Попробуйте ещё раз.',
+};
+
+/** Fallback by status when the code is unknown to this page. */
+const BY_STATUS: Record<number, string> = {
+  400: MESSAGES.validation_error,
+  401: MESSAGES.unauthorized,
+  402: MESSAGES.insufficient_limits,
+  403: MESSAGES.forbidden,
+  404: MESSAGES.not_found,
+  409: MESSAGES.conflict,
+  413: MESSAGES.file_too_large,
+  415: MESSAGES.unsupported_format,
+  422: 'Файл не удалось прочитать как детализированный отчёт Wildberries.',
+  429: MESSAGES.rate_limited,
+};
+
+const rowsWord = (n: number): string => {
+  const mod10 = n % 10;
+  const mod100 = n % 100;
+  if (mod10 === 1 && mod100 !== 11) return 'строка';
+  if (mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)) return 'строки';
+  return 'строк';
+};
+
+export function pluralRows(n: number): string {
+  return `${n.toLocaleString('ru-RU')} ${rowsWord(Math.abs(n))}`;
+}
+
+/** The Russian message for an API error code (with details where they make it clearer). */
+export function messageFor(status: number, code: string, details: Record<string, unknown> = {}): string {
+  if (code === 'insufficient_limits' && typeof details.rows === 'number' && typeof details.limits === 'number') {
+    return `Недостаточно лимитов: в отчёте ${pluralRows(details.rows)}, а у вас осталось ${pluralRows(details.limits)}.`;
+  }
+  if (code === 'file_too_large' && typeof details.max_bytes === 'number') {
+    return `Файл слишком большой: допустимо не больше ${Math.floor(details.max_bytes / 1024 / 1024)} МБ.`;
+  }
+  if (code === 'missing_headers' && Array.isArray(details.missing) && details.missing.length > 0) {
+    return `${MESSAGES.missing_headers} Не найдены: ${details.missing.slice(0, 8).join(', ')}.`;
+  }
+  if (MESSAGES[code]) return MESSAGES[code];
+  if (BY_STATUS[status]) return BY_STATUS[status];
+  if (status >= 500) return MESSAGES.internal_error;
+  return 'Что-то пошло не так. Попробуйте ещё раз.';
+}
+
+/** Codes whose server text describes the file itself and is worth showing beside the Russian message. */
+const FILE_CODES = new Set(['missing_headers', 'empty_report', 'corrupt_file', 'no_report_in_zip', 'cell_too_long', 'too_many_rows', 'too_many_entries', 'zip_bomb']);
+
+export function apiErrorFrom(status: number, body: ApiErrorBody | undefined): ApiError {
+  const code = body?.code || (status >= 500 ? 'internal_error' : `http_${status}`);
+  const details = body?.details && typeof body.details === 'object' ? body.details : {};
+  const server = FILE_CODES.has(code) && typeof body?.message === 'string' ? body.message : undefined;
+  return new ApiError(status, code, messageFor(status, code, details), details, server);
+}
+
+export function networkError(): ApiError {
+  return new ApiError(0, 'network_error', MESSAGES.network_error);
+}
+
+/** Any thrown value → a Russian sentence for the page. */
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return 'Что-то пошло не так. Попробуйте ещё раз.';
+}

@@ -1,0 +1,35 @@
+// The signed-in state lives in localStorage so it survives reloads and tabs (browser tests read it too).
+export const TOKEN_KEY = 'svc_token';
+export const EMAIL_KEY = 'svc_email';
+
+export function getToken(): string | null {
+  try {
+    return window.localStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function getEmail(): string | null {
+  try {
+    return window.localStorage.getItem(EMAIL_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function saveSession(token: string, email: string): void {
+  window.localStorage.setItem(TOKEN_KEY, token);
+  window.localStorage.setItem(EMAIL_KEY, email);
+}
+
+export function clearSession(): void {
+  window.localStorage.removeItem(TOKEN_KEY);
+  window.localStorage.removeItem(EMAIL_KEY);
+}
+
+/** A rejected token ends the session: forget it and start the page over on the sign-in screen. */
+export function endSessionAndReload(): void {
+  clearSession();
+  window.location.reload();
+}

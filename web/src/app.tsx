@@ -1,0 +1,93 @@
+import type { ReactNode } from 'react';
+import { Navigate, NavLink, Route, Routes, useLocation } from 'react-router-dom';
+import { useQuery } from '@tanstack/react-query';
+import { api } from './api/client';
+import { pluralRows } from './api/errors';
+import { AuthProvider, useAuth } from './lib/auth';
+import { ConfirmPage } from './pages/confirm-page';
+import { ForgotPasswordPage } from './pages/forgot-password-page';
+import { LoginPage } from './pages/login-page';
+import { ProductsPage } from './pages/products-page';
+import { RegisterPage } from './pages/register-page';
+import { ReportPage } from './pages/report-page';
+import { ReportsPage } from './pages/reports-page';
+import { SettingsPage } from './pages/settings-page';
+
+export function App() {
+  return (
+    <AuthProvider>
+      <Routes>
+        <Route path="/login" element={<GuestOnly><LoginPage /></GuestOnly>} />
+        <Route path="/register" element={<GuestOnly><RegisterPage /></GuestOnly>} />
+        <Route path="/forgot-password" element={<GuestOnly><ForgotPasswordPage /></GuestOnly>} />
+        {/* The mailed link works whether or not someone is signed in on this browser. */}
+        <Route path="/confirm" element={<ConfirmPage />} />
+        <Route path="/reports" element={<SignedIn><ReportsPage /></SignedIn>} />
+        <Route path="/reports/:id" element={<SignedIn><ReportPage /></SignedIn>} />
+        <Route path="/products" element={<SignedIn><ProductsPage /></SignedIn>} />
+        <Route path="/settings" element={<SignedIn><SettingsPage /></SignedIn>} />
+        <Route path="/" element={<Navigate to="/reports" replace />} />
+        <Route path="*" element={<SignedIn><NotFound /></SignedIn>} />
+      </Routes>
+    </AuthProvider>
+  );
+}
+
+function GuestOnly({ children }: { children: ReactNode }) {
+  const { token } = useAuth();
+  if (token) return <Navigate to="/reports" replace />;
+  return <div className="guest-layout">{children}</div>;
+}
+
+function SignedIn({ children }: { children: ReactNode }) {
+  const { token } = useAuth();
+  const location = useLocation();
+  if (!token) return <Navigate to="/login" replace state={{ from: location.pathname + location.search }} />;
+  return <Shell>{children}</Shell>;
+}
+
+function Shell({ children }: { children: ReactNode }) {
+  const { email, signOut } = useAuth();
+  const me = useQuery({ queryKey: ['me'], queryFn: api.me });
+  const limits = me.data?.user.limits;
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <div className="topbar-inner">
+          <NavLink to="/reports" className="brand">
+            <span className="brand-mark" aria-hidden="true" />
+            Прибыльность WB
+          </NavLink>
+          <nav className="nav" aria-label="Разделы">
+            <NavLink to="/reports">Отчёты</NavLink>
+            <NavLink to="/products">Себестоимость</NavLink>
+            <NavLink to="/settings">Настройки</NavLink>
+          </nav>
+          <div className="topbar-user">
+            {typeof limits === 'number' ? (
+              <NavLink to="/settings" className="limits-chip" data-testid="limits-chip" title="Остаток лимита строк">
+                {pluralRows(limits)}
+              </NavLink>
+            ) : null}
+            <span className="user-email" data-testid="user-email">{email}</span>
+            <button type="button" className="btn btn-ghost btn-small" onClick={signOut}>
+              Выйти
+            </button>
+          </div>
+        </div>
+      </header>
+      <main className="content">{children}</main>
+    </div>
+  );
+}
+
+function NotFound() {
+  return (
+    <div className="panel empty-state">
+      <h1>Страница не найдена</h1>
+      <p>
+        <NavLink to="/reports">К списку отчётов</NavLink>
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,175 @@
+import { useMemo, useState } from 'react';
+import type { Item, Values } from '../api/types';
+import { displayArticle, fieldTitle } from '../lib/fields';
+import { formatMoney } from '../lib/format';
+
+interface Step {
+  label: string;
+  /** Full bar from zero (a milestone) or a change from the running total. */
+  kind: 'total' | 'delta';
+  value: number;
+  start: number;
+  end: number;
+}
+
+const n = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const cents = (v: number) => Math.round(v * 100) / 100;
+
+/**
+ * METRICS.md "The way from the seller's price to profit", on the report's totals. Where a milestone
+ * differs from the running sum (WB's per-column rounding, manual corrections) the gap is its own step,
+ * so the picture always adds up.
+ */
+export function waterfallSteps(totals: Values): Step[] {
+  const steps: Step[] = [];
+  let running = 0;
+  const total = (label: string, value: number, gapLabel: string) => {
+    const gap = cents(value - running);
+    if (steps.length > 0 && Math.abs(gap) >= 0.01) delta(gapLabel, gap);
+    steps.push({ label, kind: 'total', value, start: 0, end: value });
+    running = value;
+  };
+  const delta = (label: string, change: number) => {
+    if (Math.abs(change) < 0.005) return;
+    steps.push({ label, kind: 'delta', value: change, start: running, end: running + change });
+    running = cents(running + change);
+  };
+  const minus = (field: string) => delta(`− ${fieldTitle(field)}`, -n(totals[field]));
+  const plus = (field: string) => delta(`+ ${fieldTitle(field)}`, n(totals[field]));
+
+  total(fieldTitle('seller_price'), n(totals.seller_price), 'Прочее');
+  minus('wb_discount');
+  total(fieldTitle('realization'), n(totals.realization), 'Прочее');
+  minus('commission');
+  minus('acquiring');
+  minus('attorney_services');
+  total(fieldTitle('for_pay'), n(totals.for_pay), 'Округления WB и корректировки');
+  plus('compensations');
+  plus('additional_payments');
+  plus('loyalty');
+  for (const f of ['logistics', 'reverse_logistics', 'rebill_logistics', 'storage', 'acceptance', 'penalties', 'deductions', 'ads', 'vat', 'usn', 'cost_total']) {
+    minus(f);
+  }
+  total(fieldTitle('profit'), n(totals.profit), 'Ручные корректировки');
+  return steps;
+}
+
+const ROW = 28;
+const LABEL_W = 230;
+const VALUE_W = 130;
+const WIDTH = 860;
+
+function scale(values: number[], x0: number, x1: number) {
+  const min = Math.min(0, ...values);
+  const max = Math.max(0, ...values);
+  const span = max - min || 1;
+  return (v: number) => x0 + ((v - min) / span) * (x1 - x0);
+}
+
+export function WaterfallChart({ totals }: { totals: Values }) {
+  const steps = useMemo(() => waterfallSteps(totals), [totals]);
+  const x = scale(
+    steps.flatMap((s) => [s.start, s.end]),
+    LABEL_W + 10,
+    WIDTH - VALUE_W - 10,
+  );
+  const height = steps.length * ROW + 10;
+  return (
+    <svg
+      className="chart"
+      viewBox={`0 0 ${WIDTH} ${height}`}
+      role="img"
+      aria-label="Путь от цены продавца к прибыли"
+      data-testid="waterfall-chart"
+      preserveAspectRatio="xMinYMin meet"
+    >
+      <line x1={x(0)} x2={x(0)} y1={0} y2={height} className="chart-axis" />
+      {steps.map((s, i) => {
+        const y = i * ROW + 5;
+        const left = Math.min(x(s.start), x(s.end));
+        const w = Math.max(1.5, Math.abs(x(s.end) - x(s.start)));
+        const cls = s.kind === 'total' ? (s.value < 0 ? 'bar-total-negative' : 'bar-total') : s.value < 0 ? 'bar-down' : 'bar-up';
+        return (
+          <g key={`${s.label}-${i}`}>
+            <title>{`${s.label}: ${formatMoney(s.value)} ₽`}</title>
+            <text x={LABEL_W} y={y + ROW / 2} className={`chart-label${s.kind === 'total' ? ' strong' : ''}`} textAnchor="end" dominantBaseline="middle">
+              {s.label}
+            </text>
+            <rect x={left} y={y + 4} width={w} height={ROW - 10} rx={3} className={cls} />
+            {i < steps.length - 1 ? (
+              <line x1={x(s.end)} x2={x(s.end)} y1={y + ROW - 6} y2={y + ROW + 4} className="chart-connector" />
+            ) : null}
+            <text x={WIDTH - 4} y={y + ROW / 2} className={`chart-value${s.value < 0 ? ' negative' : ''}${s.kind === 'total' ? ' strong' : ''}`} textAnchor="end" dominantBaseline="middle">
+              {s.kind === 'delta' && s.value > 0 ? '+' : ''}
+              {formatMoney(s.value)}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+/** The most profitable articles, then the worst losses (most negative last). */
+export function topByProfit(items: Item[], best = 10, worst = 5): Item[] {
+  const sorted = items.filter((i) => typeof i.effective.profit === 'number').sort((a, b) => n(b.effective.profit) - n(a.effective.profit));
+  const winners = sorted.filter((i) => n(i.effective.profit) > 0).slice(0, best);
+  const losers = sorted.filter((i) => n(i.effective.profit) < 0).slice(-worst);
+  return [...winners, ...losers];
+}
+
+export function ProfitByArticleChart({ items }: { items: Item[] }) {
+  const rows = useMemo(() => topByProfit(items), [items]);
+  if (rows.length === 0) return <p className="muted">Нет артикулов с прибылью или убытком.</p>;
+  const x = scale(
+    rows.map((r) => n(r.effective.profit)),
+    LABEL_W + 10,
+    WIDTH - VALUE_W - 10,
+  );
+  const height = rows.length * ROW + 10;
+  return (
+    <svg className="chart" viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-label="Прибыль по артикулам" data-testid="profit-chart" preserveAspectRatio="xMinYMin meet">
+      <line x1={x(0)} x2={x(0)} y1={0} y2={height} className="chart-axis" />
+      {rows.map((item, i) => {
+        const profit = n(item.effective.profit);
+        const y = i * ROW + 5;
+        const left = Math.min(x(0), x(profit));
+        const label = displayArticle(item.article);
+        return (
+          <g key={item.item_id}>
+            <title>{`${label}: ${formatMoney(profit)} ₽`}</title>
+            <text x={LABEL_W} y={y + ROW / 2} className="chart-label" textAnchor="end" dominantBaseline="middle">
+              {label.length > 30 ? `${label.slice(0, 29)}…` : label}
+            </text>
+            <rect x={left} y={y + 4} width={Math.max(1.5, Math.abs(x(profit) - x(0)))} height={ROW - 10} rx={3} className={profit < 0 ? 'bar-down' : 'bar-up'} />
+            <text x={WIDTH - 4} y={y + ROW / 2} className={`chart-value${profit < 0 ? ' negative' : ''}`} textAnchor="end" dominantBaseline="middle">
+              {formatMoney(profit)}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+export function ReportCharts({ items, totals }: { items: Item[]; totals: Values }) {
+  const [tab, setTab] = useState<'waterfall' | 'articles'>('waterfall');
+  return (
+    <section className="panel" aria-labelledby="charts-title">
+      <div className="panel-head">
+        <h2 id="charts-title">{tab === 'waterfall' ? 'От цены продавца к прибыли, ₽' : 'Прибыль по артикулам: лучшие и худшие, ₽'}</h2>
+        <div className="tabs" role="tablist" aria-label="График">
+          <button type="button" role="tab" aria-selected={tab === 'waterfall'} className={tab === 'waterfall' ? 'tab active' : 'tab'} onClick={() => setTab('waterfall')}>
+            Путь к прибыли
+          </button>
+          <button type="button" role="tab" aria-selected={tab === 'articles'} className={tab === 'articles' ? 'tab active' : 'tab'} onClick={() => setTab('articles')}>
+            По артикулам
+          </button>
+        </div>
+      </div>
+      <div className="chart-wrap" role="tabpanel">
+        {tab === 'waterfall' ? <WaterfallChart totals={totals} /> : <ProfitByArticleChart items={items} />}
+      </div>
+    </section>
+  );
+}

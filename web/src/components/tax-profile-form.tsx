@@ -1,0 +1,83 @@
+import type { TaxProfile, TaxSystem } from '../api/types';
+
+export const TAX_SYSTEM_TITLES: Record<TaxSystem, string> = {
+  usn_income: 'УСН «Доходы»',
+  usn_income_expenses: 'УСН «Доходы минус расходы»',
+  none: 'Без налога на доход',
+};
+
+export const DEFAULT_RATES: Record<TaxSystem, number> = { usn_income: 6, usn_income_expenses: 15, none: 0 };
+export const VAT_RATES = [0, 5, 7, 10, 22] as const;
+
+export function describeTax(tax: TaxProfile | null | undefined): string {
+  if (!tax) return 'профиль по умолчанию';
+  const usn = tax.tax_system === 'none' ? TAX_SYSTEM_TITLES.none : `${TAX_SYSTEM_TITLES[tax.tax_system]}, ${tax.usn_rate} %`;
+  return `${usn}; НДС ${tax.vat_rate === 0 ? 'не платится' : `${tax.vat_rate} %`}`;
+}
+
+export function taxProfileError(tax: TaxProfile): string | null {
+  if (tax.tax_system !== 'none' && !(tax.usn_rate >= 0 && tax.usn_rate <= 15)) return 'Ставка УСН должна быть от 0 до 15 %.';
+  if (!(VAT_RATES as readonly number[]).includes(tax.vat_rate)) return 'Ставка НДС: 0, 5, 7, 10 или 22 %.';
+  return null;
+}
+
+interface Props {
+  value: TaxProfile;
+  onChange: (next: TaxProfile) => void;
+  idPrefix: string;
+  disabled?: boolean;
+}
+
+/** Tax profile of METRICS.md: tax system, USN rate (0–15 %), VAT rate (0/5/7/10/22 %). */
+export function TaxProfileForm({ value, onChange, idPrefix, disabled }: Props) {
+  return (
+    <div className="tax-form">
+      <label htmlFor={`${idPrefix}-system`}>
+        Система налогообложения
+        <select
+          id={`${idPrefix}-system`}
+          value={value.tax_system}
+          disabled={disabled}
+          onChange={(e) => {
+            const system = e.target.value as TaxSystem;
+            onChange({ ...value, tax_system: system, usn_rate: DEFAULT_RATES[system] });
+          }}
+        >
+          {(Object.keys(TAX_SYSTEM_TITLES) as TaxSystem[]).map((s) => (
+            <option key={s} value={s}>
+              {TAX_SYSTEM_TITLES[s]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label htmlFor={`${idPrefix}-usn`}>
+        Ставка УСН, %
+        <input
+          id={`${idPrefix}-usn`}
+          type="number"
+          min={0}
+          max={15}
+          step={0.1}
+          value={value.tax_system === 'none' ? 0 : value.usn_rate}
+          disabled={disabled || value.tax_system === 'none'}
+          onChange={(e) => onChange({ ...value, usn_rate: e.target.value === '' ? 0 : Number(e.target.value) })}
+        />
+      </label>
+      <label htmlFor={`${idPrefix}-vat`}>
+        НДС
+        <select
+          id={`${idPrefix}-vat`}
+          value={value.vat_rate}
+          disabled={disabled}
+          onChange={(e) => onChange({ ...value, vat_rate: Number(e.target.value) })}
+        >
+          {VAT_RATES.map((r) => (
+            <option key={r} value={r}>
+              {r === 0 ? 'Не плательщик НДС' : `${r} %`}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}

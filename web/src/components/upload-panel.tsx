@@ -1,0 +1,258 @@
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router-dom';
+import { api, putFileWithProgress } from '../api/client';
+import { ApiError, pluralRows } from '../api/errors';
+import type { RowCountResult } from '../api/types';
+import { formatBytes, formatInt } from '../lib/format';
+import { ErrorMessage } from './error-message';
+import { ProgressBar, Spinner } from './progress-bar';
+
+const ACCEPTED = ['zip', 'xlsx', 'xls'];
+
+type Stage =
+  | { kind: 'idle' }
+  | { kind: 'sending'; file: File; loaded: number; total: number }
+  | { kind: 'counting'; file: File }
+  | { kind: 'preview'; file: File; uploadId: string; count: RowCountResult }
+  | { kind: 'processing'; file: File; count: RowCountResult }
+  | { kind: 'failed'; file: File | null; error: unknown; count?: RowCountResult; uploadId?: string };
+
+const isRetryable = (error: unknown) => error instanceof ApiError && (error.status === 0 || error.status >= 500);
+
+const extensionOf = (name: string) => name.split('.').pop()?.toLowerCase() ?? '';
+
+/**
+ * Upload in four visible steps: presigned URL → PUT with real progress → row count preview (charges
+ * nothing) → confirmed upload, then the new report opens.
+ */
+export function UploadPanel() {
+  const [stage, setStage] = useState<Stage>({ kind: 'idle' });
+  const [dragging, setDragging] = useState(false);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const abortRef = useRef<AbortController | null>(null);
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+
+  useEffect(() => () => abortRef.current?.abort(), []);
+
+  const busy = stage.kind === 'sending' || stage.kind === 'counting' || stage.kind === 'processing';
+
+  const start = async (file: File) => {
+    if (!ACCEPTED.includes(extensionOf(file.name))) {
+      setStage({ kind: 'failed', file, error: new ApiError(415, 'unsupported_format', 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.') });
+      return;
+    }
+    if (file.size === 0) {
+      setStage({ kind: 'failed', file, error: new ApiError(422, 'empty_report', 'Файл пустой.') });
+      return;
+    }
+    const abort = new AbortController();
+    abortRef.current = abort;
+    setStage({ kind: 'sending', file, loaded: 0, total: file.size });
+    try {
+      const target = await api.uploadUrl(file.name, file.size);
+      await putFileWithProgress(
+        target,
+        file,
+        (loaded, total) => setStage((s) => (s.kind === 'sending' && s.file === file ? { ...s, loaded, total } : s)),
+        abort.signal,
+      );
+      setStage({ kind: 'counting', file });
+      const count = await api.countRows(target.upload_id);
+      setStage({ kind: 'preview', file, uploadId: target.upload_id, count });
+    } catch (error) {
+      if (error instanceof DOMException && error.name === 'AbortError') {
+        setStage({ kind: 'idle' });
+        return;
+      }
+      setStage({ kind: 'failed', file, error });
+    } finally {
+      if (abortRef.current === abort) abortRef.current = null;
+    }
+  };
+
+  const confirmUpload = async (file: File, uploadId: string, count: RowCountResult) => {
+    setStage({ kind: 'processing', file, count });
+    try {
+      const { report } = await api.upload(uploadId);
+      queryClient.setQueryData(['report', report.id], { report });
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['reports'] }),
+        queryClient.invalidateQueries({ queryKey: ['me'] }),
+        queryClient.invalidateQueries({ queryKey: ['sellers'] }),
+        queryClient.invalidateQueries({ queryKey: ['limit-history'] }),
+      ]);
+      navigate(`/reports/${encodeURIComponent(report.id)}`);
+    } catch (error) {
+      // Limits may have changed between the preview and now; show the fresh numbers.
+      void queryClient.invalidateQueries({ queryKey: ['me'] });
+      setStage({ kind: 'failed', file, error, count, uploadId });
+    }
+  };
+
+  const pick = (files: FileList | null) => {
+    const file = files?.[0];
+    if (file && !busy) void start(file);
+  };
+
+  const onDrop = (event: DragEvent) => {
+    event.preventDefault();
+    setDragging(false);
+    pick(event.dataTransfer.files);
+  };
+
+  const reset = () => {
+    abortRef.current?.abort();
+    setStage({ kind: 'idle' });
+    if (inputRef.current) inputRef.current.value = '';
+  };
+
+  return (
+    <section className="panel upload-panel" aria-labelledby="upload-title">
+      <h2 id="upload-title">Загрузить отчёт</h2>
+      {stage.kind === 'idle' || stage.kind === 'failed' ? (
+        <div
+          className={`dropzone${dragging ? ' dragging' : ''}`}
+          data-testid="dropzone"
+          onDragOver={(e) => {
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={onDrop}
+        >
+          <div className="dropzone-icon" aria-hidden="true">⇪</div>
+          <div>
+            Перетащите сюда детализированный отчёт Wildberries или{' '}
+            <label className="link-button">
+              выберите файл
+              <input
+                ref={inputRef}
+                type="file"
+                className="visually-hidden"
+                accept=".zip,.xlsx,.xls"
+                aria-label="Выбрать файл отчёта"
+                data-testid="upload-input"
+                onChange={(e) => pick(e.target.files)}
+              />
+            </label>
+          </div>
+          <div className="muted small">Форматы: .zip (как скачано из кабинета), .xlsx, .xls</div>
+        </div>
+      ) : null}
+
+      {stage.kind === 'sending' ? (
+        <div className="upload-step">
+          <FileLine file={stage.file} />
+          <ProgressBar
+            testId="upload-progress"
+            label="Передаём файл"
+            value={stage.total > 0 ? stage.loaded / stage.total : 0}
+            detail={`${formatBytes(stage.loaded)} из ${formatBytes(stage.total)} · ${stage.total > 0 ? Math.round((stage.loaded / stage.total) * 100) : 0} %`}
+          />
+          <button type="button" className="btn btn-small" onClick={reset}>
+            Отменить
+          </button>
+        </div>
+      ) : null}
+
+      {stage.kind === 'counting' ? (
+        <div className="upload-step">
+          <FileLine file={stage.file} />
+          <ProgressBar label="Считаем строки отчёта" testId="upload-counting" />
+        </div>
+      ) : null}
+
+      {stage.kind === 'preview' ? (
+        <div className="upload-step" data-testid="upload-preview">
+          <FileLine file={stage.file} />
+          <CountSummary count={stage.count} />
+          {stage.count.enough ? (
+            <p className="preview-line" data-testid="upload-charge">
+              Будет списано <strong>{pluralRows(stage.count.rows)}</strong>, у вас <strong>{formatInt(stage.count.limits)}</strong>, останется{' '}
+              <strong>{formatInt(stage.count.limits - stage.count.rows)}</strong>.
+            </p>
+          ) : (
+            <div className="alert alert-error" role="alert" data-testid="upload-blocked">
+              Недостаточно лимитов: в отчёте {pluralRows(stage.count.rows)}, а у вас осталось {pluralRows(stage.count.limits)}. Не хватает{' '}
+              {pluralRows(stage.count.rows - stage.count.limits)}. Обратитесь к администратору, чтобы пополнить лимит.
+            </div>
+          )}
+          <div className="button-row">
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={!stage.count.enough}
+              onClick={() => confirmUpload(stage.file, stage.uploadId, stage.count)}
+            >
+              Загрузить отчёт
+            </button>
+            <button type="button" className="btn" onClick={reset}>
+              Отмена
+            </button>
+          </div>
+        </div>
+      ) : null}
+
+      {stage.kind === 'processing' ? (
+        <div className="upload-step">
+          <FileLine file={stage.file} />
+          <ProgressBar label={`Обрабатываем отчёт: ${pluralRows(stage.count.rows)}`} testId="upload-processing" />
+          <Spinner label="Считаем прибыль по артикулам — это может занять до минуты на больших файлах." />
+        </div>
+      ) : null}
+
+      {stage.kind === 'failed' ? (
+        <div className="upload-step" data-testid="upload-failed">
+          {stage.file ? <FileLine file={stage.file} /> : null}
+          <ErrorMessage error={stage.error} testId="upload-error" />
+          {stage.uploadId && stage.count && isRetryable(stage.error) ? (
+            <div className="button-row">
+              <button type="button" className="btn" onClick={() => confirmUpload(stage.file as File, stage.uploadId as string, stage.count as RowCountResult)}>
+                Повторить
+              </button>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function FileLine({ file }: { file: File }) {
+  return (
+    <div className="file-line">
+      <span className="file-icon" aria-hidden="true">▤</span>
+      <span className="file-name">{file.name}</span>
+      <span className="muted">{formatBytes(file.size)}</span>
+    </div>
+  );
+}
+
+function CountSummary({ count }: { count: RowCountResult }) {
+  return (
+    <dl className="facts">
+      <div>
+        <dt>Строк в отчёте</dt>
+        <dd data-testid="upload-rows">{formatInt(count.rows)}</dd>
+      </div>
+      <div>
+        <dt>Формат</dt>
+        <dd>{count.format.toUpperCase()}</dd>
+      </div>
+      {count.report_number ? (
+        <div>
+          <dt>Номер отчёта</dt>
+          <dd>{count.report_number}</dd>
+        </div>
+      ) : null}
+      {count.seller_number ? (
+        <div>
+          <dt>Продавец</dt>
+          <dd>{count.seller_number}</dd>
+        </div>
+      ) : null}
+    </dl>
+  );
+}

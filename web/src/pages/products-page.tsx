@@ -1,0 +1,254 @@
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api/client';
+import type { ImportResult, Product } from '../api/types';
+import { ErrorMessage } from '../components/error-message';
+import { Spinner } from '../components/progress-bar';
+import { displayArticle } from '../lib/fields';
+import { editText, formatDateTime, formatInt, formatMoney, parseNumberInput } from '../lib/format';
+
+export function ProductsPage() {
+  const [search, setSearch] = useState('');
+  const [debounced, setDebounced] = useState('');
+  useEffect(() => {
+    const t = window.setTimeout(() => setDebounced(search.trim()), 300);
+    return () => window.clearTimeout(t);
+  }, [search]);
+
+  const products = useInfiniteQuery({
+    queryKey: ['products', debounced],
+    queryFn: ({ pageParam }) => api.listProducts(debounced, pageParam),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor ?? null,
+  });
+  const items = useMemo(() => products.data?.pages.flatMap((p) => p.items) ?? [], [products.data]);
+
+  return (
+    <div className="page">
+      <div className="page-head">
+        <h1>Себестоимость</h1>
+        <p className="muted">
+          Себестоимость единицы товара по артикулу продавца. Она попадает в отчёт при его построении; после изменений пересоберите отчёты.
+        </p>
+      </div>
+
+      <ImportPanel />
+
+      <section className="panel" aria-labelledby="catalog-title">
+        <div className="panel-head">
+          <h2 id="catalog-title">Каталог</h2>
+          <input
+            type="search"
+            className="search-input"
+            placeholder="Поиск по артикулу"
+            aria-label="Поиск по артикулу"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+          />
+        </div>
+        {products.isPending ? (
+          <Spinner label="Загружаем каталог…" />
+        ) : products.isError ? (
+          <ErrorMessage error={products.error} />
+        ) : items.length === 0 ? (
+          <div className="empty-state" data-testid="products-empty">
+            {debounced ? 'Ничего не найдено.' : 'Каталог пуст. Артикулы появятся после загрузки первого отчёта, или импортируйте прайс-лист.'}
+          </div>
+        ) : (
+          <div className="table-wrap">
+            <table className="data-table" data-testid="products-table">
+              <thead>
+                <tr>
+                  <th>Артикул</th>
+                  <th className="num">Себестоимость, ₽</th>
+                  <th>Изменено</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((p) => (
+                  <ProductRow key={p.article} product={p} />
+                ))}
+              </tbody>
+            </table>
+            {products.hasNextPage ? (
+              <div className="load-more">
+                <button type="button" className="btn" onClick={() => products.fetchNextPage()} disabled={products.isFetchingNextPage}>
+                  {products.isFetchingNextPage ? 'Загружаем…' : 'Показать ещё'}
+                </button>
+              </div>
+            ) : null}
+          </div>
+        )}
+      </section>
+    </div>
+  );
+}
+
+function ProductRow({ product }: { product: Product }) {
+  const queryClient = useQueryClient();
+  const [text, setText] = useState(editText('money', product.cost_price));
+  const [state, setState] = useState<'idle' | 'saving' | 'saved' | 'invalid'>('idle');
+  const [error, setError] = useState<unknown>(null);
+  const [current, setCurrent] = useState(product);
+  const lastSaved = useRef(product.cost_price);
+
+  useEffect(() => {
+    setCurrent(product);
+    lastSaved.current = product.cost_price;
+    setText(editText('money', product.cost_price));
+  }, [product]);
+
+  const editable = product.article !== '';
+
+  const save = async () => {
+    const value = parseNumberInput(text);
+    if (value === null || value < 0) {
+      setState('invalid');
+      return;
+    }
+    const roubles = Math.round(value * 100) / 100;
+    if (roubles === lastSaved.current) {
+      setText(editText('money', roubles));
+      setState('idle');
+      return;
+    }
+    setState('saving');
+    setError(null);
+    try {
+      const answer = await api.putProduct(product.article, roubles);
+      const saved: Product = 'product' in answer ? answer.product : answer;
+      lastSaved.current = saved.cost_price ?? roubles;
+      setCurrent({ ...current, ...saved });
+      setText(editText('money', lastSaved.current));
+      setState('saved');
+      // Reports built before this change become stale; their pages say so.
+      void queryClient.invalidateQueries({ queryKey: ['report'] });
+    } catch (e) {
+      setError(e);
+      setState('idle');
+    }
+  };
+
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      void save();
+    } else if (e.key === 'Escape') {
+      setText(editText('money', lastSaved.current));
+      setState('idle');
+    }
+  };
+
+  return (
+    <tr data-testid={`product-row-${product.article}`}>
+      <td>{displayArticle(product.article)}</td>
+      <td className="num">
+        {editable ? (
+          <div className="price-cell">
+            <input
+              className={`price-input${state === 'invalid' ? ' invalid' : ''}`}
+              aria-label={`Себестоимость ${product.article}`}
+              data-testid={`cost-${product.article}`}
+              inputMode="decimal"
+              value={text}
+              disabled={state === 'saving'}
+              onChange={(e) => {
+                setText(e.target.value);
+                if (state !== 'saving') setState('idle');
+              }}
+              onKeyDown={onKeyDown}
+              onBlur={() => void save()}
+            />
+            <span className="save-state" aria-live="polite">
+              {state === 'saving' ? 'Сохраняем…' : state === 'saved' ? '✓ Сохранено' : state === 'invalid' ? 'Введите число ≥ 0' : ''}
+            </span>
+          </div>
+        ) : (
+          formatMoney(product.cost_price)
+        )}
+        {error ? <ErrorMessage error={error} /> : null}
+      </td>
+      <td className="muted nowrap">{formatDateTime(current.updated_at)}</td>
+    </tr>
+  );
+}
+
+function ImportPanel() {
+  const queryClient = useQueryClient();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [result, setResult] = useState<{ name: string; result: ImportResult } | null>(null);
+
+  const onFile = async (file: File | undefined) => {
+    if (!file) return;
+    setBusy(true);
+    setError(null);
+    setResult(null);
+    try {
+      const answer = await api.importProducts(file);
+      setResult({ name: file.name, result: answer });
+      await queryClient.invalidateQueries({ queryKey: ['products'] });
+      void queryClient.invalidateQueries({ queryKey: ['report'] });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+      if (inputRef.current) inputRef.current.value = '';
+    }
+  };
+
+  return (
+    <section className="panel" aria-labelledby="import-title">
+      <h2 id="import-title">Импорт прайс-листа</h2>
+      <p className="muted small">
+        Файл .xlsx или .csv с колонками «Артикул» (или «Артикул поставщика») и «Себестоимость». Правильные строки применяются, даже если в других
+        есть ошибки.
+      </p>
+      <div className="button-row">
+        <label className={`btn${busy ? ' disabled' : ''}`}>
+          {busy ? 'Импортируем…' : 'Выбрать файл'}
+          <input
+            ref={inputRef}
+            type="file"
+            className="visually-hidden"
+            accept=".xlsx,.csv"
+            aria-label="Файл прайс-листа"
+            data-testid="import-input"
+            disabled={busy}
+            onChange={(e) => void onFile(e.target.files?.[0])}
+          />
+        </label>
+        {busy ? <Spinner label="Загружаем и проверяем файл…" /> : null}
+      </div>
+      <ErrorMessage error={error} testId="import-error" />
+      {result ? (
+        <div className="import-result" data-testid="import-result">
+          <div className={`alert ${result.result.errors.length ? 'alert-warning' : 'alert-success'}`} role="status">
+            {result.name}: обновлено {formatInt(result.result.updated)}, добавлено {formatInt(result.result.created)}
+            {result.result.errors.length ? `, с ошибками ${formatInt(result.result.errors.length)}` : ''}.
+          </div>
+          {result.result.errors.length ? (
+            <table className="data-table compact" data-testid="import-errors">
+              <thead>
+                <tr>
+                  <th className="num">Строка</th>
+                  <th>Ошибка</th>
+                </tr>
+              </thead>
+              <tbody>
+                {result.result.errors.slice(0, 200).map((e, i) => (
+                  <tr key={`${e.row}-${i}`}>
+                    <td className="num">{e.row}</td>
+                    <td>{e.message}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+          {result.result.errors.length > 200 ? <p className="muted small">Показаны первые 200 ошибок из {result.result.errors.length}.</p> : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,367 @@
+import { useCallback, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router-dom';
+import { api, saveFile } from '../api/client';
+import { ApiError } from '../api/errors';
+import type { Item, RebuildResult, ReportDetail, Values } from '../api/types';
+import { ErrorMessage } from '../components/error-message';
+import { ItemsTable } from '../components/items-table';
+import { ConfirmDialog, Modal } from '../components/modal';
+import { Spinner } from '../components/progress-bar';
+import { ReportCharts } from '../components/report-charts';
+import { describeTax } from '../components/tax-profile-form';
+import { displayArticle, fieldTitle } from '../lib/fields';
+import { formatByUnit, formatDateTime, formatInt, formatPercent, formatPeriod, formatRub } from '../lib/format';
+import { FIELD_BY_NAME } from '../lib/fields';
+
+type ReportData = { report: ReportDetail };
+
+const HEADLINE: Array<{ field: string; title: string; hint: string }> = [
+  { field: 'realization', title: 'Реализация', hint: 'Сумма продаж по цене для покупателя за вычетом возвратов' },
+  { field: 'for_pay', title: 'К перечислению', hint: 'Сколько WB перечисляет за проданный товар (до вычета логистики и услуг)' },
+  { field: 'payout', title: 'К выплате', hint: 'Итог к оплате по отчёту WB: к перечислению с учётом логистики, хранения, штрафов и удержаний' },
+  { field: 'profit', title: 'Прибыль', hint: 'После всех расходов WB, себестоимости и налогов' },
+  { field: 'margin', title: 'Маржа', hint: 'Прибыль / реализация' },
+];
+
+const SUMMARY_FIELDS = ['realization', 'for_pay', 'payout', 'profit'];
+
+export function ReportPage() {
+  const { id = '' } = useParams();
+  const queryClient = useQueryClient();
+  const query = useQuery({ queryKey: ['report', id], queryFn: () => api.getReport(id), enabled: id !== '' });
+
+  const [busy, setBusy] = useState<'export' | 'source' | 'rebuild' | null>(null);
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [askRebuild, setAskRebuild] = useState(false);
+  const [rebuildSummary, setRebuildSummary] = useState<{ before: ReportDetail; result: RebuildResult } | null>(null);
+
+  const onSave = useCallback(
+    async (item: Item, field: string, value: number | null) => {
+      const result = await api.setManualValue(item.item_id, field, value);
+      queryClient.setQueryData<ReportData>(['report', id], (old) =>
+        old
+          ? {
+              report: {
+                ...old.report,
+                totals: result.totals,
+                items: old.report.items.map((i) => (i.item_id === result.item.item_id ? result.item : i)),
+              },
+            }
+          : old,
+      );
+      // The list shows each report's profit.
+      void queryClient.invalidateQueries({ queryKey: ['reports'] });
+    },
+    [id, queryClient],
+  );
+
+  if (query.isPending) return <Spinner label="Загружаем отчёт…" />;
+  if (query.isError) {
+    const notFound = query.error instanceof ApiError && query.error.status === 404;
+    return (
+      <div className="page">
+        {notFound ? (
+          <div className="panel empty-state" data-testid="report-not-found">
+            <h1>Отчёт не найден</h1>
+            <p>Возможно, он удалён.</p>
+          </div>
+        ) : (
+          <ErrorMessage error={query.error} />
+        )}
+        <p>
+          <Link to="/reports">← К списку отчётов</Link>
+        </p>
+      </div>
+    );
+  }
+
+  const report = query.data.report;
+
+  const run = async (kind: 'export' | 'source', action: () => Promise<void>) => {
+    setBusy(kind);
+    setActionError(null);
+    try {
+      await action();
+    } catch (e) {
+      setActionError(e);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const rebuild = async () => {
+    setBusy('rebuild');
+    setActionError(null);
+    const before = report;
+    try {
+      const result = await api.rebuild(report.id);
+      queryClient.setQueryData<ReportData>(['report', id], { report: result.report });
+      void queryClient.invalidateQueries({ queryKey: ['reports'] });
+      setRebuildSummary({ before, result });
+    } catch (e) {
+      setActionError(e);
+    } finally {
+      setBusy(null);
+      setAskRebuild(false);
+    }
+  };
+
+  const noSourceReason = report.is_combined
+    ? 'У объединённого отчёта нет исходного файла: пересоберите исходные отчёты и объедините их заново.'
+    : 'Исходный файл этого отчёта не сохранён.';
+
+  return (
+    <div className="page report-page">
+      <p className="breadcrumbs">
+        <Link to="/reports">← Отчёты</Link>
+      </p>
+      <ReportHeader report={report} />
+
+      <div className="button-row report-actions">
+        <button type="button" className="btn btn-primary" disabled={busy !== null} onClick={() => run('export', async () => saveFile(await api.exportReport(report.id)))}>
+          {busy === 'export' ? 'Готовим XLSX…' : 'Скачать XLSX'}
+        </button>
+        <button
+          type="button"
+          className="btn"
+          disabled={busy !== null || !report.source_available}
+          title={report.source_available ? 'Скачать файл, из которого построен отчёт' : noSourceReason}
+          onClick={() => run('source', async () => saveFile(await api.downloadSource(report.id)))}
+        >
+          {busy === 'source' ? 'Скачиваем…' : 'Исходный файл'}
+        </button>
+        <button
+          type="button"
+          className="btn"
+          disabled={busy !== null || !report.source_available}
+          title={report.source_available ? 'Перечитать исходный файл с текущей себестоимостью и налоговым профилем' : noSourceReason}
+          onClick={() => setAskRebuild(true)}
+          data-testid="rebuild-button"
+        >
+          {busy === 'rebuild' ? 'Пересобираем…' : 'Пересобрать'}
+        </button>
+        {!report.source_available ? (
+          <span className="muted small" data-testid="no-source-reason">
+            {noSourceReason}
+          </span>
+        ) : null}
+      </div>
+
+      <ErrorMessage error={actionError} testId="report-action-error" />
+
+      {report.stale ? (
+        <div className="alert alert-warning" role="status" data-testid="stale-banner">
+          Себестоимость или налоговый профиль изменились после построения отчёта: пересоберите
+          {report.source_available ? (
+            <>
+              {' '}
+              <button type="button" className="link-button" onClick={() => setAskRebuild(true)} disabled={busy !== null}>
+                (пересобрать сейчас)
+              </button>
+            </>
+          ) : (
+            '.'
+          )}
+        </div>
+      ) : null}
+
+      {report.warnings?.length ? (
+        <div className="alert alert-warning" role="status" data-testid="warnings">
+          <strong>Обратите внимание:</strong>
+          <ul>
+            {report.warnings.map((w, i) => (
+              <li key={`${w.code}-${i}`}>{w.message}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+
+      <Headline totals={report.totals} />
+
+      <ReportCharts items={report.items} totals={report.totals} />
+
+      <section className="panel panel-table" aria-labelledby="items-title">
+        <h2 id="items-title">Товары</h2>
+        <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
+      </section>
+
+      {report.commission_by_category?.length ? <CommissionByCategory report={report} /> : null}
+
+      {askRebuild ? (
+        <ConfirmDialog
+          title="Пересобрать отчёт?"
+          confirmLabel="Пересобрать"
+          busy={busy === 'rebuild'}
+          onConfirm={rebuild}
+          onCancel={() => setAskRebuild(false)}
+          testId="rebuild-dialog"
+        >
+          <p>
+            Отчёт будет заново построен из исходного файла с текущей себестоимостью и налоговым профилем. Ручные корректировки сохранятся для
+            артикулов, которые есть в файле. Лимиты не списываются.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+
+      {rebuildSummary ? <RebuildSummary {...rebuildSummary} onClose={() => setRebuildSummary(null)} /> : null}
+    </div>
+  );
+}
+
+function ReportHeader({ report }: { report: ReportDetail }) {
+  return (
+    <header className="report-head">
+      <div>
+        <h1 data-testid="report-title">
+          {report.title || (report.report_number ? `Отчёт № ${report.report_number}` : 'Отчёт')}
+          {report.is_combined ? <span className="badge badge-combined">Объединённый</span> : null}
+        </h1>
+        <dl className="facts">
+          {report.report_number ? (
+            <div>
+              <dt>Номер отчёта</dt>
+              <dd data-testid="report-number">{report.report_number}</dd>
+            </div>
+          ) : null}
+          <div>
+            <dt>Продавец</dt>
+            <dd data-testid="report-seller">{report.seller ? (report.seller.name ? `${report.seller.name} (${report.seller.number})` : report.seller.number) : '—'}</dd>
+          </div>
+          <div>
+            <dt>Период</dt>
+            <dd data-testid="report-period">{formatPeriod(report.period_from, report.period_to)}</dd>
+          </div>
+          <div>
+            <dt>Строк</dt>
+            <dd data-testid="report-rows">{formatInt(report.rows)}</dd>
+          </div>
+          <div>
+            <dt>Налоги</dt>
+            <dd>{describeTax(report.tax_profile)}</dd>
+          </div>
+          <div>
+            <dt>{report.rebuilt_at ? 'Пересобран' : 'Построен'}</dt>
+            <dd>{formatDateTime(report.rebuilt_at || report.created_at)}</dd>
+          </div>
+        </dl>
+        {report.is_combined && report.source_report_ids?.length ? (
+          <p className="sources" data-testid="report-sources">
+            Объединён из отчётов:{' '}
+            {report.source_report_ids.map((sid, i) => (
+              <span key={sid}>
+                {i > 0 ? ', ' : ''}
+                <Link to={`/reports/${encodeURIComponent(sid)}`}>{sid}</Link>
+              </span>
+            ))}
+          </p>
+        ) : null}
+      </div>
+    </header>
+  );
+}
+
+function Headline({ totals }: { totals: Values }) {
+  return (
+    <section className="figures" aria-label="Итоги отчёта">
+      {HEADLINE.map(({ field, title, hint }) => {
+        const value = totals[field];
+        const text = field === 'margin' ? formatPercent(value) : formatRub(value);
+        return (
+          <div key={field} className={`figure figure-${field}`} title={hint}>
+            <div className="figure-title">{title}</div>
+            <div className={`figure-value${typeof value === 'number' && value < 0 ? ' negative' : ''}`} data-testid={`figure-${field}`}>
+              {text}
+            </div>
+          </div>
+        );
+      })}
+    </section>
+  );
+}
+
+function CommissionByCategory({ report }: { report: ReportDetail }) {
+  return (
+    <section className="panel" aria-labelledby="commission-title">
+      <h2 id="commission-title">Комиссия WB по категориям</h2>
+      <div className="table-wrap">
+        <table className="data-table" data-testid="commission-table">
+          <thead>
+            <tr>
+              <th>Категория</th>
+              <th className="num">Реализация, ₽</th>
+              <th className="num">Комиссия WB, ₽</th>
+              <th className="num">Комиссия / реализация</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.commission_by_category.map((c) => (
+              <tr key={c.category}>
+                <td>{c.category || '—'}</td>
+                <td className="num">{formatByUnit('money', c.realization)}</td>
+                <td className="num">{formatByUnit('money', c.commission)}</td>
+                <td className="num">{formatPercent(c.percent)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function RebuildSummary({ before, result, onClose }: { before: ReportDetail; result: RebuildResult; onClose: () => void }) {
+  const after = result.report;
+  const changes = SUMMARY_FIELDS.map((f) => ({ field: f, before: before.totals[f], after: after.totals[f] })).filter(
+    (c) => Math.round((c.before ?? 0) * 100) !== Math.round((c.after ?? 0) * 100),
+  );
+  const articlesBefore = before.items.length;
+  const articlesAfter = after.items.length;
+  const dropped = result.dropped_manual_values ?? [];
+  return (
+    <Modal
+      title="Отчёт пересобран"
+      onClose={onClose}
+      testId="rebuild-summary"
+      actions={
+        <button type="button" className="btn btn-primary" onClick={onClose}>
+          Понятно
+        </button>
+      }
+    >
+      {changes.length === 0 && articlesBefore === articlesAfter ? (
+        <p>Итоги не изменились.</p>
+      ) : (
+        <>
+          <p>Что изменилось:</p>
+          <ul className="change-list">
+            {changes.map((c) => (
+              <li key={c.field}>
+                {fieldTitle(c.field)}: {formatRub(c.before)} → <strong>{formatRub(c.after)}</strong>
+              </li>
+            ))}
+            {articlesBefore !== articlesAfter ? (
+              <li>
+                Артикулов: {formatInt(articlesBefore)} → <strong>{formatInt(articlesAfter)}</strong>
+              </li>
+            ) : null}
+          </ul>
+        </>
+      )}
+      {dropped.length > 0 ? (
+        <>
+          <p className="alert alert-warning">Эти ручные корректировки удалены — их артикулов больше нет в отчёте:</p>
+          <ul className="change-list" data-testid="dropped-manual-values">
+            {dropped.map((d, i) => (
+              <li key={`${d.article}-${d.field}-${i}`}>
+                {displayArticle(d.article)} · {fieldTitle(d.field)}: {formatByUnit(FIELD_BY_NAME.get(d.field)?.unit ?? 'money', d.value)}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <p className="muted">Все ручные корректировки сохранены.</p>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,317 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { api, saveFile } from '../api/client';
+import { ApiError, messageFor } from '../api/errors';
+import type { CombineJob, ReportSummary } from '../api/types';
+import { ErrorMessage } from '../components/error-message';
+import { ConfirmDialog } from '../components/modal';
+import { ProgressBar, Spinner } from '../components/progress-bar';
+import { UploadPanel } from '../components/upload-panel';
+import { formatDateTime, formatInt, formatPeriod, formatRub } from '../lib/format';
+
+const MAX_SELECTED = 100;
+const POLL_MS = 1000;
+
+export function ReportsPage() {
+  const [params, setParams] = useSearchParams();
+  const sellerId = params.get('seller') ?? '';
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+
+  const sellers = useQuery({ queryKey: ['sellers'], queryFn: api.listSellers });
+  const reports = useInfiniteQuery({
+    queryKey: ['reports', sellerId],
+    queryFn: ({ pageParam }) => api.listReports({ seller_id: sellerId || null, cursor: pageParam }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor ?? null,
+  });
+  const items = useMemo(() => reports.data?.pages.flatMap((p) => p.items) ?? [], [reports.data]);
+
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [toDelete, setToDelete] = useState<ReportSummary | null>(null);
+  const [deleting, setDeleting] = useState(false);
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [exporting, setExporting] = useState(false);
+  const [combining, setCombining] = useState(false);
+  const [combineJob, setCombineJob] = useState<CombineJob | null>(null);
+  const [combineTitle, setCombineTitle] = useState('');
+  const [askCombine, setAskCombine] = useState(false);
+
+  // Keep the selection to reports still on screen (after a delete or a filter change).
+  useEffect(() => {
+    setSelected((prev) => {
+      const visible = new Set(items.map((r) => r.id));
+      const next = new Set([...prev].filter((id) => visible.has(id)));
+      return next.size === prev.size ? prev : next;
+    });
+  }, [items]);
+
+  const toggle = (id: string) =>
+    setSelected((prev) => {
+      const next = new Set(prev);
+      if (next.has(id)) next.delete(id);
+      else if (next.size < MAX_SELECTED) next.add(id);
+      return next;
+    });
+
+  const allSelected = items.length > 0 && items.slice(0, MAX_SELECTED).every((r) => selected.has(r.id));
+  const toggleAll = () => setSelected(allSelected ? new Set() : new Set(items.slice(0, MAX_SELECTED).map((r) => r.id)));
+
+  const selectedIds = items.filter((r) => selected.has(r.id)).map((r) => r.id);
+
+  const deleteReport = async () => {
+    if (!toDelete) return;
+    setDeleting(true);
+    setActionError(null);
+    try {
+      await api.deleteReport(toDelete.id);
+      queryClient.removeQueries({ queryKey: ['report', toDelete.id] });
+      await queryClient.invalidateQueries({ queryKey: ['reports'] });
+      setToDelete(null);
+    } catch (e) {
+      setActionError(e);
+      setToDelete(null);
+    } finally {
+      setDeleting(false);
+    }
+  };
+
+  const exportSummary = async () => {
+    setExporting(true);
+    setActionError(null);
+    try {
+      saveFile(await api.summaryExport(selectedIds));
+    } catch (e) {
+      setActionError(e);
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  const startCombine = async () => {
+    setAskCombine(false);
+    setCombining(true);
+    setActionError(null);
+    setCombineJob(null);
+    try {
+      const job = await api.combine(selectedIds, combineTitle.trim() || undefined);
+      setCombineJob(job);
+    } catch (e) {
+      setActionError(e);
+      setCombining(false);
+    }
+  };
+
+  // Poll the combine job until it is done or failed; a done job opens the new report.
+  const jobRef = useRef<CombineJob | null>(null);
+  jobRef.current = combineJob;
+  useEffect(() => {
+    if (!combineJob) return;
+    if (combineJob.status === 'done' && combineJob.report_id) {
+      const reportId = combineJob.report_id;
+      void queryClient.invalidateQueries({ queryKey: ['reports'] });
+      setCombining(false);
+      setCombineJob(null);
+      setSelected(new Set());
+      navigate(`/reports/${encodeURIComponent(reportId)}`);
+      return;
+    }
+    if (combineJob.status === 'failed' || combineJob.status === 'done') {
+      setCombining(false);
+      const err = combineJob.error;
+      const code = typeof err === 'object' && err?.code ? err.code : 'internal_error';
+      setActionError(new ApiError(500, code, `Не удалось объединить отчёты. ${messageFor(500, code)}`));
+      setCombineJob(null);
+      return;
+    }
+    const timer = window.setTimeout(async () => {
+      const current = jobRef.current;
+      if (!current) return;
+      try {
+        setCombineJob(await api.combineStatus(current.job_id));
+      } catch (e) {
+        setActionError(e);
+        setCombining(false);
+        setCombineJob(null);
+      }
+    }, POLL_MS);
+    return () => window.clearTimeout(timer);
+  }, [combineJob, navigate, queryClient]);
+
+  return (
+    <div className="page">
+      <div className="page-head">
+        <h1>Отчёты</h1>
+      </div>
+
+      <UploadPanel />
+
+      <section className="panel" aria-labelledby="reports-title">
+        <div className="panel-head">
+          <h2 id="reports-title">Загруженные отчёты</h2>
+          <label className="inline-label">
+            Продавец
+            <select
+              aria-label="Фильтр по продавцу"
+              data-testid="seller-filter"
+              value={sellerId}
+              onChange={(e) => {
+                const next = new URLSearchParams(params);
+                if (e.target.value) next.set('seller', e.target.value);
+                else next.delete('seller');
+                setParams(next, { replace: true });
+              }}
+            >
+              <option value="">Все продавцы</option>
+              {(sellers.data?.items ?? []).map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name ? `${s.name} (${s.number})` : s.number}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+
+        {selectedIds.length > 0 ? (
+          <div className="selection-bar" data-testid="selection-bar">
+            <span>
+              Выбрано: <strong>{selectedIds.length}</strong>
+            </span>
+            <button
+              type="button"
+              className="btn btn-primary btn-small"
+              disabled={selectedIds.length < 2 || combining}
+              title={selectedIds.length < 2 ? 'Выберите хотя бы два отчёта' : undefined}
+              onClick={() => setAskCombine(true)}
+            >
+              Объединить
+            </button>
+            <button type="button" className="btn btn-small" disabled={exporting || combining} onClick={exportSummary}>
+              {exporting ? 'Готовим файл…' : 'Сводный XLS'}
+            </button>
+            <button type="button" className="btn btn-ghost btn-small" onClick={() => setSelected(new Set())}>
+              Снять выбор
+            </button>
+          </div>
+        ) : null}
+
+        {combining ? (
+          <div className="combine-progress" data-testid="combine-progress">
+            <ProgressBar
+              label="Объединяем отчёты"
+              value={combineJob && combineJob.progress.total > 0 ? combineJob.progress.done / combineJob.progress.total : undefined}
+              detail={combineJob ? `${combineJob.progress.done} из ${combineJob.progress.total}` : 'Запускаем…'}
+            />
+          </div>
+        ) : null}
+
+        <ErrorMessage error={actionError} testId="reports-error" />
+
+        {reports.isPending ? (
+          <Spinner label="Загружаем список отчётов…" />
+        ) : reports.isError ? (
+          <ErrorMessage error={reports.error} />
+        ) : items.length === 0 ? (
+          <div className="empty-state" data-testid="reports-empty">
+            {sellerId ? 'У этого продавца пока нет отчётов.' : 'Отчётов пока нет. Загрузите первый детализированный отчёт Wildberries.'}
+          </div>
+        ) : (
+          <div className="table-wrap">
+            <table className="data-table" data-testid="reports-table">
+              <thead>
+                <tr>
+                  <th className="col-check">
+                    <input type="checkbox" aria-label="Выбрать все отчёты" checked={allSelected} onChange={toggleAll} />
+                  </th>
+                  <th>Отчёт</th>
+                  <th>Продавец</th>
+                  <th>Период</th>
+                  <th className="num">Строк</th>
+                  <th className="num">Прибыль</th>
+                  <th>Загружен</th>
+                  <th aria-label="Действия" />
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((r) => (
+                  <tr key={r.id} data-testid={`report-row-${r.id}`} className={selected.has(r.id) ? 'selected' : undefined}>
+                    <td className="col-check">
+                      <input
+                        type="checkbox"
+                        aria-label={`Выбрать отчёт ${r.report_number ?? r.title}`}
+                        checked={selected.has(r.id)}
+                        onChange={() => toggle(r.id)}
+                      />
+                    </td>
+                    <td>
+                      <Link to={`/reports/${encodeURIComponent(r.id)}`} className="report-link">
+                        {r.title || (r.report_number ? `Отчёт № ${r.report_number}` : 'Отчёт')}
+                      </Link>
+                      {r.is_combined ? (
+                        <span className="badge badge-combined" data-testid="combined-badge" title={`Объединён из ${r.source_report_ids?.length ?? 'нескольких'} отчётов`}>
+                          Объединённый
+                        </span>
+                      ) : null}
+                      {r.report_number && r.title && !r.title.includes(r.report_number) ? <div className="muted small">№ {r.report_number}</div> : null}
+                    </td>
+                    <td>{r.seller ? r.seller.name || r.seller.number : <span className="muted">—</span>}</td>
+                    <td className="nowrap">{formatPeriod(r.period_from, r.period_to)}</td>
+                    <td className="num">{formatInt(r.rows)}</td>
+                    <td className={`num${(r.totals?.profit ?? 0) < 0 ? ' negative' : ''}`}>{formatRub(r.totals?.profit)}</td>
+                    <td className="nowrap muted">{formatDateTime(r.created_at)}</td>
+                    <td className="actions">
+                      <button type="button" className="btn btn-ghost btn-small" aria-label={`Удалить отчёт ${r.report_number ?? r.title}`} onClick={() => setToDelete(r)}>
+                        Удалить
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {reports.hasNextPage ? (
+              <div className="load-more">
+                <button type="button" className="btn" onClick={() => reports.fetchNextPage()} disabled={reports.isFetchingNextPage}>
+                  {reports.isFetchingNextPage ? 'Загружаем…' : 'Показать ещё'}
+                </button>
+              </div>
+            ) : null}
+          </div>
+        )}
+      </section>
+
+      {toDelete ? (
+        <ConfirmDialog
+          title="Удалить отчёт?"
+          confirmLabel="Удалить"
+          danger
+          busy={deleting}
+          onConfirm={deleteReport}
+          onCancel={() => setToDelete(null)}
+          testId="delete-dialog"
+        >
+          <p>
+            Отчёт <strong>{toDelete.title || toDelete.report_number}</strong> и его исходный файл будут удалены без возможности восстановления.
+            Списанные лимиты не возвращаются.
+          </p>
+        </ConfirmDialog>
+      ) : null}
+
+      {askCombine ? (
+        <ConfirmDialog
+          title={`Объединить ${selectedIds.length} отчёта(ов)?`}
+          confirmLabel="Объединить"
+          onConfirm={startCombine}
+          onCancel={() => setAskCombine(false)}
+          testId="combine-dialog"
+        >
+          <p>Товары будут сложены по артикулу с учётом ручных корректировок. Исходные отчёты останутся без изменений, лимиты не списываются.</p>
+          <label className="form-field">
+            Название (необязательно)
+            <input type="text" value={combineTitle} maxLength={200} onChange={(e) => setCombineTitle(e.target.value)} placeholder="Например, Декабрь 2025" />
+          </label>
+        </ConfirmDialog>
+      ) : null}
+    </div>
+  );
+}
