@@ -1,0 +1,616 @@
+/**
+ * Our own streaming .xlsx reader (ARCHITECTURE, Performance): scans the inflated sheet XML as bytes for
+ * `<row`, `<c`, `<v>`, `<is><t>`, without an XML library, and decodes UTF-8 only for the cells of the
+ * columns the metrics read. Memory stays flat whatever the sheet size: only an unfinished tag or the
+ * text of the current cell survives from one inflated chunk to the next.
+ */
+import type { Entry } from 'yauzl';
+import { ReportError } from '../errors';
+import { METRIC_KEYS, type RowSink } from '../row-sink';
+import { mapHeaderRow, type ColumnMap } from './headers';
+import type { ReadLimits } from './limits';
+import { decodeEntities, decodeOoxmlEscapes } from './xml-text';
+import { asCorrupt, type ZipArchive, type ZipStreamOptions } from './zip';
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const QUOTE = 0x22;
+const APOS = 0x27;
+const EQ = 0x3d;
+const COLON = 0x3a;
+const SP = 0x20;
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const QMARK = 0x3f;
+const BANG = 0x21;
+
+/** A single tag longer than this is not a spreadsheet (the longest real ones are namespace lists). */
+const MAX_TAG_BYTES = 1024 * 1024;
+/** Excel's last column is XFD. */
+const MAX_COLUMNS = 16384;
+/** Raw bytes per character no encoding of a legal cell reaches (entities like "&#x1F600;" are the widest). */
+const RAW_BYTES_PER_CHAR = 12;
+/** Shared strings kept as text when only counting: enough for the header row of files written in order. */
+const COUNT_MODE_KEPT_STRINGS = 4096;
+
+/** Cell types (the `t` attribute). */
+const T_NUMBER = 0;
+const T_SHARED = 1;
+const T_STR = 2;
+const T_INLINE = 3;
+const T_BOOL = 4;
+const T_ERROR = 5;
+const T_DATE = 6;
+
+/** Target of a cell's text while the header row is being read. */
+const HEADER_TARGET = -2;
+
+function cellTooLong(max: number): ReportError {
+  return new ReportError('cell_too_long', `A cell holds more than ${max} characters; such a file is refused.`, {
+    max_cell_length: max,
+  });
+}
+
+/**
+ * Tag/text tokenizer over byte chunks. Subclasses get each complete tag (`<` … `>`); the character
+ * data after a tag is collected only when the subclass sets `inText` (as byte ranges, decoded at the
+ * end of the element, so a multi-byte character split across chunks is whole again).
+ */
+abstract class XmlByteScanner {
+  /** Set to stop scanning (the rest of the part is of no interest). */
+  done = false;
+  protected inText = false;
+  private tail: Buffer | null = null;
+
+  // The current text: one byte range (the usual case) or, across chunks and rich-text runs, parts.
+  protected segBuf: Buffer | null = null;
+  protected segStart = 0;
+  protected segEnd = 0;
+  protected parts: Buffer[] | null = null;
+  protected rawLen = 0;
+  /** The text has a byte other than XML white space. */
+  protected nonWs = false;
+  private readonly rawCap: number;
+
+  constructor(protected readonly maxCellLength: number) {
+    this.rawCap = maxCellLength * RAW_BYTES_PER_CHAR + 64;
+  }
+
+  feed(chunk: Buffer): void {
+    let buf = chunk;
+    if (this.tail !== null) {
+      buf = Buffer.concat([this.tail, chunk]);
+      this.tail = null;
+    }
+    const n = buf.length;
+    let p = 0;
+    while (p < n && !this.done) {
+      if (this.inText) {
+        let q = p;
+        while (q < n && buf[q] !== LT) q++;
+        if (q > p) this.addText(buf, p, q);
+        if (q === n) return;
+        this.inText = false;
+        p = q;
+      } else if (buf[p] !== LT) {
+        // Character data nobody reads (white space, formulas): jump to the next tag.
+        p = buf.indexOf(LT, p);
+        if (p < 0) return;
+      }
+      let q = p + 1;
+      while (q < n && buf[q] !== GT) q++;
+      if (q === n) {
+        if (n - p > MAX_TAG_BYTES) throw asCorrupt(new Error('an XML tag is too long'), 'The spreadsheet');
+        this.tail = buf.subarray(p);
+        return;
+      }
+      this.tag(buf, p, q);
+      p = q + 1;
+    }
+  }
+
+  /** Whether the input ended in the middle of a tag. */
+  get pendingTag(): boolean {
+    return this.tail !== null;
+  }
+
+  /** A complete tag: buf[start] is `<`, buf[end] is `>`. */
+  protected abstract tag(buf: Buffer, start: number, end: number): void;
+
+  protected resetText(): void {
+    this.segBuf = null;
+    this.parts = null;
+    this.rawLen = 0;
+    this.nonWs = false;
+  }
+
+  private addText(buf: Buffer, s: number, e: number): void {
+    this.rawLen += e - s;
+    if (this.rawLen > this.rawCap) throw cellTooLong(this.maxCellLength);
+    if (!this.nonWs) {
+      for (let i = s; i < e; i++) {
+        const b = buf[i];
+        if (b !== SP && b !== LF && b !== CR && b !== TAB) {
+          this.nonWs = true;
+          break;
+        }
+      }
+    }
+    if (this.segBuf === null) {
+      this.segBuf = buf;
+      this.segStart = s;
+      this.segEnd = e;
+    } else {
+      if (this.parts === null) this.parts = [this.segBuf.subarray(this.segStart, this.segEnd)];
+      this.parts.push(buf.subarray(s, e));
+    }
+  }
+
+  /** The current text decoded (UTF-8, entities, OOXML escapes), length-checked. */
+  protected text(): string {
+    if (this.segBuf === null) return '';
+    let s =
+      this.parts === null
+        ? this.segBuf.toString('utf8', this.segStart, this.segEnd)
+        : Buffer.concat(this.parts).toString('utf8');
+    if (s.indexOf('&') >= 0) s = decodeEntities(s);
+    if (s.indexOf('_x') >= 0) s = decodeOoxmlEscapes(s);
+    if (s.length > this.maxCellLength) throw cellTooLong(this.maxCellLength);
+    return s;
+  }
+
+  /** The current text read as a non-negative integer (a shared-string index), -1 if it is not one. */
+  protected textIndex(): number {
+    if (this.segBuf === null) return -1;
+    const buf = this.parts === null ? this.segBuf : Buffer.concat(this.parts);
+    const s = this.parts === null ? this.segStart : 0;
+    const e = this.parts === null ? this.segEnd : buf.length;
+    let v = 0;
+    let digits = 0;
+    for (let i = s; i < e; i++) {
+      const b = buf[i];
+      if (b >= 0x30 && b <= 0x39) {
+        v = v * 10 + (b - 0x30);
+        digits++;
+      } else if (b !== SP && b !== LF && b !== CR && b !== TAB) {
+        return -1;
+      }
+    }
+    return digits > 0 && digits < 16 ? v : -1;
+  }
+}
+
+/** Shared strings (xl/sharedStrings.xml): every string's blankness, and the text of the kept ones. */
+export interface SharedStrings {
+  readonly count: number;
+  /** 1 where the string is empty or white space only. */
+  readonly blank: Uint8Array;
+  /** The string, or undefined when it was not kept (count-only mode). */
+  get(index: number): string | undefined;
+}
+
+class SharedStringsScanner extends XmlByteScanner implements SharedStrings {
+  count = 0;
+  blank = new Uint8Array(1024);
+  private readonly strings: Array<string | undefined> = [];
+  private inSi = false;
+  private inRph = false;
+
+  constructor(
+    maxCellLength: number,
+    private readonly keep: (index: number) => boolean,
+  ) {
+    super(maxCellLength);
+  }
+
+  get(index: number): string | undefined {
+    return this.strings[index];
+  }
+
+  protected tag(buf: Buffer, start: number, end: number): void {
+    let i = start + 1;
+    let close = false;
+    if (buf[i] === SLASH) {
+      close = true;
+      i++;
+    } else if (buf[i] === QMARK || buf[i] === BANG) {
+      return;
+    }
+    let ns = i;
+    while (i < end) {
+      const b = buf[i];
+      if (b === SP || b === SLASH || b === TAB || b === LF || b === CR) break;
+      if (b === COLON) ns = i + 1;
+      i++;
+    }
+    const len = i - ns;
+    const selfClosing = !close && buf[end - 1] === SLASH;
+    const c0 = buf[ns];
+    if (len === 2 && c0 === 0x73 && buf[ns + 1] === 0x69) {
+      // <si>
+      if (close) {
+        if (this.inSi) this.endString();
+      } else {
+        this.resetText();
+        this.inRph = false;
+        this.inSi = true;
+        if (selfClosing) this.endString();
+      }
+    } else if (len === 1 && c0 === 0x74) {
+      // <t>: plain text or one rich-text run; runs concatenate.
+      if (!close && !selfClosing && this.inSi && !this.inRph) this.inText = true;
+    } else if (len === 3 && c0 === 0x72 && buf[ns + 1] === 0x50 && buf[ns + 2] === 0x68) {
+      // <rPh>: phonetic reading, not part of the value.
+      this.inRph = !close && !selfClosing;
+    }
+  }
+
+  private endString(): void {
+    this.inSi = false;
+    const index = this.count++;
+    if (index >= this.blank.length) {
+      const grown = new Uint8Array(this.blank.length * 2);
+      grown.set(this.blank);
+      this.blank = grown;
+    }
+    this.blank[index] = this.nonWs ? 0 : 1;
+    if (this.keep(index)) {
+      this.strings.push(this.text());
+    } else {
+      if (this.rawLen > this.maxCellLength) this.text();
+      this.strings.push(undefined);
+    }
+  }
+}
+
+/** What the sheet scan found besides the rows handed to the sink. */
+export interface SheetScanResult {
+  rows: number;
+  /** The header row was found (false: the sheet has no non-empty row at all). */
+  header: boolean;
+  columns: ColumnMap | null;
+}
+
+export class SheetScanner extends XmlByteScanner {
+  rows = 0;
+  columns: ColumnMap | null = null;
+  /** Header cells whose shared strings were not kept (count-only mode): column → string index. */
+  readonly pendingHeader = new Map<number, number>();
+  readonly headers = new Map<number, string>();
+  headerDone = false;
+
+  private toMetric: Int16Array | null = null;
+  private readonly cells: Array<string | undefined> = new Array<string | undefined>(METRIC_KEYS.length).fill(undefined);
+  private cellsDirty = false;
+  private inRow = false;
+  private rowNonEmpty = false;
+  private inCell = false;
+  private inIs = false;
+  private inRph = false;
+  private col = -1;
+  private type = T_NUMBER;
+  private target = -1;
+
+  constructor(
+    private readonly sst: SharedStrings | null,
+    private readonly sink: RowSink | null,
+    private readonly limits: ReadLimits,
+  ) {
+    super(limits.maxCellLength);
+  }
+
+  protected tag(buf: Buffer, start: number, end: number): void {
+    let i = start + 1;
+    let b = buf[i];
+    let close = false;
+    if (b === SLASH) {
+      close = true;
+      i++;
+    } else if (b === QMARK || b === BANG) {
+      return;
+    }
+    let ns = i;
+    while (i < end) {
+      b = buf[i];
+      if (b === SP || b === SLASH || b === TAB || b === LF || b === CR) break;
+      if (b === COLON) ns = i + 1;
+      i++;
+    }
+    const len = i - ns;
+    const c0 = buf[ns];
+    if (len === 1) {
+      if (c0 === 0x63) {
+        // <c>
+        if (close) this.endCell();
+        else this.startCell(buf, i, end);
+      } else if (c0 === 0x76) {
+        // <v>: the value (number text, shared-string index, str text, bool, error)
+        if (!close && this.inCell && buf[end - 1] !== SLASH) this.inText = true;
+      } else if (c0 === 0x74) {
+        // <t> inside <is>: inline string text, rich-text runs concatenated
+        if (!close && this.inIs && !this.inRph && buf[end - 1] !== SLASH) this.inText = true;
+      }
+    } else if (len === 3) {
+      if (c0 === 0x72 && buf[ns + 1] === 0x6f && buf[ns + 2] === 0x77) {
+        // <row>
+        if (close) this.endRow();
+        else if (buf[end - 1] !== SLASH) this.startRow();
+      } else if (c0 === 0x72 && buf[ns + 1] === 0x50 && buf[ns + 2] === 0x68) {
+        // <rPh>: phonetic run, not part of the value
+        this.inRph = !close && buf[end - 1] !== SLASH;
+      }
+    } else if (len === 2) {
+      if (c0 === 0x69 && buf[ns + 1] === 0x73) this.inIs = !close && this.inCell && buf[end - 1] !== SLASH;
+    } else if (len === 9 && close && c0 === 0x73 && buf.toString('latin1', ns, i) === 'sheetData') {
+      this.done = true;
+    }
+  }
+
+  private startRow(): void {
+    this.inRow = true;
+    this.rowNonEmpty = false;
+    this.col = -1;
+  }
+
+  private startCell(buf: Buffer, i: number, end: number): void {
+    const selfClosing = buf[end - 1] === SLASH;
+    const stop = selfClosing ? end - 1 : end;
+    let col = -1;
+    let type = T_NUMBER;
+    let k = i;
+    while (k < stop) {
+      if (buf[k] <= SP) {
+        k++;
+        continue;
+      }
+      const an = k;
+      while (k < stop && buf[k] !== EQ && buf[k] > SP) k++;
+      const anLen = k - an;
+      while (k < stop && buf[k] !== QUOTE && buf[k] !== APOS) k++;
+      if (k >= stop) break;
+      const q = buf[k++];
+      const vs = k;
+      while (k < stop && buf[k] !== q) k++;
+      const ve = k++;
+      if (anLen === 1) {
+        const a = buf[an];
+        if (a === 0x72) col = parseColumn(buf, vs, ve);
+        else if (a === 0x74) type = parseType(buf, vs, ve);
+      }
+    }
+    // A cell without r= is the one after the previous cell.
+    col = col >= 0 ? col : this.col + 1;
+    if (col >= MAX_COLUMNS) throw asCorrupt(new Error(`a cell lies beyond column XFD`), 'The spreadsheet');
+    this.col = col;
+    if (selfClosing || !this.inRow) return;
+    this.inCell = true;
+    this.inIs = false;
+    this.inRph = false;
+    this.type = type;
+    if (!this.headerDone) this.target = HEADER_TARGET;
+    else {
+      const tm = this.toMetric;
+      this.target = tm !== null && col < tm.length ? tm[col] : -1;
+    }
+    this.resetText();
+  }
+
+  private endCell(): void {
+    if (!this.inCell) return;
+    this.inCell = false;
+    this.inIs = false;
+    this.inText = false;
+    if (this.segBuf === null) return;
+    const target = this.target;
+    let value: string | undefined;
+    if (this.type === T_SHARED) {
+      const sst = this.sst;
+      const index = this.textIndex();
+      if (sst === null || index < 0 || index >= sst.count) {
+        throw asCorrupt(new Error(`a cell refers to a missing shared string`), 'The spreadsheet');
+      }
+      if (sst.blank[index] === 0) this.rowNonEmpty = true;
+      if (target === -1) return;
+      value = sst.get(index);
+      if (value === undefined && target === HEADER_TARGET) {
+        this.pendingHeader.set(this.col, index);
+        return;
+      }
+    } else {
+      if (this.nonWs) this.rowNonEmpty = true;
+      if (target === -1) {
+        // Not decoded, but the length cap applies to every cell.
+        if (this.rawLen > this.maxCellLength) this.text();
+        return;
+      }
+      value = this.text();
+    }
+    if (value === undefined || value === '') return;
+    if (target === HEADER_TARGET) {
+      this.headers.set(this.col, value);
+    } else {
+      this.cells[target] = value;
+      this.cellsDirty = true;
+    }
+  }
+
+  private endRow(): void {
+    if (!this.inRow) return;
+    this.inRow = false;
+    this.inCell = false;
+    if (!this.headerDone) {
+      if (this.rowNonEmpty) this.finishHeader();
+      else {
+        this.headers.clear();
+        this.pendingHeader.clear();
+      }
+      return;
+    }
+    if (this.rowNonEmpty) {
+      if (++this.rows > this.limits.maxRows) {
+        throw new ReportError('too_many_rows', `The report has more than ${this.limits.maxRows} rows.`, {
+          max_rows: this.limits.maxRows,
+        });
+      }
+      if (this.sink !== null) this.sink.row(this.cells);
+    }
+    if (this.cellsDirty) {
+      this.cells.fill(undefined);
+      this.cellsDirty = false;
+    }
+  }
+
+  private finishHeader(): void {
+    this.headerDone = true;
+    // Count-only mode with header text not at hand: validated by the caller after the scan.
+    if (this.pendingHeader.size > 0) return;
+    this.applyHeader();
+  }
+
+  /** Maps the header row (throws missing_headers) and starts the sink. */
+  applyHeader(): void {
+    this.columns = mapHeaderRow(this.headers);
+    if (this.sink !== null) {
+      this.toMetric = this.columns.toMetric;
+      this.sink.begin(this.columns.present);
+    }
+  }
+}
+
+function parseColumn(buf: Buffer, s: number, e: number): number {
+  let c = 0;
+  for (let k = s; k < e; k++) {
+    const b = buf[k];
+    if (b >= 0x41 && b <= 0x5a) c = c * 26 + (b - 0x40);
+    else if (b >= 0x61 && b <= 0x7a) c = c * 26 + (b - 0x60);
+    else break;
+    if (c > MAX_COLUMNS) return MAX_COLUMNS;
+  }
+  return c - 1;
+}
+
+function parseType(buf: Buffer, s: number, e: number): number {
+  const len = e - s;
+  const c0 = buf[s];
+  if (len === 1) {
+    if (c0 === 0x73) return T_SHARED;
+    if (c0 === 0x62) return T_BOOL;
+    if (c0 === 0x65) return T_ERROR;
+    if (c0 === 0x64) return T_DATE;
+    return T_NUMBER;
+  }
+  if (len === 3 && c0 === 0x73) return T_STR;
+  if (len === 9 && c0 === 0x69) return T_INLINE;
+  return T_NUMBER;
+}
+
+// ---- package parts -------------------------------------------------------------------------------
+
+const SMALL_PART_BYTES = 32 * 1024 * 1024;
+
+interface SheetParts {
+  sheet: Entry;
+  sharedStrings: Entry | null;
+}
+
+function attr(attrs: string, name: string): string | null {
+  const m = new RegExp(`(?:^|\\s)(?:[\\w.-]+:)?${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(attrs);
+  return m ? decodeEntities(m[1] ?? m[2]) : null;
+}
+
+/** Resolves a relationship target relative to xl/ (or absolute from the package root). */
+function resolveTarget(target: string): string {
+  const segments = target.startsWith('/') ? [] : ['xl'];
+  for (const part of target.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') segments.pop();
+    else segments.push(part);
+  }
+  return segments.join('/');
+}
+
+async function readSmallPart(zip: ZipArchive, entry: Entry): Promise<string> {
+  const buf = await zip.read(entry, SMALL_PART_BYTES, () =>
+    asCorrupt(new Error(`${entry.fileName} is implausibly large`), 'The spreadsheet'),
+  );
+  return buf.toString('utf8');
+}
+
+/** The first sheet (workbook order, via its relationship) and the shared strings part, if any. */
+async function locateParts(zip: ZipArchive): Promise<SheetParts> {
+  let sheet: Entry | undefined;
+  let sharedStrings: Entry | undefined;
+  const workbook = zip.find('xl/workbook.xml');
+  const rels = zip.find('xl/_rels/workbook.xml.rels');
+  if (workbook && rels) {
+    const wb = await readSmallPart(zip, workbook);
+    const relText = await readSmallPart(zip, rels);
+    const first = /<(?:[\w.-]+:)?sheet\b([^>]*)>/.exec(wb);
+    const relId = first ? attr(first[1], 'id') : null;
+    for (const m of relText.matchAll(/<(?:[\w.-]+:)?Relationship\b([^>]*)>/g)) {
+      const id = attr(m[1], 'Id');
+      const type = attr(m[1], 'Type') ?? '';
+      const target = attr(m[1], 'Target');
+      if (target === null) continue;
+      if (relId !== null && id === relId) sheet = zip.find(resolveTarget(target));
+      else if (type.endsWith('/sharedStrings')) sharedStrings = zip.find(resolveTarget(target));
+    }
+  }
+  sheet ??=
+    zip.find('xl/worksheets/sheet1.xml') ??
+    zip.entries.find((e) => /^\/?xl\/worksheets\/[^/]+\.xml$/i.test(e.fileName));
+  sharedStrings ??= zip.find('xl/sharedStrings.xml');
+  if (!sheet) throw asCorrupt(new Error('the workbook has no worksheet'), 'The spreadsheet');
+  return { sheet, sharedStrings: sharedStrings ?? null };
+}
+
+async function readSharedStrings(
+  zip: ZipArchive,
+  entry: Entry,
+  limits: ReadLimits,
+  keep: (index: number) => boolean,
+  options: ZipStreamOptions,
+): Promise<SharedStringsScanner> {
+  const scanner = new SharedStringsScanner(limits.maxCellLength, keep);
+  for await (const chunk of zip.stream(entry, options)) scanner.feed(chunk);
+  return scanner;
+}
+
+/**
+ * Reads the first sheet of an .xlsx package into the sink (null: only count rows).
+ * Shared strings come first (random access), then the sheet streams through the byte scanner.
+ */
+export async function scanXlsx(
+  zip: ZipArchive,
+  sink: RowSink | null,
+  limits: ReadLimits,
+  options: ZipStreamOptions = {},
+): Promise<SheetScanResult> {
+  const parts = await locateParts(zip);
+  const keepAll = () => true;
+  const keep = sink !== null ? keepAll : (i: number) => i < COUNT_MODE_KEPT_STRINGS;
+  const sst = parts.sharedStrings ? await readSharedStrings(zip, parts.sharedStrings, limits, keep, options) : null;
+
+  const scanner = new SheetScanner(sst, sink, limits);
+  for await (const chunk of zip.stream(parts.sheet, options)) {
+    scanner.feed(chunk);
+    if (scanner.done) break;
+  }
+  if (!scanner.done && scanner.pendingTag) {
+    throw asCorrupt(new Error('the sheet ends in the middle'), 'The spreadsheet');
+  }
+
+  if (scanner.headerDone && scanner.columns === null && parts.sharedStrings) {
+    // Count-only mode and the header's strings were not kept: fetch just those.
+    const wanted = new Set(scanner.pendingHeader.values());
+    const again = await readSharedStrings(zip, parts.sharedStrings, limits, (i) => wanted.has(i), options);
+    for (const [col, index] of scanner.pendingHeader) {
+      const text = again.get(index);
+      if (text) scanner.headers.set(col, text);
+    }
+    scanner.applyHeader();
+  }
+  return { rows: scanner.rows, header: scanner.headerDone, columns: scanner.columns };
+}
