@@ -13,15 +13,13 @@ export interface IdentityViolation {
   allowed: number;
 }
 
-type Values = Pick<AggregateValues, 'realization' | 'for_pay' | 'commission' | 'acquiring' | 'attorney_services' | 'sales_qty' | 'returns_qty'>;
-
 /**
  * Items of a ParsedReport (`aggregates`) or ComputedItems (`computed`). The allowance is 1 kopeck per
  * realization row: `rowsByArticle[article]` when given, else sales_qty + returns_qty (a row has quantity ≥ 1).
  * Returns the items that break the identity (empty when it holds).
  */
 export function checkIdentity(
-  items: ReadonlyArray<{ article: string; aggregates?: Values; computed?: ItemValues }>,
+  items: ReadonlyArray<{ article: string; aggregates?: AggregateValues; computed?: ItemValues }>,
   rowsByArticle?: Readonly<Record<string, number>>,
 ): IdentityViolation[] {
   const out: IdentityViolation[] = [];
