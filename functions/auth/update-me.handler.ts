@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { http, json, taxProfilePatchSchema, taxProfileSchema, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { validation } from '../../shared/errors';
+import { toPublicUser, updateTax } from '../../shared/store/users.repo';
+
+const route = { auth: 'user', body: z.object({ tax: taxProfilePatchSchema }).strict() } satisfies HttpOptions;
+
+/**
+ * PATCH /api/auth/me {tax} → the user with the new default tax profile. Fields not sent keep their
+ * stored value (the profile starts as DEFAULT_TAX_PROFILE); the merged profile is validated whole.
+ */
+export async function main(req: HttpRequest<typeof route>) {
+  const merged = taxProfileSchema.safeParse({ ...req.user.tax, ...req.body.tax });
+  if (!merged.success) throw validation(merged.error.issues.map((i) => ({ ...i, path: ['tax', ...i.path] })), 'body');
+  const user = await updateTax(req.user.id, merged.data);
+  return json(200, { user: toPublicUser(user) });
+}
+
+export const handler = http(route, main);

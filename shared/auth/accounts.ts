@@ -1,0 +1,101 @@
+/**
+ * Account use cases of API.md "Auth". Handlers in functions/auth parse input and shape output; the
+ * rules live here.
+ */
+import { getConfig } from '../config';
+import { badRequest, unauthorized } from '../errors';
+import { confirmationMail, confirmLink, passwordMail, resetMail } from '../mail/messages';
+import { sendMail } from '../mail/send';
+import { tryConsume } from '../store/throttle.repo';
+import { confirmUser, createUser, getUserByEmail, getUserById, resetPasswordOnce, toPublicUser, type PublicUser, type UserRecord } from '../store/users.repo';
+import { burnPasswordCheck, generatePassword, hashPassword, verifyPassword } from './passwords';
+import { signToken, verifyToken } from './tokens';
+
+/** API.md: at most 3 confirmation (or reset) mails per hour per address. */
+export const MAILS_PER_HOUR = 3;
+
+function mailSlot(kind: 'confirm_mail' | 'reset_mail', email: string): Promise<boolean> {
+  return tryConsume({ kind, subject: email, limit: MAILS_PER_HOUR, windowSeconds: 3600 });
+}
+
+export type RegisterOutcome = 'created' | 'resent' | 'throttled' | 'already_confirmed';
+
+/**
+ * Register `email` (already normalized). Input: an address. Output: what happened, for logs and tests
+ * only — the route answers the same 202 in every case (no account enumeration).
+ * Steps: find or create the user (a concurrent registration of the same address ends up as "existing");
+ * a confirmed user gets nothing; otherwise, when the hourly mail budget allows, mail a fresh confirm link.
+ */
+export async function register(email: string): Promise<RegisterOutcome> {
+  let user = await getUserByEmail(email);
+  let created = false;
+  if (!user) {
+    try {
+      user = await createUser({ email });
+      created = true;
+    } catch (e) {
+      user = await getUserByEmail(email);
+      if (!user) throw e;
+    }
+  }
+  if (user.confirmed) return 'already_confirmed';
+  if (!(await mailSlot('confirm_mail', user.email))) return 'throttled';
+  const token = signToken({ user_id: user.id }, 'confirm');
+  await sendMail(confirmationMail(user.email, confirmLink(getConfig().APP_URL, token)));
+  return created ? 'created' : 'resent';
+}
+
+export type ConfirmResult = { status: 'confirmed'; email: string } | { status: 'already_confirmed' };
+
+/**
+ * Open a mailed link. A `confirm` token confirms the address with a generated password, once: the
+ * conditional update lets exactly one opener win, every later opener (a mail scanner's pre-fetch, a
+ * second click, an older resent link) gets `already_confirmed` and no password. A `reset` token sets a
+ * new password, once per token (its jti is recorded as used). The password goes out by mail only.
+ * Bad, expired or access tokens → 400 invalid_token.
+ */
+export async function confirm(token: string): Promise<ConfirmResult> {
+  const payload = verifyToken(token, ['confirm', 'reset']);
+  const user = await getUserById(payload.user_id);
+  if (!user) throw badRequest('invalid_token', 'The link is invalid or has expired');
+  if (payload.scenario === 'confirm') {
+    if (user.confirmed) return { status: 'already_confirmed' };
+    const password = generatePassword();
+    if (!(await confirmUser(user.id, await hashPassword(password)))) return { status: 'already_confirmed' };
+    await sendMail(passwordMail(user.email, password, getConfig().APP_URL, 'confirmed'));
+    return { status: 'confirmed', email: user.email };
+  }
+  if (!user.confirmed) throw badRequest('invalid_token', 'The link is invalid or has expired');
+  const password = generatePassword();
+  const applied = await resetPasswordOnce({ userId: user.id, jti: payload.jti, tokenExp: payload.exp, passwordHash: await hashPassword(password) });
+  if (!applied) return { status: 'already_confirmed' };
+  await sendMail(passwordMail(user.email, password, getConfig().APP_URL, 'reset'));
+  return { status: 'confirmed', email: user.email };
+}
+
+export type ForgotOutcome = 'sent' | 'throttled' | 'ignored';
+
+/** Forgot password: a confirmed user gets a one-time reset link (1 h), within the hourly mail budget. */
+export async function forgotPassword(email: string): Promise<ForgotOutcome> {
+  const user = await getUserByEmail(email);
+  if (!user || !user.confirmed) return 'ignored';
+  if (!(await mailSlot('reset_mail', user.email))) return 'throttled';
+  const token = signToken({ user_id: user.id }, 'reset');
+  await sendMail(resetMail(user.email, confirmLink(getConfig().APP_URL, token)));
+  return 'sent';
+}
+
+/**
+ * Sign in. One answer (401 invalid_credentials) for an unknown address, a wrong password and an
+ * unconfirmed account; the unknown cases still spend one bcrypt comparison so timing tells nothing.
+ */
+export async function login(email: string, password: string): Promise<{ token: string; user: PublicUser }> {
+  const user: UserRecord | null = await getUserByEmail(email);
+  const fail = () => unauthorized('Wrong email or password', 'invalid_credentials');
+  if (!user || !user.confirmed || !user.password_hash) {
+    await burnPasswordCheck(password);
+    throw fail();
+  }
+  if (!(await verifyPassword(password, user.password_hash))) throw fail();
+  return { token: signToken({ user_id: user.id }, 'access'), user: toPublicUser(user) };
+}
