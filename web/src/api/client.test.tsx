@@ -1,0 +1,207 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { MemoryRouter, Route, Routes } from 'react-router-dom';
+import { api, fileNameFromDisposition, resolveApiBase } from './client';
+import { ApiError } from './errors';
+import { EMAIL_KEY, TOKEN_KEY } from './session';
+import { AuthProvider } from '../lib/auth';
+import { createQueryClient } from '../lib/query-client';
+import { LoginPage } from '../pages/login-page';
+
+type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+let reload: ReturnType<typeof vi.fn>;
+let fetchMock: ReturnType<typeof vi.fn>;
+
+function mockFetch(handler: Handler) {
+  fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => handler(String(input), init));
+  vi.stubGlobal('fetch', fetchMock);
+}
+
+beforeEach(() => {
+  window.localStorage.clear();
+  reload = vi.fn();
+  vi.spyOn(window.location, 'reload').mockImplementation(reload);
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+  window.localStorage.clear();
+});
+
+describe('session handling', () => {
+  it('sends the stored token, and on 401 clears svc_token and svc_email and reloads the page', async () => {
+    window.localStorage.setItem(TOKEN_KEY, 'jwt-1');
+    window.localStorage.setItem(EMAIL_KEY, 'seller@example.ru');
+    mockFetch(() => json(401, { error: { code: 'unauthorized', message: 'Token expired' } }));
+
+    const error = await api.listReports({}).catch((e: unknown) => e);
+
+    const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    expect(url).toBe('/api/reports');
+    expect((init.headers as Record<string, string>).Authorization).toBe('Bearer jwt-1');
+    expect(window.localStorage.getItem(TOKEN_KEY)).toBeNull();
+    expect(window.localStorage.getItem(EMAIL_KEY)).toBeNull();
+    expect(reload).toHaveBeenCalledTimes(1);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).message).toBe('Сессия истекла. Войдите снова.');
+  });
+
+  it('treats 403 on an authenticated request the same way', async () => {
+    window.localStorage.setItem(TOKEN_KEY, 'jwt-2');
+    window.localStorage.setItem(EMAIL_KEY, 'seller@example.ru');
+    mockFetch(() => json(403, { error: { code: 'forbidden', message: 'Forbidden' } }));
+
+    await expect(api.me()).rejects.toBeInstanceOf(ApiError);
+
+    expect(window.localStorage.getItem(TOKEN_KEY)).toBeNull();
+    expect(window.localStorage.getItem(EMAIL_KEY)).toBeNull();
+    expect(reload).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps the session on other errors of an authenticated request', async () => {
+    window.localStorage.setItem(TOKEN_KEY, 'jwt-3');
+    window.localStorage.setItem(EMAIL_KEY, 'seller@example.ru');
+    mockFetch(() => json(402, { error: { code: 'insufficient_limits', message: 'Not enough limits', details: { rows: 1200, limits: 1000 } } }));
+
+    const error = (await api.upload('u1').catch((e: unknown) => e)) as ApiError;
+
+    expect(error.message).toBe('Недостаточно лимитов: в отчёте 1 200 строк, а у вас осталось 1 000 строк.'.replace(/ (?=\d{3} )/g, '\u00a0'));
+    expect(window.localStorage.getItem(TOKEN_KEY)).toBe('jwt-3');
+    expect(reload).not.toHaveBeenCalled();
+  });
+
+  it('shows a failed sign-in as a message: no token sent, nothing cleared, no reload', async () => {
+    mockFetch(() => json(401, { error: { code: 'invalid_credentials', message: 'Invalid email or password' } }));
+    render(
+      <QueryClientProvider client={createQueryClient()}>
+        <MemoryRouter initialEntries={['/login']}>
+          <AuthProvider>
+            <Routes>
+              <Route path="/login" element={<LoginPage />} />
+              <Route path="/reports" element={<div>Список отчётов</div>} />
+            </Routes>
+          </AuthProvider>
+        </MemoryRouter>
+      </QueryClientProvider>,
+    );
+
+    fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'seller@example.ru' } });
+    fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'wrong-password' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Войти' }));
+
+    const alert = await screen.findByTestId('login-error');
+    expect(alert.textContent).toBe('Неверный email или пароль (или адрес ещё не подтверждён).');
+    expect(alert.textContent).not.toContain('invalid_credentials');
+    const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    expect(url).toBe('/api/auth/login');
+    expect(JSON.parse(String(init.body))).toEqual({ email: 'seller@example.ru', password: 'wrong-password' });
+    expect((init.headers as Record<string, string>).Authorization).toBeUndefined();
+    expect(reload).not.toHaveBeenCalled();
+    expect(screen.queryByText('Список отчётов')).toBeNull();
+  });
+
+  it('stores the token and email after a successful sign-in and opens the reports', async () => {
+    mockFetch(() => json(200, { token: 'jwt-new', user: { id: 'u1', email: 'seller@example.ru' } }));
+    render(
+      <QueryClientProvider client={createQueryClient()}>
+        <MemoryRouter initialEntries={['/login']}>
+          <AuthProvider>
+            <Routes>
+              <Route path="/login" element={<LoginPage />} />
+              <Route path="/reports" element={<div>Список отчётов</div>} />
+            </Routes>
+          </AuthProvider>
+        </MemoryRouter>
+      </QueryClientProvider>,
+    );
+    fireEvent.change(screen.getByLabelText('Email'), { target: { value: ' seller@example.ru ' } });
+    fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'Secret-pass-42' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Войти' }));
+
+    await screen.findByText('Список отчётов');
+    expect(window.localStorage.getItem(TOKEN_KEY)).toBe('jwt-new');
+    expect(window.localStorage.getItem(EMAIL_KEY)).toBe('seller@example.ru');
+  });
+});
+
+describe('error messages', () => {
+  beforeEach(() => window.localStorage.setItem(TOKEN_KEY, 'jwt'));
+
+  const cases: Array<[number, Record<string, unknown>, string]> = [
+    [415, { code: 'unsupported_format', message: 'Unsupported' }, 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.'],
+    [413, { code: 'file_too_large', message: 'Too large' }, 'Файл слишком большой.'],
+    [409, { code: 'source_missing', message: 'No source' }, 'Исходный файл этого отчёта не сохранён, поэтому действие недоступно.'],
+    [422, { code: 'field_not_correctable', message: 'nope' }, 'Это поле нельзя скорректировать вручную.'],
+    [400, { code: 'invalid_token', message: 'bad token' }, 'Ссылка недействительна или устарела. Запросите новую.'],
+    [429, { code: 'rate_limited', message: 'slow down' }, 'Слишком много запросов. Подождите немного и попробуйте снова.'],
+    [400, { code: 'validation_error', message: 'Invalid body', details: { issues: [] } }, 'Проверьте введённые данные.'],
+    [404, { code: 'not_found', message: 'Not found' }, 'Не найдено: возможно, запись уже удалена.'],
+    [404, { code: 'job_not_found', message: 'Not found' }, 'Задача объединения не найдена: возможно, сервер был перезапущен. Запустите объединение ещё раз.'],
+    [500, { code: 'internal_error', message: 'internal error' }, 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.'],
+    [502, {}, 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.'],
+    [418, { code: 'some_new_code', message: 'teapot' }, 'Что-то пошло не так. Попробуйте ещё раз.'],
+  ];
+
+  it.each(cases)('HTTP %i %o → a Russian message', async (status, body, expected) => {
+    mockFetch(() => json(status, Object.keys(body).length ? { error: body } : { message: 'Bad Gateway' }));
+    const error = (await api.getReport('r1').catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.message).toBe(expected);
+    expect(error.message).not.toMatch(/[a-z]+_[a-z]+/);
+  });
+
+  it('keeps the API text about a bad file as a detail beside the Russian message', async () => {
+    mockFetch(() => json(422, { error: { code: 'missing_headers', message: 'Нет колонок: sa_name, ppvz_for_pay', details: { missing: ['sa_name', 'ppvz_for_pay'] } } }));
+    const error = (await api.countRows('up1').catch((e: unknown) => e)) as ApiError;
+    expect(error.message).toBe('Файл не похож на детализированный отчёт Wildberries: в нём нет нужных колонок. Не найдены: sa_name, ppvz_for_pay.');
+    expect(error.serverMessage).toBe('Нет колонок: sa_name, ppvz_for_pay');
+  });
+
+  it('reports a network failure in Russian', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => {
+      throw new TypeError('Failed to fetch');
+    }));
+    const error = (await api.listProducts('').catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe('network_error');
+    expect(error.message).toBe('Нет связи с сервером. Проверьте подключение к интернету и попробуйте ещё раз.');
+    expect(reload).not.toHaveBeenCalled();
+  });
+
+  it('reports a server answer that is not JSON (an HTML error page) without internals', async () => {
+    mockFetch(() => new Response('<html>Internal Server Error at Object.<anonymous></html>', { status: 500 }));
+    const error = (await api.me().catch((e: unknown) => e)) as ApiError;
+    expect(error.message).toBe('На сервере произошла ошибка. Попробуйте ещё раз чуть позже.');
+  });
+});
+
+describe('request details', () => {
+  it('resolves the API base: relative by default, VITE_API_BASE with or without /api', () => {
+    expect(resolveApiBase(undefined)).toBe('/api');
+    expect(resolveApiBase('')).toBe('/api');
+    expect(resolveApiBase('https://abc.cloudfront.net')).toBe('https://abc.cloudfront.net/api');
+    expect(resolveApiBase('https://abc.cloudfront.net/api/')).toBe('https://abc.cloudfront.net/api');
+  });
+
+  it('reads Cyrillic file names from Content-Disposition', () => {
+    expect(fileNameFromDisposition(`attachment; filename="report.xlsx"; filename*=UTF-8''${encodeURIComponent('Отчёт 123.xlsx')}`)).toBe('Отчёт 123.xlsx');
+    expect(fileNameFromDisposition('attachment; filename="summary.xls"')).toBe('summary.xls');
+    expect(fileNameFromDisposition(null)).toBeNull();
+  });
+
+  it('sends the manual value in roubles as JSON to the item route', async () => {
+    window.localStorage.setItem(TOKEN_KEY, 'jwt');
+    mockFetch(() => json(200, { item: {}, totals: {} }));
+    await api.setManualValue('item/7', 'realization', 1500.5);
+    const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    expect(url).toBe('/api/reports/items/item%2F7/manual-value');
+    expect(init.method).toBe('PUT');
+    expect(JSON.parse(String(init.body))).toEqual({ field: 'realization', value: 1500.5 });
+  });
+});
