@@ -157,11 +157,33 @@ describe('error messages', () => {
     expect(error.message).not.toMatch(/[a-z]+_[a-z]+/);
   });
 
-  it('keeps the API text about a bad file as a detail beside the Russian message', async () => {
-    mockFetch(() => json(422, { error: { code: 'missing_headers', message: 'Нет колонок: sa_name, ppvz_for_pay', details: { missing: ['sa_name', 'ppvz_for_pay'] } } }));
+  it('names the missing columns of a bad file in Russian, without the API English text', async () => {
+    mockFetch(() =>
+      json(422, {
+        error: {
+          code: 'missing_headers',
+          message: 'Not a Wildberries detailed report: missing columns «Тип документа», «К перечислению Продавцу за реализованный Товар».',
+          details: { missing: ['Тип документа', 'К перечислению Продавцу за реализованный Товар'] },
+        },
+      }),
+    );
     const error = (await api.countRows('up1').catch((e: unknown) => e)) as ApiError;
-    expect(error.message).toBe('Файл не похож на детализированный отчёт Wildberries: в нём нет нужных колонок. Не найдены: sa_name, ppvz_for_pay.');
-    expect(error.serverMessage).toBe('Нет колонок: sa_name, ppvz_for_pay');
+    expect(error.message).toBe(
+      'Файл не похож на детализированный отчёт Wildberries: в нём нет нужных колонок. Не найдены: «Тип документа», «К перечислению Продавцу за реализованный Товар».',
+    );
+    expect(error.serverMessage).toBeUndefined();
+  });
+
+  it('keeps a Russian API text about a bad file as a detail, and drops an English one', async () => {
+    mockFetch(() => json(422, { error: { code: 'corrupt_file', message: 'Лист «Отчёт» обрывается на строке 812' } }));
+    const russian = (await api.countRows('up1').catch((e: unknown) => e)) as ApiError;
+    expect(russian.message).toBe('Файл повреждён или не читается.');
+    expect(russian.serverMessage).toBe('Лист «Отчёт» обрывается на строке 812');
+
+    mockFetch(() => json(422, { error: { code: 'corrupt_file', message: 'Unexpected end of central directory' } }));
+    const english = (await api.countRows('up1').catch((e: unknown) => e)) as ApiError;
+    expect(english.message).toBe('Файл повреждён или не читается.');
+    expect(english.serverMessage).toBeUndefined();
   });
 
   it('reports a network failure in Russian', async () => {
