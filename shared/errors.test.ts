@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AppError, paymentRequired, toAppError, validation } from './errors';
+import { ReportError } from './report/errors';
+
+describe('toAppError', () => {
+  it('keeps an AppError as it is', () => {
+    const e = paymentRequired(12000, 10000);
+    expect(toAppError(e)).toBe(e);
+    expect(e.status).toBe(402);
+    expect(e.code).toBe('insufficient_limits');
+    expect(e.details).toEqual({ rows: 12000, limits: 10000 });
+  });
+
+  it.each([
+    ['unsupported_format', 415],
+    ['file_too_large', 413],
+    ['missing_headers', 422],
+    ['zip_bomb', 422],
+    ['corrupt_file', 422],
+    ['empty_report', 422],
+  ] as const)('maps ReportError %s to %i keeping code and details', (code, status) => {
+    const mapped = toAppError(new ReportError(code, 'why', { missing: ['sa_name'] }));
+    expect(mapped).toBeInstanceOf(AppError);
+    expect(mapped.status).toBe(status);
+    expect(mapped.code).toBe(code);
+    expect(mapped.details).toEqual({ missing: ['sa_name'] });
+  });
+
+  it('maps a field-not-correctable domain error to 422 with its code and field', () => {
+    class FieldNotCorrectableError extends Error {
+      readonly code = 'field_not_correctable';
+      constructor(readonly field: string) {
+        super(`Field "${field}" does not accept a manual value`);
+        this.name = 'FieldNotCorrectableError';
+      }
+    }
+    const mapped = toAppError(new FieldNotCorrectableError('realization'));
+    expect(mapped.status).toBe(422);
+    expect(mapped.code).toBe('field_not_correctable');
+    expect(mapped.details).toEqual({ field: 'realization' });
+  });
+
+  it('turns anything else into a bare 500 without the original text', () => {
+    const mapped = toAppError(new Error('ResourceNotFoundException: table arn:aws:dynamodb:... not found'));
+    expect(mapped.status).toBe(500);
+    expect(mapped.code).toBe('internal_error');
+    expect(mapped.message).toBe('internal error');
+    expect(JSON.stringify(mapped.details)).toBe('{}');
+    expect(toAppError('a string').status).toBe(500);
+    expect(toAppError(undefined).status).toBe(500);
+  });
+
+  it('validation carries zod issues with dotted paths', () => {
+    const r = z.object({ tax: z.object({ usn_rate: z.number().max(15) }) }).safeParse({ tax: { usn_rate: 20 } });
+    expect(r.success).toBe(false);
+    const e = validation(r.error!.issues, 'body');
+    expect(e.status).toBe(400);
+    expect(e.code).toBe('validation_error');
+    expect(e.details.issues).toEqual([expect.objectContaining({ path: 'tax.usn_rate', code: 'too_big' })]);
+  });
+});
