@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { freePort } from './ports';
+import { stopGroup, tail, track } from './process';
+
+export const repoRoot = path.resolve(__dirname, '..', '..');
+
+export interface OfflineOptions {
+  /** API port (default: a free one). */
+  httpPort?: number;
+  /** serverless-offline's Lambda invoke port (default: a free one). */
+  lambdaPort?: number;
+  /** Where serverless.yml lives (default: this repository). */
+  cwd?: string;
+  /** Receives every line serverless-offline prints (default: dropped, kept for errors). */
+  log?: (line: string) => void;
+  /** How long to wait for the first answer (bundling all functions takes a while). */
+  timeoutMs?: number;
+}
+
+export interface Offline {
+  /** `http://127.0.0.1:<port>/api`: the base every route of API.md hangs under. */
+  apiUrl: string;
+  /** `http://127.0.0.1:<port>`: the server root (what a proxy targets). */
+  baseUrl: string;
+  httpPort: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * `serverless offline start --stage local` (osls + serverless-esbuild + serverless-offline) as a
+ * child in its own process group, serving every route of serverless.yml with `env` as the
+ * handlers' environment (the `local` stage's params read it). Resolves once the API answers.
+ */
+export async function startOffline(env: Record<string, string>, opts: OfflineOptions = {}): Promise<Offline> {
+  const httpPort = opts.httpPort ?? (await freePort());
+  const lambdaPort = opts.lambdaPort ?? (await freePort());
+  const cwd = opts.cwd ?? repoRoot;
+  // Own build folder per server: a packaging run or a second server must not delete these bundles.
+  const workFolder = path.join('.esbuild', `offline-${httpPort}`);
+  const bin = require.resolve('osls/bin/serverless.js', { paths: [cwd] });
+  const child = track(
+    spawn(
+      process.execPath,
+      [bin, 'offline', 'start', '--stage', 'local', '--host', '127.0.0.1', '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort), '--noPrependStageInUrl'],
+      {
+        cwd,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          ...env,
+          ESBUILD_WORK_FOLDER: workFolder,
+          SLS_TELEMETRY_DISABLED: '1',
+          SLS_NOTIFICATIONS_MODE: 'off',
+          FORCE_COLOR: '0',
+        },
+      },
+    ),
+  );
+  const lastLines = tail(child, 80);
+  if (opts.log) {
+    const log = opts.log;
+    const forward = (c: Buffer) => c.toString().split('\n').filter((l) => l.trim()).forEach(log);
+    child.stdout?.on('data', forward);
+    child.stderr?.on('data', forward);
+  }
+  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  const stop = async () => {
+    await stopGroup(child);
+    rmSync(path.join(cwd, workFolder), { recursive: true, force: true });
+  };
+  const exited = new Promise<never>((_, reject) => {
+    child.once('exit', (code, signal) => reject(new Error(`serverless offline exited (${signal ?? code}) before answering:\n${lastLines()}`)));
+  });
+  exited.catch(() => undefined);
+  const ready = (async () => {
+    const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
+    for (;;) {
+      try {
+        // Any HTTP answer (404 for an unknown path) means the router is up and routes are mounted.
+        await fetch(`${baseUrl}/api/__ready`, { signal: AbortSignal.timeout(2_000) });
+        return;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`serverless offline did not answer on ${baseUrl}:\n${lastLines()}`);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    }
+  })();
+  try {
+    await Promise.race([ready, exited]);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { apiUrl: `${baseUrl}/api`, baseUrl, httpPort, stop };
+}
