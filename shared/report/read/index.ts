@@ -25,6 +25,8 @@ export interface ScanResult extends FileMeta {
 
 export type { ReadLimits } from './limits';
 export { DEFAULT_READ_LIMITS } from './limits';
+export { parseFileMeta } from './filename';
+export { detectFormat } from './format';
 
 /** Test hook: re-slice inflated data into tiny pieces to exercise chunk boundaries. */
 export interface ScanOptions {

@@ -9,7 +9,7 @@ function fromCodePoint(cp: number, original: string): string {
 /** The five XML entities and numeric character references (&#NNN; &#xHH;); anything else stays as written. */
 export function decodeEntities(text: string): string {
   if (text.indexOf('&') < 0) return text;
-  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (m, body: string) => {
+  return text.replace(/&(#[xX][0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (m, body: string) => {
     if (body[0] === '#') {
       const cp = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
       return fromCodePoint(cp, m);

@@ -81,8 +81,8 @@ export interface PackageOptions {
   dataDescriptors?: boolean;
   /** Excel stores sharedStrings.xml after the sheet; WB has none. Default true when present. */
   sharedStringsLast?: boolean;
-  /** Leave out workbook.xml and its rels (readers fall back to xl/worksheets/sheet1.xml). */
-  noWorkbook?: boolean;
+  /** Leave out the workbook's relationships (readers fall back to xl/worksheets/sheet1.xml). */
+  noRels?: boolean;
 }
 
 export function xlsxPackage(options: PackageOptions): Buffer {
@@ -97,12 +97,12 @@ export function xlsxPackage(options: PackageOptions): Buffer {
       data: '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
     },
   ];
-  if (!options.noWorkbook) {
+  files.push({
+    name: 'xl/workbook.xml',
+    data: '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId7"/><sheet name="Other" sheetId="2" r:id="rId8"/></sheets></workbook>',
+  });
+  if (!options.noRels) {
     files.push(
-      {
-        name: 'xl/workbook.xml',
-        data: '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId7"/><sheet name="Other" sheetId="2" r:id="rId8"/></sheets></workbook>',
-      },
       {
         name: 'xl/_rels/workbook.xml.rels',
         data:
