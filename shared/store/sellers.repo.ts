@@ -1,0 +1,159 @@
+/**
+ * Sellers of a user (API.md, Catalog and sellers). A seller is created on demand when an uploaded
+ * file's name carries a seller number; `USER#<userId>` / `SELLERNUM#<number>` is the uniqueness marker
+ * (seller by user and number), written in ONE transaction with the seller record under
+ * `attribute_not_exists`, so two concurrent uploads of the same seller's files create one seller.
+ */
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { badRequest, notFound } from '../errors';
+import type { TaxProfile } from '../report/types';
+import { ddb, tableName } from './client';
+import { cancellationCodes, isConditionFailed, isTransactionConflict, sleep, backoff } from './dynamo-errors';
+import { SELLER_PREFIX, newId, sellerKey, sellerNumberKey } from './keys';
+
+export interface SellerRecord {
+  id: string;
+  /** The WB seller number as found in file names (digits). */
+  number: string;
+  name: string;
+  /** The seller's own tax profile; null = the user's default applies. */
+  tax: TaxProfile | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Seller ids are our ULID-style ids; anything else cannot exist and is answered as not found. */
+const SELLER_ID = /^[0-9A-Z]{26}$/;
+/** Seller numbers as the file-name parser yields them; bounded so keys stay small. */
+const SELLER_NUMBER = /^[0-9A-Za-z_-]{1,64}$/;
+
+export const defaultSellerName = (number: string): string => `Продавец ${number}`;
+
+function fromItem(item: Record<string, unknown>): SellerRecord {
+  const tax = item.tax as TaxProfile | null | undefined;
+  return {
+    id: String(item.id),
+    number: String(item.number),
+    name: String(item.name),
+    tax: tax ? { tax_system: tax.tax_system, usn_rate: Number(tax.usn_rate), vat_rate: Number(tax.vat_rate) } : null,
+    created_at: String(item.created_at),
+    updated_at: String(item.updated_at ?? item.created_at),
+  };
+}
+
+export async function getSeller(userId: string, sellerId: string): Promise<SellerRecord | null> {
+  if (!SELLER_ID.test(sellerId)) return null;
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: sellerKey(userId, sellerId), ConsistentRead: true }));
+  return r.Item ? fromItem(r.Item) : null;
+}
+
+async function getSellerByNumber(userId: string, number: string): Promise<SellerRecord | null> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: sellerNumberKey(userId, number), ConsistentRead: true }));
+  const sellerId = r.Item?.seller_id;
+  return typeof sellerId === 'string' ? getSeller(userId, sellerId) : null;
+}
+
+/**
+ * The user's seller with this number, created (name "Продавец <number>", no own tax profile) when
+ * missing. Race-safe: the loser of a concurrent creation reads the winner's seller.
+ * A malformed number → 400 `invalid_seller_number`.
+ */
+export async function ensureSellerByNumber(userId: string, number: string): Promise<SellerRecord> {
+  const n = number.trim();
+  if (!SELLER_NUMBER.test(n)) throw badRequest('invalid_seller_number', 'Malformed seller number', { number });
+  for (let attempt = 0; ; attempt++) {
+    const existing = await getSellerByNumber(userId, n);
+    if (existing) return existing;
+    const now = new Date().toISOString();
+    const seller: SellerRecord = { id: newId(), number: n, name: defaultSellerName(n), tax: null, created_at: now, updated_at: now };
+    try {
+      await ddb().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...sellerNumberKey(userId, n), type: 'seller_number', user_id: userId, number: n, seller_id: seller.id },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...sellerKey(userId, seller.id), type: 'seller', user_id: userId, ...seller },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return seller;
+    } catch (e) {
+      const codes = cancellationCodes(e);
+      const lostRace = codes?.[0] === 'ConditionalCheckFailed';
+      if (!(lostRace || isTransactionConflict(e)) || attempt >= 10) throw e;
+      // The winner's transaction is committed (marker and seller together), so the re-read finds it.
+      if (!lostRace) await sleep(backoff(attempt));
+    }
+  }
+}
+
+/** Every seller of the user, ordered by creation (ids sort by time). */
+export async function listSellers(userId: string): Promise<SellerRecord[]> {
+  const out: SellerRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const r = await ddb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': sellerKey(userId, '').pk, ':prefix': SELLER_PREFIX },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of r.Items ?? []) out.push(fromItem(item));
+    startKey = r.LastEvaluatedKey;
+  } while (startKey);
+  return out;
+}
+
+export interface SellerPatch {
+  name?: string;
+  /** A profile replaces the seller's own; null removes it (the user's default applies again). */
+  tax?: TaxProfile | null;
+}
+
+/** Renames a seller and/or sets its tax profile (validated by the caller). Missing seller → 404. */
+export async function updateSeller(userId: string, sellerId: string, patch: SellerPatch): Promise<SellerRecord> {
+  if (!SELLER_ID.test(sellerId)) throw notFound('Seller not found', 'seller_not_found');
+  const sets = ['updated_at = :now'];
+  const values: Record<string, unknown> = { ':now': new Date().toISOString() };
+  const names: Record<string, string> = {};
+  if (patch.name !== undefined) {
+    sets.push('#name = :name');
+    names['#name'] = 'name';
+    values[':name'] = patch.name;
+  }
+  if (patch.tax !== undefined) {
+    sets.push('tax = :tax');
+    values[':tax'] = patch.tax === null ? null : { tax_system: patch.tax.tax_system, usn_rate: patch.tax.usn_rate, vat_rate: patch.tax.vat_rate };
+  }
+  try {
+    const r = await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: sellerKey(userId, sellerId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem(r.Attributes ?? {});
+  } catch (e) {
+    if (isConditionFailed(e)) throw notFound('Seller not found', 'seller_not_found');
+    throw e;
+  }
+}
