@@ -1,0 +1,315 @@
+/**
+ * npm run bench [-- --runs N --sizes 10000,100000,300000]
+ *
+ * Generates 2026-layout WB-style .xlsx reports once into .cache/bench/ (reused when present), then measures
+ * for each size, every measurement in a fresh child process so its peak RSS is its own:
+ * - countRows (ours): the row count the upload check uses;
+ * - readReport + buildItems (ours): the whole engine;
+ * - SheetJS (@e965/xlsx, {dense:true}) read + the same aggregation (its rows fed to createAggregator);
+ * - floor: inflating the sheet XML (yauzl + zlib) and counting `<row` — no parser can beat that.
+ * Wall time is the work inside the child (module loading excluded); peak RSS is the child's
+ * process.resourceUsage().maxRSS, so it includes Node itself. Median of N runs (default 3).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+
+type Method = 'count' | 'ours' | 'sheetjs' | 'floor';
+const METHODS: Method[] = ['count', 'ours', 'sheetjs', 'floor'];
+const LABEL: Record<Method, string> = {
+  count: 'countRows (ours)',
+  ours: 'readReport + buildItems (ours)',
+  sheetjs: 'SheetJS dense + aggregation',
+  floor: 'floor: inflate + count <row',
+};
+
+interface Measurement {
+  seconds: number;
+  rssMb: number;
+  rows: number;
+  /** Σ for_pay and Σ realization in kopecks, to see both engines agree. */
+  check?: string;
+}
+
+const ROOT = path.resolve(__dirname, '..');
+const CACHE = path.join(ROOT, '.cache', 'bench');
+
+// ---------------------------------------------------------------------------------------------
+// Child side: one measurement, printed as the last stdout line.
+
+async function measure(method: Method, file: string): Promise<Measurement> {
+  const started = performance.now();
+  let rows = 0;
+  let check: string | undefined;
+  if (method === 'count') {
+    const { countRows } = await import('../shared/report');
+    rows = (await countRows({ path: file })).rows;
+  } else if (method === 'ours') {
+    const { readReport, buildItems, DEFAULT_TAX_PROFILE } = await import('../shared/report');
+    const parsed = await readReport({ path: file });
+    const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+    rows = parsed.rows;
+    check = checksum(items.map((i) => i.computed));
+  } else if (method === 'sheetjs') {
+    const XLSX = await import('@e965/xlsx');
+    const { createAggregator, buildItems, DEFAULT_TAX_PROFILE, METRIC_KEYS } = await import('../shared/report');
+    const { mapHeaderRow } = await import('../shared/report/read/headers');
+    const wb = XLSX.readFile(file, { dense: true });
+    const ws = wb.Sheets[wb.SheetNames[0]];
+    const data = (ws['!data'] ?? []) as Array<Array<{ v?: unknown } | undefined> | undefined>;
+    const headers = new Map<number, string>();
+    (data[0] ?? []).forEach((c, i) => {
+      if (c && c.v !== undefined) headers.set(i, String(c.v));
+    });
+    const map = mapHeaderRow(headers);
+    const agg = createAggregator();
+    agg.begin(map.present);
+    const cells: Array<string | undefined> = new Array(METRIC_KEYS.length);
+    for (let r = 1; r < data.length; r++) {
+      const row = data[r];
+      if (!row) continue;
+      cells.fill(undefined);
+      let any = false;
+      for (let c = 0; c < row.length && c < map.toMetric.length; c++) {
+        const k = map.toMetric[c];
+        if (k < 0) continue;
+        const v = row[c]?.v;
+        if (v === undefined || v === null || v === '') continue;
+        cells[k] = String(v);
+        any = true;
+      }
+      if (any || row.some((x) => x !== undefined && x.v !== undefined && x.v !== '')) agg.row(cells);
+    }
+    const res = agg.finish();
+    const { items } = buildItems({ articles: res.articles }, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+    rows = res.rows;
+    check = checksum(items.map((i) => i.computed));
+  } else {
+    rows = (await countRowTags(file)) - 1;
+  }
+  const rssMb = process.resourceUsage().maxRSS / 1024;
+  return { seconds: (performance.now() - started) / 1000, rssMb, rows, check };
+}
+
+function checksum(values: Array<Record<string, number | null>>): string {
+  let forPay = 0;
+  let realization = 0;
+  for (const v of values) {
+    forPay += v.for_pay ?? 0;
+    realization += v.realization ?? 0;
+  }
+  return `for_pay=${forPay} realization=${realization}`;
+}
+
+/** The floor: inflate the sheet's XML and count `<row` occurrences, nothing else. */
+async function countRowTags(file: string): Promise<number> {
+  const yauzl = await import('yauzl');
+  const zip = await new Promise<import('yauzl').ZipFile>((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, autoClose: true }, (err, z) => (err || !z ? reject(err) : resolve(z))),
+  );
+  const entry = await new Promise<import('yauzl').Entry>((resolve, reject) => {
+    zip.on('entry', (e: import('yauzl').Entry) => (e.fileName === 'xl/worksheets/sheet1.xml' ? resolve(e) : zip.readEntry()));
+    zip.on('end', () => reject(new Error('no xl/worksheets/sheet1.xml')));
+    zip.on('error', reject);
+    zip.readEntry();
+  });
+  const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
+    zip.openReadStream(entry, (err, s) => (err || !s ? reject(err) : resolve(s))),
+  );
+  const needle = Buffer.from('<row');
+  let count = 0;
+  let tail = Buffer.alloc(0);
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    if (tail.length) {
+      const seam = Buffer.concat([tail, chunk.subarray(0, needle.length - 1)]);
+      if (seam.indexOf(needle) >= 0) count++;
+    }
+    for (let at = chunk.indexOf(needle); at >= 0; at = chunk.indexOf(needle, at + needle.length)) count++;
+    tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - (needle.length - 1))));
+  }
+  zip.close();
+  return count;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parent side.
+
+function sizeLabel(n: number): string {
+  return n >= 1000 ? `${n / 1000}k` : String(n);
+}
+
+async function ensureFile(rows: number): Promise<string> {
+  const file = path.join(CACHE, `wb-2026-${rows}.xlsx`);
+  if (fs.existsSync(file) && fs.existsSync(`${file}.expected.json`)) return file;
+  const { writeReportFile } = await import('./fixtures/generate');
+  const tmp = fs.mkdtempSync(path.join(CACHE, 'gen-'));
+  process.stderr.write(`generating ${rows} rows… `);
+  const t = performance.now();
+  const r = writeReportFile({ rows, layout: '2026', format: 'xlsx', wbStyle: true, seed: 1 }, tmp);
+  fs.renameSync(r.path, file);
+  fs.renameSync(r.expectedPath, `${file}.expected.json`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1)} s, ${(fs.statSync(file).size / 1e6).toFixed(1)} MB\n`);
+  return file;
+}
+
+/** Bundles this script so a child is plain Node: no TypeScript loader in its time or memory. */
+async function bundle(): Promise<string> {
+  const out = path.join(CACHE, 'bench-child.js');
+  const { buildSync } = await import('esbuild');
+  buildSync({
+    entryPoints: [__filename],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  return out;
+}
+
+type RunResult = { ok: true; m: Measurement } | { ok: false; reason: string };
+
+function runChild(script: string, method: Method, file: string): RunResult {
+  const r = spawnSync(process.execPath, ['--max-old-space-size=6144', script, '--child', method, file], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 15 * 60 * 1000,
+    maxBuffer: 16 << 20,
+  });
+  if (r.status === 0) {
+    const last = r.stdout.trim().split('\n').pop() ?? '';
+    try {
+      return { ok: true, m: JSON.parse(last) as Measurement };
+    } catch {
+      return { ok: false, reason: `unreadable output: ${last.slice(0, 200)}` };
+    }
+  }
+  const why = r.error ? r.error.message : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;
+  const err = (r.stderr ?? '').trim().split('\n').filter(Boolean);
+  const line = err.find((l) => /Error|heap|memory|string longer/i.test(l)) ?? err.pop() ?? '';
+  return { ok: false, reason: `${why}${line ? `: ${line.slice(0, 160)}` : ''}` };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+interface Row {
+  size: number;
+  method: Method;
+  seconds?: number;
+  rssMb?: number;
+  runs: number;
+  failed?: string;
+  rows?: number;
+  check?: string;
+}
+
+async function parent(): Promise<void> {
+  const { values } = parseArgs({
+    options: { runs: { type: 'string', default: '3' }, sizes: { type: 'string', default: '10000,100000,300000' } },
+  });
+  const runs = Number(values.runs);
+  const sizes = values.sizes.split(',').map(Number);
+  fs.mkdirSync(CACHE, { recursive: true });
+  const files = new Map<number, string>();
+  for (const n of sizes) files.set(n, await ensureFile(n));
+  const script = await bundle();
+
+  const results: Row[] = [];
+  for (const size of sizes) {
+    const file = files.get(size)!;
+    const expected = JSON.parse(fs.readFileSync(`${file}.expected.json`, 'utf8')) as { rows: number };
+    for (const method of METHODS) {
+      const ms: Measurement[] = [];
+      let failed: string | undefined;
+      for (let i = 0; i < runs; i++) {
+        process.stderr.write(`${sizeLabel(size)} ${LABEL[method]} run ${i + 1}/${runs}… `);
+        const r = runChild(script, method, file);
+        if (!r.ok) {
+          process.stderr.write(`FAILED (${r.reason})\n`);
+          failed = r.reason;
+          break; // A run that fails (out of memory, string too long) fails the same way again.
+        }
+        process.stderr.write(`${r.m.seconds.toFixed(2)} s, ${r.m.rssMb.toFixed(0)} MB\n`);
+        if (r.m.rows !== expected.rows) process.stderr.write(`  ! counted ${r.m.rows} rows, the file has ${expected.rows}\n`);
+        ms.push(r.m);
+      }
+      results.push(
+        failed && ms.length === 0
+          ? { size, method, runs: 0, failed }
+          : {
+              size,
+              method,
+              runs: ms.length,
+              seconds: median(ms.map((m) => m.seconds)),
+              rssMb: median(ms.map((m) => m.rssMb)),
+              rows: ms[0].rows,
+              check: ms[0].check,
+              failed,
+            },
+      );
+    }
+  }
+
+  const fileMb = (n: number): string => (fs.statSync(files.get(n)!).size / 1e6).toFixed(1);
+  const lines: string[] = [];
+  lines.push(`Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM; median of ${runs} runs`);
+  lines.push('');
+  lines.push('| size | file MB | method | median wall s | peak RSS MB |');
+  lines.push('|---|---|---|---|---|');
+  for (const r of results) {
+    const wall = r.seconds === undefined ? `failed: ${r.failed}` : r.seconds.toFixed(2);
+    const rss = r.rssMb === undefined ? '—' : r.rssMb.toFixed(0);
+    lines.push(`| ${sizeLabel(r.size)} | ${fileMb(r.size)} | ${LABEL[r.method]} | ${wall} | ${rss} |`);
+  }
+  const get = (size: number, method: Method): Row | undefined => results.find((r) => r.size === size && r.method === method);
+  for (const size of sizes) {
+    const a = get(size, 'ours')?.check;
+    const b = get(size, 'sheetjs')?.check;
+    if (a && b && a !== b) lines.push(`! ${sizeLabel(size)}: our totals (${a}) differ from SheetJS-fed totals (${b})`);
+  }
+
+  lines.push('');
+  const ours300 = get(300_000, 'ours');
+  const ours100 = get(100_000, 'ours');
+  const sheet100 = get(100_000, 'sheetjs');
+  const floor300 = get(300_000, 'floor');
+  const ratio = (x?: number, y?: number): number | undefined => (x !== undefined && y !== undefined && y > 0 ? x / y : undefined);
+  const speedup = ratio(sheet100?.seconds, ours100?.seconds);
+  const overFloor = ratio(ours300?.seconds, floor300?.seconds);
+  if (speedup !== undefined) lines.push(`SheetJS / ours at 100k: ${speedup.toFixed(1)}× (time), ${ratio(sheet100?.rssMb, ours100?.rssMb)?.toFixed(1)}× (memory)`);
+  if (overFloor !== undefined) lines.push(`ours / floor at 300k: ${overFloor.toFixed(2)}×`);
+  const verdict = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT met');
+  lines.push('');
+  lines.push('| target | measured | |');
+  lines.push('|---|---|---|');
+  lines.push(`| 300k rows ≤ 5 s | ${ours300?.seconds?.toFixed(2) ?? '—'} s | ${verdict(ours300?.seconds === undefined ? undefined : ours300.seconds <= 5)} |`);
+  lines.push(`| 300k rows ≤ 300 MB peak RSS | ${ours300?.rssMb?.toFixed(0) ?? '—'} MB | ${verdict(ours300?.rssMb === undefined ? undefined : ours300.rssMb <= 300)} |`);
+  lines.push(`| ≥ 6× faster than SheetJS at 100k | ${speedup?.toFixed(1) ?? '—'}× | ${verdict(speedup === undefined ? undefined : speedup >= 6)} |`);
+  lines.push(`| within 2× of the floor at 300k | ${overFloor?.toFixed(2) ?? '—'}× | ${verdict(overFloor === undefined ? undefined : overFloor <= 2)} |`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function child(method: Method, file: string): Promise<void> {
+  if (!METHODS.includes(method)) throw new Error(`unknown method ${method}`);
+  const m = await measure(method, file);
+  process.stdout.write(`${JSON.stringify(m)}\n`);
+}
+
+if (require.main === module) {
+  const i = process.argv.indexOf('--child');
+  const run = i >= 0 ? child(process.argv[i + 1] as Method, process.argv[i + 2]) : parent();
+  run.catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}
