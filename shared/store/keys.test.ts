@@ -10,6 +10,12 @@ describe('keys', () => {
     expect([c, a, b].sort()).toEqual([a, b, c]);
   });
 
+  it('ids made in the same millisecond still increase', () => {
+    const ids = Array.from({ length: 1000 }, () => newId(1_900_000_000_000));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(1000);
+  });
+
   it('email keys are case- and space-insensitive', () => {
     expect(emailKey('  Ivan@Example.COM ')).toEqual(emailKey('ivan@example.com'));
   });

@@ -74,19 +74,37 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /**
  * A ULID-style id: 10 characters of millisecond time then 16 random ones (Crockford base32), so ids
  * sort by creation time as strings. Sort keys built from them give "newest first" with a descending
- * query; ids of the same millisecond order randomly, which no access pattern depends on.
+ * query. Within one process ids are strictly increasing (monotonic ULID: the same millisecond
+ * increments the random part), so records written one after another keep their order.
  */
+let lastTime = -1;
+let lastRand: number[] = [];
+
 export function newId(now = Date.now()): string {
-  let time = '';
-  let t = now;
+  let time = now;
+  let rand: number[];
+  if (time <= lastTime) {
+    time = lastTime;
+    rand = [...lastRand];
+    let i = rand.length - 1;
+    while (i >= 0 && rand[i] === 31) rand[i--] = 0;
+    if (i < 0) {
+      time += 1;
+    } else {
+      rand[i] += 1;
+    }
+  } else {
+    rand = [...randomBytes(16)].map((b) => b % 32);
+  }
+  lastTime = time;
+  lastRand = rand;
+  let timePart = '';
+  let t = time;
   for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
+    timePart = CROCKFORD[t % 32] + timePart;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(16);
-  let rand = '';
-  for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i] % 32];
-  return time + rand;
+  return timePart + rand.map((d) => CROCKFORD[d]).join('');
 }
 
 /** Epoch seconds for the `ttl` attribute, `seconds` from now. */
