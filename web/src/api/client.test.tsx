@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { api, fileNameFromDisposition, resolveApiBase } from './client';
@@ -14,7 +14,7 @@ type Handler = (url: string, init: RequestInit) => Response | Promise<Response>;
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
-let reload: ReturnType<typeof vi.fn>;
+let reload: ReturnType<typeof vi.fn<() => void>>;
 let fetchMock: ReturnType<typeof vi.fn>;
 
 function mockFetch(handler: Handler) {
@@ -24,7 +24,7 @@ function mockFetch(handler: Handler) {
 
 beforeEach(() => {
   window.localStorage.clear();
-  reload = vi.fn();
+  reload = vi.fn<() => void>();
   vi.spyOn(window.location, 'reload').mockImplementation(reload);
 });
 

@@ -206,7 +206,7 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
                       <th
                         key={header.id}
                         colSpan={header.colSpan}
-                        className={`group-head group-${header.column.id}${header.column.id === 'item' ? ' sticky-col' : ''}`}
+                        className={`group-head group-${header.column.id}`}
                         scope="colgroup"
                       >
                         {header.isPlaceholder ? null : String(header.column.columnDef.header ?? '')}

@@ -37,9 +37,9 @@ export function waterfallSteps(totals: Values): Step[] {
   const minus = (field: string) => delta(`− ${fieldTitle(field)}`, -n(totals[field]));
   const plus = (field: string) => delta(`+ ${fieldTitle(field)}`, n(totals[field]));
 
-  total(fieldTitle('seller_price'), n(totals.seller_price), 'Прочее');
+  total(fieldTitle('seller_price'), n(totals.seller_price), '');
   minus('wb_discount');
-  total(fieldTitle('realization'), n(totals.realization), 'Прочее');
+  total(fieldTitle('realization'), n(totals.realization), 'Ручные корректировки');
   minus('commission');
   minus('acquiring');
   minus('attorney_services');
@@ -57,7 +57,7 @@ export function waterfallSteps(totals: Values): Step[] {
 const ROW = 28;
 const LABEL_W = 230;
 const VALUE_W = 130;
-const WIDTH = 860;
+const WIDTH = 1000;
 
 function scale(values: number[], x0: number, x1: number) {
   const min = Math.min(0, ...values);

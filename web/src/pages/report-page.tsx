@@ -1,18 +1,17 @@
 import { useCallback, useState } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
 import { ApiError } from '../api/errors';
-import type { Item, RebuildResult, ReportDetail, Values } from '../api/types';
+import type { Item, Page, RebuildResult, ReportDetail, ReportSummary, Values } from '../api/types';
 import { ErrorMessage } from '../components/error-message';
 import { ItemsTable } from '../components/items-table';
 import { ConfirmDialog, Modal } from '../components/modal';
 import { Spinner } from '../components/progress-bar';
 import { ReportCharts } from '../components/report-charts';
 import { describeTax } from '../components/tax-profile-form';
-import { displayArticle, fieldTitle } from '../lib/fields';
+import { displayArticle, FIELD_BY_NAME, fieldTitle } from '../lib/fields';
 import { formatByUnit, formatDateTime, formatInt, formatPercent, formatPeriod, formatRub } from '../lib/format';
-import { FIELD_BY_NAME } from '../lib/fields';
 
 type ReportData = { report: ReportDetail };
 
@@ -209,7 +208,20 @@ export function ReportPage() {
   );
 }
 
+/** Titles of the combined report's sources, from whatever report lists are already loaded. */
+function useKnownTitles(): Map<string, string> {
+  const queryClient = useQueryClient();
+  const titles = new Map<string, string>();
+  for (const [, data] of queryClient.getQueriesData<InfiniteData<Page<ReportSummary>>>({ queryKey: ['reports'] })) {
+    for (const page of data?.pages ?? []) {
+      for (const r of page.items) titles.set(r.id, r.title || (r.report_number ? `Отчёт № ${r.report_number}` : r.id));
+    }
+  }
+  return titles;
+}
+
 function ReportHeader({ report }: { report: ReportDetail }) {
+  const titles = useKnownTitles();
   return (
     <header className="report-head">
       <div>
@@ -251,7 +263,7 @@ function ReportHeader({ report }: { report: ReportDetail }) {
             {report.source_report_ids.map((sid, i) => (
               <span key={sid}>
                 {i > 0 ? ', ' : ''}
-                <Link to={`/reports/${encodeURIComponent(sid)}`}>{sid}</Link>
+                <Link to={`/reports/${encodeURIComponent(sid)}`}>{titles.get(sid) ?? `отчёт ${sid}`}</Link>
               </span>
             ))}
           </p>

@@ -8,7 +8,7 @@ import { ErrorMessage } from '../components/error-message';
 import { ConfirmDialog } from '../components/modal';
 import { ProgressBar, Spinner } from '../components/progress-bar';
 import { UploadPanel } from '../components/upload-panel';
-import { formatDateTime, formatInt, formatPeriod, formatRub } from '../lib/format';
+import { formatDateTime, formatInt, formatPeriod, formatRub, plural } from '../lib/format';
 
 const MAX_SELECTED = 100;
 const POLL_MS = 1000;
@@ -249,7 +249,7 @@ export function ReportsPage() {
                         {r.title || (r.report_number ? `Отчёт № ${r.report_number}` : 'Отчёт')}
                       </Link>
                       {r.is_combined ? (
-                        <span className="badge badge-combined" data-testid="combined-badge" title={`Объединён из ${r.source_report_ids?.length ?? 'нескольких'} отчётов`}>
+                        <span className="badge badge-combined" data-testid="combined-badge" title={r.source_report_ids?.length ? `Объединён из ${plural(r.source_report_ids.length, ['отчёта', 'отчётов', 'отчётов'])}` : 'Объединённый отчёт'}>
                           Объединённый
                         </span>
                       ) : null}
@@ -299,7 +299,7 @@ export function ReportsPage() {
 
       {askCombine ? (
         <ConfirmDialog
-          title={`Объединить ${selectedIds.length} отчёта(ов)?`}
+          title={`Объединить ${plural(selectedIds.length, ['отчёт', 'отчёта', 'отчётов'])}?`}
           confirmLabel="Объединить"
           onConfirm={startCombine}
           onCancel={() => setAskCombine(false)}
