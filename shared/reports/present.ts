@@ -1,0 +1,141 @@
+/**
+ * Stored reports and items (kopecks) → API JSON (API.md, Reports): money fields become roubles with
+ * 2 decimals, counts and percents stay as they are. The unit of every field comes from fields.ts.
+ */
+import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../report/fields';
+import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../report/types';
+import type { StoredItem } from '../store/items.repo';
+import type { ReportRecord } from '../store/reports.repo';
+
+/** What a report shows of its seller (a SellerRecord fits). */
+export interface SellerRef {
+  id: string;
+  number: string;
+  name: string;
+}
+
+export type ApiValues = Record<string, number | null>;
+
+/** A value of `field` in storage units → API units (money: kopecks → roubles). */
+export function valueToApi(field: string, value: number | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  return FIELD_BY_NAME.get(field)?.unit === 'money' ? kopecksToRoubles(value) : value;
+}
+
+/** A value of `field` in API units → storage units (money: roubles → integer kopecks). */
+export function valueFromApi(field: string, value: number): number {
+  return FIELD_BY_NAME.get(field)?.unit === 'money' ? roublesToKopecks(value) : value;
+}
+
+export function valuesToApi(values: ItemValues | ManualValues): ApiValues {
+  const out: ApiValues = {};
+  for (const [k, v] of Object.entries(values)) out[k] = valueToApi(k, v as number | null | undefined);
+  return out;
+}
+
+export interface ApiItem {
+  item_id: string;
+  article: string;
+  category: string;
+  nm_id: string;
+  brand: string;
+  computed: ApiValues;
+  manual_values: ApiValues;
+  effective: ApiValues;
+}
+
+export function presentItem(item: StoredItem): ApiItem {
+  return {
+    item_id: item.item_id,
+    article: item.article,
+    category: item.category,
+    nm_id: item.nm_id,
+    brand: item.brand,
+    computed: valuesToApi(item.computed),
+    manual_values: valuesToApi(item.manual_values),
+    effective: valuesToApi(item.effective),
+  };
+}
+
+export interface ApiCategoryCommission {
+  category: string;
+  realization: number;
+  commission: number;
+  percent: number | null;
+}
+
+export function presentCommission(rows: ReadonlyArray<CategoryCommission>): ApiCategoryCommission[] {
+  return rows.map((c) => ({ category: c.category, realization: kopecksToRoubles(c.realization), commission: kopecksToRoubles(c.commission), percent: c.percent }));
+}
+
+/** Money amounts inside warning details (aggregate.ts books them in kopecks). */
+const MONEY_DETAILS = new Set(['amount', 'realization', 'for_pay']);
+
+export function presentWarnings(warnings: ReadonlyArray<ReportWarning>): ReportWarning[] {
+  return warnings.map((w) => {
+    if (!w.details) return w;
+    const details: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(w.details)) details[k] = MONEY_DETAILS.has(k) && typeof v === 'number' ? kopecksToRoubles(v) : v;
+    return { ...w, details };
+  });
+}
+
+export interface ApiReportSummary {
+  id: string;
+  title: string;
+  report_number: string | null;
+  seller: SellerRef | null;
+  period_from: string | null;
+  period_to: string | null;
+  rows: number;
+  is_combined: boolean;
+  source_path: string | null;
+  source_available: boolean;
+  source_report_ids?: string[];
+  created_at: string;
+  rebuilt_at?: string;
+  totals: ApiValues;
+}
+
+export function presentReportSummary(record: ReportRecord, seller: SellerRef | null): ApiReportSummary {
+  return {
+    id: record.id,
+    title: record.title,
+    report_number: record.report_number,
+    seller: seller ? { id: seller.id, number: seller.number, name: seller.name } : null,
+    period_from: record.period_from,
+    period_to: record.period_to,
+    rows: record.rows,
+    is_combined: record.is_combined,
+    source_path: record.source_path,
+    source_available: record.source_path !== null && record.source_path !== undefined,
+    ...(record.source_report_ids ? { source_report_ids: record.source_report_ids } : {}),
+    created_at: record.created_at,
+    ...(record.rebuilt_at ? { rebuilt_at: record.rebuilt_at } : {}),
+    totals: valuesToApi(record.totals),
+  };
+}
+
+export interface ApiReport extends ApiReportSummary {
+  tax_profile: ReportRecord['tax_profile'];
+  items: ApiItem[];
+  commission_by_category: ApiCategoryCommission[];
+  warnings: ReportWarning[];
+  stale: boolean;
+}
+
+export function presentReport(record: ReportRecord, items: ReadonlyArray<StoredItem>, seller: SellerRef | null, stale: boolean): ApiReport {
+  return {
+    ...presentReportSummary(record, seller),
+    tax_profile: record.tax_profile,
+    items: items.map(presentItem),
+    commission_by_category: presentCommission(record.commission_by_category),
+    warnings: presentWarnings(record.warnings),
+    stale,
+  };
+}
+
+/** A dropped correction in API units (rebuild's `dropped_manual_values`). */
+export function presentDropped(d: { article: string; field: string; value: number }): { article: string; field: string; value: number | null } {
+  return { article: d.article, field: d.field, value: valueToApi(d.field as FieldName, d.value) };
+}

@@ -1,0 +1,347 @@
+/**
+ * Report records (keys.ts: pk `USER#<userId>`, sk `REPORT#<reportId>`, gsi1 by seller). A record holds
+ * the report's metadata, snapshot settings and its report-level numbers (totals, commission by
+ * category, warnings: kopecks); its items live in their own partition (items.repo.ts).
+ *
+ * Lifecycle: an upload puts the record with `status: 'building'` inside the limits transaction, writes
+ * the items, then marks it `ready`; reads treat a building report as not there yet. A report built
+ * without a charge (combine) is written items first, record last, so it appears complete or not at all.
+ * Every change of totals or items goes through `version` (optimistic concurrency): a correction and a
+ * rebuild of the same report never overwrite each other's numbers silently.
+ */
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { badRequest } from '../errors';
+import type { CategoryCommission, ComputedItem, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../report/types';
+import { ddb, tableName } from './client';
+import { isConditionFailed } from './dynamo-errors';
+import type { DocTransactItem } from './idempotency.repo';
+import { deleteItems, getItemsOfGen, writeItems, type StoredItem } from './items.repo';
+import { REPORT_PREFIX, newId, reportKey, reportSellerIndex } from './keys';
+
+export type { StoredItem } from './items.repo';
+
+export type ReportStatus = 'building' | 'ready';
+
+/** A stored report (money in kopecks). */
+export interface ReportRecord {
+  id: string;
+  user_id: string;
+  title: string;
+  report_number: string | null;
+  seller_id: string | null;
+  period_from: string | null;
+  period_to: string | null;
+  rows: number;
+  /** null for a combined report (no file). */
+  format: ReportFormat | null;
+  is_combined: boolean;
+  source_report_ids?: string[];
+  /** S3 key of the stored source file (`sources/<user_id>/<report_id>/<name>`), null without one. */
+  source_path: string | null;
+  source_name: string | null;
+  source_size: number | null;
+  created_at: string;
+  rebuilt_at?: string;
+  tax_profile: TaxProfile;
+  totals: ItemValues;
+  commission_by_category: CategoryCommission[];
+  warnings: ReportWarning[];
+  item_count: number;
+  /** Current item generation (items.repo.ts); set by this repository. */
+  items_gen?: number;
+  /** Bumped by every change of items or totals; set by this repository. */
+  version?: number;
+  status?: ReportStatus;
+}
+
+/** Warnings kept on the record: a hostile file must not push the record past DynamoDB's 400 KB. */
+export const MAX_WARNINGS = 50;
+/** Categories kept on the record, biggest realization first (the list arrives sorted). */
+export const MAX_CATEGORIES = 500;
+
+/** Report ids are newId() strings; anything else is not a report of anyone (→ 404 at the route). */
+export function isReportId(id: unknown): id is string {
+  return typeof id === 'string' && /^[0-9A-Za-z]{1,64}$/.test(id);
+}
+
+export const newReportId = (): string => newId();
+
+function capped(record: ReportRecord): ReportRecord {
+  return {
+    ...record,
+    warnings: record.warnings.slice(0, MAX_WARNINGS),
+    commission_by_category: record.commission_by_category.slice(0, MAX_CATEGORIES),
+  };
+}
+
+function toItem(record: ReportRecord): Record<string, unknown> {
+  const r = capped(record);
+  return {
+    ...reportKey(r.user_id, r.id),
+    ...(r.seller_id ? reportSellerIndex(r.user_id, r.seller_id, r.id) : {}),
+    type: 'report',
+    ...r,
+    items_gen: r.items_gen ?? 1,
+    version: r.version ?? 1,
+    status: r.status ?? 'ready',
+  };
+}
+
+function fromItem(item: Record<string, unknown>): ReportRecord {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
+  const r = rest as unknown as ReportRecord;
+  return { ...r, items_gen: Number(r.items_gen ?? 1), version: Number(r.version ?? 1), status: r.status ?? 'ready' };
+}
+
+/** The caller's report, or null when missing, another user's, malformed id, or still being built. */
+export async function getReport(userId: string, reportId: string): Promise<ReportRecord | null> {
+  const r = await getReportAnyStatus(userId, reportId);
+  return r && r.status !== 'building' ? r : null;
+}
+
+/** Like getReport but also returns a report whose upload is still writing its items. */
+export async function getReportAnyStatus(userId: string, reportId: string): Promise<ReportRecord | null> {
+  if (!isReportId(reportId)) return null;
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: reportKey(userId, reportId), ConsistentRead: true }));
+  return r.Item ? fromItem(r.Item) : null;
+}
+
+export interface ReportPage {
+  items: ReportRecord[];
+  next_cursor: string | null;
+}
+
+export const REPORTS_PAGE_SIZE = 50;
+
+function encodeCursor(reportId: string): string {
+  return Buffer.from(reportId, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const id = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!isReportId(id)) throw badRequest('invalid_cursor', 'Malformed cursor');
+  return id;
+}
+
+/**
+ * The caller's ready reports, newest first (report ids sort by time), optionally of one seller (gsi1).
+ * The cursor is opaque and carries only a report id: the partition is always the caller's.
+ * Malformed cursor → 400 `invalid_cursor`.
+ */
+export async function listReports(userId: string, opts: { sellerId?: string; cursor?: string | null; limit?: number } = {}): Promise<ReportPage> {
+  const limit = opts.limit ?? REPORTS_PAGE_SIZE;
+  const after = opts.cursor ? decodeCursor(opts.cursor) : null;
+  const base = reportKey(userId, after ?? 'x');
+  const bySeller = opts.sellerId !== undefined;
+  const items: ReportRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  if (after) {
+    start = { pk: base.pk, sk: base.sk };
+    if (bySeller) Object.assign(start, reportSellerIndex(userId, opts.sellerId as string, after));
+  }
+  // Building reports are filtered out after the read, so a page may need more than one query.
+  let last: string | null = null;
+  for (;;) {
+    const r = await ddb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        ...(bySeller
+          ? {
+              IndexName: 'gsi1',
+              KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+              ExpressionAttributeValues: { ':pk': reportSellerIndex(userId, opts.sellerId as string, 'x').gsi1pk, ':prefix': REPORT_PREFIX },
+            }
+          : {
+              KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+              ExpressionAttributeValues: { ':pk': base.pk, ':prefix': REPORT_PREFIX },
+              ConsistentRead: true,
+            }),
+        ScanIndexForward: false,
+        Limit: limit - items.length,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const row of r.Items ?? []) {
+      const rec = fromItem(row);
+      last = rec.id;
+      if (rec.status !== 'building') items.push(rec);
+    }
+    start = r.LastEvaluatedKey;
+    if (!start || items.length >= limit) break;
+  }
+  return { items, next_cursor: start && last ? encodeCursor(last) : null };
+}
+
+/** Every ready report of the caller (all pages). */
+export async function listAllReports(userId: string): Promise<ReportRecord[]> {
+  const out: ReportRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: ReportPage = await listReports(userId, { cursor, limit: 200 });
+    out.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return out;
+}
+
+/**
+ * The Put of a new report record for a caller's transaction (chargeLimits' extraItems): the record in
+ * state `building`, on the condition that the id is new.
+ */
+export function reportPutTransactItem(record: ReportRecord): DocTransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: toItem({ ...record, status: 'building', items_gen: 1, version: 1 }),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** Marks a building report ready (its items are all written). */
+export async function markReportReady(userId: string, reportId: string): Promise<void> {
+  await ddb().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: reportKey(userId, reportId),
+      UpdateExpression: 'SET #s = :ready',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':ready': 'ready' },
+    }),
+  );
+}
+
+/**
+ * Creates a complete report without a charge (e.g. a combined report: is_combined, source_report_ids,
+ * no source): items first, then the record, so readers see all of it or nothing. If the record put
+ * fails, the written items are deleted. Returns the stored record and items.
+ */
+export async function createReport(record: ReportRecord, items: ReadonlyArray<ComputedItem>): Promise<{ record: ReportRecord; items: StoredItem[] }> {
+  const stored = await writeItems(record.user_id, record.id, 1, items);
+  const full: ReportRecord = { ...record, item_count: items.length, items_gen: 1, version: 1, status: 'ready' };
+  try {
+    await ddb().send(new PutCommand({ TableName: tableName(), Item: toItem(full), ConditionExpression: 'attribute_not_exists(pk)' }));
+  } catch (e) {
+    await deleteItems(record.user_id, record.id, 1).catch(() => undefined);
+    throw e;
+  }
+  return { record: capped(full), items: stored };
+}
+
+/** Fields of a report that may change after it is created. */
+export type ReportPatch = Partial<
+  Pick<ReportRecord, 'title' | 'totals' | 'commission_by_category' | 'warnings' | 'tax_profile' | 'rebuilt_at' | 'item_count' | 'rows' | 'period_from' | 'period_to' | 'report_number' | 'format'>
+>;
+
+/**
+ * Applies `patch` when the record still has `expectedVersion` (and bumps it). Returns the new record,
+ * or null when the report is gone or changed meanwhile (the caller re-reads and retries).
+ */
+export async function updateReport(userId: string, reportId: string, expectedVersion: number, patch: ReportPatch): Promise<ReportRecord | null> {
+  const sets: string[] = ['#version = :next'];
+  const names: Record<string, string> = { '#version': 'version' };
+  const values: Record<string, unknown> = { ':next': expectedVersion + 1, ':expected': expectedVersion };
+  const capPatch: ReportPatch = { ...patch };
+  if (capPatch.warnings) capPatch.warnings = capPatch.warnings.slice(0, MAX_WARNINGS);
+  if (capPatch.commission_by_category) capPatch.commission_by_category = capPatch.commission_by_category.slice(0, MAX_CATEGORIES);
+  for (const [k, v] of Object.entries(capPatch)) {
+    if (v === undefined) continue;
+    names[`#${k}`] = k;
+    values[`:${k}`] = v;
+    sets.push(`#${k} = :${k}`);
+  }
+  try {
+    const r = await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ...values, ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return r.Attributes ? fromItem(r.Attributes) : null;
+  } catch (e) {
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
+}
+
+/**
+ * Replaces a report's items (rebuild): writes them as the next generation, then switches the record to
+ * it together with `patch`, on the condition that the record still has `expectedVersion`; the old
+ * generation is deleted afterwards. When the switch fails (the report changed or went away), the new
+ * items are deleted and null is returned: the report is exactly as before.
+ */
+export async function replaceItems(
+  record: ReportRecord,
+  items: ReadonlyArray<ComputedItem>,
+  patch: ReportPatch,
+): Promise<{ record: ReportRecord; items: StoredItem[] } | null> {
+  const oldGen = record.items_gen ?? 1;
+  const gen = oldGen + 1;
+  // Leftovers of an interrupted earlier attempt at this generation would mix into it.
+  await deleteItems(record.user_id, record.id, gen);
+  let stored: StoredItem[];
+  try {
+    stored = await writeItems(record.user_id, record.id, gen, items);
+  } catch (e) {
+    await deleteItems(record.user_id, record.id, gen).catch(() => undefined);
+    throw e;
+  }
+  const expected = record.version ?? 1;
+  const names: Record<string, string> = { '#version': 'version', '#gen': 'items_gen', '#count': 'item_count' };
+  const values: Record<string, unknown> = { ':next': expected + 1, ':expected': expected, ':gen': gen, ':count': items.length, ':one': 1 };
+  const sets = ['#version = :next', '#gen = :gen', '#count = :count'];
+  const capPatch: ReportPatch = { ...patch };
+  if (capPatch.warnings) capPatch.warnings = capPatch.warnings.slice(0, MAX_WARNINGS);
+  if (capPatch.commission_by_category) capPatch.commission_by_category = capPatch.commission_by_category.slice(0, MAX_CATEGORIES);
+  delete capPatch.item_count;
+  for (const [k, v] of Object.entries(capPatch)) {
+    if (v === undefined) continue;
+    names[`#${k}`] = k;
+    values[`:${k}`] = v;
+    sets.push(`#${k} = :${k}`);
+  }
+  let updated: ReportRecord;
+  try {
+    const r = await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(record.user_id, record.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    updated = fromItem(r.Attributes ?? {});
+  } catch (e) {
+    await deleteItems(record.user_id, record.id, gen).catch(() => undefined);
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
+  await deleteItems(record.user_id, record.id, oldGen);
+  return { record: updated, items: stored };
+}
+
+/** The items of a report's current generation. */
+export async function getReportItems(record: ReportRecord): Promise<StoredItem[]> {
+  return getItemsOfGen(record.user_id, record.id, record.items_gen ?? 1);
+}
+
+/**
+ * Deletes the caller's report: its items (every generation), then the record. Returns the deleted
+ * record (for its source file), or null when there was none. The source file is the caller's to delete.
+ */
+export async function deleteReport(userId: string, reportId: string): Promise<ReportRecord | null> {
+  const record = await getReportAnyStatus(userId, reportId);
+  if (!record) return null;
+  await deleteItems(userId, reportId);
+  await ddb().send(new DeleteCommand({ TableName: tableName(), Key: reportKey(userId, reportId) }));
+  return record;
+}

@@ -1,0 +1,50 @@
+/**
+ * Presigned uploads (API.md, upload-url): which file name an upload id of a user stands for.
+ * pk `USER#<userId>`, sk `UPLOAD#<uploadId>`, kept for a day (`ttl`). The S3 key embeds the user id
+ * too, so an upload id of another user resolves to nothing (→ 404). Why a record at all: the Lambda
+ * role may not list the bucket, so the key cannot be found from the id alone.
+ */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from './client';
+import { newId, ttlIn } from './keys';
+
+export interface UploadRecord {
+  upload_id: string;
+  user_id: string;
+  /** The file name as the client gave it (no directory part). */
+  filename: string;
+  /** The S3 key the presigned PUT writes: `uploads/<user_id>/<upload_id>/<filename>`. */
+  key: string;
+  size: number;
+  created_at: string;
+}
+
+const UPLOAD_TTL_SECONDS = 24 * 3600;
+
+const uploadKey = (userId: string, uploadId: string) => ({ pk: `USER#${userId}`, sk: `UPLOAD#${uploadId}` });
+
+export function isUploadId(id: unknown): id is string {
+  return typeof id === 'string' && /^[0-9A-Za-z]{1,64}$/.test(id);
+}
+
+export const uploadObjectKey = (userId: string, uploadId: string, filename: string): string => `uploads/${userId}/${uploadId}/${filename}`;
+
+export async function createUpload(userId: string, filename: string, size: number): Promise<UploadRecord> {
+  const id = newId();
+  const rec: UploadRecord = { upload_id: id, user_id: userId, filename, key: uploadObjectKey(userId, id, filename), size, created_at: new Date().toISOString() };
+  await ddb().send(
+    new PutCommand({ TableName: tableName(), Item: { ...uploadKey(userId, id), type: 'upload', ...rec, ttl: ttlIn(UPLOAD_TTL_SECONDS) } }),
+  );
+  return rec;
+}
+
+/** The caller's upload by id; null for a malformed id, an unknown one or another user's. */
+export async function getUpload(userId: string, uploadId: string): Promise<UploadRecord | null> {
+  if (!isUploadId(uploadId)) return null;
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: uploadKey(userId, uploadId), ConsistentRead: true }));
+  if (!r.Item) return null;
+  // DynamoDB's TTL sweep runs late; an expired upload is gone for the API already.
+  if (typeof r.Item.ttl === 'number' && r.Item.ttl * 1000 < Date.now()) return null;
+  const { pk: _p, sk: _s, type: _t, ttl: _ttl, ...rest } = r.Item;
+  return rest as UploadRecord;
+}
