@@ -1,0 +1,127 @@
+/**
+ * The account path over real HTTP: serverless-offline serving the bundled handlers, against DynamoDB
+ * Local and the SES emulator. The admin is made with the operator tool itself (`npm run admin`'s
+ * script), as an operator would.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetConfig } from '../../shared/config';
+import { ensureSeed } from '../../shared/store/seed';
+import { startEmulators, waitForMail, type Emulators, type SentMail } from '../support/emulators';
+import { startOffline, type Offline } from '../support/offline';
+
+const root = path.resolve(__dirname, '..', '..');
+let emulators: Emulators;
+let offline: Offline;
+
+beforeAll(async () => {
+  emulators = await startEmulators();
+  // The roles, as `npm start` seeds them: registration gives `seller` only when that role exists.
+  Object.assign(process.env, emulators.env);
+  resetConfig();
+  await ensureSeed();
+  offline = await startOffline(emulators.env);
+});
+
+afterAll(async () => {
+  await offline?.stop();
+  await emulators?.stop();
+});
+
+interface Answer<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+async function call<T = Record<string, unknown>>(method: string, route: string, opts: { body?: unknown; token?: string } = {}): Promise<Answer<T>> {
+  const headers: Record<string, string> = {};
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const res = await fetch(`${offline.apiUrl}${route}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
+}
+
+const ses = () => emulators.env.SES_ENDPOINT;
+const tokenOf = (m: SentMail) => new URL(m.links.find((l) => l.includes('/confirm?token=')) as string).searchParams.get('token') as string;
+const passwordOf = (m: SentMail) => (/\n\n([A-Za-z0-9]{12,})\n\n/.exec(m.text) as RegExpExecArray)[1];
+
+async function signUp(email: string): Promise<{ token: string; password: string; user: { id: string; limits: number } }> {
+  expect((await call('POST', '/auth/register', { body: { email } })).status).toBe(202);
+  const token = tokenOf(await waitForMail(ses(), email, (m) => m.subject === 'Подтвердите адрес электронной почты'));
+  const confirmed = await call('GET', `/auth/confirm?token=${encodeURIComponent(token)}`);
+  expect(confirmed.status).toBe(200);
+  expect(confirmed.body).toEqual({ status: 'confirmed', email });
+  const password = passwordOf(await waitForMail(ses(), email, (m) => m.subject === 'Ваш пароль для входа'));
+  const login = await call<{ token: string; user: { id: string; limits: number } }>('POST', '/auth/login', { body: { email, password } });
+  expect(login.status).toBe(200);
+  return { token: login.body.token, password, user: login.body.user };
+}
+
+function admin(...args: string[]): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), 'scripts/admin.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, ...emulators.env },
+    encoding: 'utf8',
+  });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+describe('auth over HTTP (serverless-offline)', () => {
+  it('register → mail → confirm link → password mail → login → me → top-up by an admin → limit history', async () => {
+    const email = `e2e-${randomUUID()}@example.com`;
+    const { token, user } = await signUp(email);
+
+    const me = await call<{ user: Record<string, unknown> }>('GET', '/auth/me', { token });
+    expect(me.status).toBe(200);
+    expect(me.body.user).toMatchObject({ id: user.id, email, role: 'seller', confirmed: true, limits: 10_000, initial_limits: 10_000 });
+    expect(me.headers.get('access-control-allow-origin')).toBe('*');
+
+    const adminEmail = `e2e-admin-${randomUUID()}@example.com`;
+    const adminSession = await signUp(adminEmail);
+    expect((await call('POST', '/auth/top-up', { token: adminSession.token, body: { email, rows: 2500 } })).status).toBe(403);
+    const granted = admin('grant', adminEmail);
+    expect(granted.status, granted.out).toBe(0);
+
+    const topUp = await call('POST', '/auth/top-up', { token: adminSession.token, body: { email, rows: 2500, idempotency_key: 'e2e-1' } });
+    expect(topUp.status).toBe(200);
+    expect(topUp.body).toEqual({ user_id: user.id, limits: 12_500, initial_limits: 12_500 });
+    const repeat = await call('POST', '/auth/top-up', { token: adminSession.token, body: { email, rows: 2500, idempotency_key: 'e2e-1' } });
+    expect(repeat.body).toEqual(topUp.body);
+
+    // The operator tool's own top-up goes through the same transaction.
+    const cli = admin('top-up', email, '500');
+    expect(cli.status, cli.out).toBe(0);
+    expect(cli.out).toContain('limits 13000');
+
+    const history = await call<{ items: Array<Record<string, unknown>>; next_cursor: string | null }>('GET', '/auth/limit-history', { token });
+    expect(history.status).toBe(200);
+    expect(history.body.next_cursor).toBeNull();
+    expect(history.body.items.map((h) => [h.operation, h.rows, h.limits_after])).toEqual([
+      ['topup', 500, 13_000],
+      ['topup', 2500, 12_500],
+    ]);
+    expect((await call<{ user: { limits: number } }>('GET', '/auth/me', { token })).body.user.limits).toBe(13_000);
+  });
+
+  it('answers errors in the API shape over HTTP (no 200 errorMessage from a crash)', async () => {
+    const unauth = await call('GET', '/auth/me');
+    expect(unauth.status).toBe(401);
+    expect(unauth.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String), details: {} } });
+
+    const badJson = await fetch(`${offline.apiUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    expect(badJson.status).toBe(400);
+    expect(((await badJson.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
+
+    const badLink = await call('GET', '/auth/confirm?token=nope');
+    expect(badLink.status).toBe(400);
+    expect(badLink.body).toMatchObject({ error: { code: 'invalid_token' } });
+
+    const wrong = await call('POST', '/auth/login', { body: { email: `nobody-${randomUUID()}@example.com`, password: 'x'.repeat(12) } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toMatchObject({ error: { code: 'invalid_credentials' } });
+  });
+});
