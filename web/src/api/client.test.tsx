@@ -24,6 +24,7 @@ function mockFetch(handler: Handler) {
 
 beforeEach(() => {
   window.localStorage.clear();
+  window.sessionStorage.clear();
   reload = vi.fn<() => void>();
   vi.spyOn(window.location, 'reload').mockImplementation(reload);
 });
@@ -49,6 +50,7 @@ describe('session handling', () => {
     expect(window.localStorage.getItem(TOKEN_KEY)).toBeNull();
     expect(window.localStorage.getItem(EMAIL_KEY)).toBeNull();
     expect(reload).toHaveBeenCalledTimes(1);
+    expect(window.sessionStorage.getItem('svc_session_ended')).toBe('1');
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).message).toBe('Сессия истекла. Войдите снова.');
   });

@@ -31,5 +31,30 @@ export function clearSession(): void {
 /** A rejected token ends the session: forget it and start the page over on the sign-in screen. */
 export function endSessionAndReload(): void {
   clearSession();
+  try {
+    // Lets the sign-in page say why the person is back there.
+    window.sessionStorage.setItem(SESSION_ENDED_KEY, '1');
+  } catch {
+    // storage may be unavailable (private mode quotas); the reload still happens
+  }
   window.location.reload();
+}
+
+export const SESSION_ENDED_KEY = 'svc_session_ended';
+
+/** True once after a rejected token ended the session. */
+export function sessionJustEnded(): boolean {
+  try {
+    return window.sessionStorage.getItem(SESSION_ENDED_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
+export function forgetSessionEnded(): void {
+  try {
+    window.sessionStorage.removeItem(SESSION_ENDED_KEY);
+  } catch {
+    // nothing to forget
+  }
 }

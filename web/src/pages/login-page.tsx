@@ -1,6 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api/client';
+import { forgetSessionEnded, sessionJustEnded } from '../api/session';
 import { ErrorMessage } from '../components/error-message';
 import { useAuth } from '../lib/auth';
 import { AuthCard } from './auth-card';
@@ -14,6 +15,8 @@ export function LoginPage() {
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [ended] = useState(sessionJustEnded);
+  useEffect(() => forgetSessionEnded(), []);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -40,6 +43,11 @@ export function LoginPage() {
         </>
       }
     >
+      {ended && !error ? (
+        <div className="alert alert-info" role="status" data-testid="session-ended">
+          Сессия завершилась. Войдите снова.
+        </div>
+      ) : null}
       <form onSubmit={submit} className="form" aria-label="Вход">
         <label>
           Email

@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { MemoryRouter, Route, Routes } from 'react-router-dom';
+import { TOKEN_KEY } from '../api/session';
+import { createQueryClient } from '../lib/query-client';
+import { UploadPanel } from './upload-panel';
+
+const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
+const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+/** A stand-in for the browser's XMLHttpRequest: the test drives upload progress and completion. */
+class FakeXhr {
+  static last: FakeXhr | null = null;
+  method = '';
+  url = '';
+  headers: Record<string, string> = {};
+  body: unknown = null;
+  status = 0;
+  upload: { onprogress: ((e: { loaded: number; total: number; lengthComputable: boolean }) => void) | null } = { onprogress: null };
+  onload: (() => void) | null = null;
+  onerror: (() => void) | null = null;
+  onabort: (() => void) | null = null;
+  constructor() {
+    FakeXhr.last = this;
+  }
+  open(method: string, url: string) {
+    this.method = method;
+    this.url = url;
+  }
+  setRequestHeader(name: string, value: string) {
+    this.headers[name] = value;
+  }
+  send(body: unknown) {
+    this.body = body;
+  }
+  abort() {
+    this.onabort?.();
+  }
+}
+
+type Call = { url: string; method: string; body: unknown };
+let calls: Call[];
+let countAnswer: Response;
+
+beforeEach(() => {
+  window.localStorage.setItem(TOKEN_KEY, 'jwt');
+  calls = [];
+  FakeXhr.last = null;
+  vi.stubGlobal('XMLHttpRequest', FakeXhr);
+  countAnswer = json(200, { rows: 1200, limits: 5000, limits_after: 3800, enough: true, format: 'zip', report_number: '777', seller_number: '42' });
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+      const url = String(input);
+      const body = init.body ? JSON.parse(String(init.body)) : undefined;
+      calls.push({ url, method: init.method ?? 'GET', body });
+      if (url === '/api/reports/upload-url')
+        return json(200, { upload_id: 'up-1', url: 'https://bucket.s3/uploads/u/up-1/report.zip?sig=1', method: 'PUT', headers: { 'Content-Type': 'application/zip' }, expires_in: 900 });
+      if (url === '/api/reports/count-rows') return countAnswer;
+      if (url === '/api/reports/upload') return json(201, { report: { id: 'rep-9', items: [], totals: {} } });
+      return json(404, { error: { code: 'not_found', message: 'Not found' } });
+    }),
+  );
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  window.localStorage.clear();
+});
+
+function renderPanel() {
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <MemoryRouter initialEntries={['/reports']}>
+        <Routes>
+          <Route path="/reports" element={<UploadPanel />} />
+          <Route path="/reports/:id" element={<div data-testid="opened-report">открыт отчёт</div>} />
+        </Routes>
+      </MemoryRouter>
+    </QueryClientProvider>,
+  );
+}
+
+const file = () => new File([new Uint8Array(2000)], 'report 42.zip', { type: 'application/zip' });
+
+describe('upload panel', () => {
+  it('puts the file to the presigned URL with real progress, previews the charge, and opens the report after confirmation', async () => {
+    renderPanel();
+    fireEvent.change(screen.getByTestId('upload-input'), { target: { files: [file()] } });
+
+    await vi.waitFor(() => expect(FakeXhr.last).not.toBeNull());
+    const xhr = FakeXhr.last as FakeXhr;
+    expect(calls[0]).toEqual({ url: '/api/reports/upload-url', method: 'POST', body: { filename: 'report 42.zip', size: 2000 } });
+    expect(xhr.method).toBe('PUT');
+    expect(xhr.url).toBe('https://bucket.s3/uploads/u/up-1/report.zip?sig=1');
+    expect(xhr.headers).toEqual({ 'Content-Type': 'application/zip' });
+    expect(xhr.body).toBeInstanceOf(File);
+
+    act(() => xhr.upload.onprogress?.({ loaded: 1000, total: 2000, lengthComputable: true }));
+    const bar = screen.getByRole('progressbar', { name: 'Передаём файл' });
+    expect(bar.getAttribute('aria-valuenow')).toBe('50');
+    expect(plain(screen.getByTestId('upload-progress').textContent)).toContain('1000 Б из 2,0 КБ · 50 %');
+
+    xhr.status = 200;
+    act(() => xhr.onload?.());
+
+    const preview = await screen.findByTestId('upload-preview');
+    expect(calls[1]).toEqual({ url: '/api/reports/count-rows', method: 'POST', body: { upload_id: 'up-1' } });
+    expect(plain(screen.getByTestId('upload-charge').textContent)).toBe('Будет списано 1 200 строк, у вас 5 000, останется 3 800.');
+    expect(preview.textContent).toContain('777');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Загрузить отчёт' }));
+    await screen.findByTestId('opened-report');
+    expect(calls[2]).toEqual({ url: '/api/reports/upload', method: 'POST', body: { upload_id: 'up-1' } });
+  });
+
+  it('says why it cannot proceed when limits are short, and charges nothing', async () => {
+    countAnswer = json(200, { rows: 1200, limits: 1000, limits_after: -200, enough: false, format: 'xlsx', report_number: null, seller_number: null });
+    renderPanel();
+    fireEvent.change(screen.getByTestId('upload-input'), { target: { files: [file()] } });
+    await vi.waitFor(() => expect(FakeXhr.last).not.toBeNull());
+    const xhr = FakeXhr.last as FakeXhr;
+    xhr.status = 200;
+    act(() => xhr.onload?.());
+
+    const blocked = await screen.findByTestId('upload-blocked');
+    expect(plain(blocked.textContent)).toContain('Недостаточно лимитов: в отчёте 1 200 строк, а у вас осталось 1 000 строк. Не хватает 200 строк.');
+    expect((screen.getByRole('button', { name: 'Загрузить отчёт' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(calls.some((c) => c.url === '/api/reports/upload')).toBe(false);
+  });
+
+  it('shows a bad file as a Russian message from the API error', async () => {
+    countAnswer = json(422, { error: { code: 'empty_report', message: 'The report has no data rows' } });
+    renderPanel();
+    fireEvent.change(screen.getByTestId('upload-input'), { target: { files: [file()] } });
+    await vi.waitFor(() => expect(FakeXhr.last).not.toBeNull());
+    const xhr = FakeXhr.last as FakeXhr;
+    xhr.status = 200;
+    act(() => xhr.onload?.());
+    expect((await screen.findByTestId('upload-error')).textContent).toBe('В отчёте нет ни одной строки с данными.');
+  });
+
+  it('refuses a file of another type before sending anything', async () => {
+    renderPanel();
+    fireEvent.change(screen.getByTestId('upload-input'), { target: { files: [new File(['x'], 'notes.pdf')] } });
+    expect((await screen.findByTestId('upload-error')).textContent).toBe(
+      'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
+    );
+    expect(calls).toHaveLength(0);
+  });
+});
