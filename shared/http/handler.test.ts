@@ -152,7 +152,8 @@ describe('auth', () => {
   });
 
   it('401 without an Authorization header, with a malformed one, or a non-Bearer scheme', async () => {
-    for (const headers of [{}, { authorization: 'Bearer' }, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, { authorization: 'Bearer not-a-jwt' }]) {
+    const variants: Record<string, string>[] = [{}, { authorization: 'Bearer' }, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, { authorization: 'Bearer not-a-jwt' }];
+    for (const headers of variants) {
       const r = await me(apiEvent({ headers }));
       expect(r.statusCode).toBe(401);
       expect(bodyOf<ErrorBody>(r).error.code).toBe('unauthorized');
