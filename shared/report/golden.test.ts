@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAggregator, type AggregatorResult } from './aggregate';
 import { buildItems } from './build';
+import { readReport } from './read-report';
 import { checkIdentity } from './identity';
 import { KEY_INDEX, METRIC_KEYS, type MetricKey } from './row-sink';
 import { computeTotals } from './totals';
@@ -172,6 +173,14 @@ describe('golden: wb-detail-2022-49col.xlsx', () => {
       .filter((r) => col(r, 'supplier_oper_name') === 'Продажа')
       .map((r) => kop(col(r, 'retail_amount')) - kop(col(r, 'ppvz_for_pay')) - (kop(col(r, 'ppvz_vw')) + kop(col(r, 'ppvz_vw_nds')) + kop(col(r, 'acquiring_fee')) + kop(col(r, 'ppvz_reward'))));
     expect(off.every((d) => Math.abs(d) <= 1)).toBe(true);
+  });
+
+  it('readReport on the file gives the same articles, period and warnings', async () => {
+    const parsed = await readReport({ path: FILE });
+    expect(parsed).toMatchObject({ format: 'xlsx', rows: 99, period_from: result.period_from, period_to: result.period_to });
+    expect(parsed.articles).toEqual(result.articles);
+    expect(parsed.warnings).toEqual(result.warnings);
+    expect(checkIdentity(parsed.articles)).toEqual([]);
   });
 
   it('items and totals: the totals row equals the column sums', () => {
