@@ -189,7 +189,8 @@ export function putFileWithProgress(
         reject(new ApiError(xhr.status, 'upload_failed', 'Не удалось передать файл в хранилище. Попробуйте ещё раз.'));
       }
     };
-    xhr.onerror = () => reject(networkError());
+    // No answer from storage: offline, or the bucket refused the browser (CORS).
+    xhr.onerror = () => reject(new ApiError(0, 'upload_failed', 'Не удалось передать файл в хранилище. Проверьте подключение и попробуйте ещё раз.'));
     xhr.onabort = () => reject(new DOMException('Загрузка отменена', 'AbortError'));
     if (signal) {
       if (signal.aborted) {

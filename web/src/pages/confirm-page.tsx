@@ -4,9 +4,11 @@ import { api } from '../api/client';
 import { ErrorMessage } from '../components/error-message';
 import { Spinner } from '../components/progress-bar';
 import { AuthCard } from './auth-card';
+import { useTitle } from '../lib/use-title';
 
 /** The mailed link: confirms the address (or a password reset); the password itself comes by mail. */
 export function ConfirmPage() {
+  useTitle('Подтверждение');
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
   // One request per token, even when React mounts twice in development: a second call would

@@ -5,8 +5,10 @@ import { forgetSessionEnded, sessionJustEnded } from '../api/session';
 import { ErrorMessage } from '../components/error-message';
 import { useAuth } from '../lib/auth';
 import { AuthCard } from './auth-card';
+import { useTitle } from '../lib/use-title';
 
 export function LoginPage() {
+  useTitle('Вход');
   const { signIn } = useAuth();
   const navigate = useNavigate();
   const location = useLocation();

@@ -6,8 +6,10 @@ import { ErrorMessage } from '../components/error-message';
 import { Spinner } from '../components/progress-bar';
 import { displayArticle } from '../lib/fields';
 import { editText, formatDateTime, formatInt, formatMoney, parseNumberInput } from '../lib/format';
+import { useTitle } from '../lib/use-title';
 
 export function ProductsPage() {
+  useTitle('Себестоимость');
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
   useEffect(() => {

@@ -3,8 +3,10 @@ import { Link } from 'react-router-dom';
 import { api } from '../api/client';
 import { ErrorMessage } from '../components/error-message';
 import { AuthCard, EMAIL_PATTERN } from './auth-card';
+import { useTitle } from '../lib/use-title';
 
 export function RegisterPage() {
+  useTitle('Регистрация');
   const [email, setEmail] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);

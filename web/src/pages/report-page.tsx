@@ -12,6 +12,7 @@ import { ReportCharts } from '../components/report-charts';
 import { describeTax } from '../components/tax-profile-form';
 import { displayArticle, FIELD_BY_NAME, fieldTitle } from '../lib/fields';
 import { formatByUnit, formatDateTime, formatInt, formatPercent, formatPeriod, formatRub } from '../lib/format';
+import { useTitle } from '../lib/use-title';
 
 type ReportData = { report: ReportDetail };
 
@@ -29,6 +30,8 @@ export function ReportPage() {
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
   const query = useQuery({ queryKey: ['report', id], queryFn: () => api.getReport(id), enabled: id !== '' });
+  const loaded = query.data?.report;
+  useTitle(loaded ? loaded.title || (loaded.report_number ? `Отчёт № ${loaded.report_number}` : 'Отчёт') : 'Отчёт');
 
   const [busy, setBusy] = useState<'export' | 'source' | 'rebuild' | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);

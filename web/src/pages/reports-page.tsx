@@ -9,11 +9,13 @@ import { ConfirmDialog } from '../components/modal';
 import { ProgressBar, Spinner } from '../components/progress-bar';
 import { UploadPanel } from '../components/upload-panel';
 import { formatDateTime, formatInt, formatPeriod, formatRub, plural } from '../lib/format';
+import { useTitle } from '../lib/use-title';
 
 const MAX_SELECTED = 100;
 const POLL_MS = 1000;
 
 export function ReportsPage() {
+  useTitle('Отчёты');
   const [params, setParams] = useSearchParams();
   const sellerId = params.get('seller') ?? '';
   const queryClient = useQueryClient();

@@ -8,10 +8,12 @@ import { ErrorMessage } from '../components/error-message';
 import { Spinner } from '../components/progress-bar';
 import { describeTax, TaxProfileForm, taxProfileError } from '../components/tax-profile-form';
 import { formatDateTime, formatInt } from '../lib/format';
+import { useTitle } from '../lib/use-title';
 
 const FALLBACK_TAX: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 
 export function SettingsPage() {
+  useTitle('Настройки');
   const me = useQuery({ queryKey: ['me'], queryFn: api.me });
   return (
     <div className="page">
