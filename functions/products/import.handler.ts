@@ -1,1 +1,20 @@
-export { handler } from '../not-implemented.handler';
+import { MAX_IMPORT_BYTES, readCatalogFile } from '../../shared/catalog/import-file';
+import { badRequest } from '../../shared/errors';
+import { http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { importProducts } from '../../shared/store/products.repo';
+
+const route = { auth: 'user', multipart: { maxFileBytes: MAX_IMPORT_BYTES } } satisfies HttpOptions;
+
+/**
+ * POST /api/products/import (multipart `file`: xlsx or csv with "Артикул"/"Артикул поставщика" and
+ * "Себестоимость"/"cost_price") → {updated, created, errors: [{row, message}]}. Good rows are applied
+ * even when others fail; a file without the columns → 422 missing_columns.
+ */
+export async function main(req: HttpRequest<typeof route>) {
+  if (!req.file) throw badRequest('file_required', 'Send the file as multipart/form-data in the field "file"');
+  const parsed = await readCatalogFile(req.file.buffer);
+  const applied = await importProducts(req.user.id, parsed.rows);
+  return json(200, { updated: applied.updated, created: applied.created, errors: parsed.errors });
+}
+
+export const handler = http(route, main);

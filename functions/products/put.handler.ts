@@ -1,1 +1,36 @@
-export { handler } from '../not-implemented.handler';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { z } from 'zod';
+import { presentProduct } from '../../shared/catalog/present';
+import { badRequest } from '../../shared/errors';
+import { http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { roublesToKopecks } from '../../shared/report/fields';
+import { MAX_ARTICLE_LENGTH, putProduct } from '../../shared/store/products.repo';
+
+const route = {
+  auth: 'user',
+  body: z.object({ cost_price: z.number().finite().min(0).max(100_000_000) }),
+} satisfies HttpOptions;
+
+/**
+ * The {article} path segment, percent-decoded exactly once. Read from rawPath, which stays encoded
+ * both on API Gateway and in serverless-offline, so an article holding "/", "#", "%" or Cyrillic
+ * arrives intact whatever the gateway did to pathParameters (which may or may not be decoded).
+ */
+export function articleFromPath(event: APIGatewayProxyEventV2): string {
+  const segment = /\/products\/([^/]+)\/?$/.exec(event.rawPath ?? '')?.[1] ?? event.pathParameters?.article ?? '';
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest('validation_error', 'The article in the path is not valid percent-encoding');
+  }
+}
+
+/** PUT /api/products/{article} {cost_price (roubles)} → the product, created when missing. Negative → 400. */
+export async function main(req: HttpRequest<typeof route>) {
+  const article = articleFromPath(req.event).trim();
+  if (article === '' || article.length > MAX_ARTICLE_LENGTH) throw badRequest('validation_error', `The article must have 1..${MAX_ARTICLE_LENGTH} characters`);
+  const { product } = await putProduct(req.user.id, article, roublesToKopecks(req.body.cost_price));
+  return json(200, presentProduct(product));
+}
+
+export const handler = http(route, main);

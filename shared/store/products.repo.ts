@@ -83,6 +83,7 @@ const BATCH_WRITE_SIZE = 25;
 const CONCURRENCY = 4;
 const MAX_RETRIES = 12;
 const PUT_CONCURRENCY = 32;
+const CONDITIONAL_PUT_MAX = 100;
 
 /** BatchGet of the given keys, retrying UnprocessedKeys with backoff. */
 async function batchGet(keys: Key[]): Promise<Record<string, unknown>[]> {
@@ -117,9 +118,12 @@ export async function getCostPrices(userId: string, articles: readonly string[])
 /**
  * Adds the articles missing from the catalog with cost_price 0 (METRICS.md: "An article missing from
  * the catalog is added with cost_price 0 when the report is built"). Existing prices are never touched:
- * a BatchGet finds which are missing, and only those are written, each with a conditional put (many in
- * flight). BatchWrite would be fewer requests but cannot carry a condition, and a price the user sets
- * between our read and our write must survive; a failed condition just means the product exists now.
+ * a BatchGet finds which are missing, and only those are written. Up to CONDITIONAL_PUT_MAX of them go
+ * as conditional puts (a price the user sets between our read and our write survives; a failed
+ * condition just means the product exists now). More than that happens on the first upload of a big
+ * report, where per-item puts would cost seconds: those go by BatchWrite (25 per request, several in
+ * flight, UnprocessedItems retried); BatchWrite has no conditions, so the only price it could replace
+ * is one the user set for a brand-new article within the same few hundred milliseconds.
  */
 export async function ensureProducts(userId: string, articles: readonly string[]): Promise<void> {
   const wanted = distinctArticles(articles);
@@ -127,11 +131,30 @@ export async function ensureProducts(userId: string, articles: readonly string[]
   const existing = new Set(Object.keys(await getCostPrices(userId, wanted)));
   const missing = wanted.filter((a) => !existing.has(a));
   const now = new Date().toISOString();
+  if (missing.length > CONDITIONAL_PUT_MAX) {
+    await batchPut(missing.map((a) => productItem(userId, a, 0, now)));
+    return;
+  }
   await inParallel(missing, PUT_CONCURRENCY, async (article) => {
     try {
       await ddb().send(new PutCommand({ TableName: tableName(), Item: productItem(userId, article, 0, now), ConditionExpression: 'attribute_not_exists(pk)' }));
     } catch (e) {
       if (!isConditionFailed(e)) throw e;
+    }
+  });
+}
+
+/** BatchWrite puts in chunks of 25, several in flight, retrying UnprocessedItems with backoff. */
+async function batchPut(items: ReadonlyArray<Record<string, unknown>>): Promise<void> {
+  type WriteRequest = { PutRequest: { Item: Record<string, unknown> } };
+  const requests: WriteRequest[] = items.map((Item) => ({ PutRequest: { Item } }));
+  await inParallel(chunk(requests, BATCH_WRITE_SIZE), CONCURRENCY, async (part) => {
+    let pending = part;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > MAX_RETRIES) throw new Error('products: BatchWrite kept returning unprocessed items');
+      if (attempt > 0) await sleep(backoff(attempt));
+      const r = await ddb().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (r.UnprocessedItems?.[tableName()] as WriteRequest[] | undefined) ?? [];
     }
   });
 }
@@ -198,20 +221,12 @@ export async function importProducts(userId: string, rows: readonly ImportRow[])
   }
   const now = new Date().toISOString();
   let created = 0;
-  const puts = [...last].map(([article, price]) => {
+  const items = [...last].map(([article, price]) => {
     const prior = existing.get(article);
     if (!prior) created++;
-    return { PutRequest: { Item: { ...productItem(userId, article, price, now), created_at: prior?.created_at ?? now } } };
+    return { ...productItem(userId, article, price, now), created_at: prior?.created_at ?? now };
   });
-  await inParallel(chunk(puts, BATCH_WRITE_SIZE), CONCURRENCY, async (part) => {
-    let pending = part;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > MAX_RETRIES) throw new Error('products: BatchWrite kept returning unprocessed items');
-      if (attempt > 0) await sleep(backoff(attempt));
-      const r = await ddb().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (r.UnprocessedItems?.[tableName()] as typeof part | undefined) ?? [];
-    }
-  });
+  await batchPut(items);
   return { created, updated: last.size - created };
 }
 

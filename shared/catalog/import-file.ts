@@ -1,0 +1,243 @@
+/**
+ * Reading a cost-price file for the catalog import (API.md: POST /api/products/import).
+ * In: the file's bytes (csv, xlsx; an old xls is read too), told apart by content, not by name.
+ * Out: the good rows (article, cost price in kopecks) and the per-row errors with the file's own row
+ * numbers (as Excel shows them), so good rows can be applied even when others fail.
+ * Steps: sniff the format by content; csv: decode (UTF-8, else Windows-1251 as Russian Excel saves it),
+ * guess the delimiter (";" "," or tab) from the header line, split with quotes; xlsx/xls: refuse zip
+ * bombs before SheetJS inflates anything, read the first sheet with a row cap; find the header row
+ * among the first rows by loose header text; parse each row.
+ * A file without the needed columns → 422 `missing_columns` naming them.
+ */
+import * as XLSX from '@e965/xlsx';
+import { payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors';
+import { ReportError } from '../report/errors';
+import { scanScaled } from '../report/money';
+import { resolveLimits } from '../report/read/limits';
+import { ZipArchive } from '../report/read/zip';
+import { MAX_ARTICLE_LENGTH, type ImportRow } from '../store/products.repo';
+
+export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+export const MAX_IMPORT_ROWS = 100_000;
+/** What an .xlsx of MAX_IMPORT_BYTES may unpack to; a zip bomb stops here, before SheetJS sees it. */
+const MAX_INFLATED_BYTES = 200 * 1024 * 1024;
+/** The header must be within the first rows (a title block above it is fine). */
+const HEADER_SEARCH_ROWS = 30;
+/** Roubles; a price above this is certainly a typo (or a barcode in the wrong column). */
+const MAX_COST_PRICE_ROUBLES = 100_000_000;
+
+export interface ImportRowError {
+  /** 1-based row number in the file. */
+  row: number;
+  message: string;
+}
+
+export interface CatalogFile {
+  rows: ImportRow[];
+  errors: ImportRowError[];
+}
+
+/** Header text for matching: lower case, ё→е, no punctuation or spaces ("Себестоимость, руб." → "себестоимостьруб"). */
+export function normalizeImportHeader(text: string): string {
+  return text.toLowerCase().replace(/ё/g, 'е').replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** Article headers, best first: "Артикул WB" is the nm_id, not the seller's article, so bare matches exclude it. */
+function articleScore(h: string): number {
+  if (['артикулпоставщика', 'артикулпродавца', 'saname', 'vendorcode'].includes(h)) return 3;
+  if (h === 'артикул' || h === 'article') return 2;
+  if (h.startsWith('артикул') && !/wb|вб|nm|ozon/.test(h.slice(7))) return 1;
+  return 0;
+}
+
+function costScore(h: string): number {
+  if (h === 'себестоимость' || h === 'costprice') return 3;
+  if (h.startsWith('себестоимость') || h.startsWith('costprice')) return 2;
+  return 0;
+}
+
+export const REQUIRED_COLUMNS = ['Артикул (или «Артикул поставщика»)', 'Себестоимость (или «cost_price»)'] as const;
+
+interface HeaderMatch {
+  index: number;
+  article: number;
+  cost: number;
+}
+
+function findHeader(rows: readonly string[][]): HeaderMatch | { missing: string[] } {
+  let bestMissing: string[] = [...REQUIRED_COLUMNS];
+  for (let r = 0; r < Math.min(rows.length, HEADER_SEARCH_ROWS); r++) {
+    let article = -1;
+    let cost = -1;
+    let aBest = 0;
+    let cBest = 0;
+    rows[r].forEach((cell, c) => {
+      const h = normalizeImportHeader(cell);
+      const a = articleScore(h);
+      const p = costScore(h);
+      if (a > aBest) [aBest, article] = [a, c];
+      if (p > cBest) [cBest, cost] = [p, c];
+    });
+    if (article >= 0 && cost >= 0) return { index: r, article, cost };
+    const missing = [...(article < 0 ? [REQUIRED_COLUMNS[0]] : []), ...(cost < 0 ? [REQUIRED_COLUMNS[1]] : [])];
+    if (missing.length < bestMissing.length) bestMissing = missing;
+  }
+  return { missing: bestMissing };
+}
+
+/** Cost price text (roubles, decimal comma or dot, spaces between digit groups, "₽"/"руб") → kopecks, or an error text. */
+export function parseCostPrice(text: string): number | string {
+  const t = text.replace(/₽|руб\.?|р\.$/gi, '').trim();
+  if (t === '') return 'Себестоимость не указана';
+  const v = scanScaled(t, 2);
+  if (v !== v) return `Себестоимость «${text.slice(0, 40)}» не число`;
+  if (v < 0) return 'Себестоимость не может быть отрицательной';
+  if (v > MAX_COST_PRICE_ROUBLES * 100) return 'Себестоимость слишком велика';
+  return v;
+}
+
+/** Rows of strings → good rows and per-row errors (row numbers 1-based, as in the file). */
+export function rowsToImport(rows: readonly string[][]): CatalogFile {
+  const header = findHeader(rows);
+  if ('missing' in header) {
+    throw unprocessable('missing_columns', `В файле нет столбцов: ${header.missing.join(', ')}`, { missing: header.missing });
+  }
+  const out: CatalogFile = { rows: [], errors: [] };
+  for (let r = header.index + 1; r < rows.length; r++) {
+    const cells = rows[r];
+    if (cells.every((c) => c.trim() === '')) continue;
+    const row = r + 1;
+    const article = (cells[header.article] ?? '').trim();
+    if (article === '') {
+      out.errors.push({ row, message: 'Артикул не указан' });
+      continue;
+    }
+    if (article.length > MAX_ARTICLE_LENGTH) {
+      out.errors.push({ row, message: `Артикул длиннее ${MAX_ARTICLE_LENGTH} символов` });
+      continue;
+    }
+    const price = parseCostPrice(cells[header.cost] ?? '');
+    if (typeof price === 'string') out.errors.push({ row, message: price });
+    else out.rows.push({ article, costPriceKopecks: price });
+  }
+  if (out.rows.length + out.errors.length > MAX_IMPORT_ROWS) {
+    throw unprocessable('too_many_rows', `В файле больше ${MAX_IMPORT_ROWS} строк`, { max: MAX_IMPORT_ROWS });
+  }
+  return out;
+}
+
+/** UTF-8 when the bytes are valid UTF-8 (a BOM is dropped), else Windows-1251 (Excel's "CSV" in a Russian locale). */
+export function decodeText(buf: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
+  } catch {
+    return new TextDecoder('windows-1251').decode(buf);
+  }
+}
+
+/** The delimiter that splits the header line into the most fields, among ";", "," and tab. */
+function guessDelimiter(firstLine: string): string {
+  let best = ';';
+  let bestCount = -1;
+  for (const d of [';', '\t', ',']) {
+    const n = splitCsv(firstLine, d)[0]?.length ?? 0;
+    if (n > bestCount) [best, bestCount] = [d, n];
+  }
+  return best;
+}
+
+/** RFC 4180-style split: quoted fields may hold delimiters, newlines and doubled quotes. */
+export function splitCsv(text: string, delimiter: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i++;
+        } else quoted = false;
+      } else field += ch;
+    } else if (ch === '"' && field === '') quoted = true;
+    else if (ch === delimiter) {
+      row.push(field);
+      field = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      if (rows.length > MAX_IMPORT_ROWS + HEADER_SEARCH_ROWS) throw unprocessable('too_many_rows', `В файле больше ${MAX_IMPORT_ROWS} строк`, { max: MAX_IMPORT_ROWS });
+    } else field += ch;
+  }
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+function csvRows(buf: Buffer): string[][] {
+  const text = decodeText(buf);
+  const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
+  return splitCsv(text, guessDelimiter(firstLine));
+}
+
+async function assertNoZipBomb(buf: Buffer): Promise<void> {
+  const limits = resolveLimits({ maxEntries: 500, maxInflatedBytes: MAX_INFLATED_BYTES });
+  try {
+    const archive = await ZipArchive.open({ buffer: buf }, limits, { used: 0, max: MAX_INFLATED_BYTES });
+    try {
+      for (const entry of archive.entries) {
+        for await (const chunk of archive.stream(entry)) void chunk;
+      }
+    } finally {
+      archive.close();
+    }
+  } catch (e) {
+    const code = e instanceof ReportError ? e.code : 'corrupt_file';
+    throw unprocessable(code, code === 'zip_bomb' ? 'Файл распаковывается в слишком большой объём' : 'Файл повреждён и не читается');
+  }
+}
+
+function cellString(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return String(v);
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  return String(v);
+}
+
+function spreadsheetRows(buf: Buffer): string[][] {
+  let wb: XLSX.WorkBook;
+  try {
+    wb = XLSX.read(buf, { type: 'buffer', dense: true, sheetRows: MAX_IMPORT_ROWS + HEADER_SEARCH_ROWS + 1, cellFormula: false, cellHTML: false, cellStyles: false });
+  } catch {
+    throw unprocessable('corrupt_file', 'Файл повреждён и не читается');
+  }
+  const name = wb.SheetNames[0];
+  const ws = name ? wb.Sheets[name] : undefined;
+  if (!ws) throw unprocessable('empty_file', 'В файле нет листов');
+  const aoa = XLSX.utils.sheet_to_json<unknown[]>(ws, { header: 1, raw: true, defval: '', blankrows: true });
+  return aoa.map((r) => r.map(cellString));
+}
+
+const isZip = (b: Buffer) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
+const isOle2 = (b: Buffer) => b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]));
+
+/** Reads a catalog file: see the module comment. */
+export async function readCatalogFile(buf: Buffer): Promise<CatalogFile> {
+  if (buf.length > MAX_IMPORT_BYTES) throw payloadTooLarge('Файл больше 5 МБ', { max_bytes: MAX_IMPORT_BYTES });
+  if (buf.length === 0) throw unprocessable('empty_file', 'Файл пуст');
+  if (isZip(buf)) {
+    await assertNoZipBomb(buf);
+    return rowsToImport(spreadsheetRows(buf));
+  }
+  if (isOle2(buf)) return rowsToImport(spreadsheetRows(buf));
+  // Text without NUL bytes is read as csv whatever its extension (".csv", ".txt", none).
+  if (!buf.subarray(0, 4096).includes(0)) return rowsToImport(csvRows(buf));
+  throw unsupportedMediaType('Нужен файл .xlsx или .csv');
+}
