@@ -20,8 +20,8 @@ export interface FieldDef {
   readonly title: string;
 }
 
-const f = (name: string, unit: FieldUnit, correctable: boolean, combine: 'sum' | 'recompute', title: string): FieldDef =>
-  ({ name, unit, correctable, combine, title });
+const f = <N extends string>(name: N, unit: FieldUnit, correctable: boolean, combine: 'sum' | 'recompute', title: string) =>
+  ({ name, unit, correctable, combine, title }) as const satisfies FieldDef;
 
 /** Aggregates read from the report rows (METRICS.md, Aggregates per article). */
 export const AGGREGATE_FIELDS = [
@@ -66,15 +66,15 @@ export const DERIVED_FIELDS = [
   f('payout', 'money', false, 'sum', 'К выплате'),
 ] as const;
 
-export const FIELDS: readonly FieldDef[] = [...AGGREGATE_FIELDS, ...DERIVED_FIELDS];
+export const FIELDS: ReadonlyArray<FieldDef & { readonly name: FieldName }> = [...AGGREGATE_FIELDS, ...DERIVED_FIELDS];
 
 export type AggregateField = (typeof AGGREGATE_FIELDS)[number]['name'];
 export type DerivedField = (typeof DERIVED_FIELDS)[number]['name'];
 export type FieldName = AggregateField | DerivedField;
 
-export const FIELD_BY_NAME: ReadonlyMap<string, FieldDef> = new Map(FIELDS.map((d) => [d.name, d]));
+export const FIELD_BY_NAME: ReadonlyMap<string, FieldDef & { readonly name: FieldName }> = new Map(FIELDS.map((d) => [d.name, d]));
 
-export const CORRECTABLE_FIELDS: readonly FieldName[] = FIELDS.filter((d) => d.correctable).map((d) => d.name as FieldName);
+export const CORRECTABLE_FIELDS: readonly FieldName[] = FIELDS.filter((d) => d.correctable).map((d) => d.name);
 
 export function isCorrectable(name: string): name is FieldName {
   return FIELD_BY_NAME.get(name)?.correctable === true;
