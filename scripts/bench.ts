@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --runs N --sizes 10000,100000,300000]
+ * npm run bench [-- --runs N --sizes 10000,100000,300000 --generate-only]
  *
  * Generates 2026-layout WB-style .xlsx reports once into .cache/bench/ (reused when present), then measures
  * for each size, every measurement in a fresh child process so its peak RSS is its own:
@@ -225,7 +225,11 @@ interface Row {
 
 async function parent(): Promise<void> {
   const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '3' }, sizes: { type: 'string', default: '10000,100000,300000' } },
+    options: {
+      runs: { type: 'string', default: '3' },
+      sizes: { type: 'string', default: '10000,100000,300000' },
+      'generate-only': { type: 'boolean', default: false },
+    },
   });
   const runs = Number(values.runs);
   const sizes = values.sizes.split(',').map(Number);
@@ -233,12 +237,17 @@ async function parent(): Promise<void> {
   const load0 = os.loadavg()[0];
   const files = new Map<number, string>();
   for (const n of sizes) files.set(n, await ensureFile(n));
+  if (values['generate-only']) return;
   const script = await bundle();
 
   const results: Row[] = [];
   for (const size of sizes) {
     const file = files.get(size)!;
-    const expected = JSON.parse(fs.readFileSync(`${file}.expected.json`, 'utf8')) as { rows: number };
+    const expected = JSON.parse(fs.readFileSync(`${file}.expected.json`, 'utf8')) as {
+      rows: number;
+      articles: Array<{ aggregates: { for_pay: number; realization: number } }>;
+    };
+    const expectedCheck = checksum(expected.articles.map((a) => a.aggregates));
     for (const method of METHODS) {
       const ms: Measurement[] = [];
       let failed: string | undefined;
@@ -252,6 +261,7 @@ async function parent(): Promise<void> {
         }
         process.stderr.write(`${r.m.seconds.toFixed(2)} s (CPU ${r.m.cpuSeconds.toFixed(2)} s), ${r.m.rssMb.toFixed(0)} MB\n`);
         if (r.m.rows !== expected.rows) process.stderr.write(`  ! counted ${r.m.rows} rows, the file has ${expected.rows}\n`);
+        if (r.m.check !== undefined && r.m.check !== expectedCheck) process.stderr.write(`  ! totals ${r.m.check}, the generator booked ${expectedCheck}\n`);
         ms.push(r.m);
       }
       results.push(
