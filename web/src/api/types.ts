@@ -25,7 +25,7 @@ export interface LoginResponse {
 
 export interface LimitHistoryEntry {
   id: string;
-  operation: 'expense' | 'topup';
+  operation: 'expense' | 'topup' | 'refund';
   rows: number;
   limits_after: number;
   report_id?: string | null;

@@ -244,9 +244,17 @@ function LimitHistoryPanel() {
               {items.map((h) => (
                 <tr key={h.id}>
                   <td className="nowrap">{formatDateTime(h.created_at)}</td>
-                  <td>{h.operation === 'topup' ? <span className="badge badge-topup">Пополнение</span> : <span className="badge">Списание</span>}</td>
-                  <td className={`num${h.operation === 'topup' ? ' positive' : ''}`}>
-                    {h.operation === 'topup' ? '+' : '−'}
+                  <td>
+                    {h.operation === 'topup' ? (
+                      <span className="badge badge-topup">Пополнение</span>
+                    ) : h.operation === 'refund' ? (
+                      <span className="badge badge-topup">Возврат</span>
+                    ) : (
+                      <span className="badge">Списание</span>
+                    )}
+                  </td>
+                  <td className={`num${h.operation !== 'expense' ? ' positive' : ''}`}>
+                    {h.operation !== 'expense' ? '+' : '−'}
                     {formatInt(Math.abs(h.rows))}
                   </td>
                   <td className="num">{formatInt(h.limits_after)}</td>
