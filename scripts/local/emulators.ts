@@ -37,6 +37,33 @@ export interface Emulators {
 }
 
 /**
+ * The environment handlers need to use emulators on these ports (known before they run, so the
+ * API server can start alongside them). `overrides` replace the defaults, never the endpoints.
+ */
+export function emulatorEnv(ports: EmulatorPorts, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    STAGE: 'local',
+    AWS_REGION: 'eu-central-1',
+    // s3rver accepts only these; DynamoDB Local (sharedDb) and the SES emulator take anything.
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    // Node 20 here, Lambda runs 22: the SDK's "will require node >=22" notice is noise locally.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    TABLE_NAME: 'report-profitability-local',
+    BUCKET_NAME: 'report-profitability-local',
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    MAIL_FROM: 'no-reply@report-profitability.local',
+    APP_URL: 'http://localhost:5173',
+    INITIAL_LIMITS: '10000',
+    ...overrides,
+    DYNAMODB_ENDPOINT: `http://127.0.0.1:${ports.dynamodb}`,
+    S3_ENDPOINT: `http://127.0.0.1:${ports.s3}`,
+    S3_PUBLIC_ENDPOINT: `http://127.0.0.1:${ports.s3}`,
+    SES_ENDPOINT: `http://127.0.0.1:${ports.ses}`,
+  };
+}
+
+/**
  * DynamoDB Local, s3rver and the SES emulator on free (or given) ports, with the table and the
  * bucket created. stop() ends all three, the JVM included.
  */
@@ -54,7 +81,7 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
     if (tempS3) rmSync(tempS3, { recursive: true, force: true });
   };
   try {
-    const [dynamo, s3, ses] = await Promise.all([
+    await Promise.all([
       startDynamoDb({ port: ports.dynamodb, dataDir: opts.dataDir ? path.join(opts.dataDir, 'dynamodb') : undefined, log: opts.log }).then((s) => {
         stops.push(s.stop);
         return s;
@@ -68,29 +95,12 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
         return s;
       }),
     ]);
-    const env: Record<string, string> = {
-      STAGE: 'local',
-      AWS_REGION: 'eu-central-1',
-      // s3rver accepts only these; DynamoDB Local (sharedDb) and the SES emulator take anything.
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
-      TABLE_NAME: 'report-profitability-local',
-      BUCKET_NAME: 'report-profitability-local',
-      JWT_SECRET: randomBytes(32).toString('base64url'),
-      MAIL_FROM: 'no-reply@report-profitability.local',
-      APP_URL: 'http://localhost:5173',
-      INITIAL_LIMITS: '10000',
-      ...opts.env,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      S3_ENDPOINT: s3.endpoint,
-      S3_PUBLIC_ENDPOINT: s3.endpoint,
-      SES_ENDPOINT: ses.endpoint,
-    };
+    const env = emulatorEnv(ports, opts.env);
     const credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY };
-    const dynamoClient = new DynamoDBClient({ region: env.AWS_REGION, endpoint: dynamo.endpoint, credentials });
+    const dynamoClient = new DynamoDBClient({ region: env.AWS_REGION, endpoint: env.DYNAMODB_ENDPOINT, credentials });
     const s3Client = new S3Client({
       region: env.AWS_REGION,
-      endpoint: s3.endpoint,
+      endpoint: env.S3_ENDPOINT,
       forcePathStyle: true,
       credentials,
       requestChecksumCalculation: 'WHEN_REQUIRED',

@@ -1,0 +1,206 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { resetConfig } from '../../shared/config';
+import { ensureDemoUser } from '../../shared/store/seed';
+import { seedDemoReport } from './demo-report';
+import { emulatorEnv, startEmulators } from './emulators';
+import { startMailbox } from './mailbox';
+import { startOffline, repoRoot } from './offline';
+import { assertPortFree, freePort } from './ports';
+import { startWeb, webConfig } from './web';
+
+export interface StackPorts {
+  api: number;
+  lambda: number;
+  web: number;
+  dynamodb: number;
+  s3: number;
+  ses: number;
+  mailbox: number;
+}
+
+/** Default ports and the environment variable that moves each (README lists them). */
+export const PORT_SETTINGS: Record<keyof StackPorts, { variable: string; default: number; service: string }> = {
+  api: { variable: 'API_PORT', default: 3000, service: 'API (serverless-offline)' },
+  lambda: { variable: 'LAMBDA_PORT', default: 3002, service: 'serverless-offline Lambda invoke endpoint' },
+  web: { variable: 'WEB_PORT', default: 5173, service: 'web app (Vite)' },
+  dynamodb: { variable: 'DYNAMODB_PORT', default: 8000, service: 'DynamoDB Local' },
+  s3: { variable: 'S3_PORT', default: 4569, service: 's3rver' },
+  ses: { variable: 'SES_PORT', default: 8005, service: 'SES emulator' },
+  mailbox: { variable: 'MAILBOX_PORT', default: 8025, service: 'mailbox page' },
+};
+
+export interface StackOptions {
+  /** Persistent data: dynamodb/, s3/, jwt-secret, demo-password (default: <repo>/.data). */
+  dataDir?: string;
+  /** Fixed ports; the rest come from the environment variables of PORT_SETTINGS or their defaults. */
+  ports?: Partial<StackPorts>;
+  /** Tests: any port not given in `ports` is a free one instead of the configured default. */
+  freePorts?: boolean;
+  /** Start the web app (default: when web/vite.config.ts exists). */
+  web?: boolean;
+  /** Every line the API server and the web server print, tagged with its source. */
+  log?: (source: 'api' | 'web' | 'dynamodb', line: string) => void;
+  /** Environment of the process (default process.env): ports are read from it. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Stack {
+  urls: {
+    /** `http://localhost:<API_PORT>/api`: the base of every route. */
+    api: string;
+    /** The web app, when it runs. */
+    web?: string;
+    /** The page that lists sent mail. */
+    mailbox: string;
+    /** The SES emulator itself (`/store` is its JSON of sent mail). */
+    ses: string;
+    dynamodb: string;
+    s3: string;
+  };
+  ports: StackPorts;
+  demo: { email: string; password: string; created: boolean; passwordKnown: boolean };
+  /** Messages for people (sample report, warnings), printed by the launcher. */
+  notes: string[];
+  /** The environment the handlers run with. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export const DEMO_EMAIL = 'demo@example.com';
+
+/** No look-alike characters (0/O, 1/l/I), as for generated passwords. */
+const PASSWORD_ALPHABET = 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** A value kept in a file under dataDir, created on first use (mode 0600: it is a secret). */
+function keptSecret(file: string, make: () => string): string {
+  if (existsSync(file)) {
+    const v = readFileSync(file, 'utf8').trim();
+    if (v) return v;
+  }
+  const v = make();
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${v}\n`, { mode: 0o600 });
+  return v;
+}
+
+async function resolvePorts(opts: StackOptions): Promise<StackPorts> {
+  const env = opts.env ?? process.env;
+  const ports = {} as StackPorts;
+  for (const [key, setting] of Object.entries(PORT_SETTINGS) as Array<[keyof StackPorts, (typeof PORT_SETTINGS)[keyof StackPorts]]>) {
+    const given = opts.ports?.[key];
+    if (given !== undefined) ports[key] = given;
+    else if (opts.freePorts) ports[key] = await freePort();
+    else {
+      const raw = env[setting.variable];
+      const n = raw === undefined || raw === '' ? setting.default : Number(raw);
+      if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${setting.variable}=${raw} is not a port number`);
+      ports[key] = n;
+    }
+  }
+  const seen = new Map<number, string>();
+  for (const [key, port] of Object.entries(ports) as Array<[keyof StackPorts, number]>) {
+    const other = seen.get(port);
+    if (other) throw new Error(`${PORT_SETTINGS[key].variable} and ${other} are both ${port}: give each service its own port`);
+    seen.set(port, PORT_SETTINGS[key].variable);
+  }
+  return ports;
+}
+
+/**
+ * The whole local stack: DynamoDB Local (data kept in dataDir), s3rver, the SES emulator, the
+ * mailbox page, serverless-offline with every route, and the web app. Creates the table and bucket
+ * when missing and the demo account on first start. A busy port fails with PortInUseError (names
+ * the variable to change) before anything starts. stop() ends every child, the JVM included.
+ */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const dataDir = path.resolve(opts.dataDir ?? path.join(repoRoot, '.data'));
+  const ports = await resolvePorts(opts);
+  const withWeb = opts.web ?? existsSync(webConfig(repoRoot));
+  for (const key of Object.keys(ports) as Array<keyof StackPorts>) {
+    if (key === 'web' && !withWeb) continue;
+    await assertPortFree(ports[key], PORT_SETTINGS[key].variable, PORT_SETTINGS[key].service);
+  }
+
+  const jwtSecret = keptSecret(path.join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'));
+  const passwordFile = path.join(dataDir, 'demo-password');
+  const passwordKnownBefore = existsSync(passwordFile);
+  const demoPassword = keptSecret(passwordFile, () => Array.from({ length: 14 }, () => PASSWORD_ALPHABET[randomInt(PASSWORD_ALPHABET.length)]).join(''));
+  const webOrigin = `http://localhost:${ports.web}`;
+
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
+  };
+  try {
+    const overrides = { JWT_SECRET: jwtSecret, APP_URL: webOrigin };
+    const env: Record<string, string> = { ...emulatorEnv(ports, overrides), WEB_ORIGIN: webOrigin };
+    // The API server needs only the emulators' addresses, so both start at once (bundling every
+    // function is the slow part).
+    const emulatorsP = startEmulators({
+      dataDir,
+      ports: { dynamodb: ports.dynamodb, s3: ports.s3, ses: ports.ses },
+      env: overrides,
+      // People open localhost; the Vite server itself listens on 127.0.0.1.
+      corsOrigins: [webOrigin, `http://127.0.0.1:${ports.web}`],
+      log: opts.log ? (l) => opts.log?.('dynamodb', l) : undefined,
+    }).then((e) => {
+      stops.push(e.stop);
+      return e;
+    });
+    const offlineP = startOffline(env, { httpPort: ports.api, lambdaPort: ports.lambda, log: opts.log ? (l) => opts.log?.('api', l) : undefined }).then((o) => {
+      stops.push(o.stop);
+      return o;
+    });
+    // Keep whichever finished so that stop() ends it even when the other failed.
+    const [emulatorsR, offlineR] = await Promise.allSettled([emulatorsP, offlineP]);
+    if (emulatorsR.status === 'rejected') throw emulatorsR.reason;
+    if (offlineR.status === 'rejected') throw offlineR.reason;
+    const offline = offlineR.value;
+
+    // The seed runs in this process with the stack's settings (shared/config.ts reads process.env).
+    Object.assign(process.env, env);
+    resetConfig();
+    const seeding = (async () => {
+      const demo = await ensureDemoUser({ email: DEMO_EMAIL, password: demoPassword });
+      const report = await seedDemoReport({ userId: demo.userId, userCreated: demo.created });
+      return { demo, report };
+    })();
+    const mailboxP = startMailbox({ port: ports.mailbox, sesEndpoint: env.SES_ENDPOINT }).then((m) => {
+      stops.push(m.stop);
+      return m;
+    });
+    const [{ demo, report }, mailbox] = await Promise.all([seeding, mailboxP]);
+
+    let webUrl: string | undefined;
+    if (withWeb) {
+      const web = await startWeb({ root: repoRoot, port: ports.web, apiBaseUrl: offline.baseUrl, log: opts.log ? (l) => opts.log?.('web', l) : undefined });
+      stops.push(web.stop);
+      webUrl = web.url;
+    }
+
+    const notes: string[] = [`Sample report: ${report.message}`];
+    // The account outlived the file that knew its password (e.g. .data/demo-password deleted).
+    const passwordKnown = demo.created || passwordKnownBefore;
+    if (!passwordKnown) notes.push(`The demo account existed before ${passwordFile} was written: its password is not the one shown. Delete ${dataDir} to start afresh.`);
+    return {
+      urls: {
+        api: `http://localhost:${ports.api}/api`,
+        web: webUrl,
+        mailbox: mailbox.url,
+        ses: `http://localhost:${ports.ses}`,
+        dynamodb: env.DYNAMODB_ENDPOINT,
+        s3: env.S3_ENDPOINT,
+      },
+      ports,
+      demo: { email: DEMO_EMAIL, password: demoPassword, created: demo.created, passwordKnown },
+      notes,
+      env,
+      stop,
+    };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
