@@ -1,0 +1,125 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AppError } from '../errors';
+import { JOB_TTL_MS, MAX_RUNNING, clearJobsForTests, getJob, startJob, waitFor, type ProgressReporter } from './registry';
+
+/** A job body the test finishes by hand. */
+function controllable() {
+  let resolve!: (id: string) => void;
+  let reject!: (e: unknown) => void;
+  let reporter!: ProgressReporter;
+  const run = (p: ProgressReporter) => {
+    reporter = p;
+    return new Promise<string>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+  };
+  return { run, resolve: (id: string) => resolve(id), reject: (e: unknown) => reject(e), progress: () => reporter };
+}
+
+const flush = () => new Promise<void>((r) => setImmediate(r));
+
+describe('combine job registry', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    clearJobsForTests();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('runs a job, reports progress and ends done with the report id', async () => {
+    const c = controllable();
+    const started = startJob('u1', 3, c.run);
+    expect(started).toMatchObject({ owner: 'u1', progress: { done: 0, total: 3 } });
+    await flush();
+    expect(getJob('u1', started.id)?.status).toBe('running');
+    c.progress().advance();
+    c.progress().advance();
+    expect(getJob('u1', started.id)?.progress).toEqual({ done: 2, total: 3 });
+    c.progress().set(99);
+    expect(getJob('u1', started.id)?.progress.done).toBe(3);
+    c.resolve('REPORT1');
+    await flush();
+    const done = getJob('u1', started.id);
+    expect(done).toMatchObject({ status: 'done', report_id: 'REPORT1', progress: { done: 3, total: 3 } });
+    expect(done?.finished_at).toBe(Date.now());
+  });
+
+  it("another owner's job is null, like an unknown one", () => {
+    const job = startJob('owner-a', 1, async () => 'R');
+    expect(getJob('owner-b', job.id)).toBeNull();
+    expect(getJob('owner-a', 'no-such-job')).toBeNull();
+    expect(getJob('owner-a', job.id)).not.toBeNull();
+  });
+
+  it('a failing job ends failed with the error code and message, no report id', async () => {
+    const silence = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const app = startJob('u1', 2, async () => {
+      throw new AppError(404, 'report_not_found', 'Report not found');
+    });
+    const crash = startJob('u1', 2, async () => {
+      throw new Error('DynamoDB said something internal');
+    });
+    await flush();
+    expect(getJob('u1', app.id)).toMatchObject({ status: 'failed', error: { code: 'report_not_found', message: 'Report not found' } });
+    expect(getJob('u1', app.id)?.report_id).toBeUndefined();
+    // Internals never reach the status answer; they go to the log.
+    expect(getJob('u1', crash.id)).toMatchObject({ status: 'failed', error: { code: 'internal_error', message: 'internal error' } });
+    expect(silence).toHaveBeenCalledTimes(1);
+    expect(String(silence.mock.calls[0][0])).toContain('DynamoDB said something internal');
+    silence.mockRestore();
+  });
+
+  it('waitFor returns as soon as the job finishes, or after the timeout with the job still running', async () => {
+    const quick = controllable();
+    const job = startJob('u1', 1, quick.run);
+    const waiting = waitFor(job, 10_000);
+    await flush();
+    quick.resolve('R1');
+    expect(await waiting).toMatchObject({ status: 'done', report_id: 'R1' });
+
+    const slow = controllable();
+    const job2 = startJob('u1', 1, slow.run);
+    const waiting2 = waitFor(job2, 10_000);
+    await flush();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await waiting2).toMatchObject({ status: 'running', progress: { done: 0, total: 1 } });
+    slow.resolve('R2');
+    await flush();
+    expect(getJob('u1', job2.id)?.status).toBe('done');
+  });
+
+  it(`runs at most ${MAX_RUNNING} jobs at once; the rest wait queued and start as others finish`, async () => {
+    const bodies = Array.from({ length: MAX_RUNNING + 1 }, () => controllable());
+    const jobs = bodies.map((b) => startJob('u1', 1, b.run));
+    await flush();
+    expect(jobs.map((j) => getJob('u1', j.id)?.status)).toEqual([...Array(MAX_RUNNING).fill('running'), 'queued']);
+    bodies[0].resolve('R0');
+    await flush();
+    await flush();
+    expect(getJob('u1', jobs[MAX_RUNNING].id)?.status).toBe('running');
+    bodies.slice(1).forEach((b, i) => b.resolve(`R${i + 1}`));
+    await flush();
+    expect(jobs.map((j) => getJob('u1', j.id)?.status)).toEqual(jobs.map(() => 'done'));
+  });
+
+  it('forgets a job an hour after it finished, not before', async () => {
+    const job = startJob('u1', 1, async () => 'R');
+    await flush();
+    vi.advanceTimersByTime(JOB_TTL_MS - 1000);
+    expect(getJob('u1', job.id)?.status).toBe('done');
+    vi.advanceTimersByTime(1000);
+    expect(getJob('u1', job.id)).toBeNull();
+  });
+
+  it('keeps an unfinished job however long it runs', async () => {
+    const c = controllable();
+    const job = startJob('u1', 1, c.run);
+    await flush();
+    vi.advanceTimersByTime(3 * JOB_TTL_MS);
+    expect(getJob('u1', job.id)?.status).toBe('running');
+    c.resolve('R');
+    await flush();
+  });
+});
