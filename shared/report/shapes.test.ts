@@ -3,8 +3,11 @@
  * the engine, compared per article to the kopeck. The generator books its numbers independently while
  * writing the rows, so a mismatch is a bug in one of two separate computations, never a shared one.
  */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateReport, type GenerateOptions, type GeneratedReport } from '../../scripts/fixtures/generate';
+import { generateReport, writeReportFile, type GenerateOptions, type GeneratedReport } from '../../scripts/fixtures/generate';
 import { XlsxWriter, writeXlsx, type Cell } from '../../scripts/fixtures/xlsx-writer';
 import { columnsOf } from '../../scripts/fixtures/layouts';
 import { buildItems } from './build';
@@ -118,6 +121,33 @@ describe('every report shape gives the generator’s numbers to the kopeck', () 
     const w = parsed.warnings.find((x) => x.code === 'unknown_operation');
     expect(w?.message).toContain('Выплата бонуса за отзывы');
     expect(w?.details).toMatchObject({ operation: 'Выплата бонуса за отзывы', rows: 2 });
+  });
+
+  it('read from disk (path source), zip and Excel-style xlsx', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shapes-'));
+    try {
+      for (const opts of [
+        { format: 'zip', zipExtras: true, wbStyle: true },
+        { format: 'xlsx', wbStyle: false },
+      ] as const) {
+        const w = writeReportFile({ rows: ROWS, layout: '2026', seed: 31, ...opts }, dir);
+        const parsed = await readReport({ path: w.path });
+        const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+        compare({ file: fs.readFileSync(w.path), filename: w.filename, expected: w.expected }, parsed, items);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('other seeds: other mixes of rows, articles and amounts', async () => {
+    const formats = ['xlsx', 'zip', 'xls'] as const;
+    const layouts = ['2026', '2025', '2022'] as const;
+    for (let seed = 100; seed < 106; seed++) {
+      const g = generateReport({ rows: 150, layout: layouts[seed % 3], format: formats[(seed >> 1) % 3], wbStyle: seed % 2 === 0, seed, articles: 2 + (seed % 5) });
+      const { parsed, items } = await readAndBuild(g);
+      compare(g, parsed, items);
+    }
   });
 
   it('a known-shape file without unknown operations has no unknown_operation warning', async () => {
