@@ -24,14 +24,15 @@ describe('renderMailbox', () => {
 
   it('lists mail newest first with clickable links and escapes what the mail contains', () => {
     const page = renderMailbox(
-      [mail('first <b>', '2026-01-01T10:00:00Z', 'go http://localhost:5173/confirm?token=t1&x=<y>'), mail('second', '2026-01-01T11:00:00Z', 'plain')],
+      [mail('first <b>', '2026-01-01T10:00:00Z', 'go http://localhost:5173/confirm?token=t1&x=1 <now>'), mail('second', '2026-01-01T11:00:00Z', 'plain')],
       'http://127.0.0.1:8005',
     );
     expect(page.indexOf('<h2>second')).toBeGreaterThan(0);
     expect(page.indexOf('<h2>second')).toBeLessThan(page.indexOf('<h2>first'));
     expect(page).toContain('first &lt;b&gt;');
     expect(page).not.toContain('first <b>');
-    expect(page).toContain('<a href="http://localhost:5173/confirm?token=t1&amp;x=&lt;y&gt;">');
+    expect(page).toContain('<a href="http://localhost:5173/confirm?token=t1&amp;x=1">');
+    expect(page).toContain('&lt;now&gt;');
     expect(page).toContain('To <b>a@example.com</b>');
   });
 
