@@ -1,1 +1,13 @@
-export { handler } from '../not-implemented.handler';
+import { z } from 'zod';
+import { http, noContent, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { removeReport } from '../../shared/reports/queries';
+
+const route = { auth: 'user', path: z.object({ id: z.string() }) } satisfies HttpOptions;
+
+/** DELETE /api/reports/{id} → 204; items and the source file go, limits are not refunded. */
+export async function main(req: HttpRequest<typeof route>) {
+  await removeReport(req.user.id, req.path.id);
+  return noContent();
+}
+
+export const handler = http(route, main);

@@ -13,8 +13,8 @@ import { ddb, tableName } from './client';
 import { backoff, isConditionFailed, sleep } from './dynamo-errors';
 import { ITEM_PREFIX, itemKey, itemsPartition, reportKey, type Key } from './keys';
 
-/** A stored item: the engine's ComputedItem plus its id (money in kopecks). */
-export type StoredItem = ComputedItem & { item_id: string };
+/** A stored item: the engine's ComputedItem plus its id (money in kopecks) and its revision (bumped by every correction). */
+export type StoredItem = ComputedItem & { item_id: string; rev?: number };
 
 export const GEN_SPAN = 1_000_000;
 export const MAX_ITEMS_PER_REPORT = GEN_SPAN - 1;
@@ -45,6 +45,7 @@ function toStored(row: Record<string, unknown>): StoredItem {
     computed: row.computed as ItemValues,
     manual_values: (row.manual_values ?? {}) as ManualValues,
     effective: row.effective as ItemValues,
+    rev: Number(row.rev ?? 0),
   };
 }
 
@@ -184,26 +185,35 @@ export function genOfItemId(itemId: string): number | null {
 }
 
 /**
- * Stores an item's manual values and effective values (never its computed ones). Returns false when
- * the item no longer exists (deleted or replaced by a rebuild meanwhile).
+ * Stores an item's manual values and effective values (never its computed ones) when the item still
+ * has revision `expectedRev` (optimistic: two corrections of one item never drop each other).
+ * 'missing' when the item no longer exists (deleted or replaced by a rebuild); 'conflict' when it
+ * changed since it was read.
  */
-export async function updateItemValues(userId: string, itemId: string, manual: ManualValues, effective: ItemValues): Promise<boolean> {
+export async function updateItemValues(
+  userId: string,
+  itemId: string,
+  manual: ManualValues,
+  effective: ItemValues,
+  expectedRev: number,
+): Promise<'ok' | 'missing' | 'conflict'> {
   const key = itemKey(userId, itemId);
-  if (!key) return false;
+  if (!key) return 'missing';
   try {
     await ddb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: 'SET manual_values = :m, effective = :e',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':m': manual, ':e': effective },
+        UpdateExpression: 'SET manual_values = :m, effective = :e, rev = :next',
+        ConditionExpression: 'attribute_exists(pk) AND (rev = :rev OR (attribute_not_exists(rev) AND :rev = :zero))',
+        ExpressionAttributeValues: { ':m': manual, ':e': effective, ':rev': expectedRev, ':next': expectedRev + 1, ':zero': 0 },
       }),
     );
-    return true;
+    return 'ok';
   } catch (e) {
-    if (isConditionFailed(e)) return false;
-    throw e;
+    if (!isConditionFailed(e)) throw e;
+    const still = await ddb().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: 'pk' }));
+    return still.Item ? 'conflict' : 'missing';
   }
 }
 

@@ -1,0 +1,90 @@
+/**
+ * The file a report route works on (API.md: JSON `{upload_id}` of the caller's own upload OR a
+ * multipart `file`), made readable by the report engine. An upload id is looked up under the caller's
+ * id only, so another user's id is simply not found (404).
+ */
+import { getConfig } from '../config';
+import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../errors';
+import type { ReportSource } from '../report';
+import { getUpload } from '../store/uploads.repo';
+import { downloadToTemp, objectSize } from './storage';
+
+export const ACCEPTED_EXTENSIONS = ['zip', 'xlsx', 'xls'] as const;
+
+export function extensionOf(filename: string): string {
+  const m = /\.([^.]+)$/.exec(filename);
+  return m ? m[1].toLowerCase() : '';
+}
+
+/** A file name safe to put into an S3 key: no directories, no control characters, bounded length. */
+export function cleanFilename(name: string): string {
+  const last = name.split(/[/\\]/).pop() ?? '';
+  const base = [...last].filter((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f).join('').trim();
+  if (base.length <= 200) return base;
+  const ext = extensionOf(base);
+  return `${base.slice(0, 190)}${ext ? `.${ext}` : ''}`;
+}
+
+/** 415 unless the name ends in .zip/.xlsx/.xls (the content is checked by the reader anyway). */
+export function assertAcceptedName(filename: string): void {
+  if (!(ACCEPTED_EXTENSIONS as readonly string[]).includes(extensionOf(filename))) {
+    throw unsupportedMediaType('Only .zip, .xlsx and .xls reports are accepted', { filename, accepted: ACCEPTED_EXTENSIONS }, 'unsupported_format');
+  }
+}
+
+export function assertAcceptedSize(size: number): void {
+  const max = getConfig().MAX_UPLOAD_BYTES;
+  if (size > max) throw payloadTooLarge(`The file is larger than ${Math.floor(max / 1024 / 1024)} MB`, { size, max_bytes: max });
+}
+
+export type FileRef = { uploadId: string } | { file: { filename: string; buffer: Buffer } };
+
+export interface InputFile {
+  filename: string;
+  size: number;
+  source: ReportSource;
+  /** Where the bytes are: the upload's S3 key, or the in-memory buffer of a multipart request. */
+  origin: { kind: 'upload'; key: string; uploadId: string } | { kind: 'buffer'; buffer: Buffer };
+  /** Removes temporary files (idempotent). */
+  cleanup: () => Promise<void>;
+}
+
+/**
+ * Opens the file of a request. Unknown or foreign upload id, or an upload whose object was never
+ * PUT → 404 `upload_not_found`; neither an upload id nor a file → 400.
+ */
+export async function openInputFile(userId: string, ref: FileRef | null): Promise<InputFile> {
+  if (!ref) throw badRequest('validation_error', 'Send JSON {"upload_id"} or a multipart/form-data "file"');
+  if ('file' in ref) {
+    const filename = cleanFilename(ref.file.filename);
+    assertAcceptedName(filename);
+    assertAcceptedSize(ref.file.buffer.length);
+    return {
+      filename,
+      size: ref.file.buffer.length,
+      source: { buffer: ref.file.buffer, filename },
+      origin: { kind: 'buffer', buffer: ref.file.buffer },
+      cleanup: async () => undefined,
+    };
+  }
+  const upload = await getUpload(userId, ref.uploadId);
+  if (!upload) throw notFound('Upload not found', 'upload_not_found');
+  const size = await objectSize(upload.key);
+  if (size === null) throw notFound('The file of this upload was not received', 'upload_not_found');
+  assertAcceptedSize(size);
+  const local = await downloadToTemp(upload.key, upload.filename);
+  if (!local) throw notFound('The file of this upload was not received', 'upload_not_found');
+  return {
+    filename: upload.filename,
+    size: local.size,
+    source: { path: local.path, filename: upload.filename },
+    origin: { kind: 'upload', key: upload.key, uploadId: upload.upload_id },
+    cleanup: local.cleanup,
+  };
+}
+
+/** The request's file: the multipart `file` when there is one, else the JSON upload id, else null. */
+export function fileRefOf(file: { filename: string; buffer: Buffer } | null, uploadId: string | undefined): FileRef | null {
+  if (file) return { file };
+  return uploadId !== undefined ? { uploadId } : null;
+}

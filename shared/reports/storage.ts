@@ -1,0 +1,90 @@
+/**
+ * The S3 objects of reports: presigned uploads (`uploads/<user>/<upload>/<name>`) and stored sources
+ * (`sources/<user>/<report>/<name>`). Keys always embed the owner's id; callers build them from the
+ * caller's id only. The Lambda role may get, put and delete under those prefixes but not list the
+ * bucket, so a missing object answers 403 on AWS and 404 locally: both read as "missing" here.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { bucketName, s3, s3Public } from '../files/client';
+
+export const sourceObjectKey = (userId: string, reportId: string, filename: string): string => `sources/${userId}/${reportId}/${filename}`;
+
+function isMissing(e: unknown): boolean {
+  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
+  const status = err.$metadata?.httpStatusCode;
+  return err.name === 'NoSuchKey' || err.name === 'NotFound' || err.name === 'AccessDenied' || status === 404 || status === 403;
+}
+
+/** A presigned PUT; the declared size is signed, so storage refuses a bigger (or smaller) body. */
+export async function presignPut(key: string, size: number, expiresIn: number): Promise<string> {
+  return getSignedUrl(s3Public(), new PutObjectCommand({ Bucket: bucketName(), Key: key, ContentLength: size }), {
+    expiresIn,
+    signableHeaders: new Set(['content-length']),
+  });
+}
+
+/** Size of an object, or null when it is not there. */
+export async function objectSize(key: string): Promise<number | null> {
+  try {
+    const r = await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }));
+    return Number(r.ContentLength ?? 0);
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
+}
+
+export async function putObject(key: string, body: Buffer): Promise<void> {
+  await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body, ContentLength: body.length }));
+}
+
+/** Server-side copy (no bytes through the Lambda). */
+export async function copyObject(from: string, to: string): Promise<void> {
+  await s3().send(new CopyObjectCommand({ Bucket: bucketName(), Key: to, CopySource: `${bucketName()}/${encodeURIComponent(from).replace(/%2F/g, '/')}` }));
+}
+
+export async function deleteObject(key: string): Promise<void> {
+  await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: key }));
+}
+
+export interface LocalCopy {
+  path: string;
+  size: number;
+  /** Removes the temporary file (idempotent). */
+  cleanup: () => Promise<void>;
+}
+
+/**
+ * Downloads an object to a temporary file (big reports are read from disk by random access, not held
+ * in memory). Null when the object is missing.
+ */
+export async function downloadToTemp(key: string, filename: string): Promise<LocalCopy | null> {
+  let body: Readable;
+  let size: number;
+  try {
+    const r = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
+    body = r.Body as Readable;
+    size = Number(r.ContentLength ?? 0);
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'report-'));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  // The name inside the temp dir does not matter to the reader (it sniffs bytes); keep it plain.
+  const file = path.join(dir, path.extname(filename).replace(/[^.a-zA-Z0-9]/g, '') ? `source${path.extname(filename).toLowerCase()}` : 'source');
+  try {
+    await pipeline(body, createWriteStream(file));
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+  return { path: file, size, cleanup };
+}

@@ -1,0 +1,187 @@
+/**
+ * Uploading a report (API.md: count-rows, upload) and the upload URL.
+ */
+import { getConfig } from '../config';
+import { badRequest, paymentRequired } from '../errors';
+import { buildItems, commissionByCategory, computeTotals, countRows, readReport, type ParsedReport, type ReadLimits, type RowCount } from '../report';
+import { log } from '../http/logger';
+import { chargeLimits, refundLimits } from '../store/limits.repo';
+import { writeItems, deleteItems, type StoredItem } from '../store/items.repo';
+import { ensureProducts, getCostPrices } from '../store/products.repo';
+import { deleteReport, markReportReady, newReportId, reportPutTransactItem, type ReportRecord } from '../store/reports.repo';
+import { ensureSellerByNumber, type SellerRecord } from '../store/sellers.repo';
+import { createUpload } from '../store/uploads.repo';
+import type { UserRecord } from '../store/users.repo';
+import { assertAcceptedName, assertAcceptedSize, cleanFilename, openInputFile, type FileRef, type InputFile } from './file-input';
+import { effectiveTaxProfile } from './settings';
+import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
+
+export const UPLOAD_URL_TTL_SECONDS = 900;
+
+export interface UploadUrlResult {
+  upload_id: string;
+  url: string;
+  method: 'PUT';
+  headers: Record<string, string>;
+  expires_in: number;
+}
+
+/**
+ * A presigned PUT for `uploads/<user_id>/<upload_id>/<filename>`. Wrong extension → 415; size over
+ * MAX_UPLOAD_BYTES → 413. The declared size is part of the signature.
+ */
+export async function createUploadUrl(userId: string, input: { filename: string; size: number }): Promise<UploadUrlResult> {
+  const filename = cleanFilename(input.filename);
+  if (filename === '') throw badRequest('validation_error', 'filename is empty');
+  assertAcceptedName(filename);
+  assertAcceptedSize(input.size);
+  const upload = await createUpload(userId, filename, input.size);
+  const url = await presignPut(upload.key, input.size, UPLOAD_URL_TTL_SECONDS);
+  return { upload_id: upload.upload_id, url, method: 'PUT', headers: {}, expires_in: UPLOAD_URL_TTL_SECONDS };
+}
+
+function readLimits(): Partial<ReadLimits> {
+  return { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES };
+}
+
+export interface CountResult {
+  rows: number;
+  limits: number;
+  limits_after: number;
+  enough: boolean;
+  format: RowCount['format'];
+  report_number: string | null;
+  seller_number: string | null;
+}
+
+/** count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing. */
+export async function countReportRows(user: UserRecord, ref: FileRef | null): Promise<CountResult> {
+  const file = await openInputFile(user.id, ref);
+  try {
+    const c = await countRows(file.source, readLimits());
+    return {
+      rows: c.rows,
+      limits: user.limits,
+      limits_after: Math.max(0, user.limits - c.rows),
+      enough: c.rows <= user.limits,
+      format: c.format,
+      report_number: c.report_number,
+      seller_number: c.seller_number,
+    };
+  } finally {
+    await file.cleanup();
+  }
+}
+
+/** Test seam: runs after the charge and the items are written, before the report is marked ready. */
+export interface UploadHooks {
+  afterCharge?: (reportId: string) => Promise<void>;
+}
+export const uploadHooks: UploadHooks = {};
+
+export interface UploadResult {
+  record: ReportRecord;
+  items: StoredItem[];
+  seller: SellerRecord | null;
+}
+
+function titleOf(filename: string): string {
+  return filename.replace(/\.(zip|xlsx|xls)$/i, '') || filename;
+}
+
+/**
+ * upload: recount, 402 when the caller's limits are short (nothing stored or charged); else store
+ * the source file, link the seller, build the items with the seller's (or the user's) tax profile and
+ * the catalog's cost prices, then charge limits in ONE transaction with the `expense` record and the
+ * report record (state `building`), write the items and mark the report ready.
+ * Anything failing after the charge: the items and the record are deleted, the charge refunded and
+ * the stored source removed; the original error is answered.
+ */
+export async function uploadReport(user: UserRecord, ref: FileRef | null): Promise<UploadResult> {
+  const file = await openInputFile(user.id, ref);
+  try {
+    const parsed = await readReport(file.source, readLimits());
+    // An early answer for the common case; the charge's condition is what holds under concurrency.
+    if (parsed.rows > user.limits) throw paymentRequired(parsed.rows, user.limits);
+    return await storeReport(user, file, parsed);
+  } finally {
+    await file.cleanup();
+  }
+}
+
+async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedReport): Promise<UploadResult> {
+  const userId = user.id;
+  const reportId = newReportId();
+  const sourceKey = sourceObjectKey(userId, reportId, file.filename);
+  const articles = parsed.articles.map((a) => a.article);
+
+  const [seller, costPrices] = await Promise.all([
+    parsed.seller_number ? ensureSellerByNumber(userId, parsed.seller_number) : Promise.resolve(null),
+    getCostPrices(userId, articles),
+    file.origin.kind === 'upload' ? copyObject(file.origin.key, sourceKey) : putObject(sourceKey, file.origin.buffer),
+  ]);
+  const tax = effectiveTaxProfile(user, seller);
+  const { items } = buildItems(parsed, { tax, costPrices });
+  const record: ReportRecord = {
+    id: reportId,
+    user_id: userId,
+    title: titleOf(file.filename),
+    report_number: parsed.report_number,
+    seller_id: seller?.id ?? null,
+    period_from: parsed.period_from,
+    period_to: parsed.period_to,
+    rows: parsed.rows,
+    format: parsed.format,
+    is_combined: false,
+    source_path: sourceKey,
+    source_name: file.filename,
+    source_size: file.size,
+    created_at: new Date().toISOString(),
+    tax_profile: tax,
+    totals: computeTotals(items.map((i) => i.effective)),
+    commission_by_category: commissionByCategory(items),
+    warnings: parsed.warnings,
+    item_count: items.length,
+  };
+
+  try {
+    await chargeLimits({ userId, rows: parsed.rows, reportId, extraItems: [reportPutTransactItem(record)] });
+  } catch (e) {
+    await deleteObject(sourceKey).catch((err: unknown) => log('error', 'source cleanup failed', { report_id: reportId, error: String(err) }));
+    throw e;
+  }
+
+  let stored: StoredItem[];
+  try {
+    // Missing articles join the catalog with cost price 0 (METRICS.md); after the charge, so a refused upload adds nothing.
+    await ensureProducts(userId, articles);
+    stored = await writeItems(userId, reportId, 1, items);
+    if (uploadHooks.afterCharge) await uploadHooks.afterCharge(reportId);
+    await markReportReady(userId, reportId);
+  } catch (e) {
+    await undoUpload(userId, reportId, parsed.rows, sourceKey);
+    throw e;
+  }
+  if (file.origin.kind === 'upload') {
+    // The upload is consumed; its object would otherwise stay in the bucket forever.
+    await deleteObject(file.origin.key).catch(() => undefined);
+  }
+  return { record: { ...record, status: 'ready', items_gen: 1, version: 1 }, items: stored, seller };
+}
+
+/** Undoes a charged upload: items, record, refund, source. Each step is tried even if another fails. */
+async function undoUpload(userId: string, reportId: string, rows: number, sourceKey: string): Promise<void> {
+  const steps: Array<[string, () => Promise<unknown>]> = [
+    ['items', () => deleteItems(userId, reportId)],
+    ['record', () => deleteReport(userId, reportId)],
+    ['refund', () => refundLimits({ userId, rows, reportId })],
+    ['source', () => deleteObject(sourceKey)],
+  ];
+  for (const [what, step] of steps) {
+    try {
+      await step();
+    } catch (err) {
+      log('error', 'upload cleanup failed', { report_id: reportId, step: what, error: String(err) });
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Helpers of the reports integration suites: users with tokens, generated reports sent through the
+ * upload route (multipart or presigned PUT), and the engine's own numbers for the same file.
+ */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
+import { handler as uploadHandler } from '../../functions/reports/upload.handler';
+import { handler as uploadUrlHandler } from '../../functions/reports/upload-url.handler';
+import { signToken } from '../../shared/auth/tokens';
+import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
+import { buildItems, computeTotals, kopecksToRoubles, readReport, type ComputedItem, type TaxProfile } from '../../shared/report';
+import type { ApiItem, ApiReport } from '../../shared/reports/present';
+import { createUser } from '../../shared/store/users.repo';
+import { generateReport, type GenerateOptions, type GeneratedReport } from '../../scripts/fixtures/generate';
+
+export interface TestUser {
+  id: string;
+  token: string;
+}
+
+export async function newUser(limits = 100_000, tag = 'reports'): Promise<TestUser> {
+  const u = await createUser({ email: `${tag}-${randomUUID()}@example.com`, confirmed: true, limits });
+  return { id: u.id, token: signToken({ user_id: u.id }, 'access') };
+}
+
+export function makeReport(opts: Partial<GenerateOptions> = {}): GeneratedReport {
+  return generateReport({ rows: 120, layout: '2026', format: 'xlsx', seed: 7, ...opts });
+}
+
+export function uploadMultipart(token: string, file: { filename: string; file: Buffer }) {
+  const { body, contentType } = multipartBody({ filename: file.filename, content: file.file });
+  return uploadHandler(apiEvent({ method: 'POST', path: '/api/reports/upload', token, body, headers: { 'content-type': contentType } }));
+}
+
+export function countMultipart(token: string, file: { filename: string; file: Buffer }) {
+  const { body, contentType } = multipartBody({ filename: file.filename, content: file.file });
+  return countRowsHandler(apiEvent({ method: 'POST', path: '/api/reports/count-rows', token, body, headers: { 'content-type': contentType } }));
+}
+
+/** upload-url → PUT the bytes to the presigned URL (like a browser) → the upload id. */
+export async function presignedUpload(token: string, file: { filename: string; file: Buffer }): Promise<string> {
+  const r = await uploadUrlHandler(apiEvent({ method: 'POST', path: '/api/reports/upload-url', token, body: { filename: file.filename, size: file.file.length } }));
+  expect(r.statusCode).toBe(200);
+  const target = bodyOf<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>(r);
+  const put = await fetch(target.url, { method: target.method, body: file.file, headers: target.headers });
+  expect(put.status).toBe(200);
+  return target.upload_id;
+}
+
+export function uploadById(token: string, uploadId: string) {
+  return uploadHandler(apiEvent({ method: 'POST', path: '/api/reports/upload', token, body: { upload_id: uploadId } }));
+}
+
+/** Uploads a generated report by multipart and returns the API's report (asserting 201). */
+export async function uploadOk(token: string, file: { filename: string; file: Buffer }): Promise<ApiReport> {
+  const r = await uploadMultipart(token, file);
+  if (r.statusCode !== 201) throw new Error(`upload answered ${r.statusCode}: ${r.body}`);
+  return bodyOf<{ report: ApiReport }>(r).report;
+}
+
+/** The engine's items for a file under given settings (what the API must show). */
+export async function engineItems(file: { filename: string; file: Buffer }, tax: TaxProfile, costPrices: Record<string, number> = {}): Promise<ComputedItem[]> {
+  const parsed = await readReport({ buffer: file.file, filename: file.filename });
+  return buildItems(parsed, { tax, costPrices }).items;
+}
+
+export function engineTotals(items: ComputedItem[]) {
+  return computeTotals(items.map((i) => i.effective));
+}
+
+/** A kopeck value of an aggregate as the API shows it (roubles; counts as is). */
+export const rub = (kopecks: number): number => kopecksToRoubles(kopecks);
+
+/** Items of an API report keyed by article. */
+export function byArticle(items: ApiItem[]): Map<string, ApiItem> {
+  return new Map(items.map((i) => [i.article, i]));
+}
