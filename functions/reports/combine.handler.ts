@@ -1,1 +1,53 @@
-export { handler } from '../not-implemented.handler';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { z } from 'zod';
+import { notFound } from '../../shared/errors';
+import { http, json, type HttpOptions, type HttpRequest, type HttpResult } from '../../shared/http';
+import { getJob } from '../../shared/jobs/registry';
+import { MAX_COMBINE, MIN_COMBINE, presentJob, startCombine } from '../../shared/reports/combine';
+
+const combineRoute = {
+  auth: 'user',
+  body: z.object({
+    report_ids: z
+      .array(z.string().min(1).max(64))
+      .min(MIN_COMBINE)
+      .max(MAX_COMBINE)
+      .refine((ids) => new Set(ids).size === ids.length, 'report_ids must be distinct'),
+    title: z.string().trim().min(1).max(200).optional(),
+  }),
+} satisfies HttpOptions;
+
+/**
+ * POST /api/reports/combine {report_ids: 2..100 distinct, title?} → 202 {job_id, status, progress,
+ * report_id?}. Any id that is not the caller's report → 404 before a job starts. Waits up to
+ * COMBINE_WAIT_MS for the job.
+ */
+export async function combine(req: HttpRequest<typeof combineRoute>) {
+  return json(202, presentJob(await startCombine(req.user.id, req.body.report_ids, req.body.title)));
+}
+
+const statusRoute = { auth: 'user', path: z.object({ job_id: z.string() }) } satisfies HttpOptions;
+
+/** GET /api/reports/combine-status/{job_id} → {job_id, status, progress, report_id?, error?}. */
+export async function status(req: HttpRequest<typeof statusRoute>) {
+  const job = getJob(req.user.id, req.path.job_id);
+  if (!job) {
+    throw notFound(
+      'Combine job not found: jobs live in the memory of the one backend process that ran them, and are lost when it restarts and an hour after they finish. Start the combine again.',
+      'job_not_found',
+    );
+  }
+  return json(200, presentJob(job));
+}
+
+const combineHandler = http(combineRoute, combine);
+const statusHandler = http(statusRoute, status);
+
+/**
+ * ONE Lambda serves both combine routes (the job registry is this process's memory), dispatched on
+ * the method: POST starts a job, GET reads one.
+ */
+export async function handler(event: APIGatewayProxyEventV2, context?: Partial<Context>): Promise<HttpResult> {
+  const method = (event.requestContext?.http?.method ?? event.routeKey?.split(' ')[0] ?? '').toUpperCase();
+  return method === 'GET' ? statusHandler(event, context) : combineHandler(event, context);
+}

@@ -29,7 +29,7 @@ export const sourceMissing = () => notFound('The report has no stored source fil
 
 /** A file name without path separators or control characters, kept short. */
 function safeName(name: string): string {
-  const clean = name.replace(/[\\/:*?"<>|\x00-\x1f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = [...name].map((ch) => (ch.charCodeAt(0) < 32 || '\\/:*?"<>|'.includes(ch) ? ' ' : ch)).join('').replace(/\s+/g, ' ').trim();
   return clean.slice(0, 120) || 'report';
 }
 
