@@ -1,0 +1,195 @@
+/**
+ * list, get and delete in-process against the emulators: newest first with cursor paging and the
+ * seller filter; get with items, totals, commission by category, warnings and the stale flag; delete
+ * removes items, record and source but refunds nothing; another user gets 404 everywhere.
+ */
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as deleteHandler } from '../../functions/reports/delete.handler';
+import { handler as getHandler } from '../../functions/reports/get.handler';
+import { handler as listHandler } from '../../functions/reports/list.handler';
+import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
+import { handler as rebuildManyHandler } from '../../functions/reports/rebuild-many.handler';
+import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
+import { resetConfig } from '../../shared/config';
+import { bucketName, s3 } from '../../shared/files/client';
+import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { kopecksToRoubles } from '../../shared/report';
+import type { ApiReport, ApiReportSummary } from '../../shared/reports/present';
+import { ddb, tableName } from '../../shared/store/client';
+import { putProduct } from '../../shared/store/products.repo';
+import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
+import { getUserById, updateTax } from '../../shared/store/users.repo';
+import { makeReport, newUser, uploadOk } from '../support/reports';
+
+beforeAll(() => resetConfig());
+
+const get = (token: string, id: string) => getHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}`, token, pathParameters: { id } }));
+const del = (token: string, id: string) => deleteHandler(apiEvent({ method: 'DELETE', path: `/api/reports/${id}`, token, pathParameters: { id } }));
+const list = (token: string, query: Record<string, string> = {}) => listHandler(apiEvent({ method: 'GET', path: '/api/reports', token, query }));
+
+async function getOk(token: string, id: string): Promise<ApiReport> {
+  const r = await get(token, id);
+  expect(r.statusCode).toBe(200);
+  return bodyOf<{ report: ApiReport }>(r).report;
+}
+
+async function objectExists(key: string): Promise<boolean> {
+  try {
+    await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('get', () => {
+  it('answers the uploaded report with items, totals, commission by category and warnings', async () => {
+    const u = await newUser();
+    const g = makeReport({ rows: 200, seed: 41, unknownOperations: ['Загадочная операция'] });
+    const uploaded = await uploadOk(u.token, g);
+    const report = await getOk(u.token, uploaded.id);
+    expect(report).toEqual({ ...uploaded, stale: false });
+    expect(report.items).toHaveLength(g.expected.articles.length);
+    expect(report.warnings.map((w) => w.code)).toContain('unknown_operation');
+    const sum = (f: string) => report.items.reduce((s, i) => s + Math.round((i.effective[f] ?? 0) * 100), 0);
+    expect(Math.round(report.totals.profit! * 100)).toBe(sum('profit'));
+    expect(Math.round(report.totals.payout! * 100)).toBe(sum('payout'));
+    for (const c of report.commission_by_category) {
+      const inCat = report.items.filter((i) => i.category === c.category);
+      expect(Math.round(c.realization * 100)).toBe(inCat.reduce((s, i) => s + Math.round(i.effective.realization! * 100), 0));
+      expect(Math.round(c.commission * 100)).toBe(inCat.reduce((s, i) => s + Math.round(i.effective.commission! * 100), 0));
+    }
+  });
+
+  it('is stale once a cost price or the tax profile changes, and fresh again after a rebuild', async () => {
+    const u = await newUser();
+    const g = makeReport({ rows: 80, seed: 42 });
+    const { id } = await uploadOk(u.token, g);
+    const article = g.expected.articles.find((a) => a.article !== '' && a.aggregates.sales_qty > a.aggregates.returns_qty)!;
+    await putProduct(u.id, article.article, 12_345);
+    expect((await getOk(u.token, id)).stale).toBe(true);
+
+    const rebuilt = await rebuildOneHandler(apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token: u.token, pathParameters: { id } }));
+    expect(rebuilt.statusCode).toBe(200);
+    const fresh = await getOk(u.token, id);
+    expect(fresh.stale).toBe(false);
+    const item = fresh.items.find((i) => i.article === article.article)!;
+    expect(item.computed.cost_price).toBe(123.45);
+    const net = article.aggregates.sales_qty - article.aggregates.returns_qty;
+    expect(item.computed.cost_total).toBe(kopecksToRoubles(12_345 * net));
+
+    // The report has a seller: the seller's own profile counts, the user's default only without one.
+    const [seller] = await listSellers(u.id);
+    await updateTax(u.id, { tax_system: 'none', usn_rate: 0, vat_rate: 0 });
+    expect((await getOk(u.token, id)).stale).toBe(true);
+    await updateSeller(u.id, seller.id, { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 } });
+    expect((await getOk(u.token, id)).stale).toBe(false);
+    expect((await getUserById(u.id))?.tax.tax_system).toBe('none');
+  });
+
+  it('malformed and unknown ids are 404', async () => {
+    const u = await newUser();
+    for (const id of ['nope', '../x', '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'a'.repeat(300)]) {
+      const r = await get(u.token, id);
+      expect(r.statusCode, id).toBe(404);
+      expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('report_not_found');
+    }
+  });
+});
+
+describe('list', () => {
+  it('pages newest first and filters by seller', async () => {
+    const u = await newUser();
+    const a = makeReport({ rows: 30, seed: 51 });
+    const b = makeReport({ rows: 30, seed: 52 });
+    expect(a.expected.seller_number).not.toBe(b.expected.seller_number);
+    const ids: string[] = [];
+    for (const g of [a, b, a]) ids.push((await uploadOk(u.token, g)).id);
+
+    const all: ApiReportSummary[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const r = await listHandler(apiEvent({ method: 'GET', path: '/api/reports', token: u.token, query: cursor ? { cursor } : {} }));
+      expect(r.statusCode).toBe(200);
+      const page = bodyOf<{ items: ApiReportSummary[]; next_cursor: string | null }>(r);
+      all.push(...page.items);
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor && pages < 10);
+    expect(all.map((s) => s.id)).toEqual([...ids].reverse());
+    const first = all[2];
+    expect(first).toMatchObject({ rows: 30, is_combined: false, source_available: true, report_number: a.expected.report_number });
+    expect(first.seller?.number).toBe(a.expected.seller_number);
+    expect(first).not.toHaveProperty('items');
+
+    const sellerA = (await listSellers(u.id)).find((s) => s.number === a.expected.seller_number)!;
+    const bySeller = bodyOf<{ items: ApiReportSummary[] }>(await list(u.token, { seller_id: sellerA.id }));
+    expect(bySeller.items.map((s) => s.id)).toEqual([ids[2], ids[0]]);
+    expect(bodyOf<{ items: unknown[] }>(await list(u.token, { seller_id: 'unknown' })).items).toEqual([]);
+    expect((await list(u.token, { cursor: '!!' })).statusCode).toBe(400);
+  });
+
+  it('pages with a small page size without losing or repeating reports', async () => {
+    const { listReports } = await import('../../shared/store/reports.repo');
+    const u = await newUser();
+    const g = makeReport({ rows: 20, seed: 53 });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await uploadOk(u.token, g)).id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof listReports>> = await listReports(u.id, { cursor, limit: 2 });
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((r) => r.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual([...ids].reverse());
+  });
+});
+
+describe('delete', () => {
+  it('removes items, record and source; limits are not refunded', async () => {
+    const u = await newUser(1000);
+    const g = makeReport({ rows: 40, seed: 61 });
+    const report = await uploadOk(u.token, g);
+    const r = await del(u.token, report.id);
+    expect(r.statusCode).toBe(204);
+    expect((await get(u.token, report.id)).statusCode).toBe(404);
+    expect(await objectExists(report.source_path!)).toBe(false);
+    const items = await ddb().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ITEMS#${u.id}#${report.id}` } }));
+    expect(items.Items).toEqual([]);
+    expect((await getUserById(u.id))?.limits).toBe(960);
+    expect((await del(u.token, report.id)).statusCode).toBe(404);
+  });
+});
+
+describe('tenant isolation', () => {
+  it('another user gets 404 on get, delete, manual value and rebuild, and the owner’s report is untouched', async () => {
+    const owner = await newUser();
+    const other = await newUser();
+    const report = await uploadOk(owner.token, makeReport({ rows: 40, seed: 71 }));
+    const item = report.items.find((i) => i.article !== '')!;
+    const id = report.id;
+
+    expect((await get(other.token, id)).statusCode).toBe(404);
+    expect((await del(other.token, id)).statusCode).toBe(404);
+    const mv = await manualValueHandler(
+      apiEvent({ method: 'PUT', path: `/api/reports/items/${item.item_id}/manual-value`, token: other.token, pathParameters: { item_id: item.item_id }, body: { field: 'profit', value: 1 } }),
+    );
+    expect(mv.statusCode).toBe(404);
+    const rb = await rebuildOneHandler(apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token: other.token, pathParameters: { id } }));
+    expect(rb.statusCode).toBe(404);
+    const many = await rebuildManyHandler(apiEvent({ method: 'POST', path: '/api/reports/rebuild', token: other.token, body: { report_ids: [id] } }));
+    expect(bodyOf(many)).toEqual({ rebuilt: [], skipped: [{ id, reason: 'not_found' }] });
+    expect(bodyOf<{ items: unknown[] }>(await list(other.token)).items).toEqual([]);
+    expect(bodyOf<{ items: unknown[] }>(await list(other.token, { cursor: Buffer.from(id).toString('base64url') })).items).toEqual([]);
+
+    const still = await getOk(owner.token, id);
+    expect(still.items.find((i) => i.item_id === item.item_id)?.manual_values).toEqual({});
+    expect(still.rebuilt_at).toBeUndefined();
+    expect(await objectExists(report.source_path!)).toBe(true);
+  });
+});
