@@ -109,6 +109,9 @@ async function resolvePorts(opts: StackOptions): Promise<StackPorts> {
 }
 
 /**
+ * One process runs one stack address at a time: the shared AWS clients (shared/store/client.ts and
+ * friends) are made once per process, so a later stack in the same process must reuse the ports.
+ *
  * The whole local stack: DynamoDB Local (data kept in dataDir), s3rver, the SES emulator, the
  * mailbox page, serverless-offline with every route, and the web app. Creates the table and bucket
  * when missing and the demo account on first start. A busy port fails with PortInUseError (names
