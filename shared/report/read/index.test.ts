@@ -190,6 +190,30 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
     const buffer = xlsxPackage({ sheet, sharedStrings: sst });
     expect((await read({ buffer })).data).toEqual(BASIC_EXPECTED);
     expect((await read({ buffer }, {}, { chunkSize: 7 })).data).toEqual(BASIC_EXPECTED);
+    expect((await scanReport({ buffer }, null)).rows).toBe(3);
+    expect((await scanReport({ buffer }, null, {}, { chunkSize: 7 })).rows).toBe(3);
+  });
+
+  it('is not fooled by a raw ">" after "row" or "c" in text when jumping over unread cells', async () => {
+    // XML allows an unescaped ">" in text; "<" never appears there.
+    const cell = (ref: string, text: string) => `<x:c r="${ref}" t="str"><x:v>${text}</x:v></x:c>`;
+    const header = BASIC_HEADER.map((t, i) => cell(`${'ABCDEFGHIJK'[i]}1`, t)).join('') + cell('L1', 'Srid');
+    const data = (r: number) =>
+      cell(`A${r}`, 'arrow> c> /row> :c>') +
+      cell(`D${r}`, `A${r}`) +
+      cell(`H${r}`, '1') +
+      cell(`L${r}`, 'narrow> c> /c> :c>') +
+      cell(`M${r}`, 'x:row> /row> row>');
+    const sheet =
+      '<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData>' +
+      `<x:row r="1">${header}</x:row>` +
+      [2, 3, 4].map((r) => `<x:row r="${r}">${data(r)}</x:row>`).join('') +
+      '</x:sheetData></x:worksheet>';
+    const buffer = xlsxPackage({ sheet });
+    const expected = [2, 3, 4].map((r) => ({ sa_name: `A${r}`, quantity: '1' }));
+    expect((await read({ buffer })).data).toEqual(expected);
+    expect((await read({ buffer }, {}, { chunkSize: 5 })).data).toEqual(expected);
+    expect((await scanReport({ buffer }, null)).rows).toBe(3);
   });
 
   it('finds the sheet without workbook relationships (fallback xl/worksheets/sheet1.xml)', async () => {

@@ -44,6 +44,8 @@ const T_BOOL = 4;
 const T_ERROR = 5;
 const T_DATE = 6;
 
+const ROW_END = Buffer.from('row>', 'latin1');
+
 /** Target of a cell's text while the header row is being read. */
 const HEADER_TARGET = -2;
 
@@ -62,6 +64,8 @@ abstract class XmlByteScanner {
   /** Set to stop scanning (the rest of the part is of no interest). */
   done = false;
   protected inText = false;
+  /** Set by a tag handler to have `skip` move past what follows the tag. */
+  protected wantSkip = false;
   private tail: Buffer | null = null;
 
   // The current text: one byte range (the usual case) or, across chunks and rich-text runs, parts.
@@ -108,7 +112,17 @@ abstract class XmlByteScanner {
       }
       this.tag(buf, p, q);
       p = q + 1;
+      if (this.wantSkip) {
+        this.wantSkip = false;
+        const to = this.skip(buf, p);
+        if (to >= 0) p = to;
+      }
     }
+  }
+
+  /** Where scanning may resume after `p` without looking at the bytes between; -1: nowhere, go on. */
+  protected skip(_buf: Buffer, _p: number): number {
+    return -1;
   }
 
   /** Whether the input ended in the middle of a tag. */
@@ -282,6 +296,10 @@ export class SheetScanner extends XmlByteScanner {
   headerDone = false;
 
   private toMetric: Int16Array | null = null;
+  /** What `skip` jumps to: the end of the current cell or of the current row. */
+  private skipToCellEnd = false;
+  /** The last column the sink reads (-1 when only counting). */
+  private lastWanted = -1;
   private readonly cells: Array<string | undefined> = new Array<string | undefined>(METRIC_KEYS.length).fill(undefined);
   private cellsDirty = false;
   private inRow = false;
@@ -323,8 +341,16 @@ export class SheetScanner extends XmlByteScanner {
     if (len === 1) {
       if (c0 === 0x63) {
         // <c>
-        if (close) this.endCell();
-        else this.startCell(buf, i, end);
+        if (close) {
+          this.endCell();
+          // The row counts and nothing further right is read: jump to its end.
+          if (this.rowNonEmpty && this.headerDone && this.col >= this.lastWanted) {
+            this.skipToCellEnd = false;
+            this.wantSkip = true;
+          }
+        } else {
+          this.startCell(buf, i, end);
+        }
       } else if (c0 === 0x76) {
         // <v>: the value (number text, shared-string index, str text, bool, error)
         if (!close && this.inCell && buf[end - 1] !== SLASH) this.inText = true;
@@ -345,6 +371,28 @@ export class SheetScanner extends XmlByteScanner {
       if (c0 === 0x69 && buf[ns + 1] === 0x73) this.inIs = !close && this.inCell && buf[end - 1] !== SLASH;
     } else if (len === 9 && close && c0 === 0x73 && buf.toString('latin1', ns, i) === 'sheetData') {
       this.done = true;
+    }
+  }
+
+  /**
+   * The position of this row's end tag when it lies within the buffer and close enough that no cell in
+   * between can break the cell-length cap; -1 otherwise (the cells are then scanned one by one).
+   * Text cannot hold `<`, so the first `</row>` (or `</x:row>`) is the row's.
+   */
+  protected override skip(buf: Buffer, p: number): number {
+    const limit = Math.min(buf.length, p + this.maxCellLength);
+    if (this.skipToCellEnd) return cellEnd(buf, p, limit);
+    let i = p;
+    for (;;) {
+      i = buf.indexOf(ROW_END, i);
+      if (i < 0 || i + ROW_END.length > limit) return -1;
+      let j = i - 1;
+      if (buf[j] === COLON) {
+        j--;
+        while (j > p && buf[j] !== SLASH && buf[j] !== LT && buf[j] > SP) j--;
+      }
+      if (buf[j] === SLASH && buf[j - 1] === LT) return j - 1;
+      i += ROW_END.length;
     }
   }
 
@@ -393,6 +441,11 @@ export class SheetScanner extends XmlByteScanner {
     else {
       const tm = this.toMetric;
       this.target = tm !== null && col < tm.length ? tm[col] : -1;
+      // A cell nobody reads in a row already known to count: jump to its end tag.
+      if (this.target === -1 && this.rowNonEmpty) {
+        this.skipToCellEnd = true;
+        this.wantSkip = true;
+      }
     }
     this.resetText();
   }
@@ -474,9 +527,27 @@ export class SheetScanner extends XmlByteScanner {
     this.columns = mapHeaderRow(this.headers);
     if (this.sink !== null) {
       this.toMetric = this.columns.toMetric;
+      this.toMetric.forEach((index, col) => {
+        if (index >= 0) this.lastWanted = col;
+      });
       this.sink.begin(this.columns.present);
     }
   }
+}
+
+/**
+ * The position of the `</c>` (or `</x:c>`) closing the current cell when it lies before `limit`, else -1.
+ * Text cannot hold `<`, so the first closing tag named c is the cell's.
+ */
+function cellEnd(buf: Buffer, p: number, limit: number): number {
+  for (let i = p; i + 3 < limit; i++) {
+    if (buf[i] !== LT || buf[i + 1] !== SLASH) continue;
+    let j = i + 2;
+    if (buf[j] === 0x63 && buf[j + 1] === GT) return i;
+    while (j < limit && buf[j] !== COLON && buf[j] !== GT && buf[j] > SP) j++;
+    if (buf[j] === COLON && buf[j + 1] === 0x63 && buf[j + 2] === GT) return i;
+  }
+  return -1;
 }
 
 function parseColumn(buf: Buffer, s: number, e: number): number {

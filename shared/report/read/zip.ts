@@ -109,6 +109,9 @@ export class ZipArchive {
       throw asCorrupt(err);
     } finally {
       if (!finished) {
+        // A late error from a stream we abandon must not become an uncaught exception.
+        raw.on('error', ignore);
+        data.on('error', ignore);
         if (data !== raw) raw.unpipe(data as Transform);
         data.destroy();
         raw.destroy();
@@ -166,6 +169,8 @@ export class ZipArchive {
     return { raw, data: inflate };
   }
 }
+
+function ignore(): void {}
 
 function zipBomb(max: number): ReportError {
   return new ReportError(
