@@ -337,6 +337,12 @@ describe('scanReport on zips of reports', () => {
     expect(err.message).toContain('report.pdf');
   });
 
+  it('refuses entry names that climb out of the archive', async () => {
+    const err = await failure(scanReport({ buffer: writeZip([{ name: '../../evil.xlsx', data: report }]) }, null));
+    expect(err.code).toBe('corrupt_file');
+    expect(err.message).toContain('invalid relative path');
+  });
+
   it('refuses an .xlsx entry that is not a spreadsheet', async () => {
     const err = await failure(scanReport({ buffer: writeZip([{ name: 'r.xlsx', data: '<html><body>login</body></html>' }]) }, null));
     expect(err.code).toBe('unsupported_format');
