@@ -1,0 +1,235 @@
+/**
+ * The reports path over real HTTP: serverless-offline serving the bundled handlers against DynamoDB
+ * Local, s3rver and the SES emulator, as a browser would drive it: sign up by mail, upload a generated
+ * report by presigned PUT, count its rows, upload it, correct a value, rebuild, combine two reports and
+ * poll the job, download the export, the legacy summary and the source file, and keep a catalog price
+ * for an article whose name needs URL encoding.
+ */
+import { randomUUID } from 'node:crypto';
+import ExcelJS from 'exceljs';
+import * as XLSX from '@e965/xlsx';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateReport } from '../../scripts/fixtures/generate';
+import { resetConfig } from '../../shared/config';
+import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
+import { DEFAULT_TAX_PROFILE, FIELDS, buildItems, kopecksToRoubles, readReport } from '../../shared/report';
+import type { ApiItem, ApiReport } from '../../shared/reports/present';
+import { ensureSeed } from '../../shared/store/seed';
+import { startEmulators, waitForMail, type Emulators, type SentMail } from '../support/emulators';
+import { startOffline, type Offline } from '../support/offline';
+
+let emulators: Emulators;
+let offline: Offline;
+
+beforeAll(async () => {
+  emulators = await startEmulators();
+  Object.assign(process.env, emulators.env);
+  resetConfig();
+  await ensureSeed();
+  offline = await startOffline(emulators.env);
+});
+
+afterAll(async () => {
+  await offline?.stop();
+  await emulators?.stop();
+});
+
+interface Answer<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+async function call<T = Record<string, unknown>>(method: string, route: string, opts: { body?: unknown; token?: string } = {}): Promise<Answer<T>> {
+  const headers: Record<string, string> = {};
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const res = await fetch(`${offline.apiUrl}${route}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), redirect: 'manual' });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
+}
+
+async function download(method: string, route: string, token: string, body?: unknown): Promise<{ status: number; bytes: Buffer; headers: Headers }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${offline.apiUrl}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+}
+
+const tokenOf = (m: SentMail) => new URL(m.links.find((l) => l.includes('/confirm?token=')) as string).searchParams.get('token') as string;
+const passwordOf = (m: SentMail) => (/\n\n([A-Za-z0-9]{12,})\n\n/.exec(m.text) as RegExpExecArray)[1];
+
+async function signUp(email: string): Promise<string> {
+  expect((await call('POST', '/auth/register', { body: { email } })).status).toBe(202);
+  const ses = emulators.env.SES_ENDPOINT;
+  const confirmToken = tokenOf(await waitForMail(ses, email, (m) => m.subject === 'Подтвердите адрес электронной почты'));
+  expect((await call('GET', `/auth/confirm?token=${encodeURIComponent(confirmToken)}`)).status).toBe(200);
+  const password = passwordOf(await waitForMail(ses, email, (m) => m.subject === 'Ваш пароль для входа'));
+  const login = await call<{ token: string }>('POST', '/auth/login', { body: { email, password } });
+  expect(login.status).toBe(200);
+  return login.body.token;
+}
+
+/** upload-url → PUT to the presigned URL → count-rows → upload, all by upload id. */
+async function uploadByUrl(token: string, file: { filename: string; file: Buffer }): Promise<{ count: Record<string, unknown>; report: ApiReport }> {
+  const target = await call<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>('POST', '/reports/upload-url', {
+    token,
+    body: { filename: file.filename, size: file.file.length },
+  });
+  expect(target.status).toBe(200);
+  const put = await fetch(target.body.url, { method: target.body.method, body: file.file, headers: target.body.headers });
+  expect(put.status).toBe(200);
+  const count = await call('POST', '/reports/count-rows', { token, body: { upload_id: target.body.upload_id } });
+  expect(count.status).toBe(200);
+  const uploaded = await call<{ report: ApiReport }>('POST', '/reports/upload', { token, body: { upload_id: target.body.upload_id } });
+  expect(uploaded.status, JSON.stringify(uploaded.body).slice(0, 300)).toBe(201);
+  return { count: count.body, report: uploaded.body.report };
+}
+
+/** The engine's numbers for the same file and settings, in API units. */
+async function engineByArticle(file: { filename: string; file: Buffer }): Promise<Map<string, Record<string, number | null>>> {
+  const parsed = await readReport({ buffer: file.file, filename: file.filename });
+  const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+  const unit = new Map<string, string>(FIELDS.map((d) => [d.name, d.unit]));
+  return new Map(
+    items.map((i) => [
+      i.article,
+      Object.fromEntries(Object.entries(i.effective).map(([k, v]) => [k, v === null ? null : unit.get(k) === 'money' ? kopecksToRoubles(v) : v])),
+    ]),
+  );
+}
+
+describe('reports over HTTP (serverless-offline)', () => {
+  it('upload → numbers of the engine → correction survives rebuild → combine and poll → export, summary and source files open', async () => {
+    const token = await signUp(`reports-e2e-${randomUUID()}@example.com`);
+    const ga = generateReport({ rows: 150, layout: '2026', format: 'xlsx', seed: 101, articles: 6 });
+    const gb = generateReport({ rows: 120, layout: '2022', format: 'zip', seed: 102, articles: 5 });
+
+    // 1. Upload by presigned URL; count-rows charges nothing and says what upload will take.
+    const { count, report: a } = await uploadByUrl(token, ga);
+    expect(count).toMatchObject({ rows: ga.expected.rows, enough: true, format: 'xlsx', report_number: ga.expected.report_number, seller_number: ga.expected.seller_number });
+    expect(a).toMatchObject({ rows: ga.expected.rows, report_number: ga.expected.report_number, is_combined: false, source_available: true });
+    const engine = await engineByArticle(ga);
+    expect(a.items).toHaveLength(engine.size);
+    for (const item of a.items) expect(item.effective, item.article).toEqual(engine.get(item.article));
+    const me = await call<{ user: { limits: number } }>('GET', '/auth/me', { token });
+    expect(me.body.user.limits).toBe(10_000 - ga.expected.rows);
+
+    // 2. A correction, then a rebuild: the correction is re-applied by article.
+    const target = a.items.find((i) => i.article !== '') as ApiItem;
+    const corrected = await call<{ item: ApiItem; totals: Record<string, number> }>('PUT', `/reports/items/${target.item_id}/manual-value`, {
+      token,
+      body: { field: 'storage', value: 777.77 },
+    });
+    expect(corrected.status).toBe(200);
+    expect(corrected.body.item.effective.storage).toBe(777.77);
+    const rebuilt = await call<{ report: ApiReport; dropped_manual_values: unknown[] }>('POST', `/reports/${a.id}/rebuild`, { token });
+    expect(rebuilt.status).toBe(200);
+    expect(rebuilt.body.dropped_manual_values).toEqual([]);
+    const after = rebuilt.body.report.items.find((i) => i.article === target.article) as ApiItem;
+    expect(after.manual_values).toEqual({ storage: 777.77 });
+    expect(after.effective.storage).toBe(777.77);
+    const aNow = rebuilt.body.report;
+
+    // 3. A second report (a zip this time), then combine the two and poll the job.
+    const { report: b } = await uploadByUrl(token, gb);
+    const started = await call<{ job_id: string; status: string; progress: { done: number; total: number }; report_id?: string }>('POST', '/reports/combine', {
+      token,
+      body: { report_ids: [a.id, b.id] },
+    });
+    expect(started.status).toBe(202);
+    expect(started.body.progress.total).toBe(2);
+    let job = started.body;
+    for (let i = 0; job.status !== 'done' && job.status !== 'failed' && i < 300; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const s = await call<typeof job>('GET', `/reports/combine-status/${started.body.job_id}`, { token });
+      expect(s.status).toBe(200);
+      job = s.body;
+    }
+    expect(job).toMatchObject({ status: 'done', progress: { done: 2, total: 2 } });
+    const combined = await call<{ report: ApiReport }>('GET', `/reports/${job.report_id}`, { token });
+    expect(combined.status).toBe(200);
+    const c = combined.body.report;
+    expect(c).toMatchObject({ is_combined: true, source_report_ids: [a.id, b.id], source_available: false, rows: a.rows + b.rows });
+    for (const f of ['realization', 'for_pay', 'storage', 'profit', 'sales_qty'] as const) {
+      expect(c.totals[f], f).toBeCloseTo((aNow.totals[f] ?? 0) + (b.totals[f] ?? 0), 2);
+    }
+    const cItem = c.items.find((i) => i.article === target.article) as ApiItem;
+    const bPart = b.items.find((i) => i.article === target.article)?.effective.storage ?? 0;
+    expect(cItem.effective.storage).toBeCloseTo(777.77 + bPart, 2);
+    const gone = await call<{ error: { code: string } }>('GET', `/reports/combine-status/${randomUUID()}`, { token });
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('job_not_found');
+
+    // 4. The export opens in a spreadsheet library: item numbers and the totals row.
+    const xlsx = await download('GET', `/reports/${a.id}/export`, token);
+    expect(xlsx.status).toBe(200);
+    expect(xlsx.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    expect(decodeURIComponent(xlsx.headers.get('content-disposition') ?? '')).toContain(`${a.report_number}.xlsx`);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(xlsx.bytes as unknown as ArrayBuffer);
+    const ws = wb.getWorksheet(SHEET_ITEMS)!;
+    const header = Array.from(ws.getRow(1).values as unknown[], (v) => String(v ?? ''));
+    const storageCol = header.findIndex((h) => h.startsWith('Хранение'));
+    const realCol = header.findIndex((h) => h.startsWith('Реализация'));
+    let totalsSeen = false;
+    ws.eachRow((row) => {
+      const label = String(row.getCell(1).value ?? '');
+      if (label === target.article) expect(row.getCell(storageCol).value).toBe(777.77);
+      if (label === TOTALS_LABEL) {
+        totalsSeen = true;
+        expect(row.getCell(realCol).value).toBe(aNow.totals.realization);
+        expect(row.getCell(storageCol).value).toBe(aNow.totals.storage);
+      }
+    });
+    expect(totalsSeen).toBe(true);
+
+    // 5. The legacy summary opens with SheetJS: one row per report.
+    const xls = await download('POST', '/reports/summary-export', token, { report_ids: [a.id, b.id] });
+    expect(xls.status).toBe(200);
+    expect(xls.headers.get('content-type')).toBe('application/vnd.ms-excel');
+    const sbook = XLSX.read(xls.bytes, { type: 'buffer' });
+    const rows = XLSX.utils.sheet_to_json<unknown[]>(sbook.Sheets[sbook.SheetNames[0]], { header: 1, raw: true, defval: null });
+    const h = rows.findIndex((r) => r.includes('Номер отчёта'));
+    const numCol = (rows[h] as string[]).indexOf('Номер отчёта');
+    const sumRealCol = (rows[h] as string[]).indexOf('Реализация, руб.');
+    expect([rows[h + 1][numCol], rows[h + 2][numCol]]).toEqual([a.report_number, b.report_number]);
+    expect(rows[h + 1][sumRealCol]).toBe(aNow.totals.realization);
+
+    // 6. The source comes back byte for byte under its own name.
+    const src = await download('GET', `/reports/${a.id}/source`, token);
+    expect(src.status).toBe(200);
+    expect(src.bytes.equals(ga.file)).toBe(true);
+    expect(decodeURIComponent(src.headers.get('content-disposition') ?? '')).toContain(ga.filename);
+    const zipSrc = await download('GET', `/reports/${b.id}/source`, token);
+    expect(zipSrc.bytes.equals(gb.file)).toBe(true);
+    expect((await call('GET', `/reports/${c.id}/source`, { token })).status).toBe(404);
+
+    // 7. Another user reaches none of it.
+    const stranger = await signUp(`reports-e2e-${randomUUID()}@example.com`);
+    for (const [method, route, body] of [
+      ['GET', `/reports/${a.id}/export`, undefined],
+      ['GET', `/reports/${a.id}/source`, undefined],
+      ['POST', '/reports/summary-export', { report_ids: [a.id] }],
+      ['POST', '/reports/combine', { report_ids: [a.id, b.id] }],
+      ['GET', `/reports/combine-status/${started.body.job_id}`, undefined],
+    ] as const) {
+      expect((await call(method, route, { token: stranger, body })).status, route).toBe(404);
+    }
+  });
+
+  it('catalog prices for articles with "/", "#", "%" and Cyrillic go through the URL path intact', async () => {
+    const token = await signUp(`catalog-e2e-${randomUUID()}@example.com`);
+    const article = 'Платье/синее #42 100%';
+    const put = await call<{ article: string; cost_price: number }>('PUT', `/products/${encodeURIComponent(article)}`, { token, body: { cost_price: 1234.5 } });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ article, cost_price: 1234.5 });
+    const list = await call<{ items: Array<{ article: string; cost_price: number }> }>('GET', `/products?search=${encodeURIComponent('СИНЕЕ')}`, { token });
+    expect(list.body.items).toEqual([expect.objectContaining({ article, cost_price: 1234.5 })]);
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('Артикул;Себестоимость\nA-1;10,5\nB-2;-1\n', 'utf8')]), 'цены.csv');
+    const res = await fetch(`${offline.apiUrl}/products/import`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ created: 1, updated: 0, errors: [{ row: 3, message: expect.stringMatching(/отрицательн/) }] });
+  });
+});
