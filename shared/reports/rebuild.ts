@@ -18,6 +18,7 @@ import type { UserRecord } from '../store/users.repo';
 import { requireReport, sellerOf } from './queries';
 import { effectiveTaxProfile } from './settings';
 import { downloadToTemp } from './storage';
+import { missingArticles } from './upload';
 
 const MAX_ATTEMPTS = 3;
 
@@ -51,10 +52,9 @@ export async function rebuildReport(user: UserRecord, reportId: string): Promise
     }
     const articles = parsed.articles.map((a) => a.article);
     const [seller, costPrices, oldItems] = await Promise.all([sellerOf(user.id, record), getCostPrices(user.id, articles), getReportItems(record)]);
-    await ensureProducts(user.id, articles);
     const tax = effectiveTaxProfile(user, seller);
     const { items, dropped } = buildItems(parsed, { tax, costPrices }, manualByArticle(oldItems));
-    const replaced = await replaceItems(record, items, {
+    const [, replaced] = await Promise.all([ensureProducts(user.id, missingArticles(articles, costPrices)), replaceItems(record, items, {
       tax_profile: tax,
       totals: computeTotals(items.map((i) => i.effective)),
       commission_by_category: commissionByCategory(items),
@@ -65,7 +65,7 @@ export async function rebuildReport(user: UserRecord, reportId: string): Promise
       report_number: parsed.report_number,
       format: parsed.format,
       rebuilt_at: new Date().toISOString(),
-    });
+    })]);
     if (replaced) return { record: replaced.record, items: replaced.items, seller, dropped };
     // A correction or another rebuild changed the report meanwhile: start over from its new state.
     if (attempt >= MAX_ATTEMPTS) throw conflict('report_busy', 'The report is being changed by another request; try again');

@@ -154,8 +154,8 @@ async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedRepo
   let stored: StoredItem[];
   try {
     // Missing articles join the catalog with cost price 0 (METRICS.md); after the charge, so a refused upload adds nothing.
-    await ensureProducts(userId, articles);
-    stored = await writeItems(userId, reportId, 1, items);
+    const [, written] = await Promise.all([ensureProducts(userId, missingArticles(articles, costPrices)), writeItems(userId, reportId, 1, items)]);
+    stored = written;
     if (uploadHooks.afterCharge) await uploadHooks.afterCharge(reportId);
     await markReportReady(userId, reportId);
   } catch (e) {
@@ -167,6 +167,11 @@ async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedRepo
     await deleteObject(file.origin.key).catch(() => undefined);
   }
   return { record: { ...record, status: 'ready', items_gen: 1, version: 1 }, items: stored, seller };
+}
+
+/** Articles without a catalog entry (the catalog is read once; ensureProducts re-checks each before writing). */
+export function missingArticles(articles: readonly string[], costPrices: Record<string, number>): string[] {
+  return articles.filter((a) => !Object.prototype.hasOwnProperty.call(costPrices, a));
 }
 
 /** Undoes a charged upload: items, record, refund, source. Each step is tried even if another fails. */

@@ -3,6 +3,7 @@
  * seller filter; get with items, totals, commission by category, warnings and the stale flag; delete
  * removes items, record and source but refunds nothing; another user gets 404 everywhere.
  */
+import { gunzipSync } from 'node:zlib';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +88,20 @@ describe('get', () => {
     await updateSeller(u.id, seller.id, { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 } });
     expect((await getOk(u.token, id)).stale).toBe(false);
     expect((await getUserById(u.id))?.tax.tax_system).toBe('none');
+  });
+
+  it('sends a big report gzip-encoded to a client that accepts it (Lambda answers are capped at 6 MB)', async () => {
+    const u = await newUser();
+    const report = await uploadOk(u.token, makeReport({ rows: 1200, articles: 300, seed: 43 }));
+    const plain = await get(u.token, report.id);
+    expect(plain.headers?.['Content-Encoding']).toBeUndefined();
+    const zipped = await getHandler(apiEvent({ method: 'GET', path: `/api/reports/${report.id}`, token: u.token, pathParameters: { id: report.id }, headers: { 'accept-encoding': 'gzip, deflate, br' } }));
+    expect(zipped.statusCode).toBe(200);
+    expect(zipped.headers?.['Content-Encoding']).toBe('gzip');
+    expect(zipped.isBase64Encoded).toBe(true);
+    const bytes = Buffer.from(zipped.body!, 'base64');
+    expect(bytes.length).toBeLessThan(plain.body!.length / 4);
+    expect(JSON.parse(gunzipSync(bytes).toString('utf8'))).toEqual(JSON.parse(plain.body!));
   });
 
   it('malformed and unknown ids are 404', async () => {
