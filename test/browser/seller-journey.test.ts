@@ -211,11 +211,11 @@ describe('the seller in the browser', () => {
     const session = await storedSession();
     expect(session.email).toBe(email);
     expect(session.token?.split('.')).toHaveLength(3);
-    expect(await page.getByTestId('reports-empty').isVisible()).toBe(true);
+    await page.getByTestId('reports-empty').waitFor();
   });
 
   step('upload: the preview names the rows to be charged; confirming opens the report', async () => {
-    report1 = await uploadThroughPanel(11, ROWS_1, INITIAL_LIMITS, '02-reports-upload-preview');
+    report1 = await uploadThroughPanel(11, ROWS_1, INITIAL_LIMITS, '02a-first-upload-preview');
     id1 = await waitForReportPage([]);
     expect(await text('report-rows')).toBe(int(ROWS_1));
     expect(await text('report-number')).toBe(report1.expected.report_number);
@@ -340,7 +340,7 @@ describe('the seller in the browser', () => {
   step('combine: a second upload, both selected, progress shown, the combined report opens', async () => {
     await page.getByRole('link', { name: '← Отчёты' }).click();
     await page.getByTestId(`report-row-${id1}`).waitFor();
-    report2 = await uploadThroughPanel(12, ROWS_2, INITIAL_LIMITS - ROWS_1);
+    report2 = await uploadThroughPanel(12, ROWS_2, INITIAL_LIMITS - ROWS_1, '02b-reports-list-upload-preview');
     id2 = await waitForReportPage([id1]);
     expect(await text('report-rows')).toBe(int(ROWS_2));
 
@@ -372,6 +372,17 @@ describe('the seller in the browser', () => {
     expect([...(combined.source_report_ids ?? [])].sort()).toEqual([id1, id2].sort());
     expect(combined.rows).toBe(ROWS_1 + ROWS_2);
     expect(kop(combined.totals.realization)).toBe(kop(r1.totals.realization) + kop(r2.totals.realization));
+    // Items merge by article from the sources' effective values, so the correction carries over.
+    const articles = [...new Set([...r1.items, ...r2.items].map((i) => i.article))].sort();
+    expect(combined.items.map((i) => i.article).sort()).toEqual(articles);
+    for (const item of combined.items) {
+      const parts = [...r1.items, ...r2.items].filter((i) => i.article === item.article);
+      for (const field of ['sales_qty', 'returns_qty', 'realization', 'logistics', 'storage', 'profit']) {
+        const sum = parts.reduce((s, p) => s + kop(p.effective[field]), 0);
+        expect(kop(item.effective[field]), `${item.article}.${field}`).toBe(sum);
+      }
+    }
+    expect(kop(combined.totals.logistics)).toBe(kop(r1.totals.logistics) + kop(r2.totals.logistics));
     const title = page.getByTestId('report-title');
     expect(squash(await title.textContent())).toContain('Март–апрель 2026');
     expect(await title.locator('.badge-combined').textContent()).toBe('Объединённый');
@@ -394,8 +405,10 @@ describe('the seller in the browser', () => {
 
     await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Настройки' }).click();
     await page.getByTestId('limits-left').waitFor();
-    expect(await text('limits-left')).toBe(int(INITIAL_LIMITS - ROWS_1 - ROWS_2));
+    await expect.poll(() => text('limits-left')).toBe(int(INITIAL_LIMITS - ROWS_1 - ROWS_2));
+    // Each file's seller number made a seller of its own.
     await page.getByTestId(`seller-${report1.expected.seller_number}`).waitFor();
+    await page.getByTestId(`seller-${report2.expected.seller_number}`).waitFor();
     await page.getByTestId('limit-history').waitFor();
     await screenshot(page, '07-settings');
   });

@@ -47,6 +47,8 @@ export const BROWSER_401 = 'Failed to load resource: the server responded with a
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(screenshotDir, { recursive: true });
   const file = path.join(screenshotDir, `${name}.png`);
+  // A full-page shot of a scrolled page paints the sticky top bar where the viewport was.
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
