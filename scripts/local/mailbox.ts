@@ -44,6 +44,7 @@ export function renderMailbox(mails: SentMail[], sesEndpoint: string): string {
 <head>
 <meta charset="utf-8">
 <title>Local mailbox (${mails.length})</title>
+<link rel="icon" href="data:,">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <style>
   body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 60rem; padding: 1rem 1.5rem; color: #1d2430; }

@@ -34,8 +34,10 @@ export function waterfallSteps(totals: Values): Step[] {
     steps.push({ label, kind: 'delta', value: change, start: running, end: running + change });
     running = cents(running + change);
   };
-  const minus = (field: string) => delta(`− ${fieldTitle(field)}`, -n(totals[field]));
-  const plus = (field: string) => delta(`+ ${fieldTitle(field)}`, n(totals[field]));
+  // The signed value beside each step says which way it goes; a sign in the label as well would read
+  // "− Комиссия WB +1 064,31" when WB's commission is negative (a large platform discount).
+  const minus = (field: string) => delta(fieldTitle(field), -n(totals[field]));
+  const plus = (field: string) => delta(fieldTitle(field), n(totals[field]));
 
   total(fieldTitle('seller_price'), n(totals.seller_price), '');
   minus('wb_discount');
