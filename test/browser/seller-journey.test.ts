@@ -19,6 +19,7 @@ import { generateReport, type GeneratedReport } from '../../scripts/fixtures/gen
 import { columnTitle } from '../../shared/export/columns';
 import { FIELDS } from '../../shared/report/fields';
 import { waitForMail } from '../support/emulators';
+import { CONFIRM_SUBJECT, PASSWORD_SUBJECT, confirmLinkOf, passwordOf } from '../support/sign-up';
 import { BROWSER_401, int, launchChromium, roubles, rowsWord, rub, screenshot, squash, watchConsole, type ConsoleIssue } from './support/browser';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -176,26 +177,20 @@ describe('the seller in the browser', () => {
     await page.getByRole('button', { name: 'Зарегистрироваться' }).click();
     expect(await text('register-done')).toContain(`Мы отправили письмо на ${email}`);
 
-    const confirmMail = await waitForMail(stack.urls.ses, email, (m) => m.subject === 'Подтвердите адрес электронной почты');
-    const link = confirmMail.links.find((l) => l.includes('/confirm?token='));
-    expect(link, `confirmation link in ${JSON.stringify(confirmMail.links)}`).toBeTruthy();
-    const url = new URL(link as string);
+    const url = new URL(confirmLinkOf(await waitForMail(stack.urls.ses, email, (m) => m.subject === CONFIRM_SUBJECT)));
     // The link leads to this web app, whose page calls the API with the token.
     expect(url.origin).toBe(stack.web);
     await page.goto(url.href);
     expect(await text('confirm-result')).toContain(`адрес ${email} подтверждён. Пароль уже отправлен вам на почту`);
 
-    const passwordMail = await waitForMail(stack.urls.ses, email, (m) => m.subject === 'Ваш пароль для входа');
-    const found = /\n\n([A-Za-z0-9]{12,})\n\n/.exec(passwordMail.text);
-    expect(found, passwordMail.text).not.toBeNull();
-    password = (found as RegExpExecArray)[1];
+    password = passwordOf(await waitForMail(stack.urls.ses, email, (m) => m.subject === PASSWORD_SUBJECT));
 
     // The mailbox page people use locally shows both letters.
     const mailbox = await context.newPage();
     const mailboxIssues = watchConsole(mailbox);
     await mailbox.goto(stack.urls.mailbox);
-    await mailbox.getByRole('heading', { name: 'Ваш пароль для входа' }).waitFor();
-    await mailbox.getByRole('heading', { name: 'Подтвердите адрес электронной почты' }).waitFor();
+    await mailbox.getByRole('heading', { name: PASSWORD_SUBJECT }).waitFor();
+    await mailbox.getByRole('heading', { name: CONFIRM_SUBJECT }).waitFor();
     await screenshot(mailbox, '08-mailbox');
     await mailbox.close();
     expect(mailboxIssues).toEqual([]);

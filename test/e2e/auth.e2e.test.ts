@@ -9,12 +9,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { ensureSeed } from '../../shared/store/seed';
-import { startEmulators, waitForMail, type Emulators, type SentMail } from '../support/emulators';
+import { startEmulators, type Emulators } from '../support/emulators';
 import { startOffline, type Offline } from '../support/offline';
+import { httpApi, signUpByMail, type HttpCall } from '../support/sign-up';
 
 const root = path.resolve(__dirname, '..', '..');
 let emulators: Emulators;
 let offline: Offline;
+let call: HttpCall;
 
 beforeAll(async () => {
   emulators = await startEmulators();
@@ -23,43 +25,15 @@ beforeAll(async () => {
   resetConfig();
   await ensureSeed();
   offline = await startOffline(emulators.env);
+  call = httpApi(offline.apiUrl);
 });
+
+const signUp = (email: string) => signUpByMail(offline.apiUrl, emulators.env.SES_ENDPOINT, email);
 
 afterAll(async () => {
   await offline?.stop();
   await emulators?.stop();
 });
-
-interface Answer<T = Record<string, unknown>> {
-  status: number;
-  body: T;
-  headers: Headers;
-}
-
-async function call<T = Record<string, unknown>>(method: string, route: string, opts: { body?: unknown; token?: string } = {}): Promise<Answer<T>> {
-  const headers: Record<string, string> = {};
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  const res = await fetch(`${offline.apiUrl}${route}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
-}
-
-const ses = () => emulators.env.SES_ENDPOINT;
-const tokenOf = (m: SentMail) => new URL(m.links.find((l) => l.includes('/confirm?token=')) as string).searchParams.get('token') as string;
-const passwordOf = (m: SentMail) => (/\n\n([A-Za-z0-9]{12,})\n\n/.exec(m.text) as RegExpExecArray)[1];
-
-async function signUp(email: string): Promise<{ token: string; password: string; user: { id: string; limits: number } }> {
-  expect((await call('POST', '/auth/register', { body: { email } })).status).toBe(202);
-  const token = tokenOf(await waitForMail(ses(), email, (m) => m.subject === 'Подтвердите адрес электронной почты'));
-  const confirmed = await call('GET', `/auth/confirm?token=${encodeURIComponent(token)}`);
-  expect(confirmed.status).toBe(200);
-  expect(confirmed.body).toEqual({ status: 'confirmed', email });
-  const password = passwordOf(await waitForMail(ses(), email, (m) => m.subject === 'Ваш пароль для входа'));
-  const login = await call<{ token: string; user: { id: string; limits: number } }>('POST', '/auth/login', { body: { email, password } });
-  expect(login.status).toBe(200);
-  return { token: login.body.token, password, user: login.body.user };
-}
 
 function admin(...args: string[]): { status: number | null; out: string } {
   const r = spawnSync(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), 'scripts/admin.ts', ...args], {

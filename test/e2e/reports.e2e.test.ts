@@ -15,11 +15,13 @@ import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
 import { DEFAULT_TAX_PROFILE, FIELDS, buildItems, kopecksToRoubles, readReport } from '../../shared/report';
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
 import { ensureSeed } from '../../shared/store/seed';
-import { startEmulators, waitForMail, type Emulators, type SentMail } from '../support/emulators';
+import { startEmulators, type Emulators } from '../support/emulators';
 import { startOffline, type Offline } from '../support/offline';
+import { httpApi, signUpByMail, type HttpCall } from '../support/sign-up';
 
 let emulators: Emulators;
 let offline: Offline;
+let call: HttpCall;
 
 beforeAll(async () => {
   emulators = await startEmulators();
@@ -27,47 +29,22 @@ beforeAll(async () => {
   resetConfig();
   await ensureSeed();
   offline = await startOffline(emulators.env);
+  call = httpApi(offline.apiUrl);
 });
+
+/** A new account signed up by mail; its access token. */
+const signUp = async (email: string) => (await signUpByMail(offline.apiUrl, emulators.env.SES_ENDPOINT, email)).token;
 
 afterAll(async () => {
   await offline?.stop();
   await emulators?.stop();
 });
 
-interface Answer<T = Record<string, unknown>> {
-  status: number;
-  body: T;
-  headers: Headers;
-}
-
-async function call<T = Record<string, unknown>>(method: string, route: string, opts: { body?: unknown; token?: string } = {}): Promise<Answer<T>> {
-  const headers: Record<string, string> = {};
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  const res = await fetch(`${offline.apiUrl}${route}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), redirect: 'manual' });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
-}
-
 async function download(method: string, route: string, token: string, body?: unknown): Promise<{ status: number; bytes: Buffer; headers: Headers }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(`${offline.apiUrl}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
-}
-
-const tokenOf = (m: SentMail) => new URL(m.links.find((l) => l.includes('/confirm?token=')) as string).searchParams.get('token') as string;
-const passwordOf = (m: SentMail) => (/\n\n([A-Za-z0-9]{12,})\n\n/.exec(m.text) as RegExpExecArray)[1];
-
-async function signUp(email: string): Promise<string> {
-  expect((await call('POST', '/auth/register', { body: { email } })).status).toBe(202);
-  const ses = emulators.env.SES_ENDPOINT;
-  const confirmToken = tokenOf(await waitForMail(ses, email, (m) => m.subject === 'Подтвердите адрес электронной почты'));
-  expect((await call('GET', `/auth/confirm?token=${encodeURIComponent(confirmToken)}`)).status).toBe(200);
-  const password = passwordOf(await waitForMail(ses, email, (m) => m.subject === 'Ваш пароль для входа'));
-  const login = await call<{ token: string }>('POST', '/auth/login', { body: { email, password } });
-  expect(login.status).toBe(200);
-  return login.body.token;
 }
 
 /** upload-url → PUT to the presigned URL → count-rows → upload, all by upload id. */

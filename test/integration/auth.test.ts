@@ -22,9 +22,8 @@ import { ddb, tableName } from '../../shared/store/client';
 import { ensureDemoUser, ensureSeed } from '../../shared/store/seed';
 import { getUserByEmail } from '../../shared/store/users.repo';
 import { readMail, waitForMail, type SentMail } from '../support/emulators';
+import { CONFIRM_SUBJECT, PASSWORD_SUBJECT, confirmLinkOf, passwordOf } from '../support/sign-up';
 
-const CONFIRM_SUBJECT = 'Подтвердите адрес электронной почты';
-const PASSWORD_SUBJECT = 'Ваш пароль для входа';
 const NEW_PASSWORD_SUBJECT = 'Ваш новый пароль';
 const RESET_SUBJECT = 'Сброс пароля';
 
@@ -48,17 +47,11 @@ async function mailTo(email: string, subject?: string): Promise<SentMail[]> {
   return (await readMail(ses())).filter((m) => m.to.includes(email) && (subject === undefined || m.subject === subject));
 }
 
+/** The token of the mail's link, which must lead to the web app. */
 function tokenOf(mail: SentMail): string {
-  const link = mail.links.find((l) => l.includes('/confirm?token='));
-  if (!link) throw new Error(`no confirm link in "${mail.subject}"`);
+  const link = confirmLinkOf(mail);
   expect(link.startsWith(`${getConfig().APP_URL}/confirm?token=`)).toBe(true);
   return new URL(link).searchParams.get('token') as string;
-}
-
-function passwordOf(mail: SentMail): string {
-  const m = /\n\n([A-Za-z0-9]{12,})\n\n/.exec(mail.text);
-  if (!m) throw new Error('no password in the mail');
-  return m[1];
 }
 
 const register = (email: string) => registerHandler(apiEvent({ method: 'POST', path: '/api/auth/register', body: { email } }));
