@@ -10,7 +10,6 @@ import * as XLSX from '@e965/xlsx';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as combineHandler } from '../../functions/reports/combine.handler';
 import { handler as exportHandler } from '../../functions/reports/export.handler';
-import { handler as getHandler } from '../../functions/reports/get.handler';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
 import { handler as sourceHandler } from '../../functions/reports/source.handler';
 import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
@@ -20,7 +19,7 @@ import { apiEvent, bodyOf } from '../../shared/http/test-event';
 import { FIELDS, buildItems, commissionByCategory, computeTotals, kopecksToRoubles, readReport, type FieldName } from '../../shared/report';
 import type { ApiReport } from '../../shared/reports/present';
 import { createReport, getReport, getReportItems, listAllReports, newReportId, type ReportRecord } from '../../shared/store/reports.repo';
-import { makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
+import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 
 beforeAll(() => resetConfig());
 
@@ -39,11 +38,6 @@ type Job = { job_id: string; status: string; progress: { done: number; total: nu
 const combine = (token: string, body: unknown) => combineHandler(apiEvent({ method: 'POST', path: '/api/reports/combine', token, body }));
 const combineStatus = (token: string, jobId: string) =>
   combineHandler(apiEvent({ method: 'GET', path: `/api/reports/combine-status/${jobId}`, token, pathParameters: { job_id: jobId } }));
-const getReportApi = async (token: string, id: string) => {
-  const r = await getHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}`, token, pathParameters: { id } }));
-  expect(r.statusCode).toBe(200);
-  return bodyOf<{ report: ApiReport }>(r).report;
-};
 const exportReport = (token: string, id: string) => exportHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}/export`, token, pathParameters: { id } }));
 const source = (token: string, id: string) => sourceHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}/source`, token, pathParameters: { id } }));
 const summary = (token: string, ids: string[]) => summaryHandler(apiEvent({ method: 'POST', path: '/api/reports/summary-export', token, body: { report_ids: ids } }));
@@ -122,7 +116,7 @@ describe('combine', () => {
     expect(rc!.commission_by_category).toEqual(commissionByCategory(ic));
 
     // Through the API: a report like any other, summary fields as documented.
-    const api = await getReportApi(owner.token, job.report_id!);
+    const api = await getReportOk(owner.token, job.report_id!);
     expect(api).toMatchObject({ is_combined: true, source_available: false, source_path: null, source_report_ids: [a.id, b.id] });
     expect(api.title).toMatch(/^Сводный отчёт \d{2}\.\d{2}\.\d{4}–\d{2}\.\d{2}\.\d{4}$/);
     expect(api.totals.realization).toBe(kopecksToRoubles(rc!.totals.realization!));

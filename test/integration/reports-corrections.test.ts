@@ -5,7 +5,6 @@
  */
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as getHandler } from '../../functions/reports/get.handler';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
 import { handler as rebuildManyHandler } from '../../functions/reports/rebuild-many.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
@@ -17,18 +16,12 @@ import type { ApiItem, ApiReport, ApiValues } from '../../shared/reports/present
 import { getItem } from '../../shared/store/items.repo';
 import { createReport, getReport } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
-import { makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
+import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 
 beforeAll(() => resetConfig());
 
 function putValue(token: string, itemId: string, body: unknown) {
   return manualValueHandler(apiEvent({ method: 'PUT', path: `/api/reports/items/${itemId}/manual-value`, token, pathParameters: { item_id: itemId }, body }));
-}
-
-async function getOk(token: string, id: string): Promise<ApiReport> {
-  const r = await getHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}`, token, pathParameters: { id } }));
-  expect(r.statusCode).toBe(200);
-  return bodyOf<{ report: ApiReport }>(r).report;
 }
 
 const rebuild = (token: string, id: string) => rebuildOneHandler(apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token, pathParameters: { id } }));
@@ -67,7 +60,7 @@ describe('manual value', () => {
     expect(stored.computed.realization).toBe(kop(item.computed.realization));
 
     expect(kop(body.totals.realization)).toBe(kop(report.totals.realization) + 123_456);
-    const after = await getOk(u.token, report.id);
+    const after = await getReportOk(u.token, report.id);
     expect(after.totals).toEqual(body.totals);
     expect(kop(after.totals.profit)).toBe(sumKopecks(after.items, 'profit'));
     const cat = after.commission_by_category.find((c) => c.category === item.category)!;
@@ -111,7 +104,7 @@ describe('manual value', () => {
     }
     expect((await putValue(u.token, item.item_id, { field: 'profit' })).statusCode).toBe(400);
     expect((await putValue(u.token, item.item_id, { field: 'profit', value: '5' })).statusCode).toBe(400);
-    expect(await getOk(u.token, report.id)).toEqual({ ...report, stale: false });
+    expect(await getReportOk(u.token, report.id)).toEqual({ ...report, stale: false });
   });
 
   it('concurrent corrections of different items and of one item all count in the totals', async () => {
@@ -124,7 +117,7 @@ describe('manual value', () => {
       putValue(u.token, items[0].item_id, { field: 'storage', value: 77 }),
     ]);
     expect(results.map((r) => r.statusCode)).toEqual(results.map(() => 200));
-    const after = await getOk(u.token, report.id);
+    const after = await getReportOk(u.token, report.id);
     for (const f of ['logistics', 'storage', 'profit', 'payout', 'expenses']) expect(kop(after.totals[f]), f).toBe(sumKopecks(after.items, f));
     expect(after.items.find((i) => i.item_id === items[0].item_id)?.manual_values).toEqual({ logistics: 1000, storage: 77 });
   });
@@ -150,7 +143,7 @@ describe('rebuild', () => {
     expect((await getUserById(u.id))?.limits).toBe(limits);
 
     // The rebuilt report is what GET shows; the old item ids are gone, the new ones take corrections.
-    const got = await getOk(u.token, report.id);
+    const got = await getReportOk(u.token, report.id);
     expect(got.items.map((i) => i.item_id)).toEqual(body.report.items.map((i) => i.item_id));
     expect((await putValue(u.token, item.item_id, { field: 'ads', value: 1 })).statusCode).toBe(404);
     expect((await putValue(u.token, again.item_id, { field: 'ads', value: null })).statusCode).toBe(200);
@@ -232,7 +225,7 @@ describe('rebuild many', () => {
     const all = bodyOf<{ rebuilt: string[]; skipped: unknown[] }>(await rebuildMany(u.token, {}));
     expect(all.rebuilt.sort()).toEqual([a.id, b.id].sort());
     expect(all.skipped).toEqual([]);
-    expect((await getOk(u.token, b.id)).rebuilt_at).toBeDefined();
+    expect((await getReportOk(u.token, b.id)).rebuilt_at).toBeDefined();
     expect((await rebuildMany(u.token, { report_ids: 'x' })).statusCode).toBe(400);
   });
 });

@@ -4,7 +4,6 @@
  * removes items, record and source but refunds nothing; another user gets 404 everywhere.
  */
 import { gunzipSync } from 'node:zlib';
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as deleteHandler } from '../../functions/reports/delete.handler';
@@ -14,15 +13,14 @@ import { handler as manualValueHandler } from '../../functions/reports/manual-va
 import { handler as rebuildManyHandler } from '../../functions/reports/rebuild-many.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { resetConfig } from '../../shared/config';
-import { bucketName, s3 } from '../../shared/files/client';
 import { apiEvent, bodyOf } from '../../shared/http/test-event';
 import { kopecksToRoubles } from '../../shared/report';
-import type { ApiReport, ApiReportSummary } from '../../shared/reports/present';
+import type { ApiReportSummary } from '../../shared/reports/present';
 import { ddb, tableName } from '../../shared/store/client';
 import { putProduct } from '../../shared/store/products.repo';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
 import { getUserById, updateTax } from '../../shared/store/users.repo';
-import { makeReport, newUser, uploadOk } from '../support/reports';
+import { getReportOk, makeReport, newUser, objectExists, uploadOk } from '../support/reports';
 
 beforeAll(() => resetConfig());
 
@@ -30,27 +28,12 @@ const get = (token: string, id: string) => getHandler(apiEvent({ method: 'GET', 
 const del = (token: string, id: string) => deleteHandler(apiEvent({ method: 'DELETE', path: `/api/reports/${id}`, token, pathParameters: { id } }));
 const list = (token: string, query: Record<string, string> = {}) => listHandler(apiEvent({ method: 'GET', path: '/api/reports', token, query }));
 
-async function getOk(token: string, id: string): Promise<ApiReport> {
-  const r = await get(token, id);
-  expect(r.statusCode).toBe(200);
-  return bodyOf<{ report: ApiReport }>(r).report;
-}
-
-async function objectExists(key: string): Promise<boolean> {
-  try {
-    await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('get', () => {
   it('answers the uploaded report with items, totals, commission by category and warnings', async () => {
     const u = await newUser();
     const g = makeReport({ rows: 200, seed: 41, unknownOperations: ['Загадочная операция'] });
     const uploaded = await uploadOk(u.token, g);
-    const report = await getOk(u.token, uploaded.id);
+    const report = await getReportOk(u.token, uploaded.id);
     expect(report).toEqual({ ...uploaded, stale: false });
     expect(report.items).toHaveLength(g.expected.articles.length);
     expect(report.warnings.map((w) => w.code)).toContain('unknown_operation');
@@ -70,11 +53,11 @@ describe('get', () => {
     const { id } = await uploadOk(u.token, g);
     const article = g.expected.articles.find((a) => a.article !== '' && a.aggregates.sales_qty > a.aggregates.returns_qty)!;
     await putProduct(u.id, article.article, 12_345);
-    expect((await getOk(u.token, id)).stale).toBe(true);
+    expect((await getReportOk(u.token, id)).stale).toBe(true);
 
     const rebuilt = await rebuildOneHandler(apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token: u.token, pathParameters: { id } }));
     expect(rebuilt.statusCode).toBe(200);
-    const fresh = await getOk(u.token, id);
+    const fresh = await getReportOk(u.token, id);
     expect(fresh.stale).toBe(false);
     const item = fresh.items.find((i) => i.article === article.article)!;
     expect(item.computed.cost_price).toBe(123.45);
@@ -84,9 +67,9 @@ describe('get', () => {
     // The report has a seller: the seller's own profile counts, the user's default only without one.
     const [seller] = await listSellers(u.id);
     await updateTax(u.id, { tax_system: 'none', usn_rate: 0, vat_rate: 0 });
-    expect((await getOk(u.token, id)).stale).toBe(true);
+    expect((await getReportOk(u.token, id)).stale).toBe(true);
     await updateSeller(u.id, seller.id, { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 } });
-    expect((await getOk(u.token, id)).stale).toBe(false);
+    expect((await getReportOk(u.token, id)).stale).toBe(false);
     expect((await getUserById(u.id))?.tax.tax_system).toBe('none');
   });
 
@@ -202,7 +185,7 @@ describe('tenant isolation', () => {
     expect(bodyOf<{ items: unknown[] }>(await list(other.token)).items).toEqual([]);
     expect(bodyOf<{ items: unknown[] }>(await list(other.token, { cursor: Buffer.from(id).toString('base64url') })).items).toEqual([]);
 
-    const still = await getOk(owner.token, id);
+    const still = await getReportOk(owner.token, id);
     expect(still.items.find((i) => i.item_id === item.item_id)?.manual_values).toEqual({});
     expect(still.rebuilt_at).toBeUndefined();
     expect(await objectExists(report.source_path!)).toBe(true);

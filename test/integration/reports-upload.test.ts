@@ -5,7 +5,7 @@
  * gets its documented status with nothing stored or charged.
  */
 import * as zlib from 'node:zlib';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
@@ -26,6 +26,7 @@ import {
   engineTotals,
   makeReport,
   newUser,
+  objectExists,
   presignedUpload,
   rub,
   uploadById,
@@ -34,15 +35,6 @@ import {
 } from '../support/reports';
 
 beforeAll(() => resetConfig());
-
-async function objectExists(key: string): Promise<boolean> {
-  try {
-    await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }));
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function userRecords(userId: string): Promise<Array<Record<string, unknown>>> {
   const r = await ddb().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `USER#${userId}` }, ConsistentRead: true }));

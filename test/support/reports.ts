@@ -3,11 +3,14 @@
  * upload route (multipart or presigned PUT), and the engine's own numbers for the same file.
  */
 import { randomUUID } from 'node:crypto';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { expect } from 'vitest';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
+import { handler as getHandler } from '../../functions/reports/get.handler';
 import { handler as uploadHandler } from '../../functions/reports/upload.handler';
 import { handler as uploadUrlHandler } from '../../functions/reports/upload-url.handler';
 import { signToken } from '../../shared/auth/tokens';
+import { bucketName, s3 } from '../../shared/files/client';
 import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
 import { buildItems, computeTotals, kopecksToRoubles, readReport, type ComputedItem, type TaxProfile } from '../../shared/report';
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
@@ -57,6 +60,23 @@ export async function uploadOk(token: string, file: { filename: string; file: Bu
   const r = await uploadMultipart(token, file);
   if (r.statusCode !== 201) throw new Error(`upload answered ${r.statusCode}: ${r.body}`);
   return bodyOf<{ report: ApiReport }>(r).report;
+}
+
+/** GET /reports/{id} for its owner (asserting 200): the API's report. */
+export async function getReportOk(token: string, id: string): Promise<ApiReport> {
+  const r = await getHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}`, token, pathParameters: { id } }));
+  expect(r.statusCode).toBe(200);
+  return bodyOf<{ report: ApiReport }>(r).report;
+}
+
+/** Whether the files bucket holds an object under key. */
+export async function objectExists(key: string): Promise<boolean> {
+  try {
+    await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The engine's items for a file under given settings (what the API must show). */
