@@ -73,6 +73,60 @@ function assertRows(rows: number): void {
   if (!Number.isSafeInteger(rows) || rows < 0) throw badRequest('validation_error', 'rows must be a non-negative integer', { rows });
 }
 
+interface BalanceChange<R> {
+  userId: string;
+  /** For the balance just read: the history record, whose limits_after is the new balance (or a throw, e.g. a 402). */
+  entry: (limits: number) => LimitHistoryEntry;
+  /** A top-up also makes the new balance the initial one. */
+  setInitial?: boolean;
+  /** The store refuses the write, not only our arithmetic, when the balance is below this. */
+  atLeast?: number;
+  /** The caller's items, written in the same transaction after the update and the history record. */
+  items?: (entry: LimitHistoryEntry) => DocTransactItem[];
+  result: (entry: LimitHistoryEntry) => R;
+  /**
+   * The transaction was cancelled and the caller's item at `index` failed its condition: `{ result }`
+   * ends the change with it, a throw ends it with the throw, undefined treats it as any cancellation.
+   */
+  onItemFailed?: (index: number) => Promise<{ result: R } | undefined>;
+}
+
+/**
+ * The optimistic read-modify-write of the header, shared by every change: read the balance, write the
+ * limits on the condition that they are still what was read, together with the history record and the
+ * caller's items; when another change came in between, read again and retry.
+ */
+async function changeBalance<R>(change: BalanceChange<R>): Promise<R> {
+  for (let attempt = 0; ; attempt++) {
+    const { limits } = await readBalance(change.userId);
+    const entry = change.entry(limits);
+    const floor = change.atLeast === undefined ? {} : { ':atLeast': change.atLeast };
+    const update: DocTransactItem = {
+      Update: {
+        TableName: tableName(),
+        Key: userKey(change.userId),
+        UpdateExpression: change.setInitial ? 'SET #l = :after, initial_limits = :after' : 'SET #l = :after',
+        ConditionExpression: change.atLeast === undefined ? '#l = :prev' : '#l = :prev AND #l >= :atLeast',
+        ExpressionAttributeNames: { '#l': 'limits' },
+        ExpressionAttributeValues: { ':after': entry.limits_after, ':prev': limits, ...floor },
+      },
+    };
+    try {
+      await ddb().send(new TransactWriteCommand({ TransactItems: [update, historyPut(change.userId, entry), ...(change.items?.(entry) ?? [])] }));
+      return change.result(entry);
+    } catch (e) {
+      const codes = cancellationCodes(e);
+      const itemFailed = codes?.slice(2).findIndex((c) => c === 'ConditionalCheckFailed') ?? -1;
+      if (itemFailed >= 0 && change.onItemFailed) {
+        const end = await change.onItemFailed(itemFailed);
+        if (end) return end.result;
+      }
+      if (!(codes?.[0] === 'ConditionalCheckFailed' || isTransactionConflict(e)) || attempt >= MAX_ATTEMPTS) throw e;
+      await sleep(backoff(attempt));
+    }
+  }
+}
+
 export interface ChargeInput {
   userId: string;
   rows: number;
@@ -94,39 +148,19 @@ export interface ChargeResult {
  */
 export async function chargeLimits(input: ChargeInput): Promise<ChargeResult> {
   assertRows(input.rows);
-  const extra = input.extraItems ?? [];
-  for (let attempt = 0; ; attempt++) {
-    const { limits } = await readBalance(input.userId);
-    if (limits < input.rows) throw paymentRequired(input.rows, limits);
-    const entry = newEntry('expense', input.rows, limits - input.rows, input.reportId);
-    try {
-      await ddb().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName(),
-                Key: userKey(input.userId),
-                UpdateExpression: 'SET #l = :after',
-                ConditionExpression: '#l = :prev AND #l >= :rows',
-                ExpressionAttributeNames: { '#l': 'limits' },
-                ExpressionAttributeValues: { ':after': entry.limits_after, ':prev': limits, ':rows': input.rows },
-              },
-            },
-            historyPut(input.userId, entry),
-            ...extra,
-          ],
-        }),
-      );
-      return { limits_after: entry.limits_after, history: entry };
-    } catch (e) {
-      const codes = cancellationCodes(e);
-      const extraFailed = codes?.slice(2).findIndex((c) => c === 'ConditionalCheckFailed') ?? -1;
-      if (extraFailed >= 0) throw conflict('transaction_conflict', 'The change conflicts with the current state', { item_index: extraFailed });
-      if (!(codes?.[0] === 'ConditionalCheckFailed' || isTransactionConflict(e)) || attempt >= MAX_ATTEMPTS) throw e;
-      await sleep(backoff(attempt));
-    }
-  }
+  return changeBalance({
+    userId: input.userId,
+    entry: (limits) => {
+      if (limits < input.rows) throw paymentRequired(input.rows, limits);
+      return newEntry('expense', input.rows, limits - input.rows, input.reportId);
+    },
+    atLeast: input.rows,
+    items: () => input.extraItems ?? [],
+    result: (entry) => ({ limits_after: entry.limits_after, history: entry }),
+    onItemFailed: async (index) => {
+      throw conflict('transaction_conflict', 'The change conflicts with the current state', { item_index: index });
+    },
+  });
 }
 
 export interface RefundInput {
@@ -142,37 +176,15 @@ export interface RefundInput {
  */
 export async function refundLimits(input: RefundInput): Promise<{ limits_after: number; history: LimitHistoryEntry } | null> {
   assertRows(input.rows);
-  for (let attempt = 0; ; attempt++) {
-    const { limits } = await readBalance(input.userId);
-    const entry = newEntry('refund', input.rows, limits + input.rows, input.reportId);
-    try {
-      await ddb().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName(),
-                Key: userKey(input.userId),
-                UpdateExpression: 'SET #l = :after',
-                ConditionExpression: '#l = :prev',
-                ExpressionAttributeNames: { '#l': 'limits' },
-                ExpressionAttributeValues: { ':after': entry.limits_after, ':prev': limits },
-              },
-            },
-            historyPut(input.userId, entry),
-            // Kept without TTL: a report id is refunded once, ever.
-            idempotencyPut('refund', input.reportId, { limits_after: entry.limits_after }, { user_id: input.userId }, null),
-          ],
-        }),
-      );
-      return { limits_after: entry.limits_after, history: entry };
-    } catch (e) {
-      const codes = cancellationCodes(e);
-      if (codes?.[2] === 'ConditionalCheckFailed') return null;
-      if (!(codes?.[0] === 'ConditionalCheckFailed' || isTransactionConflict(e)) || attempt >= MAX_ATTEMPTS) throw e;
-      await sleep(backoff(attempt));
-    }
-  }
+  return changeBalance<{ limits_after: number; history: LimitHistoryEntry } | null>({
+    userId: input.userId,
+    entry: (limits) => newEntry('refund', input.rows, limits + input.rows, input.reportId),
+    // Kept without TTL: a report id is refunded once, ever.
+    items: (entry) => [idempotencyPut('refund', input.reportId, { limits_after: entry.limits_after }, { user_id: input.userId }, null)],
+    result: (entry) => ({ limits_after: entry.limits_after, history: entry }),
+    // The marker exists: this report was refunded before.
+    onItemFailed: async () => ({ result: null }),
+  });
 }
 
 export interface TopUpInput {
@@ -199,38 +211,19 @@ export async function topUp(input: TopUpInput): Promise<TopUpResult> {
     const prior = await getIdempotentResult<TopUpResult>('topup', idem);
     if (prior) return prior;
   }
-  for (let attempt = 0; ; attempt++) {
-    const { limits } = await readBalance(input.userId);
-    const after = limits + input.rows;
-    const result: TopUpResult = { user_id: input.userId, limits: after, initial_limits: after };
-    const entry = newEntry('topup', input.rows, after);
-    const items: DocTransactItem[] = [
-      {
-        Update: {
-          TableName: tableName(),
-          Key: userKey(input.userId),
-          UpdateExpression: 'SET #l = :after, initial_limits = :after',
-          ConditionExpression: '#l = :prev',
-          ExpressionAttributeNames: { '#l': 'limits' },
-          ExpressionAttributeValues: { ':after': after, ':prev': limits },
-        },
-      },
-      historyPut(input.userId, entry),
-    ];
-    if (idem) items.push(idempotencyPut('topup', idem, result, { user_id: input.userId, rows: input.rows }));
-    try {
-      await ddb().send(new TransactWriteCommand({ TransactItems: items }));
-      return result;
-    } catch (e) {
-      const codes = cancellationCodes(e);
-      if (idem && codes?.[2] === 'ConditionalCheckFailed') {
-        const prior = await getIdempotentResult<TopUpResult>('topup', idem);
-        if (prior) return prior;
-      }
-      if (!(codes?.[0] === 'ConditionalCheckFailed' || isTransactionConflict(e)) || attempt >= MAX_ATTEMPTS) throw e;
-      await sleep(backoff(attempt));
-    }
-  }
+  const resultOf = (entry: LimitHistoryEntry): TopUpResult => ({ user_id: input.userId, limits: entry.limits_after, initial_limits: entry.limits_after });
+  return changeBalance({
+    userId: input.userId,
+    entry: (limits) => newEntry('topup', input.rows, limits + input.rows),
+    setInitial: true,
+    items: (entry) => (idem ? [idempotencyPut('topup', idem, resultOf(entry), { user_id: input.userId, rows: input.rows })] : []),
+    result: resultOf,
+    // The key was taken in between (a concurrent repeat): its result, once it can be read.
+    onItemFailed: async () => {
+      const prior = idem ? await getIdempotentResult<TopUpResult>('topup', idem) : null;
+      return prior ? { result: prior } : undefined;
+    },
+  });
 }
 
 export interface HistoryPage {
