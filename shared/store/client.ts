@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config';
+import { isConditionFailed } from './dynamo-errors';
 
 let doc: DynamoDBDocumentClient | undefined;
 
@@ -16,4 +17,29 @@ export function ddb(): DynamoDBDocumentClient {
 
 export function tableName(): string {
   return getConfig().TABLE_NAME;
+}
+
+/** One TransactWriteItems element in the document client's shape (plain values, not AttributeValues). */
+export type DocTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The transaction element that writes a new record: its condition fails when the key is taken. */
+export function putNew(item: Record<string, unknown>): DocTransactItem {
+  return { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/**
+ * An UpdateItem of a record that must exist: when it does not, throws `missing()` instead of
+ * DynamoDB's condition failure. Answers the attributes ReturnValues asked for.
+ */
+export async function updateExisting(
+  input: Omit<UpdateCommandInput, 'TableName' | 'ConditionExpression'>,
+  missing: () => Error,
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    const r = await ddb().send(new UpdateCommand({ ...input, TableName: tableName(), ConditionExpression: 'attribute_exists(pk)' }));
+    return r.Attributes;
+  } catch (e) {
+    if (isConditionFailed(e)) throw missing();
+    throw e;
+  }
 }

@@ -16,9 +16,9 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest, conflict, notFound, paymentRequired } from '../errors';
-import { ddb, tableName } from './client';
+import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { backoff, cancellationCodes, isTransactionConflict, sleep } from './dynamo-errors';
-import { getIdempotentResult, idempotencyPut, type DocTransactItem } from './idempotency.repo';
+import { getIdempotentResult, idempotencyPut } from './idempotency.repo';
 import { LIMIT_PREFIX, limitHistoryKey, newId, userKey } from './keys';
 
 export type { DocTransactItem };
@@ -56,13 +56,7 @@ async function readBalance(userId: string): Promise<Balance> {
 }
 
 function historyPut(userId: string, entry: LimitHistoryEntry): DocTransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...limitHistoryKey(userId, entry.id), type: 'limit_history', user_id: userId, ...entry },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
+  return putNew({ ...limitHistoryKey(userId, entry.id), type: 'limit_history', user_id: userId, ...entry });
 }
 
 function newEntry(operation: LimitOperation, rows: number, limitsAfter: number, reportId?: string): LimitHistoryEntry {

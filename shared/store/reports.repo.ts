@@ -12,9 +12,8 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
 import type { CategoryCommission, ComputedItem, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../report/types';
-import { ddb, tableName } from './client';
+import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { isConditionFailed } from './dynamo-errors';
-import type { DocTransactItem } from './idempotency.repo';
 import { deleteItems, getItemsOfGen, writeItems, type StoredItem } from './items.repo';
 import { REPORT_PREFIX, newId, reportKey, reportSellerIndex } from './keys';
 
@@ -189,13 +188,7 @@ export async function listAllReports(userId: string): Promise<ReportRecord[]> {
  * state `building`, on the condition that the id is new.
  */
 export function reportPutTransactItem(record: ReportRecord): DocTransactItem {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: toItem({ ...record, status: 'building', items_gen: 1, version: 1 }),
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
+  return putNew(toItem({ ...record, status: 'building', items_gen: 1, version: 1 }));
 }
 
 /** Marks a building report ready (its items are all written). */

@@ -4,11 +4,11 @@
  * (seller by user and number), written in ONE transaction with the seller record under
  * `attribute_not_exists`, so two concurrent uploads of the same seller's files create one seller.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest, notFound } from '../errors';
 import type { TaxProfile } from '../report/types';
-import { ddb, tableName } from './client';
-import { cancellationCodes, isConditionFailed, isTransactionConflict, sleep, backoff } from './dynamo-errors';
+import { ddb, putNew, tableName, updateExisting } from './client';
+import { cancellationCodes, isTransactionConflict, sleep, backoff } from './dynamo-errors';
 import { SELLER_PREFIX, newId, sellerKey, sellerNumberKey } from './keys';
 
 export interface SellerRecord {
@@ -70,20 +70,8 @@ export async function ensureSellerByNumber(userId: string, number: string): Prom
       await ddb().send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...sellerNumberKey(userId, n), type: 'seller_number', user_id: userId, number: n, seller_id: seller.id },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...sellerKey(userId, seller.id), type: 'seller', user_id: userId, ...seller },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
+            putNew({ ...sellerNumberKey(userId, n), type: 'seller_number', user_id: userId, number: n, seller_id: seller.id }),
+            putNew({ ...sellerKey(userId, seller.id), type: 'seller', user_id: userId, ...seller }),
           ],
         }),
       );
@@ -139,21 +127,15 @@ export async function updateSeller(userId: string, sellerId: string, patch: Sell
     sets.push('tax = :tax');
     values[':tax'] = patch.tax === null ? null : { tax_system: patch.tax.tax_system, usn_rate: patch.tax.usn_rate, vat_rate: patch.tax.vat_rate };
   }
-  try {
-    const r = await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: sellerKey(userId, sellerId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return fromItem(r.Attributes ?? {});
-  } catch (e) {
-    if (isConditionFailed(e)) throw notFound('Seller not found', 'seller_not_found');
-    throw e;
-  }
+  const attributes = await updateExisting(
+    {
+      Key: sellerKey(userId, sellerId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    },
+    () => notFound('Seller not found', 'seller_not_found'),
+  );
+  return fromItem(attributes ?? {});
 }

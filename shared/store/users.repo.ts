@@ -2,7 +2,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { getConfig } from '../config';
 import { conflict, notFound } from '../errors';
 import { DEFAULT_TAX_PROFILE, type TaxProfile } from '../report/types';
-import { ddb, tableName } from './client';
+import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, isConditionFailed } from './dynamo-errors';
 import { emailKey, newId, normalizeEmail, usedTokenKey, userKey } from './keys';
 import { roleExists } from './roles.repo';
@@ -78,22 +78,7 @@ export async function createUser(input: NewUser): Promise<UserRecord> {
   try {
     await ddb().send(
       new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...emailKey(email), type: 'email', email, user_id: user.id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...userKey(user.id), type: 'user', ...user },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
+        TransactItems: [putNew({ ...emailKey(email), type: 'email', email, user_id: user.id }), putNew({ ...userKey(user.id), type: 'user', ...user })],
       }),
     );
   } catch (e) {
@@ -162,14 +147,8 @@ export async function resetPasswordOnce(input: { userId: string; jti: string; to
     await ddb().send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              // Kept until the token expires anyway; DynamoDB's TTL sweeps it afterwards.
-              Item: { ...usedTokenKey(input.jti), type: 'used_token', user_id: input.userId, used_at: now, ttl: input.tokenExp },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          // Kept until the token expires anyway; DynamoDB's TTL sweeps it afterwards.
+          putNew({ ...usedTokenKey(input.jti), type: 'used_token', user_id: input.userId, used_at: now, ttl: input.tokenExp }),
           {
             Update: {
               TableName: tableName(),
@@ -191,38 +170,21 @@ export async function resetPasswordOnce(input: { userId: string; jti: string; to
 
 /** Replaces the user-level default tax profile (validated by the caller). */
 export async function updateTax(userId: string, tax: TaxProfile): Promise<UserRecord> {
-  try {
-    const r = await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: userKey(userId),
-        UpdateExpression: 'SET tax = :tax',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':tax': { tax_system: tax.tax_system, usn_rate: tax.usn_rate, vat_rate: tax.vat_rate } },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return fromItem(r.Attributes ?? {});
-  } catch (e) {
-    if (isConditionFailed(e)) throw notFound('User not found');
-    throw e;
-  }
+  const attributes = await updateExisting(
+    {
+      Key: userKey(userId),
+      UpdateExpression: 'SET tax = :tax',
+      ExpressionAttributeValues: { ':tax': { tax_system: tax.tax_system, usn_rate: tax.usn_rate, vat_rate: tax.vat_rate } },
+      ReturnValues: 'ALL_NEW',
+    },
+    () => notFound('User not found'),
+  );
+  return fromItem(attributes ?? {});
 }
 
 export async function setRole(userId: string, role: string): Promise<void> {
-  try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: userKey(userId),
-        UpdateExpression: 'SET #role = :role',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#role': 'role' },
-        ExpressionAttributeValues: { ':role': role },
-      }),
-    );
-  } catch (e) {
-    if (isConditionFailed(e)) throw notFound('User not found');
-    throw e;
-  }
+  await updateExisting(
+    { Key: userKey(userId), UpdateExpression: 'SET #role = :role', ExpressionAttributeNames: { '#role': 'role' }, ExpressionAttributeValues: { ':role': role } },
+    () => notFound('User not found'),
+  );
 }
