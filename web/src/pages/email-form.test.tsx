@@ -1,3 +1,4 @@
+import type { ReactElement } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
@@ -27,7 +28,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const renderPage = (page: JSX.Element) => render(<MemoryRouter>{page}</MemoryRouter>);
+const renderPage = (page: ReactElement) => render(<MemoryRouter>{page}</MemoryRouter>);
 const typeEmail = (value: string) => fireEvent.change(screen.getByLabelText('Email'), { target: { value } });
 
 describe('registration page', () => {
