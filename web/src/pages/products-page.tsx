@@ -3,6 +3,7 @@ import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { ImportResult, Product } from '../api/types';
 import { ErrorMessage } from '../components/error-message';
+import { LoadMore } from '../components/load-more';
 import { Spinner } from '../components/progress-bar';
 import { displayArticle } from '../lib/fields';
 import { editText, formatDateTime, formatInt, formatMoney, parseNumberInput } from '../lib/format';
@@ -72,13 +73,7 @@ export function ProductsPage() {
                 ))}
               </tbody>
             </table>
-            {products.hasNextPage ? (
-              <div className="load-more">
-                <button type="button" className="btn" onClick={() => products.fetchNextPage()} disabled={products.isFetchingNextPage}>
-                  {products.isFetchingNextPage ? 'Загружаем…' : 'Показать ещё'}
-                </button>
-              </div>
-            ) : null}
+            <LoadMore query={products} />
           </div>
         )}
       </section>

@@ -5,6 +5,7 @@ import { api, saveFile } from '../api/client';
 import { ApiError, messageFor } from '../api/errors';
 import type { CombineJob, ReportSummary } from '../api/types';
 import { ErrorMessage } from '../components/error-message';
+import { LoadMore } from '../components/load-more';
 import { ConfirmDialog } from '../components/modal';
 import { ProgressBar, Spinner } from '../components/progress-bar';
 import { UploadPanel } from '../components/upload-panel';
@@ -271,13 +272,7 @@ export function ReportsPage() {
                 ))}
               </tbody>
             </table>
-            {reports.hasNextPage ? (
-              <div className="load-more">
-                <button type="button" className="btn" onClick={() => reports.fetchNextPage()} disabled={reports.isFetchingNextPage}>
-                  {reports.isFetchingNextPage ? 'Загружаем…' : 'Показать ещё'}
-                </button>
-              </div>
-            ) : null}
+            <LoadMore query={reports} />
           </div>
         )}
       </section>

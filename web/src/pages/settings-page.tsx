@@ -5,6 +5,7 @@ import { api } from '../api/client';
 import { pluralRows } from '../api/errors';
 import type { Seller, TaxProfile, User } from '../api/types';
 import { ErrorMessage } from '../components/error-message';
+import { LoadMore } from '../components/load-more';
 import { Spinner } from '../components/progress-bar';
 import { describeTax, TaxProfileForm, taxProfileError } from '../components/tax-profile-form';
 import { formatDateTime, formatInt } from '../lib/format';
@@ -263,13 +264,7 @@ function LimitHistoryPanel() {
               ))}
             </tbody>
           </table>
-          {history.hasNextPage ? (
-            <div className="load-more">
-              <button type="button" className="btn" onClick={() => history.fetchNextPage()} disabled={history.isFetchingNextPage}>
-                {history.isFetchingNextPage ? 'Загружаем…' : 'Показать ещё'}
-              </button>
-            </div>
-          ) : null}
+          <LoadMore query={history} />
         </div>
       )}
     </section>

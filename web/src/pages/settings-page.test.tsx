@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { MemoryRouter } from 'react-router-dom';
+import { TOKEN_KEY } from '../api/session';
+import type { LimitHistoryEntry, Seller, User } from '../api/types';
+import { createQueryClient } from '../lib/query-client';
+import { SettingsPage } from './settings-page';
+
+const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
+
+const user: User = {
+  id: 'u1',
+  email: 'seller@example.ru',
+  role: 'seller',
+  confirmed: true,
+  limits: 7_500,
+  initial_limits: 10_000,
+  tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+};
+const seller: Seller = { id: 's1', number: '42', name: 'ИП Иванов', tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 } };
+const entry = (id: string, operation: LimitHistoryEntry['operation'], rows: number, after: number): LimitHistoryEntry => ({
+  id,
+  operation,
+  rows,
+  limits_after: after,
+  report_id: null,
+  created_at: '2026-03-01T10:00:00.000Z',
+});
+
+type Call = { url: string; method: string; body: unknown };
+let calls: Call[];
+let patchAnswer: () => Response;
+
+beforeEach(() => {
+  window.localStorage.setItem(TOKEN_KEY, 'jwt');
+  calls = [];
+  patchAnswer = () => json(200, {});
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+      const url = String(input);
+      const method = init.method ?? 'GET';
+      calls.push({ url, method, body: init.body ? JSON.parse(String(init.body)) : undefined });
+      if (method === 'PATCH') return patchAnswer();
+      if (url === '/api/auth/me') return json(200, { user });
+      if (url === '/api/sellers') return json(200, { items: [seller] });
+      if (url === '/api/auth/limit-history') return json(200, { items: [entry('h1', 'expense', 2_500, 7_500)], next_cursor: 'c2' });
+      if (url === '/api/auth/limit-history?cursor=c2') return json(200, { items: [entry('h2', 'topup', 10_000, 10_000)], next_cursor: null });
+      return json(404, { error: { code: 'not_found', message: 'Not found' } });
+    }),
+  );
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  window.localStorage.clear();
+});
+
+function renderPage() {
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <MemoryRouter>
+        <SettingsPage />
+      </MemoryRouter>
+    </QueryClientProvider>,
+  );
+}
+
+const writes = () => calls.filter((c) => c.method !== 'GET');
+
+describe('settings page', () => {
+  it('pages the limit history with "show more" until the last page', async () => {
+    renderPage();
+    const table = await screen.findByTestId('limit-history');
+    expect(within(table).getAllByRole('row')).toHaveLength(2);
+    fireEvent.click(screen.getByRole('button', { name: 'Показать ещё' }));
+    await vi.waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(3));
+    const rows = within(table).getAllByRole('row').map((r) => plain(r.textContent));
+    expect(rows[1]).toContain('Списание−2 5007 500');
+    expect(rows[2]).toContain('Пополнение+10 00010 000');
+    expect(screen.queryByRole('button', { name: 'Показать ещё' })).toBeNull();
+  });
+
+  it('saves the default tax profile and says so; a change hides "saved" again', async () => {
+    renderPage();
+    patchAnswer = () => json(200, { user: { ...user, tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 7 } } });
+    fireEvent.change(await screen.findByLabelText('НДС', { selector: '#default-tax-vat' }), { target: { value: '7' } });
+    fireEvent.click(screen.getByTestId('save-default-tax'));
+    const panel = screen.getByRole('region', { name: 'Налоговый профиль по умолчанию' });
+    expect((await within(panel).findByRole('status')).textContent).toContain('Сохранено');
+    expect(writes()).toEqual([{ url: '/api/auth/me', method: 'PATCH', body: { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 7 } } }]);
+    fireEvent.change(screen.getByLabelText('НДС', { selector: '#default-tax-vat' }), { target: { value: '5' } });
+    expect(within(panel).queryByRole('status')).toBeNull();
+  });
+
+  it('refuses a USN rate above 15 % before sending anything', async () => {
+    renderPage();
+    fireEvent.change(await screen.findByLabelText('Ставка УСН, %', { selector: '#default-tax-usn' }), { target: { value: '20' } });
+    fireEvent.click(screen.getByTestId('save-default-tax'));
+    const panel = screen.getByRole('region', { name: 'Налоговый профиль по умолчанию' });
+    expect(within(panel).getByRole('alert').textContent).toBe('Ставка УСН должна быть от 0 до 15 %.');
+    expect(writes()).toEqual([]);
+  });
+
+  it('renames a seller and returns it to the default profile (tax: null)', async () => {
+    renderPage();
+    const card = await screen.findByTestId('seller-42');
+    fireEvent.change(within(card).getByLabelText('Название'), { target: { value: '  ИП Петров ' } });
+    fireEvent.click(within(card).getByLabelText('Свой налоговый профиль'));
+    fireEvent.click(within(card).getByRole('button', { name: 'Сохранить' }));
+    expect((await within(card).findByRole('status')).textContent).toContain('Сохранено');
+    expect(writes()).toEqual([{ url: '/api/sellers/s1', method: 'PATCH', body: { name: 'ИП Петров', tax: null } }]);
+  });
+
+  it('shows a failed seller save in the card and keeps the button usable', async () => {
+    renderPage();
+    patchAnswer = () => json(500, { error: { code: 'internal_error', message: 'internal error' } });
+    const card = await screen.findByTestId('seller-42');
+    fireEvent.click(within(card).getByRole('button', { name: 'Сохранить' }));
+    expect((await within(card).findByRole('alert')).textContent).toContain('На сервере произошла ошибка.');
+    expect((within(card).getByRole('button', { name: 'Сохранить' }) as HTMLButtonElement).disabled).toBe(false);
+    expect(within(card).queryByRole('status')).toBeNull();
+    expect(writes()).toEqual([{ url: '/api/sellers/s1', method: 'PATCH', body: { name: 'ИП Иванов', tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 } } }]);
+  });
+});
