@@ -13,6 +13,60 @@ import { useTitle } from '../lib/use-title';
 
 const FALLBACK_TAX: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 
+/**
+ * Saving one settings form: `check` first (a message stops the save), then `send`; busy while it
+ * runs, the failure or "saved" after. Any edit calls `edited` so "saved" does not outlive the change.
+ */
+function useSave(check: () => string | null, send: () => Promise<void>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const [invalid, setInvalid] = useState<string | null>(null);
+
+  const save = async () => {
+    const problem = check();
+    setInvalid(problem);
+    if (problem) return;
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    try {
+      await send();
+      setSaved(true);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return { busy, error, saved, invalid, save, edited: () => setSaved(false) };
+}
+
+/** The refusal, the failure, the save button and "saved" under a settings form. */
+function SaveRow({ saving, small, testId }: { saving: ReturnType<typeof useSave>; small?: boolean; testId?: string }) {
+  return (
+    <>
+      {saving.invalid ? (
+        <div className="alert alert-error" role="alert">
+          {saving.invalid}
+        </div>
+      ) : null}
+      <ErrorMessage error={saving.error} />
+      <div className="button-row">
+        <button type="button" className={small ? 'btn btn-primary btn-small' : 'btn btn-primary'} onClick={saving.save} disabled={saving.busy} data-testid={testId}>
+          {saving.busy ? 'Сохраняем…' : 'Сохранить'}
+        </button>
+        {saving.saved ? (
+          <span className="save-state" role="status">
+            ✓ Сохранено
+          </span>
+        ) : null}
+      </div>
+    </>
+  );
+}
+
 export function SettingsPage() {
   useTitle('Настройки');
   const me = useQuery({ queryKey: ['me'], queryFn: api.me });
@@ -69,54 +123,25 @@ function LimitsPanel({ user }: { user: User }) {
 function DefaultTaxPanel({ user }: { user: User }) {
   const queryClient = useQueryClient();
   const [tax, setTax] = useState<TaxProfile>(user.tax ?? FALLBACK_TAX);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const [invalid, setInvalid] = useState<string | null>(null);
 
   useEffect(() => setTax(user.tax ?? FALLBACK_TAX), [user.tax]);
 
-  const save = async () => {
-    const problem = taxProfileError(tax);
-    setInvalid(problem);
-    if (problem) return;
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
+  const saving = useSave(
+    () => taxProfileError(tax),
+    async () => {
       const answer = await api.updateTax(tax);
       if (answer?.user) queryClient.setQueryData(['me'], answer);
       else await queryClient.invalidateQueries({ queryKey: ['me'] });
       void queryClient.invalidateQueries({ queryKey: ['report'] });
-      setSaved(true);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  );
 
   return (
     <section className="panel" aria-labelledby="tax-title">
       <h2 id="tax-title">Налоговый профиль по умолчанию</h2>
       <p className="muted small">Применяется к отчётам без продавца и к продавцам без своего профиля. Уже построенные отчёты меняются только после пересборки.</p>
-      <TaxProfileForm value={tax} onChange={(t) => { setTax(t); setSaved(false); }} idPrefix="default-tax" disabled={busy} />
-      {invalid ? (
-        <div className="alert alert-error" role="alert">
-          {invalid}
-        </div>
-      ) : null}
-      <ErrorMessage error={error} />
-      <div className="button-row">
-        <button type="button" className="btn btn-primary" onClick={save} disabled={busy} data-testid="save-default-tax">
-          {busy ? 'Сохраняем…' : 'Сохранить'}
-        </button>
-        {saved ? (
-          <span className="save-state" role="status">
-            ✓ Сохранено
-          </span>
-        ) : null}
-      </div>
+      <TaxProfileForm value={tax} onChange={(t) => { setTax(t); saving.edited(); }} idPrefix="default-tax" disabled={saving.busy} />
+      <SaveRow saving={saving} testId="save-default-tax" />
     </section>
   );
 }
@@ -149,32 +174,18 @@ function SellerCard({ seller }: { seller: Seller }) {
   const [name, setName] = useState(seller.name ?? '');
   const [ownTax, setOwnTax] = useState(seller.tax !== null && seller.tax !== undefined);
   const [tax, setTax] = useState<TaxProfile>(seller.tax ?? FALLBACK_TAX);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
-  const [invalid, setInvalid] = useState<string | null>(null);
 
-  const save = async () => {
-    const problem = ownTax ? taxProfileError(tax) : null;
-    setInvalid(problem);
-    if (problem) return;
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
+  const saving = useSave(
+    () => (ownTax ? taxProfileError(tax) : null),
+    async () => {
       // null returns the seller to the default profile; leave tax out when nothing changed there.
       const patch = ownTax ? { name: name.trim(), tax } : seller.tax ? { name: name.trim(), tax: null } : { name: name.trim() };
       await api.patchSeller(seller.id, patch);
       await queryClient.invalidateQueries({ queryKey: ['sellers'] });
       void queryClient.invalidateQueries({ queryKey: ['reports'] });
       void queryClient.invalidateQueries({ queryKey: ['report'] });
-      setSaved(true);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  );
 
   const idPrefix = `seller-${seller.id}`;
   return (
@@ -185,29 +196,14 @@ function SellerCard({ seller }: { seller: Seller }) {
       </div>
       <label htmlFor={`${idPrefix}-name`} className="form-field">
         Название
-        <input id={`${idPrefix}-name`} type="text" value={name} maxLength={200} placeholder="Например, ИП Иванов" onChange={(e) => { setName(e.target.value); setSaved(false); }} />
+        <input id={`${idPrefix}-name`} type="text" value={name} maxLength={200} placeholder="Например, ИП Иванов" onChange={(e) => { setName(e.target.value); saving.edited(); }} />
       </label>
       <label className="checkbox-line">
-        <input type="checkbox" checked={ownTax} onChange={(e) => { setOwnTax(e.target.checked); setSaved(false); }} />
+        <input type="checkbox" checked={ownTax} onChange={(e) => { setOwnTax(e.target.checked); saving.edited(); }} />
         Свой налоговый профиль
       </label>
-      {ownTax ? <TaxProfileForm value={tax} onChange={(t) => { setTax(t); setSaved(false); }} idPrefix={idPrefix} disabled={busy} /> : null}
-      {invalid ? (
-        <div className="alert alert-error" role="alert">
-          {invalid}
-        </div>
-      ) : null}
-      <ErrorMessage error={error} />
-      <div className="button-row">
-        <button type="button" className="btn btn-primary btn-small" onClick={save} disabled={busy}>
-          {busy ? 'Сохраняем…' : 'Сохранить'}
-        </button>
-        {saved ? (
-          <span className="save-state" role="status">
-            ✓ Сохранено
-          </span>
-        ) : null}
-      </div>
+      {ownTax ? <TaxProfileForm value={tax} onChange={(t) => { setTax(t); saving.edited(); }} idPrefix={idPrefix} disabled={saving.busy} /> : null}
+      <SaveRow saving={saving} small />
     </div>
   );
 }
