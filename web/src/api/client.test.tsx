@@ -22,6 +22,22 @@ function mockFetch(handler: Handler) {
   vi.stubGlobal('fetch', fetchMock);
 }
 
+/** The sign-in page with the reports page behind it, as the app routes them. */
+function renderLogin() {
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <MemoryRouter initialEntries={['/login']}>
+        <AuthProvider>
+          <Routes>
+            <Route path="/login" element={<LoginPage />} />
+            <Route path="/reports" element={<div>Список отчётов</div>} />
+          </Routes>
+        </AuthProvider>
+      </MemoryRouter>
+    </QueryClientProvider>,
+  );
+}
+
 beforeEach(() => {
   window.localStorage.clear();
   window.sessionStorage.clear();
@@ -81,18 +97,7 @@ describe('session handling', () => {
 
   it('shows a failed sign-in as a message: no token sent, nothing cleared, no reload', async () => {
     mockFetch(() => json(401, { error: { code: 'invalid_credentials', message: 'Invalid email or password' } }));
-    render(
-      <QueryClientProvider client={createQueryClient()}>
-        <MemoryRouter initialEntries={['/login']}>
-          <AuthProvider>
-            <Routes>
-              <Route path="/login" element={<LoginPage />} />
-              <Route path="/reports" element={<div>Список отчётов</div>} />
-            </Routes>
-          </AuthProvider>
-        </MemoryRouter>
-      </QueryClientProvider>,
-    );
+    renderLogin();
 
     fireEvent.change(screen.getByLabelText('Email'), { target: { value: 'seller@example.ru' } });
     fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'wrong-password' } });
@@ -111,18 +116,7 @@ describe('session handling', () => {
 
   it('stores the token and email after a successful sign-in and opens the reports', async () => {
     mockFetch(() => json(200, { token: 'jwt-new', user: { id: 'u1', email: 'seller@example.ru' } }));
-    render(
-      <QueryClientProvider client={createQueryClient()}>
-        <MemoryRouter initialEntries={['/login']}>
-          <AuthProvider>
-            <Routes>
-              <Route path="/login" element={<LoginPage />} />
-              <Route path="/reports" element={<div>Список отчётов</div>} />
-            </Routes>
-          </AuthProvider>
-        </MemoryRouter>
-      </QueryClientProvider>,
-    );
+    renderLogin();
     fireEvent.change(screen.getByLabelText('Email'), { target: { value: ' seller@example.ru ' } });
     fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'Secret-pass-42' } });
     fireEvent.click(screen.getByRole('button', { name: 'Войти' }));

@@ -85,6 +85,15 @@ function renderPanel() {
 
 const file = () => new File([new Uint8Array(2000)], 'report 42.zip', { type: 'application/zip' });
 
+/** Picks a file in the panel and lets the PUT to the presigned URL succeed. */
+async function pickAndTransfer() {
+  fireEvent.change(screen.getByTestId('upload-input'), { target: { files: [file()] } });
+  await vi.waitFor(() => expect(FakeXhr.last).not.toBeNull());
+  const xhr = FakeXhr.last as FakeXhr;
+  xhr.status = 200;
+  act(() => xhr.onload?.());
+}
+
 describe('upload panel', () => {
   it('puts the file to the presigned URL with real progress, previews the charge, and opens the report after confirmation', async () => {
     renderPanel();
@@ -119,11 +128,7 @@ describe('upload panel', () => {
   it('says why it cannot proceed when limits are short, and charges nothing', async () => {
     countAnswer = json(200, { rows: 1200, limits: 1000, limits_after: -200, enough: false, format: 'xlsx', report_number: null, seller_number: null });
     renderPanel();
-    fireEvent.change(screen.getByTestId('upload-input'), { target: { files: [file()] } });
-    await vi.waitFor(() => expect(FakeXhr.last).not.toBeNull());
-    const xhr = FakeXhr.last as FakeXhr;
-    xhr.status = 200;
-    act(() => xhr.onload?.());
+    await pickAndTransfer();
 
     const blocked = await screen.findByTestId('upload-blocked');
     expect(plain(blocked.textContent)).toContain('Недостаточно лимитов: в отчёте 1 200 строк, а у вас осталось 1 000 строк. Не хватает 200 строк.');
@@ -134,11 +139,7 @@ describe('upload panel', () => {
   it('shows a bad file as a Russian message from the API error', async () => {
     countAnswer = json(422, { error: { code: 'empty_report', message: 'The report has no data rows' } });
     renderPanel();
-    fireEvent.change(screen.getByTestId('upload-input'), { target: { files: [file()] } });
-    await vi.waitFor(() => expect(FakeXhr.last).not.toBeNull());
-    const xhr = FakeXhr.last as FakeXhr;
-    xhr.status = 200;
-    act(() => xhr.onload?.());
+    await pickAndTransfer();
     expect((await screen.findByTestId('upload-error')).textContent).toBe('В отчёте нет ни одной строки с данными.');
   });
 
