@@ -44,7 +44,52 @@ const T_BOOL = 4;
 const T_ERROR = 5;
 const T_DATE = 6;
 
+const AMP = 0x26;
+const UNDERSCORE = 0x5f;
+
 const ROW_END = Buffer.from('row>', 'latin1');
+const ROW_CLOSE = Buffer.from('</row>', 'latin1');
+
+/** `fast` declined: the tag is tokenized as usual. */
+const FAST_NO = -1;
+/** `fast` needs the rest of the element, which lies beyond the buffer. */
+const FAST_MORE = -2;
+/** A row longer than this is read tag by tag rather than kept back whole for the next chunk. */
+const FAST_ROW_MAX = 1024 * 1024;
+
+/** Node's Buffer methods behind toString(encoding), without its argument handling (not in @types/node). */
+interface SliceBuffer {
+  latin1Slice(start: number, end: number): string;
+  utf8Slice(start: number, end: number): string;
+}
+
+const fromCharCode = String.fromCharCode;
+
+/**
+ * A cell's UTF-8 bytes → its text, entities and OOXML escapes decoded. Text of ASCII bytes without `&`
+ * or `_` (numbers, dates, most articles) is built straight from the bytes: for a few characters that
+ * is cheaper than a call into Node's decoder, and it is the same string.
+ */
+function decodeText(buf: Buffer, s: number, e: number): string {
+  let plain = true;
+  for (let k = s; k < e; k++) {
+    const b = buf[k];
+    if (b >= 0x80 || b === AMP || b === UNDERSCORE) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    if (e - s > 12) return (buf as unknown as SliceBuffer).latin1Slice(s, e);
+    let t = '';
+    for (let k = s; k < e; k++) t += fromCharCode(buf[k]);
+    return t;
+  }
+  let t = (buf as unknown as SliceBuffer).utf8Slice(s, e);
+  if (t.indexOf('&') >= 0) t = decodeEntities(t);
+  if (t.indexOf('_x') >= 0) t = decodeOoxmlEscapes(t);
+  return t;
+}
 
 /** Target of a cell's text while the header row is being read. */
 const HEADER_TARGET = -2;
@@ -66,7 +111,11 @@ abstract class XmlByteScanner {
   protected inText = false;
   /** Set by a tag handler to have `skip` move past what follows the tag. */
   protected wantSkip = false;
+  /** Set by a subclass to have `fast` tried at every tag. */
+  protected fastOn = false;
   private tail: Buffer | null = null;
+  /** The tail is an unfinished element the fast path left, not an unfinished tag. */
+  private tailIsRow = false;
 
   // The current text: one byte range (the usual case) or, across chunks and rich-text runs, parts.
   protected segBuf: Buffer | null = null;
@@ -76,20 +125,52 @@ abstract class XmlByteScanner {
   protected rawLen = 0;
   /** The text has a byte other than XML white space. */
   protected nonWs = false;
-  private readonly rawCap: number;
+  protected readonly rawCap: number;
 
   constructor(protected readonly maxCellLength: number) {
     this.rawCap = maxCellLength * RAW_BYTES_PER_CHAR + 64;
   }
 
   feed(chunk: Buffer): void {
-    let buf = chunk;
-    if (this.tail !== null) {
-      buf = Buffer.concat([this.tail, chunk]);
-      this.tail = null;
+    const tail = this.tail;
+    if (tail === null) {
+      this.scan(chunk);
+      return;
     }
+    this.tail = null;
+    // Join the unfinished tail with only the head of the chunk (up to a point the subclass names), not
+    // the whole chunk: copying every chunk would cost as much as a second pass over the sheet.
+    const split = this.joinPoint(chunk);
+    if (split <= 0 || split >= chunk.length) {
+      this.scan(Buffer.concat([tail, chunk]));
+      return;
+    }
+    this.scan(Buffer.concat([tail, chunk.subarray(0, split)]));
+    if (this.done) return;
+    const rest = chunk.subarray(split);
+    const again = this.tail as Buffer | null;
+    if (again === null) {
+      this.scan(rest);
+    } else {
+      this.tail = null;
+      this.scan(Buffer.concat([again, rest]));
+    }
+  }
+
+  /** Input ended: whatever the fast path kept back is scanned tag by tag (`pendingTag` then tells). */
+  end(): void {
+    const tail = this.tail;
+    if (tail === null || !this.tailIsRow || this.done) return;
+    this.tail = null;
+    this.tailIsRow = false;
+    this.fastOn = false;
+    this.scan(tail);
+  }
+
+  private scan(buf: Buffer): void {
     const n = buf.length;
     let p = 0;
+    this.tailIsRow = false;
     while (p < n && !this.done) {
       if (this.inText) {
         let q = p;
@@ -102,6 +183,18 @@ abstract class XmlByteScanner {
         // Character data nobody reads (white space, formulas): jump to the next tag.
         p = buf.indexOf(LT, p);
         if (p < 0) return;
+      }
+      if (this.fastOn) {
+        const to = this.fast(buf, p);
+        if (to >= 0) {
+          p = to;
+          continue;
+        }
+        if (to === FAST_MORE) {
+          this.tail = buf.subarray(p);
+          this.tailIsRow = true;
+          return;
+        }
       }
       let q = p + 1;
       while (q < n && buf[q] !== GT) q++;
@@ -118,6 +211,19 @@ abstract class XmlByteScanner {
         if (to >= 0) p = to;
       }
     }
+  }
+
+  /** Where a chunk may be cut so the tail is joined with its head only; 0: join the whole chunk. */
+  protected joinPoint(_chunk: Buffer): number {
+    return 0;
+  }
+
+  /**
+   * A faster path for the element starting at buf[p] (`<`), tried while `fastOn`: the position after
+   * what it consumed, FAST_NO to have the tag tokenized as usual, FAST_MORE to wait for more input.
+   */
+  protected fast(_buf: Buffer, _p: number): number {
+    return FAST_NO;
   }
 
   /** Where scanning may resume after `p` without looking at the bytes between; -1: nowhere, go on. */
@@ -165,12 +271,13 @@ abstract class XmlByteScanner {
   /** The current text decoded (UTF-8, entities, OOXML escapes), length-checked. */
   protected text(): string {
     if (this.segBuf === null) return '';
-    let s =
-      this.parts === null
-        ? this.segBuf.toString('utf8', this.segStart, this.segEnd)
-        : Buffer.concat(this.parts).toString('utf8');
-    if (s.indexOf('&') >= 0) s = decodeEntities(s);
-    if (s.indexOf('_x') >= 0) s = decodeOoxmlEscapes(s);
+    let s: string;
+    if (this.parts === null) {
+      s = decodeText(this.segBuf, this.segStart, this.segEnd);
+    } else {
+      const whole = Buffer.concat(this.parts);
+      s = decodeText(whole, 0, whole.length);
+    }
     if (s.length > this.maxCellLength) throw cellTooLong(this.maxCellLength);
     return s;
   }
@@ -178,21 +285,9 @@ abstract class XmlByteScanner {
   /** The current text read as a non-negative integer (a shared-string index), -1 if it is not one. */
   protected textIndex(): number {
     if (this.segBuf === null) return -1;
-    const buf = this.parts === null ? this.segBuf : Buffer.concat(this.parts);
-    const s = this.parts === null ? this.segStart : 0;
-    const e = this.parts === null ? this.segEnd : buf.length;
-    let v = 0;
-    let digits = 0;
-    for (let i = s; i < e; i++) {
-      const b = buf[i];
-      if (b >= 0x30 && b <= 0x39) {
-        v = v * 10 + (b - 0x30);
-        digits++;
-      } else if (b !== SP && b !== LF && b !== CR && b !== TAB) {
-        return -1;
-      }
-    }
-    return digits > 0 && digits < 16 ? v : -1;
+    if (this.parts === null) return digitsIndex(this.segBuf, this.segStart, this.segEnd);
+    const whole = Buffer.concat(this.parts);
+    return digitsIndex(whole, 0, whole.length);
   }
 }
 
@@ -382,18 +477,272 @@ export class SheetScanner extends XmlByteScanner {
   protected override skip(buf: Buffer, p: number): number {
     const limit = Math.min(buf.length, p + this.maxCellLength);
     if (this.skipToCellEnd) return cellEnd(buf, p, limit);
-    let i = p;
-    for (;;) {
-      i = buf.indexOf(ROW_END, i);
-      if (i < 0 || i + ROW_END.length > limit) return -1;
-      let j = i - 1;
-      if (buf[j] === COLON) {
-        j--;
-        while (j > p && buf[j] !== SLASH && buf[j] !== LT && buf[j] > SP) j--;
+    return rowEnd(buf, p, limit);
+  }
+
+  protected override joinPoint(chunk: Buffer): number {
+    const i = chunk.indexOf(ROW_CLOSE);
+    return i < 0 ? 0 : i + ROW_CLOSE.length;
+  }
+
+  /**
+   * The whole data row starting at buf[p], when it is in the buffer and written the way spreadsheet
+   * writers write rows: `<row …>` then cells `<c …>` holding nothing, `<v>text</v>` or
+   * `<is><t>text</t></is>` (an `<f>` formula before them is passed over), then `</row>`. Anything else
+   * (prefixed or rich-text tags, `<v/>`, comments, a cell that would be refused) gives FAST_NO before
+   * any state changes, and the row is read tag by tag from its start: the rules here are those of
+   * `tag`, `startCell`, `endCell`, `skip` and `endRow` for such rows, applied without the per-tag work.
+   */
+  protected override fast(buf: Buffer, p: number): number {
+    if (this.inRow) return FAST_NO;
+    const n = buf.length;
+    if (p + 4 >= n) return n - p < FAST_ROW_MAX ? FAST_MORE : FAST_NO;
+    if (buf[p + 1] !== 0x72 || buf[p + 2] !== 0x6f || buf[p + 3] !== 0x77) return FAST_NO;
+    let b = buf[p + 4];
+    if (b !== GT && b !== SP && b !== TAB && b !== LF && b !== CR) return FAST_NO;
+    let i = p + 4;
+    while (i < n && buf[i] !== GT) i++;
+    if (i >= n) return n - p < FAST_ROW_MAX ? FAST_MORE : FAST_NO;
+    if (buf[i - 1] === SLASH) return FAST_NO;
+    i++;
+
+    const tm = this.toMetric;
+    const tmLength = tm === null ? 0 : tm.length;
+    const sst = this.sst;
+    const cells = this.cells;
+    const lastWanted = this.lastWanted;
+    const maxLength = this.maxCellLength;
+    const rawCap = this.rawCap;
+    let col = -1;
+    let nonEmpty = false;
+    let dirty = false;
+    let result = FAST_NO;
+    rows: for (;;) {
+      while (i < n && buf[i] !== LT) i++;
+      if (i + 6 > n) {
+        result = FAST_MORE;
+        break;
       }
-      if (buf[j] === SLASH && buf[j - 1] === LT) return j - 1;
-      i += ROW_END.length;
+      if (buf[i + 1] === SLASH) {
+        if (buf[i + 2] === 0x72 && buf[i + 3] === 0x6f && buf[i + 4] === 0x77 && buf[i + 5] === GT) {
+          result = i + 6;
+        }
+        break;
+      }
+      // <c …>
+      if (buf[i + 1] !== 0x63) break;
+      b = buf[i + 2];
+      if (b !== SP && b !== GT && b !== SLASH && b !== TAB && b !== LF && b !== CR) break;
+      // Its attributes in one pass, in the form writers use (name="value" or name='value', white space
+      // between); anything else is left to startCell. The tag ends at the first `>`, as in `scan`.
+      let k = i + 2;
+      let r = -1;
+      let type = T_NUMBER;
+      let gt = -1;
+      while (k < n) {
+        b = buf[k];
+        if (b === GT) {
+          gt = k;
+          break;
+        }
+        if (b === SP || b === TAB || b === LF || b === CR) {
+          k++;
+          continue;
+        }
+        if (b === SLASH) {
+          if (k + 1 < n && buf[k + 1] !== GT) break rows;
+          k++;
+          continue;
+        }
+        const an = k;
+        while (k < n && (b = buf[k]) !== EQ && b > SP && b !== GT && b !== SLASH) k++;
+        if (k + 1 >= n) {
+          result = FAST_MORE;
+          break rows;
+        }
+        if (b !== EQ) break rows;
+        const q = buf[++k];
+        if (q !== QUOTE && q !== APOS) break rows;
+        const vs = ++k;
+        while (k < n && (b = buf[k]) !== q && b !== GT) k++;
+        if (k >= n) {
+          result = FAST_MORE;
+          break rows;
+        }
+        if (b === GT) break rows;
+        if (an + 1 === vs - 2) {
+          const a = buf[an];
+          if (a === 0x72) r = parseColumn(buf, vs, k);
+          else if (a === 0x74) type = parseType(buf, vs, k);
+        }
+        k++;
+      }
+      if (gt < 0) {
+        result = FAST_MORE;
+        break;
+      }
+      const selfClosing = buf[gt - 1] === SLASH;
+      col = r >= 0 ? r : col + 1;
+      if (col >= MAX_COLUMNS) break;
+      i = gt + 1;
+      if (selfClosing) continue;
+      const target = col < tmLength ? (tm as Int16Array)[col] : -1;
+
+      // The cell's content: [ts, te) is its text (none when equal).
+      let ts = 0;
+      let te = 0;
+      for (;;) {
+        while (i < n && buf[i] !== LT) i++;
+        if (i + 5 > n) {
+          result = FAST_MORE;
+          break rows;
+        }
+        b = buf[i + 1];
+        if (b === SLASH) {
+          if (buf[i + 2] === 0x63 && buf[i + 3] === GT) break;
+          break rows;
+        }
+        if (te !== ts) break rows; // a second text (generic reading concatenates): rare, read tag by tag
+        if (b === 0x76) {
+          // <v>text</v>
+          if (buf[i + 2] !== GT) break rows;
+          ts = i + 3;
+          te = ts;
+          te = textEnd(buf, te, n);
+          if (te + 4 > n) {
+            result = FAST_MORE;
+            break rows;
+          }
+          if (buf[te + 1] !== SLASH || buf[te + 2] !== 0x76 || buf[te + 3] !== GT) break rows;
+          i = te + 4;
+        } else if (b === 0x69) {
+          // <is><t …>text</t></is>
+          if (buf[i + 2] !== 0x73 || buf[i + 3] !== GT) break rows;
+          i += 4;
+          while (i < n && buf[i] !== LT) i++;
+          if (i + 3 > n) {
+            result = FAST_MORE;
+            break rows;
+          }
+          if (buf[i + 1] !== 0x74) break rows;
+          b = buf[i + 2];
+          if (b === GT) {
+            ts = i + 3;
+          } else if (b === SP || b === TAB || b === LF || b === CR) {
+            let g = i + 3;
+            while (g < n && buf[g] !== GT) g++;
+            if (g >= n) {
+              result = FAST_MORE;
+              break rows;
+            }
+            if (buf[g - 1] === SLASH) break rows;
+            ts = g + 1;
+          } else {
+            break rows;
+          }
+          te = ts;
+          te = textEnd(buf, te, n);
+          if (te + 9 > n) {
+            result = FAST_MORE;
+            break rows;
+          }
+          if (buf[te + 1] !== SLASH || buf[te + 2] !== 0x74 || buf[te + 3] !== GT) break rows;
+          i = te + 4;
+          while (i < n && buf[i] !== LT) i++;
+          if (i + 5 > n) {
+            result = FAST_MORE;
+            break rows;
+          }
+          if (buf[i + 1] !== SLASH || buf[i + 2] !== 0x69 || buf[i + 3] !== 0x73 || buf[i + 4] !== GT) break rows;
+          i += 5;
+        } else if (b === 0x66) {
+          // <f …>formula</f> or <f …/>: not read
+          b = buf[i + 2];
+          if (b !== GT && b !== SP && b !== SLASH && b !== TAB && b !== LF && b !== CR) break rows;
+          let g = i + 2;
+          while (g < n && buf[g] !== GT) g++;
+          if (g >= n) {
+            result = FAST_MORE;
+            break rows;
+          }
+          i = g + 1;
+          if (buf[g - 1] !== SLASH) {
+            while (i < n && buf[i] !== LT) i++;
+            if (i + 4 > n) {
+              result = FAST_MORE;
+              break rows;
+            }
+            if (buf[i + 1] !== SLASH || buf[i + 2] !== 0x66 || buf[i + 3] !== GT) break rows;
+            i += 4;
+          }
+        } else {
+          break rows;
+        }
+      }
+      // buf[i] is the `<` of `</c>`.
+      const cellClose = i;
+      i += 4;
+      if (te > ts && !(target === -1 && nonEmpty && cellClose + 3 < gt + 1 + maxLength)) {
+        // What endCell does with the text (a cell skipped by `skip` has none).
+        if (type === T_SHARED) {
+          const index = digitsIndex(buf, ts, te);
+          if (sst === null || index < 0 || index >= sst.count) break;
+          if (sst.blank[index] === 0) nonEmpty = true;
+          if (target !== -1) {
+            const value = sst.get(index);
+            if (value !== undefined && value !== '') {
+              cells[target] = value;
+              dirty = true;
+            }
+          }
+        } else {
+          const rawLength = te - ts;
+          if (rawLength > rawCap) break;
+          if (!nonEmpty) {
+            for (let k = ts; k < te; k++) {
+              b = buf[k];
+              if (b !== SP && b !== LF && b !== CR && b !== TAB) {
+                nonEmpty = true;
+                break;
+              }
+            }
+          }
+          if (target === -1) {
+            if (rawLength > maxLength) break;
+          } else {
+            const value = decodeText(buf, ts, te);
+            if (value.length > maxLength) break;
+            if (value !== '') {
+              cells[target] = value;
+              dirty = true;
+            }
+          }
+        }
+      }
+      if (nonEmpty && col >= lastWanted) {
+        // The row counts and nothing further right is read: its end, as `skip` finds it.
+        const limit = i + maxLength;
+        const end = rowEnd(buf, i, Math.min(n, limit));
+        if (end >= 0) {
+          if (buf[end + 2] === 0x72) result = end + 6; // `</row>`, not `</x:row>`
+          break;
+        }
+        if (limit > n) {
+          result = FAST_MORE;
+          break;
+        }
+      }
     }
+    if (result < 0) {
+      if (dirty) cells.fill(undefined);
+      return result === FAST_MORE && n - p >= FAST_ROW_MAX ? FAST_NO : result;
+    }
+    this.inRow = true;
+    this.rowNonEmpty = nonEmpty;
+    this.col = col;
+    if (dirty) this.cellsDirty = true;
+    this.endRow();
+    return result;
   }
 
   private startRow(): void {
@@ -404,30 +753,9 @@ export class SheetScanner extends XmlByteScanner {
 
   private startCell(buf: Buffer, i: number, end: number): void {
     const selfClosing = buf[end - 1] === SLASH;
-    const stop = selfClosing ? end - 1 : end;
-    let col = -1;
-    let type = T_NUMBER;
-    let k = i;
-    while (k < stop) {
-      if (buf[k] <= SP) {
-        k++;
-        continue;
-      }
-      const an = k;
-      while (k < stop && buf[k] !== EQ && buf[k] > SP) k++;
-      const anLen = k - an;
-      while (k < stop && buf[k] !== QUOTE && buf[k] !== APOS) k++;
-      if (k >= stop) break;
-      const q = buf[k++];
-      const vs = k;
-      while (k < stop && buf[k] !== q) k++;
-      const ve = k++;
-      if (anLen === 1) {
-        const a = buf[an];
-        if (a === 0x72) col = parseColumn(buf, vs, ve);
-        else if (a === 0x74) type = parseType(buf, vs, ve);
-      }
-    }
+    parseCellAttributes(buf, i, selfClosing ? end - 1 : end);
+    let col = cellCol;
+    const type = cellType;
     // A cell without r= is the one after the previous cell.
     col = col >= 0 ? col : this.col + 1;
     if (col >= MAX_COLUMNS) throw asCorrupt(new Error(`a cell lies beyond column XFD`), 'The spreadsheet');
@@ -517,6 +845,7 @@ export class SheetScanner extends XmlByteScanner {
 
   private finishHeader(): void {
     this.headerDone = true;
+    this.fastOn = true;
     // Count-only mode with header text not at hand: validated by the caller after the scan.
     if (this.pendingHeader.size > 0) return;
     this.applyHeader();
@@ -548,6 +877,85 @@ function cellEnd(buf: Buffer, p: number, limit: number): number {
     if (buf[j] === COLON && buf[j + 1] === 0x63 && buf[j + 2] === GT) return i;
   }
   return -1;
+}
+
+/**
+ * The position of the `</row>` (or `</x:row>`) ending the current row when its `row>` ends before
+ * `limit`, else -1. Text cannot hold `<`, so the first closing tag named row is the row's.
+ */
+function rowEnd(buf: Buffer, p: number, limit: number): number {
+  let i = p;
+  for (;;) {
+    i = buf.indexOf(ROW_END, i);
+    if (i < 0 || i + ROW_END.length > limit) return -1;
+    let j = i - 1;
+    if (buf[j] === COLON) {
+      j--;
+      while (j > p && buf[j] !== SLASH && buf[j] !== LT && buf[j] > SP) j--;
+    }
+    if (buf[j] === SLASH && buf[j - 1] === LT) return j - 1;
+    i += ROW_END.length;
+  }
+}
+
+/** What parseCellAttributes found (module scratch, so reading a cell allocates nothing). */
+let cellCol = -1;
+let cellType = T_NUMBER;
+
+/** The `r` (column, -1 when absent) and `t` (type) attributes of a `<c` tag's bytes [k, stop). */
+function parseCellAttributes(buf: Buffer, k: number, stop: number): void {
+  let col = -1;
+  let type = T_NUMBER;
+  while (k < stop) {
+    if (buf[k] <= SP) {
+      k++;
+      continue;
+    }
+    const an = k;
+    while (k < stop && buf[k] !== EQ && buf[k] > SP) k++;
+    const anLen = k - an;
+    while (k < stop && buf[k] !== QUOTE && buf[k] !== APOS) k++;
+    if (k >= stop) break;
+    const q = buf[k++];
+    const vs = k;
+    while (k < stop && buf[k] !== q) k++;
+    const ve = k++;
+    if (anLen === 1) {
+      const a = buf[an];
+      if (a === 0x72) col = parseColumn(buf, vs, ve);
+      else if (a === 0x74) type = parseType(buf, vs, ve);
+    }
+  }
+  cellCol = col;
+  cellType = type;
+}
+
+/**
+ * Where the text starting at buf[s] ends (its `<`), n if not in the buffer: a short text (a number)
+ * by looking, a longer one by Buffer.indexOf, whose call costs as much as a dozen bytes looked at.
+ */
+function textEnd(buf: Buffer, s: number, n: number): number {
+  const stop = s + 16 < n ? s + 16 : n;
+  for (let i = s; i < stop; i++) if (buf[i] === LT) return i;
+  if (stop === n) return n;
+  const i = buf.indexOf(LT, stop);
+  return i < 0 ? n : i;
+}
+
+/** Bytes [s, e) read as a non-negative integer (white space allowed), -1 if they are not one. */
+function digitsIndex(buf: Buffer, s: number, e: number): number {
+  let v = 0;
+  let digits = 0;
+  for (let i = s; i < e; i++) {
+    const b = buf[i];
+    if (b >= 0x30 && b <= 0x39) {
+      v = v * 10 + (b - 0x30);
+      digits++;
+    } else if (b !== SP && b !== LF && b !== CR && b !== TAB) {
+      return -1;
+    }
+  }
+  return digits > 0 && digits < 16 ? v : -1;
 }
 
 function parseColumn(buf: Buffer, s: number, e: number): number {
@@ -669,6 +1077,7 @@ export async function scanXlsx(
     scanner.feed(chunk);
     if (scanner.done) break;
   }
+  scanner.end();
   if (!scanner.done && scanner.pendingTag) {
     throw asCorrupt(new Error('the sheet ends in the middle'), 'The spreadsheet');
   }
