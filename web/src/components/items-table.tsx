@@ -195,7 +195,13 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
         </p>
       ) : null}
       <ErrorMessage error={saveError} testId="cell-save-error" />
-      <div className="table-scroll" ref={scrollRef} data-testid="items-table">
+      <div
+        className="table-scroll"
+        ref={scrollRef}
+        data-testid="items-table"
+        // Few articles: no empty box under the totals row (room for the two header rows and the totals).
+        style={{ height: `min(70vh, 760px, ${rows.length * ROW_HEIGHT + 150}px)` }}
+      >
         <table className="items-table" aria-rowcount={rows.length + 1}>
           <thead>
             {table.getHeaderGroups().map((headerGroup, depth) => (
