@@ -22,7 +22,7 @@ import { getConfig } from '../config';
 import { badRequest, toAppError, validation } from '../errors';
 import type { UserRecord } from '../store/users.repo';
 import { authenticate, type AuthMode } from './auth';
-import { describeError, log } from './logger';
+import { describeError, log } from '../log';
 import { parseMultipart, type UploadedFile } from './multipart';
 import { json, type HttpResult } from './responses';
 

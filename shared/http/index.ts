@@ -3,4 +3,4 @@ export { json, noContent, redirect, binary, contentDisposition, type HttpResult,
 export { parseMultipart, type UploadedFile, type MultipartResult } from './multipart';
 export { authenticate, bearerToken, type AuthMode } from './auth';
 export { emailSchema, taxProfileSchema, taxProfilePatchSchema, cursorQuerySchema, VAT_RATES } from './schemas';
-export { log } from './logger';
+export { log } from '../log';

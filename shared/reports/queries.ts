@@ -3,7 +3,7 @@
  * caller's id, so another user's report is simply not found (404).
  */
 import { notFound } from '../errors';
-import { log } from '../http/logger';
+import { log } from '../log';
 import { deleteReport, getReport, getReportItems, listReports, type ReportRecord } from '../store/reports.repo';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';

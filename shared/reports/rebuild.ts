@@ -9,7 +9,7 @@
 import { getConfig } from '../config';
 import { AppError, conflict, toAppError } from '../errors';
 import { buildItems, commissionByCategory, computeTotals, readReport, type DroppedManualValue, type ManualValues } from '../report';
-import { log } from '../http/logger';
+import { log } from '../log';
 import { ensureProducts, getCostPrices } from '../store/products.repo';
 import { getReportItems, isReportId, listAllReports, replaceItems, type ReportRecord } from '../store/reports.repo';
 import type { StoredItem } from '../store/items.repo';

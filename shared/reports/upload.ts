@@ -4,7 +4,7 @@
 import { getConfig } from '../config';
 import { badRequest, paymentRequired } from '../errors';
 import { buildItems, commissionByCategory, computeTotals, countRows, readReport, type ParsedReport, type ReadLimits, type RowCount } from '../report';
-import { log } from '../http/logger';
+import { log } from '../log';
 import { chargeLimits, refundLimits } from '../store/limits.repo';
 import { writeItems, deleteItems, type StoredItem } from '../store/items.repo';
 import { ensureProducts, getCostPrices } from '../store/products.repo';
