@@ -1,4 +1,5 @@
-import type { Readable, Transform } from 'node:stream';
+import { createReadStream } from 'node:fs';
+import { Readable, type Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { ReportError } from '../errors';
@@ -15,11 +16,27 @@ export interface ZipStreamOptions {
   chunkSize?: number;
 }
 
-/** Inflate output piece size: large pieces mean fewer per-chunk costs in the byte scanners. */
-const INFLATE_CHUNK = 256 * 1024;
+/**
+ * Inflate output piece size. zlib inflates on the libuv threadpool, but every piece it finishes needs a
+ * callback on the main thread to start the next, so large pieces keep it busy while the scanner works.
+ */
+const INFLATE_CHUNK = 1024 * 1024;
+/**
+ * Compressed bytes per read. yauzl's own entry stream reads 16 KB at a time through three stream
+ * layers; each read is a main-thread turn that the inflater waits for while the scanner runs.
+ */
+const READ_PIECE = 1024 * 1024;
 
-/** yauzl ≥ 3.3 option missing from @types/yauzl 2.10. */
-type RawStreamOptions = { decodeFileData: false };
+/** yauzl ≥ 3 API missing from @types/yauzl 2.10. */
+interface LocalHeaderReader {
+  readLocalFileHeader(
+    entry: yauzl.Entry,
+    options: { minimal: true },
+    callback: (err: Error | null, header?: { fileDataStart: number }) => void,
+  ): void;
+}
+
+type ZipSource = { buffer: Buffer } | { path: string };
 
 /** Turns anything yauzl, zlib or the file system throws into corrupt_file (ReportErrors pass through). */
 export function asCorrupt(err: unknown, what = 'The zip archive'): ReportError {
@@ -37,13 +54,14 @@ export function asCorrupt(err: unknown, what = 'The zip archive'): ReportError {
 export class ZipArchive {
   private constructor(
     private readonly zip: yauzl.ZipFile,
+    private readonly source: ZipSource,
     readonly entries: readonly yauzl.Entry[],
     private readonly budget: InflateBudget,
     private readonly ownsFile: boolean,
   ) {}
 
   static async open(
-    source: { buffer: Buffer } | { path: string },
+    source: ZipSource,
     limits: ReadLimits,
     budget: InflateBudget,
   ): Promise<ZipArchive> {
@@ -63,7 +81,7 @@ export class ZipArchive {
         );
       }
       const entries = await listEntries(zip);
-      return new ZipArchive(zip, entries, budget, ownsFile);
+      return new ZipArchive(zip, 'buffer' in source ? { buffer: source.buffer } : { path: source.path }, entries, budget, ownsFile);
     } catch (err) {
       if (ownsFile) zip.close();
       throw err;
@@ -152,15 +170,7 @@ export class ZipArchive {
     if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
       throw asCorrupt(new Error(`unsupported compression method ${entry.compressionMethod} in ${entry.fileName}`));
     }
-    const raw = await new Promise<Readable>((resolve, reject) => {
-      try {
-        this.zip.openReadStream(entry, { decodeFileData: false } satisfies RawStreamOptions as never, (err, s) =>
-          err || !s ? reject(asCorrupt(err)) : resolve(s),
-        );
-      } catch (err) {
-        reject(asCorrupt(err));
-      }
-    });
+    const raw = await this.openRaw(entry);
     if (entry.compressionMethod === 0) return { raw, data: raw };
     // Our own inflater (Node's zlib) instead of yauzl's: bigger output pieces, and the byte count is ours.
     const inflate = zlib.createInflateRaw({ chunkSize: INFLATE_CHUNK });
@@ -168,6 +178,33 @@ export class ZipArchive {
     raw.pipe(inflate);
     return { raw, data: inflate };
   }
+
+  /**
+   * The entry's stored bytes, read in large pieces straight from the file or buffer. Where they lie
+   * comes from yauzl's reading of the local header, which also checks they lie within the file.
+   */
+  private async openRaw(entry: yauzl.Entry): Promise<Readable> {
+    const start = await new Promise<number>((resolve, reject) => {
+      try {
+        (this.zip as unknown as LocalHeaderReader).readLocalFileHeader(entry, { minimal: true }, (err, header) =>
+          err || !header ? reject(asCorrupt(err)) : resolve(header.fileDataStart),
+        );
+      } catch (err) {
+        reject(asCorrupt(err));
+      }
+    });
+    const size = entry.compressedSize;
+    if ('buffer' in this.source) {
+      const { buffer } = this.source;
+      return Readable.from(pieces(buffer, start, start + size), { objectMode: false, highWaterMark: READ_PIECE });
+    }
+    if (size === 0) return Readable.from([], { objectMode: false });
+    return createReadStream(this.source.path, { start, end: start + size - 1, highWaterMark: READ_PIECE });
+  }
+}
+
+function* pieces(buffer: Buffer, start: number, end: number): Generator<Buffer> {
+  for (let at = start; at < end; at += READ_PIECE) yield buffer.subarray(at, Math.min(end, at + READ_PIECE));
 }
 
 function ignore(): void {}
