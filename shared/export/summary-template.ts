@@ -71,8 +71,9 @@ export function buildSummaryTemplate(headers: readonly string[] = SUMMARY_TEMPLA
   ws['!cols'] = headers.map((h) => ({ wch: Math.min(28, Math.max(10, h.length + 2)) }));
   const wb = XLSX.utils.book_new();
   XLSX.utils.book_append_sheet(wb, ws, SUMMARY_SHEET_NAME);
-  // Fixed properties so the script writes the same bytes every time.
-  wb.Props = { Title: SUMMARY_TEMPLATE_TITLE, Author: 'Бухгалтерия', CreatedDate: new Date('2015-01-12T00:00:00Z') };
+  // Fixed properties so the script writes the same bytes every time. No Cyrillic here: SheetJS writes
+  // the .xls document properties as 8-bit text, which Excel and `file` show garbled.
+  wb.Props = { CreatedDate: new Date('2015-01-12T00:00:00Z') };
   return XLSX.write(wb, { bookType: 'xls', type: 'buffer' }) as Buffer;
 }
 
