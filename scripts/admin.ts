@@ -16,6 +16,9 @@ import { topUp, type TopUpResult } from '../shared/store/limits.repo';
 import { ensureSeed } from '../shared/store/seed';
 import { getUserByEmail, setRole } from '../shared/store/users.repo';
 
+// Locally Node 20 runs what Lambda runs on 22: the AWS SDK's notice about that is noise for an operator.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 export async function grantAdmin(email: string): Promise<{ user_id: string; email: string; role: 'admin' }> {
   await ensureSeed();
   const user = await getUserByEmail(email);
