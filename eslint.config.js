@@ -3,7 +3,7 @@ const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const globals = require('globals');
 
-const awsOrHttp = ['@aws-sdk/*', '@middy/*', 'aws-lambda', '../http/*', '../store/*', '../files/*', '../mail/*', '../jobs/*', '../export/*', '../config'];
+const awsOrHttp = ['@aws-sdk/*', '@middy/*', 'aws-lambda', 'exceljs', '**/http', '**/http/*', '**/store/*', '**/files/*', '**/mail/*', '**/jobs/*', '**/export/*', '**/reports/*', '**/config', '**/log'];
 
 module.exports = tseslint.config(
   { ignores: ['node_modules/**', '.serverless/**', '.esbuild/**', '.data/**', 'web/dist/**', 'dist/**', 'test-artifacts/**', '.cache/**'] },
