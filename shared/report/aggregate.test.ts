@@ -185,6 +185,19 @@ describe('createAggregator: column variants', () => {
     expect([r.period_from, r.period_to]).toEqual(['2022-09-28', '2022-10-06']);
   });
 
+  it('period over more distinct date texts than the aggregator remembers, repeated and invalid ones mixed in', () => {
+    // Serial 40000 is 2009-07-06; 6000 distinct serials plus repeats of a text that is no date.
+    const rows: Row[] = [];
+    for (let i = 0; i < 6000; i++) {
+      rows.push(sale({ quantity: '1', sale_dt: String(40000 + ((i * 7919) % 6000)) }));
+      if (i % 100 === 0) rows.push(sale({ quantity: '1', sale_dt: 'not a date', order_dt: '2030-01-01' }));
+    }
+    const r = aggregate(rows);
+    expect([r.period_from, r.period_to]).toEqual(['2009-07-06', '2030-01-01']);
+    // Without the order-date fallback rows the last sale date is serial 45999.
+    expect(aggregate(rows.filter((x) => x.sale_dt !== 'not a date')).period_to).toBe('2025-12-08');
+  });
+
   it('no dates → null period', () => {
     const r = aggregate([sale({ quantity: '1' })]);
     expect([r.period_from, r.period_to]).toEqual([null, null]);

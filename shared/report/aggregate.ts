@@ -42,6 +42,9 @@ const CB_DISCOUNT = I.cashback_discount;
 const CB_COMMISSION = I.cashback_commission_change;
 const CB_AMOUNT = I.cashback_amount;
 
+/** Distinct date texts remembered with their ISO date (sale and order dates repeat across rows). */
+const DATE_CACHE_MAX = 4096;
+
 class Acc {
   salesQty = 0;
   returnsQty = 0;
@@ -110,6 +113,7 @@ export function createAggregator(): Aggregator {
   const opCache = new Map<string, OperationClass>();
   const docCache = new Map<string, 1 | -1 | 0>();
   const bonusCache = new Map<string, BonusInfo>();
+  const dateCache = new Map<string, string | null>();
   const uncounted = new Map<string, OperationStats>();
   const invalid = new Map<number, InvalidCells>();
   let hasVw = true;
@@ -180,9 +184,21 @@ export function createAggregator(): Aggregator {
     return acc;
   }
 
+  function isoDate(text: string | undefined): string | null {
+    if (text === undefined) return null;
+    let d = dateCache.get(text);
+    if (d === undefined) {
+      d = toIsoDate(text);
+      // A report has a few hundred distinct date texts; a hostile one cannot grow the cache without bound.
+      if (dateCache.size >= DATE_CACHE_MAX) dateCache.clear();
+      dateCache.set(text, d);
+    }
+    return d;
+  }
+
   function notePeriod(cells: ReadonlyArray<string | undefined>): void {
-    let d = toIsoDate(cells[SALE_DT]);
-    if (d === null) d = toIsoDate(cells[ORDER_DT]);
+    let d = isoDate(cells[SALE_DT]);
+    if (d === null) d = isoDate(cells[ORDER_DT]);
     if (d === null) return;
     if (periodFrom === null || d < periodFrom) periodFrom = d;
     if (periodTo === null || d > periodTo) periodTo = d;

@@ -21,6 +21,9 @@ describe('parseKopecks', () => {
     ['1 234,56', 123456],
     ['1\u00a0234,56', 123456],
     ['1,234.56', 123456],
+    ['1,234,567.5', 123456750],
+    ['1.234,5', 123],
+    ['12,5.', 12500],
     ['0.30000000000000004', 30],
     ['1557.7099999999998', 155771],
     ['155770.99999999997', 15577100],
@@ -43,6 +46,8 @@ describe('parseKopecks', () => {
     expect(parseKopecks('abc')).toBe(0);
     expect(parseKopecks('-')).toBe(0);
     expect(parseKopecks('1.2.3')).toBe(0);
+    expect(parseKopecks('1,2,3')).toBe(0);
+    expect(scanScaled('1.5,2', 2)).toBe(152);
     expect(parseKopecks('12abc')).toBe(0);
   });
 

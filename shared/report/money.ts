@@ -48,8 +48,9 @@ export function scanScaled(text: string | undefined, scale: number): number {
   } else if (c === C_PLUS) {
     i++;
   }
-  // A comma is the decimal mark unless the text also has a dot ("1,234.50").
-  const commaIsDecimal = text.indexOf(',') >= 0 && text.indexOf('.') < 0;
+  // A comma is the decimal mark unless the text also has a dot ("1,234.50"); looked up at the first comma
+  // only, since most numbers have none.
+  let commaIsDecimal = -1; // -1: not yet known, 1: decimal mark, 0: thousands separator
   let mantissa = 0;
   let digits = 0; // significant digits taken into the mantissa
   let roundDigit = -1; // first significant digit past MAX_DIGITS
@@ -71,10 +72,17 @@ export function scanScaled(text: string | undefined, scale: number): number {
         if (roundDigit < 0) roundDigit = d;
         if (!sawPoint) exp10++;
       }
-    } else if (c === C_DOT || (c === C_COMMA && commaIsDecimal)) {
+    } else if (c === C_DOT) {
       if (sawPoint) return NaN;
       sawPoint = true;
-    } else if (c === C_COMMA || isSpace(c)) {
+    } else if (c === C_COMMA) {
+      if (commaIsDecimal < 0) commaIsDecimal = text.indexOf('.') < 0 ? 1 : 0;
+      if (commaIsDecimal === 1) {
+        if (sawPoint) return NaN;
+        sawPoint = true;
+      }
+      // else a thousands separator
+    } else if (isSpace(c)) {
       // thousands separator
     } else {
       break;
