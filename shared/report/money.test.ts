@@ -55,6 +55,10 @@ describe('parseKopecks', () => {
     expect(scanScaled('н/д', 2)).toBeNaN();
     expect(scanScaled('1e', 2)).toBeNaN();
     expect(scanScaled(' ', 2)).toBe(0);
+    // single digits, the commonest cell, at every scale the aggregator uses and beyond
+    expect([0, 2, 6, 23].map((scale) => scanScaled('7', scale))).toEqual([7, 700, 7_000_000, 7 * Math.pow(10, 23)]);
+    expect(Object.is(scanScaled('0', 2), 0)).toBe(true);
+    expect(scanScaled('x', 2)).toBeNaN();
   });
 
   it('sums of parsed cells are exact where float sums are not', () => {

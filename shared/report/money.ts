@@ -37,6 +37,11 @@ function isSpace(c: number): boolean {
 export function scanScaled(text: string | undefined, scale: number): number {
   if (text === undefined) return 0;
   const n = text.length;
+  if (n === 1 && scale >= 0 && scale <= 22) {
+    // A single digit ("0" fills most money columns of most rows): what the general reading gives.
+    const d = text.charCodeAt(0) - C_0;
+    if (d >= 0 && d <= 9) return d * POW10[scale];
+  }
   let i = 0;
   while (i < n && isSpace(text.charCodeAt(i))) i++;
   if (i === n) return 0;
