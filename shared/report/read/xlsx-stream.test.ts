@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ReportError } from '../errors';
 import { METRIC_KEYS, type RowSink } from '../row-sink';
 import { DEFAULT_READ_LIMITS, type ReadLimits } from './limits';
-import { SheetScanner, type SharedStrings } from './xlsx-stream';
+import { SheetScanner, TextCache, type SharedStrings } from './xlsx-stream';
 import { BASIC_HEADER, columnName, escapeXml } from './test-support/xlsx-builder';
 
 /** The reference: every tag through `tag`, no fast path. */
@@ -204,6 +204,41 @@ describe('SheetScanner fast rows', () => {
     const row2 = xml.indexOf('<row r="2">');
     for (let cut = row2; cut < xml.length; cut++) {
       expect(run(SheetScanner, xml, [cut, 1 << 30])).toEqual(whole);
+    }
+  });
+
+  it('gives each cell its own text when thousands of distinct non-ASCII texts of one length share the decoded-text cache', () => {
+    // 3000 distinct articles of equal byte length, each repeated later, plus texts one byte apart:
+    // more texts than cache slots, so slots are shared and replaced.
+    const article = (i: number) => `Артикул-${String(i).padStart(5, '0')}`;
+    const rows: string[] = [];
+    for (let i = 0; i < 6000; i++) {
+      const n = i < 3000 ? i : (i * 7) % 3000;
+      rows.push(
+        `<row r="${i + 2}"><c r="B${i + 2}" t="str"><v>Ёлка ${n % 10}</v></c><c r="D${i + 2}" t="inlineStr"><is><t>${article(n)}</t></is></c></row>`,
+      );
+    }
+    const header = `<row r="1">${HEADER.map((h, i) => `<c r="${columnName(i)}1" t="str"><v>${h}</v></c>`).join('')}</row>`;
+    const xml = Buffer.from(`<worksheet><sheetData>${header}${rows.join('')}</sheetData></worksheet>`);
+    const fast = run(SheetScanner, xml, [65536]);
+    expect(fast.rows).toBe(6000);
+    expect(fast).toEqual(run(TagByTagScanner, xml, WHOLE));
+    // data[0] is the begin line; data[3002] is row i = 3001, article (3001 · 7) mod 3000 = 7
+    expect(fast.data[3002]).toContain(`sa_name=${article(7)}`);
+    expect(fast.data[3002]).toContain('subject_name=Ёлка 7');
+  });
+
+  it('TextCache: a hit only on the very same bytes, whatever shares a slot', () => {
+    const texts = ['Ёлка-1', 'Ёлка-2', 'Ёлка-1', 'Ёлка-12', 'ёлка-1', 'A&amp;Ё', 'Ёлка-1', 'Ё'.repeat(40), 'Ё'.repeat(39) + 'Ж', 'Ё'.repeat(40)];
+    const bytes = texts.map((t) => Buffer.from(`<v>${t}</v>`));
+    for (const slots of [1, 2, 1024]) {
+      const cache = new TextCache(slots);
+      for (let round = 0; round < 3; round++) {
+        bytes.forEach((b, i) => {
+          const text = cache.decode(b, 3, b.length - 4);
+          expect(text).toBe(texts[i] === 'A&amp;Ё' ? 'A&Ё' : texts[i]);
+        });
+      }
     }
   });
 

@@ -65,30 +65,79 @@ interface SliceBuffer {
 
 const fromCharCode = String.fromCharCode;
 
+/** Bytes [s, e) are ASCII without `&` or `_`: their text is their bytes, nothing to decode. */
+function plainText(buf: Buffer, s: number, e: number): boolean {
+  for (let k = s; k < e; k++) {
+    const b = buf[k];
+    if (b >= 0x80 || b === AMP || b === UNDERSCORE) return false;
+  }
+  return true;
+}
+
+/** The text of plain bytes (see plainText). */
+function asciiText(buf: Buffer, s: number, e: number): string {
+  if (e - s > 12) return (buf as unknown as SliceBuffer).latin1Slice(s, e);
+  let t = '';
+  for (let k = s; k < e; k++) t += fromCharCode(buf[k]);
+  return t;
+}
+
 /**
  * A cell's UTF-8 bytes → its text, entities and OOXML escapes decoded. Text of ASCII bytes without `&`
  * or `_` (numbers, dates, most articles) is built straight from the bytes: for a few characters that
  * is cheaper than a call into Node's decoder, and it is the same string.
  */
 function decodeText(buf: Buffer, s: number, e: number): string {
-  let plain = true;
-  for (let k = s; k < e; k++) {
-    const b = buf[k];
-    if (b >= 0x80 || b === AMP || b === UNDERSCORE) {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) {
-    if (e - s > 12) return (buf as unknown as SliceBuffer).latin1Slice(s, e);
-    let t = '';
-    for (let k = s; k < e; k++) t += fromCharCode(buf[k]);
-    return t;
-  }
+  if (plainText(buf, s, e)) return asciiText(buf, s, e);
   let t = (buf as unknown as SliceBuffer).utf8Slice(s, e);
   if (t.indexOf('&') >= 0) t = decodeEntities(t);
   if (t.indexOf('_x') >= 0) t = decodeOoxmlEscapes(t);
   return t;
+}
+
+const TEXT_CACHE_SLOTS = 1024;
+const TEXT_CACHE_BYTES = 64;
+
+/**
+ * The decoded text of recently seen non-ASCII cells, by their bytes: operation and document types,
+ * subjects, brands and articles repeat on most rows. A hit costs a hash and a comparison of the bytes
+ * instead of Node's UTF-8 decoder, and hands out the same string object, whose hash the aggregator's
+ * maps then need not compute again. Direct-mapped, a fixed 64 KB: a miss replaces the slot.
+ */
+export class TextCache {
+  private readonly bytes: Uint8Array;
+  private readonly lengths: Int32Array;
+  private readonly texts: string[];
+  private readonly mask: number;
+
+  /** `slots`: a power of two. */
+  constructor(slots = TEXT_CACHE_SLOTS) {
+    this.mask = slots - 1;
+    this.bytes = new Uint8Array(slots * TEXT_CACHE_BYTES);
+    this.lengths = new Int32Array(slots).fill(-1);
+    this.texts = new Array<string>(slots).fill('');
+  }
+
+  /** decodeText(buf, s, e), meant for text that is not plain ASCII. */
+  decode(buf: Buffer, s: number, e: number): string {
+    const length = e - s;
+    if (length > TEXT_CACHE_BYTES) return decodeText(buf, s, e);
+    let h = length;
+    for (let k = s; k < e; k++) h = Math.imul(h ^ buf[k], 0x01000193);
+    const slot = (h ^ (h >>> 15)) & this.mask;
+    const at = slot * TEXT_CACHE_BYTES;
+    const bytes = this.bytes;
+    if (this.lengths[slot] === length) {
+      let k = 0;
+      while (k < length && bytes[at + k] === buf[s + k]) k++;
+      if (k === length) return this.texts[slot];
+    }
+    const text = decodeText(buf, s, e);
+    for (let k = 0; k < length; k++) bytes[at + k] = buf[s + k];
+    this.lengths[slot] = length;
+    this.texts[slot] = text;
+    return text;
+  }
 }
 
 /** Target of a cell's text while the header row is being read. */
@@ -395,6 +444,7 @@ export class SheetScanner extends XmlByteScanner {
   private skipToCellEnd = false;
   /** The last column the sink reads (-1 when only counting). */
   private lastWanted = -1;
+  private readonly texts = new TextCache();
   private readonly cells: Array<string | undefined> = new Array<string | undefined>(METRIC_KEYS.length).fill(undefined);
   private cellsDirty = false;
   private inRow = false;
@@ -710,7 +760,7 @@ export class SheetScanner extends XmlByteScanner {
           if (target === -1) {
             if (rawLength > maxLength) break;
           } else {
-            const value = decodeText(buf, ts, te);
+            const value = plainText(buf, ts, te) ? asciiText(buf, ts, te) : this.texts.decode(buf, ts, te);
             if (value.length > maxLength) break;
             if (value !== '') {
               cells[target] = value;
