@@ -50,10 +50,6 @@ const UNDERSCORE = 0x5f;
 const ROW_END = Buffer.from('row>', 'latin1');
 const ROW_CLOSE = Buffer.from('</row>', 'latin1');
 
-/** `fast` declined: the tag is tokenized as usual. */
-const FAST_NO = -1;
-/** `fast` needs the rest of the element, which lies beyond the buffer. */
-const FAST_MORE = -2;
 /** A row longer than this is read tag by tag rather than kept back whole for the next chunk. */
 const FAST_ROW_MAX = 1024 * 1024;
 
@@ -162,6 +158,8 @@ abstract class XmlByteScanner {
   protected wantSkip = false;
   /** Set by a subclass to have `fast` tried at every tag. */
   protected fastOn = false;
+  /** Set by `fast`: what lies at the position it returned continues beyond the buffer. */
+  protected fastMore = false;
   private tail: Buffer | null = null;
   /** The tail is an unfinished element the fast path left, not an unfinished tag. */
   private tailIsRow = false;
@@ -235,14 +233,16 @@ abstract class XmlByteScanner {
       }
       if (this.fastOn) {
         const to = this.fast(buf, p);
-        if (to >= 0) {
+        if (this.fastMore) {
+          if (n - to < FAST_ROW_MAX) {
+            this.tail = buf.subarray(to);
+            this.tailIsRow = true;
+            return;
+          }
+          p = to; // a row too long to keep back whole: tag by tag
+        } else if (to !== p) {
           p = to;
           continue;
-        }
-        if (to === FAST_MORE) {
-          this.tail = buf.subarray(p);
-          this.tailIsRow = true;
-          return;
         }
       }
       let q = p + 1;
@@ -268,11 +268,13 @@ abstract class XmlByteScanner {
   }
 
   /**
-   * A faster path for the element starting at buf[p] (`<`), tried while `fastOn`: the position after
-   * what it consumed, FAST_NO to have the tag tokenized as usual, FAST_MORE to wait for more input.
+   * A faster path for what starts at buf[p] (`<`), tried while `fastOn`: returns the position after
+   * what it consumed (p: nothing, the tag is tokenized as usual), and sets `fastMore` when what lies
+   * there continues beyond the buffer.
    */
-  protected fast(_buf: Buffer, _p: number): number {
-    return FAST_NO;
+  protected fast(_buf: Buffer, p: number): number {
+    this.fastMore = false;
+    return p;
   }
 
   /** Where scanning may resume after `p` without looking at the bytes between; -1: nowhere, go on. */
@@ -445,6 +447,9 @@ export class SheetScanner extends XmlByteScanner {
   /** The last column the sink reads (-1 when only counting). */
   private lastWanted = -1;
   private readonly texts = new TextCache();
+  /** Where fastRow last gave up (read tag by tag instead). */
+  private bailedBuf: Buffer | null = null;
+  private bailedAt = -1;
   private readonly cells: Array<string | undefined> = new Array<string | undefined>(METRIC_KEYS.length).fill(undefined);
   private cellsDirty = false;
   private inRow = false;
@@ -536,25 +541,61 @@ export class SheetScanner extends XmlByteScanner {
   }
 
   /**
-   * The whole data row starting at buf[p], when it is in the buffer and written the way spreadsheet
-   * writers write rows: `<row …>` then cells `<c …>` holding nothing, `<v>text</v>` or
-   * `<is><t>text</t></is>` (an `<f>` formula before them is passed over), then `</row>`. Anything else
-   * (prefixed or rich-text tags, `<v/>`, comments, a cell that would be refused) gives FAST_NO before
-   * any state changes, and the row is read tag by tag from its start: the rules here are those of
-   * `tag`, `startCell`, `endCell`, `skip` and `endRow` for such rows, applied without the per-tag work.
+   * Whole data rows from buf[p] on, as long as they are complete in the buffer and written the way
+   * spreadsheet writers write rows (see fastRow). Stops at anything else (the tag is then tokenized
+   * as usual) and at a row that continues beyond the buffer (`fastMore`: it is kept for the next chunk).
    */
   protected override fast(buf: Buffer, p: number): number {
-    if (this.inRow) return FAST_NO;
-    const n = buf.length;
-    if (p + 4 >= n) return n - p < FAST_ROW_MAX ? FAST_MORE : FAST_NO;
-    if (buf[p + 1] !== 0x72 || buf[p + 2] !== 0x6f || buf[p + 3] !== 0x77) return FAST_NO;
-    let b = buf[p + 4];
-    if (b !== GT && b !== SP && b !== TAB && b !== LF && b !== CR) return FAST_NO;
+    let at = p;
+    let more = false;
+    if (!this.inRow && !(buf === this.bailedBuf && p === this.bailedAt)) {
+      const n = buf.length;
+      // Rows starting before the last `</row>` lie wholly in the buffer, so reading one never has to
+      // stop for want of bytes (a rare path of that kind in the hot loop would cost a deoptimization).
+      let last = -2;
+      for (;;) {
+        if (at >= n) break;
+        if (at + 5 > n) {
+          more = true;
+          break;
+        }
+        if (buf[at] !== LT || buf[at + 1] !== 0x72 || buf[at + 2] !== 0x6f || buf[at + 3] !== 0x77) break;
+        const b = buf[at + 4];
+        if (b !== GT && b !== SP && b !== TAB && b !== LF && b !== CR) break;
+        if (last === -2) last = buf.lastIndexOf(ROW_CLOSE);
+        if (last <= at) {
+          more = true;
+          break;
+        }
+        const next = this.fastRow(buf, at, last + ROW_CLOSE.length);
+        if (next < 0) {
+          // Read tag by tag from here; remembered so the next call does not try the row again.
+          this.bailedBuf = buf;
+          this.bailedAt = at;
+          break;
+        }
+        at = next;
+        while (at < n && buf[at] !== LT) at++;
+      }
+    }
+    this.fastMore = more;
+    return at;
+  }
+
+  /**
+   * The data row starting at buf[p], which ends before n: `<row …>` then cells `<c …>` holding
+   * nothing, `<v>text</v>` or `<is><t>text</t></is>` (an `<f>` formula before them is passed over),
+   * then `</row>`. Anything else (prefixed or rich-text tags, `<v/>`, comments, a cell that would be
+   * refused) gives -1 before any state changes, and the row is read tag by tag from its start: the
+   * rules here are those of `tag`, `startCell`, `endCell`, `skip` and `endRow` for such rows, applied
+   * without the per-tag work. Returns the position after the row.
+   */
+  private fastRow(buf: Buffer, p: number, n: number): number {
     let i = p + 4;
     while (i < n && buf[i] !== GT) i++;
-    if (i >= n) return n - p < FAST_ROW_MAX ? FAST_MORE : FAST_NO;
-    if (buf[i - 1] === SLASH) return FAST_NO;
+    if (i >= n || buf[i - 1] === SLASH) return -1;
     i++;
+    let b = 0;
 
     const tm = this.toMetric;
     const tmLength = tm === null ? 0 : tm.length;
@@ -566,11 +607,10 @@ export class SheetScanner extends XmlByteScanner {
     let col = -1;
     let nonEmpty = false;
     let dirty = false;
-    let result = FAST_NO;
+    let result = -1;
     rows: for (;;) {
       while (i < n && buf[i] !== LT) i++;
       if (i + 6 > n) {
-        result = FAST_MORE;
         break;
       }
       if (buf[i + 1] === SLASH) {
@@ -607,7 +647,6 @@ export class SheetScanner extends XmlByteScanner {
         const an = k;
         while (k < n && (b = buf[k]) !== EQ && b > SP && b !== GT && b !== SLASH) k++;
         if (k + 1 >= n) {
-          result = FAST_MORE;
           break rows;
         }
         if (b !== EQ) break rows;
@@ -616,7 +655,6 @@ export class SheetScanner extends XmlByteScanner {
         const vs = ++k;
         while (k < n && (b = buf[k]) !== q && b !== GT) k++;
         if (k >= n) {
-          result = FAST_MORE;
           break rows;
         }
         if (b === GT) break rows;
@@ -628,7 +666,6 @@ export class SheetScanner extends XmlByteScanner {
         k++;
       }
       if (gt < 0) {
-        result = FAST_MORE;
         break;
       }
       const selfClosing = buf[gt - 1] === SLASH;
@@ -644,7 +681,6 @@ export class SheetScanner extends XmlByteScanner {
       for (;;) {
         while (i < n && buf[i] !== LT) i++;
         if (i + 5 > n) {
-          result = FAST_MORE;
           break rows;
         }
         b = buf[i + 1];
@@ -660,7 +696,6 @@ export class SheetScanner extends XmlByteScanner {
           te = ts;
           te = textEnd(buf, te, n);
           if (te + 4 > n) {
-            result = FAST_MORE;
             break rows;
           }
           if (buf[te + 1] !== SLASH || buf[te + 2] !== 0x76 || buf[te + 3] !== GT) break rows;
@@ -671,7 +706,6 @@ export class SheetScanner extends XmlByteScanner {
           i += 4;
           while (i < n && buf[i] !== LT) i++;
           if (i + 3 > n) {
-            result = FAST_MORE;
             break rows;
           }
           if (buf[i + 1] !== 0x74) break rows;
@@ -682,7 +716,6 @@ export class SheetScanner extends XmlByteScanner {
             let g = i + 3;
             while (g < n && buf[g] !== GT) g++;
             if (g >= n) {
-              result = FAST_MORE;
               break rows;
             }
             if (buf[g - 1] === SLASH) break rows;
@@ -693,14 +726,12 @@ export class SheetScanner extends XmlByteScanner {
           te = ts;
           te = textEnd(buf, te, n);
           if (te + 9 > n) {
-            result = FAST_MORE;
             break rows;
           }
           if (buf[te + 1] !== SLASH || buf[te + 2] !== 0x74 || buf[te + 3] !== GT) break rows;
           i = te + 4;
           while (i < n && buf[i] !== LT) i++;
           if (i + 5 > n) {
-            result = FAST_MORE;
             break rows;
           }
           if (buf[i + 1] !== SLASH || buf[i + 2] !== 0x69 || buf[i + 3] !== 0x73 || buf[i + 4] !== GT) break rows;
@@ -712,14 +743,12 @@ export class SheetScanner extends XmlByteScanner {
           let g = i + 2;
           while (g < n && buf[g] !== GT) g++;
           if (g >= n) {
-            result = FAST_MORE;
             break rows;
           }
           i = g + 1;
           if (buf[g - 1] !== SLASH) {
             while (i < n && buf[i] !== LT) i++;
             if (i + 4 > n) {
-              result = FAST_MORE;
               break rows;
             }
             if (buf[i + 1] !== SLASH || buf[i + 2] !== 0x66 || buf[i + 3] !== GT) break rows;
@@ -777,15 +806,11 @@ export class SheetScanner extends XmlByteScanner {
           if (buf[end + 2] === 0x72) result = end + 6; // `</row>`, not `</x:row>`
           break;
         }
-        if (limit > n) {
-          result = FAST_MORE;
-          break;
-        }
       }
     }
     if (result < 0) {
       if (dirty) cells.fill(undefined);
-      return result === FAST_MORE && n - p >= FAST_ROW_MAX ? FAST_NO : result;
+      return -1;
     }
     this.inRow = true;
     this.rowNonEmpty = nonEmpty;
