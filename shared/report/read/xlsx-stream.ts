@@ -610,9 +610,7 @@ export class SheetScanner extends XmlByteScanner {
     let result = -1;
     rows: for (;;) {
       while (i < n && buf[i] !== LT) i++;
-      if (i + 6 > n) {
-        break;
-      }
+      if (i + 6 > n) break;
       if (buf[i + 1] === SLASH) {
         if (buf[i + 2] === 0x72 && buf[i + 3] === 0x6f && buf[i + 4] === 0x77 && buf[i + 5] === GT) {
           result = i + 6;
@@ -624,7 +622,7 @@ export class SheetScanner extends XmlByteScanner {
       b = buf[i + 2];
       if (b !== SP && b !== GT && b !== SLASH && b !== TAB && b !== LF && b !== CR) break;
       // Its attributes in one pass, in the form writers use (name="value" or name='value', white space
-      // between); anything else is left to startCell. The tag ends at the first `>`, as in `scan`.
+      // between); anything else is read tag by tag. The tag ends at the first `>`, as in `scan`.
       let k = i + 2;
       let r = -1;
       let type = T_NUMBER;
@@ -646,17 +644,13 @@ export class SheetScanner extends XmlByteScanner {
         }
         const an = k;
         while (k < n && (b = buf[k]) !== EQ && b > SP && b !== GT && b !== SLASH) k++;
-        if (k + 1 >= n) {
-          break rows;
-        }
+        if (k + 1 >= n) break rows;
         if (b !== EQ) break rows;
         const q = buf[++k];
         if (q !== QUOTE && q !== APOS) break rows;
         const vs = ++k;
         while (k < n && (b = buf[k]) !== q && b !== GT) k++;
-        if (k >= n) {
-          break rows;
-        }
+        if (k >= n) break rows;
         if (b === GT) break rows;
         if (an + 1 === vs - 2) {
           const a = buf[an];
@@ -665,9 +659,7 @@ export class SheetScanner extends XmlByteScanner {
         }
         k++;
       }
-      if (gt < 0) {
-        break;
-      }
+      if (gt < 0) break;
       const selfClosing = buf[gt - 1] === SLASH;
       col = r >= 0 ? r : col + 1;
       if (col >= MAX_COLUMNS) break;
@@ -680,9 +672,7 @@ export class SheetScanner extends XmlByteScanner {
       let te = 0;
       for (;;) {
         while (i < n && buf[i] !== LT) i++;
-        if (i + 5 > n) {
-          break rows;
-        }
+        if (i + 5 > n) break rows;
         b = buf[i + 1];
         if (b === SLASH) {
           if (buf[i + 2] === 0x63 && buf[i + 3] === GT) break;
@@ -695,9 +685,7 @@ export class SheetScanner extends XmlByteScanner {
           ts = i + 3;
           te = ts;
           te = textEnd(buf, te, n);
-          if (te + 4 > n) {
-            break rows;
-          }
+          if (te + 4 > n) break rows;
           if (buf[te + 1] !== SLASH || buf[te + 2] !== 0x76 || buf[te + 3] !== GT) break rows;
           i = te + 4;
         } else if (b === 0x69) {
@@ -705,9 +693,7 @@ export class SheetScanner extends XmlByteScanner {
           if (buf[i + 2] !== 0x73 || buf[i + 3] !== GT) break rows;
           i += 4;
           while (i < n && buf[i] !== LT) i++;
-          if (i + 3 > n) {
-            break rows;
-          }
+          if (i + 3 > n) break rows;
           if (buf[i + 1] !== 0x74) break rows;
           b = buf[i + 2];
           if (b === GT) {
@@ -715,9 +701,7 @@ export class SheetScanner extends XmlByteScanner {
           } else if (b === SP || b === TAB || b === LF || b === CR) {
             let g = i + 3;
             while (g < n && buf[g] !== GT) g++;
-            if (g >= n) {
-              break rows;
-            }
+            if (g >= n) break rows;
             if (buf[g - 1] === SLASH) break rows;
             ts = g + 1;
           } else {
@@ -725,15 +709,11 @@ export class SheetScanner extends XmlByteScanner {
           }
           te = ts;
           te = textEnd(buf, te, n);
-          if (te + 9 > n) {
-            break rows;
-          }
+          if (te + 9 > n) break rows;
           if (buf[te + 1] !== SLASH || buf[te + 2] !== 0x74 || buf[te + 3] !== GT) break rows;
           i = te + 4;
           while (i < n && buf[i] !== LT) i++;
-          if (i + 5 > n) {
-            break rows;
-          }
+          if (i + 5 > n) break rows;
           if (buf[i + 1] !== SLASH || buf[i + 2] !== 0x69 || buf[i + 3] !== 0x73 || buf[i + 4] !== GT) break rows;
           i += 5;
         } else if (b === 0x66) {
@@ -742,15 +722,11 @@ export class SheetScanner extends XmlByteScanner {
           if (b !== GT && b !== SP && b !== SLASH && b !== TAB && b !== LF && b !== CR) break rows;
           let g = i + 2;
           while (g < n && buf[g] !== GT) g++;
-          if (g >= n) {
-            break rows;
-          }
+          if (g >= n) break rows;
           i = g + 1;
           if (buf[g - 1] !== SLASH) {
             while (i < n && buf[i] !== LT) i++;
-            if (i + 4 > n) {
-              break rows;
-            }
+            if (i + 4 > n) break rows;
             if (buf[i + 1] !== SLASH || buf[i + 2] !== 0x66 || buf[i + 3] !== GT) break rows;
             i += 4;
           }
