@@ -9,6 +9,7 @@ import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
 import { presentReport, presentReportSummary, type ApiReport, type ApiReportSummary } from './present';
+import { recoverAbandonedUploads } from './recover';
 import { isStale } from './settings';
 import { deleteObject } from './storage';
 
@@ -44,11 +45,15 @@ export function presentView(v: ReportView): ApiReport {
   return presentReport(v.record, v.items, v.seller, v.stale);
 }
 
-/** GET /api/reports: a page of summaries, newest first, optionally of one seller. */
+/**
+ * GET /api/reports: a page of summaries, newest first, optionally of one seller. Uploads of the user
+ * whose process died mid-way are undone first (recover.ts), which gives their charge back.
+ */
 export async function listReportSummaries(
   userId: string,
   opts: { sellerId?: string; cursor?: string | null },
 ): Promise<{ items: ApiReportSummary[]; next_cursor: string | null }> {
+  await recoverAbandonedUploads(userId);
   const page = await listReports(userId, opts);
   const sellers = new Map<string, SellerRecord>();
   if (page.items.some((r) => r.seller_id)) for (const s of await listSellers(userId)) sellers.set(s.id, s);

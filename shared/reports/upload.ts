@@ -5,14 +5,15 @@ import { getConfig } from '../config';
 import { badRequest, paymentRequired } from '../errors';
 import { buildItems, commissionByCategory, computeTotals, countRows, readReport, type ParsedReport, type ReadLimits, type RowCount } from '../report';
 import { log } from '../log';
-import { chargeLimits, refundLimits } from '../store/limits.repo';
-import { writeItems, deleteItems, type StoredItem } from '../store/items.repo';
+import { chargeLimits } from '../store/limits.repo';
+import { writeItems, type StoredItem } from '../store/items.repo';
 import { ensureProducts, getCostPrices } from '../store/products.repo';
-import { deleteReport, markReportReady, newReportId, reportPutTransactItem, type ReportRecord } from '../store/reports.repo';
+import { markReportReady, newReportId, reportPutTransactItem, type ReportRecord } from '../store/reports.repo';
 import { ensureSellerByNumber, type SellerRecord } from '../store/sellers.repo';
 import { createUpload } from '../store/uploads.repo';
 import type { UserRecord } from '../store/users.repo';
 import { assertAcceptedName, assertAcceptedSize, cleanFilename, openInputFile, type FileRef, type InputFile } from './file-input';
+import { recoverAbandonedUploads, undoChargedUpload } from './recover';
 import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
 
@@ -94,15 +95,18 @@ function titleOf(filename: string): string {
  * the source file, link the seller, build the items with the seller's (or the user's) tax profile and
  * the catalog's cost prices, then charge limits in ONE transaction with the `expense` record and the
  * report record (state `building`), write the items and mark the report ready.
- * Anything failing after the charge: the items and the record are deleted, the charge refunded and
- * the stored source removed; the original error is answered.
+ * Anything failing after the charge: the charge is refunded, the items, the stored source and the
+ * record deleted (recover.ts); the original error is answered. First, uploads of this user whose
+ * process died mid-way are undone (recover.ts), so their charge counts again for this one.
  */
 export async function uploadReport(user: UserRecord, ref: FileRef | null): Promise<UploadResult> {
+  const swept = await recoverAbandonedUploads(user.id);
+  const limits = user.limits + swept.refunded_rows;
   const file = await openInputFile(user.id, ref);
   try {
     const parsed = await readReport(file.source, readLimits());
     // An early answer for the common case; the charge's condition is what holds under concurrency.
-    if (parsed.rows > user.limits) throw paymentRequired(parsed.rows, user.limits);
+    if (parsed.rows > limits) throw paymentRequired(parsed.rows, limits);
     return await storeReport(user, file, parsed);
   } finally {
     await file.cleanup();
@@ -159,7 +163,7 @@ async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedRepo
     if (uploadHooks.afterCharge) await uploadHooks.afterCharge(reportId);
     await markReportReady(userId, reportId);
   } catch (e) {
-    await undoUpload(userId, reportId, parsed.rows, sourceKey);
+    await undoChargedUpload(userId, reportId);
     throw e;
   }
   if (file.origin.kind === 'upload') {
@@ -172,21 +176,4 @@ async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedRepo
 /** Articles without a catalog entry (the catalog is read once; ensureProducts re-checks each before writing). */
 export function missingArticles(articles: readonly string[], costPrices: Record<string, number>): string[] {
   return articles.filter((a) => !Object.prototype.hasOwnProperty.call(costPrices, a));
-}
-
-/** Undoes a charged upload: items, record, refund, source. Each step is tried even if another fails. */
-async function undoUpload(userId: string, reportId: string, rows: number, sourceKey: string): Promise<void> {
-  const steps: Array<[string, () => Promise<unknown>]> = [
-    ['items', () => deleteItems(userId, reportId)],
-    ['record', () => deleteReport(userId, reportId)],
-    ['refund', () => refundLimits({ userId, rows, reportId })],
-    ['source', () => deleteObject(sourceKey)],
-  ];
-  for (const [what, step] of steps) {
-    try {
-      await step();
-    } catch (err) {
-      log('error', 'upload cleanup failed', { report_id: reportId, step: what, error: String(err) });
-    }
-  }
 }

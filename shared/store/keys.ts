@@ -13,6 +13,7 @@
  * | mail throttle     | THROTTLE#<kind>#<email>     | THROTTLE               |                                                   | ≤ 3 mails per hour per address; `ttl` |
  * | used token        | TOKEN#<jti>                 | USED                   |                                                   | one-time reset links; `ttl` = token expiry |
  * | report            | USER#<userId>               | REPORT#<reportId>      | gsi1: USER#<userId>#SELLER#<sellerId> / REPORT#<reportId> | reports by user newest first (query pk, begins_with REPORT#, descending); by seller via gsi1 descending |
+ * |                   |                             |                        | gsi2 (only while `building`): USER#<userId>#BUILDING / <created_at> | a user's unfinished uploads, oldest first (recovery of abandoned uploads) |
  * | report item       | ITEMS#<userId>#<reportId>   | ITEM#<seq, 6 digits>   |                                                   | items by report (query pk); item by item_id (`<reportId>.<seq>` → GetItem) |
  * | seller            | USER#<userId>               | SELLER#<sellerId>      |                                                   | sellers by user (query pk, begins_with SELLER#) |
  * | seller number     | USER#<userId>               | SELLERNUM#<number>     |                                                   | seller by user and number; uniqueness (conditional put with the seller) |
@@ -20,7 +21,8 @@
  *
  * Ownership is structural: every user-owned record's key contains the owner's id, so a read with the
  * caller's id cannot reach another user's record (it is simply not found → 404). An item id embeds its
- * report id, and its partition embeds the user id, for the same reason. gsi2 is free for later needs.
+ * report id, and its partition embeds the user id, for the same reason. gsi2 is sparse: only reports
+ * still being built carry its attributes.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -47,6 +49,12 @@ export const reportSellerIndex = (userId: string, sellerId: string, reportId: st
   gsi1pk: `USER#${userId}#SELLER#${sellerId}`,
   gsi1sk: `${REPORT_PREFIX}${reportId}`,
 });
+
+/**
+ * gsi2 attributes of a report still being built. Sparse (removed when the report becomes ready), so
+ * finding a user's unfinished uploads reads only those, never the user's other reports.
+ */
+export const reportBuildingIndex = (userId: string, createdAt: string) => ({ gsi2pk: `USER#${userId}#BUILDING`, gsi2sk: createdAt });
 
 export const ITEM_PREFIX = 'ITEM#';
 export const itemsPartition = (userId: string, reportId: string): string => `ITEMS#${userId}#${reportId}`;

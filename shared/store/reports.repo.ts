@@ -4,7 +4,11 @@
  * category, warnings: kopecks); its items live in their own partition (items.repo.ts).
  *
  * Lifecycle: an upload puts the record with `status: 'building'` inside the limits transaction, writes
- * the items, then marks it `ready`; reads treat a building report as not there yet. A report built
+ * the items, then marks it `ready`; reads treat a building report as not there yet. A building record
+ * is also listed in the sparse gsi2 (keys.ts) until it is ready, so an upload whose process died can be
+ * found and undone (shared/reports/recover.ts): the undo first claims the record (`recovering_at`),
+ * after which it can never become ready, and deletes it last, so it stays the durable to-do until the
+ * refund and the cleanup are done. A report built
  * without a charge (combine) is written items first, record last, so it appears complete or not at all.
  * Every change of totals or items goes through `version` (optimistic concurrency): a correction and a
  * rebuild of the same report never overwrite each other's numbers silently.
@@ -13,9 +17,10 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { badRequest } from '../errors';
 import type { CategoryCommission, ComputedItem, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../report/types';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
+import { GSI2 } from './table';
 import { isConditionFailed } from './dynamo-errors';
 import { deleteItems, getItemsOfGen, writeItems, type StoredItem } from './items.repo';
-import { REPORT_PREFIX, newId, reportKey, reportSellerIndex } from './keys';
+import { REPORT_PREFIX, newId, reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
 
 export type { StoredItem } from './items.repo';
 
@@ -87,7 +92,7 @@ function toItem(record: ReportRecord): Record<string, unknown> {
 }
 
 function fromItem(item: Record<string, unknown>): ReportRecord {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ...rest } = item;
   const r = rest as unknown as ReportRecord;
   return { ...r, items_gen: Number(r.items_gen ?? 1), version: Number(r.version ?? 1), status: r.status ?? 'ready' };
 }
@@ -185,24 +190,109 @@ export async function listAllReports(userId: string): Promise<ReportRecord[]> {
 
 /**
  * The Put of a new report record for a caller's transaction (chargeLimits' extraItems): the record in
- * state `building`, on the condition that the id is new.
+ * state `building` (listed in gsi2 by its created_at), on the condition that the id is new.
  */
 export function reportPutTransactItem(record: ReportRecord): DocTransactItem {
-  return putNew(toItem({ ...record, status: 'building', items_gen: 1, version: 1 }));
+  return putNew({ ...toItem({ ...record, status: 'building', items_gen: 1, version: 1 }), ...reportBuildingIndex(record.user_id, record.created_at) });
 }
 
-/** Marks a building report ready (its items are all written). */
+/**
+ * Marks a building report ready (its items are all written) and takes it out of gsi2. Refused
+ * (ConditionalCheckFailedException) when the record is gone or an undo has claimed it.
+ */
 export async function markReportReady(userId: string, reportId: string): Promise<void> {
   await ddb().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: reportKey(userId, reportId),
-      UpdateExpression: 'SET #s = :ready',
-      ConditionExpression: 'attribute_exists(pk)',
+      UpdateExpression: 'SET #s = :ready REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(recovering_at)',
       ExpressionAttributeNames: { '#s': 'status' },
       ExpressionAttributeValues: { ':ready': 'ready' },
     }),
   );
+}
+
+/** What undoing an unfinished upload needs to know of its record. */
+export interface BuildingReport {
+  id: string;
+  rows: number;
+  source_path: string | null;
+  created_at: string;
+}
+
+/**
+ * The caller's reports still `building` that were created before `before` (ISO time), oldest first,
+ * at most `limit`. Read from the sparse gsi2, so it costs next to nothing when there are none; the
+ * index is eventually consistent, so a listed report may be ready or gone by now: act on it only
+ * through claimBuildingReport.
+ */
+export async function listBuildingReports(userId: string, before: string, limit: number): Promise<BuildingReport[]> {
+  const index = reportBuildingIndex(userId, before);
+  const r = await ddb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: GSI2,
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+      ExpressionAttributeValues: { ':pk': index.gsi2pk, ':before': index.gsi2sk },
+      ProjectionExpression: 'id, #rows, source_path, created_at',
+      ExpressionAttributeNames: { '#rows': 'rows' },
+      Limit: limit,
+    }),
+  );
+  return (r.Items ?? []).map((i) => ({
+    id: String(i.id),
+    rows: Number(i.rows),
+    source_path: typeof i.source_path === 'string' ? i.source_path : null,
+    created_at: String(i.created_at),
+  }));
+}
+
+/**
+ * Claims a building report for undoing: sets `recovering_at`, after which markReportReady refuses it.
+ * Claiming again (a second undo, or one resuming an interrupted undo) succeeds too. Returns the record
+ * (consistent), or null when it is not building: ready, or gone.
+ */
+export async function claimBuildingReport(userId: string, reportId: string, now = new Date()): Promise<ReportRecord | null> {
+  try {
+    const r = await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: 'SET recovering_at = if_not_exists(recovering_at, :now)',
+        ConditionExpression: 'attribute_exists(pk) AND #s = :building',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':building': 'building' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return r.Attributes ? fromItem(r.Attributes) : null;
+  } catch (e) {
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
+}
+
+/**
+ * Deletes the record of a building report, the last step of an undo (its items, charge and source are
+ * the caller's to undo before). False when it is not building anymore or already gone.
+ */
+export async function deleteBuildingReport(userId: string, reportId: string): Promise<boolean> {
+  try {
+    await ddb().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        ConditionExpression: '#s = :building',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':building': 'building' },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
 }
 
 /**
