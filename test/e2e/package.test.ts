@@ -195,25 +195,191 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(fn.Environment.Variables.JWT_SECRET).toBe('{{resolve:secretsmanager:report-profitability/prod/jwt-secret}}');
   });
 
-  it('gives every function a role of its group, none with wildcard resources', () => {
-    const roles = new Map(ofType('AWS::IAM::Role'));
-    for (const [alias, fn] of ofType('AWS::Lambda::Function')) {
-      const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-      const group = alias.startsWith('Auth') ? 'AuthRole' : alias.startsWith('Reports') ? 'ReportsRole' : 'CatalogRole';
-      expect(roleId, alias).toBe(group);
+  /**
+   * Least privilege, one role per function (serverless.yml): what each function may do is exactly
+   * what its code does. The resources are written as their CloudFormation references
+   * (`Table`, `Table/index/gsi2`, `FilesBucket/uploads/*`, `ses:identity`).
+   */
+  describe('IAM: one role per function, only what its code does', () => {
+    const TABLE = 'Table';
+    const GSI1 = 'Table/index/gsi1';
+    const GSI2 = 'Table/index/gsi2';
+    const UPLOADS = 'FilesBucket/uploads/*';
+    const SOURCES = 'FilesBucket/sources/*';
+    const MAIL = 'ses:identity';
+    const db = (...actions: string[]) => actions.map((a) => `dynamodb:${a}`);
+    const s3 = (...actions: string[]) => actions.map((a) => `s3:${a}`);
+    const mail = ['ses:SendEmail'];
+
+    /** Every function's permissions besides its own log group: resource → actions. */
+    const EXPECTED: Record<string, Record<string, string[]>> = {
+      authRegister: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
+      authConfirm: { [TABLE]: db('GetItem', 'PutItem', 'UpdateItem'), [MAIL]: mail },
+      authLogin: { [TABLE]: db('GetItem') },
+      authMe: { [TABLE]: db('GetItem') },
+      authUpdateMe: { [TABLE]: db('GetItem', 'UpdateItem') },
+      authForgotPassword: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
+      authLimitHistory: { [TABLE]: db('GetItem', 'Query') },
+      authTopUp: { [TABLE]: db('GetItem', 'PutItem', 'UpdateItem') },
+      reportsUploadUrl: { [TABLE]: db('GetItem', 'PutItem'), [UPLOADS]: s3('PutObject') },
+      reportsCountRows: { [TABLE]: db('GetItem'), [UPLOADS]: s3('GetObject') },
+      reportsUpload: {
+        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+        [GSI2]: db('Query'),
+        [UPLOADS]: s3('GetObject', 'DeleteObject'),
+        [SOURCES]: s3('PutObject', 'DeleteObject'),
+      },
+      reportsList: {
+        [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+        [GSI1]: db('Query'),
+        [GSI2]: db('Query'),
+        [SOURCES]: s3('DeleteObject'),
+      },
+      reportsGet: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query') },
+      reportsDelete: { [TABLE]: db('GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'), [SOURCES]: s3('DeleteObject') },
+      reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem') },
+      reportsRebuildOne: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'), [SOURCES]: s3('GetObject') },
+      reportsRebuildMany: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'), [SOURCES]: s3('GetObject') },
+      reportsExport: { [TABLE]: db('GetItem', 'Query') },
+      reportsSource: { [TABLE]: db('GetItem'), [SOURCES]: s3('GetObject') },
+      reportsSummaryExport: { [TABLE]: db('GetItem', 'Query') },
+      reportsCombine: { [TABLE]: db('GetItem', 'Query', 'PutItem', 'BatchWriteItem') },
+      productsList: { [TABLE]: db('GetItem', 'Query') },
+      productsPut: { [TABLE]: db('GetItem', 'UpdateItem') },
+      productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },
+      sellersList: { [TABLE]: db('GetItem', 'Query') },
+      sellersUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
+    };
+
+    type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
+    const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
+    const alias = (fn: string) => `${fn[0].toUpperCase()}${fn.slice(1)}`;
+
+    /** A resource as its references read: GetAtt [X, Arn] → X, joins concatenated, the SES identities → MAIL. */
+    function resourceName(r: unknown): string {
+      if (typeof r === 'string') return r;
+      const o = r as Record<string, unknown>;
+      if (o['Fn::GetAtt']) return (o['Fn::GetAtt'] as string[])[0];
+      if (o.Ref) return `\${${o.Ref as string}}`;
+      if (o['Fn::Join']) {
+        const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
+        const joined = parts.map(resourceName).join(sep);
+        return /:ses:.*:identity\//.test(joined) ? MAIL : joined;
+      }
+      if (o['Fn::Select'] || o['Fn::Split']) return '${select}';
+      throw new Error(`unexpected resource ${JSON.stringify(r)}`);
     }
-    const actions = (roleId: string) =>
-      (roles.get(roleId)!.Properties.Policies as Array<{ PolicyDocument: { Statement: Array<{ Action: string[]; Resource: unknown[] }> } }>).flatMap((p) =>
-        p.PolicyDocument.Statement.flatMap((s) => {
-          expect(JSON.stringify(s.Resource)).not.toMatch(/"\*"/);
-          return s.Action;
-        }),
+
+    function roleOf(fn: string): { id: string; role: Template['Resources'][string] } {
+      const f = template.Resources[`${alias(fn)}LambdaFunction`];
+      const id = (f.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      return { id, role: template.Resources[id] };
+    }
+
+    function statementsOf(fn: string): Statement[] {
+      const policies = (roleOf(fn).role.Properties.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>;
+      return policies.flatMap((p) => p.PolicyDocument.Statement);
+    }
+
+    /** resource → sorted actions, over every statement except the log group's. */
+    function permissions(fn: string): Record<string, string[]> {
+      const out: Record<string, Set<string>> = {};
+      for (const s of statementsOf(fn)) {
+        if (list(s.Action).every((a) => a.startsWith('logs:'))) continue;
+        for (const r of list(s.Resource)) {
+          const name = resourceName(r);
+          out[name] ??= new Set();
+          for (const a of list(s.Action)) out[name].add(a);
+        }
+      }
+      return Object.fromEntries(Object.entries(out).map(([r, a]) => [r, [...a].sort()]));
+    }
+    const allActions = (fn: string) => statementsOf(fn).flatMap((s) => list(s.Action));
+    const functions = () => [...new Set(ROUTES.map(([, , f]) => f))];
+
+    it('gives every function a role of its own, assumable by Lambda only, with no managed policies', () => {
+      expect(Object.keys(EXPECTED).sort()).toEqual(functions().sort());
+      const roleIds = functions().map((fn) => roleOf(fn).id);
+      expect(new Set(roleIds).size).toBe(roleIds.length);
+      for (const fn of functions()) {
+        const { id, role } = roleOf(fn);
+        expect(id, fn).toBe(`${alias(fn)}Role`);
+        expect(role.Type).toBe('AWS::IAM::Role');
+        expect(role.Properties.ManagedPolicyArns, fn).toBeUndefined();
+        expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }]);
+      }
+      // No role left unused (e.g. the framework's default role, or an old group role).
+      expect(ofType('AWS::IAM::Role').map(([id]) => id).sort()).toEqual([...roleIds].sort());
+    });
+
+    it('lets each function write its own log group and no other', () => {
+      for (const fn of functions()) {
+        const logStatements = statementsOf(fn).filter((s) => list(s.Action).some((a) => a.startsWith('logs:')));
+        expect(logStatements, fn).toEqual([{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [`${alias(fn)}LogGroup`, 'Arn'] } }]);
+        const group = template.Resources[`${alias(fn)}LogGroup`];
+        expect(group.Type).toBe('AWS::Logs::LogGroup');
+        expect(group.Properties.LogGroupName).toBe(`/aws/lambda/${template.Resources[`${alias(fn)}LambdaFunction`].Properties.FunctionName as string}`);
+      }
+    });
+
+    it('has no wildcard action, no wildcard resource and only Allow statements', () => {
+      for (const fn of functions()) {
+        for (const s of statementsOf(fn)) {
+          expect(s.Effect, fn).toBe('Allow');
+          expect(s.Principal ?? s.Condition, fn).toBeUndefined();
+          for (const a of list(s.Action)) expect(a, fn).toMatch(/^[a-z0-9]+:[A-Za-z]+$/);
+          for (const r of list(s.Resource)) {
+            const name = resourceName(r);
+            // The only wildcards are the object keys under one of the bucket's two prefixes.
+            if (name.includes('*')) expect([UPLOADS, SOURCES], `${fn}: ${name}`).toContain(name);
+          }
+        }
+      }
+    });
+
+    it('grants each function exactly the table actions, indexes, bucket prefixes and mail its code uses', () => {
+      for (const fn of functions()) {
+        const want = Object.fromEntries(Object.entries(EXPECTED[fn]).map(([r, a]) => [r, [...a].sort()]));
+        expect(permissions(fn), fn).toEqual(want);
+      }
+    });
+
+    it('keeps to the shape of the data: indexes are only queried, nothing scans, describes or lists', () => {
+      for (const fn of functions()) {
+        const p = permissions(fn);
+        for (const index of [GSI1, GSI2]) if (p[index]) expect(p[index], fn).toEqual(['dynamodb:Query']);
+        expect(Object.keys(p).filter((r) => r.startsWith('Table/')).every((r) => r === GSI1 || r === GSI2), fn).toBe(true);
+        for (const banned of ['dynamodb:Scan', 'dynamodb:DescribeTable', 'dynamodb:DeleteTable', 's3:ListBucket', 'logs:CreateLogGroup']) {
+          expect(allActions(fn), fn).not.toContain(banned);
+        }
+      }
+    });
+
+    it('gives S3 only to the functions that touch the bucket, and mail only to register, confirm and forgot-password', () => {
+      const usesS3 = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('s3:')));
+      expect(usesS3.sort()).toEqual(
+        ['reportsUploadUrl', 'reportsCountRows', 'reportsUpload', 'reportsList', 'reportsDelete', 'reportsRebuildOne', 'reportsRebuildMany', 'reportsSource'].sort(),
       );
-    expect(actions('AuthRole')).toContain('ses:SendEmail');
-    expect(actions('AuthRole').some((a) => a.startsWith('s3:'))).toBe(false);
-    expect(actions('ReportsRole')).toEqual(expect.arrayContaining(['s3:PutObject', 's3:GetObject', 'dynamodb:Query']));
-    expect(actions('ReportsRole')).not.toContain('ses:SendEmail');
-    expect(actions('CatalogRole')).not.toContain('s3:PutObject');
+      const mails = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('ses:')));
+      expect(mails.sort()).toEqual(['authConfirm', 'authForgotPassword', 'authRegister']);
+      for (const fn of functions()) {
+        const resources = Object.keys(permissions(fn));
+        expect(resources.filter((r) => r.startsWith('FilesBucket')).every((r) => r === UPLOADS || r === SOURCES), fn).toBe(true);
+        expect(resources.every((r) => r === TABLE || r.startsWith('Table/') || r.startsWith('FilesBucket/') || r === MAIL), fn).toBe(true);
+      }
+    });
+
+    it('spot checks: reading a report needs no bucket and no mail; uploads and the catalog import as their code does', () => {
+      expect(allActions('reportsGet').some((a) => a.startsWith('s3:') || a.startsWith('ses:'))).toBe(false);
+      expect(permissions('reportsUpload')[SOURCES]).toContain('s3:PutObject');
+      expect(permissions('reportsUpload')[UPLOADS]).not.toContain('s3:PutObject');
+      // The presigned PUT the browser sends is authorised by the signer's role.
+      expect(permissions('reportsUploadUrl')).toEqual({ [TABLE]: ['dynamodb:GetItem', 'dynamodb:PutItem'], [UPLOADS]: ['s3:PutObject'] });
+      // The catalog import reads its file from the multipart body, never from the bucket.
+      expect(allActions('productsImport').some((a) => a.startsWith('s3:'))).toBe(false);
+      // Deleting a report removes its source object; it never reads the bucket.
+      expect(permissions('reportsDelete')[SOURCES]).toEqual(['s3:DeleteObject']);
+    });
   });
 
   it('packs each function so that the Lambda runtime finds its handler', async () => {
