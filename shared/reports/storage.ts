@@ -1,8 +1,9 @@
 /**
  * The S3 objects of reports: presigned uploads (`uploads/<user>/<upload>/<name>`) and stored sources
  * (`sources/<user>/<report>/<name>`). Keys always embed the owner's id; callers build them from the
- * caller's id only. The Lambda role may get, put and delete under those prefixes but not list the
- * bucket, so a missing object answers 403 on AWS and 404 locally: both read as "missing" here.
+ * caller's id only. Each function's role grants only the object actions it uses under those prefixes
+ * (serverless.yml) and none lists the bucket, so a missing object answers 403 on AWS and 404 locally:
+ * both read as "missing" here.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
