@@ -7,6 +7,7 @@ import path from 'node:path';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../shared/store/table';
+import { MAIL, resourceName } from '../support/cfn';
 
 /**
  * `serverless package` (what `npm run package` runs) must work on a machine with no AWS
@@ -206,7 +207,6 @@ describe('npm run package (offline, no AWS credentials)', () => {
     const GSI2 = 'Table/index/gsi2';
     const UPLOADS = 'FilesBucket/uploads/*';
     const SOURCES = 'FilesBucket/sources/*';
-    const MAIL = 'ses:identity';
     const db = (...actions: string[]) => actions.map((a) => `dynamodb:${a}`);
     const s3 = (...actions: string[]) => actions.map((a) => `s3:${a}`);
     const mail = ['ses:SendEmail'];
@@ -255,20 +255,6 @@ describe('npm run package (offline, no AWS credentials)', () => {
     const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
     const alias = (fn: string) => `${fn[0].toUpperCase()}${fn.slice(1)}`;
 
-    /** A resource as its references read: GetAtt [X, Arn] → X, joins concatenated, the SES identities → MAIL. */
-    function resourceName(r: unknown): string {
-      if (typeof r === 'string') return r;
-      const o = r as Record<string, unknown>;
-      if (o['Fn::GetAtt']) return (o['Fn::GetAtt'] as string[])[0];
-      if (o.Ref) return `\${${o.Ref as string}}`;
-      if (o['Fn::Join']) {
-        const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
-        const joined = parts.map(resourceName).join(sep);
-        return /:ses:.*:identity\//.test(joined) ? MAIL : joined;
-      }
-      if (o['Fn::Select'] || o['Fn::Split']) return '${select}';
-      throw new Error(`unexpected resource ${JSON.stringify(r)}`);
-    }
 
     function roleOf(fn: string): { id: string; role: Template['Resources'][string] } {
       const f = template.Resources[`${alias(fn)}LambdaFunction`];

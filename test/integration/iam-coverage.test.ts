@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIL, resourceName } from '../support/cfn';
 import { handler as confirmHandler } from '../../functions/auth/confirm.handler';
 import { handler as forgotHandler } from '../../functions/auth/forgot-password.handler';
 import { handler as historyHandler } from '../../functions/auth/limit-history.handler';
@@ -74,21 +75,6 @@ interface Grant {
   resource: string;
 }
 
-const MAIL = 'ses:identity';
-
-function resourceName(r: unknown): string {
-  if (typeof r === 'string') return r;
-  const o = r as Record<string, unknown>;
-  if (o['Fn::GetAtt']) return (o['Fn::GetAtt'] as string[])[0];
-  if (o.Ref) return `\${${o.Ref as string}}`;
-  if (o['Fn::Join']) {
-    const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
-    const joined = parts.map(resourceName).join(sep);
-    return /:ses:.*:identity\//.test(joined) ? MAIL : joined;
-  }
-  if (o['Fn::Select'] || o['Fn::Split']) return '${select}';
-  throw new Error(`unexpected resource ${JSON.stringify(r)}`);
-}
 
 function grantsByFunction(): Map<string, Grant[]> {
   const yaml = createRequire(require.resolve('osls/package.json'))('js-yaml') as { load(text: string): unknown };

@@ -1,0 +1,19 @@
+/** Reading IAM statements of a CloudFormation template the way the tests compare them. */
+
+/** What every SES identity ARN of a statement reads as. */
+export const MAIL = 'ses:identity';
+
+/** A resource as its references read: GetAtt [X, Arn] → X, Ref X → ${X}, joins concatenated, the SES identities → MAIL. */
+export function resourceName(r: unknown): string {
+  if (typeof r === 'string') return r;
+  const o = r as Record<string, unknown>;
+  if (o['Fn::GetAtt']) return (o['Fn::GetAtt'] as string[])[0];
+  if (o.Ref) return `\${${o.Ref as string}}`;
+  if (o['Fn::Join']) {
+    const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
+    const joined = parts.map(resourceName).join(sep);
+    return /:ses:.*:identity\//.test(joined) ? MAIL : joined;
+  }
+  if (o['Fn::Select'] || o['Fn::Split']) return '${select}';
+  throw new Error(`unexpected resource ${JSON.stringify(r)}`);
+}
