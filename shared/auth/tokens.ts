@@ -17,6 +17,8 @@ export interface TokenPayload {
   jti: string;
   /** Seconds since epoch, set by jsonwebtoken. */
   iat: number;
+  /** Milliseconds since epoch at signing: `iat` is too coarse to tell a session from a password change in the same second. */
+  iat_ms?: number;
   exp: number;
 }
 
@@ -30,7 +32,7 @@ const ALGORITHM = 'HS256' as const;
 
 export function signToken(payload: { user_id: string }, scenario: TokenScenario, ttl?: string | number): string {
   const expiresIn = (ttl ?? (scenario === 'access' ? getConfig().ACCESS_TOKEN_TTL : TOKEN_TTL[scenario])) as Ttl;
-  return jwt.sign({ user_id: payload.user_id, scenario }, getConfig().JWT_SECRET, {
+  return jwt.sign({ user_id: payload.user_id, scenario, iat_ms: Date.now() }, getConfig().JWT_SECRET, {
     algorithm: ALGORITHM,
     expiresIn,
     jwtid: randomUUID(),

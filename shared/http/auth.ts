@@ -1,4 +1,4 @@
-import { verifyToken } from '../auth/tokens';
+import { verifyToken, type TokenPayload } from '../auth/tokens';
 import { forbidden, unauthorized } from '../errors';
 import { getUserById, type UserRecord } from '../store/users.repo';
 
@@ -17,9 +17,10 @@ export function bearerToken(headers: Record<string, string | undefined> | undefi
 }
 
 /**
- * The caller for `mode`: an `access`-scenario token (HS256 only) whose user still exists; 401 for
- * anything else (missing, malformed, expired, other scenario, deleted user). `admin` additionally
- * needs role admin, else 403.
+ * The caller for `mode`: an `access`-scenario token (HS256 only) whose user still exists and that was
+ * issued after the user's last password change (a reset ends every earlier session); 401 for anything
+ * else (missing, malformed, expired, other scenario, deleted user). `admin` additionally needs role
+ * admin, else 403.
  */
 export async function authenticate(headers: Record<string, string | undefined> | undefined, mode: Exclude<AuthMode, 'none'>): Promise<UserRecord> {
   const token = bearerToken(headers);
@@ -27,6 +28,11 @@ export async function authenticate(headers: Record<string, string | undefined> |
   const payload = verifyToken(token, 'access');
   const user = await getUserById(payload.user_id);
   if (!user || !user.confirmed) throw unauthorized('Missing, invalid or expired token');
+  if (user.password_changed_at && issuedAtMs(payload) < Date.parse(user.password_changed_at)) throw unauthorized('Missing, invalid or expired token');
   if (mode === 'admin' && user.role !== 'admin') throw forbidden('Administrators only');
   return user;
+}
+
+function issuedAtMs(p: TokenPayload): number {
+  return typeof p.iat_ms === 'number' ? p.iat_ms : p.iat * 1000;
 }

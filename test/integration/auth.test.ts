@@ -268,7 +268,8 @@ describe('what must not happen', () => {
 
 describe('forgot password', () => {
   it('mails a one-time reset link that sets a new password; the old one stops working', async () => {
-    const { email, password } = await signUp();
+    const { email, password, token: oldSession } = await signUp();
+    expect((await me(oldSession)).statusCode).toBe(200);
     const f = await forgot(email);
     expect(f.statusCode).toBe(202);
     const resetToken = tokenOf(await waitForMail(ses(), email, (m) => m.subject === RESET_SUBJECT));
@@ -281,7 +282,11 @@ describe('forgot password', () => {
     const newPassword = passwordOf(await waitForMail(ses(), email, (m) => m.subject === NEW_PASSWORD_SUBJECT));
     expect(newPassword).not.toBe(password);
     expect((await login(email, password)).statusCode).toBe(401);
-    expect((await login(email, newPassword)).statusCode).toBe(200);
+    const fresh = await login(email, newPassword);
+    expect(fresh.statusCode).toBe(200);
+    // A reset ends the sessions signed in with the old password; the new one works at once.
+    expect((await me(oldSession)).statusCode).toBe(401);
+    expect((await me(bodyOf<{ token: string }>(fresh).token)).statusCode).toBe(200);
 
     // The same link again: no new password.
     expect(bodyOf(await confirm(resetToken))).toEqual({ status: 'already_confirmed' });
