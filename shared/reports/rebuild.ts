@@ -78,19 +78,34 @@ export interface RebuildManyResult {
 }
 
 /**
- * Rebuilds the listed reports, or every report of the caller with a stored source when no ids are
- * given. One at a time (each parse may need the whole CPU). Unknown, malformed or foreign ids are
- * skipped as `not_found`, reports without a source (combined ones) as `source_missing`, a source the
- * reader now refuses with its error code; anything else as `internal_error` (logged).
+ * How long one rebuild-many request may keep starting rebuilds: API Gateway answers 504 after 29 s, and
+ * one big report can take several seconds to rebuild. Reports not reached are skipped as `time_limit`;
+ * the caller sends their ids again.
  */
-export async function rebuildMany(user: UserRecord, reportIds?: string[]): Promise<RebuildManyResult> {
+export const REBUILD_MANY_BUDGET_MS = 18_000;
+
+/**
+ * Rebuilds the listed reports, or every report of the caller with a stored source when no ids are
+ * given. One at a time (each parse may need the whole CPU), at least one, and no new one after
+ * `budgetMs`. Unknown, malformed or foreign ids are skipped as `not_found`, reports without a source
+ * (combined ones) as `source_missing`, a source the reader now refuses with its error code, reports
+ * not reached in time as `time_limit`; anything else as `internal_error` (logged).
+ */
+export async function rebuildMany(user: UserRecord, reportIds?: string[], budgetMs = REBUILD_MANY_BUDGET_MS): Promise<RebuildManyResult> {
+  const started = Date.now();
   const ids = reportIds ? [...new Set(reportIds)] : (await listAllReports(user.id)).filter((r) => r.source_path && !r.is_combined).map((r) => r.id);
   const result: RebuildManyResult = { rebuilt: [], skipped: [] };
+  let attempted = 0;
   for (const id of ids) {
+    if (attempted > 0 && Date.now() - started >= budgetMs) {
+      result.skipped.push({ id, reason: 'time_limit' });
+      continue;
+    }
     if (!isReportId(id)) {
       result.skipped.push({ id, reason: 'not_found' });
       continue;
     }
+    attempted++;
     try {
       await rebuildReport(user, id);
       result.rebuilt.push(id);

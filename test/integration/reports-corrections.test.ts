@@ -13,6 +13,7 @@ import { bucketName, s3 } from '../../shared/files/client';
 import { apiEvent, bodyOf } from '../../shared/http/test-event';
 import { applyManualValue, DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/report';
 import type { ApiItem, ApiReport, ApiValues } from '../../shared/reports/present';
+import { rebuildMany as rebuildManyUseCase } from '../../shared/reports/rebuild';
 import { getItem } from '../../shared/store/items.repo';
 import { createReport, getReport } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
@@ -227,5 +228,17 @@ describe('rebuild many', () => {
     expect(all.skipped).toEqual([]);
     expect((await getReportOk(u.token, b.id)).rebuilt_at).toBeDefined();
     expect((await rebuildMany(u.token, { report_ids: 'x' })).statusCode).toBe(400);
+  });
+
+  it('stops starting rebuilds when its time is up and names the reports it did not reach', async () => {
+    const u = await newUser();
+    const a = await uploadOk(u.token, makeReport({ rows: 30, seed: 98 }));
+    const b = await uploadOk(u.token, makeReport({ rows: 30, seed: 99 }));
+    const user = await getUserById(u.id);
+    // No time at all: one report is still rebuilt (progress), the other is left for the next call.
+    const r = await rebuildManyUseCase(user!, [a.id, b.id], 0);
+    expect(r).toEqual({ rebuilt: [a.id], skipped: [{ id: b.id, reason: 'time_limit' }] });
+    expect((await getReportOk(u.token, a.id)).rebuilt_at).toBeDefined();
+    expect((await getReportOk(u.token, b.id)).rebuilt_at).toBeUndefined();
   });
 });
