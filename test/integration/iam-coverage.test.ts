@@ -283,11 +283,17 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
     const passwordMail = await mailOf(PASSWORD_SUBJECT, seen);
     seen.add(passwordMail.id);
     const login = await call('authLogin', loginHandler, { method: 'POST', path: '/api/auth/login', body: { email, password: passwordOf(passwordMail) } }, 200);
-    const token = bodyOf<{ token: string }>(login).token;
+    const firstSession = bodyOf<{ token: string }>(login).token;
     await call('authForgotPassword', forgotHandler, { method: 'POST', path: '/api/auth/forgot-password', body: { email } }, 202);
     const resetMail = await mailOf('Сброс пароля', seen);
     seen.add(resetMail.id);
     await call('authConfirm', confirmHandler, { method: 'GET', path: '/api/auth/confirm', query: { token: confirmTokenOf(resetMail) } }, 200);
+    // The reset ended the first session; sign in with the new password.
+    await call('authMe', meHandler, { method: 'GET', path: '/api/auth/me', token: firstSession }, 401);
+    const newPasswordMail = await mailOf('Ваш новый пароль', seen);
+    seen.add(newPasswordMail.id);
+    const relogin = await call('authLogin', loginHandler, { method: 'POST', path: '/api/auth/login', body: { email, password: passwordOf(newPasswordMail) } }, 200);
+    const token = bodyOf<{ token: string }>(relogin).token;
     await call('authMe', meHandler, { method: 'GET', path: '/api/auth/me', token }, 200);
     await call('authUpdateMe', updateMeHandler, { method: 'PATCH', path: '/api/auth/me', token, body: { tax: { usn_rate: 6 } } }, 200);
     await call('authLimitHistory', historyHandler, { method: 'GET', path: '/api/auth/limit-history', token }, 200);
