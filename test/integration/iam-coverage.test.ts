@@ -48,20 +48,14 @@ import { bucketName, s3, s3Public } from '../../shared/files/client';
 import { apiEvent, bodyOf, multipartBody, type EventInput } from '../../shared/http/test-event';
 import type { HttpResult } from '../../shared/http/responses';
 import { ses } from '../../shared/mail/client';
-import { buildItems, computeTotals, readReport } from '../../shared/report';
-import { DEFAULT_TAX_PROFILE } from '../../shared/report/types';
 import type { ApiReport } from '../../shared/reports/present';
 import { ABANDONED_UPLOAD_AFTER_MS } from '../../shared/reports/recover';
-import { putObject, sourceObjectKey } from '../../shared/reports/storage';
 import { uploadHooks } from '../../shared/reports/upload';
 import { ddb, tableName } from '../../shared/store/client';
-import { writeItems } from '../../shared/store/items.repo';
 import { productKey } from '../../shared/store/keys';
-import { chargeLimits } from '../../shared/store/limits.repo';
-import { newReportId, reportPutTransactItem, type ReportRecord } from '../../shared/store/reports.repo';
 import { createUser, setRole } from '../../shared/store/users.repo';
 import { waitForMail, type SentMail } from '../support/emulators';
-import { makeReport } from '../support/reports';
+import { chargedBuildingReport, makeReport } from '../support/reports';
 import { CONFIRM_SUBJECT, PASSWORD_SUBJECT, confirmTokenOf, passwordOf } from '../support/sign-up';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -237,39 +231,6 @@ afterAll(() => {
 
 const sesEndpoint = () => process.env.SES_ENDPOINT as string;
 
-/** The state an upload leaves when its process dies after the charge (see upload-recovery.test.ts). */
-async function abandonedUpload(userId: string): Promise<void> {
-  const g = makeReport({ seed: 11, rows: 40 });
-  const parsed = await readReport({ buffer: g.file, filename: g.filename });
-  const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
-  const id = newReportId();
-  const sourceKey = sourceObjectKey(userId, id, g.filename);
-  await putObject(sourceKey, g.file);
-  const record: ReportRecord = {
-    id,
-    user_id: userId,
-    title: 'crashed upload',
-    report_number: parsed.report_number,
-    seller_id: null,
-    period_from: parsed.period_from,
-    period_to: parsed.period_to,
-    rows: parsed.rows,
-    format: parsed.format,
-    is_combined: false,
-    source_path: sourceKey,
-    source_name: g.filename,
-    source_size: g.file.length,
-    created_at: new Date(Date.now() - ABANDONED_UPLOAD_AFTER_MS - 60_000).toISOString(),
-    tax_profile: DEFAULT_TAX_PROFILE,
-    totals: computeTotals(items.map((i) => i.effective)),
-    commission_by_category: [],
-    warnings: [],
-    item_count: items.length,
-  };
-  await chargeLimits({ userId, rows: parsed.rows, reportId: id, extraItems: [reportPutTransactItem(record)] });
-  await writeItems(userId, id, 1, items);
-}
-
 describe('IAM roles of serverless.yml against the calls the code makes', () => {
   it('runs every route through its paths, recording the AWS calls of each function', async () => {
     // --- auth: register → confirm mail → password mail → login; reset by mail; the rest as a user and an admin.
@@ -314,7 +275,7 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
     );
     expect((await fetch(target.url, { method: target.method, body: first.file })).status).toBe(200);
     await call('reportsCountRows', countRowsHandler, { method: 'POST', path: '/api/reports/count-rows', token, body: { upload_id: target.upload_id } }, 200);
-    await abandonedUpload(me.user.id);
+    await chargedBuildingReport(me.user.id, makeReport({ seed: 11, rows: 40 }), ABANDONED_UPLOAD_AFTER_MS + 60_000);
     const byId = bodyOf<{ report: ApiReport }>(
       await call('reportsUpload', uploadHandler, { method: 'POST', path: '/api/reports/upload', token, body: { upload_id: target.upload_id } }, 201),
     ).report;
@@ -331,7 +292,7 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
     } finally {
       delete uploadHooks.afterCharge;
     }
-    await abandonedUpload(me.user.id);
+    await chargedBuildingReport(me.user.id, makeReport({ seed: 11, rows: 40 }), ABANDONED_UPLOAD_AFTER_MS + 60_000);
     await call('reportsList', listHandler, { method: 'GET', path: '/api/reports', token }, 200);
     const sellerId = byId.seller?.id as string;
     expect(sellerId).toBeTruthy();

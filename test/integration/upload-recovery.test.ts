@@ -9,19 +9,15 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as listHandler } from '../../functions/reports/list.handler';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../../shared/http/test-event';
-import { buildItems, computeTotals, readReport } from '../../shared/report';
-import { DEFAULT_TAX_PROFILE } from '../../shared/report/types';
 import { ABANDONED_UPLOAD_AFTER_MS, recoverAbandonedUploads, undoChargedUpload } from '../../shared/reports/recover';
-import { putObject, sourceObjectKey } from '../../shared/reports/storage';
+import { sourceObjectKey } from '../../shared/reports/storage';
 import { uploadHooks } from '../../shared/reports/upload';
 import { ddb, tableName } from '../../shared/store/client';
-import { writeItems } from '../../shared/store/items.repo';
-import { chargeLimits, listLimitHistory, refundLimits } from '../../shared/store/limits.repo';
-import { claimBuildingReport, getReportAnyStatus, markReportReady, newReportId, reportPutTransactItem, type ReportRecord } from '../../shared/store/reports.repo';
+import { listLimitHistory, refundLimits } from '../../shared/store/limits.repo';
+import { claimBuildingReport, getReportAnyStatus, markReportReady } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import type { ApiReport } from '../../shared/reports/present';
-import type { GeneratedReport } from '../../scripts/fixtures/generate';
-import { makeReport, newUser, objectExists, uploadMultipart, uploadOk, type TestUser } from '../support/reports';
+import { chargedBuildingReport, makeReport, newUser, objectExists, uploadMultipart, uploadOk, type ChargedBuildingReport, type TestUser } from '../support/reports';
 
 beforeAll(() => resetConfig());
 afterEach(() => {
@@ -29,48 +25,6 @@ afterEach(() => {
 });
 
 const MINUTE = 60_000;
-
-interface Charged {
-  id: string;
-  sourceKey: string;
-  rows: number;
-}
-
-/**
- * The state an upload leaves when its process dies after the charge: the limits charged together with
- * the `building` record (created `ageMs` ago), the source stored, the items written.
- */
-async function chargedBuildingReport(u: TestUser, g: GeneratedReport, ageMs: number): Promise<Charged> {
-  const parsed = await readReport({ buffer: g.file, filename: g.filename });
-  const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
-  const id = newReportId();
-  const sourceKey = sourceObjectKey(u.id, id, g.filename);
-  await putObject(sourceKey, g.file);
-  const record: ReportRecord = {
-    id,
-    user_id: u.id,
-    title: 'crashed upload',
-    report_number: parsed.report_number,
-    seller_id: null,
-    period_from: parsed.period_from,
-    period_to: parsed.period_to,
-    rows: parsed.rows,
-    format: parsed.format,
-    is_combined: false,
-    source_path: sourceKey,
-    source_name: g.filename,
-    source_size: g.file.length,
-    created_at: new Date(Date.now() - ageMs).toISOString(),
-    tax_profile: DEFAULT_TAX_PROFILE,
-    totals: computeTotals(items.map((i) => i.effective)),
-    commission_by_category: [],
-    warnings: [],
-    item_count: items.length,
-  };
-  await chargeLimits({ userId: u.id, rows: parsed.rows, reportId: id, extraItems: [reportPutTransactItem(record)] });
-  await writeItems(u.id, id, 1, items);
-  return { id, sourceKey, rows: parsed.rows };
-}
 
 async function itemCount(userId: string, reportId: string): Promise<number> {
   const r = await ddb().send(
@@ -88,7 +42,7 @@ async function history(userId: string) {
 }
 
 /** What is left of an upload: its record's status, its source, its items. */
-async function traces(userId: string, c: Charged) {
+async function traces(userId: string, c: ChargedBuildingReport) {
   const record = await getReportAnyStatus(userId, c.id);
   return { status: record?.status ?? null, source: await objectExists(c.sourceKey), items: await itemCount(userId, c.id) };
 }
@@ -101,8 +55,8 @@ describe('recovery of abandoned uploads', () => {
   it('GET /api/reports undoes an upload abandoned 11 minutes ago, leaves a fresh one and ready reports alone', async () => {
     const u = await newUser(1000);
     const ready = await uploadOk(u.token, makeReport({ rows: 50, seed: 41 }));
-    const stale = await chargedBuildingReport(u, makeReport({ rows: 120, seed: 42 }), 11 * MINUTE);
-    const fresh = await chargedBuildingReport(u, makeReport({ rows: 70, seed: 43 }), 0);
+    const stale = await chargedBuildingReport(u.id, makeReport({ rows: 120, seed: 42 }), 11 * MINUTE);
+    const fresh = await chargedBuildingReport(u.id, makeReport({ rows: 70, seed: 43 }), 0);
     expect(await limitsOf(u.id)).toBe(1000 - 50 - 120 - 70);
     expect(await traces(u.id, stale)).toEqual({ status: 'building', source: true, items: expect.any(Number) });
     expect((await traces(u.id, stale)).items).toBeGreaterThan(0);
@@ -132,7 +86,7 @@ describe('recovery of abandoned uploads', () => {
 
   it('sweeps running at once refund once', async () => {
     const u = await newUser(1000);
-    const stale = await chargedBuildingReport(u, makeReport({ rows: 90, seed: 44 }), 11 * MINUTE);
+    const stale = await chargedBuildingReport(u.id, makeReport({ rows: 90, seed: 44 }), 11 * MINUTE);
     expect(await limitsOf(u.id)).toBe(910);
     const [a, b, list] = await Promise.all([recoverAbandonedUploads(u.id), recoverAbandonedUploads(u.id), listReportsApi(u)]);
     expect(list.statusCode).toBe(200);
@@ -163,7 +117,7 @@ describe('recovery of abandoned uploads', () => {
     };
     const upload = uploadMultipart(u.token, g);
     await atHook;
-    const c: Charged = { id: reportId, sourceKey: sourceObjectKey(u.id, reportId, g.filename), rows: 80 };
+    const c: ChargedBuildingReport = { id: reportId, sourceKey: sourceObjectKey(u.id, reportId, g.filename), rows: 80 };
     expect(await limitsOf(u.id)).toBe(920);
     expect((await traces(u.id, c)).status).toBe('building');
 
@@ -192,7 +146,7 @@ describe('recovery of abandoned uploads', () => {
 
   it('an upload first gives back the limits of abandoned uploads, so they count for it', async () => {
     const u = await newUser(200);
-    const stale = await chargedBuildingReport(u, makeReport({ rows: 150, seed: 46 }), 11 * MINUTE);
+    const stale = await chargedBuildingReport(u.id, makeReport({ rows: 150, seed: 46 }), 11 * MINUTE);
     expect(await limitsOf(u.id)).toBe(50);
     const r = await uploadMultipart(u.token, makeReport({ rows: 120, seed: 47 }));
     expect(r.statusCode).toBe(201);
@@ -214,7 +168,7 @@ describe('recovery of abandoned uploads', () => {
     expect((await getReportAnyStatus(u.id, ready.id))?.status).toBe('ready');
     expect(await itemCount(u.id, ready.id)).toBeGreaterThan(0);
 
-    const building = await chargedBuildingReport(u, makeReport({ rows: 30, seed: 49 }), 0);
+    const building = await chargedBuildingReport(u.id, makeReport({ rows: 30, seed: 49 }), 0);
     expect((await claimBuildingReport(u.id, building.id))?.id).toBe(building.id);
     await expect(markReportReady(u.id, building.id)).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
     expect((await getReportAnyStatus(u.id, building.id))?.status).toBe('building');
@@ -222,7 +176,7 @@ describe('recovery of abandoned uploads', () => {
 
   it('an undo interrupted after its refund is finished by the next listing without a second refund', async () => {
     const u = await newUser(1000);
-    const stale = await chargedBuildingReport(u, makeReport({ rows: 40, seed: 50 }), 11 * MINUTE);
+    const stale = await chargedBuildingReport(u.id, makeReport({ rows: 40, seed: 50 }), 11 * MINUTE);
     // What an undo that died right after refunding leaves behind.
     expect(await claimBuildingReport(u.id, stale.id)).not.toBeNull();
     expect(await refundLimits({ userId: u.id, rows: 40, reportId: stale.id })).toMatchObject({ limits_after: 1000 });

@@ -14,6 +14,11 @@ import { bucketName, s3 } from '../../shared/files/client';
 import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
 import { buildItems, computeTotals, kopecksToRoubles, readReport, type ComputedItem, type TaxProfile } from '../../shared/report';
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
+import { DEFAULT_TAX_PROFILE } from '../../shared/report/types';
+import { putObject, sourceObjectKey } from '../../shared/reports/storage';
+import { writeItems } from '../../shared/store/items.repo';
+import { chargeLimits } from '../../shared/store/limits.repo';
+import { newReportId, reportPutTransactItem, type ReportRecord } from '../../shared/store/reports.repo';
 import { createUser } from '../../shared/store/users.repo';
 import { generateReport, type GenerateOptions, type GeneratedReport } from '../../scripts/fixtures/generate';
 
@@ -95,4 +100,46 @@ export const rub = (kopecks: number): number => kopecksToRoubles(kopecks);
 /** Items of an API report keyed by article. */
 export function byArticle(items: ApiItem[]): Map<string, ApiItem> {
   return new Map(items.map((i) => [i.article, i]));
+}
+
+export interface ChargedBuildingReport {
+  id: string;
+  sourceKey: string;
+  rows: number;
+}
+
+/**
+ * The state an upload leaves when its process dies after the charge: the limits charged together with
+ * the `building` record (created `ageMs` ago), the source stored, the items written.
+ */
+export async function chargedBuildingReport(userId: string, g: GeneratedReport, ageMs: number): Promise<ChargedBuildingReport> {
+  const parsed = await readReport({ buffer: g.file, filename: g.filename });
+  const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+  const id = newReportId();
+  const sourceKey = sourceObjectKey(userId, id, g.filename);
+  await putObject(sourceKey, g.file);
+  const record: ReportRecord = {
+    id,
+    user_id: userId,
+    title: 'crashed upload',
+    report_number: parsed.report_number,
+    seller_id: null,
+    period_from: parsed.period_from,
+    period_to: parsed.period_to,
+    rows: parsed.rows,
+    format: parsed.format,
+    is_combined: false,
+    source_path: sourceKey,
+    source_name: g.filename,
+    source_size: g.file.length,
+    created_at: new Date(Date.now() - ageMs).toISOString(),
+    tax_profile: DEFAULT_TAX_PROFILE,
+    totals: computeTotals(items.map((i) => i.effective)),
+    commission_by_category: [],
+    warnings: [],
+    item_count: items.length,
+  };
+  await chargeLimits({ userId, rows: parsed.rows, reportId: id, extraItems: [reportPutTransactItem(record)] });
+  await writeItems(userId, id, 1, items);
+  return { id, sourceKey, rows: parsed.rows };
 }
