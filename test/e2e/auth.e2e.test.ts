@@ -7,32 +7,26 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config';
-import { ensureSeed } from '../../shared/store/seed';
-import { startEmulators, type Emulators } from '../support/emulators';
-import { startOffline, type Offline } from '../support/offline';
-import { httpApi, signUpByMail, type HttpCall } from '../support/sign-up';
+import type { Emulators } from '../support/emulators';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import type { Offline } from '../support/offline';
+import { signUpByMail, type HttpCall } from '../support/sign-up';
 
 const root = path.resolve(__dirname, '..', '..');
 let emulators: Emulators;
 let offline: Offline;
 let call: HttpCall;
+let stack: E2eStack;
 
 beforeAll(async () => {
-  emulators = await startEmulators();
-  // The roles, as `npm start` seeds them: registration gives `seller` only when that role exists.
-  Object.assign(process.env, emulators.env);
-  resetConfig();
-  await ensureSeed();
-  offline = await startOffline(emulators.env);
-  call = httpApi(offline.apiUrl);
+  stack = await startE2eStack();
+  ({ emulators, offline, call } = stack);
 });
 
 const signUp = (email: string) => signUpByMail(offline.apiUrl, emulators.env.SES_ENDPOINT, email);
 
 afterAll(async () => {
-  await offline?.stop();
-  await emulators?.stop();
+  await stack?.stop();
 });
 
 function admin(...args: string[]): { status: number | null; out: string } {

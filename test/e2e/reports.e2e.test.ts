@@ -10,34 +10,29 @@ import ExcelJS from 'exceljs';
 import * as XLSX from '@e965/xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../scripts/fixtures/generate';
-import { resetConfig } from '../../shared/config';
 import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
 import { DEFAULT_TAX_PROFILE, FIELDS, buildItems, kopecksToRoubles, readReport } from '../../shared/report';
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
-import { ensureSeed } from '../../shared/store/seed';
-import { startEmulators, type Emulators } from '../support/emulators';
-import { startOffline, type Offline } from '../support/offline';
-import { httpApi, signUpByMail, type HttpCall } from '../support/sign-up';
+import type { Emulators } from '../support/emulators';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import type { Offline } from '../support/offline';
+import { signUpByMail, type HttpCall } from '../support/sign-up';
 
 let emulators: Emulators;
 let offline: Offline;
 let call: HttpCall;
+let stack: E2eStack;
 
 beforeAll(async () => {
-  emulators = await startEmulators();
-  Object.assign(process.env, emulators.env);
-  resetConfig();
-  await ensureSeed();
-  offline = await startOffline(emulators.env);
-  call = httpApi(offline.apiUrl);
+  stack = await startE2eStack();
+  ({ emulators, offline, call } = stack);
 });
 
 /** A new account signed up by mail; its access token. */
 const signUp = async (email: string) => (await signUpByMail(offline.apiUrl, emulators.env.SES_ENDPOINT, email)).token;
 
 afterAll(async () => {
-  await offline?.stop();
-  await emulators?.stop();
+  await stack?.stop();
 });
 
 async function download(method: string, route: string, token: string, body?: unknown): Promise<{ status: number; bytes: Buffer; headers: Headers }> {
