@@ -3,10 +3,36 @@ const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const globals = require('globals');
 
-const awsOrHttp = ['@aws-sdk/*', '@middy/*', 'aws-lambda', 'exceljs', '**/http', '**/http/*', '**/store/*', '**/files/*', '**/mail/*', '**/jobs/*', '**/export/*', '**/reports/*', '**/config', '**/log'];
+const awsOrHttp = [
+  '@aws-sdk/*',
+  '@middy/*',
+  'aws-lambda',
+  'exceljs',
+  '**/http',
+  '**/http/*',
+  '**/store/*',
+  '**/files/*',
+  '**/mail/*',
+  '**/jobs/*',
+  '**/export/*',
+  '**/reports/*',
+  '**/config',
+  '**/log',
+];
 
 module.exports = tseslint.config(
-  { ignores: ['node_modules/**', '.serverless/**', '.esbuild/**', '.data/**', 'web/dist/**', 'dist/**', 'test-artifacts/**', '.cache/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.serverless/**',
+      '.esbuild/**',
+      '.data/**',
+      'web/dist/**',
+      'dist/**',
+      'test-artifacts/**',
+      '.cache/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,14 +41,20 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
       // Nothing imports from functions/ (ARCHITECTURE: dependency direction).
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/functions/*'], message: 'functions/ is a leaf: import from shared/ instead' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/functions/*'], message: 'functions/ is a leaf: import from shared/ instead' }] },
+      ],
     },
   },
   {
     // shared/report is the pure domain: no AWS, no middy, no HTTP, nothing else of ours.
     files: ['shared/report/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: awsOrHttp, message: 'shared/report is pure: no AWS, HTTP or storage imports' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: awsOrHttp, message: 'shared/report is pure: no AWS, HTTP or storage imports' }] },
+      ],
     },
   },
   {

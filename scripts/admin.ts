@@ -51,7 +51,10 @@ export function applyLocalDefaults(env: NodeJS.ProcessEnv, root = path.resolve(_
     setDefault('AWS_SECRET_ACCESS_KEY', 'S3RVER');
   }
   const secretFile = path.join(root, '.data', 'jwt-secret');
-  setDefault('JWT_SECRET', existsSync(secretFile) ? readFileSync(secretFile, 'utf8').trim() : 'admin-tool-signs-no-tokens');
+  setDefault(
+    'JWT_SECRET',
+    existsSync(secretFile) ? readFileSync(secretFile, 'utf8').trim() : 'admin-tool-signs-no-tokens',
+  );
   setDefault('BUCKET_NAME', 'report-profitability-local');
   setDefault('MAIL_FROM', 'no-reply@report-profitability.local');
   setDefault('APP_URL', 'http://localhost:5173');

@@ -176,7 +176,9 @@ async function ensureFile(rows: number): Promise<string> {
   fs.renameSync(r.path, file);
   fs.renameSync(r.expectedPath, `${file}.expected.json`);
   fs.rmSync(tmp, { recursive: true, force: true });
-  process.stderr.write(`${((performance.now() - t) / 1000).toFixed(1)} s, ${(fs.statSync(file).size / 1e6).toFixed(1)} MB\n`);
+  process.stderr.write(
+    `${((performance.now() - t) / 1000).toFixed(1)} s, ${(fs.statSync(file).size / 1e6).toFixed(1)} MB\n`,
+  );
   return file;
 }
 
@@ -274,9 +276,13 @@ async function parent(): Promise<void> {
           failed = r.reason;
           break; // A run that fails (out of memory, string too long) fails the same way again.
         }
-        process.stderr.write(`${r.m.seconds.toFixed(2)} s (CPU ${r.m.cpuSeconds.toFixed(2)} s), ${r.m.rssMb.toFixed(0)} MB\n`);
-        if (r.m.rows !== expected.rows) process.stderr.write(`  ! counted ${r.m.rows} rows, the file has ${expected.rows}\n`);
-        if (r.m.check !== undefined && r.m.check !== expectedCheck) process.stderr.write(`  ! totals ${r.m.check}, the generator booked ${expectedCheck}\n`);
+        process.stderr.write(
+          `${r.m.seconds.toFixed(2)} s (CPU ${r.m.cpuSeconds.toFixed(2)} s), ${r.m.rssMb.toFixed(0)} MB\n`,
+        );
+        if (r.m.rows !== expected.rows)
+          process.stderr.write(`  ! counted ${r.m.rows} rows, the file has ${expected.rows}\n`);
+        if (r.m.check !== undefined && r.m.check !== expectedCheck)
+          process.stderr.write(`  ! totals ${r.m.check}, the generator booked ${expectedCheck}\n`);
         ms.push(r.m);
       }
       results.push(
@@ -299,7 +305,9 @@ async function parent(): Promise<void> {
 
   const fileMb = (n: number): string => (fs.statSync(files.get(n)!).size / 1e6).toFixed(1);
   const lines: string[] = [];
-  lines.push(`Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM; median of ${runs} runs`);
+  lines.push(
+    `Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GB RAM; median of ${runs} runs`,
+  );
   lines.push('');
   lines.push('| size | file MB | method | median wall s | median CPU s | peak RSS MB |');
   lines.push('|---|---|---|---|---|---|');
@@ -309,7 +317,8 @@ async function parent(): Promise<void> {
     const rss = r.rssMb === undefined ? '—' : r.rssMb.toFixed(0);
     lines.push(`| ${sizeLabel(r.size)} | ${fileMb(r.size)} | ${LABEL[r.method]} | ${wall} | ${cpu} | ${rss} |`);
   }
-  const get = (size: number, method: Method): Row | undefined => results.find((r) => r.size === size && r.method === method);
+  const get = (size: number, method: Method): Row | undefined =>
+    results.find((r) => r.size === size && r.method === method);
   for (const size of sizes) {
     const a = get(size, 'ours')?.check;
     const b = get(size, 'sheetjs')?.check;
@@ -321,27 +330,44 @@ async function parent(): Promise<void> {
   const ours100 = get(100_000, 'ours');
   const sheet100 = get(100_000, 'sheetjs');
   const floor300 = get(300_000, 'floor');
-  const ratio = (x?: number, y?: number): number | undefined => (x !== undefined && y !== undefined && y > 0 ? x / y : undefined);
+  const ratio = (x?: number, y?: number): number | undefined =>
+    x !== undefined && y !== undefined && y > 0 ? x / y : undefined;
   const speedup = ratio(sheet100?.seconds, ours100?.seconds);
   const overFloor = ratio(ours300?.seconds, floor300?.seconds);
   if (speedup !== undefined)
     lines.push(
       `SheetJS / ours at 100k: ${speedup.toFixed(1)}× wall, ${ratio(sheet100?.cpuSeconds, ours100?.cpuSeconds)?.toFixed(1)}× CPU, ${ratio(sheet100?.rssMb, ours100?.rssMb)?.toFixed(1)}× peak RSS`,
     );
-  if (overFloor !== undefined) lines.push(`ours / floor at 300k: ${overFloor.toFixed(2)}× wall, ${ratio(ours300?.cpuSeconds, floor300?.cpuSeconds)?.toFixed(2)}× CPU`);
+  if (overFloor !== undefined)
+    lines.push(
+      `ours / floor at 300k: ${overFloor.toFixed(2)}× wall, ${ratio(ours300?.cpuSeconds, floor300?.cpuSeconds)?.toFixed(2)}× CPU`,
+    );
   const inflate300 = get(300_000, 'inflate');
   const overInflate = ratio(ours300?.seconds, inflate300?.seconds);
   // Not a target: a stricter yardstick than the handbook's floor, shown so nobody mistakes one for the other.
-  if (overInflate !== undefined) lines.push(`ours / inflate-only at 300k: ${overInflate.toFixed(2)}× wall, ${ratio(ours300?.cpuSeconds, inflate300?.cpuSeconds)?.toFixed(2)}× CPU`);
-  lines.push(`load average (1 min) at start ${load0.toFixed(1)}, at end ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+  if (overInflate !== undefined)
+    lines.push(
+      `ours / inflate-only at 300k: ${overInflate.toFixed(2)}× wall, ${ratio(ours300?.cpuSeconds, inflate300?.cpuSeconds)?.toFixed(2)}× CPU`,
+    );
+  lines.push(
+    `load average (1 min) at start ${load0.toFixed(1)}, at end ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
+  );
   const verdict = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT met');
   lines.push('');
   lines.push('| target | measured | |');
   lines.push('|---|---|---|');
-  lines.push(`| 300k rows ≤ 5 s | ${ours300?.seconds?.toFixed(2) ?? '—'} s | ${verdict(ours300?.seconds === undefined ? undefined : ours300.seconds <= 5)} |`);
-  lines.push(`| 300k rows ≤ 300 MB peak RSS | ${ours300?.rssMb?.toFixed(0) ?? '—'} MB | ${verdict(ours300?.rssMb === undefined ? undefined : ours300.rssMb <= 300)} |`);
-  lines.push(`| ≥ 6× faster than SheetJS at 100k | ${speedup?.toFixed(1) ?? '—'}× | ${verdict(speedup === undefined ? undefined : speedup >= 6)} |`);
-  lines.push(`| within 2× of the floor at 300k | ${overFloor?.toFixed(2) ?? '—'}× | ${verdict(overFloor === undefined ? undefined : overFloor <= 2)} |`);
+  lines.push(
+    `| 300k rows ≤ 5 s | ${ours300?.seconds?.toFixed(2) ?? '—'} s | ${verdict(ours300?.seconds === undefined ? undefined : ours300.seconds <= 5)} |`,
+  );
+  lines.push(
+    `| 300k rows ≤ 300 MB peak RSS | ${ours300?.rssMb?.toFixed(0) ?? '—'} MB | ${verdict(ours300?.rssMb === undefined ? undefined : ours300.rssMb <= 300)} |`,
+  );
+  lines.push(
+    `| ≥ 6× faster than SheetJS at 100k | ${speedup?.toFixed(1) ?? '—'}× | ${verdict(speedup === undefined ? undefined : speedup >= 6)} |`,
+  );
+  lines.push(
+    `| within 2× of the floor at 300k | ${overFloor?.toFixed(2) ?? '—'}× | ${verdict(overFloor === undefined ? undefined : overFloor <= 2)} |`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

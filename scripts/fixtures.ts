@@ -38,7 +38,8 @@ function main(): void {
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) fail('--seed must be an integer');
   const articles = values.articles === undefined ? undefined : Number(values.articles);
-  if (articles !== undefined && (!Number.isInteger(articles) || articles < 1)) fail('--articles must be a positive integer');
+  if (articles !== undefined && (!Number.isInteger(articles) || articles < 1))
+    fail('--articles must be a positive integer');
 
   const started = Date.now();
   const r = writeReportFile(

@@ -56,7 +56,12 @@ function roubles(v: ItemValues): Record<string, number | null> {
 async function engine(settings: ReportSettings) {
   const parsed = await readReport({ path: REAL });
   const { items } = buildItems(parsed, settings);
-  return { parsed, items, totals: computeTotals(items.map((i) => i.effective)), byCategory: commissionByCategory(items) };
+  return {
+    parsed,
+    items,
+    totals: computeTotals(items.map((i) => i.effective)),
+    byCategory: commissionByCategory(items),
+  };
 }
 
 describe('npm run report', () => {
@@ -68,11 +73,22 @@ describe('npm run report', () => {
     expect(doc.rows).toBe(99);
     expect(doc.period).toEqual({ from: '2022-10-24', to: '2022-10-28' });
     expect(doc.items).toEqual(
-      e.items.map((i) => ({ article: i.article, category: i.category, nm_id: i.nm_id, brand: i.brand, ...roubles(i.effective) })),
+      e.items.map((i) => ({
+        article: i.article,
+        category: i.category,
+        nm_id: i.nm_id,
+        brand: i.brand,
+        ...roubles(i.effective),
+      })),
     );
     expect(doc.totals).toEqual(roubles(e.totals));
     expect(doc.commission_by_category).toEqual(
-      e.byCategory.map((c) => ({ category: c.category, realization: kopecksToRoubles(c.realization), commission: kopecksToRoubles(c.commission), percent: c.percent })),
+      e.byCategory.map((c) => ({
+        category: c.category,
+        realization: kopecksToRoubles(c.realization),
+        commission: kopecksToRoubles(c.commission),
+        percent: c.percent,
+      })),
     );
     expect(doc.warnings).toEqual(e.parsed.warnings);
     // A number a user can check by hand in the file: 85 units sold.
@@ -102,9 +118,13 @@ describe('npm run report', () => {
     expect(r.code).toBe(0);
     const e = await engine({ tax: DEFAULT_TAX_PROFILE, costPrices: {} });
     const lines = r.stdout.split('\n');
-    expect(lines.some((l) => /^article\s+sales\s+returns\s+realization\s+for_pay\s+logistics\s+profit\s+margin$/.test(l))).toBe(true);
+    expect(
+      lines.some((l) => /^article\s+sales\s+returns\s+realization\s+for_pay\s+logistics\s+profit\s+margin$/.test(l)),
+    ).toBe(true);
     const total = lines.find((l) => l.startsWith('ИТОГО'))!;
-    const realization = (kopecksToRoubles(e.totals.realization!)).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+    const realization = kopecksToRoubles(e.totals.realization!)
+      .toFixed(2)
+      .replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
     expect(total).toContain(realization);
     expect(total).toMatch(/^ИТОГО\s+85\s+0\s/);
     for (const it of e.items) expect(r.stdout).toContain(it.article);

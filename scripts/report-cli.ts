@@ -38,12 +38,15 @@ const VAT_RATES = [0, 5, 7, 10, 22];
 export function parseTax(text: string): TaxProfile {
   const [system, usn, vat, ...rest] = text.split(':').map((s) => s.trim());
   if (rest.length > 0) throw new UsageError(`--tax: expected system:usn_rate:vat_rate, got "${text}"`);
-  if (!(system in DEFAULT_USN)) throw new UsageError(`--tax: unknown tax system "${system}" (usn_income, usn_income_expenses, none)`);
+  if (!(system in DEFAULT_USN))
+    throw new UsageError(`--tax: unknown tax system "${system}" (usn_income, usn_income_expenses, none)`);
   const tax_system = system as TaxSystem;
   const usn_rate = usn === undefined || usn === '' ? DEFAULT_USN[tax_system] : Number(usn.replace(',', '.'));
-  if (!Number.isFinite(usn_rate) || usn_rate < 0 || usn_rate > 15) throw new UsageError(`--tax: USN rate must be 0–15, got "${usn}"`);
+  if (!Number.isFinite(usn_rate) || usn_rate < 0 || usn_rate > 15)
+    throw new UsageError(`--tax: USN rate must be 0–15, got "${usn}"`);
   const vat_rate = vat === undefined || vat === '' ? 0 : Number(vat);
-  if (!VAT_RATES.includes(vat_rate)) throw new UsageError(`--tax: VAT rate must be one of ${VAT_RATES.join(', ')}, got "${vat}"`);
+  if (!VAT_RATES.includes(vat_rate))
+    throw new UsageError(`--tax: VAT rate must be one of ${VAT_RATES.join(', ')}, got "${vat}"`);
   return { tax_system, usn_rate, vat_rate };
 }
 
@@ -56,7 +59,12 @@ export function parseCostPrices(text: string): Record<string, number> {
     if (line.trim() === '') continue;
     const sep = line.includes(';') ? line.lastIndexOf(';') : line.lastIndexOf(',');
     if (sep < 0) throw new UsageError(`--cost-prices line ${i + 1}: expected "article;cost", got "${line}"`);
-    const article = line.slice(0, sep).trim().replace(/^"(.*)"$/, '$1').replace(/""/g, '"').trim();
+    const article = line
+      .slice(0, sep)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .replace(/""/g, '"')
+      .trim();
     const costText = line
       .slice(sep + 1)
       .trim()
@@ -112,7 +120,8 @@ function table(items: ComputedItem[], totals: ItemValues): string {
   const total = row('ИТОГО', totals);
   const all = [head, ...body, total];
   const width = head.map((_, c) => Math.max(...all.map((r) => r[c].length)));
-  const fmt = (r: string[]): string => r.map((cell, c) => (c === 0 ? cell.padEnd(width[c]) : cell.padStart(width[c]))).join('  ');
+  const fmt = (r: string[]): string =>
+    r.map((cell, c) => (c === 0 ? cell.padEnd(width[c]) : cell.padStart(width[c]))).join('  ');
   const rule = width.map((w) => '-'.repeat(w)).join('  ');
   return [fmt(head), rule, ...body.map(fmt), rule, fmt(total)].join('\n');
 }
@@ -135,10 +144,13 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError((err as Error).message);
   }
   if (values.help) {
-    process.stdout.write('usage: npm run report -- <file> [--json] [--cost-prices prices.csv] [--tax usn_income:6:0]\n');
+    process.stdout.write(
+      'usage: npm run report -- <file> [--json] [--cost-prices prices.csv] [--tax usn_income:6:0]\n',
+    );
     return 0;
   }
-  if (positionals.length !== 1) throw new UsageError('usage: npm run report -- <file> [--json] [--cost-prices prices.csv] [--tax usn_income:6:0]');
+  if (positionals.length !== 1)
+    throw new UsageError('usage: npm run report -- <file> [--json] [--cost-prices prices.csv] [--tax usn_income:6:0]');
   const file = positionals[0];
   const tax = values.tax ? parseTax(values.tax) : DEFAULT_TAX_PROFILE;
   let costPrices: Record<string, number> = {};
@@ -164,7 +176,13 @@ async function main(argv: string[]): Promise<number> {
       seller_number: parsed.seller_number,
       rows: parsed.rows,
       period: { from: parsed.period_from, to: parsed.period_to },
-      items: items.map((it) => ({ article: it.article, category: it.category, nm_id: it.nm_id, brand: it.brand, ...inRoubles(it.effective) })),
+      items: items.map((it) => ({
+        article: it.article,
+        category: it.category,
+        nm_id: it.nm_id,
+        brand: it.brand,
+        ...inRoubles(it.effective),
+      })),
       totals: inRoubles(totals),
       commission_by_category: byCategory.map((c) => ({
         category: c.category,

@@ -75,9 +75,13 @@ async function main(): Promise<void> {
   console.log(`  ${pad('API')}${s.urls.api}`);
   console.log(`  ${pad('Mailbox')}${s.urls.mailbox}   (confirmation links and passwords land here)`);
   console.log(`  ${pad('SES emulator')}${s.urls.ses}   (/store: sent mail as JSON)`);
-  console.log(`  ${pad('DynamoDB')}${s.urls.dynamodb}   (data in ${path.relative(repoRoot, path.join(dataDir, 'dynamodb'))})`);
+  console.log(
+    `  ${pad('DynamoDB')}${s.urls.dynamodb}   (data in ${path.relative(repoRoot, path.join(dataDir, 'dynamodb'))})`,
+  );
   console.log(`  ${pad('S3')}${s.urls.s3}   (files in ${path.relative(repoRoot, path.join(dataDir, 's3'))})`);
-  console.log(`\n  Demo login: ${s.demo.email} / ${s.demo.password}${s.demo.created ? '   (account created now)' : ''}`);
+  console.log(
+    `\n  Demo login: ${s.demo.email} / ${s.demo.password}${s.demo.created ? '   (account created now)' : ''}`,
+  );
   for (const note of s.notes) console.log(`  ${note}`);
   console.log(`\n  Logs: ${path.relative(repoRoot, logDir)}/   ·   Ctrl-C stops everything.\n`);
 

@@ -33,16 +33,32 @@ function step(name: string, cmd: string, args: string[]): void {
 function vitest(project: string): void {
   console.log(`\n=== vitest: ${project} ===`);
   const out = path.join(outDir, `${project}.json`);
-  const code = run('npx', ['vitest', 'run', '--project', project, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]);
+  const code = run('npx', [
+    'vitest',
+    'run',
+    '--project',
+    project,
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${out}`,
+  ]);
   if (!existsSync(out)) {
     failed++;
     lines.push(`${project}: FAILED (no results, exit ${code})`);
     return;
   }
-  const r = JSON.parse(readFileSync(out, 'utf8')) as { numPassedTests: number; numFailedTests: number; numTotalTests: number; testResults: Array<{ status: string; message?: string }> };
+  const r = JSON.parse(readFileSync(out, 'utf8')) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numTotalTests: number;
+    testResults: Array<{ status: string; message?: string }>;
+  };
   // A suite that failed to load counts as a failure even when it reported no test.
   const brokenSuites = r.testResults.filter((t) => t.status === 'failed' && t.message).length;
-  const f = r.numFailedTests + (r.numFailedTests === 0 ? brokenSuites : 0) + (code !== 0 && r.numFailedTests === 0 && brokenSuites === 0 ? 1 : 0);
+  const f =
+    r.numFailedTests +
+    (r.numFailedTests === 0 ? brokenSuites : 0) +
+    (code !== 0 && r.numFailedTests === 0 && brokenSuites === 0 ? 1 : 0);
   passed += r.numPassedTests;
   failed += f;
   lines.push(`${project}: ${r.numPassedTests} passed, ${f} failed`);
@@ -51,6 +67,7 @@ function vitest(project: string): void {
 step('typecheck', 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
 step('typecheck web', 'npx', ['tsc', '-p', 'web/tsconfig.json', '--noEmit']);
 step('lint', 'npx', ['eslint', '.']);
+step('format', 'npx', ['prettier', '--check', '**/*.{ts,tsx,js}']);
 const only = process.env.TEST_PROJECTS?.split(',');
 for (const p of ['unit', 'web', 'integration', 'e2e', 'browser']) {
   if (!only || only.includes(p)) vitest(p);

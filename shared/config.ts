@@ -20,9 +20,17 @@ const schema = z.object({
   MAIL_FROM: z.email(),
   APP_URL: z.url(),
   INITIAL_LIMITS: z.coerce.number().int().nonnegative().default(10_000),
-  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(200 * 1024 * 1024),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(200 * 1024 * 1024),
   /** Source files up to this size are served through the API body; bigger ones get a 302 to a presigned GET. */
-  MAX_INLINE_SOURCE_BYTES: z.coerce.number().int().positive().default(4 * 1024 * 1024),
+  MAX_INLINE_SOURCE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024),
   COMBINE_WAIT_MS: z.coerce.number().int().nonnegative().default(10_000),
   /** Lifetime of access tokens, in jsonwebtoken's notation ("7d", "12h", seconds as a number). */
   ACCESS_TOKEN_TTL: z.string().min(1).default('7d'),
@@ -37,7 +45,10 @@ const schema = z.object({
 export type Config = z.infer<typeof schema>;
 
 export class ConfigError extends Error {
-  constructor(readonly variables: string[], detail: string) {
+  constructor(
+    readonly variables: string[],
+    detail: string,
+  ) {
     super(`Invalid configuration: ${detail}`);
     this.name = 'ConfigError';
   }
@@ -47,7 +58,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const r = schema.safeParse(env);
   if (!r.success) {
     const vars = [...new Set(r.error.issues.map((i) => String(i.path[0])))];
-    const detail = r.error.issues.map((i) => `${String(i.path[0])}: ${i.input === undefined ? 'missing' : i.message}`).join('; ');
+    const detail = r.error.issues
+      .map((i) => `${String(i.path[0])}: ${i.input === undefined ? 'missing' : i.message}`)
+      .join('; ');
     throw new ConfigError(vars, detail);
   }
   return r.data;

@@ -27,7 +27,8 @@ export interface IssueLike {
   code?: string;
 }
 
-export const badRequest = (code: string, message: string, details: Details = {}) => new AppError(400, code, message, details);
+export const badRequest = (code: string, message: string, details: Details = {}) =>
+  new AppError(400, code, message, details);
 
 /** 400 `validation_error` carrying the zod issues (path as dotted string, message, code). */
 export const validation = (issues: readonly IssueLike[], where = 'request') =>
@@ -40,13 +41,19 @@ export const forbidden = (message = 'Not allowed', code = 'forbidden') => new Ap
 export const notFound = (message = 'Not found', code = 'not_found') => new AppError(404, code, message);
 export const paymentRequired = (rows: number, limits: number) =>
   new AppError(402, 'insufficient_limits', `The report has ${rows} rows but only ${limits} are left`, { rows, limits });
-export const conflict = (code: string, message: string, details: Details = {}) => new AppError(409, code, message, details);
+export const conflict = (code: string, message: string, details: Details = {}) =>
+  new AppError(409, code, message, details);
 export const payloadTooLarge = (message = 'Payload too large', details: Details = {}, code = 'file_too_large') =>
   new AppError(413, code, message, details);
-export const unsupportedMediaType = (message = 'Unsupported media type', details: Details = {}, code = 'unsupported_format') =>
-  new AppError(415, code, message, details);
-export const unprocessable = (code: string, message: string, details: Details = {}) => new AppError(422, code, message, details);
-export const tooManyRequests = (message = 'Too many requests', details: Details = {}) => new AppError(429, 'rate_limited', message, details);
+export const unsupportedMediaType = (
+  message = 'Unsupported media type',
+  details: Details = {},
+  code = 'unsupported_format',
+) => new AppError(415, code, message, details);
+export const unprocessable = (code: string, message: string, details: Details = {}) =>
+  new AppError(422, code, message, details);
+export const tooManyRequests = (message = 'Too many requests', details: Details = {}) =>
+  new AppError(429, 'rate_limited', message, details);
 export const internal = () => new AppError(500, 'internal_error', 'internal error');
 
 /**
@@ -67,7 +74,8 @@ export function toAppError(e: unknown): AppError {
     return new AppError(status, e.code, e.message, e.details);
   }
   if (e instanceof Error && DOMAIN_422.has(e.name)) {
-    const code = typeof (e as { code?: unknown }).code === 'string' ? (e as unknown as { code: string }).code : 'unprocessable';
+    const code =
+      typeof (e as { code?: unknown }).code === 'string' ? (e as unknown as { code: string }).code : 'unprocessable';
     const details: Details = {};
     for (const k of ['field', 'value'] as const) {
       const v = (e as unknown as Record<string, unknown>)[k];

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { login } from '../../shared/auth/accounts';
 import { emailSchema, http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
 
-const route = { auth: 'none', body: z.object({ email: emailSchema, password: z.string().min(1).max(200) }) } satisfies HttpOptions;
+const route = {
+  auth: 'none',
+  body: z.object({ email: emailSchema, password: z.string().min(1).max(200) }),
+} satisfies HttpOptions;
 
 /** POST /api/auth/login → 200 {token, user}; any wrong input → 401 invalid_credentials. */
 export async function main(req: HttpRequest<typeof route>) {

@@ -11,7 +11,10 @@ const body = z
     rows: z.number().int().positive().max(1_000_000_000),
     idempotency_key: z.string().min(1).max(200).optional(),
   })
-  .refine((b) => (b.email === undefined) !== (b.user_id === undefined), { message: 'Give exactly one of email and user_id', path: ['email'] });
+  .refine((b) => (b.email === undefined) !== (b.user_id === undefined), {
+    message: 'Give exactly one of email and user_id',
+    path: ['email'],
+  });
 
 const route = { auth: 'admin', body } satisfies HttpOptions;
 

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { http, json, taxProfilePatchSchema, taxProfileSchema, type HttpOptions, type HttpRequest } from '../../shared/http';
+import {
+  http,
+  json,
+  taxProfilePatchSchema,
+  taxProfileSchema,
+  type HttpOptions,
+  type HttpRequest,
+} from '../../shared/http';
 import { validation } from '../../shared/errors';
 import { toPublicUser, updateTax } from '../../shared/store/users.repo';
 
@@ -11,7 +18,11 @@ const route = { auth: 'user', body: z.object({ tax: taxProfilePatchSchema }).str
  */
 export async function main(req: HttpRequest<typeof route>) {
   const merged = taxProfileSchema.safeParse({ ...req.user.tax, ...req.body.tax });
-  if (!merged.success) throw validation(merged.error.issues.map((i) => ({ ...i, path: ['tax', ...i.path] })), 'body');
+  if (!merged.success)
+    throw validation(
+      merged.error.issues.map((i) => ({ ...i, path: ['tax', ...i.path] })),
+      'body',
+    );
   const user = await updateTax(req.user.id, merged.data);
   return json(200, { user: toPublicUser(user) });
 }

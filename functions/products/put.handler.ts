@@ -28,7 +28,8 @@ export function articleFromPath(event: APIGatewayProxyEventV2): string {
 /** PUT /api/products/{article} {cost_price (roubles)} → the product, created when missing. Negative → 400. */
 export async function main(req: HttpRequest<typeof route>) {
   const article = articleFromPath(req.event).trim();
-  if (article === '' || article.length > MAX_ARTICLE_LENGTH) throw badRequest('validation_error', `The article must have 1..${MAX_ARTICLE_LENGTH} characters`);
+  if (article === '' || article.length > MAX_ARTICLE_LENGTH)
+    throw badRequest('validation_error', `The article must have 1..${MAX_ARTICLE_LENGTH} characters`);
   const { product } = await putProduct(req.user.id, article, roublesToKopecks(req.body.cost_price));
   return json(200, presentProduct(product));
 }

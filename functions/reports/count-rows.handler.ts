@@ -3,7 +3,11 @@ import { http, json, type HttpOptions, type HttpRequest } from '../../shared/htt
 import { fileRefOf } from '../../shared/reports/file-input';
 import { countReportRows } from '../../shared/reports/upload';
 
-const route = { auth: 'user', multipart: true, body: z.object({ upload_id: z.string().max(200).optional() }) } satisfies HttpOptions;
+const route = {
+  auth: 'user',
+  multipart: true,
+  body: z.object({ upload_id: z.string().max(200).optional() }),
+} satisfies HttpOptions;
 
 /** POST /api/reports/count-rows (JSON {upload_id} or multipart file) → rows against the caller's limits; charges nothing. */
 export async function main(req: HttpRequest<typeof route>) {

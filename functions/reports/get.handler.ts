@@ -7,7 +7,11 @@ const route = { auth: 'user', path: z.object({ id: z.string() }) } satisfies Htt
 
 /** GET /api/reports/{id} → {report} with items, totals, commission by category, warnings and stale. */
 export async function main(req: HttpRequest<typeof route>) {
-  return reportJson(200, { report: presentView(await getReportView(req.user, req.path.id)) }, req.headers['accept-encoding']);
+  return reportJson(
+    200,
+    { report: presentView(await getReportView(req.user, req.path.id)) },
+    req.headers['accept-encoding'],
+  );
 }
 
 export const handler = http(route, main);

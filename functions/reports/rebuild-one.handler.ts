@@ -9,7 +9,11 @@ const route = { auth: 'user', path: z.object({ id: z.string() }) } satisfies Htt
 /** POST /api/reports/{id}/rebuild → {report, dropped_manual_values}; 409 source_missing without a stored source. */
 export async function main(req: HttpRequest<typeof route>) {
   const r = await rebuildReport(req.user, req.path.id);
-  return reportJson(200, { report: presentReport(r.record, r.items, r.seller, false), dropped_manual_values: r.dropped.map(presentDropped) }, req.headers['accept-encoding']);
+  return reportJson(
+    200,
+    { report: presentReport(r.record, r.items, r.seller, false), dropped_manual_values: r.dropped.map(presentDropped) },
+    req.headers['accept-encoding'],
+  );
 }
 
 export const handler = http(route, main);

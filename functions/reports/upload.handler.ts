@@ -5,7 +5,11 @@ import { presentReport } from '../../shared/reports/present';
 import { uploadReport } from '../../shared/reports/upload';
 import { reportJson } from '../../shared/reports/large-json';
 
-const route = { auth: 'user', multipart: true, body: z.object({ upload_id: z.string().max(200).optional() }) } satisfies HttpOptions;
+const route = {
+  auth: 'user',
+  multipart: true,
+  body: z.object({ upload_id: z.string().max(200).optional() }),
+} satisfies HttpOptions;
 
 /** POST /api/reports/upload (JSON {upload_id} or multipart file) → 201 {report} with its items; limits charged. */
 export async function main(req: HttpRequest<typeof route>) {

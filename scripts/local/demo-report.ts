@@ -23,14 +23,24 @@ export interface DemoReportResult {
 export const DEMO_REPORT_ROWS = 1500;
 
 export async function seedDemoReport(input: { userId: string; userCreated: boolean }): Promise<DemoReportResult> {
-  const [reports, history] = await Promise.all([listReports(input.userId, { limit: 1 }), listLimitHistory(input.userId, null, 1)]);
+  const [reports, history] = await Promise.all([
+    listReports(input.userId, { limit: 1 }),
+    listLimitHistory(input.userId, null, 1),
+  ]);
   if (reports.items.length > 0 || history.items.length > 0) {
     return { seeded: false, message: 'the demo account has reports already' };
   }
   const user = await getUserById(input.userId);
   if (!user) return { seeded: false, message: 'demo user not found' };
-  if (user.limits < DEMO_REPORT_ROWS) return { seeded: false, message: `the demo account has ${user.limits} limits, the sample needs ${DEMO_REPORT_ROWS}` };
+  if (user.limits < DEMO_REPORT_ROWS)
+    return {
+      seeded: false,
+      message: `the demo account has ${user.limits} limits, the sample needs ${DEMO_REPORT_ROWS}`,
+    };
   const g = generateReport({ rows: DEMO_REPORT_ROWS, layout: '2026', format: 'xlsx', seed: 2026 });
   const r = await uploadReport(user, { file: { filename: g.filename, buffer: g.file } });
-  return { seeded: true, message: `«${r.record.title}» (${r.record.rows} rows, ${r.items.length} articles) uploaded for the demo account` };
+  return {
+    seeded: true,
+    message: `«${r.record.title}» (${r.record.rows} rows, ${r.items.length} articles) uploaded for the demo account`,
+  };
 }

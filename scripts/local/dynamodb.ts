@@ -14,7 +14,11 @@ export interface LocalService {
  * dataDir: kept on disk when given (made absolute: the jar runs with its own working directory),
  * in memory otherwise. sharedDb: one database whatever the credentials and region of a client.
  */
-export async function startDynamoDb(opts: { port: number; dataDir?: string; log?: (line: string) => void }): Promise<LocalService> {
+export async function startDynamoDb(opts: {
+  port: number;
+  dataDir?: string;
+  log?: (line: string) => void;
+}): Promise<LocalService> {
   const dataDir = opts.dataDir ? path.resolve(opts.dataDir) : undefined;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const child = track(spawn({ port: opts.port, path: dataDir ?? null, sharedDb: true, detached: true, stdio: 'pipe' }));
@@ -34,10 +38,17 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string; log?
         ),
       ),
     );
-    child.once('exit', (code, signal) => reject(new Error(`DynamoDB Local exited (${signal ?? code}) while starting:\n${lastLines()}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`DynamoDB Local exited (${signal ?? code}) while starting:\n${lastLines()}`)),
+    );
   });
   const endpoint = `http://127.0.0.1:${opts.port}`;
-  const client = new DynamoDBClient({ endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'eu-central-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
   const ready = (async () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -45,7 +56,8 @@ export async function startDynamoDb(opts: { port: number; dataDir?: string; log?
         await client.send(new ListTablesCommand({ Limit: 1 }));
         return;
       } catch (e) {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer on ${endpoint}: ${(e as Error).message}\n${lastLines()}`);
+        if (Date.now() > deadline)
+          throw new Error(`DynamoDB Local did not answer on ${endpoint}: ${(e as Error).message}\n${lastLines()}`);
         await new Promise((r) => setTimeout(r, 250));
       }
     }

@@ -82,7 +82,11 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
   };
   try {
     await Promise.all([
-      startDynamoDb({ port: ports.dynamodb, dataDir: opts.dataDir ? path.join(opts.dataDir, 'dynamodb') : undefined, log: opts.log }).then((s) => {
+      startDynamoDb({
+        port: ports.dynamodb,
+        dataDir: opts.dataDir ? path.join(opts.dataDir, 'dynamodb') : undefined,
+        log: opts.log,
+      }).then((s) => {
         stops.push(s.stop);
         return s;
       }),

@@ -80,7 +80,9 @@ export async function waitForMail(
     const hit = mine.reverse().find(predicate);
     if (hit) return hit;
     if (Date.now() > deadline) {
-      throw new Error(`No matching mail to ${to} within ${timeoutMs} ms; mail to them: ${JSON.stringify(mine.map((m) => m.subject))}`);
+      throw new Error(
+        `No matching mail to ${to} within ${timeoutMs} ms; mail to them: ${JSON.stringify(mine.map((m) => m.subject))}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -7,7 +7,10 @@ import { readMail, type SentMail } from './mail';
  */
 
 function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }
 
 /** Text with its http(s) links made clickable; everything else escaped. */
@@ -75,7 +78,10 @@ ${items || '<p class="empty">No mail yet. Register on the web app and the confir
 </html>`;
 }
 
-export async function startMailbox(opts: { port: number; sesEndpoint: string }): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startMailbox(opts: {
+  port: number;
+  sesEndpoint: string;
+}): Promise<{ url: string; stop(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     readMail(opts.sesEndpoint)

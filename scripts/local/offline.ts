@@ -43,7 +43,20 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
   const child = track(
     spawn(
       process.execPath,
-      [bin, 'offline', 'start', '--stage', 'local', '--host', '127.0.0.1', '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort), '--noPrependStageInUrl'],
+      [
+        bin,
+        'offline',
+        'start',
+        '--stage',
+        'local',
+        '--host',
+        '127.0.0.1',
+        '--httpPort',
+        String(httpPort),
+        '--lambdaPort',
+        String(lambdaPort),
+        '--noPrependStageInUrl',
+      ],
       {
         cwd,
         detached: true,
@@ -62,7 +75,12 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
   const lastLines = tail(child, 80);
   if (opts.log) {
     const log = opts.log;
-    const forward = (c: Buffer) => c.toString().split('\n').filter((l) => l.trim()).forEach(log);
+    const forward = (c: Buffer) =>
+      c
+        .toString()
+        .split('\n')
+        .filter((l) => l.trim())
+        .forEach(log);
     child.stdout?.on('data', forward);
     child.stderr?.on('data', forward);
   }
@@ -72,7 +90,9 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
     rmSync(path.join(cwd, workFolder), { recursive: true, force: true });
   };
   const exited = new Promise<never>((_, reject) => {
-    child.once('exit', (code, signal) => reject(new Error(`serverless offline exited (${signal ?? code}) before answering:\n${lastLines()}`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`serverless offline exited (${signal ?? code}) before answering:\n${lastLines()}`)),
+    );
   });
   exited.catch(() => undefined);
   const ready = (async () => {

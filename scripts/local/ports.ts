@@ -17,7 +17,9 @@ function canListen(port: number, host: string): Promise<boolean | 'unsupported'>
   return new Promise((resolve) => {
     const srv = net.createServer();
     srv.unref();
-    srv.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'EAFNOSUPPORT' || e.code === 'EADDRNOTAVAIL' ? 'unsupported' : false));
+    srv.once('error', (e: NodeJS.ErrnoException) =>
+      resolve(e.code === 'EAFNOSUPPORT' || e.code === 'EADDRNOTAVAIL' ? 'unsupported' : false),
+    );
     srv.listen({ port, host, exclusive: true }, () => srv.close(() => resolve(true)));
   });
 }
@@ -34,8 +36,14 @@ export async function isPortFree(port: number): Promise<boolean> {
 }
 
 export class PortInUseError extends Error {
-  constructor(readonly port: number, readonly variable: string, readonly service: string) {
-    super(`Port ${port} (${service}) is already in use. Stop whatever listens there, or choose another port: ${variable}=<port> npm start`);
+  constructor(
+    readonly port: number,
+    readonly variable: string,
+    readonly service: string,
+  ) {
+    super(
+      `Port ${port} (${service}) is already in use. Stop whatever listens there, or choose another port: ${variable}=<port> npm start`,
+    );
     this.name = 'PortInUseError';
   }
 }

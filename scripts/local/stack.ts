@@ -88,21 +88,25 @@ function keptSecret(file: string, make: () => string): string {
 async function resolvePorts(opts: StackOptions): Promise<StackPorts> {
   const env = opts.env ?? process.env;
   const ports = {} as StackPorts;
-  for (const [key, setting] of Object.entries(PORT_SETTINGS) as Array<[keyof StackPorts, (typeof PORT_SETTINGS)[keyof StackPorts]]>) {
+  for (const [key, setting] of Object.entries(PORT_SETTINGS) as Array<
+    [keyof StackPorts, (typeof PORT_SETTINGS)[keyof StackPorts]]
+  >) {
     const given = opts.ports?.[key];
     if (given !== undefined) ports[key] = given;
     else if (opts.freePorts) ports[key] = await freePort();
     else {
       const raw = env[setting.variable];
       const n = raw === undefined || raw === '' ? setting.default : Number(raw);
-      if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${setting.variable}=${raw} is not a port number`);
+      if (!Number.isInteger(n) || n < 1 || n > 65535)
+        throw new Error(`${setting.variable}=${raw} is not a port number`);
       ports[key] = n;
     }
   }
   const seen = new Map<number, string>();
   for (const [key, port] of Object.entries(ports) as Array<[keyof StackPorts, number]>) {
     const other = seen.get(port);
-    if (other) throw new Error(`${PORT_SETTINGS[key].variable} and ${other} are both ${port}: give each service its own port`);
+    if (other)
+      throw new Error(`${PORT_SETTINGS[key].variable} and ${other} are both ${port}: give each service its own port`);
     seen.set(port, PORT_SETTINGS[key].variable);
   }
   return ports;
@@ -129,7 +133,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const jwtSecret = keptSecret(path.join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'));
   const passwordFile = path.join(dataDir, 'demo-password');
   const passwordKnownBefore = existsSync(passwordFile);
-  const demoPassword = keptSecret(passwordFile, () => Array.from({ length: 14 }, () => PASSWORD_ALPHABET[randomInt(PASSWORD_ALPHABET.length)]).join(''));
+  const demoPassword = keptSecret(passwordFile, () =>
+    Array.from({ length: 14 }, () => PASSWORD_ALPHABET[randomInt(PASSWORD_ALPHABET.length)]).join(''),
+  );
   const webOrigin = `http://localhost:${ports.web}`;
 
   const stops: Array<() => Promise<void>> = [];
@@ -152,7 +158,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       stops.push(e.stop);
       return e;
     });
-    const offlineP = startOffline(env, { httpPort: ports.api, lambdaPort: ports.lambda, log: opts.log ? (l) => opts.log?.('api', l) : undefined }).then((o) => {
+    const offlineP = startOffline(env, {
+      httpPort: ports.api,
+      lambdaPort: ports.lambda,
+      log: opts.log ? (l) => opts.log?.('api', l) : undefined,
+    }).then((o) => {
       stops.push(o.stop);
       return o;
     });
@@ -178,7 +188,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     let webUrl: string | undefined;
     if (withWeb) {
-      const web = await startWeb({ root: repoRoot, port: ports.web, apiBaseUrl: offline.baseUrl, log: opts.log ? (l) => opts.log?.('web', l) : undefined });
+      const web = await startWeb({
+        root: repoRoot,
+        port: ports.web,
+        apiBaseUrl: offline.baseUrl,
+        log: opts.log ? (l) => opts.log?.('web', l) : undefined,
+      });
       stops.push(web.stop);
       webUrl = web.url;
     }
@@ -186,7 +201,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const notes: string[] = [`Sample report: ${report.message}`];
     // The account outlived the file that knew its password (e.g. .data/demo-password deleted).
     const passwordKnown = demo.created || passwordKnownBefore;
-    if (!passwordKnown) notes.push(`The demo account existed before ${passwordFile} was written: its password is not the one shown. Delete ${dataDir} to start afresh.`);
+    if (!passwordKnown)
+      notes.push(
+        `The demo account existed before ${passwordFile} was written: its password is not the one shown. Delete ${dataDir} to start afresh.`,
+      );
     return {
       urls: {
         api: `http://localhost:${ports.api}/api`,

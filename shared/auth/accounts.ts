@@ -7,7 +7,16 @@ import { badRequest, unauthorized } from '../errors';
 import { confirmationMail, confirmLink, passwordMail, resetMail } from '../mail/messages';
 import { sendMail } from '../mail/send';
 import { tryConsume } from '../store/throttle.repo';
-import { confirmUser, createUser, getUserByEmail, getUserById, resetPasswordOnce, toPublicUser, type PublicUser, type UserRecord } from '../store/users.repo';
+import {
+  confirmUser,
+  createUser,
+  getUserByEmail,
+  getUserById,
+  resetPasswordOnce,
+  toPublicUser,
+  type PublicUser,
+  type UserRecord,
+} from '../store/users.repo';
 import { burnPasswordCheck, generatePassword, hashPassword, verifyPassword } from './passwords';
 import { signToken, verifyToken } from './tokens';
 
@@ -67,7 +76,12 @@ export async function confirm(token: string): Promise<ConfirmResult> {
   }
   if (!user.confirmed) throw badRequest('invalid_token', 'The link is invalid or has expired');
   const password = generatePassword();
-  const applied = await resetPasswordOnce({ userId: user.id, jti: payload.jti, tokenExp: payload.exp, passwordHash: await hashPassword(password) });
+  const applied = await resetPasswordOnce({
+    userId: user.id,
+    jti: payload.jti,
+    tokenExp: payload.exp,
+    passwordHash: await hashPassword(password),
+  });
   if (!applied) return { status: 'already_confirmed' };
   await sendMail(passwordMail(user.email, password, getConfig().APP_URL, 'reset'));
   return { status: 'confirmed', email: user.email };

@@ -8,7 +8,13 @@ import { signToken, verifyToken } from './tokens';
 const SECRET = 'unit-test-secret-unit-test-secret';
 
 beforeAll(() => {
-  Object.assign(process.env, { JWT_SECRET: SECRET, TABLE_NAME: 't', BUCKET_NAME: 'bucket', MAIL_FROM: 'noreply@example.com', APP_URL: 'http://localhost:5173' });
+  Object.assign(process.env, {
+    JWT_SECRET: SECRET,
+    TABLE_NAME: 't',
+    BUCKET_NAME: 'bucket',
+    MAIL_FROM: 'noreply@example.com',
+    APP_URL: 'http://localhost:5173',
+  });
   resetConfig();
 });
 
@@ -49,25 +55,38 @@ describe('tokens', () => {
   });
 
   it('rejects an expired token', () => {
-    const expired = jwt.sign({ user_id: 'u1', scenario: 'access', exp: Math.floor(Date.now() / 1000) - 10 }, SECRET, { algorithm: 'HS256', jwtid: 'x' });
+    const expired = jwt.sign({ user_id: 'u1', scenario: 'access', exp: Math.floor(Date.now() / 1000) - 10 }, SECRET, {
+      algorithm: 'HS256',
+      jwtid: 'x',
+    });
     expect(failure(() => verifyToken(expired, 'access')).status).toBe(401);
   });
 
   it('rejects a token signed with another secret', () => {
-    const forged = jwt.sign({ user_id: 'u1', scenario: 'access' }, 'another-secret-another-secret', { algorithm: 'HS256', jwtid: 'x', expiresIn: 60 });
+    const forged = jwt.sign({ user_id: 'u1', scenario: 'access' }, 'another-secret-another-secret', {
+      algorithm: 'HS256',
+      jwtid: 'x',
+      expiresIn: 60,
+    });
     expect(failure(() => verifyToken(forged, 'access')).status).toBe(401);
   });
 
   it('rejects alg "none"', () => {
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
     const now = Math.floor(Date.now() / 1000);
-    const body = Buffer.from(JSON.stringify({ user_id: 'u1', scenario: 'access', jti: 'x', iat: now, exp: now + 60 })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({ user_id: 'u1', scenario: 'access', jti: 'x', iat: now, exp: now + 60 }),
+    ).toString('base64url');
     expect(failure(() => verifyToken(`${header}.${body}.`, 'access')).status).toBe(401);
   });
 
   it('rejects RS256 tokens (no algorithm confusion)', () => {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const rs = jwt.sign({ user_id: 'u1', scenario: 'access' }, privateKey, { algorithm: 'RS256', jwtid: 'x', expiresIn: 60 });
+    const rs = jwt.sign({ user_id: 'u1', scenario: 'access' }, privateKey, {
+      algorithm: 'RS256',
+      jwtid: 'x',
+      expiresIn: 60,
+    });
     expect(failure(() => verifyToken(rs, 'access')).status).toBe(401);
   });
 

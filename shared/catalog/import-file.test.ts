@@ -43,7 +43,10 @@ describe('catalog import file', () => {
   it('a file without the columns is a 422 naming what is missing', () => {
     let err: unknown;
     try {
-      rowsToImport([['Наименование', 'Цена'], ['x', '1']]);
+      rowsToImport([
+        ['Наименование', 'Цена'],
+        ['x', '1'],
+      ]);
     } catch (e) {
       err = e;
     }
@@ -53,7 +56,9 @@ describe('catalog import file', () => {
   });
 
   it('sniffs by content: text is csv whatever the name; a corrupt zip is a 422, not a crash', async () => {
-    expect((await readCatalogFile(Buffer.from('cost_price,article\n3,Z\n'))).rows).toEqual([{ article: 'Z', costPriceKopecks: 300 }]);
+    expect((await readCatalogFile(Buffer.from('cost_price,article\n3,Z\n'))).rows).toEqual([
+      { article: 'Z', costPriceKopecks: 300 },
+    ]);
     const brokenZip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100, 7)]);
     await expect(readCatalogFile(brokenZip)).rejects.toMatchObject({ status: 422 });
   });

@@ -39,7 +39,10 @@ export interface CatalogFile {
 
 /** Header text for matching: lower case, ё→е, no punctuation or spaces ("Себестоимость, руб." → "себестоимостьруб"). */
 export function normalizeImportHeader(text: string): string {
-  return text.toLowerCase().replace(/ё/g, 'е').replace(/[^\p{L}\p{N}]+/gu, '');
+  return text
+    .toLowerCase()
+    .replace(/ё/g, 'е')
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /** Article headers, best first: "Артикул WB" is the nm_id, not the seller's article, so bare matches exclude it. */
@@ -100,7 +103,9 @@ export function parseCostPrice(text: string): number | string {
 export function rowsToImport(rows: readonly string[][]): CatalogFile {
   const header = findHeader(rows);
   if ('missing' in header) {
-    throw unprocessable('missing_columns', `В файле нет столбцов: ${header.missing.join(', ')}`, { missing: header.missing });
+    throw unprocessable('missing_columns', `В файле нет столбцов: ${header.missing.join(', ')}`, {
+      missing: header.missing,
+    });
   }
   const out: CatalogFile = { rows: [], errors: [] };
   for (let r = header.index + 1; r < rows.length; r++) {
@@ -171,7 +176,8 @@ export function splitCsv(text: string, delimiter: string): string[][] {
       rows.push(row);
       row = [];
       field = '';
-      if (rows.length > MAX_IMPORT_ROWS + HEADER_SEARCH_ROWS) throw unprocessable('too_many_rows', `В файле больше ${MAX_IMPORT_ROWS} строк`, { max: MAX_IMPORT_ROWS });
+      if (rows.length > MAX_IMPORT_ROWS + HEADER_SEARCH_ROWS)
+        throw unprocessable('too_many_rows', `В файле больше ${MAX_IMPORT_ROWS} строк`, { max: MAX_IMPORT_ROWS });
     } else field += ch;
   }
   if (field !== '' || row.length > 0) {
@@ -200,7 +206,10 @@ async function assertNoZipBomb(buf: Buffer): Promise<void> {
     }
   } catch (e) {
     const code = e instanceof ReportError ? e.code : 'corrupt_file';
-    throw unprocessable(code, code === 'zip_bomb' ? 'Файл распаковывается в слишком большой объём' : 'Файл повреждён и не читается');
+    throw unprocessable(
+      code,
+      code === 'zip_bomb' ? 'Файл распаковывается в слишком большой объём' : 'Файл повреждён и не читается',
+    );
   }
 }
 
@@ -214,7 +223,14 @@ function cellString(v: unknown): string {
 function spreadsheetRows(buf: Buffer): string[][] {
   let wb: XLSX.WorkBook;
   try {
-    wb = XLSX.read(buf, { type: 'buffer', dense: true, sheetRows: MAX_IMPORT_ROWS + HEADER_SEARCH_ROWS + 1, cellFormula: false, cellHTML: false, cellStyles: false });
+    wb = XLSX.read(buf, {
+      type: 'buffer',
+      dense: true,
+      sheetRows: MAX_IMPORT_ROWS + HEADER_SEARCH_ROWS + 1,
+      cellFormula: false,
+      cellHTML: false,
+      cellStyles: false,
+    });
   } catch {
     throw unprocessable('corrupt_file', 'Файл повреждён и не читается');
   }
@@ -226,7 +242,8 @@ function spreadsheetRows(buf: Buffer): string[][] {
 }
 
 const isZip = (b: Buffer) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
-const isOle2 = (b: Buffer) => b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]));
+const isOle2 = (b: Buffer) =>
+  b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]));
 
 /** Reads a catalog file: see the module comment. */
 export async function readCatalogFile(buf: Buffer): Promise<CatalogFile> {

@@ -5,23 +5,54 @@
  * noise: payout reconciles, totals are sums, margin comes from the totals.
  */
 import { FIELDS, type FieldName } from '../report/fields';
-import type { AggregateValues, CategoryCommission, ComputedItem, ItemValues, ManualValues, TaxProfile } from '../report/types';
+import type {
+  AggregateValues,
+  CategoryCommission,
+  ComputedItem,
+  ItemValues,
+  ManualValues,
+  TaxProfile,
+} from '../report/types';
 import type { ExportReport } from './types';
 
 export const SAMPLE_TAX: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 
 const ZERO_AGGREGATES: AggregateValues = {
-  sales_qty: 0, returns_qty: 0, seller_price: 0, sales_seller_price: 0, wb_discount: 0, realization: 0,
-  commission: 0, acquiring: 0, attorney_services: 0, for_pay: 0, compensations: 0, additional_payments: 0,
-  loyalty: 0, logistics: 0, reverse_logistics: 0, rebill_logistics: 0, storage: 0, acceptance: 0,
-  penalties: 0, deductions: 0, ads: 0, loans: 0, category_commission_percent: 0,
+  sales_qty: 0,
+  returns_qty: 0,
+  seller_price: 0,
+  sales_seller_price: 0,
+  wb_discount: 0,
+  realization: 0,
+  commission: 0,
+  acquiring: 0,
+  attorney_services: 0,
+  for_pay: 0,
+  compensations: 0,
+  additional_payments: 0,
+  loyalty: 0,
+  logistics: 0,
+  reverse_logistics: 0,
+  rebill_logistics: 0,
+  storage: 0,
+  acceptance: 0,
+  penalties: 0,
+  deductions: 0,
+  ads: 0,
+  loans: 0,
+  category_commission_percent: 0,
 };
 
 const round = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** METRICS.md "Derived values per item" over effective inputs (a manual value wins, later fields use it). */
-export function deriveValues(agg: AggregateValues, costPrice: number, tax: TaxProfile, manual: ManualValues = {}): ItemValues {
+export function deriveValues(
+  agg: AggregateValues,
+  costPrice: number,
+  tax: TaxProfile,
+  manual: ManualValues = {},
+): ItemValues {
   const v = { ...agg, cost_price: costPrice } as ItemValues;
   const take = (f: FieldName, computed: number | null): number | null => {
     const m = manual[f];
@@ -35,15 +66,36 @@ export function deriveValues(agg: AggregateValues, costPrice: number, tax: TaxPr
   v.vat = take('vat', round((n('income') * tax.vat_rate) / (100 + tax.vat_rate)));
   v.cost_total = n('cost_price') * n('net_qty');
   v.expenses =
-    n('realization') - n('for_pay') + n('logistics') + n('reverse_logistics') + n('rebill_logistics') + n('storage') +
-    n('acceptance') + n('penalties') + n('deductions') + n('ads') - n('loyalty') + n('cost_total');
+    n('realization') -
+    n('for_pay') +
+    n('logistics') +
+    n('reverse_logistics') +
+    n('rebill_logistics') +
+    n('storage') +
+    n('acceptance') +
+    n('penalties') +
+    n('deductions') +
+    n('ads') -
+    n('loyalty') +
+    n('cost_total');
   v.usn = take('usn', tax.tax_system === 'none' ? 0 : round(((n('income') - n('vat')) * tax.usn_rate) / 100));
   v.profit = take('profit', n('income') - n('vat') - n('usn') - n('expenses') + n('additional_payments'));
   v.margin = take('margin', n('realization') > 0 ? round2((n('profit') / n('realization')) * 100) : null);
   v.roi = n('cost_total') > 0 ? round2((n('profit') / n('cost_total')) * 100) : null;
   v.payout =
-    n('for_pay') + n('compensations') + n('additional_payments') + n('loyalty') - n('logistics') - n('reverse_logistics') -
-    n('rebill_logistics') - n('storage') - n('acceptance') - n('penalties') - n('deductions') - n('ads') - n('loans');
+    n('for_pay') +
+    n('compensations') +
+    n('additional_payments') +
+    n('loyalty') -
+    n('logistics') -
+    n('reverse_logistics') -
+    n('rebill_logistics') -
+    n('storage') -
+    n('acceptance') -
+    n('penalties') -
+    n('deductions') -
+    n('ads') -
+    n('loans');
   return v;
 }
 
@@ -55,7 +107,12 @@ export function makeItem(
   tax: TaxProfile = SAMPLE_TAX,
 ): ComputedItem {
   const full = { ...ZERO_AGGREGATES, ...agg } as AggregateValues;
-  return { ...info, computed: deriveValues(full, costPrice, tax), manual_values: manual, effective: deriveValues(full, costPrice, tax, manual) };
+  return {
+    ...info,
+    computed: deriveValues(full, costPrice, tax),
+    manual_values: manual,
+    effective: deriveValues(full, costPrice, tax, manual),
+  };
 }
 
 /** Report totals as the engine states them: sums, with the ratios recomputed from the sums. */
@@ -70,7 +127,10 @@ export function totalsOf(items: ComputedItem[]): ItemValues {
   t.cost_price = n('net_qty') !== 0 ? round(n('cost_total') / n('net_qty')) : null;
   t.margin = n('realization') > 0 ? round2((n('profit') / n('realization')) * 100) : null;
   t.roi = n('cost_total') > 0 ? round2((n('profit') / n('cost_total')) * 100) : null;
-  const weighted = items.reduce((s, i) => s + (i.effective.category_commission_percent ?? 0) * (i.effective.realization ?? 0), 0);
+  const weighted = items.reduce(
+    (s, i) => s + (i.effective.category_commission_percent ?? 0) * (i.effective.realization ?? 0),
+    0,
+  );
   t.category_commission_percent = n('realization') !== 0 ? round2(weighted / n('realization')) : null;
   return t;
 }
@@ -82,9 +142,21 @@ export function sampleItems(): ComputedItem[] {
     makeItem(
       { article: 'ART-1', category: 'Футболки', nm_id: '11111111', brand: 'Бренд' },
       {
-        sales_qty: 10, returns_qty: 1, seller_price: 1_800_000, sales_seller_price: 2_000_000, wb_discount: 250_050,
-        realization: 1_549_950, commission: 232_493, acquiring: 23_249, attorney_services: 0, for_pay: 1_294_208,
-        compensations: 15_000, additional_payments: 0, loyalty: -1_200, logistics: 50_000, reverse_logistics: 7_500,
+        sales_qty: 10,
+        returns_qty: 1,
+        seller_price: 1_800_000,
+        sales_seller_price: 2_000_000,
+        wb_discount: 250_050,
+        realization: 1_549_950,
+        commission: 232_493,
+        acquiring: 23_249,
+        attorney_services: 0,
+        for_pay: 1_294_208,
+        compensations: 15_000,
+        additional_payments: 0,
+        loyalty: -1_200,
+        logistics: 50_000,
+        reverse_logistics: 7_500,
         category_commission_percent: 25,
       },
       40_000,
@@ -92,9 +164,18 @@ export function sampleItems(): ComputedItem[] {
     makeItem(
       { article: 'ART-2', category: 'Платья', nm_id: '22222222', brand: 'Бренд' },
       {
-        sales_qty: 3, returns_qty: 0, seller_price: 900_000, sales_seller_price: 900_000, wb_discount: 90_000,
-        realization: 810_000, commission: 121_500, acquiring: 12_150, for_pay: 676_350, logistics: 35_000,
-        additional_payments: 5_000, category_commission_percent: 27.5,
+        sales_qty: 3,
+        returns_qty: 0,
+        seller_price: 900_000,
+        sales_seller_price: 900_000,
+        wb_discount: 90_000,
+        realization: 810_000,
+        commission: 121_500,
+        acquiring: 12_150,
+        for_pay: 676_350,
+        logistics: 35_000,
+        additional_payments: 5_000,
+        category_commission_percent: 27.5,
       },
       120_000,
       // The seller corrected logistics (WB charged it twice in the file) and set a profit by hand.
@@ -103,14 +184,30 @@ export function sampleItems(): ComputedItem[] {
     makeItem(
       { article: FORMULA_ARTICLE, category: '+Категория', nm_id: '-33', brand: '@brand' },
       {
-        sales_qty: 1, seller_price: 100_000, sales_seller_price: 100_000, wb_discount: 10_000, realization: 90_000,
-        commission: 13_500, acquiring: 1_350, for_pay: 75_150, logistics: 5_000, category_commission_percent: 25,
+        sales_qty: 1,
+        seller_price: 100_000,
+        sales_seller_price: 100_000,
+        wb_discount: 10_000,
+        realization: 90_000,
+        commission: 13_500,
+        acquiring: 1_350,
+        for_pay: 75_150,
+        logistics: 5_000,
+        category_commission_percent: 25,
       },
       0,
     ),
     makeItem(
       { article: '', category: '', nm_id: '', brand: '' },
-      { storage: 12_345, acceptance: 3_000, penalties: 50_000, deductions: 10_000, ads: 70_000, loans: 100_000, rebill_logistics: 1_234 },
+      {
+        storage: 12_345,
+        acceptance: 3_000,
+        penalties: 50_000,
+        deductions: 10_000,
+        ads: 70_000,
+        loans: 100_000,
+        rebill_logistics: 1_234,
+      },
       0,
     ),
   ];

@@ -65,7 +65,14 @@ export const SUMMARY_TEMPLATE_HEADER_ROW = 3;
 
 /** Writes the template as a BIFF8 .xls with the given header (the default is the project's template). */
 export function buildSummaryTemplate(headers: readonly string[] = SUMMARY_TEMPLATE_HEADERS): Buffer {
-  const aoa: string[][] = [[SUMMARY_TEMPLATE_TITLE], [...SUMMARY_TEMPLATE_FORM], [], [...headers], [], [SUMMARY_TEMPLATE_FOOTER]];
+  const aoa: string[][] = [
+    [SUMMARY_TEMPLATE_TITLE],
+    [...SUMMARY_TEMPLATE_FORM],
+    [],
+    [...headers],
+    [],
+    [SUMMARY_TEMPLATE_FOOTER],
+  ];
   const ws = XLSX.utils.aoa_to_sheet(aoa);
   ws['!merges'] = [{ s: { r: 0, c: 0 }, e: { r: 0, c: Math.min(headers.length - 1, 8) } }];
   ws['!cols'] = headers.map((h) => ({ wch: Math.min(28, Math.max(10, h.length + 2)) }));

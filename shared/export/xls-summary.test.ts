@@ -17,11 +17,22 @@ import type { SummaryRow } from './types';
 
 type Grid = unknown[][];
 
-function readBack(buf: Buffer): { grid: Grid; header: string[]; col: (h: string) => number; headerRow: number; wb: XLSX.WorkBook } {
+function readBack(buf: Buffer): {
+  grid: Grid;
+  header: string[];
+  col: (h: string) => number;
+  headerRow: number;
+  wb: XLSX.WorkBook;
+} {
   // An .xls (BIFF8 compound file) begins with the OLE signature.
   expect(buf.subarray(0, 8).toString('hex')).toBe('d0cf11e0a1b11ae1');
   const wb = XLSX.read(buf, { type: 'buffer' });
-  const grid = XLSX.utils.sheet_to_json<unknown[]>(wb.Sheets[wb.SheetNames[0]], { header: 1, blankrows: true, defval: null, raw: true });
+  const grid = XLSX.utils.sheet_to_json<unknown[]>(wb.Sheets[wb.SheetNames[0]], {
+    header: 1,
+    blankrows: true,
+    defval: null,
+    raw: true,
+  });
   const headerRow = grid.findIndex((r) => r.includes('Номер отчёта'));
   const header = (grid[headerRow] as Array<string | null>).map((h) => h ?? '');
   const col = (h: string) => {
@@ -32,7 +43,8 @@ function readBack(buf: Buffer): { grid: Grid; header: string[]; col: (h: string)
   return { grid, header, col, headerRow, wb };
 }
 
-const excelDate = (iso: string) => Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / 86_400_000 + 25_569;
+const excelDate = (iso: string) =>
+  Date.UTC(+iso.slice(0, 4), +iso.slice(5, 7) - 1, +iso.slice(8, 10)) / 86_400_000 + 25_569;
 const kop = (v: unknown) => Math.round((v as number) * 100);
 
 function reports(): SummaryRow[] {
@@ -40,15 +52,49 @@ function reports(): SummaryRow[] {
   const b = [
     makeItem(
       { article: 'ART-1', category: 'Футболки', nm_id: '11111111', brand: 'Бренд' },
-      { sales_qty: 4, seller_price: 720_000, sales_seller_price: 720_000, wb_discount: 72_000, realization: 648_000, commission: 97_200, acquiring: 6_480, for_pay: 544_320, logistics: 20_000, storage: 4_321 },
+      {
+        sales_qty: 4,
+        seller_price: 720_000,
+        sales_seller_price: 720_000,
+        wb_discount: 72_000,
+        realization: 648_000,
+        commission: 97_200,
+        acquiring: 6_480,
+        for_pay: 544_320,
+        logistics: 20_000,
+        storage: 4_321,
+      },
       40_000,
     ),
   ];
   return [
-    { report_number: '123456789', title: 'Отчёт 123456789', seller: { number: '987654', name: 'ИП Иванов' }, period_from: '2022-12-05', period_to: '2022-12-11', rows: 49, totals: totalsOf(a) },
-    { report_number: '123999000', seller: { number: '987654', name: 'ИП Иванов' }, period_from: '2022-12-12', period_to: '2022-12-18', rows: 12, totals: totalsOf(b) },
+    {
+      report_number: '123456789',
+      title: 'Отчёт 123456789',
+      seller: { number: '987654', name: 'ИП Иванов' },
+      period_from: '2022-12-05',
+      period_to: '2022-12-11',
+      rows: 49,
+      totals: totalsOf(a),
+    },
+    {
+      report_number: '123999000',
+      seller: { number: '987654', name: 'ИП Иванов' },
+      period_from: '2022-12-12',
+      period_to: '2022-12-18',
+      rows: 12,
+      totals: totalsOf(b),
+    },
     // a combined report: no number, no seller
-    { report_number: null, title: 'Объединённый', seller: null, period_from: null, period_to: null, rows: 3, totals: totalsOf(b) },
+    {
+      report_number: null,
+      title: 'Объединённый',
+      seller: null,
+      period_from: null,
+      period_to: null,
+      rows: 3,
+      totals: totalsOf(b),
+    },
   ];
 }
 
@@ -77,7 +123,11 @@ describe('summary template', () => {
     // written after other exports in the same process may carry extra (unused) format records.
     const content = (buf: Buffer) => {
       const ws = XLSX.read(buf, { type: 'buffer', cellStyles: true }).Sheets['Сводная'];
-      return { cells: XLSX.utils.sheet_to_json(ws, { header: 1, blankrows: true }), merges: ws['!merges'], cols: ws['!cols'] };
+      return {
+        cells: XLSX.utils.sheet_to_json(ws, { header: 1, blankrows: true }),
+        merges: ws['!merges'],
+        cols: ws['!cols'],
+      };
     };
     expect(content(committed)).toEqual(content(buildSummaryTemplate()));
   });
@@ -120,7 +170,8 @@ describe('exportSummaryXls', () => {
     expect(r0[col('Реализация, руб.')]).toBe(24499.5);
     expect(r0[col('Займы, руб.')]).toBe(1000);
     for (const [h, f] of MONEY_HEADERS) {
-      for (let i = 0; i < input.length; i++) expect(kop(rowOf(i)[col(h)]), `${h} of report ${i}`).toBe(input[i].totals[f]);
+      for (let i = 0; i < input.length; i++)
+        expect(kop(rowOf(i)[col(h)]), `${h} of report ${i}`).toBe(input[i].totals[f]);
     }
     expect(rowOf(0)[col('Маржа, %')]).toBe(input[0].totals.margin);
     const r2 = rowOf(2);
@@ -182,6 +233,8 @@ describe('exportSummaryXls', () => {
   });
 
   it('refuses a template without a report-number header', () => {
-    expect(() => exportSummaryXls(input, buildSummaryTemplate(['Продавец', 'Реализация, руб.']))).toThrow(/Номер отчёта/);
+    expect(() => exportSummaryXls(input, buildSummaryTemplate(['Продавец', 'Реализация, руб.']))).toThrow(
+      /Номер отчёта/,
+    );
   });
 });

@@ -17,7 +17,8 @@ import type { SummaryRow } from './types';
 
 export const SUMMARY_TOTALS_LABEL = 'Итого';
 
-type MetaKey = 'index' | 'report_number' | 'title' | 'seller_name' | 'seller_number' | 'period_from' | 'period_to' | 'rows';
+type MetaKey =
+  'index' | 'report_number' | 'title' | 'seller_name' | 'seller_number' | 'period_from' | 'period_to' | 'rows';
 export type SummaryColumn = { kind: 'meta'; key: MetaKey } | { kind: 'field'; field: FieldName };
 
 /** Header text as an accountant may write it: case, "ё", spaces, trailing dots and "₽"/"руб." do not matter. */
@@ -85,7 +86,8 @@ function excelDate(iso: string | null): number | null {
 type Cell = { t: 's'; v: string } | { t: 'n'; v: number; z?: string } | null;
 
 const text = (v: string | null | undefined): Cell => (v ? { t: 's', v: safeText(v) } : null);
-const num = (v: number | null | undefined, z?: string): Cell => (v === null || v === undefined ? null : { t: 'n', v, ...(z ? { z } : {}) });
+const num = (v: number | null | undefined, z?: string): Cell =>
+  v === null || v === undefined ? null : { t: 'n', v, ...(z ? { z } : {}) };
 
 function fieldCell(def: FieldDef, value: number | null | undefined): Cell {
   if (value === null || value === undefined) return null;
@@ -111,7 +113,10 @@ export function summaryTotals(reports: readonly SummaryRow[]): ItemValues {
   t.cost_price = n('net_qty') !== 0 ? roundKop(n('cost_total') / n('net_qty')) : null;
   t.margin = n('realization') > 0 ? round2((n('profit') / n('realization')) * 100) : null;
   t.roi = n('cost_total') > 0 ? round2((n('profit') / n('cost_total')) * 100) : null;
-  const weighted = reports.reduce((s, r) => s + (r.totals.category_commission_percent ?? 0) * (r.totals.realization ?? 0), 0);
+  const weighted = reports.reduce(
+    (s, r) => s + (r.totals.category_commission_percent ?? 0) * (r.totals.realization ?? 0),
+    0,
+  );
   t.category_commission_percent = n('realization') !== 0 ? round2(weighted / n('realization')) : null;
   return t;
 }
@@ -121,7 +126,13 @@ function cellText(ws: XLSX.WorkSheet, r: number, c: number): string {
   return cell && cell.v !== undefined && cell.v !== null ? String(cell.v) : '';
 }
 
-const LABEL_KEYS: ReadonlySet<MetaKey> = new Set<MetaKey>(['index', 'report_number', 'title', 'seller_name', 'seller_number']);
+const LABEL_KEYS: ReadonlySet<MetaKey> = new Set<MetaKey>([
+  'index',
+  'report_number',
+  'title',
+  'seller_name',
+  'seller_number',
+]);
 
 /** The header row: the first row (of the first 50) where a cell reads "Номер отчёта" or "№ отчёта". */
 function findHeader(ws: XLSX.WorkSheet): { row: number; columns: Map<number, SummaryColumn>; labelCol: number } {
@@ -138,7 +149,10 @@ function findHeader(ws: XLSX.WorkSheet): { row: number; columns: Map<number, Sum
     }
     if ([...columns.values()].some((col) => col.kind === 'meta' && col.key === 'report_number')) {
       // "Итого" goes in the leftmost column that has no total of its own (№, number, title, seller).
-      const labelCol = [...columns].filter(([, col]) => col.kind === 'meta' && LABEL_KEYS.has(col.key)).map(([c]) => c).sort((a, b) => a - b)[0];
+      const labelCol = [...columns]
+        .filter(([, col]) => col.kind === 'meta' && LABEL_KEYS.has(col.key))
+        .map(([c]) => c)
+        .sort((a, b) => a - b)[0];
       return { row: r, columns, labelCol: labelCol ?? firstCol };
     }
   }
@@ -168,7 +182,10 @@ function metaCell(key: MetaKey, row: SummaryRow, index: number): Cell {
 
 function totalsMetaCell(key: MetaKey, reports: readonly SummaryRow[]): Cell {
   const dates = (pick: (r: SummaryRow) => string | null) =>
-    reports.map(pick).filter((d): d is string => !!d && excelDate(d) !== null).sort();
+    reports
+      .map(pick)
+      .filter((d): d is string => !!d && excelDate(d) !== null)
+      .sort();
   switch (key) {
     case 'period_from':
       return num(excelDate(dates((r) => r.period_from)[0] ?? null), DATE_FMT);
@@ -225,14 +242,26 @@ export function exportSummaryXls(reports: readonly SummaryRow[], template: Buffe
   reports.forEach((report, i) => {
     const r = headerRow + 1 + i;
     for (const [c, col] of columns) {
-      put(ws, r, c, col.kind === 'meta' ? metaCell(col.key, report, i + 1) : fieldCell(fieldDef(col.field), report.totals[col.field]));
+      put(
+        ws,
+        r,
+        c,
+        col.kind === 'meta'
+          ? metaCell(col.key, report, i + 1)
+          : fieldCell(fieldDef(col.field), report.totals[col.field]),
+      );
     }
   });
 
   const totalsRow = headerRow + 1 + reports.length;
   const totals = summaryTotals(reports);
   for (const [c, col] of columns) {
-    put(ws, totalsRow, c, col.kind === 'meta' ? totalsMetaCell(col.key, reports) : fieldCell(fieldDef(col.field), totals[col.field]));
+    put(
+      ws,
+      totalsRow,
+      c,
+      col.kind === 'meta' ? totalsMetaCell(col.key, reports) : fieldCell(fieldDef(col.field), totals[col.field]),
+    );
   }
   put(ws, totalsRow, labelCol, { t: 's', v: SUMMARY_TOTALS_LABEL });
 

@@ -59,11 +59,31 @@ describe('export column order', () => {
   it("follows the way from the seller's price to profit", () => {
     const pos = (f: FieldName) => EXPORT_FIELD_ORDER.indexOf(f);
     const way: FieldName[] = [
-      'seller_price', 'wb_discount', 'realization', 'commission', 'acquiring', 'attorney_services', 'for_pay',
-      'compensations', 'additional_payments', 'loyalty', 'logistics', 'reverse_logistics', 'rebill_logistics',
-      'storage', 'acceptance', 'penalties', 'deductions', 'ads', 'vat', 'usn', 'cost_total', 'profit',
+      'seller_price',
+      'wb_discount',
+      'realization',
+      'commission',
+      'acquiring',
+      'attorney_services',
+      'for_pay',
+      'compensations',
+      'additional_payments',
+      'loyalty',
+      'logistics',
+      'reverse_logistics',
+      'rebill_logistics',
+      'storage',
+      'acceptance',
+      'penalties',
+      'deductions',
+      'ads',
+      'vat',
+      'usn',
+      'cost_total',
+      'profit',
     ];
-    for (let i = 1; i < way.length; i++) expect(pos(way[i]), `${way[i - 1]} before ${way[i]}`).toBeGreaterThan(pos(way[i - 1]));
+    for (let i = 1; i < way.length; i++)
+      expect(pos(way[i]), `${way[i - 1]} before ${way[i]}`).toBeGreaterThan(pos(way[i - 1]));
   });
 });
 
@@ -168,7 +188,12 @@ describe('exportReportXlsx', () => {
 
   it('writes text from the file as text: a formula-looking article stays a string', async () => {
     const row = ws.getRow(4);
-    for (const [c, text] of [[1, FORMULA_ARTICLE], [2, '+Категория'], [3, '-33'], [4, '@brand']] as const) {
+    for (const [c, text] of [
+      [1, FORMULA_ARTICLE],
+      [2, '+Категория'],
+      [3, '-33'],
+      [4, '@brand'],
+    ] as const) {
       const cell = row.getCell(c);
       expect(cell.type).toBe(ExcelJS.ValueType.String);
       expect(cell.value).toBe(text);
@@ -255,7 +280,9 @@ describe('exportReportXlsx', () => {
 
   it('exports a report without items: header, an empty totals row, zero payout', async () => {
     const nullTotals = Object.fromEntries(ALL_FIELD_NAMES.map((f) => [f, null])) as ItemValues;
-    const empty = await load(await exportReportXlsx(sampleReport({ items: [], commission_by_category: [], totals: nullTotals })));
+    const empty = await load(
+      await exportReportXlsx(sampleReport({ items: [], commission_by_category: [], totals: nullTotals })),
+    );
     const items = empty.getWorksheet(SHEET_ITEMS)!;
     expect(items.rowCount).toBe(2);
     expect(items.getRow(2).getCell(1).value).toBe('Итого');

@@ -98,7 +98,10 @@ function fitWidth(texts: Iterable<string>, min: number, max: number): number {
  * the sums (METRICS.md, Units and rounding). Returns also the fields where the report's own totals disagree
  * with the sums, so the export says so instead of hiding it.
  */
-export function exportTotals(report: Pick<ExportReport, 'items' | 'totals'>): { totals: ItemValues; mismatches: FieldName[] } {
+export function exportTotals(report: Pick<ExportReport, 'items' | 'totals'>): {
+  totals: ItemValues;
+  mismatches: FieldName[];
+} {
   const effective = report.items.map((i) => i.effective);
   const totals = {} as ItemValues;
   const mismatches: FieldName[] = [];
@@ -210,7 +213,12 @@ function addCommissionSheet(wb: ExcelJS.Workbook, report: ExportReport): void {
   ws.commit();
 }
 
-function addSummarySheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemValues, mismatches: FieldName[]): void {
+function addSummarySheet(
+  wb: ExcelJS.Workbook,
+  report: ExportReport,
+  totals: ItemValues,
+  mismatches: FieldName[],
+): void {
   const ws = wb.addWorksheet(SHEET_SUMMARY);
   ws.columns = [{ width: 28 }, { width: 40 }, { width: 18 }];
   const title = ws.addRow([]);
@@ -228,9 +236,7 @@ function addSummarySheet(wb: ExcelJS.Workbook, report: ExportReport, totals: Ite
     ['Налоговый профиль', describeTaxProfile(report.tax_profile)],
     [
       'Объединённый отчёт',
-      report.is_combined
-        ? `да, из отчётов: ${(report.source_report_ids ?? []).join(', ') || '—'}`
-        : 'нет',
+      report.is_combined ? `да, из отчётов: ${(report.source_report_ids ?? []).join(', ') || '—'}` : 'нет',
     ],
     ['Создан', formatTimestamp(report.created_at)],
     ['Артикулов', report.items.length],

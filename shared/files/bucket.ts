@@ -1,9 +1,4 @@
-import {
-  CreateBucketCommand,
-  HeadBucketCommand,
-  PutBucketCorsCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, type S3Client } from '@aws-sdk/client-s3';
 
 /**
  * The CORS rule that lets the web page PUT a file straight to a presigned URL and read it back.

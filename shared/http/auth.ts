@@ -22,13 +22,17 @@ export function bearerToken(headers: Record<string, string | undefined> | undefi
  * else (missing, malformed, expired, other scenario, deleted user). `admin` additionally needs role
  * admin, else 403.
  */
-export async function authenticate(headers: Record<string, string | undefined> | undefined, mode: Exclude<AuthMode, 'none'>): Promise<UserRecord> {
+export async function authenticate(
+  headers: Record<string, string | undefined> | undefined,
+  mode: Exclude<AuthMode, 'none'>,
+): Promise<UserRecord> {
   const token = bearerToken(headers);
   if (!token) throw unauthorized('Missing bearer token');
   const payload = verifyToken(token, 'access');
   const user = await getUserById(payload.user_id);
   if (!user || !user.confirmed) throw unauthorized('Missing, invalid or expired token');
-  if (user.password_changed_at && issuedAtMs(payload) < Date.parse(user.password_changed_at)) throw unauthorized('Missing, invalid or expired token');
+  if (user.password_changed_at && issuedAtMs(payload) < Date.parse(user.password_changed_at))
+    throw unauthorized('Missing, invalid or expired token');
   if (mode === 'admin' && user.role !== 'admin') throw forbidden('Administrators only');
   return user;
 }

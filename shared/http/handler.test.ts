@@ -17,11 +17,27 @@ vi.mock('../store/users.repo', () => ({ getUserById: async (id: string) => users
 const SECRET = 'unit-test-secret-unit-test-secret';
 
 function user(id: string, role: string): UserRecord {
-  return { id, email: `${id}@example.com`, role, confirmed: true, limits: 10, initial_limits: 10, tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }, created_at: '2024-01-01T00:00:00Z' };
+  return {
+    id,
+    email: `${id}@example.com`,
+    role,
+    confirmed: true,
+    limits: 10,
+    initial_limits: 10,
+    tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+    created_at: '2024-01-01T00:00:00Z',
+  };
 }
 
 beforeAll(() => {
-  Object.assign(process.env, { JWT_SECRET: SECRET, TABLE_NAME: 't', BUCKET_NAME: 'bucket', MAIL_FROM: 'noreply@example.com', APP_URL: 'http://localhost:5173', MAX_UPLOAD_BYTES: '1000' });
+  Object.assign(process.env, {
+    JWT_SECRET: SECRET,
+    TABLE_NAME: 't',
+    BUCKET_NAME: 'bucket',
+    MAIL_FROM: 'noreply@example.com',
+    APP_URL: 'http://localhost:5173',
+    MAX_UPLOAD_BYTES: '1000',
+  });
   resetConfig();
 });
 
@@ -41,7 +57,9 @@ const echoRoute = {
   query: z.object({ page: z.coerce.number().int().min(1).default(1) }),
   path: z.object({ id: z.string().regex(/^[A-Z0-9]+$/) }),
 } satisfies HttpOptions;
-const echo = http(echoRoute, async (req: HttpRequest<typeof echoRoute>) => json(200, { body: req.body, query: req.query, path: req.path, user: req.user }));
+const echo = http(echoRoute, async (req: HttpRequest<typeof echoRoute>) =>
+  json(200, { body: req.body, query: req.query, path: req.path, user: req.user }),
+);
 
 describe('input parsing and validation', () => {
   it('hands the route parsed, validated body, query and path', async () => {
@@ -51,13 +69,21 @@ describe('input parsing and validation', () => {
   });
 
   it('reads a base64-encoded JSON body', async () => {
-    const r = await echo(apiEvent({ body: Buffer.from(JSON.stringify({ rows: 5, note: 'Привет' })), headers: { 'content-type': 'application/json' }, pathParameters: { id: 'A' } }));
+    const r = await echo(
+      apiEvent({
+        body: Buffer.from(JSON.stringify({ rows: 5, note: 'Привет' })),
+        headers: { 'content-type': 'application/json' },
+        pathParameters: { id: 'A' },
+      }),
+    );
     expect(r.statusCode).toBe(200);
     expect(bodyOf<{ body: unknown }>(r).body).toEqual({ rows: 5, note: 'Привет' });
   });
 
   it('answers malformed JSON with 400 invalid_json', async () => {
-    const r = await echo(apiEvent({ body: '{"rows": 3', headers: { 'content-type': 'application/json' }, pathParameters: { id: 'A' } }));
+    const r = await echo(
+      apiEvent({ body: '{"rows": 3', headers: { 'content-type': 'application/json' }, pathParameters: { id: 'A' } }),
+    );
     expect(r.statusCode).toBe(400);
     expect(bodyOf<ErrorBody>(r).error.code).toBe('invalid_json');
   });
@@ -99,15 +125,23 @@ describe('error mapping', () => {
   it('maps ReportError codes (415, 413, 422) keeping details', async () => {
     const r415 = await throwing(new ReportError('unsupported_format', 'not a report', { ext: 'pdf' }))(apiEvent());
     expect(r415.statusCode).toBe(415);
-    expect(bodyOf<ErrorBody>(r415).error).toEqual({ code: 'unsupported_format', message: 'not a report', details: { ext: 'pdf' } });
+    expect(bodyOf<ErrorBody>(r415).error).toEqual({
+      code: 'unsupported_format',
+      message: 'not a report',
+      details: { ext: 'pdf' },
+    });
     expect((await throwing(new ReportError('file_too_large', 'big'))(apiEvent())).statusCode).toBe(413);
-    const r422 = await throwing(new ReportError('missing_headers', 'no columns', { missing: ['Артикул поставщика'] }))(apiEvent());
+    const r422 = await throwing(new ReportError('missing_headers', 'no columns', { missing: ['Артикул поставщика'] }))(
+      apiEvent(),
+    );
     expect(r422.statusCode).toBe(422);
     expect(bodyOf<ErrorBody>(r422).error.details).toEqual({ missing: ['Артикул поставщика'] });
   });
 
   it('turns an unexpected failure into a 500 that says only "internal error"', async () => {
-    const err = new Error('ValidationException: One or more parameter values were invalid: table report-profitability-prod');
+    const err = new Error(
+      'ValidationException: One or more parameter values were invalid: table report-profitability-prod',
+    );
     const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const event = apiEvent();
     const r = await throwing(err)(event);
@@ -152,7 +186,12 @@ describe('auth', () => {
   });
 
   it('401 without an Authorization header, with a malformed one, or a non-Bearer scheme', async () => {
-    const variants: Record<string, string>[] = [{}, { authorization: 'Bearer' }, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, { authorization: 'Bearer not-a-jwt' }];
+    const variants: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer' },
+      { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+      { authorization: 'Bearer not-a-jwt' },
+    ];
     for (const headers of variants) {
       const r = await me(apiEvent({ headers }));
       expect(r.statusCode).toBe(401);
@@ -161,7 +200,11 @@ describe('auth', () => {
   });
 
   it('401 for an expired token', async () => {
-    const expired = jwt.sign({ user_id: 'seller1', scenario: 'access', exp: Math.floor(Date.now() / 1000) - 1 }, SECRET, { algorithm: 'HS256', jwtid: 'j' });
+    const expired = jwt.sign(
+      { user_id: 'seller1', scenario: 'access', exp: Math.floor(Date.now() / 1000) - 1 },
+      SECRET,
+      { algorithm: 'HS256', jwtid: 'j' },
+    );
     expect((await me(apiEvent({ token: expired }))).statusCode).toBe(401);
   });
 
@@ -176,7 +219,11 @@ describe('auth', () => {
     const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ user_id: 'admin1', scenario: 'access', jti: 'j', iat: now, exp: now + 60 })}.`;
     expect((await adminOnly(apiEvent({ token: none }))).statusCode).toBe(401);
     // HS256 signed with a different "key" (e.g. a public key) must fail as well.
-    const confused = jwt.sign({ user_id: 'admin1', scenario: 'access' }, '-----BEGIN PUBLIC KEY-----fake', { algorithm: 'HS256', jwtid: 'j', expiresIn: 60 });
+    const confused = jwt.sign({ user_id: 'admin1', scenario: 'access' }, '-----BEGIN PUBLIC KEY-----fake', {
+      algorithm: 'HS256',
+      jwtid: 'j',
+      expiresIn: 60,
+    });
     expect((await adminOnly(apiEvent({ token: confused }))).statusCode).toBe(401);
   });
 
@@ -200,9 +247,18 @@ describe('auth', () => {
 });
 
 describe('multipart', () => {
-  const uploadRoute = { auth: 'none', multipart: true, body: z.object({ title: z.string().optional() }) } satisfies HttpOptions;
+  const uploadRoute = {
+    auth: 'none',
+    multipart: true,
+    body: z.object({ title: z.string().optional() }),
+  } satisfies HttpOptions;
   const upload = http(uploadRoute, async (req: HttpRequest<typeof uploadRoute>) =>
-    json(200, { filename: req.file?.filename ?? null, size: req.file?.size ?? null, head: req.file?.buffer.subarray(0, 4).toString('hex') ?? null, title: req.body.title ?? null }),
+    json(200, {
+      filename: req.file?.filename ?? null,
+      size: req.file?.size ?? null,
+      head: req.file?.buffer.subarray(0, 4).toString('hex') ?? null,
+      title: req.body.title ?? null,
+    }),
   );
 
   it('parses the file field with a Cyrillic name and the text fields', async () => {
@@ -227,20 +283,30 @@ describe('multipart', () => {
   });
 
   it('honours a per-route cap', async () => {
-    const small = http({ auth: 'none', multipart: { maxFileBytes: 10 } }, async (req) => json(200, { size: req.file?.size }));
+    const small = http({ auth: 'none', multipart: { maxFileBytes: 10 } }, async (req) =>
+      json(200, { size: req.file?.size }),
+    );
     const { body, contentType } = multipartBody({ filename: 'a.xls', content: Buffer.alloc(11) });
-    expect((await small(apiEvent({ method: 'POST', body, headers: { 'content-type': contentType } }))).statusCode).toBe(413);
+    expect((await small(apiEvent({ method: 'POST', body, headers: { 'content-type': contentType } }))).statusCode).toBe(
+      413,
+    );
   });
 
   it('answers a form without a file with file = null', async () => {
     const boundary = 'b0';
-    const body = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nx\r\n--${boundary}--\r\n`);
-    const r = await upload(apiEvent({ method: 'POST', body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }));
+    const body = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nx\r\n--${boundary}--\r\n`,
+    );
+    const r = await upload(
+      apiEvent({ method: 'POST', body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } }),
+    );
     expect(bodyOf(r)).toMatchObject({ filename: null, title: 'x' });
   });
 
   it('answers 400 for a multipart body without a boundary', async () => {
-    const r = await upload(apiEvent({ method: 'POST', body: Buffer.from('garbage'), headers: { 'content-type': 'multipart/form-data' } }));
+    const r = await upload(
+      apiEvent({ method: 'POST', body: Buffer.from('garbage'), headers: { 'content-type': 'multipart/form-data' } }),
+    );
     expect(r.statusCode).toBe(400);
     expect(bodyOf<ErrorBody>(r).error.code).toBe('invalid_multipart');
   });

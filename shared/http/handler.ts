@@ -95,7 +95,17 @@ const requestContext = (): Mw => ({
   before: (request) => {
     const event = request.event;
     const requestId = event.requestContext?.requestId || request.context?.awsRequestId || randomUUID();
-    states.set(event, { requestId, start: Date.now(), user: null, body: undefined, query: {}, path: {}, headers: lowerHeaders(event.headers), file: null, rawBody: null });
+    states.set(event, {
+      requestId,
+      start: Date.now(),
+      user: null,
+      body: undefined,
+      query: {},
+      path: {},
+      headers: lowerHeaders(event.headers),
+      file: null,
+      rawBody: null,
+    });
   },
   after: (request) => accessLog(request.event, request.response),
   onError: (request) => accessLog(request.event, request.response),
@@ -166,7 +176,10 @@ const input = (o: HttpOptions): Mw => ({
     const raw = rawBodyOf(event);
     const contentType = s.headers['content-type'] ?? '';
     if (o.multipart && /^multipart\/form-data/i.test(contentType)) {
-      const cap = typeof o.multipart === 'object' && o.multipart.maxFileBytes ? o.multipart.maxFileBytes : getConfig().MAX_UPLOAD_BYTES;
+      const cap =
+        typeof o.multipart === 'object' && o.multipart.maxFileBytes
+          ? o.multipart.maxFileBytes
+          : getConfig().MAX_UPLOAD_BYTES;
       const form = await parseMultipart(raw ?? Buffer.alloc(0), contentType, cap);
       s.file = form.file;
       s.body = check(o.body, form.fields, 'form fields');
@@ -209,17 +222,27 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
       rawBody: s.rawBody,
     } as HttpRequest<O>;
     const result = await fn(req);
-    if (!result || typeof result !== 'object' || typeof result.statusCode !== 'number') throw new Error('http: route returned no response');
+    if (!result || typeof result !== 'object' || typeof result.statusCode !== 'number')
+      throw new Error('http: route returned no response');
     return result;
   };
-  const wrapped = middy<APIGatewayProxyEventV2, HttpResult>(core).use([requestContext(), cors(), errorMapper(), auth(mode), input(options)]);
+  const wrapped = middy<APIGatewayProxyEventV2, HttpResult>(core).use([
+    requestContext(),
+    cors(),
+    errorMapper(),
+    auth(mode),
+    input(options),
+  ]);
   return async (event, context) => {
     try {
       return await wrapped(event, (context ?? {}) as Context);
     } catch (e) {
       // Only reachable if a middleware's own onError failed; still answer in the API's shape.
       log('error', 'error mapper failed', describeError(e));
-      return { ...json(500, { error: { code: 'internal_error', message: 'internal error', details: {} } }), headers: { ...CORS, 'Content-Type': 'application/json; charset=utf-8' } };
+      return {
+        ...json(500, { error: { code: 'internal_error', message: 'internal error', details: {} } }),
+        headers: { ...CORS, 'Content-Type': 'application/json; charset=utf-8' },
+      };
     }
   };
 }

@@ -15,7 +15,9 @@ describe('responses', () => {
     expect(r.isBase64Encoded).toBe(true);
     expect(Buffer.from(r.body as string, 'base64')).toEqual(data);
     expect(r.headers?.['Content-Length']).toBe('4');
-    expect(r.headers?.['Content-Disposition']).toBe(`attachment; filename="______.xls"; filename*=UTF-8''${encodeURIComponent('Сводка')}.xls`);
+    expect(r.headers?.['Content-Disposition']).toBe(
+      `attachment; filename="______.xls"; filename*=UTF-8''${encodeURIComponent('Сводка')}.xls`,
+    );
   });
 
   it('content disposition escapes quotes, separators and newlines', () => {

@@ -26,7 +26,8 @@ export interface BinaryOptions {
 /** A file in the body: API Gateway (and serverless-offline) decode base64 when isBase64Encoded is set. */
 export function binary(data: Buffer | Uint8Array, o: BinaryOptions): HttpResult {
   const headers: Record<string, string> = { 'Content-Type': o.contentType, 'Content-Length': String(data.byteLength) };
-  if (o.filename !== undefined) headers['Content-Disposition'] = contentDisposition(o.filename, o.disposition ?? 'attachment');
+  if (o.filename !== undefined)
+    headers['Content-Disposition'] = contentDisposition(o.filename, o.disposition ?? 'attachment');
   return { statusCode: o.status ?? 200, headers, body: Buffer.from(data).toString('base64'), isBase64Encoded: true };
 }
 

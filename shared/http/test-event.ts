@@ -58,7 +58,10 @@ export function apiEvent(input: EventInput = {}): APIGatewayProxyEventV2 {
 }
 
 /** A multipart/form-data body with one `file` part (and optional text fields). */
-export function multipartBody(file: { filename: string; content: Buffer; contentType?: string }, fields: Record<string, string> = {}): { body: Buffer; contentType: string } {
+export function multipartBody(
+  file: { filename: string; content: Buffer; contentType?: string },
+  fields: Record<string, string> = {},
+): { body: Buffer; contentType: string } {
   const boundary = `----vitest${Math.random().toString(16).slice(2)}`;
   const parts: Buffer[] = [];
   for (const [k, v] of Object.entries(fields)) {

@@ -1,6 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../errors';
-import { JOB_TTL_MS, MAX_RUNNING, clearJobsForTests, getJob, startJob, waitFor, type ProgressReporter } from './registry';
+import {
+  JOB_TTL_MS,
+  MAX_RUNNING,
+  clearJobsForTests,
+  getJob,
+  startJob,
+  waitFor,
+  type ProgressReporter,
+} from './registry';
 
 /** A job body the test finishes by hand. */
 function controllable() {
@@ -62,10 +70,16 @@ describe('combine job registry', () => {
       throw new Error('DynamoDB said something internal');
     });
     await flush();
-    expect(getJob('u1', app.id)).toMatchObject({ status: 'failed', error: { code: 'report_not_found', message: 'Report not found' } });
+    expect(getJob('u1', app.id)).toMatchObject({
+      status: 'failed',
+      error: { code: 'report_not_found', message: 'Report not found' },
+    });
     expect(getJob('u1', app.id)?.report_id).toBeUndefined();
     // Internals never reach the status answer; they go to the log.
-    expect(getJob('u1', crash.id)).toMatchObject({ status: 'failed', error: { code: 'internal_error', message: 'internal error' } });
+    expect(getJob('u1', crash.id)).toMatchObject({
+      status: 'failed',
+      error: { code: 'internal_error', message: 'internal error' },
+    });
     expect(silence).toHaveBeenCalledTimes(1);
     expect(String(silence.mock.calls[0][0])).toContain('DynamoDB said something internal');
     silence.mockRestore();

@@ -59,7 +59,13 @@ const waiting: JobRecord[] = [];
 let running = 0;
 
 function snapshot(j: JobRecord): JobSnapshot {
-  const s: JobSnapshot = { id: j.id, owner: j.owner, status: j.status, progress: { ...j.progress }, created_at: j.created_at };
+  const s: JobSnapshot = {
+    id: j.id,
+    owner: j.owner,
+    status: j.status,
+    progress: { ...j.progress },
+    created_at: j.created_at,
+  };
   if (j.report_id !== undefined) s.report_id = j.report_id;
   if (j.error !== undefined) s.error = { ...j.error };
   if (j.finished_at !== undefined) s.finished_at = j.finished_at;

@@ -8,7 +8,10 @@ import type { MailMessage } from './send';
 const SERVICE = 'Рентабельность отчётов WB';
 
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }
 
 export function confirmLink(appUrl: string, token: string): string {
@@ -56,9 +59,23 @@ export function confirmationMail(to: string, link: string): MailMessage {
 /** After confirmation or a reset: the generated password and where to sign in. */
 export function passwordMail(to: string, password: string, appUrl: string, reason: 'confirmed' | 'reset'): MailMessage {
   const subject = reason === 'confirmed' ? 'Ваш пароль для входа' : 'Ваш новый пароль';
-  const lead = reason === 'confirmed' ? 'Адрес подтверждён. Ваш пароль для входа в сервис:' : 'Пароль сброшен. Ваш новый пароль для входа в сервис:';
+  const lead =
+    reason === 'confirmed'
+      ? 'Адрес подтверждён. Ваш пароль для входа в сервис:'
+      : 'Пароль сброшен. Ваш новый пароль для входа в сервис:';
   const login = `${appUrl.replace(/\/+$/, '')}/`;
-  const text = ['Здравствуйте!', '', lead, '', password, '', `Логин: ${to}`, `Войти: ${login}`, '', 'Храните пароль в надёжном месте и никому его не сообщайте.'].join('\n');
+  const text = [
+    'Здравствуйте!',
+    '',
+    lead,
+    '',
+    password,
+    '',
+    `Логин: ${to}`,
+    `Войти: ${login}`,
+    '',
+    'Храните пароль в надёжном месте и никому его не сообщайте.',
+  ].join('\n');
   const html = layout(subject, [
     'Здравствуйте!',
     escapeHtml(lead),

@@ -20,42 +20,178 @@ function aggregate(rows: Row[], present: readonly MetricKey[] = METRIC_KEYS) {
 }
 
 function sale(over: Row): Row {
-  return { sa_name: 'A', subject_name: 'Футболки', nm_id: '111', brand_name: 'B', doc_type_name: 'Продажа', supplier_oper_name: 'Продажа', ...over };
+  return {
+    sa_name: 'A',
+    subject_name: 'Футболки',
+    nm_id: '111',
+    brand_name: 'B',
+    doc_type_name: 'Продажа',
+    supplier_oper_name: 'Продажа',
+    ...over,
+  };
 }
 
 /** Every class and sign rule once, with amounts worked out by hand below. */
 const ROWS: Row[] = [
-  { sa_name: 'A', subject_name: 'Логистика-предмет', supplier_oper_name: 'Логистика', doc_type_name: 'Продажа', bonus_type_name: 'К клиенту при продаже', delivery_amount: '1', delivery_rub: '50', sale_dt: '2024-01-11' },
-  sale({ quantity: '1', retail_amount: '1000', retail_price_withdisc_rub: '1200', ppvz_for_pay: '850', ppvz_vw: '100', ppvz_vw_nds: '20', acquiring_fee: '15', ppvz_reward: '15', commission_percent: '25', sale_dt: '2024-01-10' }),
-  sale({ doc_type_name: 'Возврат', supplier_oper_name: 'Возврат', quantity: '1', retail_amount: '1000', retail_price_withdisc_rub: '1200', ppvz_for_pay: '850', ppvz_vw: '100', ppvz_vw_nds: '20', acquiring_fee: '15', ppvz_reward: '15', commission_percent: '25', sale_dt: '12.01.2024' }),
-  sale({ quantity: '2', retail_amount: '1800', retail_price_withdisc_rub: '1000', ppvz_for_pay: '1500', ppvz_vw: '200', ppvz_vw_nds: '40', acquiring_fee: '30', ppvz_reward: '30', commission_percent: '20', sale_dt: '2024-01-15T10:20:30' }),
-  sale({ doc_type_name: '', supplier_oper_name: 'Сторно продаж', quantity: '1', retail_amount: '900', retail_price_withdisc_rub: '1000', ppvz_for_pay: '750', ppvz_vw: '100', ppvz_vw_nds: '20', acquiring_fee: '15', ppvz_reward: '15', commission_percent: '20' }),
-  sale({ doc_type_name: '', supplier_oper_name: 'Коррекция продаж', quantity: '0', retail_amount: '10', retail_price_withdisc_rub: '0', ppvz_for_pay: '8', ppvz_vw: '1.5', ppvz_vw_nds: '0.3', acquiring_fee: '0.1', ppvz_reward: '0.1', commission_percent: '20' }),
-  { sa_name: 'A', supplier_oper_name: 'Логистика', bonus_type_name: 'От клиента при возврате', return_amount: '1', delivery_rub: '50' },
-  { sa_name: 'A', supplier_oper_name: 'Логистика', bonus_type_name: 'К клиенту при отмене', delivery_amount: '1', delivery_rub: '30' },
-  { sa_name: 'A', supplier_oper_name: 'Логистика сторно', bonus_type_name: 'К клиенту при продаже', delivery_amount: '1', delivery_rub: '50' },
-  { sa_name: 'A', supplier_oper_name: 'Коррекция логистики', bonus_type_name: 'Возврат брака (К продавцу)', delivery_rub: '20' },
+  {
+    sa_name: 'A',
+    subject_name: 'Логистика-предмет',
+    supplier_oper_name: 'Логистика',
+    doc_type_name: 'Продажа',
+    bonus_type_name: 'К клиенту при продаже',
+    delivery_amount: '1',
+    delivery_rub: '50',
+    sale_dt: '2024-01-11',
+  },
+  sale({
+    quantity: '1',
+    retail_amount: '1000',
+    retail_price_withdisc_rub: '1200',
+    ppvz_for_pay: '850',
+    ppvz_vw: '100',
+    ppvz_vw_nds: '20',
+    acquiring_fee: '15',
+    ppvz_reward: '15',
+    commission_percent: '25',
+    sale_dt: '2024-01-10',
+  }),
+  sale({
+    doc_type_name: 'Возврат',
+    supplier_oper_name: 'Возврат',
+    quantity: '1',
+    retail_amount: '1000',
+    retail_price_withdisc_rub: '1200',
+    ppvz_for_pay: '850',
+    ppvz_vw: '100',
+    ppvz_vw_nds: '20',
+    acquiring_fee: '15',
+    ppvz_reward: '15',
+    commission_percent: '25',
+    sale_dt: '12.01.2024',
+  }),
+  sale({
+    quantity: '2',
+    retail_amount: '1800',
+    retail_price_withdisc_rub: '1000',
+    ppvz_for_pay: '1500',
+    ppvz_vw: '200',
+    ppvz_vw_nds: '40',
+    acquiring_fee: '30',
+    ppvz_reward: '30',
+    commission_percent: '20',
+    sale_dt: '2024-01-15T10:20:30',
+  }),
+  sale({
+    doc_type_name: '',
+    supplier_oper_name: 'Сторно продаж',
+    quantity: '1',
+    retail_amount: '900',
+    retail_price_withdisc_rub: '1000',
+    ppvz_for_pay: '750',
+    ppvz_vw: '100',
+    ppvz_vw_nds: '20',
+    acquiring_fee: '15',
+    ppvz_reward: '15',
+    commission_percent: '20',
+  }),
+  sale({
+    doc_type_name: '',
+    supplier_oper_name: 'Коррекция продаж',
+    quantity: '0',
+    retail_amount: '10',
+    retail_price_withdisc_rub: '0',
+    ppvz_for_pay: '8',
+    ppvz_vw: '1.5',
+    ppvz_vw_nds: '0.3',
+    acquiring_fee: '0.1',
+    ppvz_reward: '0.1',
+    commission_percent: '20',
+  }),
+  {
+    sa_name: 'A',
+    supplier_oper_name: 'Логистика',
+    bonus_type_name: 'От клиента при возврате',
+    return_amount: '1',
+    delivery_rub: '50',
+  },
+  {
+    sa_name: 'A',
+    supplier_oper_name: 'Логистика',
+    bonus_type_name: 'К клиенту при отмене',
+    delivery_amount: '1',
+    delivery_rub: '30',
+  },
+  {
+    sa_name: 'A',
+    supplier_oper_name: 'Логистика сторно',
+    bonus_type_name: 'К клиенту при продаже',
+    delivery_amount: '1',
+    delivery_rub: '50',
+  },
+  {
+    sa_name: 'A',
+    supplier_oper_name: 'Коррекция логистики',
+    bonus_type_name: 'Возврат брака (К продавцу)',
+    delivery_rub: '20',
+  },
   { sa_name: 'A', supplier_oper_name: 'Компенсация брака', doc_type_name: 'Продажа', ppvz_for_pay: '300' },
   { sa_name: 'A', supplier_oper_name: 'Оплата потерянного товара', ppvz_for_pay: '200' },
-  { sa_name: 'A', supplier_oper_name: 'Добровольная компенсация при возврате', doc_type_name: 'Возврат', ppvz_for_pay: '100' },
-  { sa_name: 'A', supplier_oper_name: 'Компенсация скидки по программе лояльности', cashback_discount: '40', ppvz_for_pay: '40' },
+  {
+    sa_name: 'A',
+    supplier_oper_name: 'Добровольная компенсация при возврате',
+    doc_type_name: 'Возврат',
+    ppvz_for_pay: '100',
+  },
+  {
+    sa_name: 'A',
+    supplier_oper_name: 'Компенсация скидки по программе лояльности',
+    cashback_discount: '40',
+    ppvz_for_pay: '40',
+  },
   { sa_name: 'A', supplier_oper_name: 'Стоимость участия в программе лояльности', cashback_commission_change: '10' },
-  { sa_name: 'A', supplier_oper_name: 'Сумма удержанная за начисленные баллы программы лояльности', cashback_amount: '5' },
+  {
+    sa_name: 'A',
+    supplier_oper_name: 'Сумма удержанная за начисленные баллы программы лояльности',
+    cashback_amount: '5',
+  },
   { sa_name: 'A', supplier_oper_name: 'Возмещение за выдачу и возврат товаров на ПВЗ', ppvz_reward: '7' },
   { sa_name: 'A', supplier_oper_name: 'Корректировка эквайринга', acquiring_fee: '3' },
-  { sa_name: 'A', supplier_oper_name: 'Возмещение издержек по перевозке/по складским операциям с товаром', rebill_logistic_cost: '12' },
+  {
+    sa_name: 'A',
+    supplier_oper_name: 'Возмещение издержек по перевозке/по складским операциям с товаром',
+    rebill_logistic_cost: '12',
+  },
   { sa_name: 'A', supplier_oper_name: 'Штрафы', bonus_type_name: 'Платная приемка МП на СЦ', penalty: '100' },
   { sa_name: 'A', supplier_oper_name: 'Доплаты', additional_payment: '25' },
   { sa_name: '', supplier_oper_name: 'Хранение', storage_fee: '500', sale_dt: '2024-01-31' },
   { sa_name: '', supplier_oper_name: 'Хранение', storage_fee: '0' },
   { sa_name: '', supplier_oper_name: 'Платная приемка', acceptance: '60' },
-  { sa_name: '', supplier_oper_name: 'Удержания', bonus_type_name: 'Оказание услуг «ВБ.Продвижение»', deduction: '1000' },
+  {
+    sa_name: '',
+    supplier_oper_name: 'Удержания',
+    bonus_type_name: 'Оказание услуг «ВБ.Продвижение»',
+    deduction: '1000',
+  },
   { sa_name: '', supplier_oper_name: 'Удержания', bonus_type_name: 'Перевод на баланс заёмщика', deduction: '2000' },
   { sa_name: '', supplier_oper_name: 'Удержания', bonus_type_name: 'Погашение займа', deduction: '100' },
-  { sa_name: '', supplier_oper_name: 'Удержания', bonus_type_name: 'Предоставление услуг по подписке «Джем»', deduction: '300' },
+  {
+    sa_name: '',
+    supplier_oper_name: 'Удержания',
+    bonus_type_name: 'Предоставление услуг по подписке «Джем»',
+    deduction: '300',
+  },
   { sa_name: '', supplier_oper_name: 'Новая операция WB', ppvz_for_pay: '10' },
   { sa_name: '', supplier_oper_name: 'Новая  операция WB' },
-  { sa_name: '  ', supplier_oper_name: 'Продажа', doc_type_name: 'Продажа', quantity: '1', retail_amount: '100', retail_price_withdisc_rub: '100', ppvz_for_pay: '80', commission_percent: '25' },
+  {
+    sa_name: '  ',
+    supplier_oper_name: 'Продажа',
+    doc_type_name: 'Продажа',
+    quantity: '1',
+    retail_amount: '100',
+    retail_price_withdisc_rub: '100',
+    ppvz_for_pay: '80',
+    commission_percent: '25',
+  },
 ];
 
 describe('createAggregator: every class and sign rule', () => {
@@ -131,15 +267,27 @@ describe('createAggregator: every class and sign rule', () => {
 
   it('warnings: unknown operation (rows and money) and realization without article', () => {
     expect(result.warnings).toEqual([
-      expect.objectContaining({ code: 'unknown_operation', details: { operation: 'Новая операция WB', rows: 2, amount: 1000 } }),
-      expect.objectContaining({ code: 'realization_without_article', details: { rows: 1, realization: 10000, for_pay: 8000 } }),
+      expect.objectContaining({
+        code: 'unknown_operation',
+        details: { operation: 'Новая операция WB', rows: 2, amount: 1000 },
+      }),
+      expect.objectContaining({
+        code: 'realization_without_article',
+        details: { rows: 1, realization: 10000, for_pay: 8000 },
+      }),
     ]);
   });
 
   it('identity holds on realization money (pickup and acquiring correction rows excluded)', () => {
-    const realizationOnly = { ...a.aggregates, acquiring: a.aggregates.acquiring - 300, attorney_services: a.aggregates.attorney_services - 700 };
+    const realizationOnly = {
+      ...a.aggregates,
+      acquiring: a.aggregates.acquiring - 300,
+      attorney_services: a.aggregates.attorney_services - 700,
+    };
     expect(checkIdentity([{ article: 'A', aggregates: realizationOnly }])).toEqual([]);
-    expect(checkIdentity([{ article: 'A', aggregates: a.aggregates }])).toEqual([{ article: 'A', gap: -1000, allowed: 5 }]);
+    expect(checkIdentity([{ article: 'A', aggregates: a.aggregates }])).toEqual([
+      { article: 'A', gap: -1000, allowed: 5 },
+    ]);
   });
 });
 
@@ -151,7 +299,9 @@ describe('createAggregator: column variants', () => {
       sale({ sa_name: 'B', quantity: '1', retail_amount: '100', commission_percent: '0' }),
     ]);
     expect(r.articles.map((x) => x.aggregates.category_commission_percent)).toEqual([25, 15]);
-    expect(r.warnings).toEqual([expect.objectContaining({ code: 'percent_as_fraction', details: { column: 'commission_percent' } })]);
+    expect(r.warnings).toEqual([
+      expect.objectContaining({ code: 'percent_as_fraction', details: { column: 'commission_percent' } }),
+    ]);
   });
 
   it('a column with one value above 1 is in whole percents', () => {
@@ -168,7 +318,15 @@ describe('createAggregator: column variants', () => {
     const r = aggregate(
       [
         sale({ quantity: '1', retail_amount: '1000', ppvz_for_pay: '850', acquiring_fee: '15', ppvz_reward: '10' }),
-        sale({ doc_type_name: 'Возврат', supplier_oper_name: 'Возврат', quantity: '1', retail_amount: '400', ppvz_for_pay: '340', acquiring_fee: '6', ppvz_reward: '4' }),
+        sale({
+          doc_type_name: 'Возврат',
+          supplier_oper_name: 'Возврат',
+          quantity: '1',
+          retail_amount: '400',
+          ppvz_for_pay: '340',
+          acquiring_fee: '6',
+          ppvz_reward: '4',
+        }),
       ],
       present,
     );
@@ -226,8 +384,15 @@ describe('createAggregator: column variants', () => {
     feed(sale({ sa_name: 'Y', quantity: '2', retail_amount: '20' }));
     feed(sale({ sa_name: 'X', quantity: '1', retail_amount: '30' }));
     const r = agg.finish();
-    const pick = (x: { article: string; aggregates: AggregateValues }) => [x.article, x.aggregates.sales_qty, x.aggregates.realization];
-    expect(r.articles.map(pick)).toEqual([['X', 2, 4000], ['Y', 2, 2000]]);
+    const pick = (x: { article: string; aggregates: AggregateValues }) => [
+      x.article,
+      x.aggregates.sales_qty,
+      x.aggregates.realization,
+    ];
+    expect(r.articles.map(pick)).toEqual([
+      ['X', 2, 4000],
+      ['Y', 2, 2000],
+    ]);
   });
 
   it('non-numeric money text counts as 0 and is reported', () => {
@@ -237,11 +402,21 @@ describe('createAggregator: column variants', () => {
     ]);
     expect(r.articles[0].aggregates.realization).toBe(0);
     expect(r.articles[0].aggregates.for_pay).toBe(1000);
-    expect(r.warnings).toEqual([expect.objectContaining({ code: 'invalid_number', details: { column: 'retail_amount', rows: 2, example: 'н/д' } })]);
+    expect(r.warnings).toEqual([
+      expect.objectContaining({
+        code: 'invalid_number',
+        details: { column: 'retail_amount', rows: 2, example: 'н/д' },
+      }),
+    ]);
   });
 
   it('a known operation with money in no counted column is reported', () => {
     const r = aggregate([{ sa_name: '', supplier_oper_name: 'Хранение', ppvz_for_pay: '-12.5' }]);
-    expect(r.warnings).toEqual([expect.objectContaining({ code: 'uncounted_operation', details: { operation: 'Хранение', rows: 1, amount: -1250 } })]);
+    expect(r.warnings).toEqual([
+      expect.objectContaining({
+        code: 'uncounted_operation',
+        details: { operation: 'Хранение', rows: 1, amount: -1250 },
+      }),
+    ]);
   });
 });

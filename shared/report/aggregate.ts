@@ -6,7 +6,14 @@
  * accumulator object per article, caches the classification per distinct operation / document type /
  * bonus type text, and parses only the cells a row's class needs.
  */
-import { classifyNormalized, deductionKind, isReverseLegKind, normalizeText, type DeductionKind, type OperationClass } from './classify';
+import {
+  classifyNormalized,
+  deductionKind,
+  isReverseLegKind,
+  normalizeText,
+  type DeductionKind,
+  type OperationClass,
+} from './classify';
 import { round2, scanScaled, toIsoDate } from './money';
 import { KEY_INDEX, METRIC_KEYS, type MetricKey, type RowSink } from './row-sink';
 import type { AggregateValues, ParsedReport, ReportWarning } from './types';
@@ -335,12 +342,24 @@ export function createAggregator(): Aggregator {
           break;
         default: {
           if (
-            rebill === 0 && storage === 0 && acceptance === 0 && penalty === 0 && additional === 0 &&
-            deduction === 0 && cbDiscount === 0 && cbCommission === 0 && cbAmount === 0
+            rebill === 0 &&
+            storage === 0 &&
+            acceptance === 0 &&
+            penalty === 0 &&
+            additional === 0 &&
+            deduction === 0 &&
+            cbDiscount === 0 &&
+            cbCommission === 0 &&
+            cbAmount === 0
           ) {
             const amount =
-              money(cells, RETAIL_AMOUNT) + money(cells, FOR_PAY) + money(cells, DELIVERY) + money(cells, REWARD) +
-              money(cells, ACQ) + money(cells, VW) + money(cells, VW_NDS);
+              money(cells, RETAIL_AMOUNT) +
+              money(cells, FOR_PAY) +
+              money(cells, DELIVERY) +
+              money(cells, REWARD) +
+              money(cells, ACQ) +
+              money(cells, VW) +
+              money(cells, VW_NDS);
             // Rare rows: normalising here merges spellings of one operation into one warning.
             const key = normalizeText(opRaw);
             let st = uncounted.get(key);

@@ -4,7 +4,31 @@ import type { AggregateValues, ParsedReport, ReportSettings } from './types';
 
 const zero = (): AggregateValues =>
   Object.fromEntries(
-    ['sales_qty', 'returns_qty', 'seller_price', 'sales_seller_price', 'wb_discount', 'realization', 'commission', 'acquiring', 'attorney_services', 'for_pay', 'compensations', 'additional_payments', 'loyalty', 'logistics', 'reverse_logistics', 'rebill_logistics', 'storage', 'acceptance', 'penalties', 'deductions', 'ads', 'loans', 'category_commission_percent'].map((k) => [k, 0]),
+    [
+      'sales_qty',
+      'returns_qty',
+      'seller_price',
+      'sales_seller_price',
+      'wb_discount',
+      'realization',
+      'commission',
+      'acquiring',
+      'attorney_services',
+      'for_pay',
+      'compensations',
+      'additional_payments',
+      'loyalty',
+      'logistics',
+      'reverse_logistics',
+      'rebill_logistics',
+      'storage',
+      'acceptance',
+      'penalties',
+      'deductions',
+      'ads',
+      'loans',
+      'category_commission_percent',
+    ].map((k) => [k, 0]),
   ) as AggregateValues;
 
 const parsed: Pick<ParsedReport, 'articles'> = {
@@ -15,12 +39,25 @@ const parsed: Pick<ParsedReport, 'articles'> = {
       nm_id: '1',
       brand: 'B',
       // 5 sold, 1 returned; realization 5 000.00, for_pay 4 000.00
-      aggregates: { ...zero(), sales_qty: 5, returns_qty: 1, realization: 500_000, seller_price: 600_000, sales_seller_price: 700_000, wb_discount: 100_000, for_pay: 400_000, logistics: 20_000 },
+      aggregates: {
+        ...zero(),
+        sales_qty: 5,
+        returns_qty: 1,
+        realization: 500_000,
+        seller_price: 600_000,
+        sales_seller_price: 700_000,
+        wb_discount: 100_000,
+        for_pay: 400_000,
+        logistics: 20_000,
+      },
     },
     { article: '', category: '', nm_id: '', brand: '', aggregates: { ...zero(), storage: 30_000 } },
   ],
 };
-const settings: ReportSettings = { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }, costPrices: { A: 50_000, Z: 1 } };
+const settings: ReportSettings = {
+  tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+  costPrices: { A: 50_000, Z: 1 },
+};
 
 describe('buildItems', () => {
   it('computes with the snapshot cost price (0 when the catalog lacks the article)', () => {
@@ -29,13 +66,25 @@ describe('buildItems', () => {
     const [a, none] = items;
     expect(a).toMatchObject({ article: 'A', category: 'Футболки', nm_id: '1', brand: 'B', manual_values: {} });
     // cost 4 · 500.00; expenses = 1 000 + 200 + 2 000 = 3 200.00; usn 300.00; profit = 5 000 − 300 − 3 200
-    expect(a.computed).toMatchObject({ cost_price: 50_000, net_qty: 4, cost_total: 200_000, expenses: 320_000, usn: 30_000, profit: 150_000, margin: 30, roi: 75 });
+    expect(a.computed).toMatchObject({
+      cost_price: 50_000,
+      net_qty: 4,
+      cost_total: 200_000,
+      expenses: 320_000,
+      usn: 30_000,
+      profit: 150_000,
+      margin: 30,
+      roi: 75,
+    });
     expect(a.effective).toEqual(a.computed);
     expect(none.computed).toMatchObject({ cost_price: 0, profit: -30_000, payout: -30_000, margin: null, roi: null });
   });
 
   it('applies manual values by article and drops those whose article is gone', () => {
-    const { items, dropped } = buildItems(parsed, settings, { A: { logistics: 0, profit: 100_000 }, GONE: { realization: 5 } });
+    const { items, dropped } = buildItems(parsed, settings, {
+      A: { logistics: 0, profit: 100_000 },
+      GONE: { realization: 5 },
+    });
     const a = items[0];
     expect(a.manual_values).toEqual({ logistics: 0, profit: 100_000 });
     expect(a.computed.logistics).toBe(20_000);
@@ -62,7 +111,14 @@ describe('applyManualValue', () => {
     expect(next.manual_values).toEqual({ realization: 600_000 });
     expect(next.computed).toEqual(item.computed);
     // income 6 000; usn 360; expenses 2 000 + 200 + 2 000 = 4 200; profit 1 440
-    expect(next.effective).toMatchObject({ realization: 600_000, wb_discount: 0, usn: 36_000, expenses: 420_000, profit: 144_000, margin: 24 });
+    expect(next.effective).toMatchObject({
+      realization: 600_000,
+      wb_discount: 0,
+      usn: 36_000,
+      expenses: 420_000,
+      profit: 144_000,
+      margin: 24,
+    });
     expect(item.manual_values).toEqual({});
   });
 

@@ -57,9 +57,13 @@ export function buildItems(
   const present = new Set<string>();
   const items: ComputedItem[] = parsed.articles.map((art) => {
     present.add(art.article);
-    const costPrice = Object.prototype.hasOwnProperty.call(settings.costPrices, art.article) ? settings.costPrices[art.article] : 0;
+    const costPrice = Object.prototype.hasOwnProperty.call(settings.costPrices, art.article)
+      ? settings.costPrices[art.article]
+      : 0;
     const manual: ManualValues = {};
-    const given = Object.prototype.hasOwnProperty.call(manualByArticle, art.article) ? manualByArticle[art.article] : undefined;
+    const given = Object.prototype.hasOwnProperty.call(manualByArticle, art.article)
+      ? manualByArticle[art.article]
+      : undefined;
     for (const [field, value] of Object.entries(given ?? {})) {
       if (value === undefined || value === null) continue;
       if (!isCorrectable(field) || typeof value !== 'number' || !Number.isFinite(value)) {
@@ -93,7 +97,12 @@ export function buildItems(
  * the snapshot cost price is `computed.cost_price`. Throws FieldNotCorrectableError for a field that
  * does not accept a manual value.
  */
-export function applyManualValue(item: ComputedItem, field: string, value: number | null, tax: TaxProfile): ComputedItem {
+export function applyManualValue(
+  item: ComputedItem,
+  field: string,
+  value: number | null,
+  tax: TaxProfile,
+): ComputedItem {
   if (!isCorrectable(field)) throw new FieldNotCorrectableError(field);
   const manual: ManualValues = { ...item.manual_values };
   if (value === null) delete manual[field];
@@ -103,7 +112,11 @@ export function applyManualValue(item: ComputedItem, field: string, value: numbe
 }
 
 /** Re-derive every item's values under another tax profile (a rebuild with new settings keeps the aggregates). */
-export function rederiveItem(item: ComputedItem, tax: TaxProfile, costPrice: number = item.computed.cost_price ?? 0): ComputedItem {
+export function rederiveItem(
+  item: ComputedItem,
+  tax: TaxProfile,
+  costPrice: number = item.computed.cost_price ?? 0,
+): ComputedItem {
   const aggregates = aggregatesOf(item.computed);
   return {
     ...item,

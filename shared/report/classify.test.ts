@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { classifyOperation, deductionKind, docDirection, isReverseLegKind, normalizeText, rowDirection } from './classify';
+import {
+  classifyOperation,
+  deductionKind,
+  docDirection,
+  isReverseLegKind,
+  normalizeText,
+  rowDirection,
+} from './classify';
 
 describe('normalizeText', () => {
   it('trims, collapses spaces, lower-cases and folds ё', () => {

@@ -12,13 +12,7 @@ export function normalizeText(text: string | undefined): string {
 /** Same as normalizeText, named for operations. */
 export const normalizeOperation = normalizeText;
 
-export type RowClass =
-  | 'realization'
-  | 'compensation'
-  | 'logistics'
-  | 'pickup'
-  | 'acquiring_correction'
-  | 'other';
+export type RowClass = 'realization' | 'compensation' | 'logistics' | 'pickup' | 'acquiring_correction' | 'other';
 
 export interface OperationClass {
   cls: RowClass;

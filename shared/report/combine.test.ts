@@ -5,13 +5,48 @@ import { AGGREGATE_FIELDS } from './fields';
 import type { AggregateValues, ReportSettings } from './types';
 
 const zero = (): AggregateValues => Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as AggregateValues;
-const settings: ReportSettings = { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }, costPrices: { A: 50_000, B: 10_000, C: 0 } };
+const settings: ReportSettings = {
+  tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+  costPrices: { A: 50_000, B: 10_000, C: 0 },
+};
 
 const week1 = buildItems(
   {
     articles: [
-      { article: 'A', category: 'Футболки', nm_id: '1', brand: 'X', aggregates: { ...zero(), sales_qty: 5, returns_qty: 1, realization: 500_000, seller_price: 600_000, sales_seller_price: 700_000, wb_discount: 100_000, for_pay: 400_000, logistics: 20_000, category_commission_percent: 25 } },
-      { article: 'B', category: 'Носки', nm_id: '2', brand: '', aggregates: { ...zero(), sales_qty: 3, realization: 300_000, seller_price: 330_000, sales_seller_price: 330_000, wb_discount: 30_000, for_pay: 250_000, category_commission_percent: 15 } },
+      {
+        article: 'A',
+        category: 'Футболки',
+        nm_id: '1',
+        brand: 'X',
+        aggregates: {
+          ...zero(),
+          sales_qty: 5,
+          returns_qty: 1,
+          realization: 500_000,
+          seller_price: 600_000,
+          sales_seller_price: 700_000,
+          wb_discount: 100_000,
+          for_pay: 400_000,
+          logistics: 20_000,
+          category_commission_percent: 25,
+        },
+      },
+      {
+        article: 'B',
+        category: 'Носки',
+        nm_id: '2',
+        brand: '',
+        aggregates: {
+          ...zero(),
+          sales_qty: 3,
+          realization: 300_000,
+          seller_price: 330_000,
+          sales_seller_price: 330_000,
+          wb_discount: 30_000,
+          for_pay: 250_000,
+          category_commission_percent: 15,
+        },
+      },
     ],
   },
   settings,
@@ -19,7 +54,22 @@ const week1 = buildItems(
 const week2Built = buildItems(
   {
     articles: [
-      { article: 'A', category: '', nm_id: '1', brand: '', aggregates: { ...zero(), sales_qty: 2, realization: 200_000, seller_price: 260_000, sales_seller_price: 260_000, wb_discount: 60_000, for_pay: 160_000, category_commission_percent: 20 } },
+      {
+        article: 'A',
+        category: '',
+        nm_id: '1',
+        brand: '',
+        aggregates: {
+          ...zero(),
+          sales_qty: 2,
+          realization: 200_000,
+          seller_price: 260_000,
+          sales_seller_price: 260_000,
+          wb_discount: 60_000,
+          for_pay: 160_000,
+          category_commission_percent: 20,
+        },
+      },
       { article: 'C', category: 'Шапки', nm_id: '3', brand: '', aggregates: { ...zero(), storage: 1_000 } },
     ],
   },
@@ -68,7 +118,14 @@ describe('combineItems', () => {
 
   it('an article of one source only keeps its values', () => {
     const c = combined.find((i) => i.article === 'C')!;
-    expect(c.effective).toMatchObject({ storage: 1_000, profit: -1_000, cost_price: null, margin: null, roi: null, avg_seller_price: null });
+    expect(c.effective).toMatchObject({
+      storage: 1_000,
+      profit: -1_000,
+      cost_price: null,
+      margin: null,
+      roi: null,
+      avg_seller_price: null,
+    });
     const b = combined.find((i) => i.article === 'B')!;
     expect(b.effective).toEqual({ ...week1[1].effective });
   });

@@ -56,13 +56,26 @@ export function deriveValues(
   const income = a.realization + a.compensations;
   v.income = income;
   const vatRate = tax.vat_rate;
-  const vat = pick('vat', () => (vatRate > 0 ? mulDivRound(income, rateHundredths(vatRate), 10000 + rateHundredths(vatRate)) : 0)) ?? 0;
+  const vat =
+    pick('vat', () =>
+      vatRate > 0 ? mulDivRound(income, rateHundredths(vatRate), 10000 + rateHundredths(vatRate)) : 0,
+    ) ?? 0;
   v.vat = vat;
   const costTotal = roundHalfAway(cost * netQty);
   v.cost_total = costTotal;
   const expenses =
-    a.realization - a.for_pay + a.logistics + a.reverse_logistics + a.rebill_logistics + a.storage + a.acceptance +
-    a.penalties + a.deductions + a.ads - a.loyalty + costTotal;
+    a.realization -
+    a.for_pay +
+    a.logistics +
+    a.reverse_logistics +
+    a.rebill_logistics +
+    a.storage +
+    a.acceptance +
+    a.penalties +
+    a.deductions +
+    a.ads -
+    a.loyalty +
+    costTotal;
   v.expenses = expenses;
   const usn = pick('usn', () => computeUsn(tax, income - vat, expenses)) ?? 0;
   v.usn = usn;
@@ -71,7 +84,18 @@ export function deriveValues(
   v.margin = pick('margin', () => (a.realization > 0 ? percentOf(profit, a.realization) : null));
   v.roi = costTotal > 0 ? percentOf(profit, costTotal) : null;
   v.payout =
-    a.for_pay + a.compensations + a.additional_payments + a.loyalty - a.logistics - a.reverse_logistics -
-    a.rebill_logistics - a.storage - a.acceptance - a.penalties - a.deductions - a.ads - a.loans;
+    a.for_pay +
+    a.compensations +
+    a.additional_payments +
+    a.loyalty -
+    a.logistics -
+    a.reverse_logistics -
+    a.rebill_logistics -
+    a.storage -
+    a.acceptance -
+    a.penalties -
+    a.deductions -
+    a.ads -
+    a.loans;
   return v;
 }

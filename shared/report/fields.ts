@@ -20,8 +20,13 @@ export interface FieldDef {
   readonly title: string;
 }
 
-const f = <N extends string>(name: N, unit: FieldUnit, correctable: boolean, combine: 'sum' | 'recompute', title: string) =>
-  ({ name, unit, correctable, combine, title }) as const satisfies FieldDef;
+const f = <N extends string>(
+  name: N,
+  unit: FieldUnit,
+  correctable: boolean,
+  combine: 'sum' | 'recompute',
+  title: string,
+) => ({ name, unit, correctable, combine, title }) as const satisfies FieldDef;
 
 /** Aggregates read from the report rows (METRICS.md, Aggregates per article). */
 export const AGGREGATE_FIELDS = [
@@ -72,7 +77,9 @@ export type AggregateField = (typeof AGGREGATE_FIELDS)[number]['name'];
 export type DerivedField = (typeof DERIVED_FIELDS)[number]['name'];
 export type FieldName = AggregateField | DerivedField;
 
-export const FIELD_BY_NAME: ReadonlyMap<string, FieldDef & { readonly name: FieldName }> = new Map(FIELDS.map((d) => [d.name, d]));
+export const FIELD_BY_NAME: ReadonlyMap<string, FieldDef & { readonly name: FieldName }> = new Map(
+  FIELDS.map((d) => [d.name, d]),
+);
 
 export const CORRECTABLE_FIELDS: readonly FieldName[] = FIELDS.filter((d) => d.correctable).map((d) => d.name);
 

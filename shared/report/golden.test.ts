@@ -62,7 +62,9 @@ beforeAll(() => {
 
   // Feed the aggregator as a reader would: the cell's text, undefined for an empty cell or an absent column.
   const agg = createAggregator();
-  const present = new Set<MetricKey>(METRIC_KEYS.filter((k) => HEADERS[k] !== undefined && header.includes(HEADERS[k]!)));
+  const present = new Set<MetricKey>(
+    METRIC_KEYS.filter((k) => HEADERS[k] !== undefined && header.includes(HEADERS[k]!)),
+  );
   agg.begin(present);
   for (const row of sheetRows) {
     const cells: Array<string | undefined> = new Array(METRIC_KEYS.length).fill(undefined);
@@ -137,7 +139,11 @@ describe('golden: wb-detail-2022-49col.xlsx', () => {
     expect(result.articles.map((a) => a.article).sort()).toEqual(articles.sort());
     for (const a of result.articles) {
       const exp = expectedFor(a.article);
-      expect({ category: a.category, nm_id: a.nm_id, brand: a.brand }, a.article).toEqual({ category: exp.category, nm_id: exp.nm_id, brand: exp.brand });
+      expect({ category: a.category, nm_id: a.nm_id, brand: a.brand }, a.article).toEqual({
+        category: exp.category,
+        nm_id: exp.nm_id,
+        brand: exp.brand,
+      });
       expect(a.aggregates, a.article).toEqual(exp.aggregates);
     }
   });
@@ -145,13 +151,39 @@ describe('golden: wb-detail-2022-49col.xlsx', () => {
   it('hand-checked literals', () => {
     const get = (article: string) => result.articles.find((a) => a.article === article)!.aggregates;
     // One sale 529.00 → 482.86, one delivery 55.00, six «Платная приемка МП на СЦ» penalties of 15.00, kVV 0.11.
-    expect(get('MFG4PRT001Черный')).toMatchObject({ sales_qty: 1, realization: 52_900, for_pay: 48_286, logistics: 5_500, reverse_logistics: 0, penalties: 9_000, acceptance: 0, category_commission_percent: 11 });
+    expect(get('MFG4PRT001Черный')).toMatchObject({
+      sales_qty: 1,
+      realization: 52_900,
+      for_pay: 48_286,
+      logistics: 5_500,
+      reverse_logistics: 0,
+      penalties: 9_000,
+      acceptance: 0,
+      category_commission_percent: 11,
+    });
     // Two deliveries of 110.00 and nothing else.
-    expect(get('MFG8PRT001Черный')).toMatchObject({ sales_qty: 0, realization: 0, for_pay: 0, logistics: 22_000, reverse_logistics: 0 });
+    expect(get('MFG8PRT001Черный')).toMatchObject({
+      sales_qty: 0,
+      realization: 0,
+      for_pay: 0,
+      logistics: 22_000,
+      reverse_logistics: 0,
+    });
     // One sale 518.00 → 468.92 at a seller's price of 546.25.
-    expect(get('MFG4PRT001Голубой')).toMatchObject({ sales_qty: 1, realization: 51_800, for_pay: 46_892, seller_price: 54_625, wb_discount: 2_825, logistics: 0 });
+    expect(get('MFG4PRT001Голубой')).toMatchObject({
+      sales_qty: 1,
+      realization: 51_800,
+      for_pay: 46_892,
+      seller_price: 54_625,
+      wb_discount: 2_825,
+      logistics: 0,
+    });
     // Forward legs 112.83 + 195.97; the 33.00 leg with Количество возврата = 1 is reverse.
-    expect(get('MFG1BUM001MFG1BUM001-w')).toMatchObject({ logistics: 30_880, reverse_logistics: 3_300, category_commission_percent: 15 });
+    expect(get('MFG1BUM001MFG1BUM001-w')).toMatchObject({
+      logistics: 30_880,
+      reverse_logistics: 3_300,
+      category_commission_percent: 15,
+    });
   });
 
   it('period and warnings', () => {
@@ -171,22 +203,40 @@ describe('golden: wb-detail-2022-49col.xlsx', () => {
     // and the per-row identity, as WB-REPORT.md states it, on the sheet itself
     const off = sheetRows
       .filter((r) => col(r, 'supplier_oper_name') === 'Продажа')
-      .map((r) => kop(col(r, 'retail_amount')) - kop(col(r, 'ppvz_for_pay')) - (kop(col(r, 'ppvz_vw')) + kop(col(r, 'ppvz_vw_nds')) + kop(col(r, 'acquiring_fee')) + kop(col(r, 'ppvz_reward'))));
+      .map(
+        (r) =>
+          kop(col(r, 'retail_amount')) -
+          kop(col(r, 'ppvz_for_pay')) -
+          (kop(col(r, 'ppvz_vw')) +
+            kop(col(r, 'ppvz_vw_nds')) +
+            kop(col(r, 'acquiring_fee')) +
+            kop(col(r, 'ppvz_reward'))),
+      );
     expect(off.every((d) => Math.abs(d) <= 1)).toBe(true);
   });
 
   it('readReport on the file gives the same articles, period and warnings', async () => {
     const parsed = await readReport({ path: FILE });
-    expect(parsed).toMatchObject({ format: 'xlsx', rows: 99, period_from: result.period_from, period_to: result.period_to });
+    expect(parsed).toMatchObject({
+      format: 'xlsx',
+      rows: 99,
+      period_from: result.period_from,
+      period_to: result.period_to,
+    });
     expect(parsed.articles).toEqual(result.articles);
     expect(parsed.warnings).toEqual(result.warnings);
     expect(checkIdentity(parsed.articles)).toEqual([]);
   });
 
   it('items and totals: the totals row equals the column sums', () => {
-    const { items } = buildItems(result, { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }, costPrices: { 'MFG1BUM001MFG1BUM001-w': 90_000 } });
+    const { items } = buildItems(result, {
+      tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+      costPrices: { 'MFG1BUM001MFG1BUM001-w': 90_000 },
+    });
     const totals = computeTotals(items.map((i) => i.effective));
-    const realization = sheetRows.filter((r) => col(r, 'supplier_oper_name') === 'Продажа').reduce((s, r) => s + kop(col(r, 'retail_amount')), 0);
+    const realization = sheetRows
+      .filter((r) => col(r, 'supplier_oper_name') === 'Продажа')
+      .reduce((s, r) => s + kop(col(r, 'retail_amount')), 0);
     expect(totals.realization).toBe(realization);
     expect(totals.profit).toBe(items.reduce((s, i) => s + (i.effective.profit ?? 0), 0));
     const main = items.find((i) => i.article === 'MFG1BUM001MFG1BUM001-w')!;

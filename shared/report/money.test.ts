@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { mulDivRound, parseKopecks, parsePercent, parseQty, round2, roundHalfAway, scanScaled, toIsoDate } from './money';
+import {
+  mulDivRound,
+  parseKopecks,
+  parsePercent,
+  parseQty,
+  round2,
+  roundHalfAway,
+  scanScaled,
+  toIsoDate,
+} from './money';
 
 describe('parseKopecks', () => {
   it.each([

@@ -15,7 +15,9 @@ describe('readReport / countRows', () => {
       [2, 'Бумага', 74672028, 'ART-1', 'Продажа', 'Продажа', '2022-10-29', 1, 1000, 900, 0],
       [3, 'Бумага', 74672028, 'ART-1', 'Возврат', 'Возврат', '2022-10-28', 1, 1000, 900, 0],
     ];
-    const zip = writeZip([{ name: 'Еженедельный детализированный отчет №786182326_1202289 - 1.xlsx', data: wbXlsx(rows) }]);
+    const zip = writeZip([
+      { name: 'Еженедельный детализированный отчет №786182326_1202289 - 1.xlsx', data: wbXlsx(rows) },
+    ]);
     const source = { buffer: zip, filename: 'report (1).zip' };
     const count = await countRows(source);
     expect(count).toEqual({ format: 'zip', rows: 3, report_number: '786182326', seller_number: '1202289' });
@@ -35,7 +37,10 @@ describe('readReport / countRows', () => {
   });
 
   it('refuse a file that is not a report the same way', async () => {
-    const buffer = wbXlsx([['Артикул', 'Количество'], ['A', 1]]);
+    const buffer = wbXlsx([
+      ['Артикул', 'Количество'],
+      ['A', 1],
+    ]);
     await expect(countRows({ buffer })).rejects.toBeInstanceOf(ReportError);
     await expect(readReport({ buffer })).rejects.toMatchObject({ code: 'missing_headers' });
     await expect(countRows({ buffer })).rejects.toMatchObject({ code: 'missing_headers' });

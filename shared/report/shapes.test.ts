@@ -7,7 +7,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateReport, writeReportFile, type GenerateOptions, type GeneratedReport } from '../../scripts/fixtures/generate';
+import {
+  generateReport,
+  writeReportFile,
+  type GenerateOptions,
+  type GeneratedReport,
+} from '../../scripts/fixtures/generate';
 import { XlsxWriter, writeXlsx, type Cell } from '../../scripts/fixtures/xlsx-writer';
 import { columnsOf } from '../../scripts/fixtures/layouts';
 import { buildItems } from './build';
@@ -18,7 +23,10 @@ import { DEFAULT_TAX_PROFILE, type ComputedItem, type ParsedReport } from './typ
 
 const ROWS = 300;
 
-async function readAndBuild(g: GeneratedReport, filename: string = g.filename): Promise<{ parsed: ParsedReport; items: ComputedItem[] }> {
+async function readAndBuild(
+  g: GeneratedReport,
+  filename: string = g.filename,
+): Promise<{ parsed: ParsedReport; items: ComputedItem[] }> {
   const parsed = await readReport({ buffer: g.file, filename });
   const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
   return { parsed, items };
@@ -29,7 +37,11 @@ function compare(g: GeneratedReport, parsed: ParsedReport, items: ComputedItem[]
   expect(parsed.rows).toBe(e.rows);
   expect(parsed.format).toBe(e.format);
   expect([parsed.period_from, parsed.period_to]).toEqual([e.period_from, e.period_to]);
-  if (meta) expect({ report: parsed.report_number, seller: parsed.seller_number }).toEqual({ report: e.report_number, seller: e.seller_number });
+  if (meta)
+    expect({ report: parsed.report_number, seller: parsed.seller_number }).toEqual({
+      report: e.report_number,
+      seller: e.seller_number,
+    });
 
   const byArticle = new Map(items.map((i) => [i.article, i]));
   expect([...byArticle.keys()].sort()).toEqual(e.articles.map((a) => a.article));
@@ -90,7 +102,14 @@ describe('every report shape gives the generator’s numbers to the kopeck', () 
   }
 
   it('Excel style with x:-prefixed tags', async () => {
-    const g = generateReport({ rows: ROWS, layout: '2026', format: 'xlsx', wbStyle: false, prefixedTags: true, seed: 22 });
+    const g = generateReport({
+      rows: ROWS,
+      layout: '2026',
+      format: 'xlsx',
+      wbStyle: false,
+      prefixedTags: true,
+      seed: 22,
+    });
     const { parsed, items } = await readAndBuild(g);
     compare(g, parsed, items);
   });
@@ -115,7 +134,13 @@ describe('every report shape gives the generator’s numbers to the kopeck', () 
   });
 
   it('an unknown operation is a warning naming it, its money counted nowhere', async () => {
-    const g = generateReport({ rows: ROWS, layout: '2026', format: 'xlsx', seed: 26, unknownOperations: ['Выплата бонуса за отзывы'] });
+    const g = generateReport({
+      rows: ROWS,
+      layout: '2026',
+      format: 'xlsx',
+      seed: 26,
+      unknownOperations: ['Выплата бонуса за отзывы'],
+    });
     const { parsed, items } = await readAndBuild(g);
     compare(g, parsed, items);
     const w = parsed.warnings.find((x) => x.code === 'unknown_operation');
@@ -144,7 +169,14 @@ describe('every report shape gives the generator’s numbers to the kopeck', () 
     const formats = ['xlsx', 'zip', 'xls'] as const;
     const layouts = ['2026', '2025', '2022'] as const;
     for (let seed = 100; seed < 106; seed++) {
-      const g = generateReport({ rows: 150, layout: layouts[seed % 3], format: formats[(seed >> 1) % 3], wbStyle: seed % 2 === 0, seed, articles: 2 + (seed % 5) });
+      const g = generateReport({
+        rows: 150,
+        layout: layouts[seed % 3],
+        format: formats[(seed >> 1) % 3],
+        wbStyle: seed % 2 === 0,
+        seed,
+        articles: 2 + (seed % 5),
+      });
       const { parsed, items } = await readAndBuild(g);
       compare(g, parsed, items);
     }
@@ -177,7 +209,10 @@ describe('bad files are refused with their own error code', () => {
 
   it('an empty sheet, and a sheet with only the header', async () => {
     await expectReportError(readReport({ buffer: writeXlsx([], { style: 'wb' }), filename: 'a.xlsx' }), 'empty_report');
-    await expectReportError(readReport({ buffer: writeXlsx([header2026], { style: 'excel' }), filename: 'a.xlsx' }), 'empty_report');
+    await expectReportError(
+      readReport({ buffer: writeXlsx([header2026], { style: 'excel' }), filename: 'a.xlsx' }),
+      'empty_report',
+    );
   });
 
   it('a truncated zip', async () => {
@@ -194,6 +229,9 @@ describe('bad files are refused with their own error code', () => {
     w.addWhitespace(24 << 20);
     const bomb = w.finishToBuffer();
     expect(bomb.length).toBeLessThan(200_000);
-    await expectReportError(readReport({ buffer: bomb, filename: 'bomb.xlsx' }, { maxInflatedBytes: 8 << 20 }), 'zip_bomb');
+    await expectReportError(
+      readReport({ buffer: bomb, filename: 'bomb.xlsx' }, { maxInflatedBytes: 8 << 20 }),
+      'zip_bomb',
+    );
   });
 });

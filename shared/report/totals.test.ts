@@ -6,12 +6,49 @@ import type { AggregateValues, ReportSettings } from './types';
 
 const zero = (): AggregateValues => Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as AggregateValues;
 
-const settings: ReportSettings = { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }, costPrices: { A: 50_000, B: 10_000 } };
+const settings: ReportSettings = {
+  tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+  costPrices: { A: 50_000, B: 10_000 },
+};
 const { items } = buildItems(
   {
     articles: [
-      { article: 'A', category: 'Футболки', nm_id: '1', brand: '', aggregates: { ...zero(), sales_qty: 5, returns_qty: 1, realization: 500_000, seller_price: 600_000, sales_seller_price: 700_000, wb_discount: 100_000, for_pay: 400_000, commission: 100_000, logistics: 20_000, category_commission_percent: 25 } },
-      { article: 'B', category: 'Носки', nm_id: '2', brand: '', aggregates: { ...zero(), sales_qty: 3, realization: 300_000, seller_price: 330_000, sales_seller_price: 330_000, wb_discount: 30_000, for_pay: 250_000, commission: 45_000, category_commission_percent: 15 } },
+      {
+        article: 'A',
+        category: 'Футболки',
+        nm_id: '1',
+        brand: '',
+        aggregates: {
+          ...zero(),
+          sales_qty: 5,
+          returns_qty: 1,
+          realization: 500_000,
+          seller_price: 600_000,
+          sales_seller_price: 700_000,
+          wb_discount: 100_000,
+          for_pay: 400_000,
+          commission: 100_000,
+          logistics: 20_000,
+          category_commission_percent: 25,
+        },
+      },
+      {
+        article: 'B',
+        category: 'Носки',
+        nm_id: '2',
+        brand: '',
+        aggregates: {
+          ...zero(),
+          sales_qty: 3,
+          realization: 300_000,
+          seller_price: 330_000,
+          sales_seller_price: 330_000,
+          wb_discount: 30_000,
+          for_pay: 250_000,
+          commission: 45_000,
+          category_commission_percent: 15,
+        },
+      },
       { article: '', category: '', nm_id: '', brand: '', aggregates: { ...zero(), storage: 30_000 } },
     ],
   },

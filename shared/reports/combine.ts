@@ -49,7 +49,8 @@ export function defaultCombinedTitle(period: { period_from: string | null; perio
   return 'Сводный отчёт';
 }
 
-const sameTax = (a: TaxProfile, b: TaxProfile) => a.tax_system === b.tax_system && a.usn_rate === b.usn_rate && a.vat_rate === b.vat_rate;
+const sameTax = (a: TaxProfile, b: TaxProfile) =>
+  a.tax_system === b.tax_system && a.usn_rate === b.usn_rate && a.vat_rate === b.vat_rate;
 
 /**
  * One source's items, consistent with one version of its record: a rebuild that switches the item
@@ -69,7 +70,12 @@ async function readSource(userId: string, reportId: string): Promise<{ record: R
 }
 
 /** Reads, merges and writes: the job's body. Returns the new report's id. */
-export async function buildCombinedReport(userId: string, reportIds: readonly string[], title: string | undefined, progress: ProgressReporter): Promise<string> {
+export async function buildCombinedReport(
+  userId: string,
+  reportIds: readonly string[],
+  title: string | undefined,
+  progress: ProgressReporter,
+): Promise<string> {
   const sources: Array<{ record: ReportRecord; items: StoredItem[] }> = [];
   for (const id of reportIds) {
     sources.push(await readSource(userId, id));
@@ -89,7 +95,8 @@ export async function buildCombinedReport(userId: string, reportIds: readonly st
       details: { report_ids: records.map((r) => r.id) },
     });
   }
-  for (const r of records) for (const w of r.warnings) warnings.push({ ...w, details: { ...(w.details ?? {}), report_id: r.id } });
+  for (const r of records)
+    for (const w of r.warnings) warnings.push({ ...w, details: { ...(w.details ?? {}), report_id: r.id } });
   const record: ReportRecord = {
     id: newReportId(),
     user_id: userId,

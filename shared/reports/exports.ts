@@ -29,7 +29,11 @@ export const sourceMissing = () => notFound('The report has no stored source fil
 
 /** A file name without path separators or control characters, kept short. */
 function safeName(name: string): string {
-  const clean = [...name].map((ch) => (ch.charCodeAt(0) < 32 || '\\/:*?"<>|'.includes(ch) ? ' ' : ch)).join('').replace(/\s+/g, ' ').trim();
+  const clean = [...name]
+    .map((ch) => (ch.charCodeAt(0) < 32 || '\\/:*?"<>|'.includes(ch) ? ' ' : ch))
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
   return clean.slice(0, 120) || 'report';
 }
 
@@ -42,7 +46,10 @@ export interface FileOut {
 /** GET /api/reports/{id}/export: "Отчёт <number>.xlsx" (a combined report: "<title>.xlsx"). */
 export async function reportWorkbook(userId: string, reportId: string): Promise<FileOut> {
   const [record] = await requireReports(userId, [reportId]);
-  const [items, seller] = await Promise.all([getReportItems(record), record.seller_id ? getSeller(userId, record.seller_id) : Promise.resolve(null)]);
+  const [items, seller] = await Promise.all([
+    getReportItems(record),
+    record.seller_id ? getSeller(userId, record.seller_id) : Promise.resolve(null),
+  ]);
   const report: ExportReport = {
     id: record.id,
     title: record.title,
@@ -75,7 +82,13 @@ function isMissingObject(e: unknown): boolean {
   const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
   const status = err.$metadata?.httpStatusCode;
   // Without s3:ListBucket, AWS answers a missing key with 403; s3rver with 404.
-  return err.name === 'NoSuchKey' || err.name === 'NotFound' || err.name === 'AccessDenied' || status === 404 || status === 403;
+  return (
+    err.name === 'NoSuchKey' ||
+    err.name === 'NotFound' ||
+    err.name === 'AccessDenied' ||
+    status === 404 ||
+    status === 403
+  );
 }
 
 export type SourceOut = ({ kind: 'inline' } & FileOut) | { kind: 'redirect'; url: string };
@@ -99,7 +112,12 @@ export async function reportSource(userId: string, reportId: string): Promise<So
   if (size > getConfig().MAX_INLINE_SOURCE_BYTES) {
     const url = await getSignedUrl(
       s3Public(),
-      new GetObjectCommand({ Bucket: bucketName(), Key: key, ResponseContentDisposition: contentDisposition(filename), ResponseContentType: contentType }),
+      new GetObjectCommand({
+        Bucket: bucketName(),
+        Key: key,
+        ResponseContentDisposition: contentDisposition(filename),
+        ResponseContentType: contentType,
+      }),
       { expiresIn: SOURCE_URL_TTL_SECONDS },
     );
     return { kind: 'redirect', url };

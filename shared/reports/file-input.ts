@@ -19,7 +19,10 @@ export function extensionOf(filename: string): string {
 /** A file name safe to put into an S3 key: no directories, no control characters, bounded length. */
 export function cleanFilename(name: string): string {
   const last = name.split(/[/\\]/).pop() ?? '';
-  const base = [...last].filter((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f).join('').trim();
+  const base = [...last]
+    .filter((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f)
+    .join('')
+    .trim();
   if (base.length <= 200) return base;
   const ext = extensionOf(base);
   return `${base.slice(0, 190)}${ext ? `.${ext}` : ''}`;
@@ -28,13 +31,18 @@ export function cleanFilename(name: string): string {
 /** 415 unless the name ends in .zip/.xlsx/.xls (the content is checked by the reader anyway). */
 export function assertAcceptedName(filename: string): void {
   if (!(ACCEPTED_EXTENSIONS as readonly string[]).includes(extensionOf(filename))) {
-    throw unsupportedMediaType('Only .zip, .xlsx and .xls reports are accepted', { filename, accepted: ACCEPTED_EXTENSIONS }, 'unsupported_format');
+    throw unsupportedMediaType(
+      'Only .zip, .xlsx and .xls reports are accepted',
+      { filename, accepted: ACCEPTED_EXTENSIONS },
+      'unsupported_format',
+    );
   }
 }
 
 export function assertAcceptedSize(size: number): void {
   const max = getConfig().MAX_UPLOAD_BYTES;
-  if (size > max) throw payloadTooLarge(`The file is larger than ${Math.floor(max / 1024 / 1024)} MB`, { size, max_bytes: max });
+  if (size > max)
+    throw payloadTooLarge(`The file is larger than ${Math.floor(max / 1024 / 1024)} MB`, { size, max_bytes: max });
 }
 
 export type FileRef = { uploadId: string } | { file: { filename: string; buffer: Buffer } };
@@ -84,7 +92,10 @@ export async function openInputFile(userId: string, ref: FileRef | null): Promis
 }
 
 /** The request's file: the multipart `file` when there is one, else the JSON upload id, else null. */
-export function fileRefOf(file: { filename: string; buffer: Buffer } | null, uploadId: string | undefined): FileRef | null {
+export function fileRefOf(
+  file: { filename: string; buffer: Buffer } | null,
+  uploadId: string | undefined,
+): FileRef | null {
   if (file) return { file };
   return uploadId !== undefined ? { uploadId } : null;
 }

@@ -12,9 +12,17 @@ export const GZIP_FROM_BYTES = 256 * 1024;
 
 export function reportJson(status: number, body: unknown, acceptEncoding: string | undefined): HttpResult {
   const text = JSON.stringify(body);
-  const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', Vary: 'Accept-Encoding' };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    Vary: 'Accept-Encoding',
+  };
   if (Buffer.byteLength(text, 'utf8') < GZIP_FROM_BYTES || !/\bgzip\b/i.test(acceptEncoding ?? '')) {
     return { statusCode: status, headers, body: text };
   }
-  return { statusCode: status, headers: { ...headers, 'Content-Encoding': 'gzip' }, body: gzipSync(text, { level: 6 }).toString('base64'), isBase64Encoded: true };
+  return {
+    statusCode: status,
+    headers: { ...headers, 'Content-Encoding': 'gzip' },
+    body: gzipSync(text, { level: 6 }).toString('base64'),
+    isBase64Encoded: true,
+  };
 }

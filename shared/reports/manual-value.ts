@@ -8,7 +8,15 @@
  * never lose each other's effect on the totals.
  */
 import { badRequest, conflict, notFound } from '../errors';
-import { applyManualValue, commissionByCategory, computeTotals, FIELD_BY_NAME, FieldNotCorrectableError, isCorrectable, type ItemValues } from '../report';
+import {
+  applyManualValue,
+  commissionByCategory,
+  computeTotals,
+  FIELD_BY_NAME,
+  FieldNotCorrectableError,
+  isCorrectable,
+  type ItemValues,
+} from '../report';
 import { genOfItemId, getItem, reportIdOfItem, updateItemValues, type StoredItem } from '../store/items.repo';
 import { getReport, getReportItems, updateReport } from '../store/reports.repo';
 import { valueFromApi } from './present';
@@ -21,7 +29,12 @@ export interface ManualValueResult {
   totals: ItemValues;
 }
 
-export async function setManualValue(userId: string, itemId: string, field: string, value: number | null): Promise<ManualValueResult> {
+export async function setManualValue(
+  userId: string,
+  itemId: string,
+  field: string,
+  value: number | null,
+): Promise<ManualValueResult> {
   const reportId = reportIdOfItem(itemId);
   const gen = genOfItemId(itemId);
   if (reportId === null || gen === null) throw itemNotFound();
@@ -40,17 +53,22 @@ export async function setManualValue(userId: string, itemId: string, field: stri
     const outcome = await updateItemValues(userId, itemId, next.manual_values, next.effective, item.rev ?? 0);
     if (outcome === 'missing') throw itemNotFound();
     if (outcome === 'ok') updated = { ...next, item_id: item.item_id, rev: (item.rev ?? 0) + 1 };
-    else if (attempt >= MAX_ATTEMPTS) throw conflict('report_busy', 'The item is being changed by another request; try again');
+    else if (attempt >= MAX_ATTEMPTS)
+      throw conflict('report_busy', 'The item is being changed by another request; try again');
   }
 
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const current = attempt === 0 ? record : await getReport(userId, reportId);
     if (!current) throw itemNotFound();
     // A rebuild switched the report to new items meanwhile: this correction went to the replaced ones.
-    if ((current.items_gen ?? 1) !== gen) throw conflict('report_rebuilt', 'The report was rebuilt meanwhile; set the value again');
+    if ((current.items_gen ?? 1) !== gen)
+      throw conflict('report_rebuilt', 'The report was rebuilt meanwhile; set the value again');
     const items = await getReportItems(current);
     const totals = computeTotals(items.map((i) => i.effective));
-    const saved = await updateReport(userId, reportId, current.version ?? 1, { totals, commission_by_category: commissionByCategory(items) });
+    const saved = await updateReport(userId, reportId, current.version ?? 1, {
+      totals,
+      commission_by_category: commissionByCategory(items),
+    });
     if (saved) return { item: updated, totals };
   }
   throw conflict('report_busy', 'The report is being changed by another request; try again');

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_TAX_PROFILE, FIELDS, type ItemValues } from '../report';
 import type { StoredItem } from '../store/items.repo';
 import type { ReportRecord } from '../store/reports.repo';
-import { presentDropped, presentItem, presentReport, presentReportSummary, valueFromApi, valueToApi, valuesToApi } from './present';
+import {
+  presentDropped,
+  presentItem,
+  presentReport,
+  presentReportSummary,
+  valueFromApi,
+  valueToApi,
+  valuesToApi,
+} from './present';
 
 function values(v: number): ItemValues {
   return Object.fromEntries(FIELDS.map((f) => [f.name, v])) as ItemValues;
@@ -62,7 +70,16 @@ describe('presenter', () => {
 
   it('shows an item with computed, manual and effective values and no storage fields', () => {
     const p = presentItem(item);
-    expect(Object.keys(p).sort()).toEqual(['article', 'brand', 'category', 'computed', 'effective', 'item_id', 'manual_values', 'nm_id']);
+    expect(Object.keys(p).sort()).toEqual([
+      'article',
+      'brand',
+      'category',
+      'computed',
+      'effective',
+      'item_id',
+      'manual_values',
+      'nm_id',
+    ]);
     expect(p.manual_values).toEqual({ realization: 1, sales_qty: 3, margin: 12.5 });
     expect(p.computed.margin).toBeNull();
     expect(p.computed.profit).toBe(123.45);
@@ -71,25 +88,42 @@ describe('presenter', () => {
 
   it('shows a summary without items and a full report with items, commission and warnings in roubles', () => {
     const s = presentReportSummary(record, { id: 'S1', number: '3725198', name: 'Продавец' });
-    expect(s).toMatchObject({ id: 'R1', source_available: true, seller: { id: 'S1', number: '3725198', name: 'Продавец' } });
+    expect(s).toMatchObject({
+      id: 'R1',
+      source_available: true,
+      seller: { id: 'S1', number: '3725198', name: 'Продавец' },
+    });
     expect(s).not.toHaveProperty('rebuilt_at');
     expect(s).not.toHaveProperty('source_report_ids');
     expect(s.totals.payout).toBe(2.5);
-    const combined = presentReportSummary({ ...record, is_combined: true, source_path: null, source_report_ids: ['A', 'B'] }, null);
+    const combined = presentReportSummary(
+      { ...record, is_combined: true, source_path: null, source_report_ids: ['A', 'B'] },
+      null,
+    );
     expect(combined).toMatchObject({ source_available: false, source_report_ids: ['A', 'B'], seller: null });
 
     const full = presentReport({ ...record, rebuilt_at: '2026-02-01T00:00:00.000Z' }, [item], null, true);
     expect(full.items).toHaveLength(1);
     expect(full.stale).toBe(true);
     expect(full.rebuilt_at).toBe('2026-02-01T00:00:00.000Z');
-    expect(full.commission_by_category).toEqual([{ category: 'Платья', realization: 1000.5, commission: 20.01, percent: 2 }]);
+    expect(full.commission_by_category).toEqual([
+      { category: 'Платья', realization: 1000.5, commission: 20.01, percent: 2 },
+    ]);
     expect(full.warnings[0].details).toEqual({ operation: 'X', rows: 2, amount: 19.99 });
     expect(full).not.toHaveProperty('user_id');
     expect(full).not.toHaveProperty('version');
   });
 
   it('shows dropped corrections in API units', () => {
-    expect(presentDropped({ article: 'A', field: 'ads', value: 50050 })).toEqual({ article: 'A', field: 'ads', value: 500.5 });
-    expect(presentDropped({ article: 'A', field: 'sales_qty', value: 4 })).toEqual({ article: 'A', field: 'sales_qty', value: 4 });
+    expect(presentDropped({ article: 'A', field: 'ads', value: 50050 })).toEqual({
+      article: 'A',
+      field: 'ads',
+      value: 500.5,
+    });
+    expect(presentDropped({ article: 'A', field: 'sales_qty', value: 4 })).toEqual({
+      article: 'A',
+      field: 'sales_qty',
+      value: 4,
+    });
   });
 });

@@ -65,7 +65,12 @@ export interface ApiCategoryCommission {
 }
 
 export function presentCommission(rows: ReadonlyArray<CategoryCommission>): ApiCategoryCommission[] {
-  return rows.map((c) => ({ category: c.category, realization: kopecksToRoubles(c.realization), commission: kopecksToRoubles(c.commission), percent: c.percent }));
+  return rows.map((c) => ({
+    category: c.category,
+    realization: kopecksToRoubles(c.realization),
+    commission: kopecksToRoubles(c.commission),
+    percent: c.percent,
+  }));
 }
 
 /** Money amounts inside warning details (aggregate.ts books them in kopecks). */
@@ -75,7 +80,8 @@ export function presentWarnings(warnings: ReadonlyArray<ReportWarning>): ReportW
   return warnings.map((w) => {
     if (!w.details) return w;
     const details: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(w.details)) details[k] = MONEY_DETAILS.has(k) && typeof v === 'number' ? kopecksToRoubles(v) : v;
+    for (const [k, v] of Object.entries(w.details))
+      details[k] = MONEY_DETAILS.has(k) && typeof v === 'number' ? kopecksToRoubles(v) : v;
     return { ...w, details };
   });
 }
@@ -124,7 +130,12 @@ export interface ApiReport extends ApiReportSummary {
   stale: boolean;
 }
 
-export function presentReport(record: ReportRecord, items: ReadonlyArray<StoredItem>, seller: SellerRef | null, stale: boolean): ApiReport {
+export function presentReport(
+  record: ReportRecord,
+  items: ReadonlyArray<StoredItem>,
+  seller: SellerRef | null,
+  stale: boolean,
+): ApiReport {
   return {
     ...presentReportSummary(record, seller),
     tax_profile: record.tax_profile,
@@ -136,6 +147,10 @@ export function presentReport(record: ReportRecord, items: ReadonlyArray<StoredI
 }
 
 /** A dropped correction in API units (rebuild's `dropped_manual_values`). */
-export function presentDropped(d: { article: string; field: string; value: number }): { article: string; field: string; value: number | null } {
+export function presentDropped(d: { article: string; field: string; value: number }): {
+  article: string;
+  field: string;
+  value: number | null;
+} {
   return { article: d.article, field: d.field, value: valueToApi(d.field as FieldName, d.value) };
 }

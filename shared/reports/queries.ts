@@ -70,6 +70,8 @@ export async function removeReport(userId: string, reportId: string): Promise<vo
   if (!deleted) throw reportNotFound();
   if (deleted.source_path) {
     // The record is gone already: a file left behind is invisible to the user, so a failure here is only logged.
-    await deleteObject(deleted.source_path).catch((e: unknown) => log('error', 'source delete failed', { report_id: reportId, error: String(e) }));
+    await deleteObject(deleted.source_path).catch((e: unknown) =>
+      log('error', 'source delete failed', { report_id: reportId, error: String(e) }),
+    );
   }
 }

@@ -8,7 +8,14 @@
  */
 import { getConfig } from '../config';
 import { AppError, conflict, toAppError } from '../errors';
-import { buildItems, commissionByCategory, computeTotals, readReport, type DroppedManualValue, type ManualValues } from '../report';
+import {
+  buildItems,
+  commissionByCategory,
+  computeTotals,
+  readReport,
+  type DroppedManualValue,
+  type ManualValues,
+} from '../report';
 import { log } from '../log';
 import { ensureProducts, getCostPrices } from '../store/products.repo';
 import { getReportItems, isReportId, listAllReports, replaceItems, type ReportRecord } from '../store/reports.repo';
@@ -46,29 +53,40 @@ export async function rebuildReport(user: UserRecord, reportId: string): Promise
     if (!local) throw sourceMissing();
     let parsed;
     try {
-      parsed = await readReport({ path: local.path, filename: record.source_name ?? undefined }, { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES });
+      parsed = await readReport(
+        { path: local.path, filename: record.source_name ?? undefined },
+        { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
+      );
     } finally {
       await local.cleanup();
     }
     const articles = parsed.articles.map((a) => a.article);
-    const [seller, costPrices, oldItems] = await Promise.all([sellerOf(user.id, record), getCostPrices(user.id, articles), getReportItems(record)]);
+    const [seller, costPrices, oldItems] = await Promise.all([
+      sellerOf(user.id, record),
+      getCostPrices(user.id, articles),
+      getReportItems(record),
+    ]);
     const tax = effectiveTaxProfile(user, seller);
     const { items, dropped } = buildItems(parsed, { tax, costPrices }, manualByArticle(oldItems));
-    const [, replaced] = await Promise.all([ensureProducts(user.id, missingArticles(articles, costPrices)), replaceItems(record, items, {
-      tax_profile: tax,
-      totals: computeTotals(items.map((i) => i.effective)),
-      commission_by_category: commissionByCategory(items),
-      warnings: parsed.warnings,
-      rows: parsed.rows,
-      period_from: parsed.period_from,
-      period_to: parsed.period_to,
-      report_number: parsed.report_number,
-      format: parsed.format,
-      rebuilt_at: new Date().toISOString(),
-    })]);
+    const [, replaced] = await Promise.all([
+      ensureProducts(user.id, missingArticles(articles, costPrices)),
+      replaceItems(record, items, {
+        tax_profile: tax,
+        totals: computeTotals(items.map((i) => i.effective)),
+        commission_by_category: commissionByCategory(items),
+        warnings: parsed.warnings,
+        rows: parsed.rows,
+        period_from: parsed.period_from,
+        period_to: parsed.period_to,
+        report_number: parsed.report_number,
+        format: parsed.format,
+        rebuilt_at: new Date().toISOString(),
+      }),
+    ]);
     if (replaced) return { record: replaced.record, items: replaced.items, seller, dropped };
     // A correction or another rebuild changed the report meanwhile: start over from its new state.
-    if (attempt >= MAX_ATTEMPTS) throw conflict('report_busy', 'The report is being changed by another request; try again');
+    if (attempt >= MAX_ATTEMPTS)
+      throw conflict('report_busy', 'The report is being changed by another request; try again');
   }
 }
 
@@ -91,9 +109,15 @@ export const REBUILD_MANY_BUDGET_MS = 18_000;
  * (combined ones) as `source_missing`, a source the reader now refuses with its error code, reports
  * not reached in time as `time_limit`; anything else as `internal_error` (logged).
  */
-export async function rebuildMany(user: UserRecord, reportIds?: string[], budgetMs = REBUILD_MANY_BUDGET_MS): Promise<RebuildManyResult> {
+export async function rebuildMany(
+  user: UserRecord,
+  reportIds?: string[],
+  budgetMs = REBUILD_MANY_BUDGET_MS,
+): Promise<RebuildManyResult> {
   const started = Date.now();
-  const ids = reportIds ? [...new Set(reportIds)] : (await listAllReports(user.id)).filter((r) => r.source_path && !r.is_combined).map((r) => r.id);
+  const ids = reportIds
+    ? [...new Set(reportIds)]
+    : (await listAllReports(user.id)).filter((r) => r.source_path && !r.is_combined).map((r) => r.id);
   const result: RebuildManyResult = { rebuilt: [], skipped: [] };
   let attempted = 0;
   for (const id of ids) {
@@ -111,7 +135,8 @@ export async function rebuildMany(user: UserRecord, reportIds?: string[], budget
       result.rebuilt.push(id);
     } catch (e) {
       const err = toAppError(e);
-      if (err.status === 500) log('error', 'rebuild failed', { report_id: id, error: e instanceof Error ? e.stack : String(e) });
+      if (err.status === 500)
+        log('error', 'rebuild failed', { report_id: id, error: e instanceof Error ? e.stack : String(e) });
       const reason = err.code === 'report_not_found' ? 'not_found' : err.code;
       result.skipped.push({ id, reason: e instanceof AppError || err.status !== 500 ? reason : 'internal_error' });
     }

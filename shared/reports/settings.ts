@@ -10,22 +10,37 @@ import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
 
-export function effectiveTaxProfile(user: Pick<UserRecord, 'tax'> | null, seller: Pick<SellerRecord, 'tax'> | null): TaxProfile {
+export function effectiveTaxProfile(
+  user: Pick<UserRecord, 'tax'> | null,
+  seller: Pick<SellerRecord, 'tax'> | null,
+): TaxProfile {
   const tax = seller?.tax ?? user?.tax ?? DEFAULT_TAX_PROFILE;
   return { tax_system: tax.tax_system, usn_rate: Number(tax.usn_rate), vat_rate: Number(tax.vat_rate) };
 }
 
 export function sameTaxProfile(a: TaxProfile, b: TaxProfile): boolean {
-  return a.tax_system === b.tax_system && Number(a.usn_rate) === Number(b.usn_rate) && Number(a.vat_rate) === Number(b.vat_rate);
+  return (
+    a.tax_system === b.tax_system &&
+    Number(a.usn_rate) === Number(b.usn_rate) &&
+    Number(a.vat_rate) === Number(b.vat_rate)
+  );
 }
 
 /**
  * True when the catalog's current cost prices or the current effective tax profile differ from the
  * report's snapshot. A combined report is never stale: it has no source to rebuild from.
  */
-export async function isStale(record: ReportRecord, items: ReadonlyArray<StoredItem>, user: Pick<UserRecord, 'id' | 'tax'>, seller: SellerRecord | null): Promise<boolean> {
+export async function isStale(
+  record: ReportRecord,
+  items: ReadonlyArray<StoredItem>,
+  user: Pick<UserRecord, 'id' | 'tax'>,
+  seller: SellerRecord | null,
+): Promise<boolean> {
   if (record.is_combined) return false;
   if (!sameTaxProfile(record.tax_profile, effectiveTaxProfile(user, seller))) return true;
-  const prices = await getCostPrices(user.id, items.map((i) => i.article));
+  const prices = await getCostPrices(
+    user.id,
+    items.map((i) => i.article),
+  );
   return items.some((i) => (i.computed.cost_price ?? 0) !== (prices[i.article] ?? 0));
 }

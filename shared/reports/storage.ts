@@ -11,16 +11,29 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { bucketName, s3, s3Public } from '../files/client';
 
-export const sourceObjectKey = (userId: string, reportId: string, filename: string): string => `sources/${userId}/${reportId}/${filename}`;
+export const sourceObjectKey = (userId: string, reportId: string, filename: string): string =>
+  `sources/${userId}/${reportId}/${filename}`;
 
 function isMissing(e: unknown): boolean {
   const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
   const status = err.$metadata?.httpStatusCode;
-  return err.name === 'NoSuchKey' || err.name === 'NotFound' || err.name === 'AccessDenied' || status === 404 || status === 403;
+  return (
+    err.name === 'NoSuchKey' ||
+    err.name === 'NotFound' ||
+    err.name === 'AccessDenied' ||
+    status === 404 ||
+    status === 403
+  );
 }
 
 /** A presigned PUT; the declared size is signed, so storage refuses a bigger (or smaller) body. */
@@ -48,7 +61,13 @@ export async function putObject(key: string, body: Buffer): Promise<void> {
 
 /** Server-side copy (no bytes through the Lambda). */
 export async function copyObject(from: string, to: string): Promise<void> {
-  await s3().send(new CopyObjectCommand({ Bucket: bucketName(), Key: to, CopySource: `${bucketName()}/${encodeURIComponent(from).replace(/%2F/g, '/')}` }));
+  await s3().send(
+    new CopyObjectCommand({
+      Bucket: bucketName(),
+      Key: to,
+      CopySource: `${bucketName()}/${encodeURIComponent(from).replace(/%2F/g, '/')}`,
+    }),
+  );
 }
 
 export async function deleteObject(key: string): Promise<void> {
@@ -80,7 +99,10 @@ export async function downloadToTemp(key: string, filename: string): Promise<Loc
   const dir = await mkdtemp(path.join(tmpdir(), 'report-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
   // The name inside the temp dir does not matter to the reader (it sniffs bytes); keep it plain.
-  const file = path.join(dir, path.extname(filename).replace(/[^.a-zA-Z0-9]/g, '') ? `source${path.extname(filename).toLowerCase()}` : 'source');
+  const file = path.join(
+    dir,
+    path.extname(filename).replace(/[^.a-zA-Z0-9]/g, '') ? `source${path.extname(filename).toLowerCase()}` : 'source',
+  );
   try {
     await pipeline(body, createWriteStream(file));
   } catch (e) {

@@ -3,7 +3,16 @@
  */
 import { getConfig } from '../config';
 import { badRequest, paymentRequired } from '../errors';
-import { buildItems, commissionByCategory, computeTotals, countRows, readReport, type ParsedReport, type ReadLimits, type RowCount } from '../report';
+import {
+  buildItems,
+  commissionByCategory,
+  computeTotals,
+  countRows,
+  readReport,
+  type ParsedReport,
+  type ReadLimits,
+  type RowCount,
+} from '../report';
 import { log } from '../log';
 import { chargeLimits } from '../store/limits.repo';
 import { writeItems, type StoredItem } from '../store/items.repo';
@@ -12,7 +21,14 @@ import { markReportReady, newReportId, reportPutTransactItem, type ReportRecord 
 import { ensureSellerByNumber, type SellerRecord } from '../store/sellers.repo';
 import { createUpload } from '../store/uploads.repo';
 import type { UserRecord } from '../store/users.repo';
-import { assertAcceptedName, assertAcceptedSize, cleanFilename, openInputFile, type FileRef, type InputFile } from './file-input';
+import {
+  assertAcceptedName,
+  assertAcceptedSize,
+  cleanFilename,
+  openInputFile,
+  type FileRef,
+  type InputFile,
+} from './file-input';
 import { recoverAbandonedUploads, undoChargedUpload } from './recover';
 import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
@@ -31,7 +47,10 @@ export interface UploadUrlResult {
  * A presigned PUT for `uploads/<user_id>/<upload_id>/<filename>`. Wrong extension → 415; size over
  * MAX_UPLOAD_BYTES → 413. The declared size is part of the signature.
  */
-export async function createUploadUrl(userId: string, input: { filename: string; size: number }): Promise<UploadUrlResult> {
+export async function createUploadUrl(
+  userId: string,
+  input: { filename: string; size: number },
+): Promise<UploadUrlResult> {
   const filename = cleanFilename(input.filename);
   if (filename === '') throw badRequest('validation_error', 'filename is empty');
   assertAcceptedName(filename);
@@ -151,14 +170,19 @@ async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedRepo
   try {
     await chargeLimits({ userId, rows: parsed.rows, reportId, extraItems: [reportPutTransactItem(record)] });
   } catch (e) {
-    await deleteObject(sourceKey).catch((err: unknown) => log('error', 'source cleanup failed', { report_id: reportId, error: String(err) }));
+    await deleteObject(sourceKey).catch((err: unknown) =>
+      log('error', 'source cleanup failed', { report_id: reportId, error: String(err) }),
+    );
     throw e;
   }
 
   let stored: StoredItem[];
   try {
     // Missing articles join the catalog with cost price 0 (METRICS.md); after the charge, so a refused upload adds nothing.
-    const [, written] = await Promise.all([ensureProducts(userId, missingArticles(articles, costPrices)), writeItems(userId, reportId, 1, items)]);
+    const [, written] = await Promise.all([
+      ensureProducts(userId, missingArticles(articles, costPrices)),
+      writeItems(userId, reportId, 1, items),
+    ]);
     stored = written;
     if (uploadHooks.afterCharge) await uploadHooks.afterCharge(reportId);
     await markReportReady(userId, reportId);

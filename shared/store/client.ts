@@ -1,5 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand, type TransactWriteCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config';
 import { isConditionFailed } from './dynamo-errors';
 
@@ -36,7 +41,9 @@ export async function updateExisting(
   missing: () => Error,
 ): Promise<Record<string, unknown> | undefined> {
   try {
-    const r = await ddb().send(new UpdateCommand({ ...input, TableName: tableName(), ConditionExpression: 'attribute_exists(pk)' }));
+    const r = await ddb().send(
+      new UpdateCommand({ ...input, TableName: tableName(), ConditionExpression: 'attribute_exists(pk)' }),
+    );
     return r.Attributes;
   } catch (e) {
     if (isConditionFailed(e)) throw missing();

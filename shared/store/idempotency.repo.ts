@@ -11,7 +11,13 @@ import { idempotencyKey, ttlIn } from './keys';
 export const IDEMPOTENCY_TTL_SECONDS = 30 * 24 * 3600;
 
 /** The transaction element that claims `key` in `scope` and stores `result`. */
-export function idempotencyPut(scope: string, key: string, result: unknown, extra: Record<string, unknown> = {}, ttlSeconds: number | null = IDEMPOTENCY_TTL_SECONDS): DocTransactItem {
+export function idempotencyPut(
+  scope: string,
+  key: string,
+  result: unknown,
+  extra: Record<string, unknown> = {},
+  ttlSeconds: number | null = IDEMPOTENCY_TTL_SECONDS,
+): DocTransactItem {
   return putNew({
     ...idempotencyKey(scope, key),
     type: 'idempotency',
@@ -25,6 +31,8 @@ export function idempotencyPut(scope: string, key: string, result: unknown, extr
 
 /** The stored result of `key` in `scope`, or null when the key is new. */
 export async function getIdempotentResult<T>(scope: string, key: string): Promise<T | null> {
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: idempotencyKey(scope, key), ConsistentRead: true }));
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: idempotencyKey(scope, key), ConsistentRead: true }),
+  );
   return r.Item ? (r.Item.result as T) : null;
 }

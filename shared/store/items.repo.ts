@@ -7,7 +7,13 @@
  * (index 1…999 999), so generation g occupies one contiguous sort-key range and an item id stays
  * `<reportId>.<digits>` as keys.ts expects. Values are stored as ItemValues (integer kopecks).
  */
-import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { ComputedItem, ItemValues, ManualValues } from '../report/types';
 import { ddb, tableName } from './client';
 import { backoff, isConditionFailed, sleep } from './dynamo-errors';
@@ -85,14 +91,22 @@ async function batchWrite(requests: WriteRequest[]): Promise<void> {
 async function writeAll(requests: WriteRequest[]): Promise<void> {
   const chunks: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += BATCH) chunks.push(requests.slice(i, i + BATCH));
-  await pool(chunks.map((c) => () => batchWrite(c)), CONCURRENCY);
+  await pool(
+    chunks.map((c) => () => batchWrite(c)),
+    CONCURRENCY,
+  );
 }
 
 /**
  * Writes `items` as generation `gen` of the report, in order (seq 1…n), with parallel BatchWrite
  * chunks. Returns them with their ids. Throws when the report has more items than a generation holds.
  */
-export async function writeItems(userId: string, reportId: string, gen: number, items: ReadonlyArray<ComputedItem>): Promise<StoredItem[]> {
+export async function writeItems(
+  userId: string,
+  reportId: string,
+  gen: number,
+  items: ReadonlyArray<ComputedItem>,
+): Promise<StoredItem[]> {
   if (items.length > MAX_ITEMS_PER_REPORT) throw new Error(`A report holds at most ${MAX_ITEMS_PER_REPORT} items`);
   const pk = itemsPartition(userId, reportId);
   const stored: StoredItem[] = items.map((it, i) => ({
@@ -148,7 +162,12 @@ export async function getItemsOfGen(userId: string, reportId: string, gen: numbe
 /** The current generation of a report (1 when the record predates generations), or null when there is no report. */
 async function currentGen(userId: string, reportId: string): Promise<number | null> {
   const r = await ddb().send(
-    new GetCommand({ TableName: tableName(), Key: reportKey(userId, reportId), ConsistentRead: true, ProjectionExpression: 'items_gen' }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: reportKey(userId, reportId),
+      ConsistentRead: true,
+      ProjectionExpression: 'items_gen',
+    }),
   );
   if (!r.Item) return null;
   return Number(r.Item.items_gen ?? 1);
@@ -206,13 +225,21 @@ export async function updateItemValues(
         Key: key,
         UpdateExpression: 'SET manual_values = :m, effective = :e, rev = :next',
         ConditionExpression: 'attribute_exists(pk) AND (rev = :rev OR (attribute_not_exists(rev) AND :rev = :zero))',
-        ExpressionAttributeValues: { ':m': manual, ':e': effective, ':rev': expectedRev, ':next': expectedRev + 1, ':zero': 0 },
+        ExpressionAttributeValues: {
+          ':m': manual,
+          ':e': effective,
+          ':rev': expectedRev,
+          ':next': expectedRev + 1,
+          ':zero': 0,
+        },
       }),
     );
     return 'ok';
   } catch (e) {
     if (!isConditionFailed(e)) throw e;
-    const still = await ddb().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: 'pk' }));
+    const still = await ddb().send(
+      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: 'pk' }),
+    );
     return still.Item ? 'conflict' : 'missing';
   }
 }

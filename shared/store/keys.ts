@@ -36,14 +36,26 @@ export const emailKey = (email: string): Key => ({ pk: `EMAIL#${normalizeEmail(e
 export const roleKey = (name: string): Key => ({ pk: `ROLE#${name}`, sk: 'ROLE' });
 
 export const LIMIT_PREFIX = 'LIMIT#';
-export const limitHistoryKey = (userId: string, historyId: string): Key => ({ pk: `USER#${userId}`, sk: `${LIMIT_PREFIX}${historyId}` });
+export const limitHistoryKey = (userId: string, historyId: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${LIMIT_PREFIX}${historyId}`,
+});
 
-export const idempotencyKey = (scope: string, key: string): Key => ({ pk: `IDEMPOTENCY#${scope}#${key}`, sk: 'IDEMPOTENCY' });
-export const throttleKey = (kind: string, subject: string): Key => ({ pk: `THROTTLE#${kind}#${subject}`, sk: 'THROTTLE' });
+export const idempotencyKey = (scope: string, key: string): Key => ({
+  pk: `IDEMPOTENCY#${scope}#${key}`,
+  sk: 'IDEMPOTENCY',
+});
+export const throttleKey = (kind: string, subject: string): Key => ({
+  pk: `THROTTLE#${kind}#${subject}`,
+  sk: 'THROTTLE',
+});
 export const usedTokenKey = (jti: string): Key => ({ pk: `TOKEN#${jti}`, sk: 'USED' });
 
 export const REPORT_PREFIX = 'REPORT#';
-export const reportKey = (userId: string, reportId: string): Key => ({ pk: `USER#${userId}`, sk: `${REPORT_PREFIX}${reportId}` });
+export const reportKey = (userId: string, reportId: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${REPORT_PREFIX}${reportId}`,
+});
 /** gsi1 attributes of a report linked to a seller (reports by seller, newest first). */
 export const reportSellerIndex = (userId: string, sellerId: string, reportId: string) => ({
   gsi1pk: `USER#${userId}#SELLER#${sellerId}`,
@@ -54,7 +66,10 @@ export const reportSellerIndex = (userId: string, sellerId: string, reportId: st
  * gsi2 attributes of a report still being built. Sparse (removed when the report becomes ready), so
  * finding a user's unfinished uploads reads only those, never the user's other reports.
  */
-export const reportBuildingIndex = (userId: string, createdAt: string) => ({ gsi2pk: `USER#${userId}#BUILDING`, gsi2sk: createdAt });
+export const reportBuildingIndex = (userId: string, createdAt: string) => ({
+  gsi2pk: `USER#${userId}#BUILDING`,
+  gsi2sk: createdAt,
+});
 
 export const ITEM_PREFIX = 'ITEM#';
 export const itemsPartition = (userId: string, reportId: string): string => `ITEMS#${userId}#${reportId}`;
@@ -67,11 +82,20 @@ export function itemKey(userId: string, id: string): Key | null {
 }
 
 export const SELLER_PREFIX = 'SELLER#';
-export const sellerKey = (userId: string, sellerId: string): Key => ({ pk: `USER#${userId}`, sk: `${SELLER_PREFIX}${sellerId}` });
-export const sellerNumberKey = (userId: string, number: string): Key => ({ pk: `USER#${userId}`, sk: `SELLERNUM#${number}` });
+export const sellerKey = (userId: string, sellerId: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${SELLER_PREFIX}${sellerId}`,
+});
+export const sellerNumberKey = (userId: string, number: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `SELLERNUM#${number}`,
+});
 
 export const PRODUCT_PREFIX = 'PRODUCT#';
-export const productKey = (userId: string, article: string): Key => ({ pk: `USER#${userId}`, sk: `${PRODUCT_PREFIX}${article}` });
+export const productKey = (userId: string, article: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${PRODUCT_PREFIX}${article}`,
+});
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();

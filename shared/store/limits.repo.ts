@@ -60,11 +60,19 @@ function historyPut(userId: string, entry: LimitHistoryEntry): DocTransactItem {
 }
 
 function newEntry(operation: LimitOperation, rows: number, limitsAfter: number, reportId?: string): LimitHistoryEntry {
-  return { id: newId(), operation, rows, limits_after: limitsAfter, report_id: reportId ?? null, created_at: new Date().toISOString() };
+  return {
+    id: newId(),
+    operation,
+    rows,
+    limits_after: limitsAfter,
+    report_id: reportId ?? null,
+    created_at: new Date().toISOString(),
+  };
 }
 
 function assertRows(rows: number): void {
-  if (!Number.isSafeInteger(rows) || rows < 0) throw badRequest('validation_error', 'rows must be a non-negative integer', { rows });
+  if (!Number.isSafeInteger(rows) || rows < 0)
+    throw badRequest('validation_error', 'rows must be a non-negative integer', { rows });
 }
 
 interface BalanceChange<R> {
@@ -106,7 +114,11 @@ async function changeBalance<R>(change: BalanceChange<R>): Promise<R> {
       },
     };
     try {
-      await ddb().send(new TransactWriteCommand({ TransactItems: [update, historyPut(change.userId, entry), ...(change.items?.(entry) ?? [])] }));
+      await ddb().send(
+        new TransactWriteCommand({
+          TransactItems: [update, historyPut(change.userId, entry), ...(change.items?.(entry) ?? [])],
+        }),
+      );
       return change.result(entry);
     } catch (e) {
       const codes = cancellationCodes(e);
@@ -168,13 +180,17 @@ export interface RefundInput {
  * and a `refund` history record, in one transaction with a marker that makes a second refund of the
  * same report a no-op (returns null then). Returns the new balance otherwise.
  */
-export async function refundLimits(input: RefundInput): Promise<{ limits_after: number; history: LimitHistoryEntry } | null> {
+export async function refundLimits(
+  input: RefundInput,
+): Promise<{ limits_after: number; history: LimitHistoryEntry } | null> {
   assertRows(input.rows);
   return changeBalance<{ limits_after: number; history: LimitHistoryEntry } | null>({
     userId: input.userId,
     entry: (limits) => newEntry('refund', input.rows, limits + input.rows, input.reportId),
     // Kept without TTL: a report id is refunded once, ever.
-    items: (entry) => [idempotencyPut('refund', input.reportId, { limits_after: entry.limits_after }, { user_id: input.userId }, null)],
+    items: (entry) => [
+      idempotencyPut('refund', input.reportId, { limits_after: entry.limits_after }, { user_id: input.userId }, null),
+    ],
     result: (entry) => ({ limits_after: entry.limits_after, history: entry }),
     // The marker exists: this report was refunded before.
     onItemFailed: async () => ({ result: null }),
@@ -199,18 +215,24 @@ export interface TopUpResult {
  * returns the first result and changes nothing (keys are global across users: one key, one operation).
  */
 export async function topUp(input: TopUpInput): Promise<TopUpResult> {
-  if (!Number.isSafeInteger(input.rows) || input.rows <= 0) throw badRequest('validation_error', 'rows must be a positive integer', { rows: input.rows });
+  if (!Number.isSafeInteger(input.rows) || input.rows <= 0)
+    throw badRequest('validation_error', 'rows must be a positive integer', { rows: input.rows });
   const idem = input.idempotencyKey;
   if (idem) {
     const prior = await getIdempotentResult<TopUpResult>('topup', idem);
     if (prior) return prior;
   }
-  const resultOf = (entry: LimitHistoryEntry): TopUpResult => ({ user_id: input.userId, limits: entry.limits_after, initial_limits: entry.limits_after });
+  const resultOf = (entry: LimitHistoryEntry): TopUpResult => ({
+    user_id: input.userId,
+    limits: entry.limits_after,
+    initial_limits: entry.limits_after,
+  });
   return changeBalance({
     userId: input.userId,
     entry: (limits) => newEntry('topup', input.rows, limits + input.rows),
     setInitial: true,
-    items: (entry) => (idem ? [idempotencyPut('topup', idem, resultOf(entry), { user_id: input.userId, rows: input.rows })] : []),
+    items: (entry) =>
+      idem ? [idempotencyPut('topup', idem, resultOf(entry), { user_id: input.userId, rows: input.rows })] : [],
     result: resultOf,
     // The key was taken in between (a concurrent repeat): its result, once it can be read.
     onItemFailed: async () => {
@@ -232,7 +254,11 @@ const PAGE_SIZE = 50;
  * last sort key); only the sort key travels, the partition is always the caller's, so a forged cursor
  * cannot reach another user's records. A malformed cursor → 400 `invalid_cursor`.
  */
-export async function listLimitHistory(userId: string, cursor?: string | null, limit = PAGE_SIZE): Promise<HistoryPage> {
+export async function listLimitHistory(
+  userId: string,
+  cursor?: string | null,
+  limit = PAGE_SIZE,
+): Promise<HistoryPage> {
   const pk = userKey(userId).pk;
   let startKey: Record<string, string> | undefined;
   if (cursor) {

@@ -6,7 +6,14 @@
  * hash instead (stored with the full article, so lists and lookups still see the real text).
  */
 import { createHash } from 'node:crypto';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
 import { ddb, tableName } from './client';
 import { backoff, isConditionFailed, sleep } from './dynamo-errors';
@@ -56,11 +63,13 @@ function productItem(userId: string, article: string, costPrice: number, now: st
 }
 
 function assertCostPrice(costPrice: number): void {
-  if (!Number.isSafeInteger(costPrice) || costPrice < 0) throw badRequest('validation_error', 'cost_price must be a non-negative amount', { cost_price: costPrice });
+  if (!Number.isSafeInteger(costPrice) || costPrice < 0)
+    throw badRequest('validation_error', 'cost_price must be a non-negative amount', { cost_price: costPrice });
 }
 
 function assertArticle(article: string): void {
-  if (article.length === 0 || article.length > MAX_ARTICLE_LENGTH) throw badRequest('validation_error', `article must have 1..${MAX_ARTICLE_LENGTH} characters`, { article });
+  if (article.length === 0 || article.length > MAX_ARTICLE_LENGTH)
+    throw badRequest('validation_error', `article must have 1..${MAX_ARTICLE_LENGTH} characters`, { article });
 }
 
 const chunk = <T>(xs: readonly T[], n: number): T[][] => {
@@ -93,7 +102,9 @@ async function batchGet(keys: Key[]): Promise<Record<string, unknown>[]> {
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > MAX_RETRIES) throw new Error('products: BatchGet kept returning unprocessed keys');
       if (attempt > 0) await sleep(backoff(attempt));
-      const r = await ddb().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+      const r = await ddb().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
+      );
       found.push(...(r.Responses?.[tableName()] ?? []));
       pending = (r.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? [];
     }
@@ -101,7 +112,9 @@ async function batchGet(keys: Key[]): Promise<Record<string, unknown>[]> {
   return found;
 }
 
-const distinctArticles = (articles: readonly string[]): string[] => [...new Set(articles.filter((a) => a !== '' && a.length <= MAX_ARTICLE_LENGTH))];
+const distinctArticles = (articles: readonly string[]): string[] => [
+  ...new Set(articles.filter((a) => a !== '' && a.length <= MAX_ARTICLE_LENGTH)),
+];
 
 /**
  * Cost prices (kopecks per unit) of the given articles that are in the catalog; an article missing
@@ -137,7 +150,13 @@ export async function ensureProducts(userId: string, articles: readonly string[]
   }
   await inParallel(missing, PUT_CONCURRENCY, async (article) => {
     try {
-      await ddb().send(new PutCommand({ TableName: tableName(), Item: productItem(userId, article, 0, now), ConditionExpression: 'attribute_not_exists(pk)' }));
+      await ddb().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: productItem(userId, article, 0, now),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
     } catch (e) {
       if (!isConditionFailed(e)) throw e;
     }
@@ -161,7 +180,9 @@ async function batchPut(items: ReadonlyArray<Record<string, unknown>>): Promise<
 
 export async function getProduct(userId: string, article: string): Promise<ProductRecord | null> {
   if (article.length === 0 || article.length > MAX_ARTICLE_LENGTH) return null;
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: productRecordKey(userId, article), ConsistentRead: true }));
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: productRecordKey(userId, article), ConsistentRead: true }),
+  );
   return r.Item ? fromItem(r.Item) : null;
 }
 
@@ -182,13 +203,23 @@ export async function putProduct(userId: string, article: string, costPriceKopec
       UpdateExpression:
         'SET cost_price = :p, updated_at = :now, created_at = if_not_exists(created_at, :now), article = :a, article_lc = :lc, #type = :type, user_id = :u',
       ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':p': costPriceKopecks, ':now': now, ':a': article, ':lc': article.toLowerCase(), ':type': 'product', ':u': userId },
+      ExpressionAttributeValues: {
+        ':p': costPriceKopecks,
+        ':now': now,
+        ':a': article,
+        ':lc': article.toLowerCase(),
+        ':type': 'product',
+        ':u': userId,
+      },
       ReturnValues: 'ALL_OLD',
     }),
   );
   const prior = r.Attributes;
   const createdAt = typeof prior?.created_at === 'string' ? prior.created_at : now;
-  return { product: { article, cost_price: costPriceKopecks, created_at: createdAt, updated_at: now }, created: prior === undefined };
+  return {
+    product: { article, cost_price: costPriceKopecks, created_at: createdAt, updated_at: now },
+    created: prior === undefined,
+  };
 }
 
 export interface ImportRow {
@@ -283,7 +314,10 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
   }
   const page = items.slice(0, limit);
   const more = items.length > limit || !exhausted;
-  return { items: page.map((i) => i.product), next_cursor: more && page.length > 0 ? encodeProductCursor(page[page.length - 1].sk) : null };
+  return {
+    items: page.map((i) => i.product),
+    next_cursor: more && page.length > 0 ? encodeProductCursor(page[page.length - 1].sk) : null,
+  };
 }
 
 export function encodeProductCursor(sk: string): string {

@@ -15,7 +15,14 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
-import type { CategoryCommission, ComputedItem, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../report/types';
+import type {
+  CategoryCommission,
+  ComputedItem,
+  ItemValues,
+  ReportFormat,
+  ReportWarning,
+  TaxProfile,
+} from '../report/types';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { GSI2 } from './table';
 import { isConditionFailed } from './dynamo-errors';
@@ -106,7 +113,9 @@ export async function getReport(userId: string, reportId: string): Promise<Repor
 /** Like getReport but also returns a report whose upload is still writing its items. */
 export async function getReportAnyStatus(userId: string, reportId: string): Promise<ReportRecord | null> {
   if (!isReportId(reportId)) return null;
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: reportKey(userId, reportId), ConsistentRead: true }));
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: reportKey(userId, reportId), ConsistentRead: true }),
+  );
   return r.Item ? fromItem(r.Item) : null;
 }
 
@@ -132,7 +141,10 @@ function decodeCursor(cursor: string): string {
  * The cursor is opaque and carries only a report id: the partition is always the caller's.
  * Malformed cursor → 400 `invalid_cursor`.
  */
-export async function listReports(userId: string, opts: { sellerId?: string; cursor?: string | null; limit?: number } = {}): Promise<ReportPage> {
+export async function listReports(
+  userId: string,
+  opts: { sellerId?: string; cursor?: string | null; limit?: number } = {},
+): Promise<ReportPage> {
   const limit = opts.limit ?? REPORTS_PAGE_SIZE;
   const after = opts.cursor ? decodeCursor(opts.cursor) : null;
   const base = reportKey(userId, after ?? 'x');
@@ -153,7 +165,10 @@ export async function listReports(userId: string, opts: { sellerId?: string; cur
           ? {
               IndexName: 'gsi1',
               KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-              ExpressionAttributeValues: { ':pk': reportSellerIndex(userId, opts.sellerId as string, 'x').gsi1pk, ':prefix': REPORT_PREFIX },
+              ExpressionAttributeValues: {
+                ':pk': reportSellerIndex(userId, opts.sellerId as string, 'x').gsi1pk,
+                ':prefix': REPORT_PREFIX,
+              },
             }
           : {
               KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -193,7 +208,10 @@ export async function listAllReports(userId: string): Promise<ReportRecord[]> {
  * state `building` (listed in gsi2 by its created_at), on the condition that the id is new.
  */
 export function reportPutTransactItem(record: ReportRecord): DocTransactItem {
-  return putNew({ ...toItem({ ...record, status: 'building', items_gen: 1, version: 1 }), ...reportBuildingIndex(record.user_id, record.created_at) });
+  return putNew({
+    ...toItem({ ...record, status: 'building', items_gen: 1, version: 1 }),
+    ...reportBuildingIndex(record.user_id, record.created_at),
+  });
 }
 
 /**
@@ -253,7 +271,11 @@ export async function listBuildingReports(userId: string, before: string, limit:
  * Claiming again (a second undo, or one resuming an interrupted undo) succeeds too. Returns the record
  * (consistent), or null when it is not building: ready, or gone.
  */
-export async function claimBuildingReport(userId: string, reportId: string, now = new Date()): Promise<ReportRecord | null> {
+export async function claimBuildingReport(
+  userId: string,
+  reportId: string,
+  now = new Date(),
+): Promise<ReportRecord | null> {
   try {
     const r = await ddb().send(
       new UpdateCommand({
@@ -300,11 +322,16 @@ export async function deleteBuildingReport(userId: string, reportId: string): Pr
  * no source): items first, then the record, so readers see all of it or nothing. If the record put
  * fails, the written items are deleted. Returns the stored record and items.
  */
-export async function createReport(record: ReportRecord, items: ReadonlyArray<ComputedItem>): Promise<{ record: ReportRecord; items: StoredItem[] }> {
+export async function createReport(
+  record: ReportRecord,
+  items: ReadonlyArray<ComputedItem>,
+): Promise<{ record: ReportRecord; items: StoredItem[] }> {
   const stored = await writeItems(record.user_id, record.id, 1, items);
   const full: ReportRecord = { ...record, item_count: items.length, items_gen: 1, version: 1, status: 'ready' };
   try {
-    await ddb().send(new PutCommand({ TableName: tableName(), Item: toItem(full), ConditionExpression: 'attribute_not_exists(pk)' }));
+    await ddb().send(
+      new PutCommand({ TableName: tableName(), Item: toItem(full), ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
   } catch (e) {
     await deleteItems(record.user_id, record.id, 1).catch(() => undefined);
     throw e;
@@ -314,20 +341,40 @@ export async function createReport(record: ReportRecord, items: ReadonlyArray<Co
 
 /** Fields of a report that may change after it is created. */
 export type ReportPatch = Partial<
-  Pick<ReportRecord, 'title' | 'totals' | 'commission_by_category' | 'warnings' | 'tax_profile' | 'rebuilt_at' | 'item_count' | 'rows' | 'period_from' | 'period_to' | 'report_number' | 'format'>
+  Pick<
+    ReportRecord,
+    | 'title'
+    | 'totals'
+    | 'commission_by_category'
+    | 'warnings'
+    | 'tax_profile'
+    | 'rebuilt_at'
+    | 'item_count'
+    | 'rows'
+    | 'period_from'
+    | 'period_to'
+    | 'report_number'
+    | 'format'
+  >
 >;
 
 /**
  * Applies `patch` when the record still has `expectedVersion` (and bumps it). Returns the new record,
  * or null when the report is gone or changed meanwhile (the caller re-reads and retries).
  */
-export async function updateReport(userId: string, reportId: string, expectedVersion: number, patch: ReportPatch): Promise<ReportRecord | null> {
+export async function updateReport(
+  userId: string,
+  reportId: string,
+  expectedVersion: number,
+  patch: ReportPatch,
+): Promise<ReportRecord | null> {
   const sets: string[] = ['#version = :next'];
   const names: Record<string, string> = { '#version': 'version' };
   const values: Record<string, unknown> = { ':next': expectedVersion + 1, ':expected': expectedVersion };
   const capPatch: ReportPatch = { ...patch };
   if (capPatch.warnings) capPatch.warnings = capPatch.warnings.slice(0, MAX_WARNINGS);
-  if (capPatch.commission_by_category) capPatch.commission_by_category = capPatch.commission_by_category.slice(0, MAX_CATEGORIES);
+  if (capPatch.commission_by_category)
+    capPatch.commission_by_category = capPatch.commission_by_category.slice(0, MAX_CATEGORIES);
   for (const [k, v] of Object.entries(capPatch)) {
     if (v === undefined) continue;
     names[`#${k}`] = k;
@@ -340,7 +387,8 @@ export async function updateReport(userId: string, reportId: string, expectedVer
         TableName: tableName(),
         Key: reportKey(userId, reportId),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
+        ConditionExpression:
+          'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ...values, ':one': 1 },
         ReturnValues: 'ALL_NEW',
@@ -377,11 +425,18 @@ export async function replaceItems(
   }
   const expected = record.version ?? 1;
   const names: Record<string, string> = { '#version': 'version', '#gen': 'items_gen', '#count': 'item_count' };
-  const values: Record<string, unknown> = { ':next': expected + 1, ':expected': expected, ':gen': gen, ':count': items.length, ':one': 1 };
+  const values: Record<string, unknown> = {
+    ':next': expected + 1,
+    ':expected': expected,
+    ':gen': gen,
+    ':count': items.length,
+    ':one': 1,
+  };
   const sets = ['#version = :next', '#gen = :gen', '#count = :count'];
   const capPatch: ReportPatch = { ...patch };
   if (capPatch.warnings) capPatch.warnings = capPatch.warnings.slice(0, MAX_WARNINGS);
-  if (capPatch.commission_by_category) capPatch.commission_by_category = capPatch.commission_by_category.slice(0, MAX_CATEGORIES);
+  if (capPatch.commission_by_category)
+    capPatch.commission_by_category = capPatch.commission_by_category.slice(0, MAX_CATEGORIES);
   delete capPatch.item_count;
   for (const [k, v] of Object.entries(capPatch)) {
     if (v === undefined) continue;
@@ -396,7 +451,8 @@ export async function replaceItems(
         TableName: tableName(),
         Key: reportKey(record.user_id, record.id),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
+        ConditionExpression:
+          'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',

@@ -19,7 +19,10 @@ export async function ensureSeed(): Promise<void> {
  * account. An existing account is left exactly as it is (`created: false`), so a restart never
  * resets a demo user's limits or a password someone changed.
  */
-export async function ensureDemoUser(input: { email: string; password: string }): Promise<{ created: boolean; userId: string }> {
+export async function ensureDemoUser(input: {
+  email: string;
+  password: string;
+}): Promise<{ created: boolean; userId: string }> {
   await ensureSeed();
   const existing = await getUserByEmail(input.email);
   if (existing) return { created: false, userId: existing.id };

@@ -43,12 +43,16 @@ function fromItem(item: Record<string, unknown>): SellerRecord {
 
 export async function getSeller(userId: string, sellerId: string): Promise<SellerRecord | null> {
   if (!SELLER_ID.test(sellerId)) return null;
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: sellerKey(userId, sellerId), ConsistentRead: true }));
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: sellerKey(userId, sellerId), ConsistentRead: true }),
+  );
   return r.Item ? fromItem(r.Item) : null;
 }
 
 async function getSellerByNumber(userId: string, number: string): Promise<SellerRecord | null> {
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: sellerNumberKey(userId, number), ConsistentRead: true }));
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: sellerNumberKey(userId, number), ConsistentRead: true }),
+  );
   const sellerId = r.Item?.seller_id;
   return typeof sellerId === 'string' ? getSeller(userId, sellerId) : null;
 }
@@ -65,12 +69,25 @@ export async function ensureSellerByNumber(userId: string, number: string): Prom
     const existing = await getSellerByNumber(userId, n);
     if (existing) return existing;
     const now = new Date().toISOString();
-    const seller: SellerRecord = { id: newId(), number: n, name: defaultSellerName(n), tax: null, created_at: now, updated_at: now };
+    const seller: SellerRecord = {
+      id: newId(),
+      number: n,
+      name: defaultSellerName(n),
+      tax: null,
+      created_at: now,
+      updated_at: now,
+    };
     try {
       await ddb().send(
         new TransactWriteCommand({
           TransactItems: [
-            putNew({ ...sellerNumberKey(userId, n), type: 'seller_number', user_id: userId, number: n, seller_id: seller.id }),
+            putNew({
+              ...sellerNumberKey(userId, n),
+              type: 'seller_number',
+              user_id: userId,
+              number: n,
+              seller_id: seller.id,
+            }),
             putNew({ ...sellerKey(userId, seller.id), type: 'seller', user_id: userId, ...seller }),
           ],
         }),
@@ -125,7 +142,10 @@ export async function updateSeller(userId: string, sellerId: string, patch: Sell
   }
   if (patch.tax !== undefined) {
     sets.push('tax = :tax');
-    values[':tax'] = patch.tax === null ? null : { tax_system: patch.tax.tax_system, usn_rate: patch.tax.usn_rate, vat_rate: patch.tax.vat_rate };
+    values[':tax'] =
+      patch.tax === null
+        ? null
+        : { tax_system: patch.tax.tax_system, usn_rate: patch.tax.usn_rate, vat_rate: patch.tax.vat_rate };
   }
   const attributes = await updateExisting(
     {

@@ -61,7 +61,8 @@ async function exists(client: DynamoDBClient, name: string): Promise<boolean> {
     await client.send(new DescribeTableCommand({ TableName: name }));
     return true;
   } catch (e) {
-    if (e instanceof ResourceNotFoundException || (e as { name?: string }).name === 'ResourceNotFoundException') return false;
+    if (e instanceof ResourceNotFoundException || (e as { name?: string }).name === 'ResourceNotFoundException')
+      return false;
     throw e;
   }
 }
@@ -83,6 +84,11 @@ export async function ensureTable(client: DynamoDBClient, name: string): Promise
   const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: name }));
   const status = ttl.TimeToLiveDescription?.TimeToLiveStatus;
   if (status !== 'ENABLED' && status !== 'ENABLING') {
-    await client.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: name,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      }),
+    );
   }
 }

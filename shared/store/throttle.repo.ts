@@ -33,7 +33,13 @@ export async function tryConsume(input: ThrottleInput): Promise<boolean> {
       await ddb().send(
         new PutCommand({
           TableName: tableName(),
-          Item: { ...key, type: 'throttle', sends, version: version + 1, ttl: ttlIn(input.windowSeconds, Math.max(...sends)) },
+          Item: {
+            ...key,
+            type: 'throttle',
+            sends,
+            version: version + 1,
+            ttl: ttlIn(input.windowSeconds, Math.max(...sends)),
+          },
           ConditionExpression: r.Item ? '#v = :v' : 'attribute_not_exists(pk)',
           ExpressionAttributeNames: r.Item ? { '#v': 'version' } : undefined,
           ExpressionAttributeValues: r.Item ? { ':v': version } : undefined,

@@ -27,13 +27,24 @@ export function isUploadId(id: unknown): id is string {
   return typeof id === 'string' && /^[0-9A-Za-z]{1,64}$/.test(id);
 }
 
-export const uploadObjectKey = (userId: string, uploadId: string, filename: string): string => `uploads/${userId}/${uploadId}/${filename}`;
+export const uploadObjectKey = (userId: string, uploadId: string, filename: string): string =>
+  `uploads/${userId}/${uploadId}/${filename}`;
 
 export async function createUpload(userId: string, filename: string, size: number): Promise<UploadRecord> {
   const id = newId();
-  const rec: UploadRecord = { upload_id: id, user_id: userId, filename, key: uploadObjectKey(userId, id, filename), size, created_at: new Date().toISOString() };
+  const rec: UploadRecord = {
+    upload_id: id,
+    user_id: userId,
+    filename,
+    key: uploadObjectKey(userId, id, filename),
+    size,
+    created_at: new Date().toISOString(),
+  };
   await ddb().send(
-    new PutCommand({ TableName: tableName(), Item: { ...uploadKey(userId, id), type: 'upload', ...rec, ttl: ttlIn(UPLOAD_TTL_SECONDS) } }),
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...uploadKey(userId, id), type: 'upload', ...rec, ttl: ttlIn(UPLOAD_TTL_SECONDS) },
+    }),
   );
   return rec;
 }
@@ -41,7 +52,9 @@ export async function createUpload(userId: string, filename: string, size: numbe
 /** The caller's upload by id; null for a malformed id, an unknown one or another user's. */
 export async function getUpload(userId: string, uploadId: string): Promise<UploadRecord | null> {
   if (!isUploadId(uploadId)) return null;
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: uploadKey(userId, uploadId), ConsistentRead: true }));
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: uploadKey(userId, uploadId), ConsistentRead: true }),
+  );
   if (!r.Item) return null;
   // DynamoDB's TTL sweep runs late; an expired upload is gone for the API already.
   if (typeof r.Item.ttl === 'number' && r.Item.ttl * 1000 < Date.now()) return null;

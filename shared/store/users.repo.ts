@@ -34,7 +34,15 @@ export interface PublicUser {
 }
 
 export function toPublicUser(u: UserRecord): PublicUser {
-  return { id: u.id, email: u.email, role: u.role, confirmed: u.confirmed, limits: u.limits, initial_limits: u.initial_limits, tax: u.tax };
+  return {
+    id: u.id,
+    email: u.email,
+    role: u.role,
+    confirmed: u.confirmed,
+    limits: u.limits,
+    initial_limits: u.initial_limits,
+    tax: u.tax,
+  };
 }
 
 function fromItem(item: Record<string, unknown>): UserRecord {
@@ -78,12 +86,16 @@ export async function createUser(input: NewUser): Promise<UserRecord> {
   try {
     await ddb().send(
       new TransactWriteCommand({
-        TransactItems: [putNew({ ...emailKey(email), type: 'email', email, user_id: user.id }), putNew({ ...userKey(user.id), type: 'user', ...user })],
+        TransactItems: [
+          putNew({ ...emailKey(email), type: 'email', email, user_id: user.id }),
+          putNew({ ...userKey(user.id), type: 'user', ...user }),
+        ],
       }),
     );
   } catch (e) {
     const codes = cancellationCodes(e);
-    if (codes && codes[0] === 'ConditionalCheckFailed') throw conflict('email_taken', 'This email already has an account');
+    if (codes && codes[0] === 'ConditionalCheckFailed')
+      throw conflict('email_taken', 'This email already has an account');
     throw e;
   }
   return user;
@@ -141,14 +153,25 @@ export async function setPasswordHash(userId: string, passwordHash: string): Pro
  * transaction, so each link sets a password at most once. Returns false when the link was used
  * before (or the user is gone / not confirmed).
  */
-export async function resetPasswordOnce(input: { userId: string; jti: string; tokenExp: number; passwordHash: string }): Promise<boolean> {
+export async function resetPasswordOnce(input: {
+  userId: string;
+  jti: string;
+  tokenExp: number;
+  passwordHash: string;
+}): Promise<boolean> {
   const now = new Date().toISOString();
   try {
     await ddb().send(
       new TransactWriteCommand({
         TransactItems: [
           // Kept until the token expires anyway; DynamoDB's TTL sweeps it afterwards.
-          putNew({ ...usedTokenKey(input.jti), type: 'used_token', user_id: input.userId, used_at: now, ttl: input.tokenExp }),
+          putNew({
+            ...usedTokenKey(input.jti),
+            type: 'used_token',
+            user_id: input.userId,
+            used_at: now,
+            ttl: input.tokenExp,
+          }),
           {
             Update: {
               TableName: tableName(),
@@ -174,7 +197,9 @@ export async function updateTax(userId: string, tax: TaxProfile): Promise<UserRe
     {
       Key: userKey(userId),
       UpdateExpression: 'SET tax = :tax',
-      ExpressionAttributeValues: { ':tax': { tax_system: tax.tax_system, usn_rate: tax.usn_rate, vat_rate: tax.vat_rate } },
+      ExpressionAttributeValues: {
+        ':tax': { tax_system: tax.tax_system, usn_rate: tax.usn_rate, vat_rate: tax.vat_rate },
+      },
       ReturnValues: 'ALL_NEW',
     },
     () => notFound('User not found'),
@@ -184,7 +209,12 @@ export async function updateTax(userId: string, tax: TaxProfile): Promise<UserRe
 
 export async function setRole(userId: string, role: string): Promise<void> {
   await updateExisting(
-    { Key: userKey(userId), UpdateExpression: 'SET #role = :role', ExpressionAttributeNames: { '#role': 'role' }, ExpressionAttributeValues: { ':role': role } },
+    {
+      Key: userKey(userId),
+      UpdateExpression: 'SET #role = :role',
+      ExpressionAttributeNames: { '#role': 'role' },
+      ExpressionAttributeValues: { ':role': role },
+    },
     () => notFound('User not found'),
   );
 }

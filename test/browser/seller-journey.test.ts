@@ -20,7 +20,18 @@ import { columnTitle } from '../../shared/export/columns';
 import { FIELDS } from '../../shared/report/fields';
 import { waitForMail } from '../support/emulators';
 import { CONFIRM_SUBJECT, PASSWORD_SUBJECT, confirmLinkOf, passwordOf } from '../support/sign-up';
-import { BROWSER_401, int, launchChromium, roubles, rowsWord, rub, screenshot, squash, watchConsole, type ConsoleIssue } from './support/browser';
+import {
+  BROWSER_401,
+  int,
+  launchChromium,
+  roubles,
+  rowsWord,
+  rub,
+  screenshot,
+  squash,
+  watchConsole,
+  type ConsoleIssue,
+} from './support/browser';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;
@@ -34,7 +45,11 @@ beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'browser-files-'));
   stack = await startTestStack();
   browser = await launchChromium();
-  context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1440, height: 900 }, locale: 'ru-RU' });
+  context = await browser.newContext({
+    acceptDownloads: true,
+    viewport: { width: 1440, height: 900 },
+    locale: 'ru-RU',
+  });
   page = await context.newPage();
   page.setDefaultTimeout(30_000);
   issues = watchConsole(page);
@@ -86,7 +101,8 @@ const storedSession = () =>
     return { token: w.localStorage.getItem('svc_token'), email: w.localStorage.getItem('svc_email') };
   });
 
-const setStoredToken = (token: string) => page.evaluate((t) => (globalThis as unknown as PageGlobals).localStorage.setItem('svc_token', t), token);
+const setStoredToken = (token: string) =>
+  page.evaluate((t) => (globalThis as unknown as PageGlobals).localStorage.setItem('svc_token', t), token);
 
 async function apiGet<T>(route: string): Promise<T> {
   const { token } = await storedSession();
@@ -115,7 +131,8 @@ interface ApiReport {
   items: ApiItem[];
 }
 
-const getReport = async (id: string) => (await apiGet<{ report: ApiReport }>(`/reports/${encodeURIComponent(id)}`)).report;
+const getReport = async (id: string) =>
+  (await apiGet<{ report: ApiReport }>(`/reports/${encodeURIComponent(id)}`)).report;
 
 const kop = (roubles: number | null | undefined) => Math.round((roubles ?? 0) * 100);
 const text = async (testId: string) => squash(await page.getByTestId(testId).textContent());
@@ -139,13 +156,20 @@ function writeReport(seed: number, rows: number): { file: string; report: Genera
 }
 
 /** Upload through the panel on /reports: the preview must name the generator's row count and the limits. */
-async function uploadThroughPanel(seed: number, rows: number, limitsBefore: number, shot?: string): Promise<GeneratedReport> {
+async function uploadThroughPanel(
+  seed: number,
+  rows: number,
+  limitsBefore: number,
+  shot?: string,
+): Promise<GeneratedReport> {
   const { file, report } = writeReport(seed, rows);
   await page.getByTestId('upload-input').setInputFiles(file);
   const preview = page.getByTestId('upload-preview');
   await preview.waitFor();
   expect(await text('upload-rows')).toBe(int(rows));
-  expect(await text('upload-charge')).toBe(`Будет списано ${rowsWord(rows)}, у вас ${int(limitsBefore)}, останется ${int(limitsBefore - rows)}.`);
+  expect(await text('upload-charge')).toBe(
+    `Будет списано ${rowsWord(rows)}, у вас ${int(limitsBefore)}, останется ${int(limitsBefore - rows)}.`,
+  );
   expect(squash(await preview.textContent())).toContain(report.expected.report_number);
   if (shot) await screenshot(page, shot);
   await preview.getByRole('button', { name: 'Загрузить отчёт' }).click();
@@ -216,7 +240,7 @@ describe('the seller in the browser', () => {
     await expect.poll(() => text('limits-chip')).toBe(rowsWord(INITIAL_LIMITS - ROWS_1));
   });
 
-  step('report page: headline figures and the totals row are the API\'s totals', async () => {
+  step("report page: headline figures and the totals row are the API's totals", async () => {
     const report = await getReport(id1);
     expect(report.rows).toBe(ROWS_1);
     // The generator's own bookkeeping of the file agrees with the stored report.
@@ -241,7 +265,11 @@ describe('the seller in the browser', () => {
     const item = before.items.find((i) => i.article !== '' && kop(i.effective.logistics) > 0) as ApiItem;
     expect(item, 'an article with logistics').toBeTruthy();
     const delta = 11_111; // kopecks
-    corrected = { article: item.article, logisticsKop: kop(item.effective.logistics) + delta, computedKop: kop(item.computed.logistics) };
+    corrected = {
+      article: item.article,
+      logisticsKop: kop(item.effective.logistics) + delta,
+      computedKop: kop(item.computed.logistics),
+    };
 
     const cell = page.getByTestId(`cell-${item.article}-logistics`);
     expect(await cell.getAttribute('data-corrected')).toBeNull();
@@ -252,7 +280,9 @@ describe('the seller in the browser', () => {
 
     await expect.poll(() => cell.getAttribute('data-corrected')).toBe('true');
     expect(squash(await cell.textContent())).toContain(roubles(corrected.logisticsKop / 100));
-    expect(squash(await cell.getAttribute('title'))).toBe(`Исправлено вручную. Рассчитано: ${roubles(corrected.computedKop / 100)}`);
+    expect(squash(await cell.getAttribute('title'))).toBe(
+      `Исправлено вручную. Рассчитано: ${roubles(corrected.computedKop / 100)}`,
+    );
     await expect.poll(() => text('total-logistics')).toBe(roubles((kop(before.totals.logistics) + delta) / 100));
 
     const after = await getReport(id1);
@@ -288,9 +318,12 @@ describe('the seller in the browser', () => {
     expect(await text('total-logistics')).toBe(roubles(report.totals.logistics as number));
   });
 
-  step('export: the downloaded XLSX holds the API\'s items and totals, the correction marked', async () => {
+  step("export: the downloaded XLSX holds the API's items and totals, the correction marked", async () => {
     const report = await getReport(id1);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Скачать XLSX' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Скачать XLSX' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/\.xlsx$/);
     const file = path.join(tmp, 'export.xlsx');
     await download.saveAs(file);
@@ -319,13 +352,27 @@ describe('the seller in the browser', () => {
     for (const item of report.items) {
       const row = rowsByArticle.get(item.article === '' ? 'Без артикула' : item.article);
       expect(row, `row of ${item.article}`).toBeTruthy();
-      for (const def of FIELDS) same(def.unit, (row as ExcelJS.Row).getCell(column.get(def.name) as number).value, item.effective[def.name], `${item.article}.${def.name}`);
+      for (const def of FIELDS)
+        same(
+          def.unit,
+          (row as ExcelJS.Row).getCell(column.get(def.name) as number).value,
+          item.effective[def.name],
+          `${item.article}.${def.name}`,
+        );
     }
     const totals = rowsByArticle.get('Итого') as ExcelJS.Row;
     expect(totals, 'totals row').toBeTruthy();
-    for (const def of FIELDS) same(def.unit, totals.getCell(column.get(def.name) as number).value, report.totals[def.name], `Итого.${def.name}`);
+    for (const def of FIELDS)
+      same(
+        def.unit,
+        totals.getCell(column.get(def.name) as number).value,
+        report.totals[def.name],
+        `Итого.${def.name}`,
+      );
 
-    const correctedCell = (rowsByArticle.get(corrected.article) as ExcelJS.Row).getCell(column.get('logistics') as number);
+    const correctedCell = (rowsByArticle.get(corrected.article) as ExcelJS.Row).getCell(
+      column.get('logistics') as number,
+    );
     const fill = correctedCell.fill as ExcelJS.FillPattern | undefined;
     expect(fill?.pattern, 'corrected cell is filled').toBe('solid');
     expect(JSON.stringify(correctedCell.note ?? '')).toContain('Рассчитано');
@@ -388,13 +435,16 @@ describe('the seller in the browser', () => {
     await screenshot(page, '05-combined-report');
 
     await page.getByRole('link', { name: '← Отчёты' }).click();
-    expect(await page.getByTestId(`report-row-${combinedId}`).getByTestId('combined-badge').textContent()).toBe('Объединённый');
+    expect(await page.getByTestId(`report-row-${combinedId}`).getByTestId('combined-badge').textContent()).toBe(
+      'Объединённый',
+    );
   });
 
   step('products and settings: the catalog lists the uploaded articles, the limits are what was charged', async () => {
     await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Себестоимость' }).click();
     await page.getByTestId('products-table').waitFor();
-    for (const a of report1.expected.articles.filter((x) => x.article !== '')) await page.getByTestId(`product-row-${a.article}`).waitFor();
+    for (const a of report1.expected.articles.filter((x) => x.article !== ''))
+      await page.getByTestId(`product-row-${a.article}`).waitFor();
     await screenshot(page, '06-products');
 
     await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Настройки' }).click();
@@ -412,8 +462,15 @@ describe('the seller in the browser', () => {
     async () => {
       const me = await apiGet<{ user: { id: string } }>('/auth/me');
       const claims = { user_id: me.user.id, scenario: 'access' };
-      const forged = jwt.sign(claims, randomBytes(48).toString('base64url'), { algorithm: 'HS256', expiresIn: 600, jwtid: randomUUID() });
-      const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, stack.env.JWT_SECRET, { algorithm: 'HS256', jwtid: randomUUID() });
+      const forged = jwt.sign(claims, randomBytes(48).toString('base64url'), {
+        algorithm: 'HS256',
+        expiresIn: 600,
+        jwtid: randomUUID(),
+      });
+      const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, stack.env.JWT_SECRET, {
+        algorithm: 'HS256',
+        jwtid: randomUUID(),
+      });
       for (const token of [forged, expired]) {
         const res = await fetch(`${stack.urls.api}/auth/me`, { headers: { authorization: `Bearer ${token}` } });
         expect(res.status, 'the API itself refuses the token').toBe(401);

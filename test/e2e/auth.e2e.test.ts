@@ -45,19 +45,34 @@ describe('auth over HTTP (serverless-offline)', () => {
 
     const me = await call<{ user: Record<string, unknown> }>('GET', '/auth/me', { token });
     expect(me.status).toBe(200);
-    expect(me.body.user).toMatchObject({ id: user.id, email, role: 'seller', confirmed: true, limits: 10_000, initial_limits: 10_000 });
+    expect(me.body.user).toMatchObject({
+      id: user.id,
+      email,
+      role: 'seller',
+      confirmed: true,
+      limits: 10_000,
+      initial_limits: 10_000,
+    });
     expect(me.headers.get('access-control-allow-origin')).toBe('*');
 
     const adminEmail = `e2e-admin-${randomUUID()}@example.com`;
     const adminSession = await signUp(adminEmail);
-    expect((await call('POST', '/auth/top-up', { token: adminSession.token, body: { email, rows: 2500 } })).status).toBe(403);
+    expect(
+      (await call('POST', '/auth/top-up', { token: adminSession.token, body: { email, rows: 2500 } })).status,
+    ).toBe(403);
     const granted = admin('grant', adminEmail);
     expect(granted.status, granted.out).toBe(0);
 
-    const topUp = await call('POST', '/auth/top-up', { token: adminSession.token, body: { email, rows: 2500, idempotency_key: 'e2e-1' } });
+    const topUp = await call('POST', '/auth/top-up', {
+      token: adminSession.token,
+      body: { email, rows: 2500, idempotency_key: 'e2e-1' },
+    });
     expect(topUp.status).toBe(200);
     expect(topUp.body).toEqual({ user_id: user.id, limits: 12_500, initial_limits: 12_500 });
-    const repeat = await call('POST', '/auth/top-up', { token: adminSession.token, body: { email, rows: 2500, idempotency_key: 'e2e-1' } });
+    const repeat = await call('POST', '/auth/top-up', {
+      token: adminSession.token,
+      body: { email, rows: 2500, idempotency_key: 'e2e-1' },
+    });
     expect(repeat.body).toEqual(topUp.body);
 
     // The operator tool's own top-up goes through the same transaction.
@@ -65,7 +80,11 @@ describe('auth over HTTP (serverless-offline)', () => {
     expect(cli.status, cli.out).toBe(0);
     expect(cli.out).toContain('limits 13000');
 
-    const history = await call<{ items: Array<Record<string, unknown>>; next_cursor: string | null }>('GET', '/auth/limit-history', { token });
+    const history = await call<{ items: Array<Record<string, unknown>>; next_cursor: string | null }>(
+      'GET',
+      '/auth/limit-history',
+      { token },
+    );
     expect(history.status).toBe(200);
     expect(history.body.next_cursor).toBeNull();
     expect(history.body.items.map((h) => [h.operation, h.rows, h.limits_after])).toEqual([
@@ -80,7 +99,11 @@ describe('auth over HTTP (serverless-offline)', () => {
     expect(unauth.status).toBe(401);
     expect(unauth.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String), details: {} } });
 
-    const badJson = await fetch(`${offline.apiUrl}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' });
+    const badJson = await fetch(`${offline.apiUrl}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":',
+    });
     expect(badJson.status).toBe(400);
     expect(((await badJson.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
 
@@ -88,7 +111,9 @@ describe('auth over HTTP (serverless-offline)', () => {
     expect(badLink.status).toBe(400);
     expect(badLink.body).toMatchObject({ error: { code: 'invalid_token' } });
 
-    const wrong = await call('POST', '/auth/login', { body: { email: `nobody-${randomUUID()}@example.com`, password: 'x'.repeat(12) } });
+    const wrong = await call('POST', '/auth/login', {
+      body: { email: `nobody-${randomUUID()}@example.com`, password: 'x'.repeat(12) },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toMatchObject({ error: { code: 'invalid_credentials' } });
   });

@@ -116,14 +116,30 @@ describe('npm run package (offline, no AWS credentials)', () => {
       SLS_TELEMETRY_DISABLED: '1',
       FORCE_COLOR: '0',
     });
-    const r = spawnSync(process.execPath, [require.resolve('osls/bin/serverless.js'), 'package', '--stage', 'prod', '--region', 'eu-central-1', '--package', outDir], {
-      cwd: root,
-      env,
-      encoding: 'utf8',
-      timeout: 280_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        require.resolve('osls/bin/serverless.js'),
+        'package',
+        '--stage',
+        'prod',
+        '--region',
+        'eu-central-1',
+        '--package',
+        outDir,
+      ],
+      {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+        timeout: 280_000,
+      },
+    );
     result = { status: r.status, output: `${r.stdout}\n${r.stderr}` };
-    if (r.status === 0) template = JSON.parse(readFileSync(path.join(outDir, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+    if (r.status === 0)
+      template = JSON.parse(
+        readFileSync(path.join(outDir, 'cloudformation-template-update-stack.json'), 'utf8'),
+      ) as Template;
   });
 
   afterAll(() => {
@@ -142,7 +158,10 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(routes.sort()).toEqual(ROUTES.map(([m, p]) => `${m} ${p}`).sort());
     // Which function serves each route: route → integration → function.
     const integrationTarget = new Map(
-      ofType('AWS::ApiGatewayV2::Integration').map(([id, r]) => [id, (r.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]]),
+      ofType('AWS::ApiGatewayV2::Integration').map(([id, r]) => [
+        id,
+        (r.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0],
+      ]),
     );
     const servedBy = new Map(
       ofType('AWS::ApiGatewayV2::Route').map(([, r]) => {
@@ -183,13 +202,24 @@ describe('npm run package (offline, no AWS credentials)', () => {
   it('declares a private, encrypted bucket that lets the web page PUT and expires abandoned uploads', () => {
     const bucketId = 'FilesBucket';
     const p = template.Resources[bucketId].Properties;
-    expect(p.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-    expect(p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(p.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe(
+      'AES256',
+    );
     expect(p.CorsConfiguration.CorsRules[0].AllowedMethods).toEqual(expect.arrayContaining(['PUT', 'GET', 'HEAD']));
     expect(p.CorsConfiguration.CorsRules[0].ExposedHeaders).toContain('ETag');
     // The framework's deployment bucket is private too.
-    expect(template.Resources.ServerlessDeploymentBucket.Properties.PublicAccessBlockConfiguration).toEqual(p.PublicAccessBlockConfiguration);
-    expect(p.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' }));
+    expect(template.Resources.ServerlessDeploymentBucket.Properties.PublicAccessBlockConfiguration).toEqual(
+      p.PublicAccessBlockConfiguration,
+    );
+    expect(p.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' }),
+    );
     // Functions get the generated name by Ref, and the secret through a deploy-time reference.
     const fn = template.Resources.ReportsGetLambdaFunction.Properties;
     expect(fn.Environment.Variables.BUCKET_NAME).toEqual({ Ref: bucketId });
@@ -238,8 +268,14 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsGet: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query') },
       reportsDelete: { [TABLE]: db('GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'), [SOURCES]: s3('DeleteObject') },
       reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem') },
-      reportsRebuildOne: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'), [SOURCES]: s3('GetObject') },
-      reportsRebuildMany: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'), [SOURCES]: s3('GetObject') },
+      reportsRebuildOne: {
+        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
+        [SOURCES]: s3('GetObject'),
+      },
+      reportsRebuildMany: {
+        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
+        [SOURCES]: s3('GetObject'),
+      },
       reportsExport: { [TABLE]: db('GetItem', 'Query') },
       reportsSource: { [TABLE]: db('GetItem'), [SOURCES]: s3('GetObject') },
       reportsSummaryExport: { [TABLE]: db('GetItem', 'Query') },
@@ -251,10 +287,15 @@ describe('npm run package (offline, no AWS credentials)', () => {
       sellersUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
     };
 
-    type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
+    type Statement = {
+      Effect: string;
+      Action: string | string[];
+      Resource: unknown;
+      Principal?: unknown;
+      Condition?: unknown;
+    };
     const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
     const alias = (fn: string) => `${fn[0].toUpperCase()}${fn.slice(1)}`;
-
 
     function roleOf(fn: string): { id: string; role: Template['Resources'][string] } {
       const f = template.Resources[`${alias(fn)}LambdaFunction`];
@@ -263,7 +304,9 @@ describe('npm run package (offline, no AWS credentials)', () => {
     }
 
     function statementsOf(fn: string): Statement[] {
-      const policies = (roleOf(fn).role.Properties.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>;
+      const policies = (roleOf(fn).role.Properties.Policies ?? []) as Array<{
+        PolicyDocument: { Statement: Statement[] };
+      }>;
       return policies.flatMap((p) => p.PolicyDocument.Statement);
     }
 
@@ -292,19 +335,33 @@ describe('npm run package (offline, no AWS credentials)', () => {
         expect(id, fn).toBe(`${alias(fn)}Role`);
         expect(role.Type).toBe('AWS::IAM::Role');
         expect(role.Properties.ManagedPolicyArns, fn).toBeUndefined();
-        expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }]);
+        expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+          { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
+        ]);
       }
       // No role left unused (e.g. the framework's default role, or an old group role).
-      expect(ofType('AWS::IAM::Role').map(([id]) => id).sort()).toEqual([...roleIds].sort());
+      expect(
+        ofType('AWS::IAM::Role')
+          .map(([id]) => id)
+          .sort(),
+      ).toEqual([...roleIds].sort());
     });
 
     it('lets each function write its own log group and no other', () => {
       for (const fn of functions()) {
         const logStatements = statementsOf(fn).filter((s) => list(s.Action).some((a) => a.startsWith('logs:')));
-        expect(logStatements, fn).toEqual([{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [`${alias(fn)}LogGroup`, 'Arn'] } }]);
+        expect(logStatements, fn).toEqual([
+          {
+            Effect: 'Allow',
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Resource: { 'Fn::GetAtt': [`${alias(fn)}LogGroup`, 'Arn'] },
+          },
+        ]);
         const group = template.Resources[`${alias(fn)}LogGroup`];
         expect(group.Type).toBe('AWS::Logs::LogGroup');
-        expect(group.Properties.LogGroupName).toBe(`/aws/lambda/${template.Resources[`${alias(fn)}LambdaFunction`].Properties.FunctionName as string}`);
+        expect(group.Properties.LogGroupName).toBe(
+          `/aws/lambda/${template.Resources[`${alias(fn)}LambdaFunction`].Properties.FunctionName as string}`,
+        );
       }
     });
 
@@ -334,8 +391,19 @@ describe('npm run package (offline, no AWS credentials)', () => {
       for (const fn of functions()) {
         const p = permissions(fn);
         for (const index of [GSI1, GSI2]) if (p[index]) expect(p[index], fn).toEqual(['dynamodb:Query']);
-        expect(Object.keys(p).filter((r) => r.startsWith('Table/')).every((r) => r === GSI1 || r === GSI2), fn).toBe(true);
-        for (const banned of ['dynamodb:Scan', 'dynamodb:DescribeTable', 'dynamodb:DeleteTable', 's3:ListBucket', 'logs:CreateLogGroup']) {
+        expect(
+          Object.keys(p)
+            .filter((r) => r.startsWith('Table/'))
+            .every((r) => r === GSI1 || r === GSI2),
+          fn,
+        ).toBe(true);
+        for (const banned of [
+          'dynamodb:Scan',
+          'dynamodb:DescribeTable',
+          'dynamodb:DeleteTable',
+          's3:ListBucket',
+          'logs:CreateLogGroup',
+        ]) {
           expect(allActions(fn), fn).not.toContain(banned);
         }
       }
@@ -344,14 +412,29 @@ describe('npm run package (offline, no AWS credentials)', () => {
     it('gives S3 only to the functions that touch the bucket, and mail only to register, confirm and forgot-password', () => {
       const usesS3 = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('s3:')));
       expect(usesS3.sort()).toEqual(
-        ['reportsUploadUrl', 'reportsCountRows', 'reportsUpload', 'reportsList', 'reportsDelete', 'reportsRebuildOne', 'reportsRebuildMany', 'reportsSource'].sort(),
+        [
+          'reportsUploadUrl',
+          'reportsCountRows',
+          'reportsUpload',
+          'reportsList',
+          'reportsDelete',
+          'reportsRebuildOne',
+          'reportsRebuildMany',
+          'reportsSource',
+        ].sort(),
       );
       const mails = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('ses:')));
       expect(mails.sort()).toEqual(['authConfirm', 'authForgotPassword', 'authRegister']);
       for (const fn of functions()) {
         const resources = Object.keys(permissions(fn));
-        expect(resources.filter((r) => r.startsWith('FilesBucket')).every((r) => r === UPLOADS || r === SOURCES), fn).toBe(true);
-        expect(resources.every((r) => r === TABLE || r.startsWith('Table/') || r.startsWith('FilesBucket/') || r === MAIL), fn).toBe(true);
+        expect(
+          resources.filter((r) => r.startsWith('FilesBucket')).every((r) => r === UPLOADS || r === SOURCES),
+          fn,
+        ).toBe(true);
+        expect(
+          resources.every((r) => r === TABLE || r.startsWith('Table/') || r.startsWith('FilesBucket/') || r === MAIL),
+          fn,
+        ).toBe(true);
       }
     });
 
@@ -360,7 +443,10 @@ describe('npm run package (offline, no AWS credentials)', () => {
       expect(permissions('reportsUpload')[SOURCES]).toContain('s3:PutObject');
       expect(permissions('reportsUpload')[UPLOADS]).not.toContain('s3:PutObject');
       // The presigned PUT the browser sends is authorised by the signer's role.
-      expect(permissions('reportsUploadUrl')).toEqual({ [TABLE]: ['dynamodb:GetItem', 'dynamodb:PutItem'], [UPLOADS]: ['s3:PutObject'] });
+      expect(permissions('reportsUploadUrl')).toEqual({
+        [TABLE]: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        [UPLOADS]: ['s3:PutObject'],
+      });
       // The catalog import reads its file from the multipart body, never from the bucket.
       expect(allActions('productsImport').some((a) => a.startsWith('s3:'))).toBe(false);
       // Deleting a report removes its source object; it never reads the bucket.
@@ -375,12 +461,18 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(zips).toHaveLength(new Set(ROUTES.map(([, , f]) => f)).size);
     for (const [alias, fn] of ofType('AWS::Lambda::Function')) {
       const handler = fn.Properties.Handler as string;
-      const zipName = path.basename((fn.Properties.Code.S3Key as string));
+      const zipName = path.basename(fn.Properties.Code.S3Key as string);
       const dest = path.join(codeRoot, alias);
       const names = await unzip(path.join(outDir, zipName), dest);
       // Only this function's bundle (no other function's code, no node_modules).
-      expect(names.filter((n) => n.endsWith('.handler.js')), alias).toEqual([handler.slice(0, handler.lastIndexOf('.')) + '.js']);
-      expect(names.some((n) => n.startsWith('node_modules/')), alias).toBe(false);
+      expect(
+        names.filter((n) => n.endsWith('.handler.js')),
+        alias,
+      ).toEqual([handler.slice(0, handler.lastIndexOf('.')) + '.js']);
+      expect(
+        names.some((n) => n.startsWith('node_modules/')),
+        alias,
+      ).toBe(false);
       expect(typeof loadLikeLambda(dest, handler), `${alias}: ${handler}`).toBe('function');
     }
   });

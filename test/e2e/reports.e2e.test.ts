@@ -35,38 +35,69 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function download(method: string, route: string, token: string, body?: unknown): Promise<{ status: number; bytes: Buffer; headers: Headers }> {
+async function download(
+  method: string,
+  route: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; bytes: Buffer; headers: Headers }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${offline.apiUrl}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${offline.apiUrl}${route}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
 }
 
 /** upload-url → PUT to the presigned URL → count-rows → upload, all by upload id. */
-async function uploadByUrl(token: string, file: { filename: string; file: Buffer }): Promise<{ count: Record<string, unknown>; report: ApiReport }> {
-  const target = await call<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>('POST', '/reports/upload-url', {
-    token,
-    body: { filename: file.filename, size: file.file.length },
-  });
+async function uploadByUrl(
+  token: string,
+  file: { filename: string; file: Buffer },
+): Promise<{ count: Record<string, unknown>; report: ApiReport }> {
+  const target = await call<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>(
+    'POST',
+    '/reports/upload-url',
+    {
+      token,
+      body: { filename: file.filename, size: file.file.length },
+    },
+  );
   expect(target.status).toBe(200);
-  const put = await fetch(target.body.url, { method: target.body.method, body: file.file, headers: target.body.headers });
+  const put = await fetch(target.body.url, {
+    method: target.body.method,
+    body: file.file,
+    headers: target.body.headers,
+  });
   expect(put.status).toBe(200);
   const count = await call('POST', '/reports/count-rows', { token, body: { upload_id: target.body.upload_id } });
   expect(count.status).toBe(200);
-  const uploaded = await call<{ report: ApiReport }>('POST', '/reports/upload', { token, body: { upload_id: target.body.upload_id } });
+  const uploaded = await call<{ report: ApiReport }>('POST', '/reports/upload', {
+    token,
+    body: { upload_id: target.body.upload_id },
+  });
   expect(uploaded.status, JSON.stringify(uploaded.body).slice(0, 300)).toBe(201);
   return { count: count.body, report: uploaded.body.report };
 }
 
 /** The engine's numbers for the same file and settings, in API units. */
-async function engineByArticle(file: { filename: string; file: Buffer }): Promise<Map<string, Record<string, number | null>>> {
+async function engineByArticle(file: {
+  filename: string;
+  file: Buffer;
+}): Promise<Map<string, Record<string, number | null>>> {
   const parsed = await readReport({ buffer: file.file, filename: file.filename });
   const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
   const unit = new Map<string, string>(FIELDS.map((d) => [d.name, d.unit]));
   return new Map(
     items.map((i) => [
       i.article,
-      Object.fromEntries(Object.entries(i.effective).map(([k, v]) => [k, v === null ? null : unit.get(k) === 'money' ? kopecksToRoubles(v) : v])),
+      Object.fromEntries(
+        Object.entries(i.effective).map(([k, v]) => [
+          k,
+          v === null ? null : unit.get(k) === 'money' ? kopecksToRoubles(v) : v,
+        ]),
+      ),
     ]),
   );
 }
@@ -79,8 +110,19 @@ describe('reports over HTTP (serverless-offline)', () => {
 
     // 1. Upload by presigned URL; count-rows charges nothing and says what upload will take.
     const { count, report: a } = await uploadByUrl(token, ga);
-    expect(count).toMatchObject({ rows: ga.expected.rows, enough: true, format: 'xlsx', report_number: ga.expected.report_number, seller_number: ga.expected.seller_number });
-    expect(a).toMatchObject({ rows: ga.expected.rows, report_number: ga.expected.report_number, is_combined: false, source_available: true });
+    expect(count).toMatchObject({
+      rows: ga.expected.rows,
+      enough: true,
+      format: 'xlsx',
+      report_number: ga.expected.report_number,
+      seller_number: ga.expected.seller_number,
+    });
+    expect(a).toMatchObject({
+      rows: ga.expected.rows,
+      report_number: ga.expected.report_number,
+      is_combined: false,
+      source_available: true,
+    });
     const engine = await engineByArticle(ga);
     expect(a.items).toHaveLength(engine.size);
     for (const item of a.items) expect(item.effective, item.article).toEqual(engine.get(item.article));
@@ -89,13 +131,21 @@ describe('reports over HTTP (serverless-offline)', () => {
 
     // 2. A correction, then a rebuild: the correction is re-applied by article.
     const target = a.items.find((i) => i.article !== '') as ApiItem;
-    const corrected = await call<{ item: ApiItem; totals: Record<string, number> }>('PUT', `/reports/items/${target.item_id}/manual-value`, {
-      token,
-      body: { field: 'storage', value: 777.77 },
-    });
+    const corrected = await call<{ item: ApiItem; totals: Record<string, number> }>(
+      'PUT',
+      `/reports/items/${target.item_id}/manual-value`,
+      {
+        token,
+        body: { field: 'storage', value: 777.77 },
+      },
+    );
     expect(corrected.status).toBe(200);
     expect(corrected.body.item.effective.storage).toBe(777.77);
-    const rebuilt = await call<{ report: ApiReport; dropped_manual_values: unknown[] }>('POST', `/reports/${a.id}/rebuild`, { token });
+    const rebuilt = await call<{ report: ApiReport; dropped_manual_values: unknown[] }>(
+      'POST',
+      `/reports/${a.id}/rebuild`,
+      { token },
+    );
     expect(rebuilt.status).toBe(200);
     expect(rebuilt.body.dropped_manual_values).toEqual([]);
     const after = rebuilt.body.report.items.find((i) => i.article === target.article) as ApiItem;
@@ -105,7 +155,12 @@ describe('reports over HTTP (serverless-offline)', () => {
 
     // 3. A second report (a zip this time), then combine the two and poll the job.
     const { report: b } = await uploadByUrl(token, gb);
-    const started = await call<{ job_id: string; status: string; progress: { done: number; total: number }; report_id?: string }>('POST', '/reports/combine', {
+    const started = await call<{
+      job_id: string;
+      status: string;
+      progress: { done: number; total: number };
+      report_id?: string;
+    }>('POST', '/reports/combine', {
       token,
       body: { report_ids: [a.id, b.id] },
     });
@@ -122,7 +177,12 @@ describe('reports over HTTP (serverless-offline)', () => {
     const combined = await call<{ report: ApiReport }>('GET', `/reports/${job.report_id}`, { token });
     expect(combined.status).toBe(200);
     const c = combined.body.report;
-    expect(c).toMatchObject({ is_combined: true, source_report_ids: [a.id, b.id], source_available: false, rows: a.rows + b.rows });
+    expect(c).toMatchObject({
+      is_combined: true,
+      source_report_ids: [a.id, b.id],
+      source_available: false,
+      rows: a.rows + b.rows,
+    });
     for (const f of ['realization', 'for_pay', 'storage', 'profit', 'sales_qty'] as const) {
       expect(c.totals[f], f).toBeCloseTo((aNow.totals[f] ?? 0) + (b.totals[f] ?? 0), 2);
     }
@@ -161,7 +221,11 @@ describe('reports over HTTP (serverless-offline)', () => {
     expect(xls.status).toBe(200);
     expect(xls.headers.get('content-type')).toBe('application/vnd.ms-excel');
     const sbook = XLSX.read(xls.bytes, { type: 'buffer' });
-    const rows = XLSX.utils.sheet_to_json<unknown[]>(sbook.Sheets[sbook.SheetNames[0]], { header: 1, raw: true, defval: null });
+    const rows = XLSX.utils.sheet_to_json<unknown[]>(sbook.Sheets[sbook.SheetNames[0]], {
+      header: 1,
+      raw: true,
+      defval: null,
+    });
     const h = rows.findIndex((r) => r.includes('Номер отчёта'));
     const numCol = (rows[h] as string[]).indexOf('Номер отчёта');
     const sumRealCol = (rows[h] as string[]).indexOf('Реализация, руб.');
@@ -193,15 +257,30 @@ describe('reports over HTTP (serverless-offline)', () => {
   it('catalog prices for articles with "/", "#", "%" and Cyrillic go through the URL path intact', async () => {
     const token = await signUp(`catalog-e2e-${randomUUID()}@example.com`);
     const article = 'Платье/синее #42 100%';
-    const put = await call<{ article: string; cost_price: number }>('PUT', `/products/${encodeURIComponent(article)}`, { token, body: { cost_price: 1234.5 } });
+    const put = await call<{ article: string; cost_price: number }>('PUT', `/products/${encodeURIComponent(article)}`, {
+      token,
+      body: { cost_price: 1234.5 },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ article, cost_price: 1234.5 });
-    const list = await call<{ items: Array<{ article: string; cost_price: number }> }>('GET', `/products?search=${encodeURIComponent('СИНЕЕ')}`, { token });
+    const list = await call<{ items: Array<{ article: string; cost_price: number }> }>(
+      'GET',
+      `/products?search=${encodeURIComponent('СИНЕЕ')}`,
+      { token },
+    );
     expect(list.body.items).toEqual([expect.objectContaining({ article, cost_price: 1234.5 })]);
     const form = new FormData();
     form.append('file', new Blob([Buffer.from('Артикул;Себестоимость\nA-1;10,5\nB-2;-1\n', 'utf8')]), 'цены.csv');
-    const res = await fetch(`${offline.apiUrl}/products/import`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const res = await fetch(`${offline.apiUrl}/products/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ created: 1, updated: 0, errors: [{ row: 3, message: expect.stringMatching(/отрицательн/) }] });
+    expect(await res.json()).toEqual({
+      created: 1,
+      updated: 0,
+      errors: [{ row: 3, message: expect.stringMatching(/отрицательн/) }],
+    });
   });
 });

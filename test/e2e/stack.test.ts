@@ -33,7 +33,11 @@ function answers(port: number): Promise<boolean> {
 }
 
 async function login(api: string, email: string, password: string) {
-  const res = await fetch(`${api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const res = await fetch(`${api}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   return { status: res.status, body: (await res.json()) as { token?: string; user?: { email: string } } };
 }
 
@@ -47,10 +51,17 @@ describe('local stack (npm start)', () => {
     const signedIn = await login(s.urls.api, s.demo.email, s.demo.password);
     expect(signedIn.status).toBe(200);
     const me = await fetch(`${s.urls.api}/auth/me`, { headers: { authorization: `Bearer ${signedIn.body.token}` } });
-    expect(((await me.json()) as { user: { email: string; confirmed: boolean } }).user).toMatchObject({ email: 'demo@example.com', confirmed: true });
+    expect(((await me.json()) as { user: { email: string; confirmed: boolean } }).user).toMatchObject({
+      email: 'demo@example.com',
+      confirmed: true,
+    });
 
     // Registration mail appears in the SES store and on the mailbox page with its link.
-    const reg = await fetch(`${s.urls.api}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'new.person@example.com' }) });
+    const reg = await fetch(`${s.urls.api}/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'new.person@example.com' }),
+    });
     expect(reg.status).toBe(202);
     const mail = await waitForMail(s.env.SES_ENDPOINT, 'new.person@example.com');
     const confirmLink = mail.links.find((l) => l.includes('/confirm?token='));
@@ -91,7 +102,9 @@ describe('local stack (npm start)', () => {
     await new Promise<void>((r) => busy.listen(apiPort, '127.0.0.1', () => r()));
     const dynamodb = await freePort();
     try {
-      const err = await startStack({ dataDir, freePorts: true, web: false, ports: { api: apiPort, dynamodb } }).catch((e: unknown) => e);
+      const err = await startStack({ dataDir, freePorts: true, web: false, ports: { api: apiPort, dynamodb } }).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(PortInUseError);
       expect((err as PortInUseError).variable).toBe('API_PORT');
       expect(await answers(dynamodb)).toBe(false);

@@ -44,7 +44,9 @@ const ses = () => getConfig().SES_ENDPOINT as string;
 const newEmail = () => `user-${randomUUID()}@example.com`;
 
 async function mailTo(email: string, subject?: string): Promise<SentMail[]> {
-  return (await readMail(ses())).filter((m) => m.to.includes(email) && (subject === undefined || m.subject === subject));
+  return (await readMail(ses())).filter(
+    (m) => m.to.includes(email) && (subject === undefined || m.subject === subject),
+  );
 }
 
 /** The token of the mail's link, which must lead to the web app. */
@@ -54,13 +56,21 @@ function tokenOf(mail: SentMail): string {
   return new URL(link).searchParams.get('token') as string;
 }
 
-const register = (email: string) => registerHandler(apiEvent({ method: 'POST', path: '/api/auth/register', body: { email } }));
-const confirm = (token: string) => confirmHandler(apiEvent({ method: 'GET', path: '/api/auth/confirm', query: { token } }));
-const login = (email: string, password: string) => loginHandler(apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password } }));
+const register = (email: string) =>
+  registerHandler(apiEvent({ method: 'POST', path: '/api/auth/register', body: { email } }));
+const confirm = (token: string) =>
+  confirmHandler(apiEvent({ method: 'GET', path: '/api/auth/confirm', query: { token } }));
+const login = (email: string, password: string) =>
+  loginHandler(apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password } }));
 const me = (token: string) => meHandler(apiEvent({ method: 'GET', path: '/api/auth/me', token }));
-const forgot = (email: string) => forgotHandler(apiEvent({ method: 'POST', path: '/api/auth/forgot-password', body: { email } }));
-const topUp = (token: string, body: unknown) => topUpHandler(apiEvent({ method: 'POST', path: '/api/auth/top-up', token, body }));
-const history = (token: string, cursor?: string) => historyHandler(apiEvent({ method: 'GET', path: '/api/auth/limit-history', token, query: cursor ? { cursor } : undefined }));
+const forgot = (email: string) =>
+  forgotHandler(apiEvent({ method: 'POST', path: '/api/auth/forgot-password', body: { email } }));
+const topUp = (token: string, body: unknown) =>
+  topUpHandler(apiEvent({ method: 'POST', path: '/api/auth/top-up', token, body }));
+const history = (token: string, cursor?: string) =>
+  historyHandler(
+    apiEvent({ method: 'GET', path: '/api/auth/limit-history', token, query: cursor ? { cursor } : undefined }),
+  );
 
 /** Register, follow the confirm link, read the password, sign in. */
 async function signUp(email = newEmail()): Promise<{ email: string; password: string; token: string; user: UserBody }> {
@@ -134,26 +144,44 @@ describe('sign-up path', () => {
     const h = await history(token);
     expect(h.statusCode).toBe(200);
     expect(bodyOf(h)).toEqual({
-      items: [{ id: expect.any(String), operation: 'topup', rows: 5000, limits_after: 15000, report_id: null, created_at: expect.any(String) }],
+      items: [
+        {
+          id: expect.any(String),
+          operation: 'topup',
+          rows: 5000,
+          limits_after: 15000,
+          report_id: null,
+          created_at: expect.any(String),
+        },
+      ],
       next_cursor: null,
     });
   });
 
   it('PATCH /me updates the default tax profile, merging fields and validating the rates', async () => {
     const { token } = await signUp();
-    const patch = (tax: unknown) => updateMeHandler(apiEvent({ method: 'PATCH', path: '/api/auth/me', token, body: { tax } }));
+    const patch = (tax: unknown) =>
+      updateMeHandler(apiEvent({ method: 'PATCH', path: '/api/auth/me', token, body: { tax } }));
     const ok = await patch({ usn_rate: 7, vat_rate: 5 });
     expect(ok.statusCode).toBe(200);
     expect(bodyOf<{ user: UserBody }>(ok).user.tax).toEqual({ tax_system: 'usn_income', usn_rate: 7, vat_rate: 5 });
     expect((await patch({ tax_system: 'usn_income_expenses', usn_rate: 15, vat_rate: 22 })).statusCode).toBe(200);
-    expect(bodyOf<{ user: UserBody }>(await me(token)).user.tax).toEqual({ tax_system: 'usn_income_expenses', usn_rate: 15, vat_rate: 22 });
+    expect(bodyOf<{ user: UserBody }>(await me(token)).user.tax).toEqual({
+      tax_system: 'usn_income_expenses',
+      usn_rate: 15,
+      vat_rate: 22,
+    });
 
     for (const bad of [{ vat_rate: 18 }, { usn_rate: 16 }, { usn_rate: -1 }, { tax_system: 'osno' }, { extra: 1 }]) {
       const r = await patch(bad);
       expect(r.statusCode).toBe(400);
       expect(bodyOf<ErrorBody>(r).error.code).toBe('validation_error');
     }
-    expect(bodyOf<{ user: UserBody }>(await me(token)).user.tax).toEqual({ tax_system: 'usn_income_expenses', usn_rate: 15, vat_rate: 22 });
+    expect(bodyOf<{ user: UserBody }>(await me(token)).user.tax).toEqual({
+      tax_system: 'usn_income_expenses',
+      usn_rate: 15,
+      vat_rate: 22,
+    });
   });
 });
 
@@ -162,10 +190,16 @@ describe('what must not happen', () => {
     const { email } = await signUp();
     const unconfirmed = newEmail();
     await register(unconfirmed);
-    const answers = [await login(email, 'WrongPassword123'), await login(newEmail(), 'WhateverPass123'), await login(unconfirmed, 'WhateverPass123')];
+    const answers = [
+      await login(email, 'WrongPassword123'),
+      await login(newEmail(), 'WhateverPass123'),
+      await login(unconfirmed, 'WhateverPass123'),
+    ];
     for (const r of answers) {
       expect(r.statusCode).toBe(401);
-      expect(bodyOf(r)).toEqual({ error: { code: 'invalid_credentials', message: 'Wrong email or password', details: {} } });
+      expect(bodyOf(r)).toEqual({
+        error: { code: 'invalid_credentials', message: 'Wrong email or password', details: {} },
+      });
     }
   });
 
@@ -179,8 +213,16 @@ describe('what must not happen', () => {
     const email = newEmail();
     await register(email);
     const user = await getUserByEmail(email);
-    const expired = jwt.sign({ user_id: user!.id, scenario: 'confirm', exp: Math.floor(Date.now() / 1000) - 5 }, getConfig().JWT_SECRET, { algorithm: 'HS256', jwtid: randomUUID() });
-    const forged = jwt.sign({ user_id: user!.id, scenario: 'confirm' }, 'some-other-secret-of-32-characters', { algorithm: 'HS256', jwtid: randomUUID(), expiresIn: 600 });
+    const expired = jwt.sign(
+      { user_id: user!.id, scenario: 'confirm', exp: Math.floor(Date.now() / 1000) - 5 },
+      getConfig().JWT_SECRET,
+      { algorithm: 'HS256', jwtid: randomUUID() },
+    );
+    const forged = jwt.sign({ user_id: user!.id, scenario: 'confirm' }, 'some-other-secret-of-32-characters', {
+      algorithm: 'HS256',
+      jwtid: randomUUID(),
+      expiresIn: 600,
+    });
     const access = signToken({ user_id: user!.id }, 'access');
     for (const token of [expired, forged, access, 'garbage']) {
       const r = await confirm(token);
@@ -226,7 +268,12 @@ describe('what must not happen', () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => register(email)));
     expect(answers.map((r) => r.statusCode)).toEqual([202, 202, 202, 202, 202]);
     const scan = await ddb().send(
-      new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :user AND email = :e', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':user': 'user', ':e': email } }),
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#t = :user AND email = :e',
+        ExpressionAttributeNames: { '#t': 'type' },
+        ExpressionAttributeValues: { ':user': 'user', ':e': email },
+      }),
     );
     expect(scan.Items).toHaveLength(1);
     // Five requests, but the hourly budget lets only three mails out.
@@ -259,7 +306,11 @@ describe('what must not happen', () => {
     await register(email);
     const token = tokenOf(await waitForMail(ses(), email, (m) => m.subject === CONFIRM_SUBJECT));
     const answers = await Promise.all([confirm(token), confirm(token), confirm(token)]);
-    expect(answers.map((r) => bodyOf<{ status: string }>(r).status).sort()).toEqual(['already_confirmed', 'already_confirmed', 'confirmed']);
+    expect(answers.map((r) => bodyOf<{ status: string }>(r).status).sort()).toEqual([
+      'already_confirmed',
+      'already_confirmed',
+      'confirmed',
+    ]);
     const passwordMails = await mailTo(email, PASSWORD_SUBJECT);
     expect(passwordMails).toHaveLength(1);
     expect((await login(email, passwordOf(passwordMails[0]))).statusCode).toBe(200);
@@ -327,7 +378,12 @@ describe('top-up', () => {
 
   it('validates its input and answers 404 for an unknown user', async () => {
     const admin = await adminToken();
-    for (const body of [{ email: newEmail(), rows: 0 }, { email: newEmail(), rows: 1.5 }, { rows: 10 }, { email: newEmail(), user_id: 'x', rows: 10 }]) {
+    for (const body of [
+      { email: newEmail(), rows: 0 },
+      { email: newEmail(), rows: 1.5 },
+      { rows: 10 },
+      { email: newEmail(), user_id: 'x', rows: 10 },
+    ]) {
       expect((await topUp(admin, body)).statusCode).toBe(400);
     }
     const r = await topUp(admin, { email: newEmail(), rows: 10 });

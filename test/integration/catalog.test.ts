@@ -15,7 +15,13 @@ import { handler as updateSellerHandler } from '../../functions/sellers/update.h
 import { signToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
-import { ensureProducts, getCostPrices, importProducts, listProducts, putProduct } from '../../shared/store/products.repo';
+import {
+  ensureProducts,
+  getCostPrices,
+  importProducts,
+  listProducts,
+  putProduct,
+} from '../../shared/store/products.repo';
 import { ensureSellerByNumber, getSeller, listSellers } from '../../shared/store/sellers.repo';
 import { createUser } from '../../shared/store/users.repo';
 
@@ -30,7 +36,15 @@ const enc = encodeURIComponent;
 
 function putPrice(token: string, article: string, costPrice: unknown) {
   const path = `/api/products/${enc(article)}`;
-  return putProductHandler(apiEvent({ method: 'PUT', path, token, body: { cost_price: costPrice }, pathParameters: { article: enc(article) } }));
+  return putProductHandler(
+    apiEvent({
+      method: 'PUT',
+      path,
+      token,
+      body: { cost_price: costPrice },
+      pathParameters: { article: enc(article) },
+    }),
+  );
 }
 
 async function listAll(token: string, search?: string): Promise<Array<{ article: string; cost_price: number }>> {
@@ -42,7 +56,10 @@ async function listAll(token: string, search?: string): Promise<Array<{ article:
     if (cursor) query.cursor = cursor;
     const r = await listProductsHandler(apiEvent({ method: 'GET', path: '/api/products', token, query }));
     expect(r.statusCode).toBe(200);
-    const body = bodyOf<{ items: Array<{ article: string; cost_price: number; updated_at: string }>; next_cursor: string | null }>(r);
+    const body = bodyOf<{
+      items: Array<{ article: string; cost_price: number; updated_at: string }>;
+      next_cursor: string | null;
+    }>(r);
     out.push(...body.items.map(({ article, cost_price }) => ({ article, cost_price })));
     cursor = body.next_cursor;
   } while (cursor);
@@ -51,7 +68,9 @@ async function listAll(token: string, search?: string): Promise<Array<{ article:
 
 function importFile(token: string, filename: string, content: Buffer) {
   const { body, contentType } = multipartBody({ filename, content });
-  return importProductsHandler(apiEvent({ method: 'POST', path: '/api/products/import', token, body, headers: { 'content-type': contentType } }));
+  return importProductsHandler(
+    apiEvent({ method: 'POST', path: '/api/products/import', token, body, headers: { 'content-type': contentType } }),
+  );
 }
 
 describe('products: put and list', () => {
@@ -76,7 +95,10 @@ describe('products: put and list', () => {
     );
     expect(all).toHaveLength(4);
     // Stored as integer kopecks.
-    expect(await getCostPrices(u.id, ['plain', 'Платье/синее #42', 'missing'])).toEqual({ plain: 725, 'Платье/синее #42': 10050 });
+    expect(await getCostPrices(u.id, ['plain', 'Платье/синее #42', 'missing'])).toEqual({
+      plain: 725,
+      'Платье/синее #42': 10050,
+    });
   });
 
   it('a negative or non-numeric cost price is a 400 and changes nothing', async () => {
@@ -92,7 +114,10 @@ describe('products: put and list', () => {
 
   it('search is a case-insensitive substring of the article, and paging returns each product once', async () => {
     const u = await newUser();
-    const rows = Array.from({ length: 230 }, (_, i) => ({ article: i % 3 === 0 ? `Куртка-${i}` : `shirt-${i}`, costPriceKopecks: i * 100 }));
+    const rows = Array.from({ length: 230 }, (_, i) => ({
+      article: i % 3 === 0 ? `Куртка-${i}` : `shirt-${i}`,
+      costPriceKopecks: i * 100,
+    }));
     await importProducts(u.id, rows);
     const page = await listProducts(u.id, { limit: 50 });
     expect(page.items).toHaveLength(50);
@@ -118,7 +143,14 @@ describe('products: put and list', () => {
 
   it('a forged cursor is a 400', async () => {
     const u = await newUser();
-    const r = await listProductsHandler(apiEvent({ method: 'GET', path: '/api/products', token: u.token, query: { cursor: Buffer.from('LIMIT#x').toString('base64url') } }));
+    const r = await listProductsHandler(
+      apiEvent({
+        method: 'GET',
+        path: '/api/products',
+        token: u.token,
+        query: { cursor: Buffer.from('LIMIT#x').toString('base64url') },
+      }),
+    );
     expect(r.statusCode).toBe(400);
   });
 
@@ -137,7 +169,11 @@ describe('products: what report building uses', () => {
     const u = await newUser();
     await putProduct(u.id, 'priced', 12_345);
     const few = Array.from({ length: 60 }, (_, i) => `art-${i}`);
-    await Promise.all([ensureProducts(u.id, ['priced', '', ...few]), ensureProducts(u.id, ['priced', ...few.slice(0, 30)]), putProduct(u.id, 'art-5', 999)]);
+    await Promise.all([
+      ensureProducts(u.id, ['priced', '', ...few]),
+      ensureProducts(u.id, ['priced', ...few.slice(0, 30)]),
+      putProduct(u.id, 'art-5', 999),
+    ]);
     const prices = await getCostPrices(u.id, ['priced', ...few, '']);
     expect(prices.priced).toBe(12_345);
     expect(prices['art-5']).toBe(999);
@@ -149,7 +185,10 @@ describe('products: what report building uses', () => {
 
   it('ensureProducts with many new articles (batched) keeps the prices already set', async () => {
     const u = await newUser();
-    await importProducts(u.id, [{ article: 'big-7', costPriceKopecks: 700 }, { article: 'big-250', costPriceKopecks: 25_000 }]);
+    await importProducts(u.id, [
+      { article: 'big-7', costPriceKopecks: 700 },
+      { article: 'big-250', costPriceKopecks: 25_000 },
+    ]);
     const many = Array.from({ length: 260 }, (_, i) => `big-${i}`);
     await ensureProducts(u.id, many);
     const prices = await getCostPrices(u.id, many);
@@ -180,18 +219,24 @@ describe('products: import', () => {
     expect(body).toMatchObject({ updated: 1, created: 2 });
     expect(body.errors.map((e) => e.row)).toEqual([4, 5, 6]);
     expect(body.errors[1].message).toMatch(/отрицательн/);
-    expect(await getCostPrices(u.id, ['EXIST-1', 'NEW/1', 'NEW-2', 'NEW-3', 'NEW-4'])).toEqual({ 'EXIST-1': 123_456, 'NEW/1': 9990, 'NEW-4': 0 });
+    expect(await getCostPrices(u.id, ['EXIST-1', 'NEW/1', 'NEW-2', 'NEW-3', 'NEW-4'])).toEqual({
+      'EXIST-1': 123_456,
+      'NEW/1': 9990,
+      'NEW-4': 0,
+    });
   });
 
   it('csv with "," and English headers, in Windows-1251', async () => {
     const u = await newUser();
     const text = 'article,cost_price\nТовар-1,10.5\n"Товар,2",7\n';
-    const cp1251 = Buffer.from([...text].map((ch) => {
-      const c = ch.codePointAt(0)!;
-      if (c < 128) return c;
-      if (c >= 0x410 && c <= 0x44f) return c - 0x410 + 0xc0;
-      throw new Error(`no cp1251 byte for ${ch}`);
-    }));
+    const cp1251 = Buffer.from(
+      [...text].map((ch) => {
+        const c = ch.codePointAt(0)!;
+        if (c < 128) return c;
+        if (c >= 0x410 && c <= 0x44f) return c - 0x410 + 0xc0;
+        throw new Error(`no cp1251 byte for ${ch}`);
+      }),
+    );
     const r = await importFile(u.token, 'prices.csv', cp1251);
     expect(r.statusCode).toBe(200);
     expect(bodyOf(r)).toMatchObject({ created: 2, updated: 0, errors: [] });
@@ -228,7 +273,9 @@ describe('products: import', () => {
     expect(err.message).toMatch(/Себестоимость/);
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
     expect((await importFile(u.token, 'x.png', png)).statusCode).toBe(415);
-    const none = await importProductsHandler(apiEvent({ method: 'POST', path: '/api/products/import', token: u.token, body: {} }));
+    const none = await importProductsHandler(
+      apiEvent({ method: 'POST', path: '/api/products/import', token: u.token, body: {} }),
+    );
     expect(none.statusCode).toBe(400);
   });
 });
@@ -251,7 +298,9 @@ describe('sellers', () => {
     expect(bodyOf(list)).toEqual({ items: [{ id: s.id, number: '555', name: 'Продавец 555', tax: null }] });
 
     const patch = (body: unknown, id = s.id, token = u.token) =>
-      updateSellerHandler(apiEvent({ method: 'PATCH', path: `/api/sellers/${id}`, token, body, pathParameters: { id } }));
+      updateSellerHandler(
+        apiEvent({ method: 'PATCH', path: `/api/sellers/${id}`, token, body, pathParameters: { id } }),
+      );
     const renamed = await patch({ name: '  ИП Иванов  ' });
     expect(renamed.statusCode).toBe(200);
     expect(bodyOf(renamed)).toEqual({ id: s.id, number: '555', name: 'ИП Иванов', tax: null });
@@ -261,7 +310,12 @@ describe('sellers', () => {
     expect(bodyOf(await patch({ tax: null }))).toMatchObject({ tax: null });
     expect((await getSeller(u.id, s.id))?.tax).toBeNull();
 
-    for (const bad of [{ tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 18 } }, { tax: { tax_system: 'osno', usn_rate: 6, vat_rate: 0 } }, { name: '' }, { colour: 'red' }]) {
+    for (const bad of [
+      { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 18 } },
+      { tax: { tax_system: 'osno', usn_rate: 6, vat_rate: 0 } },
+      { name: '' },
+      { colour: 'red' },
+    ]) {
       expect((await patch(bad)).statusCode).toBe(400);
     }
     expect((await patch({ name: 'x' }, 'NOT-AN-ID')).statusCode).toBe(404);
@@ -271,10 +325,20 @@ describe('sellers', () => {
     const a = await newUser();
     const b = await newUser();
     const s = await ensureSellerByNumber(a.id, '999');
-    const r = await updateSellerHandler(apiEvent({ method: 'PATCH', path: `/api/sellers/${s.id}`, token: b.token, body: { name: 'чужой' }, pathParameters: { id: s.id } }));
+    const r = await updateSellerHandler(
+      apiEvent({
+        method: 'PATCH',
+        path: `/api/sellers/${s.id}`,
+        token: b.token,
+        body: { name: 'чужой' },
+        pathParameters: { id: s.id },
+      }),
+    );
     expect(r.statusCode).toBe(404);
     expect((await getSeller(a.id, s.id))?.name).toBe('Продавец 999');
-    expect(bodyOf(await listSellersHandler(apiEvent({ method: 'GET', path: '/api/sellers', token: b.token })))).toEqual({ items: [] });
+    expect(bodyOf(await listSellersHandler(apiEvent({ method: 'GET', path: '/api/sellers', token: b.token })))).toEqual(
+      { items: [] },
+    );
     // The same number for another user is another seller.
     expect((await ensureSellerByNumber(b.id, '999')).id).not.toBe(s.id);
   });

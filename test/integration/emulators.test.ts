@@ -24,20 +24,35 @@ describe('emulator harness', () => {
 
   it('stores and reads an item, and finds it through both secondary indexes', async () => {
     const id = randomUUID();
-    await ddb().send(new PutCommand({
-      TableName: tableName(),
-      Item: { pk: `TEST#${id}`, sk: 'A', gsi1pk: `G1#${id}`, gsi1sk: '2', gsi2pk: `G2#${id}`, gsi2sk: 'x', value: 42 },
-    }));
+    await ddb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          pk: `TEST#${id}`,
+          sk: 'A',
+          gsi1pk: `G1#${id}`,
+          gsi1sk: '2',
+          gsi2pk: `G2#${id}`,
+          gsi2sk: 'x',
+          value: 42,
+        },
+      }),
+    );
     const got = await ddb().send(new GetCommand({ TableName: tableName(), Key: { pk: `TEST#${id}`, sk: 'A' } }));
     expect(got.Item?.value).toBe(42);
-    for (const [index, key] of [['gsi1', 'gsi1pk'], ['gsi2', 'gsi2pk']] as const) {
-      const q = await ddb().send(new QueryCommand({
-        TableName: tableName(),
-        IndexName: index,
-        KeyConditionExpression: '#k = :v',
-        ExpressionAttributeNames: { '#k': key },
-        ExpressionAttributeValues: { ':v': `${key === 'gsi1pk' ? 'G1' : 'G2'}#${id}` },
-      }));
+    for (const [index, key] of [
+      ['gsi1', 'gsi1pk'],
+      ['gsi2', 'gsi2pk'],
+    ] as const) {
+      const q = await ddb().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: index,
+          KeyConditionExpression: '#k = :v',
+          ExpressionAttributeNames: { '#k': key },
+          ExpressionAttributeValues: { ':v': `${key === 'gsi1pk' ? 'G1' : 'G2'}#${id}` },
+        }),
+      );
       expect(q.Items?.map((i) => i.value)).toEqual([42]);
     }
     await ddb().send(new DeleteCommand({ TableName: tableName(), Key: { pk: `TEST#${id}`, sk: 'A' } }));
@@ -46,7 +61,9 @@ describe('emulator harness', () => {
   it('accepts a file PUT to a presigned URL with fetch and gives the same bytes back', async () => {
     const key = `uploads/test/${randomUUID()}/отчёт.xlsx`;
     const bytes = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
-    const url = await getSignedUrl(s3Public(), new PutObjectCommand({ Bucket: bucketName(), Key: key }), { expiresIn: 300 });
+    const url = await getSignedUrl(s3Public(), new PutObjectCommand({ Bucket: bucketName(), Key: key }), {
+      expiresIn: 300,
+    });
     const put = await fetch(url, { method: 'PUT', body: bytes, headers: { origin: 'http://localhost:5173' } });
     expect(put.status).toBe(200);
     expect(put.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
@@ -56,10 +73,16 @@ describe('emulator harness', () => {
   });
 
   it('answers the browser’s CORS preflight for a presigned PUT from the web origin', async () => {
-    const url = await getSignedUrl(s3Public(), new PutObjectCommand({ Bucket: bucketName(), Key: 'uploads/x/y.zip' }), { expiresIn: 60 });
+    const url = await getSignedUrl(s3Public(), new PutObjectCommand({ Bucket: bucketName(), Key: 'uploads/x/y.zip' }), {
+      expiresIn: 60,
+    });
     const pre = await fetch(url, {
       method: 'OPTIONS',
-      headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(pre.status).toBe(200);
     expect(pre.headers.get('access-control-allow-methods')).toContain('PUT');
@@ -72,23 +95,28 @@ describe('emulator harness', () => {
 
   it('delivers mail sent through ses() to the emulator’s store, links included', async () => {
     const to = `u-${randomUUID()}@example.com`;
-    await ses().send(new SendEmailCommand({
-      FromEmailAddress: getConfig().MAIL_FROM,
-      Destination: { ToAddresses: [to] },
-      Content: {
-        Simple: {
-          Subject: { Data: 'Подтвердите адрес' },
-          Body: {
-            Text: { Data: 'Open http://localhost:5173/confirm?token=abc.def to confirm.' },
-            Html: { Data: '<p><a href="http://localhost:5173/confirm?token=abc.def&amp;x=1">confirm</a></p>' },
+    await ses().send(
+      new SendEmailCommand({
+        FromEmailAddress: getConfig().MAIL_FROM,
+        Destination: { ToAddresses: [to] },
+        Content: {
+          Simple: {
+            Subject: { Data: 'Подтвердите адрес' },
+            Body: {
+              Text: { Data: 'Open http://localhost:5173/confirm?token=abc.def to confirm.' },
+              Html: { Data: '<p><a href="http://localhost:5173/confirm?token=abc.def&amp;x=1">confirm</a></p>' },
+            },
           },
         },
-      },
-    }));
+      }),
+    );
     const mail = await waitForMail(getConfig().SES_ENDPOINT!, to, (m) => m.subject === 'Подтвердите адрес');
     expect(mail.to).toEqual([to]);
     expect(mail.text).toContain('to confirm');
-    expect(mail.links).toEqual(['http://localhost:5173/confirm?token=abc.def', 'http://localhost:5173/confirm?token=abc.def&x=1']);
+    expect(mail.links).toEqual([
+      'http://localhost:5173/confirm?token=abc.def',
+      'http://localhost:5173/confirm?token=abc.def&x=1',
+    ]);
     const all = await readMail(getConfig().SES_ENDPOINT!);
     expect(all.filter((m) => m.to.includes(to))).toHaveLength(1);
   });

@@ -69,13 +69,14 @@ interface Grant {
   resource: string;
 }
 
-
 function grantsByFunction(): Map<string, Grant[]> {
   const yaml = createRequire(require.resolve('osls/package.json'))('js-yaml') as { load(text: string): unknown };
   type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
   const config = yaml.load(readFileSync(path.join(root, 'serverless.yml'), 'utf8')) as {
     functions: Record<string, { role: string }>;
-    resources: { Resources: Record<string, { Properties: { Policies: Array<{ PolicyDocument: { Statement: Statement[] } }> } }> };
+    resources: {
+      Resources: Record<string, { Properties: { Policies: Array<{ PolicyDocument: { Statement: Statement[] } }> } }>;
+    };
   };
   const out = new Map<string, Grant[]>();
   for (const [fn, def] of Object.entries(config.functions)) {
@@ -86,7 +87,8 @@ function grantsByFunction(): Map<string, Grant[]> {
         const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
         // Log writes are the Lambda runtime's, not the code's: the package test checks those.
         if (actions.every((a) => a.startsWith('logs:'))) continue;
-        for (const r of Array.isArray(s.Resource) ? s.Resource : [s.Resource]) for (const action of actions) grants.push({ action, resource: resourceName(r) });
+        for (const r of Array.isArray(s.Resource) ? s.Resource : [s.Resource])
+          for (const action of actions) grants.push({ action, resource: resourceName(r) });
       }
     }
     out.set(fn, grants);
@@ -96,7 +98,12 @@ function grantsByFunction(): Map<string, Grant[]> {
 
 /** IAM's resource matching: `*` matches any run of characters, `/` included. */
 function matches(pattern: string, resource: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return re.test(resource);
 }
 
@@ -135,15 +142,27 @@ function dynamoCalls(command: string, input: Record<string, unknown>): Call[] {
     QueryCommand: 'Query',
     ScanCommand: 'Scan',
   };
-  if (single[command]) return [{ action: `dynamodb:${single[command]}`, resource: tableResource(input.TableName, input.IndexName), command }];
+  if (single[command])
+    return [
+      { action: `dynamodb:${single[command]}`, resource: tableResource(input.TableName, input.IndexName), command },
+    ];
   if (command === 'BatchGetItemCommand' || command === 'BatchWriteItemCommand') {
     const action = command === 'BatchGetItemCommand' ? 'dynamodb:BatchGetItem' : 'dynamodb:BatchWriteItem';
     return Object.keys(input.RequestItems as object).map((t) => ({ action, resource: tableResource(t), command }));
   }
   if (command === 'TransactWriteItemsCommand') {
-    const per: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' };
+    const per: Record<string, string> = {
+      Put: 'PutItem',
+      Update: 'UpdateItem',
+      Delete: 'DeleteItem',
+      ConditionCheck: 'ConditionCheckItem',
+    };
     return (input.TransactItems as Array<Record<string, { TableName: string }>>).flatMap((el) =>
-      Object.entries(el).map(([kind, op]) => ({ action: `dynamodb:${per[kind] ?? kind}`, resource: tableResource(op.TableName), command })),
+      Object.entries(el).map(([kind, op]) => ({
+        action: `dynamodb:${per[kind] ?? kind}`,
+        resource: tableResource(op.TableName),
+        command,
+      })),
     );
   }
   return [{ action: `dynamodb:${command.replace(/Command$/, '')}`, resource: tableResource(input.TableName), command }];
@@ -151,7 +170,8 @@ function dynamoCalls(command: string, input: Record<string, unknown>): Call[] {
 
 /** S3: object actions as IAM names them (HeadObject is GetObject; a copy reads its source and writes its target). */
 function s3Calls(command: string, input: Record<string, unknown>): Call[] {
-  const object = (key: unknown) => (input.Bucket === bucketName() ? `FilesBucket/${String(key)}` : `bucket:${String(input.Bucket)}/${String(key)}`);
+  const object = (key: unknown) =>
+    input.Bucket === bucketName() ? `FilesBucket/${String(key)}` : `bucket:${String(input.Bucket)}/${String(key)}`;
   switch (command) {
     case 'GetObjectCommand':
     case 'HeadObjectCommand':
@@ -164,7 +184,11 @@ function s3Calls(command: string, input: Record<string, unknown>): Call[] {
       const source = decodeURIComponent(String(input.CopySource));
       const prefix = `${bucketName()}/`;
       return [
-        { action: 's3:GetObject', resource: source.startsWith(prefix) ? `FilesBucket/${source.slice(prefix.length)}` : `bucket:${source}`, command },
+        {
+          action: 's3:GetObject',
+          resource: source.startsWith(prefix) ? `FilesBucket/${source.slice(prefix.length)}` : `bucket:${source}`,
+          command,
+        },
         { action: 's3:PutObject', resource: object(input.Key), command },
       ];
     }
@@ -174,17 +198,22 @@ function s3Calls(command: string, input: Record<string, unknown>): Call[] {
 }
 
 function sesCalls(command: string, input: Record<string, unknown>): Call[] {
-  const identity = input.FromEmailAddress === getConfig().MAIL_FROM ? MAIL : `identity:${String(input.FromEmailAddress)}`;
+  const identity =
+    input.FromEmailAddress === getConfig().MAIL_FROM ? MAIL : `identity:${String(input.FromEmailAddress)}`;
   return [{ action: `ses:${command.replace(/Command$/, '')}`, resource: identity, command }];
 }
 
 type Stack = { add(mw: unknown, options: { step: string; name: string }): void };
-function recordOn(client: { middlewareStack: unknown }, toCalls: (command: string, input: Record<string, unknown>) => Call[]) {
+function recordOn(
+  client: { middlewareStack: unknown },
+  toCalls: (command: string, input: Record<string, unknown>) => Call[],
+) {
   (client.middlewareStack as Stack).add(
-    (next: (args: { input: Record<string, unknown> }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Record<string, unknown> }) => {
-      record(toCalls(context.commandName ?? 'UnknownCommand', args.input));
-      return next(args);
-    },
+    (next: (args: { input: Record<string, unknown> }) => Promise<unknown>, context: { commandName?: string }) =>
+      async (args: { input: Record<string, unknown> }) => {
+        record(toCalls(context.commandName ?? 'UnknownCommand', args.input));
+        return next(args);
+      },
     { step: 'initialize', name: 'iamCoverageRecorder' },
   );
 }
@@ -235,55 +264,114 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
   it('runs every route through its paths, recording the AWS calls of each function', async () => {
     // --- auth: register → confirm mail → password mail → login; reset by mail; the rest as a user and an admin.
     const email = `iam-${randomUUID()}@example.com`;
-    const mailOf = (subject: string, after: Set<string>) => waitForMail(sesEndpoint(), email, (m: SentMail) => m.subject === subject && !after.has(m.id));
+    const mailOf = (subject: string, after: Set<string>) =>
+      waitForMail(sesEndpoint(), email, (m: SentMail) => m.subject === subject && !after.has(m.id));
     const seen = new Set<string>();
     await call('authRegister', registerHandler, { method: 'POST', path: '/api/auth/register', body: { email } }, 202);
     const confirmMail = await mailOf(CONFIRM_SUBJECT, seen);
     seen.add(confirmMail.id);
-    await call('authConfirm', confirmHandler, { method: 'GET', path: '/api/auth/confirm', query: { token: confirmTokenOf(confirmMail) } }, 200);
+    await call(
+      'authConfirm',
+      confirmHandler,
+      { method: 'GET', path: '/api/auth/confirm', query: { token: confirmTokenOf(confirmMail) } },
+      200,
+    );
     const passwordMail = await mailOf(PASSWORD_SUBJECT, seen);
     seen.add(passwordMail.id);
-    const login = await call('authLogin', loginHandler, { method: 'POST', path: '/api/auth/login', body: { email, password: passwordOf(passwordMail) } }, 200);
+    const login = await call(
+      'authLogin',
+      loginHandler,
+      { method: 'POST', path: '/api/auth/login', body: { email, password: passwordOf(passwordMail) } },
+      200,
+    );
     const firstSession = bodyOf<{ token: string }>(login).token;
-    await call('authForgotPassword', forgotHandler, { method: 'POST', path: '/api/auth/forgot-password', body: { email } }, 202);
+    await call(
+      'authForgotPassword',
+      forgotHandler,
+      { method: 'POST', path: '/api/auth/forgot-password', body: { email } },
+      202,
+    );
     const resetMail = await mailOf('Сброс пароля', seen);
     seen.add(resetMail.id);
-    await call('authConfirm', confirmHandler, { method: 'GET', path: '/api/auth/confirm', query: { token: confirmTokenOf(resetMail) } }, 200);
+    await call(
+      'authConfirm',
+      confirmHandler,
+      { method: 'GET', path: '/api/auth/confirm', query: { token: confirmTokenOf(resetMail) } },
+      200,
+    );
     // The reset ended the first session; sign in with the new password.
     await call('authMe', meHandler, { method: 'GET', path: '/api/auth/me', token: firstSession }, 401);
     const newPasswordMail = await mailOf('Ваш новый пароль', seen);
     seen.add(newPasswordMail.id);
-    const relogin = await call('authLogin', loginHandler, { method: 'POST', path: '/api/auth/login', body: { email, password: passwordOf(newPasswordMail) } }, 200);
+    const relogin = await call(
+      'authLogin',
+      loginHandler,
+      { method: 'POST', path: '/api/auth/login', body: { email, password: passwordOf(newPasswordMail) } },
+      200,
+    );
     const token = bodyOf<{ token: string }>(relogin).token;
     await call('authMe', meHandler, { method: 'GET', path: '/api/auth/me', token }, 200);
-    await call('authUpdateMe', updateMeHandler, { method: 'PATCH', path: '/api/auth/me', token, body: { tax: { usn_rate: 6 } } }, 200);
+    await call(
+      'authUpdateMe',
+      updateMeHandler,
+      { method: 'PATCH', path: '/api/auth/me', token, body: { tax: { usn_rate: 6 } } },
+      200,
+    );
     await call('authLimitHistory', historyHandler, { method: 'GET', path: '/api/auth/limit-history', token }, 200);
 
     const admin = await createUser({ email: `iam-admin-${randomUUID()}@example.com`, confirmed: true });
     await setRole(admin.id, 'admin');
     const adminToken = signToken({ user_id: admin.id }, 'access');
-    const me = bodyOf<{ user: { id: string } }>(await meHandler(apiEvent({ method: 'GET', path: '/api/auth/me', token })));
+    const me = bodyOf<{ user: { id: string } }>(
+      await meHandler(apiEvent({ method: 'GET', path: '/api/auth/me', token })),
+    );
     const key = randomUUID();
-    for (const body of [{ email, rows: 100_000, idempotency_key: key }, { email, rows: 100_000, idempotency_key: key }, { user_id: me.user.id, rows: 5 }]) {
+    for (const body of [
+      { email, rows: 100_000, idempotency_key: key },
+      { email, rows: 100_000, idempotency_key: key },
+      { user_id: me.user.id, rows: 5 },
+    ]) {
       await call('authTopUp', topUpHandler, { method: 'POST', path: '/api/auth/top-up', token: adminToken, body }, 200);
     }
 
     // --- uploads: presigned (count, then upload by id), multipart, an upload undone after its charge, abandoned ones swept.
     const first = makeReport({ seed: 21 });
     const target = bodyOf<{ upload_id: string; url: string; method: string }>(
-      await call('reportsUploadUrl', uploadUrlHandler, { method: 'POST', path: '/api/reports/upload-url', token, body: { filename: first.filename, size: first.file.length } }, 200),
+      await call(
+        'reportsUploadUrl',
+        uploadUrlHandler,
+        {
+          method: 'POST',
+          path: '/api/reports/upload-url',
+          token,
+          body: { filename: first.filename, size: first.file.length },
+        },
+        200,
+      ),
     );
     expect((await fetch(target.url, { method: target.method, body: first.file })).status).toBe(200);
-    await call('reportsCountRows', countRowsHandler, { method: 'POST', path: '/api/reports/count-rows', token, body: { upload_id: target.upload_id } }, 200);
+    await call(
+      'reportsCountRows',
+      countRowsHandler,
+      { method: 'POST', path: '/api/reports/count-rows', token, body: { upload_id: target.upload_id } },
+      200,
+    );
     await chargedBuildingReport(me.user.id, makeReport({ seed: 11, rows: 40 }), ABANDONED_UPLOAD_AFTER_MS + 60_000);
     const byId = bodyOf<{ report: ApiReport }>(
-      await call('reportsUpload', uploadHandler, { method: 'POST', path: '/api/reports/upload', token, body: { upload_id: target.upload_id } }, 201),
+      await call(
+        'reportsUpload',
+        uploadHandler,
+        { method: 'POST', path: '/api/reports/upload', token, body: { upload_id: target.upload_id } },
+        201,
+      ),
     ).report;
     const multipart = (g: { filename: string; file: Buffer }) => {
       const { body, contentType } = multipartBody({ filename: g.filename, content: g.file });
       return { method: 'POST', path: '/api/reports/upload', token, body, headers: { 'content-type': contentType } };
     };
-    const second = bodyOf<{ report: ApiReport }>(await call('reportsUpload', uploadHandler, multipart(makeReport({ seed: 22 })), 201)).report;
+    const second = bodyOf<{ report: ApiReport }>(
+      await call('reportsUpload', uploadHandler, multipart(makeReport({ seed: 22 })), 201),
+    ).report;
     uploadHooks.afterCharge = async () => {
       throw new Error('the upload dies after its charge');
     };
@@ -296,46 +384,153 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
     await call('reportsList', listHandler, { method: 'GET', path: '/api/reports', token }, 200);
     const sellerId = byId.seller?.id as string;
     expect(sellerId).toBeTruthy();
-    await call('reportsList', listHandler, { method: 'GET', path: '/api/reports', token, query: { seller_id: sellerId } }, 200);
+    await call(
+      'reportsList',
+      listHandler,
+      { method: 'GET', path: '/api/reports', token, query: { seller_id: sellerId } },
+      200,
+    );
 
     // --- reading, correcting, rebuilding, exporting, combining, deleting.
     const id = byId.id;
-    const report = bodyOf<{ report: ApiReport }>(await call('reportsGet', getHandler, { method: 'GET', path: `/api/reports/${id}`, token, pathParameters: { id } }, 200)).report;
+    const report = bodyOf<{ report: ApiReport }>(
+      await call(
+        'reportsGet',
+        getHandler,
+        { method: 'GET', path: `/api/reports/${id}`, token, pathParameters: { id } },
+        200,
+      ),
+    ).report;
     const item = report.items[0];
-    const manual = (value: number | null) => ({ method: 'PUT', path: `/api/reports/items/${item.item_id}/manual-value`, token, pathParameters: { item_id: item.item_id }, body: { field: 'realization', value } });
+    const manual = (value: number | null) => ({
+      method: 'PUT',
+      path: `/api/reports/items/${item.item_id}/manual-value`,
+      token,
+      pathParameters: { item_id: item.item_id },
+      body: { field: 'realization', value },
+    });
     await call('reportsManualValue', manualValueHandler, manual(123), 200);
     await call('reportsManualValue', manualValueHandler, manual(null), 200);
     // A product gone from the catalog is added back by the rebuild (a conditional Put).
     await ddb().send(new DeleteCommand({ TableName: tableName(), Key: productKey(me.user.id, item.article) }));
-    await call('reportsRebuildOne', rebuildOneHandler, { method: 'POST', path: `/api/reports/${id}/rebuild`, token, pathParameters: { id } }, 200);
+    await call(
+      'reportsRebuildOne',
+      rebuildOneHandler,
+      { method: 'POST', path: `/api/reports/${id}/rebuild`, token, pathParameters: { id } },
+      200,
+    );
     await ddb().send(new DeleteCommand({ TableName: tableName(), Key: productKey(me.user.id, item.article) }));
-    const many = await call('reportsRebuildMany', rebuildManyHandler, { method: 'POST', path: '/api/reports/rebuild', token, body: {} }, 200);
+    const many = await call(
+      'reportsRebuildMany',
+      rebuildManyHandler,
+      { method: 'POST', path: '/api/reports/rebuild', token, body: {} },
+      200,
+    );
     expect(bodyOf<{ rebuilt: string[] }>(many).rebuilt).toEqual(expect.arrayContaining([id, second.id]));
-    await call('reportsExport', exportHandler, { method: 'GET', path: `/api/reports/${id}/export`, token, pathParameters: { id } }, 200);
-    await call('reportsSource', sourceHandler, { method: 'GET', path: `/api/reports/${id}/source`, token, pathParameters: { id } }, 200);
+    await call(
+      'reportsExport',
+      exportHandler,
+      { method: 'GET', path: `/api/reports/${id}/export`, token, pathParameters: { id } },
+      200,
+    );
+    await call(
+      'reportsSource',
+      sourceHandler,
+      { method: 'GET', path: `/api/reports/${id}/source`, token, pathParameters: { id } },
+      200,
+    );
     process.env.MAX_INLINE_SOURCE_BYTES = '1000';
     resetConfig();
-    await call('reportsSource', sourceHandler, { method: 'GET', path: `/api/reports/${id}/source`, token, pathParameters: { id } }, 302);
+    await call(
+      'reportsSource',
+      sourceHandler,
+      { method: 'GET', path: `/api/reports/${id}/source`, token, pathParameters: { id } },
+      302,
+    );
     delete process.env.MAX_INLINE_SOURCE_BYTES;
     resetConfig();
-    await call('reportsSummaryExport', summaryHandler, { method: 'POST', path: '/api/reports/summary-export', token, body: { report_ids: [id, second.id] } }, 200);
+    await call(
+      'reportsSummaryExport',
+      summaryHandler,
+      { method: 'POST', path: '/api/reports/summary-export', token, body: { report_ids: [id, second.id] } },
+      200,
+    );
     await as('reportsCombine', async () => {
-      let job = bodyOf<{ job_id: string; status: string }>(await combineHandler(apiEvent({ method: 'POST', path: '/api/reports/combine', token, body: { report_ids: [id, second.id] } })));
+      let job = bodyOf<{ job_id: string; status: string }>(
+        await combineHandler(
+          apiEvent({ method: 'POST', path: '/api/reports/combine', token, body: { report_ids: [id, second.id] } }),
+        ),
+      );
       for (let i = 0; i < 300 && job.status !== 'done' && job.status !== 'failed'; i++) {
         await new Promise((res) => setTimeout(res, 100));
-        job = bodyOf(await combineHandler(apiEvent({ method: 'GET', path: `/api/reports/combine-status/${job.job_id}`, token, pathParameters: { job_id: job.job_id } })));
+        job = bodyOf(
+          await combineHandler(
+            apiEvent({
+              method: 'GET',
+              path: `/api/reports/combine-status/${job.job_id}`,
+              token,
+              pathParameters: { job_id: job.job_id },
+            }),
+          ),
+        );
       }
       expect(job.status).toBe('done');
     });
-    await call('reportsDelete', deleteHandler, { method: 'DELETE', path: `/api/reports/${second.id}`, token, pathParameters: { id: second.id } }, 204);
+    await call(
+      'reportsDelete',
+      deleteHandler,
+      { method: 'DELETE', path: `/api/reports/${second.id}`, token, pathParameters: { id: second.id } },
+      204,
+    );
 
     // --- catalog and sellers.
-    await call('productsPut', productsPutHandler, { method: 'PUT', path: '/api/products/IAM-1', token, pathParameters: { article: 'IAM-1' }, body: { cost_price: 10.5 } }, 200);
-    await call('productsList', productsListHandler, { method: 'GET', path: '/api/products', token, query: { search: 'iam' } }, 200);
-    const csv = multipartBody({ filename: 'prices.csv', content: Buffer.from('Артикул;Себестоимость\nIAM-1;11\nIAM-2;12\n', 'utf8') });
-    await call('productsImport', productsImportHandler, { method: 'POST', path: '/api/products/import', token, body: csv.body, headers: { 'content-type': csv.contentType } }, 200);
+    await call(
+      'productsPut',
+      productsPutHandler,
+      {
+        method: 'PUT',
+        path: '/api/products/IAM-1',
+        token,
+        pathParameters: { article: 'IAM-1' },
+        body: { cost_price: 10.5 },
+      },
+      200,
+    );
+    await call(
+      'productsList',
+      productsListHandler,
+      { method: 'GET', path: '/api/products', token, query: { search: 'iam' } },
+      200,
+    );
+    const csv = multipartBody({
+      filename: 'prices.csv',
+      content: Buffer.from('Артикул;Себестоимость\nIAM-1;11\nIAM-2;12\n', 'utf8'),
+    });
+    await call(
+      'productsImport',
+      productsImportHandler,
+      {
+        method: 'POST',
+        path: '/api/products/import',
+        token,
+        body: csv.body,
+        headers: { 'content-type': csv.contentType },
+      },
+      200,
+    );
     await call('sellersList', sellersListHandler, { method: 'GET', path: '/api/sellers', token }, 200);
-    await call('sellersUpdate', sellersUpdateHandler, { method: 'PATCH', path: `/api/sellers/${sellerId}`, token, pathParameters: { id: sellerId }, body: { name: 'IAM seller' } }, 200);
+    await call(
+      'sellersUpdate',
+      sellersUpdateHandler,
+      {
+        method: 'PATCH',
+        path: `/api/sellers/${sellerId}`,
+        token,
+        pathParameters: { id: sellerId },
+        body: { name: 'IAM seller' },
+      },
+      200,
+    );
   });
 
   it('allows every recorded call by the role of the function that made it', () => {
@@ -345,7 +540,8 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
     for (const [fn, list] of calls) {
       const mine = grants.get(fn) ?? [];
       for (const c of list) {
-        if (!mine.some((g) => g.action === c.action && matches(g.resource, c.resource))) denied.push(`${fn}: ${c.action} on ${c.resource} (${c.command})`);
+        if (!mine.some((g) => g.action === c.action && matches(g.resource, c.resource)))
+          denied.push(`${fn}: ${c.action} on ${c.resource} (${c.command})`);
       }
     }
     expect([...new Set(denied)]).toEqual([]);
@@ -356,7 +552,8 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
     for (const [fn, mine] of grantsByFunction()) {
       const list = calls.get(fn) ?? [];
       for (const g of mine) {
-        if (!list.some((c) => c.action === g.action && matches(g.resource, c.resource))) idle.push(`${fn}: ${g.action} on ${g.resource}`);
+        if (!list.some((c) => c.action === g.action && matches(g.resource, c.resource)))
+          idle.push(`${fn}: ${g.action} on ${g.resource}`);
       }
     }
     expect(idle).toEqual([]);

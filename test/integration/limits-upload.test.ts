@@ -30,14 +30,26 @@ async function sourceKeys(userId: string): Promise<string[]> {
 async function itemPartitions(userId: string, reportIds: string[]): Promise<number> {
   let n = 0;
   for (const id of reportIds) {
-    const r = await ddb().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ITEMS#${userId}#${id}` }, ConsistentRead: true }));
+    const r = await ddb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `ITEMS#${userId}#${id}` },
+        ConsistentRead: true,
+      }),
+    );
     n += r.Items?.length ?? 0;
   }
   return n;
 }
 
 async function state(userId: string) {
-  const [user, history, reports, sources] = await Promise.all([getUserById(userId), listLimitHistory(userId), listReports(userId), sourceKeys(userId)]);
+  const [user, history, reports, sources] = await Promise.all([
+    getUserById(userId),
+    listLimitHistory(userId),
+    listReports(userId),
+    sourceKeys(userId),
+  ]);
   return { limits: user?.limits, history: history.items, reports: reports.items.map((r) => r.id), sources };
 }
 
@@ -59,10 +71,16 @@ describe('limits at upload', () => {
     const u = await newUser(100);
     const g = makeReport({ rows: 101, seed: 32 });
     const before = await state(u.id);
-    for (const send of [() => uploadMultipart(u.token, g), async () => uploadById(u.token, await presignedUpload(u.token, g))]) {
+    for (const send of [
+      () => uploadMultipart(u.token, g),
+      async () => uploadById(u.token, await presignedUpload(u.token, g)),
+    ]) {
       const r = await send();
       expect(r.statusCode).toBe(402);
-      expect(bodyOf<{ error: { code: string; details: unknown } }>(r).error).toMatchObject({ code: 'insufficient_limits', details: { rows: 101, limits: 100 } });
+      expect(bodyOf<{ error: { code: string; details: unknown } }>(r).error).toMatchObject({
+        code: 'insufficient_limits',
+        details: { rows: 101, limits: 100 },
+      });
     }
     expect(await state(u.id)).toEqual(before);
     expect(before).toMatchObject({ limits: 100, history: [], reports: [], sources: [] });
@@ -74,7 +92,10 @@ describe('limits at upload', () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => uploadMultipart(u.token, g)));
     const statuses = results.map((r) => r.statusCode).sort();
     expect(statuses).toEqual([201, 201, 201, 402, 402, 402, 402, 402, 402, 402]);
-    const ok = results.filter((r) => r.statusCode === 201).map((r) => bodyOf<{ report: ApiReport }>(r).report.id).sort();
+    const ok = results
+      .filter((r) => r.statusCode === 201)
+      .map((r) => bodyOf<{ report: ApiReport }>(r).report.id)
+      .sort();
     const s = await state(u.id);
     expect(s.limits).toBe(49);
     expect(s.history.map((h) => h.operation)).toEqual(['expense', 'expense', 'expense']);
@@ -97,7 +118,11 @@ describe('limits at upload', () => {
     };
     const r = await uploadMultipart(u.token, g);
     expect(r.statusCode).toBe(500);
-    expect(bodyOf<{ error: { code: string; message: string } }>(r).error).toEqual({ code: 'internal_error', message: 'internal error', details: {} });
+    expect(bodyOf<{ error: { code: string; message: string } }>(r).error).toEqual({
+      code: 'internal_error',
+      message: 'internal error',
+      details: {},
+    });
     expect(failedReport).not.toBe('');
     const s = await state(u.id);
     expect(s.limits).toBe(1000);

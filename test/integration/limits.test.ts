@@ -8,7 +8,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { AppError } from '../../shared/errors';
 import { ddb, tableName } from '../../shared/store/client';
-import { chargeLimits, listLimitHistory, refundLimits, topUp, type LimitHistoryEntry } from '../../shared/store/limits.repo';
+import {
+  chargeLimits,
+  listLimitHistory,
+  refundLimits,
+  topUp,
+  type LimitHistoryEntry,
+} from '../../shared/store/limits.repo';
 import { createUser, getUserById } from '../../shared/store/users.repo';
 
 beforeAll(() => resetConfig());
@@ -41,7 +47,9 @@ async function failureOf(p: Promise<unknown>): Promise<AppError> {
 describe('chargeLimits', () => {
   it('10 concurrent charges of 3000 against 10000: exactly 3 succeed, 1000 left, 3 exact history records', async () => {
     const userId = await newUser(10_000);
-    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => chargeLimits({ userId, rows: 3000, reportId: `r${i}` })));
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => chargeLimits({ userId, rows: 3000, reportId: `r${i}` })),
+    );
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(ok).toHaveLength(3);
@@ -85,7 +93,13 @@ describe('chargeLimits', () => {
   it('commits the caller’s items in the same transaction, or nothing when one of them fails', async () => {
     const userId = await newUser(1000);
     const marker = { pk: `TEST#${randomUUID()}`, sk: 'STATE' };
-    const put = { Put: { TableName: tableName(), Item: { ...marker, state: 'charged' }, ConditionExpression: 'attribute_not_exists(pk)' } };
+    const put = {
+      Put: {
+        TableName: tableName(),
+        Item: { ...marker, state: 'charged' },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
     const r = await chargeLimits({ userId, rows: 100, reportId: 'rep1', extraItems: [put] });
     expect(r.limits_after).toBe(900);
     expect(r.history).toMatchObject({ operation: 'expense', rows: 100, limits_after: 900, report_id: 'rep1' });
@@ -125,13 +139,20 @@ describe('topUp', () => {
     expect(await topUp({ userId, rows: 5000 })).toEqual({ user_id: userId, limits: 5600, initial_limits: 5600 });
     const u = await getUserById(userId);
     expect([u?.limits, u?.initial_limits]).toEqual([5600, 5600]);
-    expect((await allHistory(userId))[0]).toMatchObject({ operation: 'topup', rows: 5000, limits_after: 5600, report_id: null });
+    expect((await allHistory(userId))[0]).toMatchObject({
+      operation: 'topup',
+      rows: 5000,
+      limits_after: 5600,
+      report_id: null,
+    });
   });
 
   it('the same idempotency key applies once, even when repeated concurrently', async () => {
     const userId = await newUser(0);
     const key = randomUUID();
-    const results = await Promise.all(Array.from({ length: 5 }, () => topUp({ userId, rows: 700, idempotencyKey: key })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => topUp({ userId, rows: 700, idempotencyKey: key })),
+    );
     for (const r of results) expect(r).toEqual({ user_id: userId, limits: 700, initial_limits: 700 });
     expect((await getUserById(userId))?.limits).toBe(700);
     expect(await allHistory(userId)).toHaveLength(1);

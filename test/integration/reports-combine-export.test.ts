@@ -16,9 +16,24 @@ import { handler as summaryHandler } from '../../functions/reports/summary-expor
 import { resetConfig } from '../../shared/config';
 import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
 import { apiEvent, bodyOf } from '../../shared/http/test-event';
-import { FIELDS, buildItems, commissionByCategory, computeTotals, kopecksToRoubles, readReport, type FieldName } from '../../shared/report';
+import {
+  FIELDS,
+  buildItems,
+  commissionByCategory,
+  computeTotals,
+  kopecksToRoubles,
+  readReport,
+  type FieldName,
+} from '../../shared/report';
 import type { ApiReport } from '../../shared/reports/present';
-import { createReport, getReport, getReportItems, listAllReports, newReportId, type ReportRecord } from '../../shared/store/reports.repo';
+import {
+  createReport,
+  getReport,
+  getReportItems,
+  listAllReports,
+  newReportId,
+  type ReportRecord,
+} from '../../shared/store/reports.repo';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 
 beforeAll(() => resetConfig());
@@ -33,15 +48,28 @@ afterEach(() => {
   resetConfig();
 });
 
-type Job = { job_id: string; status: string; progress: { done: number; total: number }; report_id?: string; error?: { code: string } };
+type Job = {
+  job_id: string;
+  status: string;
+  progress: { done: number; total: number };
+  report_id?: string;
+  error?: { code: string };
+};
 
-const combine = (token: string, body: unknown) => combineHandler(apiEvent({ method: 'POST', path: '/api/reports/combine', token, body }));
+const combine = (token: string, body: unknown) =>
+  combineHandler(apiEvent({ method: 'POST', path: '/api/reports/combine', token, body }));
 const combineStatus = (token: string, jobId: string) =>
-  combineHandler(apiEvent({ method: 'GET', path: `/api/reports/combine-status/${jobId}`, token, pathParameters: { job_id: jobId } }));
-const exportReport = (token: string, id: string) => exportHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}/export`, token, pathParameters: { id } }));
-const source = (token: string, id: string) => sourceHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}/source`, token, pathParameters: { id } }));
-const summary = (token: string, ids: string[]) => summaryHandler(apiEvent({ method: 'POST', path: '/api/reports/summary-export', token, body: { report_ids: ids } }));
-const fileOf = (r: { body?: string; isBase64Encoded?: boolean }) => Buffer.from(r.body ?? '', r.isBase64Encoded ? 'base64' : 'utf8');
+  combineHandler(
+    apiEvent({ method: 'GET', path: `/api/reports/combine-status/${jobId}`, token, pathParameters: { job_id: jobId } }),
+  );
+const exportReport = (token: string, id: string) =>
+  exportHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}/export`, token, pathParameters: { id } }));
+const source = (token: string, id: string) =>
+  sourceHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}/source`, token, pathParameters: { id } }));
+const summary = (token: string, ids: string[]) =>
+  summaryHandler(apiEvent({ method: 'POST', path: '/api/reports/summary-export', token, body: { report_ids: ids } }));
+const fileOf = (r: { body?: string; isBase64Encoded?: boolean }) =>
+  Buffer.from(r.body ?? '', r.isBase64Encoded ? 'base64' : 'utf8');
 
 async function pollDone(token: string, jobId: string): Promise<Job> {
   for (let i = 0; i < 200; i++) {
@@ -79,7 +107,13 @@ describe('combine', () => {
     const item = a.items.find((i) => i.article !== '' && (i.computed.logistics ?? 0) !== 0) ?? a.items[0];
     correctedArticle = item.article;
     const r = await manualValueHandler(
-      apiEvent({ method: 'PUT', path: `/api/reports/items/${item.item_id}/manual-value`, token: owner.token, body: { field: 'logistics', value: 4321.09 }, pathParameters: { item_id: item.item_id } }),
+      apiEvent({
+        method: 'PUT',
+        path: `/api/reports/items/${item.item_id}/manual-value`,
+        token: owner.token,
+        body: { field: 'logistics', value: 4321.09 },
+        pathParameters: { item_id: item.item_id },
+      }),
     );
     expect(r.statusCode).toBe(200);
   });
@@ -93,7 +127,13 @@ describe('combine', () => {
 
     const [ra, rb, rc] = await Promise.all([a.id, b.id, job.report_id!].map((id) => getReport(owner.id, id)));
     const [ia, ib, ic] = await Promise.all([ra!, rb!, rc!].map((rec) => getReportItems(rec)));
-    expect(rc).toMatchObject({ is_combined: true, source_report_ids: [a.id, b.id], source_path: null, report_number: null, rows: ra!.rows + rb!.rows });
+    expect(rc).toMatchObject({
+      is_combined: true,
+      source_report_ids: [a.id, b.id],
+      source_path: null,
+      report_number: null,
+      rows: ra!.rows + rb!.rows,
+    });
     expect(rc!.period_from).toBe([ra!.period_from!, rb!.period_from!].sort()[0]);
     expect(rc!.period_to).toBe([ra!.period_to!, rb!.period_to!].sort()[1]);
     // Both files are of one seller: the combined report keeps it.
@@ -117,12 +157,22 @@ describe('combine', () => {
 
     // Through the API: a report like any other, summary fields as documented.
     const api = await getReportOk(owner.token, job.report_id!);
-    expect(api).toMatchObject({ is_combined: true, source_available: false, source_path: null, source_report_ids: [a.id, b.id] });
+    expect(api).toMatchObject({
+      is_combined: true,
+      source_available: false,
+      source_path: null,
+      source_report_ids: [a.id, b.id],
+    });
     expect(api.title).toMatch(/^Сводный отчёт \d{2}\.\d{2}\.\d{4}–\d{2}\.\d{2}\.\d{4}$/);
     expect(api.totals.realization).toBe(kopecksToRoubles(rc!.totals.realization!));
 
     const status = await combineStatus(owner.token, job.job_id);
-    expect(bodyOf<Job>(status)).toEqual({ job_id: job.job_id, status: 'done', progress: { done: 2, total: 2 }, report_id: job.report_id });
+    expect(bodyOf<Job>(status)).toEqual({
+      job_id: job.job_id,
+      status: 'done',
+      progress: { done: 2, total: 2 },
+      report_id: job.report_id,
+    });
   });
 
   it('with no waiting, answers 202 at once and the status route reports the job until it is done', async () => {
@@ -142,13 +192,22 @@ describe('combine', () => {
 
   it('refuses fewer than two, duplicate ids and another user’s or unknown reports, starting nothing', async () => {
     const before = (await listAllReports(owner.id)).length;
-    for (const body of [{ report_ids: [a.id] }, { report_ids: [a.id, a.id] }, { report_ids: Array.from({ length: 101 }, (_, i) => `X${i}`) }, {}]) {
+    for (const body of [
+      { report_ids: [a.id] },
+      { report_ids: [a.id, a.id] },
+      { report_ids: Array.from({ length: 101 }, (_, i) => `X${i}`) },
+      {},
+    ]) {
       const r = await combine(owner.token, body);
       expect(r.statusCode, JSON.stringify(body).slice(0, 60)).toBe(400);
     }
     const stranger = await newUser();
     const theirs = await uploadOk(stranger.token, makeReport({ rows: 30, seed: 5 }));
-    for (const ids of [[a.id, theirs.id], [a.id, 'NOSUCHREPORT'], [a.id, '../../etc']]) {
+    for (const ids of [
+      [a.id, theirs.id],
+      [a.id, 'NOSUCHREPORT'],
+      [a.id, '../../etc'],
+    ]) {
       const r = await combine(owner.token, { report_ids: ids });
       expect(r.statusCode).toBe(404);
       expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('report_not_found');
@@ -162,7 +221,10 @@ describe('combine', () => {
     const r = await combine(owner.token, { report_ids: [a.id, b.id] });
     const job = bodyOf<Job>(r);
     const stranger = await newUser();
-    for (const [token, id] of [[stranger.token, job.job_id], [owner.token, '00000000-0000-4000-8000-000000000000']] as const) {
+    for (const [token, id] of [
+      [stranger.token, job.job_id],
+      [owner.token, '00000000-0000-4000-8000-000000000000'],
+    ] as const) {
       const s = await combineStatus(token, id);
       expect(s.statusCode).toBe(404);
       const err = bodyOf<{ error: { code: string; message: string } }>(s).error;
@@ -287,7 +349,11 @@ describe('export, source and summary', () => {
     expect(r.headers?.['Content-Type']).toBe('application/vnd.ms-excel');
     expect(r.headers?.['Content-Disposition']).toMatch(/^attachment;.*\.xls/);
     const wb = XLSX.read(fileOf(r), { type: 'buffer' });
-    const rows = XLSX.utils.sheet_to_json<unknown[]>(wb.Sheets[wb.SheetNames[0]], { header: 1, raw: true, defval: null });
+    const rows = XLSX.utils.sheet_to_json<unknown[]>(wb.Sheets[wb.SheetNames[0]], {
+      header: 1,
+      raw: true,
+      defval: null,
+    });
     const h = rows.findIndex((row) => row.includes('Номер отчёта'));
     expect(h).toBeGreaterThanOrEqual(0);
     const header = rows[h] as string[];
@@ -305,7 +371,11 @@ describe('export, source and summary', () => {
   });
 
   it('another user gets 404 on export, source and summary-export of my reports', async () => {
-    for (const r of [await exportReport(stranger.token, report.id), await source(stranger.token, report.id), await summary(stranger.token, [report.id])]) {
+    for (const r of [
+      await exportReport(stranger.token, report.id),
+      await source(stranger.token, report.id),
+      await summary(stranger.token, [report.id]),
+    ]) {
       expect(r.statusCode).toBe(404);
       expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('report_not_found');
     }

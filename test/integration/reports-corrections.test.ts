@@ -22,14 +22,25 @@ import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../su
 beforeAll(() => resetConfig());
 
 function putValue(token: string, itemId: string, body: unknown) {
-  return manualValueHandler(apiEvent({ method: 'PUT', path: `/api/reports/items/${itemId}/manual-value`, token, pathParameters: { item_id: itemId }, body }));
+  return manualValueHandler(
+    apiEvent({
+      method: 'PUT',
+      path: `/api/reports/items/${itemId}/manual-value`,
+      token,
+      pathParameters: { item_id: itemId },
+      body,
+    }),
+  );
 }
 
-const rebuild = (token: string, id: string) => rebuildOneHandler(apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token, pathParameters: { id } }));
-const rebuildMany = (token: string, body: unknown) => rebuildManyHandler(apiEvent({ method: 'POST', path: '/api/reports/rebuild', token, body }));
+const rebuild = (token: string, id: string) =>
+  rebuildOneHandler(apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token, pathParameters: { id } }));
+const rebuildMany = (token: string, body: unknown) =>
+  rebuildManyHandler(apiEvent({ method: 'POST', path: '/api/reports/rebuild', token, body }));
 
 /** Σ of a money field over items, in kopecks (the totals must equal it exactly). */
-const sumKopecks = (items: ApiItem[], field: string) => items.reduce((s, i) => s + Math.round((i.effective[field] ?? 0) * 100), 0);
+const sumKopecks = (items: ApiItem[], field: string) =>
+  items.reduce((s, i) => s + Math.round((i.effective[field] ?? 0) * 100), 0);
 const kop = (roubles: number | null | undefined) => Math.round((roubles ?? 0) * 100);
 
 async function reportWithSales(u: TestUser, seed: number) {
@@ -54,7 +65,12 @@ describe('manual value', () => {
 
     // The engine's own answer for the same correction on the stored item (kopecks, snapshot tax).
     const stored = (await getItem(u.id, item.item_id))!;
-    const engine = applyManualValue({ ...stored, manual_values: {}, effective: stored.computed }, 'realization', kop(newRealization), DEFAULT_TAX_PROFILE);
+    const engine = applyManualValue(
+      { ...stored, manual_values: {}, effective: stored.computed },
+      'realization',
+      kop(newRealization),
+      DEFAULT_TAX_PROFILE,
+    );
     expect(body.item.effective.profit).toBe(kopecksToRoubles(engine.effective.profit!));
     expect(body.item.effective.usn).toBe(kopecksToRoubles(engine.effective.usn!));
     expect(body.item.effective.margin).toBe(engine.effective.margin);
@@ -119,8 +135,12 @@ describe('manual value', () => {
     ]);
     expect(results.map((r) => r.statusCode)).toEqual(results.map(() => 200));
     const after = await getReportOk(u.token, report.id);
-    for (const f of ['logistics', 'storage', 'profit', 'payout', 'expenses']) expect(kop(after.totals[f]), f).toBe(sumKopecks(after.items, f));
-    expect(after.items.find((i) => i.item_id === items[0].item_id)?.manual_values).toEqual({ logistics: 1000, storage: 77 });
+    for (const f of ['logistics', 'storage', 'profit', 'payout', 'expenses'])
+      expect(kop(after.totals[f]), f).toBe(sumKopecks(after.items, f));
+    expect(after.items.find((i) => i.item_id === items[0].item_id)?.manual_values).toEqual({
+      logistics: 1000,
+      storage: 77,
+    });
   });
 });
 
@@ -173,7 +193,9 @@ describe('rebuild', () => {
     );
     expect(body.dropped_manual_values).toHaveLength(2);
     expect(body.report.rows).toBe(replacement.expected.rows);
-    expect(body.report.items.map((i) => i.article).sort()).toEqual(replacement.expected.articles.map((a) => a.article).sort());
+    expect(body.report.items.map((i) => i.article).sort()).toEqual(
+      replacement.expected.articles.map((a) => a.article).sort(),
+    );
     expect(body.report.items.every((i) => Object.keys(i.manual_values).length === 0)).toBe(true);
   });
 
@@ -198,7 +220,18 @@ async function createCombined(userId: string, sourceId: string): Promise<string>
   const src = (await getReport(userId, sourceId))!;
   const id = `C${Date.now()}${Math.floor(Math.random() * 1e6)}`;
   await createReport(
-    { ...src, id, title: 'Сводный', is_combined: true, source_report_ids: [sourceId], source_path: null, source_name: null, source_size: null, format: null, created_at: new Date().toISOString() },
+    {
+      ...src,
+      id,
+      title: 'Сводный',
+      is_combined: true,
+      source_report_ids: [sourceId],
+      source_path: null,
+      source_name: null,
+      source_size: null,
+      format: null,
+      created_at: new Date().toISOString(),
+    },
     [],
   );
   return id;
@@ -212,7 +245,9 @@ describe('rebuild many', () => {
     const combined = await createCombined(u.id, a.id);
     const foreign = await uploadOk((await newUser()).token, makeReport({ rows: 20, seed: 97 }));
 
-    const r = await rebuildMany(u.token, { report_ids: [a.id, 'bad/id', foreign.id, combined, '01ARZ3NDEKTSV4RRFFQ69G5FAV'] });
+    const r = await rebuildMany(u.token, {
+      report_ids: [a.id, 'bad/id', foreign.id, combined, '01ARZ3NDEKTSV4RRFFQ69G5FAV'],
+    });
     expect(r.statusCode).toBe(200);
     expect(bodyOf(r)).toEqual({
       rebuilt: [a.id],

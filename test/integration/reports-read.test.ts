@@ -24,9 +24,12 @@ import { getReportOk, makeReport, newUser, objectExists, uploadOk } from '../sup
 
 beforeAll(() => resetConfig());
 
-const get = (token: string, id: string) => getHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}`, token, pathParameters: { id } }));
-const del = (token: string, id: string) => deleteHandler(apiEvent({ method: 'DELETE', path: `/api/reports/${id}`, token, pathParameters: { id } }));
-const list = (token: string, query: Record<string, string> = {}) => listHandler(apiEvent({ method: 'GET', path: '/api/reports', token, query }));
+const get = (token: string, id: string) =>
+  getHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}`, token, pathParameters: { id } }));
+const del = (token: string, id: string) =>
+  deleteHandler(apiEvent({ method: 'DELETE', path: `/api/reports/${id}`, token, pathParameters: { id } }));
+const list = (token: string, query: Record<string, string> = {}) =>
+  listHandler(apiEvent({ method: 'GET', path: '/api/reports', token, query }));
 
 describe('get', () => {
   it('answers the uploaded report with items, totals, commission by category and warnings', async () => {
@@ -42,8 +45,12 @@ describe('get', () => {
     expect(Math.round(report.totals.payout! * 100)).toBe(sum('payout'));
     for (const c of report.commission_by_category) {
       const inCat = report.items.filter((i) => i.category === c.category);
-      expect(Math.round(c.realization * 100)).toBe(inCat.reduce((s, i) => s + Math.round(i.effective.realization! * 100), 0));
-      expect(Math.round(c.commission * 100)).toBe(inCat.reduce((s, i) => s + Math.round(i.effective.commission! * 100), 0));
+      expect(Math.round(c.realization * 100)).toBe(
+        inCat.reduce((s, i) => s + Math.round(i.effective.realization! * 100), 0),
+      );
+      expect(Math.round(c.commission * 100)).toBe(
+        inCat.reduce((s, i) => s + Math.round(i.effective.commission! * 100), 0),
+      );
     }
   });
 
@@ -51,11 +58,15 @@ describe('get', () => {
     const u = await newUser();
     const g = makeReport({ rows: 80, seed: 42 });
     const { id } = await uploadOk(u.token, g);
-    const article = g.expected.articles.find((a) => a.article !== '' && a.aggregates.sales_qty > a.aggregates.returns_qty)!;
+    const article = g.expected.articles.find(
+      (a) => a.article !== '' && a.aggregates.sales_qty > a.aggregates.returns_qty,
+    )!;
     await putProduct(u.id, article.article, 12_345);
     expect((await getReportOk(u.token, id)).stale).toBe(true);
 
-    const rebuilt = await rebuildOneHandler(apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token: u.token, pathParameters: { id } }));
+    const rebuilt = await rebuildOneHandler(
+      apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token: u.token, pathParameters: { id } }),
+    );
     expect(rebuilt.statusCode).toBe(200);
     const fresh = await getReportOk(u.token, id);
     expect(fresh.stale).toBe(false);
@@ -78,7 +89,15 @@ describe('get', () => {
     const report = await uploadOk(u.token, makeReport({ rows: 1200, articles: 300, seed: 43 }));
     const plain = await get(u.token, report.id);
     expect(plain.headers?.['Content-Encoding']).toBeUndefined();
-    const zipped = await getHandler(apiEvent({ method: 'GET', path: `/api/reports/${report.id}`, token: u.token, pathParameters: { id: report.id }, headers: { 'accept-encoding': 'gzip, deflate, br' } }));
+    const zipped = await getHandler(
+      apiEvent({
+        method: 'GET',
+        path: `/api/reports/${report.id}`,
+        token: u.token,
+        pathParameters: { id: report.id },
+        headers: { 'accept-encoding': 'gzip, deflate, br' },
+      }),
+    );
     expect(zipped.statusCode).toBe(200);
     expect(zipped.headers?.['Content-Encoding']).toBe('gzip');
     expect(zipped.isBase64Encoded).toBe(true);
@@ -110,7 +129,9 @@ describe('list', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const r = await listHandler(apiEvent({ method: 'GET', path: '/api/reports', token: u.token, query: cursor ? { cursor } : {} }));
+      const r = await listHandler(
+        apiEvent({ method: 'GET', path: '/api/reports', token: u.token, query: cursor ? { cursor } : {} }),
+      );
       expect(r.statusCode).toBe(200);
       const page = bodyOf<{ items: ApiReportSummary[]; next_cursor: string | null }>(r);
       all.push(...page.items);
@@ -119,7 +140,12 @@ describe('list', () => {
     } while (cursor && pages < 10);
     expect(all.map((s) => s.id)).toEqual([...ids].reverse());
     const first = all[2];
-    expect(first).toMatchObject({ rows: 30, is_combined: false, source_available: true, report_number: a.expected.report_number });
+    expect(first).toMatchObject({
+      rows: 30,
+      is_combined: false,
+      source_available: true,
+      report_number: a.expected.report_number,
+    });
     expect(first.seller?.number).toBe(a.expected.seller_number);
     expect(first).not.toHaveProperty('items');
 
@@ -157,7 +183,13 @@ describe('delete', () => {
     expect(r.statusCode).toBe(204);
     expect((await get(u.token, report.id)).statusCode).toBe(404);
     expect(await objectExists(report.source_path!)).toBe(false);
-    const items = await ddb().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ITEMS#${u.id}#${report.id}` } }));
+    const items = await ddb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': `ITEMS#${u.id}#${report.id}` },
+      }),
+    );
     expect(items.Items).toEqual([]);
     expect((await getUserById(u.id))?.limits).toBe(960);
     expect((await del(u.token, report.id)).statusCode).toBe(404);
@@ -175,15 +207,27 @@ describe('tenant isolation', () => {
     expect((await get(other.token, id)).statusCode).toBe(404);
     expect((await del(other.token, id)).statusCode).toBe(404);
     const mv = await manualValueHandler(
-      apiEvent({ method: 'PUT', path: `/api/reports/items/${item.item_id}/manual-value`, token: other.token, pathParameters: { item_id: item.item_id }, body: { field: 'profit', value: 1 } }),
+      apiEvent({
+        method: 'PUT',
+        path: `/api/reports/items/${item.item_id}/manual-value`,
+        token: other.token,
+        pathParameters: { item_id: item.item_id },
+        body: { field: 'profit', value: 1 },
+      }),
     );
     expect(mv.statusCode).toBe(404);
-    const rb = await rebuildOneHandler(apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token: other.token, pathParameters: { id } }));
+    const rb = await rebuildOneHandler(
+      apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token: other.token, pathParameters: { id } }),
+    );
     expect(rb.statusCode).toBe(404);
-    const many = await rebuildManyHandler(apiEvent({ method: 'POST', path: '/api/reports/rebuild', token: other.token, body: { report_ids: [id] } }));
+    const many = await rebuildManyHandler(
+      apiEvent({ method: 'POST', path: '/api/reports/rebuild', token: other.token, body: { report_ids: [id] } }),
+    );
     expect(bodyOf(many)).toEqual({ rebuilt: [], skipped: [{ id, reason: 'not_found' }] });
     expect(bodyOf<{ items: unknown[] }>(await list(other.token)).items).toEqual([]);
-    expect(bodyOf<{ items: unknown[] }>(await list(other.token, { cursor: Buffer.from(id).toString('base64url') })).items).toEqual([]);
+    expect(
+      bodyOf<{ items: unknown[] }>(await list(other.token, { cursor: Buffer.from(id).toString('base64url') })).items,
+    ).toEqual([]);
 
     const still = await getReportOk(owner.token, id);
     expect(still.items.find((i) => i.item_id === item.item_id)?.manual_values).toEqual({});

@@ -37,7 +37,14 @@ import {
 beforeAll(() => resetConfig());
 
 async function userRecords(userId: string): Promise<Array<Record<string, unknown>>> {
-  const r = await ddb().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `USER#${userId}` }, ConsistentRead: true }));
+  const r = await ddb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `USER#${userId}` },
+      ConsistentRead: true,
+    }),
+  );
   return r.Items ?? [];
 }
 
@@ -47,7 +54,10 @@ async function storedState(userId: string) {
   const user = await getUserById(userId);
   return {
     limits: user?.limits,
-    kinds: all.map((i) => String(i.type)).filter((t) => t !== 'user' && t !== 'upload').sort(),
+    kinds: all
+      .map((i) => String(i.type))
+      .filter((t) => t !== 'user' && t !== 'upload')
+      .sort(),
   };
 }
 
@@ -134,7 +144,9 @@ describe('upload', () => {
     const u = await newUser(10_000);
     const g = makeReport({ rows: 80, format: 'zip', layout: '2025', seed: 5 });
     const uploadId = await presignedUpload(u.token, g);
-    const counted = await countRowsHandler(apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: { upload_id: uploadId } }));
+    const counted = await countRowsHandler(
+      apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: { upload_id: uploadId } }),
+    );
     expect(counted.statusCode).toBe(200);
     expect(bodyOf(counted)).toEqual({
       rows: g.expected.rows,
@@ -169,28 +181,60 @@ describe('upload', () => {
 describe('upload-url', () => {
   it('signs a PUT under uploads/<user>/<upload>/ and refuses oversized files and other extensions', async () => {
     const u = await newUser();
-    const ok = await uploadUrlHandler(apiEvent({ method: 'POST', path: '/api/reports/upload-url', token: u.token, body: { filename: 'отчёт 123.xlsx', size: 1000 } }));
+    const ok = await uploadUrlHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/reports/upload-url',
+        token: u.token,
+        body: { filename: 'отчёт 123.xlsx', size: 1000 },
+      }),
+    );
     expect(ok.statusCode).toBe(200);
     const body = bodyOf<{ upload_id: string; url: string; method: string; expires_in: number }>(ok);
     expect(body.method).toBe('PUT');
-    expect(decodeURIComponent(new URL(body.url).pathname)).toContain(`uploads/${u.id}/${body.upload_id}/отчёт 123.xlsx`);
+    expect(decodeURIComponent(new URL(body.url).pathname)).toContain(
+      `uploads/${u.id}/${body.upload_id}/отчёт 123.xlsx`,
+    );
     expect(body.expires_in).toBeGreaterThan(0);
 
-    const big = await uploadUrlHandler(apiEvent({ method: 'POST', path: '/api/reports/upload-url', token: u.token, body: { filename: 'a.zip', size: 200 * 1024 * 1024 + 1 } }));
+    const big = await uploadUrlHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/reports/upload-url',
+        token: u.token,
+        body: { filename: 'a.zip', size: 200 * 1024 * 1024 + 1 },
+      }),
+    );
     expect(big.statusCode).toBe(413);
     expect(bodyOf<{ error: { code: string } }>(big).error.code).toBe('file_too_large');
     for (const filename of ['a.csv', 'a.xlsx.exe', 'noext']) {
-      const r = await uploadUrlHandler(apiEvent({ method: 'POST', path: '/api/reports/upload-url', token: u.token, body: { filename, size: 10 } }));
+      const r = await uploadUrlHandler(
+        apiEvent({ method: 'POST', path: '/api/reports/upload-url', token: u.token, body: { filename, size: 10 } }),
+      );
       expect(r.statusCode, filename).toBe(415);
     }
-    const bad = await uploadUrlHandler(apiEvent({ method: 'POST', path: '/api/reports/upload-url', token: u.token, body: { filename: 'a.xlsx', size: -1 } }));
+    const bad = await uploadUrlHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/reports/upload-url',
+        token: u.token,
+        body: { filename: 'a.xlsx', size: -1 },
+      }),
+    );
     expect(bad.statusCode).toBe(400);
   });
 
   it('a stored upload bigger than MAX_UPLOAD_BYTES is refused with 413 when used, whatever size was declared', async () => {
     const u = await newUser();
     const g = makeReport({ rows: 40, seed: 4 });
-    const ok = await uploadUrlHandler(apiEvent({ method: 'POST', path: '/api/reports/upload-url', token: u.token, body: { filename: g.filename, size: 100 } }));
+    const ok = await uploadUrlHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/reports/upload-url',
+        token: u.token,
+        body: { filename: g.filename, size: 100 },
+      }),
+    );
     const { url, upload_id } = bodyOf<{ url: string; upload_id: string }>(ok);
     // The local S3 emulator does not check the signed Content-Length (AWS does), so the oversized body lands.
     expect((await fetch(url, { method: 'PUT', body: g.file })).status).toBe(200);
@@ -198,7 +242,9 @@ describe('upload-url', () => {
     process.env.MAX_UPLOAD_BYTES = String(g.file.length - 1);
     resetConfig();
     try {
-      const r = await countRowsHandler(apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: { upload_id } }));
+      const r = await countRowsHandler(
+        apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: { upload_id } }),
+      );
       expect(r.statusCode).toBe(413);
       expect((await uploadById(u.token, upload_id)).statusCode).toBe(413);
     } finally {
@@ -280,7 +326,10 @@ describe('hostile input through the API: documented status, nothing stored or ch
       usize: zeros.length * copies,
     };
     return zipOf([
-      deflated('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
+      deflated(
+        '[Content_Types].xml',
+        '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+      ),
       deflated(
         'xl/workbook.xml',
         '<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
@@ -294,9 +343,24 @@ describe('hostile input through the API: documented status, nothing stored or ch
   }
 
   const cases: Array<{ name: string; file: () => { filename: string; file: Buffer }; status: number; code: string }> = [
-    { name: 'not a spreadsheet', file: () => ({ filename: 'report.xlsx', file: Buffer.from('%PDF-1.7 this is not a spreadsheet') }), status: 415, code: 'unsupported_format' },
-    { name: 'wrong extension', file: () => ({ filename: 'report.csv', file: Buffer.from('a,b\n1,2\n') }), status: 415, code: 'unsupported_format' },
-    { name: 'empty file', file: () => ({ filename: 'report.xlsx', file: Buffer.alloc(0) }), status: 415, code: 'unsupported_format' },
+    {
+      name: 'not a spreadsheet',
+      file: () => ({ filename: 'report.xlsx', file: Buffer.from('%PDF-1.7 this is not a spreadsheet') }),
+      status: 415,
+      code: 'unsupported_format',
+    },
+    {
+      name: 'wrong extension',
+      file: () => ({ filename: 'report.csv', file: Buffer.from('a,b\n1,2\n') }),
+      status: 415,
+      code: 'unsupported_format',
+    },
+    {
+      name: 'empty file',
+      file: () => ({ filename: 'report.xlsx', file: Buffer.alloc(0) }),
+      status: 415,
+      code: 'unsupported_format',
+    },
   ];
 
   for (const c of cases) {
@@ -353,10 +417,19 @@ describe('hostile input through the API: documented status, nothing stored or ch
       const r = await uploadById(u.token, id);
       expect(r.statusCode, id).toBe(404);
     }
-    const url = await uploadUrlHandler(apiEvent({ method: 'POST', path: '/api/reports/upload-url', token: u.token, body: { filename: 'a.xlsx', size: 10 } }));
+    const url = await uploadUrlHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/reports/upload-url',
+        token: u.token,
+        body: { filename: 'a.xlsx', size: 10 },
+      }),
+    );
     const neverPut = bodyOf<{ upload_id: string }>(url).upload_id;
     expect((await uploadById(u.token, neverPut)).statusCode).toBe(404);
-    const none = await countRowsHandler(apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: {} }));
+    const none = await countRowsHandler(
+      apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: {} }),
+    );
     expect(none.statusCode).toBe(400);
   });
 
@@ -365,14 +438,22 @@ describe('hostile input through the API: documented status, nothing stored or ch
     const other = await newUser(10_000);
     const g = makeReport({ rows: 30, seed: 9 });
     const uploadId = await presignedUpload(owner.token, g);
-    const count = await countRowsHandler(apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: other.token, body: { upload_id: uploadId } }));
+    const count = await countRowsHandler(
+      apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: other.token, body: { upload_id: uploadId } }),
+    );
     expect(count.statusCode).toBe(404);
     expect((await uploadById(other.token, uploadId)).statusCode).toBe(404);
     expect((await storedState(other.id)).kinds).toEqual([]);
     expect((await getUserById(other.id))?.limits).toBe(10_000);
     expect(await objectExists(`uploads/${owner.id}/${uploadId}/${g.filename}`)).toBe(true);
     // Someone writing straight into another user's prefix does not make it theirs either.
-    await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: `uploads/${other.id}/${uploadId}/${g.filename}`, Body: g.file }));
+    await s3().send(
+      new PutObjectCommand({
+        Bucket: bucketName(),
+        Key: `uploads/${other.id}/${uploadId}/${g.filename}`,
+        Body: g.file,
+      }),
+    );
     expect((await uploadById(other.token, uploadId)).statusCode).toBe(404);
   });
 });

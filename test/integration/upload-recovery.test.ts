@@ -17,7 +17,16 @@ import { listLimitHistory, refundLimits } from '../../shared/store/limits.repo';
 import { claimBuildingReport, getReportAnyStatus, markReportReady } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import type { ApiReport } from '../../shared/reports/present';
-import { chargedBuildingReport, makeReport, newUser, objectExists, uploadMultipart, uploadOk, type ChargedBuildingReport, type TestUser } from '../support/reports';
+import {
+  chargedBuildingReport,
+  makeReport,
+  newUser,
+  objectExists,
+  uploadMultipart,
+  uploadOk,
+  type ChargedBuildingReport,
+  type TestUser,
+} from '../support/reports';
 
 beforeAll(() => resetConfig());
 afterEach(() => {
@@ -28,7 +37,12 @@ const MINUTE = 60_000;
 
 async function itemCount(userId: string, reportId: string): Promise<number> {
   const r = await ddb().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `ITEMS#${userId}#${reportId}` }, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `ITEMS#${userId}#${reportId}` },
+      ConsistentRead: true,
+    }),
   );
   return r.Items?.length ?? 0;
 }
@@ -44,7 +58,11 @@ async function history(userId: string) {
 /** What is left of an upload: its record's status, its source, its items. */
 async function traces(userId: string, c: ChargedBuildingReport) {
   const record = await getReportAnyStatus(userId, c.id);
-  return { status: record?.status ?? null, source: await objectExists(c.sourceKey), items: await itemCount(userId, c.id) };
+  return {
+    status: record?.status ?? null,
+    source: await objectExists(c.sourceKey),
+    items: await itemCount(userId, c.id),
+  };
 }
 
 function listReportsApi(u: TestUser) {
@@ -88,7 +106,11 @@ describe('recovery of abandoned uploads', () => {
     const u = await newUser(1000);
     const stale = await chargedBuildingReport(u.id, makeReport({ rows: 90, seed: 44 }), 11 * MINUTE);
     expect(await limitsOf(u.id)).toBe(910);
-    const [a, b, list] = await Promise.all([recoverAbandonedUploads(u.id), recoverAbandonedUploads(u.id), listReportsApi(u)]);
+    const [a, b, list] = await Promise.all([
+      recoverAbandonedUploads(u.id),
+      recoverAbandonedUploads(u.id),
+      listReportsApi(u),
+    ]);
     expect(list.statusCode).toBe(200);
     // Whichever sweep refunded, exactly one did.
     expect(a.refunded_rows + b.refunded_rows).toBeLessThanOrEqual(90);
@@ -123,12 +145,18 @@ describe('recovery of abandoned uploads', () => {
 
     // Younger than the threshold: a live upload, not touched.
     expect(await recoverAbandonedUploads(u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
-    expect(await recoverAbandonedUploads(u.id, Date.now() + ABANDONED_UPLOAD_AFTER_MS - MINUTE)).toEqual({ recovered: 0, refunded_rows: 0 });
+    expect(await recoverAbandonedUploads(u.id, Date.now() + ABANDONED_UPLOAD_AFTER_MS - MINUTE)).toEqual({
+      recovered: 0,
+      refunded_rows: 0,
+    });
     expect(await limitsOf(u.id)).toBe(920);
     expect((await traces(u.id, c)).source).toBe(true);
 
     // Past the threshold: undone.
-    expect(await recoverAbandonedUploads(u.id, Date.now() + ABANDONED_UPLOAD_AFTER_MS + MINUTE)).toEqual({ recovered: 1, refunded_rows: 80 });
+    expect(await recoverAbandonedUploads(u.id, Date.now() + ABANDONED_UPLOAD_AFTER_MS + MINUTE)).toEqual({
+      recovered: 1,
+      refunded_rows: 80,
+    });
     expect(await limitsOf(u.id)).toBe(1000);
     expect(await traces(u.id, c)).toEqual({ status: null, source: false, items: 0 });
 

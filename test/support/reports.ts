@@ -12,7 +12,14 @@ import { handler as uploadUrlHandler } from '../../functions/reports/upload-url.
 import { signToken } from '../../shared/auth/tokens';
 import { bucketName, s3 } from '../../shared/files/client';
 import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
-import { buildItems, computeTotals, kopecksToRoubles, readReport, type ComputedItem, type TaxProfile } from '../../shared/report';
+import {
+  buildItems,
+  computeTotals,
+  kopecksToRoubles,
+  readReport,
+  type ComputedItem,
+  type TaxProfile,
+} from '../../shared/report';
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
 import { DEFAULT_TAX_PROFILE } from '../../shared/report/types';
 import { putObject, sourceObjectKey } from '../../shared/reports/storage';
@@ -38,17 +45,34 @@ export function makeReport(opts: Partial<GenerateOptions> = {}): GeneratedReport
 
 export function uploadMultipart(token: string, file: { filename: string; file: Buffer }) {
   const { body, contentType } = multipartBody({ filename: file.filename, content: file.file });
-  return uploadHandler(apiEvent({ method: 'POST', path: '/api/reports/upload', token, body, headers: { 'content-type': contentType } }));
+  return uploadHandler(
+    apiEvent({ method: 'POST', path: '/api/reports/upload', token, body, headers: { 'content-type': contentType } }),
+  );
 }
 
 export function countMultipart(token: string, file: { filename: string; file: Buffer }) {
   const { body, contentType } = multipartBody({ filename: file.filename, content: file.file });
-  return countRowsHandler(apiEvent({ method: 'POST', path: '/api/reports/count-rows', token, body, headers: { 'content-type': contentType } }));
+  return countRowsHandler(
+    apiEvent({
+      method: 'POST',
+      path: '/api/reports/count-rows',
+      token,
+      body,
+      headers: { 'content-type': contentType },
+    }),
+  );
 }
 
 /** upload-url → PUT the bytes to the presigned URL (like a browser) → the upload id. */
 export async function presignedUpload(token: string, file: { filename: string; file: Buffer }): Promise<string> {
-  const r = await uploadUrlHandler(apiEvent({ method: 'POST', path: '/api/reports/upload-url', token, body: { filename: file.filename, size: file.file.length } }));
+  const r = await uploadUrlHandler(
+    apiEvent({
+      method: 'POST',
+      path: '/api/reports/upload-url',
+      token,
+      body: { filename: file.filename, size: file.file.length },
+    }),
+  );
   expect(r.statusCode).toBe(200);
   const target = bodyOf<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>(r);
   const put = await fetch(target.url, { method: target.method, body: file.file, headers: target.headers });
@@ -85,7 +109,11 @@ export async function objectExists(key: string): Promise<boolean> {
 }
 
 /** The engine's items for a file under given settings (what the API must show). */
-export async function engineItems(file: { filename: string; file: Buffer }, tax: TaxProfile, costPrices: Record<string, number> = {}): Promise<ComputedItem[]> {
+export async function engineItems(
+  file: { filename: string; file: Buffer },
+  tax: TaxProfile,
+  costPrices: Record<string, number> = {},
+): Promise<ComputedItem[]> {
   const parsed = await readReport({ buffer: file.file, filename: file.filename });
   return buildItems(parsed, { tax, costPrices }).items;
 }
@@ -112,7 +140,11 @@ export interface ChargedBuildingReport {
  * The state an upload leaves when its process dies after the charge: the limits charged together with
  * the `building` record (created `ageMs` ago), the source stored, the items written.
  */
-export async function chargedBuildingReport(userId: string, g: GeneratedReport, ageMs: number): Promise<ChargedBuildingReport> {
+export async function chargedBuildingReport(
+  userId: string,
+  g: GeneratedReport,
+  ageMs: number,
+): Promise<ChargedBuildingReport> {
   const parsed = await readReport({ buffer: g.file, filename: g.filename });
   const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
   const id = newReportId();

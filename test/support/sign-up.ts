@@ -35,7 +35,11 @@ export interface HttpAnswer<T> {
   headers: Headers;
 }
 
-export type HttpCall = <T = Record<string, unknown>>(method: string, route: string, opts?: { body?: unknown; token?: string }) => Promise<HttpAnswer<T>>;
+export type HttpCall = <T = Record<string, unknown>>(
+  method: string,
+  route: string,
+  opts?: { body?: unknown; token?: string },
+) => Promise<HttpAnswer<T>>;
 
 /**
  * JSON calls to the API at apiUrl, as a browser's fetch makes them. Redirects are answered, not
@@ -46,7 +50,12 @@ export function httpApi(apiUrl: string): HttpCall {
     const headers: Record<string, string> = {};
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    const res = await fetch(`${apiUrl}${route}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), redirect: 'manual' });
+    const res = await fetch(`${apiUrl}${route}`, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      redirect: 'manual',
+    });
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
   };
@@ -61,7 +70,11 @@ export interface SignedUp {
 }
 
 /** Register → confirm mail → its link → password mail → sign in, over HTTP, checking every answer. */
-export async function signUpByMail(apiUrl: string, sesEndpoint: string, email = `e2e-${randomUUID()}@example.com`): Promise<SignedUp> {
+export async function signUpByMail(
+  apiUrl: string,
+  sesEndpoint: string,
+  email = `e2e-${randomUUID()}@example.com`,
+): Promise<SignedUp> {
   const call = httpApi(apiUrl);
   expect((await call('POST', '/auth/register', { body: { email } })).status).toBe(202);
   const confirmToken = confirmTokenOf(await waitForMail(sesEndpoint, email, (m) => m.subject === CONFIRM_SUBJECT));
@@ -69,7 +82,9 @@ export async function signUpByMail(apiUrl: string, sesEndpoint: string, email = 
   expect(confirmed.status).toBe(200);
   expect(confirmed.body).toEqual({ status: 'confirmed', email });
   const password = passwordOf(await waitForMail(sesEndpoint, email, (m) => m.subject === PASSWORD_SUBJECT));
-  const login = await call<{ token: string; user: { id: string; limits: number } }>('POST', '/auth/login', { body: { email, password } });
+  const login = await call<{ token: string; user: { id: string; limits: number } }>('POST', '/auth/login', {
+    body: { email, password },
+  });
   expect(login.status).toBe(200);
   return { email, password, token: login.body.token, user: login.body.user };
 }

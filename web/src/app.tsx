@@ -17,17 +17,73 @@ export function App() {
   return (
     <AuthProvider>
       <Routes>
-        <Route path="/login" element={<GuestOnly><LoginPage /></GuestOnly>} />
-        <Route path="/register" element={<GuestOnly><RegisterPage /></GuestOnly>} />
-        <Route path="/forgot-password" element={<GuestOnly><ForgotPasswordPage /></GuestOnly>} />
+        <Route
+          path="/login"
+          element={
+            <GuestOnly>
+              <LoginPage />
+            </GuestOnly>
+          }
+        />
+        <Route
+          path="/register"
+          element={
+            <GuestOnly>
+              <RegisterPage />
+            </GuestOnly>
+          }
+        />
+        <Route
+          path="/forgot-password"
+          element={
+            <GuestOnly>
+              <ForgotPasswordPage />
+            </GuestOnly>
+          }
+        />
         {/* The mailed link works whether or not someone is signed in on this browser. */}
         <Route path="/confirm" element={<ConfirmPage />} />
-        <Route path="/reports" element={<SignedIn><ReportsPage /></SignedIn>} />
-        <Route path="/reports/:id" element={<SignedIn><ReportPage /></SignedIn>} />
-        <Route path="/products" element={<SignedIn><ProductsPage /></SignedIn>} />
-        <Route path="/settings" element={<SignedIn><SettingsPage /></SignedIn>} />
+        <Route
+          path="/reports"
+          element={
+            <SignedIn>
+              <ReportsPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/reports/:id"
+          element={
+            <SignedIn>
+              <ReportPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/products"
+          element={
+            <SignedIn>
+              <ProductsPage />
+            </SignedIn>
+          }
+        />
+        <Route
+          path="/settings"
+          element={
+            <SignedIn>
+              <SettingsPage />
+            </SignedIn>
+          }
+        />
         <Route path="/" element={<Navigate to="/reports" replace />} />
-        <Route path="*" element={<SignedIn><NotFound /></SignedIn>} />
+        <Route
+          path="*"
+          element={
+            <SignedIn>
+              <NotFound />
+            </SignedIn>
+          }
+        />
       </Routes>
     </AuthProvider>
   );
@@ -69,7 +125,9 @@ function Shell({ children }: { children: ReactNode }) {
                 {pluralRows(limits)}
               </NavLink>
             ) : null}
-            <span className="user-email" data-testid="user-email">{email}</span>
+            <span className="user-email" data-testid="user-email">
+              {email}
+            </span>
             <button type="button" className="btn btn-ghost btn-small" onClick={signOut}>
               Выйти
             </button>

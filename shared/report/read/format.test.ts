@@ -22,7 +22,10 @@ describe('detectFormat', () => {
   });
 
   it('falls back to the first local header name without a directory', () => {
-    const xlsx = writeZip([{ name: '[Content_Types].xml', data: '<Types/>' }, { name: 'xl/workbook.xml', data: '<workbook/>' }]);
+    const xlsx = writeZip([
+      { name: '[Content_Types].xml', data: '<Types/>' },
+      { name: 'xl/workbook.xml', data: '<workbook/>' },
+    ]);
     const zip = writeZip([{ name: 'report.xlsx', data: xlsx }]);
     expect(detectFormat(xlsx)).toBe('xlsx');
     expect(detectFormat(zip)).toBe('zip');
@@ -42,7 +45,9 @@ describe('detectFormat', () => {
     ['Rar!\x1a\x07\x00', 'a RAR archive'],
   ])('refuses %j naming what it is', (text, found) => {
     // Byte strings as written; text with Cyrillic as UTF-8.
-    const bytes = [...text].every((ch) => ch.charCodeAt(0) < 256) ? Buffer.from(text, 'latin1') : Buffer.from(text, 'utf8');
+    const bytes = [...text].every((ch) => ch.charCodeAt(0) < 256)
+      ? Buffer.from(text, 'latin1')
+      : Buffer.from(text, 'utf8');
     const err = unsupported(bytes);
     expect(err.code).toBe('unsupported_format');
     expect(err.details.found).toBe(found);

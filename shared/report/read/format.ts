@@ -62,7 +62,11 @@ export function describeHead(head: Buffer): string {
   if (startsWith(head, [0x50, 0x4b])) return 'a damaged zip archive';
   const text = asText(head);
   if (text !== null) {
-    const lead = text.replace(/^\uFEFF/, '').trimStart().slice(0, 256).toLowerCase();
+    const lead = text
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .slice(0, 256)
+      .toLowerCase();
     if (lead.startsWith('<!doctype html') || lead.startsWith('<html') || /^<\?xml[^>]*>\s*<!doctype html/.test(lead)) {
       return 'an HTML page';
     }
@@ -70,7 +74,10 @@ export function describeHead(head: Buffer): string {
     if (lead.startsWith('{') || lead.startsWith('[')) return 'JSON text';
     return 'CSV/text';
   }
-  const hex = head.subarray(0, 8).toString('hex').replace(/(..)(?!$)/g, '$1 ');
+  const hex = head
+    .subarray(0, 8)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1 ');
   return `an unknown format (first bytes ${hex})`;
 }
 

@@ -79,7 +79,15 @@ describe('mapHeaderRow', () => {
     expect(map.toMetric[2]).toBe(KEY_INDEX.storage_fee);
     expect(map.toMetric[0]).toBe(-1);
     expect([...map.present].sort()).toEqual(
-      ['sa_name', 'doc_type_name', 'supplier_oper_name', 'quantity', 'retail_amount', 'ppvz_for_pay', 'storage_fee'].sort(),
+      [
+        'sa_name',
+        'doc_type_name',
+        'supplier_oper_name',
+        'quantity',
+        'retail_amount',
+        'ppvz_for_pay',
+        'storage_fee',
+      ].sort(),
     );
     expect(map.unknown).toEqual(['Коэффициент логистики']);
   });

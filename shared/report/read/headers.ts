@@ -142,7 +142,8 @@ const BY_MATCH_FORM: ReadonlyMap<string, string> = (() => {
     for (const title of titles) {
       const form = matchForm(title);
       const existing = map.get(form);
-      if (existing !== undefined && existing !== key) throw new Error(`header "${title}" maps to ${existing} and ${key}`);
+      if (existing !== undefined && existing !== key)
+        throw new Error(`header "${title}" maps to ${existing} and ${key}`);
       map.set(form, key);
     }
   }
@@ -206,4 +207,3 @@ export function mapHeaderRow(headers: ReadonlyMap<number, string>): ColumnMap {
   }
   return { toMetric, present, unknown };
 }
-

@@ -61,7 +61,14 @@ const BASIC_EXPECTED = [
     retail_amount: '1609',
     ppvz_for_pay: '1557.71',
   },
-  { supplier_oper_name: 'Логистика', sale_dt: '2022-10-29', quantity: '0', retail_amount: '0', ppvz_for_pay: '0', delivery_rub: '45.5' },
+  {
+    supplier_oper_name: 'Логистика',
+    sale_dt: '2022-10-29',
+    quantity: '0',
+    retail_amount: '0',
+    ppvz_for_pay: '0',
+    delivery_rub: '45.5',
+  },
 ];
 
 const BASIC_PRESENT = [
@@ -96,7 +103,11 @@ describe('scanReport on the real 2022 report (49 columns, Excel-style shared str
       commission_percent: '0.15',
       delivery_amount: '0',
     });
-    expect(r.data[49]).toMatchObject({ sa_name: 'MFG4BUM001MFG4BUM001-w', sale_dt: '2022-10-28', ppvz_for_pay: '1556.19' });
+    expect(r.data[49]).toMatchObject({
+      sa_name: 'MFG4BUM001MFG4BUM001-w',
+      sale_dt: '2022-10-28',
+      ppvz_for_pay: '1556.19',
+    });
     expect(r.data[98]).toMatchObject({
       sa_name: 'MFG4BUM001MFG4BUM001-w',
       brand_name: 'Бумага А4 / бумага для принтера / A4 / Снегурочка',
@@ -129,7 +140,14 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
   });
 
   it('takes the first non-empty row as the header and skips empty and blank rows', async () => {
-    const rows: CellInput[][] = [[], [null, '  '], ...BASIC_ROWS.slice(0, 3), [], [null, ' ', null, '\t'], BASIC_ROWS[3]];
+    const rows: CellInput[][] = [
+      [],
+      [null, '  '],
+      ...BASIC_ROWS.slice(0, 3),
+      [],
+      [null, ' ', null, '\t'],
+      BASIC_ROWS[3],
+    ];
     const r = await read({ buffer: wbXlsx(rows) });
     expect(r.rows).toBe(3);
     expect(r.data).toEqual(BASIC_EXPECTED);
@@ -137,14 +155,20 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
   });
 
   it('counts a row whose only content is in a column the metrics do not read', async () => {
-    const rows: CellInput[][] = [[...BASIC_HEADER, 'Srid'], [null, null, null, null, null, null, null, null, null, null, null, 'abc']];
+    const rows: CellInput[][] = [
+      [...BASIC_HEADER, 'Srid'],
+      [null, null, null, null, null, null, null, null, null, null, null, 'abc'],
+    ];
     const r = await read({ buffer: wbXlsx(rows) });
     expect(r.rows).toBe(1);
     expect(r.data).toEqual([{}]);
   });
 
   it('takes the next column for cells without r=', async () => {
-    const rows: CellInput[][] = [[...BASIC_HEADER], ['1', 'Бумага', '7', 'A-1', 'Продажа', 'Продажа', '2022-10-27', '2', '10', '9', '0']];
+    const rows: CellInput[][] = [
+      [...BASIC_HEADER],
+      ['1', 'Бумага', '7', 'A-1', 'Продажа', 'Продажа', '2022-10-27', '2', '10', '9', '0'],
+    ];
     const r = await read({ buffer: wbXlsx(rows, { omitRefs: true }) });
     expect(r.data).toEqual([
       {
@@ -163,7 +187,10 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
   });
 
   it('decodes entities and keeps text as stored', async () => {
-    const rows: CellInput[][] = [[...BASIC_HEADER], [1, 'Ножи & <вилки> "люкс"', 1, ' A&B ', 'Продажа', 'Продажа', '2022-10-27', 1, 1, 1, 0]];
+    const rows: CellInput[][] = [
+      [...BASIC_HEADER],
+      [1, 'Ножи & <вилки> "люкс"', 1, ' A&B ', 'Продажа', 'Продажа', '2022-10-27', 1, 1, 1, 0],
+    ];
     const r = await read({ buffer: wbXlsx(rows) });
     expect(r.data[0]).toMatchObject({ subject_name: 'Ножи & <вилки> "люкс"', sa_name: ' A&B ' });
   });
@@ -171,7 +198,8 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
   it('reads Cyrillic split across chunk boundaries (7-byte chunks) exactly as in one piece', async () => {
     const long = 'Съешь же ещё этих мягких французских булок, да выпей чаю — ёЁ';
     const rows: CellInput[][] = [[...BASIC_HEADER]];
-    for (let i = 0; i < 40; i++) rows.push([i, long.slice(i % 7), i, `Артикул-${i}`, 'Продажа', 'Продажа', '2022-10-27', 1, 10.5, 9.25, 0]);
+    for (let i = 0; i < 40; i++)
+      rows.push([i, long.slice(i % 7), i, `Артикул-${i}`, 'Продажа', 'Продажа', '2022-10-27', 1, 10.5, 9.25, 0]);
     for (const strings of ['str', 'inline', 'shared'] as const) {
       const buffer = wbXlsx(rows, { strings });
       const whole = await read({ buffer });
@@ -229,11 +257,26 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
   });
 
   it('reads English-locale headers (values still Russian)', async () => {
-    const header = ['№', "Supplier's Article", 'Document Type', 'Reason for Payment', 'Quantity', 'Wildberries Realized Goods (Pr)', 'Amount to Transfer to the Seller for the Realized Goods'];
+    const header = [
+      '№',
+      "Supplier's Article",
+      'Document Type',
+      'Reason for Payment',
+      'Quantity',
+      'Wildberries Realized Goods (Pr)',
+      'Amount to Transfer to the Seller for the Realized Goods',
+    ];
     const rows: CellInput[][] = [header, [1, 'ART-1', 'Продажа', 'Продажа', 2, 100, 87.5]];
     const r = await read({ buffer: wbXlsx(rows) });
     expect(r.data).toEqual([
-      { sa_name: 'ART-1', doc_type_name: 'Продажа', supplier_oper_name: 'Продажа', quantity: '2', retail_amount: '100', ppvz_for_pay: '87.5' },
+      {
+        sa_name: 'ART-1',
+        doc_type_name: 'Продажа',
+        supplier_oper_name: 'Продажа',
+        quantity: '2',
+        retail_amount: '100',
+        ppvz_for_pay: '87.5',
+      },
     ]);
   });
 });
@@ -255,7 +298,14 @@ describe('scanReport on Excel-style files (shared strings stored after the sheet
     '<si><r><rPr><b/></rPr><t>Бумага </t></r><r><t>&amp; ручки &#x2116;1</t></r><rPh><t>ふりがな</t></rPh></si>' +
     '<si><t>Продажа</t></si></sst>';
   const RICH_EXPECTED = [
-    { sa_name: 'Бумага & ручки №1', doc_type_name: 'Продажа', supplier_oper_name: 'Продажа', quantity: '3', retail_amount: '1E-3', ppvz_for_pay: '12.5 ' },
+    {
+      sa_name: 'Бумага & ручки №1',
+      doc_type_name: 'Продажа',
+      supplier_oper_name: 'Продажа',
+      quantity: '3',
+      retail_amount: '1E-3',
+      ppvz_for_pay: '12.5 ',
+    },
   ];
 
   it('reads rich-text runs, entities, formulas (cached value) and inline rich strings', async () => {
@@ -268,7 +318,11 @@ describe('scanReport on Excel-style files (shared strings stored after the sheet
 
   it('reads an xlsx written by SheetJS (Excel-style shared strings)', async () => {
     const wb = XLSX.utils.book_new();
-    XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(BASIC_ROWS.map((row) => row.map((c) => c ?? undefined))), 'Sheet1');
+    XLSX.utils.book_append_sheet(
+      wb,
+      XLSX.utils.aoa_to_sheet(BASIC_ROWS.map((row) => row.map((c) => c ?? undefined))),
+      'Sheet1',
+    );
     const buffer = XLSX.write(wb, { type: 'buffer', bookType: 'xlsx', bookSST: true }) as Buffer;
     const r = await read({ buffer, filename: 'Ежедневный детализированный отчет №120228920240115_1202289.xlsx' });
     expect(r).toMatchObject({ format: 'xlsx', rows: 3, report_number: '120228920240115', seller_number: '1202289' });
@@ -320,7 +374,10 @@ describe('scanReport on zips of reports', () => {
 
   it('prefers the upload name for metadata over the entry name', async () => {
     const zip = writeZip([{ name: 'reports/№1_2 - 1.xlsx', data: report }], { dataDescriptors: true });
-    const r = await scanReport({ buffer: zip, filename: 'Еженедельный детализированный отчет №786182326_1202289 (1).zip' }, null);
+    const r = await scanReport(
+      { buffer: zip, filename: 'Еженедельный детализированный отчет №786182326_1202289 (1).zip' },
+      null,
+    );
     expect(r).toEqual({ format: 'zip', rows: 3, report_number: '786182326', seller_number: '1202289' });
     const fromEntry = await scanReport({ buffer: zip, filename: 'download.zip' }, null);
     expect(fromEntry).toMatchObject({ report_number: '1', seller_number: '2' });
@@ -344,20 +401,31 @@ describe('scanReport on zips of reports', () => {
   });
 
   it('refuses an .xlsx entry that is not a spreadsheet', async () => {
-    const err = await failure(scanReport({ buffer: writeZip([{ name: 'r.xlsx', data: '<html><body>login</body></html>' }]) }, null));
+    const err = await failure(
+      scanReport({ buffer: writeZip([{ name: 'r.xlsx', data: '<html><body>login</body></html>' }]) }, null),
+    );
     expect(err.code).toBe('unsupported_format');
     expect(err.message).toContain('HTML');
   });
 
   it('reads an .xls inside a zip', async () => {
     const zip = writeZip([{ name: '№5_6.xls', data: biff8(BASIC_ROWS) }]);
-    expect(await read({ buffer: zip })).toMatchObject({ format: 'zip', rows: 3, data: BASIC_EXPECTED, report_number: '5' });
+    expect(await read({ buffer: zip })).toMatchObject({
+      format: 'zip',
+      rows: 3,
+      data: BASIC_EXPECTED,
+      report_number: '5',
+    });
   });
 });
 
 function biff8(rows: CellInput[][]): Buffer {
   const wb = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows.map((row) => row.map((c) => c ?? undefined))), 'Sheet1');
+  XLSX.utils.book_append_sheet(
+    wb,
+    XLSX.utils.aoa_to_sheet(rows.map((row) => row.map((c) => c ?? undefined))),
+    'Sheet1',
+  );
   return XLSX.write(wb, { type: 'buffer', bookType: 'biff8' }) as Buffer;
 }
 
@@ -374,7 +442,9 @@ describe('scanReport on .xls (BIFF8)', () => {
 
   it('applies the row and cell caps', async () => {
     expect((await failure(scanReport({ buffer: biff8(BASIC_ROWS) }, null, { maxRows: 2 }))).code).toBe('too_many_rows');
-    expect((await failure(scanReport({ buffer: biff8(BASIC_ROWS) }, null, { maxCellLength: 40 }))).code).toBe('cell_too_long');
+    expect((await failure(scanReport({ buffer: biff8(BASIC_ROWS) }, null, { maxCellLength: 40 }))).code).toBe(
+      'cell_too_long',
+    );
     expect((await scanReport({ buffer: biff8(BASIC_ROWS) }, null, { maxCellLength: 46 })).rows).toBe(3);
   });
 
@@ -388,7 +458,10 @@ describe('scanReport on .xls (BIFF8)', () => {
 
 describe('scanReport refusals', () => {
   it('names missing headers before reading any data row', async () => {
-    const rows: CellInput[][] = [['№', 'Предмет', 'Артикул поставщика', 'Кол-во'], [1, 'Бумага', 'A', 1]];
+    const rows: CellInput[][] = [
+      ['№', 'Предмет', 'Артикул поставщика', 'Кол-во'],
+      [1, 'Бумага', 'A', 1],
+    ];
     const sink = collectSink();
     const err = await failure(scanReport({ buffer: wbXlsx(rows) }, sink));
     expect(err.code).toBe('missing_headers');
@@ -414,7 +487,9 @@ describe('scanReport refusals', () => {
   it('refuses an empty sheet and a header without data as empty_report', async () => {
     const blank = await failure(scanReport({ buffer: wbXlsx([]) }, null));
     expect(blank.code).toBe('empty_report');
-    const headerOnly = await failure(scanReport({ buffer: wbXlsx([[...BASIC_HEADER], [], [null, ' ']]) }, collectSink()));
+    const headerOnly = await failure(
+      scanReport({ buffer: wbXlsx([[...BASIC_HEADER], [], [null, ' ']]) }, collectSink()),
+    );
     expect(headerOnly.code).toBe('empty_report');
     expect(headerOnly.message).toContain('header');
   });
@@ -429,7 +504,8 @@ describe('scanReport refusals', () => {
 
   it('refuses damaged deflate data inside an intact directory as corrupt_file', async () => {
     const rows: CellInput[][] = [[...BASIC_HEADER]];
-    for (let i = 0; i < 500; i++) rows.push([i, `Предмет ${i}`, i, `A${i}`, 'Продажа', 'Продажа', '2022-10-27', 1, i, i, 0]);
+    for (let i = 0; i < 500; i++)
+      rows.push([i, `Предмет ${i}`, i, `A${i}`, 'Продажа', 'Продажа', '2022-10-27', 1, i, i, 0]);
     const zip = Buffer.from(wbXlsx(rows));
     const sheetAt = zip.indexOf('xl/worksheets/sheet1.xml') + 'xl/worksheets/sheet1.xml'.length;
     zip.fill(0xa5, sheetAt + 200, sheetAt + 400);
@@ -448,9 +524,14 @@ describe('scanReport refusals', () => {
     // Parts that each fit but together exceed the cap (the count is over the whole file, nested included).
     const half = ' '.repeat(700 * 1024);
     const { sheet, sst } = sheetXml(BASIC_ROWS, { strings: 'shared' });
-    const padded = xlsxPackage({ sheet: sheet.replace('<sheetData>', `${half}<sheetData>`), sharedStrings: sst?.replace('<si>', `${half}<si>`) });
+    const padded = xlsxPackage({
+      sheet: sheet.replace('<sheetData>', `${half}<sheetData>`),
+      sharedStrings: sst?.replace('<si>', `${half}<si>`),
+    });
     expect((await scanReport({ buffer: padded }, null)).rows).toBe(3);
-    const sum = await failure(scanReport({ buffer: writeZip([{ name: 'r.xlsx', data: padded }]) }, null, { maxInflatedBytes: 1024 * 1024 }));
+    const sum = await failure(
+      scanReport({ buffer: writeZip([{ name: 'r.xlsx', data: padded }]) }, null, { maxInflatedBytes: 1024 * 1024 }),
+    );
     expect(sum.code).toBe('zip_bomb');
   });
 
@@ -505,7 +586,12 @@ describe('scanReport refusals', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'read-'));
     const file = path.join(dir, 'Еженедельный детализированный отчет №786182326_1202289.zip');
     writeFileSync(file, writeZip([{ name: 'x.xlsx', data: wbXlsx(BASIC_ROWS) }]));
-    expect(await scanReport({ path: file }, null)).toEqual({ format: 'zip', rows: 3, report_number: '786182326', seller_number: '1202289' });
+    expect(await scanReport({ path: file }, null)).toEqual({
+      format: 'zip',
+      rows: 3,
+      report_number: '786182326',
+      seller_number: '1202289',
+    });
     const broken = path.join(dir, 'broken.xlsx');
     writeFileSync(broken, zlib.deflateRawSync(Buffer.from('not a zip')));
     expect((await failure(scanReport({ path: broken }, null))).code).toBe('unsupported_format');

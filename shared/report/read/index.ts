@@ -44,7 +44,12 @@ async function openInput(source: ReportSource, limits: ReadLimits): Promise<Inpu
   if ('buffer' in source) {
     const size = source.buffer.length;
     checkSize(size, limits);
-    return { head: source.buffer.subarray(0, HEAD_BYTES), size, source: { buffer: source.buffer }, name: source.filename };
+    return {
+      head: source.buffer.subarray(0, HEAD_BYTES),
+      size,
+      source: { buffer: source.buffer },
+      name: source.filename,
+    };
   }
   const { size } = await stat(source.path);
   checkSize(size, limits);
@@ -127,11 +132,18 @@ export async function scanReport(
       } else {
         const entry = pickReport(zip);
         fromEntry = parseFileMeta(entry.fileName);
-        const inner = await zip.read(entry, lim.maxCompressedBytes, () =>
-          new ReportError('file_too_large', `The report inside the archive is larger than ${Math.floor(lim.maxCompressedBytes / 1024 / 1024)} MB.`, {
-            entry: entry.fileName,
-            max_bytes: lim.maxCompressedBytes,
-          }),
+        const inner = await zip.read(
+          entry,
+          lim.maxCompressedBytes,
+          () =>
+            new ReportError(
+              'file_too_large',
+              `The report inside the archive is larger than ${Math.floor(lim.maxCompressedBytes / 1024 / 1024)} MB.`,
+              {
+                entry: entry.fileName,
+                max_bytes: lim.maxCompressedBytes,
+              },
+            ),
         );
         result = await scanInner(inner, entry.fileName, sink, lim, budget, zipOptions);
       }
@@ -170,10 +182,16 @@ async function scanInner(
     } finally {
       zip.close();
     }
-    throw new ReportError('no_report_in_zip', `${name} inside the archive is another archive, not a spreadsheet.`, { entry: name });
+    throw new ReportError('no_report_in_zip', `${name} inside the archive is another archive, not a spreadsheet.`, {
+      entry: name,
+    });
   }
-  throw new ReportError('unsupported_format', `${name} inside the archive is not a spreadsheet: it looks like ${describeHead(head)}.`, {
-    entry: name,
-    found: describeHead(head),
-  });
+  throw new ReportError(
+    'unsupported_format',
+    `${name} inside the archive is not a spreadsheet: it looks like ${describeHead(head)}.`,
+    {
+      entry: name,
+      found: describeHead(head),
+    },
+  );
 }

@@ -59,9 +59,13 @@ export function scanXls(buffer: Buffer, sink: RowSink | null, limits: ReadLimits
 
   const checkLength = (text: string): void => {
     if (text.length > limits.maxCellLength) {
-      throw new ReportError('cell_too_long', `A cell holds more than ${limits.maxCellLength} characters; such a file is refused.`, {
-        max_cell_length: limits.maxCellLength,
-      });
+      throw new ReportError(
+        'cell_too_long',
+        `A cell holds more than ${limits.maxCellLength} characters; such a file is refused.`,
+        {
+          max_cell_length: limits.maxCellLength,
+        },
+      );
     }
   };
 
@@ -101,7 +105,9 @@ export function scanXls(buffer: Buffer, sink: RowSink | null, limits: ReadLimits
     }
     if (!nonEmpty) continue;
     if (++rows > limits.maxRows) {
-      throw new ReportError('too_many_rows', `The report has more than ${limits.maxRows} rows.`, { max_rows: limits.maxRows });
+      throw new ReportError('too_many_rows', `The report has more than ${limits.maxRows} rows.`, {
+        max_rows: limits.maxRows,
+      });
     }
     if (sink !== null) {
       cells.fill(undefined);

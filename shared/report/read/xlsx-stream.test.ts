@@ -99,7 +99,11 @@ function cellXml(rnd: () => number, ref: string, sp: string): string {
 function randomSheet(seed: number, rows: number): string {
   const rnd = random(seed);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?><worksheet><sheetData>'];
-  out.push('<row r="1">', ...HEADER.map((h, i) => `<c r="${columnName(i)}1" t="str"><v>${escapeXml(h)}</v></c>`), '</row>');
+  out.push(
+    '<row r="1">',
+    ...HEADER.map((h, i) => `<c r="${columnName(i)}1" t="str"><v>${escapeXml(h)}</v></c>`),
+    '</row>',
+  );
   for (let r = 2; r < rows + 2; r++) {
     const sp = rnd() < 0.1 ? '\n  ' : '';
     const kind = rnd();
@@ -149,7 +153,10 @@ function run(
   options: { count?: boolean; limits?: Partial<ReadLimits> } = {},
 ): Outcome {
   const data: string[] = [];
-  const scanner = new Scanner(sharedStrings(), options.count ? null : rowsSink(data), { ...DEFAULT_READ_LIMITS, ...options.limits });
+  const scanner = new Scanner(sharedStrings(), options.count ? null : rowsSink(data), {
+    ...DEFAULT_READ_LIMITS,
+    ...options.limits,
+  });
   try {
     let at = 0;
     let i = 0;
@@ -184,12 +191,20 @@ describe('SheetScanner fast rows', () => {
       }
       const counted = run(TagByTagScanner, xml, WHOLE, { count: true });
       expect(counted.rows).toBe(reference.rows);
-      for (const chunks of [WHOLE, ...CHUNKINGS]) expect(run(SheetScanner, xml, chunks, { count: true })).toEqual(counted);
+      for (const chunks of [WHOLE, ...CHUNKINGS])
+        expect(run(SheetScanner, xml, chunks, { count: true })).toEqual(counted);
     }
   });
 
   it('decodes ASCII and UTF-8 text cut at every byte the same as whole', () => {
-    const texts = ['Продажа', 'Ёлка №1 — ёЁ', 'plain-ascii-1557.71', 'mixed: abc Я xyz', 'A&amp;B &#x2116;', 'x_x000D_y'];
+    const texts = [
+      'Продажа',
+      'Ёлка №1 — ёЁ',
+      'plain-ascii-1557.71',
+      'mixed: abc Я xyz',
+      'A&amp;B &#x2116;',
+      'x_x000D_y',
+    ];
     const cells = texts.map((t, i) => `<c r="${columnName(i + 1)}2" t="str"><v>${t}</v></c>`).join('');
     const xml = Buffer.from(
       `<worksheet><sheetData><row r="1">${HEADER.map((h, i) => `<c r="${columnName(i)}1" t="str"><v>${h}</v></c>`).join('')}</row>` +
@@ -230,7 +245,18 @@ describe('SheetScanner fast rows', () => {
   });
 
   it('TextCache: a hit only on the very same bytes, whatever shares a slot', () => {
-    const texts = ['Ёлка-1', 'Ёлка-2', 'Ёлка-1', 'Ёлка-12', 'ёлка-1', 'A&amp;Ё', 'Ёлка-1', 'Ё'.repeat(40), 'Ё'.repeat(39) + 'Ж', 'Ё'.repeat(40)];
+    const texts = [
+      'Ёлка-1',
+      'Ёлка-2',
+      'Ёлка-1',
+      'Ёлка-12',
+      'ёлка-1',
+      'A&amp;Ё',
+      'Ёлка-1',
+      'Ё'.repeat(40),
+      'Ё'.repeat(39) + 'Ж',
+      'Ё'.repeat(40),
+    ];
     const bytes = texts.map((t) => Buffer.from(`<v>${t}</v>`));
     for (const slots of [1, 2, 1024]) {
       const cache = new TextCache(slots);
@@ -252,15 +278,43 @@ describe('SheetScanner fast rows', () => {
     const AMPS = '&amp;'.repeat(50); // 250 bytes, 50 characters: within the cap
     const cases: Array<[string, Buffer, Partial<ReadLimits>]> = [
       ['too long in a read column', sheet(`<row r="2"><c r="B2" t="str"><v>${LONG}</v></c></row>`), CAP],
-      ['too long in an unread column of a counting row', sheet(`<row r="2"><c r="B2"><v>1</v></c><c r="L2" t="str"><v>${LONG}</v></c></row>`), CAP],
-      ['too long before the row counts', sheet(`<row r="2"><c r="A2" t="str"><v>${LONG}</v></c><c r="B2"><v>1</v></c></row>`), CAP],
-      ['entities within the cap', sheet(`<row r="2"><c r="A2" t="str"><v>${AMPS}</v></c><c r="B2" t="str"><v>${AMPS}</v></c></row>`), CAP],
+      [
+        'too long in an unread column of a counting row',
+        sheet(`<row r="2"><c r="B2"><v>1</v></c><c r="L2" t="str"><v>${LONG}</v></c></row>`),
+        CAP,
+      ],
+      [
+        'too long before the row counts',
+        sheet(`<row r="2"><c r="A2" t="str"><v>${LONG}</v></c><c r="B2"><v>1</v></c></row>`),
+        CAP,
+      ],
+      [
+        'entities within the cap',
+        sheet(`<row r="2"><c r="A2" t="str"><v>${AMPS}</v></c><c r="B2" t="str"><v>${AMPS}</v></c></row>`),
+        CAP,
+      ],
       ['a missing shared string', sheet(`<row r="2"><c r="B2" t="s"><v>99</v></c></row>`), {}],
-      ['a missing shared string in an unread cell of a counting row', sheet(`<row r="2"><c r="B2"><v>1</v></c><c r="L2" t="s"><v>99</v></c></row>`), {}],
+      [
+        'a missing shared string in an unread cell of a counting row',
+        sheet(`<row r="2"><c r="B2"><v>1</v></c><c r="L2" t="s"><v>99</v></c></row>`),
+        {},
+      ],
       ['a cell beyond XFD', sheet(`<row r="2"><c r="B2"><v>1</v></c><c r="XFE2"><v>1</v></c></row>`), {}],
-      ['too many rows', sheet(`<row r="2"><c r="B2"><v>1</v></c></row><row r="3"><c r="B3"><v>1</v></c></row>`), { maxRows: 1 }],
-      ['a sheet cut in a tag', Buffer.from(`<worksheet><sheetData>${header}<row r="2"><c r="B2"><v>1</v></c><c r="C2`), {}],
-      ['a sheet cut in a text', Buffer.from(`<worksheet><sheetData>${header}<row r="2"><c r="B2"><v>1</v></c><c r="C2"><v>2`), {}],
+      [
+        'too many rows',
+        sheet(`<row r="2"><c r="B2"><v>1</v></c></row><row r="3"><c r="B3"><v>1</v></c></row>`),
+        { maxRows: 1 },
+      ],
+      [
+        'a sheet cut in a tag',
+        Buffer.from(`<worksheet><sheetData>${header}<row r="2"><c r="B2"><v>1</v></c><c r="C2`),
+        {},
+      ],
+      [
+        'a sheet cut in a text',
+        Buffer.from(`<worksheet><sheetData>${header}<row r="2"><c r="B2"><v>1</v></c><c r="C2"><v>2`),
+        {},
+      ],
       ['a sheet cut after a cell', Buffer.from(`<worksheet><sheetData>${header}<row r="2"><c r="B2"><v>1</v></c>`), {}],
     ];
     for (const [name, xml, limits] of cases) {

@@ -60,12 +60,13 @@ export class ZipArchive {
     private readonly ownsFile: boolean,
   ) {}
 
-  static async open(
-    source: ZipSource,
-    limits: ReadLimits,
-    budget: InflateBudget,
-  ): Promise<ZipArchive> {
-    const options: yauzl.Options = { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true };
+  static async open(source: ZipSource, limits: ReadLimits, budget: InflateBudget): Promise<ZipArchive> {
+    const options: yauzl.Options = {
+      lazyEntries: true,
+      autoClose: false,
+      decodeStrings: true,
+      validateEntrySizes: true,
+    };
     const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
       const done = (err: Error | null, z?: yauzl.ZipFile) => (err || !z ? reject(asCorrupt(err)) : resolve(z));
       if ('buffer' in source) yauzl.fromBuffer(source.buffer, options, done);
@@ -81,7 +82,13 @@ export class ZipArchive {
         );
       }
       const entries = await listEntries(zip);
-      return new ZipArchive(zip, 'buffer' in source ? { buffer: source.buffer } : { path: source.path }, entries, budget, ownsFile);
+      return new ZipArchive(
+        zip,
+        'buffer' in source ? { buffer: source.buffer } : { path: source.path },
+        entries,
+        budget,
+        ownsFile,
+      );
     } catch (err) {
       if (ownsFile) zip.close();
       throw err;
@@ -114,7 +121,8 @@ export class ZipArchive {
         seen += chunk.length;
         this.budget.used += chunk.length;
         if (this.budget.used > this.budget.max) throw zipBomb(this.budget.max);
-        if (seen > entry.uncompressedSize) throw asCorrupt(new Error(`${entry.fileName} is longer than its header says`));
+        if (seen > entry.uncompressedSize)
+          throw asCorrupt(new Error(`${entry.fileName} is longer than its header says`));
         const size = options.chunkSize;
         if (size && size > 0 && chunk.length > size) {
           for (let i = 0; i < chunk.length; i += size) yield chunk.subarray(i, i + size);
@@ -165,7 +173,10 @@ export class ZipArchive {
 
   private async openData(entry: yauzl.Entry): Promise<{ raw: Readable; data: Readable | Transform }> {
     if (entry.isEncrypted()) {
-      throw new ReportError('corrupt_file', `${entry.fileName} is password-protected; upload the report without a password.`);
+      throw new ReportError(
+        'corrupt_file',
+        `${entry.fileName} is password-protected; upload the report without a password.`,
+      );
     }
     if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
       throw asCorrupt(new Error(`unsupported compression method ${entry.compressionMethod} in ${entry.fileName}`));

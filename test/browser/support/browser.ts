@@ -15,7 +15,15 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -36,9 +44,12 @@ export interface ConsoleIssue {
 export function watchConsole(page: Page): ConsoleIssue[] {
   const issues: ConsoleIssue[] = [];
   page.on('console', (msg) => {
-    if (msg.type() === 'error') issues.push({ kind: 'console', text: msg.text(), url: page.url(), source: msg.location().url || undefined });
+    if (msg.type() === 'error')
+      issues.push({ kind: 'console', text: msg.text(), url: page.url(), source: msg.location().url || undefined });
   });
-  page.on('pageerror', (err) => issues.push({ kind: 'pageerror', text: `${err.name}: ${err.message}`, url: page.url() }));
+  page.on('pageerror', (err) =>
+    issues.push({ kind: 'pageerror', text: `${err.name}: ${err.message}`, url: page.url() }),
+  );
   return issues;
 }
 
@@ -69,6 +80,11 @@ export const int = (n: number): string => squash(integer.format(n));
 export function rowsWord(n: number): string {
   const mod10 = n % 10;
   const mod100 = n % 100;
-  const word = mod10 === 1 && mod100 !== 11 ? 'строка' : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14) ? 'строки' : 'строк';
+  const word =
+    mod10 === 1 && mod100 !== 11
+      ? 'строка'
+      : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)
+        ? 'строки'
+        : 'строк';
   return `${int(n)} ${word}`;
 }

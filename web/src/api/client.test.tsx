@@ -86,11 +86,17 @@ describe('session handling', () => {
   it('keeps the session on other errors of an authenticated request', async () => {
     window.localStorage.setItem(TOKEN_KEY, 'jwt-3');
     window.localStorage.setItem(EMAIL_KEY, 'seller@example.ru');
-    mockFetch(() => json(402, { error: { code: 'insufficient_limits', message: 'Not enough limits', details: { rows: 1200, limits: 1000 } } }));
+    mockFetch(() =>
+      json(402, {
+        error: { code: 'insufficient_limits', message: 'Not enough limits', details: { rows: 1200, limits: 1000 } },
+      }),
+    );
 
     const error = (await api.upload('u1').catch((e: unknown) => e)) as ApiError;
 
-    expect(error.message).toBe('Недостаточно лимитов: в отчёте 1 200 строк, а у вас осталось 1 000 строк.'.replace(/ (?=\d{3} )/g, '\u00a0'));
+    expect(error.message).toBe(
+      'Недостаточно лимитов: в отчёте 1 200 строк, а у вас осталось 1 000 строк.'.replace(/ (?=\d{3} )/g, '\u00a0'),
+    );
     expect(window.localStorage.getItem(TOKEN_KEY)).toBe('jwt-3');
     expect(reload).not.toHaveBeenCalled();
   });
@@ -131,16 +137,40 @@ describe('error messages', () => {
   beforeEach(() => window.localStorage.setItem(TOKEN_KEY, 'jwt'));
 
   const cases: Array<[number, Record<string, unknown>, string]> = [
-    [415, { code: 'unsupported_format', message: 'Unsupported' }, 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.'],
+    [
+      415,
+      { code: 'unsupported_format', message: 'Unsupported' },
+      'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
+    ],
     [413, { code: 'file_too_large', message: 'Too large' }, 'Файл слишком большой.'],
-    [409, { code: 'source_missing', message: 'No source' }, 'Исходный файл этого отчёта не сохранён, поэтому действие недоступно.'],
+    [
+      409,
+      { code: 'source_missing', message: 'No source' },
+      'Исходный файл этого отчёта не сохранён, поэтому действие недоступно.',
+    ],
     [422, { code: 'field_not_correctable', message: 'nope' }, 'Это поле нельзя скорректировать вручную.'],
     [400, { code: 'invalid_token', message: 'bad token' }, 'Ссылка недействительна или устарела. Запросите новую.'],
-    [429, { code: 'rate_limited', message: 'slow down' }, 'Слишком много запросов. Подождите немного и попробуйте снова.'],
-    [400, { code: 'validation_error', message: 'Invalid body', details: { issues: [] } }, 'Проверьте введённые данные.'],
+    [
+      429,
+      { code: 'rate_limited', message: 'slow down' },
+      'Слишком много запросов. Подождите немного и попробуйте снова.',
+    ],
+    [
+      400,
+      { code: 'validation_error', message: 'Invalid body', details: { issues: [] } },
+      'Проверьте введённые данные.',
+    ],
     [404, { code: 'not_found', message: 'Not found' }, 'Не найдено: возможно, запись уже удалена.'],
-    [404, { code: 'job_not_found', message: 'Not found' }, 'Задача объединения не найдена: возможно, сервер был перезапущен. Запустите объединение ещё раз.'],
-    [500, { code: 'internal_error', message: 'internal error' }, 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.'],
+    [
+      404,
+      { code: 'job_not_found', message: 'Not found' },
+      'Задача объединения не найдена: возможно, сервер был перезапущен. Запустите объединение ещё раз.',
+    ],
+    [
+      500,
+      { code: 'internal_error', message: 'internal error' },
+      'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.',
+    ],
     [502, {}, 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.'],
     [418, { code: 'some_new_code', message: 'teapot' }, 'Что-то пошло не так. Попробуйте ещё раз.'],
   ];
@@ -158,7 +188,8 @@ describe('error messages', () => {
       json(422, {
         error: {
           code: 'missing_headers',
-          message: 'Not a Wildberries detailed report: missing columns «Тип документа», «К перечислению Продавцу за реализованный Товар».',
+          message:
+            'Not a Wildberries detailed report: missing columns «Тип документа», «К перечислению Продавцу за реализованный Товар».',
           details: { missing: ['Тип документа', 'К перечислению Продавцу за реализованный Товар'] },
         },
       }),
@@ -183,9 +214,12 @@ describe('error messages', () => {
   });
 
   it('reports a network failure in Russian', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => {
-      throw new TypeError('Failed to fetch');
-    }));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        throw new TypeError('Failed to fetch');
+      }),
+    );
     const error = (await api.listProducts('').catch((e: unknown) => e)) as ApiError;
     expect(error.code).toBe('network_error');
     expect(error.message).toBe('Нет связи с сервером. Проверьте подключение к интернету и попробуйте ещё раз.');
@@ -208,7 +242,11 @@ describe('request details', () => {
   });
 
   it('reads Cyrillic file names from Content-Disposition', () => {
-    expect(fileNameFromDisposition(`attachment; filename="report.xlsx"; filename*=UTF-8''${encodeURIComponent('Отчёт 123.xlsx')}`)).toBe('Отчёт 123.xlsx');
+    expect(
+      fileNameFromDisposition(
+        `attachment; filename="report.xlsx"; filename*=UTF-8''${encodeURIComponent('Отчёт 123.xlsx')}`,
+      ),
+    ).toBe('Отчёт 123.xlsx');
     expect(fileNameFromDisposition('attachment; filename="summary.xls"')).toBe('summary.xls');
     expect(fileNameFromDisposition(null)).toBeNull();
   });

@@ -133,7 +133,11 @@ export interface DownloadedFile {
   name: string;
 }
 
-export async function requestFile(path: string, fallbackName: string, options: RequestOptions = {}): Promise<DownloadedFile> {
+export async function requestFile(
+  path: string,
+  fallbackName: string,
+  options: RequestOptions = {},
+): Promise<DownloadedFile> {
   const response = await send(path, options);
   let blob: Blob;
   try {
@@ -190,7 +194,14 @@ export function putFileWithProgress(
       }
     };
     // No answer from storage: offline, or the bucket refused the browser (CORS).
-    xhr.onerror = () => reject(new ApiError(0, 'upload_failed', 'Не удалось передать файл в хранилище. Проверьте подключение и попробуйте ещё раз.'));
+    xhr.onerror = () =>
+      reject(
+        new ApiError(
+          0,
+          'upload_failed',
+          'Не удалось передать файл в хранилище. Проверьте подключение и попробуйте ещё раз.',
+        ),
+      );
     xhr.onabort = () => reject(new DOMException('Загрузка отменена', 'AbortError'));
     if (signal) {
       if (signal.aborted) {
@@ -207,29 +218,41 @@ const enc = encodeURIComponent;
 
 export const api = {
   // Auth
-  register: (email: string) => request<{ status: string }>('/auth/register', { method: 'POST', body: { email }, auth: false }),
+  register: (email: string) =>
+    request<{ status: string }>('/auth/register', { method: 'POST', body: { email }, auth: false }),
   confirm: (token: string) =>
-    request<{ status: 'confirmed' | 'already_confirmed'; email?: string }>('/auth/confirm', { query: { token }, auth: false }),
+    request<{ status: 'confirmed' | 'already_confirmed'; email?: string }>('/auth/confirm', {
+      query: { token },
+      auth: false,
+    }),
   login: (email: string, password: string) =>
     request<LoginResponse>('/auth/login', { method: 'POST', body: { email, password }, auth: false }),
-  forgotPassword: (email: string) => request<{ status?: string }>('/auth/forgot-password', { method: 'POST', body: { email }, auth: false }),
+  forgotPassword: (email: string) =>
+    request<{ status?: string }>('/auth/forgot-password', { method: 'POST', body: { email }, auth: false }),
   me: () => request<{ user: User }>('/auth/me'),
   updateTax: (tax: TaxProfile) => request<{ user: User }>('/auth/me', { method: 'PATCH', body: { tax } }),
-  limitHistory: (cursor?: string | null) => request<Page<LimitHistoryEntry>>('/auth/limit-history', { query: { cursor } }),
+  limitHistory: (cursor?: string | null) =>
+    request<Page<LimitHistoryEntry>>('/auth/limit-history', { query: { cursor } }),
 
   // Reports
   listReports: (params: { seller_id?: string | null; cursor?: string | null }) =>
     request<Page<ReportSummary>>('/reports', { query: { seller_id: params.seller_id, cursor: params.cursor } }),
   getReport: (id: string) => request<{ report: ReportDetail }>(`/reports/${enc(id)}`),
   deleteReport: (id: string) => request<void>(`/reports/${enc(id)}`, { method: 'DELETE' }),
-  uploadUrl: (filename: string, size: number) => request<UploadUrl>('/reports/upload-url', { method: 'POST', body: { filename, size } }),
-  countRows: (uploadId: string) => request<RowCountResult>('/reports/count-rows', { method: 'POST', body: { upload_id: uploadId } }),
-  upload: (uploadId: string) => request<{ report: ReportDetail }>('/reports/upload', { method: 'POST', body: { upload_id: uploadId } }),
+  uploadUrl: (filename: string, size: number) =>
+    request<UploadUrl>('/reports/upload-url', { method: 'POST', body: { filename, size } }),
+  countRows: (uploadId: string) =>
+    request<RowCountResult>('/reports/count-rows', { method: 'POST', body: { upload_id: uploadId } }),
+  upload: (uploadId: string) =>
+    request<{ report: ReportDetail }>('/reports/upload', { method: 'POST', body: { upload_id: uploadId } }),
   setManualValue: (itemId: string, field: string, value: number | null) =>
     request<ManualValueResult>(`/reports/items/${enc(itemId)}/manual-value`, { method: 'PUT', body: { field, value } }),
   rebuild: (id: string) => request<RebuildResult>(`/reports/${enc(id)}/rebuild`, { method: 'POST' }),
   combine: (reportIds: string[], title?: string) =>
-    request<CombineJob>('/reports/combine', { method: 'POST', body: title ? { report_ids: reportIds, title } : { report_ids: reportIds } }),
+    request<CombineJob>('/reports/combine', {
+      method: 'POST',
+      body: title ? { report_ids: reportIds, title } : { report_ids: reportIds },
+    }),
   combineStatus: (jobId: string) => request<CombineJob>(`/reports/combine-status/${enc(jobId)}`),
   exportReport: (id: string) => requestFile(`/reports/${enc(id)}/export`, `report-${id}.xlsx`),
   downloadSource: (id: string) => requestFile(`/reports/${enc(id)}/source`, `report-${id}-source`),
@@ -237,9 +260,13 @@ export const api = {
     requestFile('/reports/summary-export', 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
 
   // Catalog and sellers
-  listProducts: (search: string, cursor?: string | null) => request<Page<Product>>('/products', { query: { search, cursor } }),
+  listProducts: (search: string, cursor?: string | null) =>
+    request<Page<Product>>('/products', { query: { search, cursor } }),
   putProduct: (article: string, costPrice: number) =>
-    request<Product | { product: Product }>(`/products/${enc(article)}`, { method: 'PUT', body: { cost_price: costPrice } }),
+    request<Product | { product: Product }>(`/products/${enc(article)}`, {
+      method: 'PUT',
+      body: { cost_price: costPrice },
+    }),
   importProducts: (file: File) => {
     const form = new FormData();
     form.append('file', file, file.name);

@@ -87,7 +87,10 @@ export function messageFor(status: number, code: string, details: Record<string,
     return `Файл слишком большой: допустимо не больше ${Math.floor(details.max_bytes / 1024 / 1024)} МБ.`;
   }
   if (code === 'missing_headers' && Array.isArray(details.missing) && details.missing.length > 0) {
-    return `${MESSAGES.missing_headers} Не найдены: ${details.missing.slice(0, 8).map((t) => `«${String(t)}»`).join(', ')}.`;
+    return `${MESSAGES.missing_headers} Не найдены: ${details.missing
+      .slice(0, 8)
+      .map((t) => `«${String(t)}»`)
+      .join(', ')}.`;
   }
   if (MESSAGES[code]) return MESSAGES[code];
   if (BY_STATUS[status]) return BY_STATUS[status];
@@ -96,7 +99,16 @@ export function messageFor(status: number, code: string, details: Record<string,
 }
 
 /** Codes whose server text describes the file itself and is worth showing beside the Russian message. */
-const FILE_CODES = new Set(['missing_headers', 'empty_report', 'corrupt_file', 'no_report_in_zip', 'cell_too_long', 'too_many_rows', 'too_many_entries', 'zip_bomb']);
+const FILE_CODES = new Set([
+  'missing_headers',
+  'empty_report',
+  'corrupt_file',
+  'no_report_in_zip',
+  'cell_too_long',
+  'too_many_rows',
+  'too_many_entries',
+  'zip_bomb',
+]);
 
 /** The API's texts are written for developers and may be English; only Russian ones reach the page. */
 function isMostlyRussian(text: string | undefined): text is string {

@@ -28,7 +28,16 @@ function values(overrides: Values): Values {
 
 function item(id: string, article: string, overrides: Values = {}): Item {
   const v = values(overrides);
-  return { item_id: id, article, category: 'Платья', nm_id: `nm-${id}`, brand: 'Бренд', computed: v, manual_values: {}, effective: v };
+  return {
+    item_id: id,
+    article,
+    category: 'Платья',
+    nm_id: `nm-${id}`,
+    brand: 'Бренд',
+    computed: v,
+    manual_values: {},
+    effective: v,
+  };
 }
 
 const report: ReportDetail = {
@@ -55,7 +64,8 @@ type Call = { url: string; method: string; body: unknown };
 let calls: Call[];
 let nextPut: (body: { field: string; value: number | null }) => Response;
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 const heightDescriptor = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
 beforeAll(() => {
@@ -132,7 +142,9 @@ describe('items table', () => {
 
     await waitFor(() => expect(screen.getByTestId('cell-A-1-realization').getAttribute('data-corrected')).toBe('true'));
     const put = calls.filter((c) => c.method === 'PUT');
-    expect(put).toEqual([{ url: '/api/reports/items/i1/manual-value', method: 'PUT', body: { field: 'realization', value: 1500.5 } }]);
+    expect(put).toEqual([
+      { url: '/api/reports/items/i1/manual-value', method: 'PUT', body: { field: 'realization', value: 1500.5 } },
+    ]);
 
     const corrected = screen.getByTestId('cell-A-1-realization');
     expect(corrected.className).toContain('corrected');
@@ -168,7 +180,8 @@ describe('items table', () => {
   });
 
   it('sends counts as whole numbers and percents to 2 decimals', async () => {
-    nextPut = (body) => json(200, { item: { ...item('i1', 'A-1'), manual_values: { [body.field]: body.value } }, totals: report.totals });
+    nextPut = (body) =>
+      json(200, { item: { ...item('i1', 'A-1'), manual_values: { [body.field]: body.value } }, totals: report.totals });
     renderReport();
     const qty = await screen.findByTestId('cell-A-1-sales_qty');
     fireEvent.click(within(qty).getByRole('button'));
@@ -177,7 +190,9 @@ describe('items table', () => {
     fireEvent.keyDown(input, { key: 'Enter' });
     await waitFor(() => expect(calls.filter((c) => c.method === 'PUT')).toHaveLength(1));
 
-    fireEvent.click(within(screen.getByTestId('cell-A-1-margin')).getByRole('button', { name: 'Изменить: Маржа, %, A-1' }));
+    fireEvent.click(
+      within(screen.getByTestId('cell-A-1-margin')).getByRole('button', { name: 'Изменить: Маржа, %, A-1' }),
+    );
     const margin = screen.getByLabelText('Маржа, %, A-1');
     fireEvent.change(margin, { target: { value: '31,456' } });
     fireEvent.keyDown(margin, { key: 'Enter' });

@@ -44,7 +44,11 @@ function buildColumns(): ColumnDef<Item, unknown>[] {
         meta: { groupId: 'item', className: 'col-article' } satisfies ColumnMeta,
         sortingFn: 'alphanumeric',
       }),
-      helper.accessor((row) => row.nm_id, { id: 'nm_id', header: 'Код WB', meta: { groupId: 'item', className: 'col-nm' } satisfies ColumnMeta }),
+      helper.accessor((row) => row.nm_id, {
+        id: 'nm_id',
+        header: 'Код WB',
+        meta: { groupId: 'item', className: 'col-nm' } satisfies ColumnMeta,
+      }),
       helper.accessor((row) => row.category, {
         id: 'category',
         header: 'Категория',
@@ -63,7 +67,11 @@ function buildColumns(): ColumnDef<Item, unknown>[] {
           header: def?.title ?? name,
           sortUndefined: 'last',
           sortDescFirst: true,
-          meta: { unit: def?.unit ?? 'money', correctable: def?.correctable ?? false, groupId: group.id } satisfies ColumnMeta,
+          meta: {
+            unit: def?.unit ?? 'money',
+            correctable: def?.correctable ?? false,
+            groupId: group.id,
+          } satisfies ColumnMeta,
         });
       }),
     }),
@@ -126,7 +134,8 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
   });
   const virtualRows = virtualizer.getVirtualItems();
   const paddingTop = virtualRows.length > 0 ? virtualRows[0].start : 0;
-  const paddingBottom = virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1].end : 0;
+  const paddingBottom =
+    virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1].end : 0;
 
   const save = useCallback(
     async (item: Item, field: string, value: number | null) => {
@@ -160,7 +169,11 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
     });
 
   const correctedCount = useMemo(
-    () => items.reduce((n, item) => n + Object.values(item.manual_values ?? {}).filter((v) => v !== null && v !== undefined).length, 0),
+    () =>
+      items.reduce(
+        (n, item) => n + Object.values(item.manual_values ?? {}).filter((v) => v !== null && v !== undefined).length,
+        0,
+      ),
     [items],
   );
 
@@ -176,7 +189,9 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
           onChange={(e) => setSearch(e.target.value)}
         />
         <span className="muted small" data-testid="items-count">
-          {filtered.length === items.length ? `Артикулов: ${formatInt(items.length)}` : `Найдено ${formatInt(filtered.length)} из ${formatInt(items.length)}`}
+          {filtered.length === items.length
+            ? `Артикулов: ${formatInt(items.length)}`
+            : `Найдено ${formatInt(filtered.length)} из ${formatInt(items.length)}`}
           {correctedCount > 0 ? ` · исправлено вручную: ${correctedCount}` : ''}
         </span>
         <div className="group-toggles" role="group" aria-label="Группы колонок">
@@ -190,8 +205,8 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
       </div>
       {!readOnly ? (
         <p className="muted small table-hint">
-          Ячейки с пунктирным подчёркиванием можно исправить: нажмите, введите значение (в рублях для денег) и Enter. Исправленные ячейки
-          подсвечены; наведите, чтобы увидеть рассчитанное значение.
+          Ячейки с пунктирным подчёркиванием можно исправить: нажмите, введите значение (в рублях для денег) и Enter.
+          Исправленные ячейки подсвечены; наведите, чтобы увидеть рассчитанное значение.
         </p>
       ) : null}
       <ErrorMessage error={saveError} testId="cell-save-error" />
@@ -273,7 +288,11 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
                 if (!meta.unit) return <td key={column.id} className={meta.className} />;
                 const value = totals[column.id];
                 return (
-                  <td key={column.id} className={`num${typeof value === 'number' && value < 0 ? ' negative' : ''}`} data-testid={`total-${column.id}`}>
+                  <td
+                    key={column.id}
+                    className={`num${typeof value === 'number' && value < 0 ? ' negative' : ''}`}
+                    data-testid={`total-${column.id}`}
+                  >
                     {formatByUnit(meta.unit, value)}
                   </td>
                 );
@@ -296,7 +315,12 @@ function HeaderCell({ column }: { column: Column<Item, unknown> }) {
       className={`${meta.unit ? 'num' : ''} ${meta.className ?? ''}${column.id === 'article' ? ' sticky-col' : ''} group-${meta.groupId}`}
       aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
     >
-      <button type="button" className="sort-button" onClick={column.getToggleSortingHandler()} title={`Сортировать: ${title}`}>
+      <button
+        type="button"
+        className="sort-button"
+        onClick={column.getToggleSortingHandler()}
+        title={`Сортировать: ${title}`}
+      >
         <span>{title}</span>
         <span className="sort-mark" aria-hidden="true">
           {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : ''}
@@ -317,7 +341,16 @@ interface ItemRowProps {
   onSave: (item: Item, field: string, value: number | null) => void;
 }
 
-const ItemRow = memo(function ItemRow({ item, columns, editingField, savingField, readOnly, onStartEdit, onCancel, onSave }: ItemRowProps) {
+const ItemRow = memo(function ItemRow({
+  item,
+  columns,
+  editingField,
+  savingField,
+  readOnly,
+  onStartEdit,
+  onCancel,
+  onSave,
+}: ItemRowProps) {
   const article = displayArticle(item.article);
   return (
     <tr data-testid={`row-${item.article}`} style={{ height: ROW_HEIGHT }}>
@@ -326,7 +359,13 @@ const ItemRow = memo(function ItemRow({ item, columns, editingField, savingField
         const testId = `cell-${item.article}-${column.id}`;
         if (column.id === 'article') {
           return (
-            <th key="article" scope="row" className="sticky-col col-article" data-testid={testId} title={item.brand ? `${article} · ${item.brand}` : article}>
+            <th
+              key="article"
+              scope="row"
+              className="sticky-col col-article"
+              data-testid={testId}
+              title={item.brand ? `${article} · ${item.brand}` : article}
+            >
               {item.article === '' ? <span className="muted">{article}</span> : article}
             </th>
           );
@@ -372,7 +411,18 @@ interface ValueCellProps {
   onSave: (item: Item, field: string, value: number | null) => void;
 }
 
-function ValueCell({ item, field, unit, correctable, editing, saving, testId, onStartEdit, onCancel, onSave }: ValueCellProps) {
+function ValueCell({
+  item,
+  field,
+  unit,
+  correctable,
+  editing,
+  saving,
+  testId,
+  onStartEdit,
+  onCancel,
+  onSave,
+}: ValueCellProps) {
   const value = item.effective[field];
   const manual = item.manual_values?.[field];
   const corrected = manual !== null && manual !== undefined;
@@ -405,9 +455,16 @@ function ValueCell({ item, field, unit, correctable, editing, saving, testId, on
   }
 
   const text = formatByUnit(unit, value);
-  const cellTitle = corrected ? `Исправлено вручную. Рассчитано: ${formatByUnit(unit, item.computed[field])}` : undefined;
+  const cellTitle = corrected
+    ? `Исправлено вручную. Рассчитано: ${formatByUnit(unit, item.computed[field])}`
+    : undefined;
   return (
-    <td className={classes.join(' ')} data-testid={testId} title={cellTitle} data-corrected={corrected ? 'true' : undefined}>
+    <td
+      className={classes.join(' ')}
+      data-testid={testId}
+      title={cellTitle}
+      data-corrected={corrected ? 'true' : undefined}
+    >
       {correctable ? (
         <span className="cell-inner">
           {corrected ? (
@@ -422,7 +479,13 @@ function ValueCell({ item, field, unit, correctable, editing, saving, testId, on
               ↺
             </button>
           ) : null}
-          <button type="button" className="cell-edit" aria-label={`Изменить: ${title}, ${article}`} disabled={saving} onClick={() => onStartEdit(item.item_id, field)}>
+          <button
+            type="button"
+            className="cell-edit"
+            aria-label={`Изменить: ${title}, ${article}`}
+            disabled={saving}
+            onClick={() => onStartEdit(item.item_id, field)}
+          >
             {text}
           </button>
         </span>

@@ -26,7 +26,15 @@ export function Modal({ title, children, onClose, actions, testId }: ModalProps)
   }, [onClose]);
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} ref={boxRef} data-testid={testId}>
+      <div
+        className="modal"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        tabIndex={-1}
+        ref={boxRef}
+        data-testid={testId}
+      >
         <h2 id={titleId}>{title}</h2>
         <div className="modal-body">{children}</div>
         <div className="modal-actions">{actions}</div>
@@ -46,7 +54,16 @@ interface ConfirmProps {
   testId?: string;
 }
 
-export function ConfirmDialog({ title, children, confirmLabel, danger, busy, onConfirm, onCancel, testId }: ConfirmProps) {
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  danger,
+  busy,
+  onConfirm,
+  onCancel,
+  testId,
+}: ConfirmProps) {
   return (
     <Modal
       title={title}
@@ -57,7 +74,12 @@ export function ConfirmDialog({ title, children, confirmLabel, danger, busy, onC
           <button type="button" className="btn" onClick={onCancel} disabled={busy}>
             Отмена
           </button>
-          <button type="button" className={danger ? 'btn btn-danger' : 'btn btn-primary'} onClick={onConfirm} disabled={busy}>
+          <button
+            type="button"
+            className={danger ? 'btn btn-danger' : 'btn btn-primary'}
+            onClick={onConfirm}
+            disabled={busy}
+          >
             {busy ? 'Подождите…' : confirmLabel}
           </button>
         </>

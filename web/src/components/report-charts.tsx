@@ -49,7 +49,19 @@ export function waterfallSteps(totals: Values): Step[] {
   plus('compensations');
   plus('additional_payments');
   plus('loyalty');
-  for (const f of ['logistics', 'reverse_logistics', 'rebill_logistics', 'storage', 'acceptance', 'penalties', 'deductions', 'ads', 'vat', 'usn', 'cost_total']) {
+  for (const f of [
+    'logistics',
+    'reverse_logistics',
+    'rebill_logistics',
+    'storage',
+    'acceptance',
+    'penalties',
+    'deductions',
+    'ads',
+    'vat',
+    'usn',
+    'cost_total',
+  ]) {
     minus(f);
   }
   total(fieldTitle('profit'), n(totals.profit), 'Ручные корректировки');
@@ -90,18 +102,31 @@ export function WaterfallChart({ totals }: { totals: Values }) {
         const y = i * ROW + 5;
         const left = Math.min(x(s.start), x(s.end));
         const w = Math.max(1.5, Math.abs(x(s.end) - x(s.start)));
-        const cls = s.kind === 'total' ? (s.value < 0 ? 'bar-total-negative' : 'bar-total') : s.value < 0 ? 'bar-down' : 'bar-up';
+        const cls =
+          s.kind === 'total' ? (s.value < 0 ? 'bar-total-negative' : 'bar-total') : s.value < 0 ? 'bar-down' : 'bar-up';
         return (
           <g key={`${s.label}-${i}`}>
             <title>{`${s.label}: ${formatMoney(s.value)} ₽`}</title>
-            <text x={LABEL_W} y={y + ROW / 2} className={`chart-label${s.kind === 'total' ? ' strong' : ''}`} textAnchor="end" dominantBaseline="middle">
+            <text
+              x={LABEL_W}
+              y={y + ROW / 2}
+              className={`chart-label${s.kind === 'total' ? ' strong' : ''}`}
+              textAnchor="end"
+              dominantBaseline="middle"
+            >
               {s.label}
             </text>
             <rect x={left} y={y + 4} width={w} height={ROW - 10} rx={3} className={cls} />
             {i < steps.length - 1 ? (
               <line x1={x(s.end)} x2={x(s.end)} y1={y + ROW - 6} y2={y + ROW + 4} className="chart-connector" />
             ) : null}
-            <text x={WIDTH - 4} y={y + ROW / 2} className={`chart-value${s.value < 0 ? ' negative' : ''}${s.kind === 'total' ? ' strong' : ''}`} textAnchor="end" dominantBaseline="middle">
+            <text
+              x={WIDTH - 4}
+              y={y + ROW / 2}
+              className={`chart-value${s.value < 0 ? ' negative' : ''}${s.kind === 'total' ? ' strong' : ''}`}
+              textAnchor="end"
+              dominantBaseline="middle"
+            >
               {s.kind === 'delta' && s.value > 0 ? '+' : ''}
               {formatMoney(s.value)}
             </text>
@@ -114,7 +139,9 @@ export function WaterfallChart({ totals }: { totals: Values }) {
 
 /** The most profitable articles, then the worst losses (most negative last). */
 export function topByProfit(items: Item[], best = 10, worst = 5): Item[] {
-  const sorted = items.filter((i) => typeof i.effective.profit === 'number').sort((a, b) => n(b.effective.profit) - n(a.effective.profit));
+  const sorted = items
+    .filter((i) => typeof i.effective.profit === 'number')
+    .sort((a, b) => n(b.effective.profit) - n(a.effective.profit));
   const winners = sorted.filter((i) => n(i.effective.profit) > 0).slice(0, best);
   const losers = sorted.filter((i) => n(i.effective.profit) < 0).slice(-worst);
   return [...winners, ...losers];
@@ -130,7 +157,14 @@ export function ProfitByArticleChart({ items }: { items: Item[] }) {
   );
   const height = rows.length * ROW + 10;
   return (
-    <svg className="chart" viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-label="Прибыль по артикулам" data-testid="profit-chart" preserveAspectRatio="xMinYMin meet">
+    <svg
+      className="chart"
+      viewBox={`0 0 ${WIDTH} ${height}`}
+      role="img"
+      aria-label="Прибыль по артикулам"
+      data-testid="profit-chart"
+      preserveAspectRatio="xMinYMin meet"
+    >
       <line x1={x(0)} x2={x(0)} y1={0} y2={height} className="chart-axis" />
       {rows.map((item, i) => {
         const profit = n(item.effective.profit);
@@ -143,8 +177,21 @@ export function ProfitByArticleChart({ items }: { items: Item[] }) {
             <text x={LABEL_W} y={y + ROW / 2} className="chart-label" textAnchor="end" dominantBaseline="middle">
               {label.length > 30 ? `${label.slice(0, 29)}…` : label}
             </text>
-            <rect x={left} y={y + 4} width={Math.max(1.5, Math.abs(x(profit) - x(0)))} height={ROW - 10} rx={3} className={profit < 0 ? 'bar-down' : 'bar-up'} />
-            <text x={WIDTH - 4} y={y + ROW / 2} className={`chart-value${profit < 0 ? ' negative' : ''}`} textAnchor="end" dominantBaseline="middle">
+            <rect
+              x={left}
+              y={y + 4}
+              width={Math.max(1.5, Math.abs(x(profit) - x(0)))}
+              height={ROW - 10}
+              rx={3}
+              className={profit < 0 ? 'bar-down' : 'bar-up'}
+            />
+            <text
+              x={WIDTH - 4}
+              y={y + ROW / 2}
+              className={`chart-value${profit < 0 ? ' negative' : ''}`}
+              textAnchor="end"
+              dominantBaseline="middle"
+            >
               {formatMoney(profit)}
             </text>
           </g>
@@ -159,12 +206,26 @@ export function ReportCharts({ items, totals }: { items: Item[]; totals: Values 
   return (
     <section className="panel" aria-labelledby="charts-title">
       <div className="panel-head">
-        <h2 id="charts-title">{tab === 'waterfall' ? 'От цены продавца к прибыли, ₽' : 'Прибыль по артикулам: лучшие и худшие, ₽'}</h2>
+        <h2 id="charts-title">
+          {tab === 'waterfall' ? 'От цены продавца к прибыли, ₽' : 'Прибыль по артикулам: лучшие и худшие, ₽'}
+        </h2>
         <div className="tabs" role="tablist" aria-label="График">
-          <button type="button" role="tab" aria-selected={tab === 'waterfall'} className={tab === 'waterfall' ? 'tab active' : 'tab'} onClick={() => setTab('waterfall')}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === 'waterfall'}
+            className={tab === 'waterfall' ? 'tab active' : 'tab'}
+            onClick={() => setTab('waterfall')}
+          >
             Путь к прибыли
           </button>
-          <button type="button" role="tab" aria-selected={tab === 'articles'} className={tab === 'articles' ? 'tab active' : 'tab'} onClick={() => setTab('articles')}>
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === 'articles'}
+            className={tab === 'articles' ? 'tab active' : 'tab'}
+            onClick={() => setTab('articles')}
+          >
             По артикулам
           </button>
         </div>

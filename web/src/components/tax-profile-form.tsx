@@ -11,12 +11,14 @@ export const VAT_RATES = [0, 5, 7, 10, 22] as const;
 
 export function describeTax(tax: TaxProfile | null | undefined): string {
   if (!tax) return 'профиль по умолчанию';
-  const usn = tax.tax_system === 'none' ? TAX_SYSTEM_TITLES.none : `${TAX_SYSTEM_TITLES[tax.tax_system]}, ${tax.usn_rate} %`;
+  const usn =
+    tax.tax_system === 'none' ? TAX_SYSTEM_TITLES.none : `${TAX_SYSTEM_TITLES[tax.tax_system]}, ${tax.usn_rate} %`;
   return `${usn}; НДС ${tax.vat_rate === 0 ? 'не платится' : `${tax.vat_rate} %`}`;
 }
 
 export function taxProfileError(tax: TaxProfile): string | null {
-  if (tax.tax_system !== 'none' && !(tax.usn_rate >= 0 && tax.usn_rate <= 15)) return 'Ставка УСН должна быть от 0 до 15 %.';
+  if (tax.tax_system !== 'none' && !(tax.usn_rate >= 0 && tax.usn_rate <= 15))
+    return 'Ставка УСН должна быть от 0 до 15 %.';
   if (!(VAT_RATES as readonly number[]).includes(tax.vat_rate)) return 'Ставка НДС: 0, 5, 7, 10 или 22 %.';
   return null;
 }

@@ -7,7 +7,8 @@ import { createQueryClient } from '../lib/query-client';
 import { UploadPanel } from './upload-panel';
 
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 /** A stand-in for the browser's XMLHttpRequest: the test drives upload progress and completion. */
 class FakeXhr {
@@ -17,7 +18,9 @@ class FakeXhr {
   headers: Record<string, string> = {};
   body: unknown = null;
   status = 0;
-  upload: { onprogress: ((e: { loaded: number; total: number; lengthComputable: boolean }) => void) | null } = { onprogress: null };
+  upload: { onprogress: ((e: { loaded: number; total: number; lengthComputable: boolean }) => void) | null } = {
+    onprogress: null,
+  };
   onload: (() => void) | null = null;
   onerror: (() => void) | null = null;
   onabort: (() => void) | null = null;
@@ -48,7 +51,15 @@ beforeEach(() => {
   calls = [];
   FakeXhr.last = null;
   vi.stubGlobal('XMLHttpRequest', FakeXhr);
-  countAnswer = json(200, { rows: 1200, limits: 5000, limits_after: 3800, enough: true, format: 'zip', report_number: '777', seller_number: '42' });
+  countAnswer = json(200, {
+    rows: 1200,
+    limits: 5000,
+    limits_after: 3800,
+    enough: true,
+    format: 'zip',
+    report_number: '777',
+    seller_number: '42',
+  });
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
@@ -56,7 +67,13 @@ beforeEach(() => {
       const body = init.body ? JSON.parse(String(init.body)) : undefined;
       calls.push({ url, method: init.method ?? 'GET', body });
       if (url === '/api/reports/upload-url')
-        return json(200, { upload_id: 'up-1', url: 'https://bucket.s3/uploads/u/up-1/report.zip?sig=1', method: 'PUT', headers: { 'Content-Type': 'application/zip' }, expires_in: 900 });
+        return json(200, {
+          upload_id: 'up-1',
+          url: 'https://bucket.s3/uploads/u/up-1/report.zip?sig=1',
+          method: 'PUT',
+          headers: { 'Content-Type': 'application/zip' },
+          expires_in: 900,
+        });
       if (url === '/api/reports/count-rows') return countAnswer;
       if (url === '/api/reports/upload') return json(201, { report: { id: 'rep-9', items: [], totals: {} } });
       return json(404, { error: { code: 'not_found', message: 'Not found' } });
@@ -101,7 +118,11 @@ describe('upload panel', () => {
 
     await vi.waitFor(() => expect(FakeXhr.last).not.toBeNull());
     const xhr = FakeXhr.last as FakeXhr;
-    expect(calls[0]).toEqual({ url: '/api/reports/upload-url', method: 'POST', body: { filename: 'report 42.zip', size: 2000 } });
+    expect(calls[0]).toEqual({
+      url: '/api/reports/upload-url',
+      method: 'POST',
+      body: { filename: 'report 42.zip', size: 2000 },
+    });
     expect(xhr.method).toBe('PUT');
     expect(xhr.url).toBe('https://bucket.s3/uploads/u/up-1/report.zip?sig=1');
     expect(xhr.headers).toEqual({ 'Content-Type': 'application/zip' });
@@ -117,7 +138,9 @@ describe('upload panel', () => {
 
     const preview = await screen.findByTestId('upload-preview');
     expect(calls[1]).toEqual({ url: '/api/reports/count-rows', method: 'POST', body: { upload_id: 'up-1' } });
-    expect(plain(screen.getByTestId('upload-charge').textContent)).toBe('Будет списано 1 200 строк, у вас 5 000, останется 3 800.');
+    expect(plain(screen.getByTestId('upload-charge').textContent)).toBe(
+      'Будет списано 1 200 строк, у вас 5 000, останется 3 800.',
+    );
     expect(preview.textContent).toContain('777');
 
     fireEvent.click(screen.getByRole('button', { name: 'Загрузить отчёт' }));
@@ -126,12 +149,22 @@ describe('upload panel', () => {
   });
 
   it('says why it cannot proceed when limits are short, and charges nothing', async () => {
-    countAnswer = json(200, { rows: 1200, limits: 1000, limits_after: -200, enough: false, format: 'xlsx', report_number: null, seller_number: null });
+    countAnswer = json(200, {
+      rows: 1200,
+      limits: 1000,
+      limits_after: -200,
+      enough: false,
+      format: 'xlsx',
+      report_number: null,
+      seller_number: null,
+    });
     renderPanel();
     await pickAndTransfer();
 
     const blocked = await screen.findByTestId('upload-blocked');
-    expect(plain(blocked.textContent)).toContain('Недостаточно лимитов: в отчёте 1 200 строк, а у вас осталось 1 000 строк. Не хватает 200 строк.');
+    expect(plain(blocked.textContent)).toContain(
+      'Недостаточно лимитов: в отчёте 1 200 строк, а у вас осталось 1 000 строк. Не хватает 200 строк.',
+    );
     expect((screen.getByRole('button', { name: 'Загрузить отчёт' }) as HTMLButtonElement).disabled).toBe(true);
     expect(calls.some((c) => c.url === '/api/reports/upload')).toBe(false);
   });

@@ -40,7 +40,15 @@ export function UploadPanel() {
 
   const start = async (file: File) => {
     if (!ACCEPTED.includes(extensionOf(file.name))) {
-      setStage({ kind: 'failed', file, error: new ApiError(415, 'unsupported_format', 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.') });
+      setStage({
+        kind: 'failed',
+        file,
+        error: new ApiError(
+          415,
+          'unsupported_format',
+          'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
+        ),
+      });
       return;
     }
     if (file.size === 0) {
@@ -122,7 +130,9 @@ export function UploadPanel() {
           onDragLeave={() => setDragging(false)}
           onDrop={onDrop}
         >
-          <div className="dropzone-icon" aria-hidden="true">⇪</div>
+          <div className="dropzone-icon" aria-hidden="true">
+            ⇪
+          </div>
           <div>
             Перетащите сюда детализированный отчёт Wildberries или{' '}
             <label className="link-button">
@@ -170,13 +180,15 @@ export function UploadPanel() {
           <CountSummary count={stage.count} />
           {stage.count.enough ? (
             <p className="preview-line" data-testid="upload-charge">
-              Будет списано <strong>{pluralRows(stage.count.rows)}</strong>, у вас <strong>{formatInt(stage.count.limits)}</strong>, останется{' '}
+              Будет списано <strong>{pluralRows(stage.count.rows)}</strong>, у вас{' '}
+              <strong>{formatInt(stage.count.limits)}</strong>, останется{' '}
               <strong>{formatInt(stage.count.limits - stage.count.rows)}</strong>.
             </p>
           ) : (
             <div className="alert alert-error" role="alert" data-testid="upload-blocked">
-              Недостаточно лимитов: в отчёте {pluralRows(stage.count.rows)}, а у вас осталось {pluralRows(stage.count.limits)}. Не хватает{' '}
-              {pluralRows(stage.count.rows - stage.count.limits)}. Обратитесь к администратору, чтобы пополнить лимит.
+              Недостаточно лимитов: в отчёте {pluralRows(stage.count.rows)}, а у вас осталось{' '}
+              {pluralRows(stage.count.limits)}. Не хватает {pluralRows(stage.count.rows - stage.count.limits)}.
+              Обратитесь к администратору, чтобы пополнить лимит.
             </div>
           )}
           <div className="button-row">
@@ -209,7 +221,13 @@ export function UploadPanel() {
           <ErrorMessage error={stage.error} testId="upload-error" />
           {stage.uploadId && stage.count && isRetryable(stage.error) ? (
             <div className="button-row">
-              <button type="button" className="btn" onClick={() => confirmUpload(stage.file as File, stage.uploadId as string, stage.count as RowCountResult)}>
+              <button
+                type="button"
+                className="btn"
+                onClick={() =>
+                  confirmUpload(stage.file as File, stage.uploadId as string, stage.count as RowCountResult)
+                }
+              >
                 Повторить
               </button>
             </div>
@@ -223,7 +241,9 @@ export function UploadPanel() {
 function FileLine({ file }: { file: File }) {
   return (
     <div className="file-line">
-      <span className="file-icon" aria-hidden="true">▤</span>
+      <span className="file-icon" aria-hidden="true">
+        ▤
+      </span>
       <span className="file-name">{file.name}</span>
       <span className="muted">{formatBytes(file.size)}</span>
     </div>

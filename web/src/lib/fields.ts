@@ -20,7 +20,11 @@ export function fieldTitle(name: string): string {
  */
 export const COLUMN_GROUPS: ReadonlyArray<{ id: string; title: string; fields: readonly string[] }> = [
   { id: 'sales', title: 'Продажи', fields: ['sales_qty', 'returns_qty', 'net_qty', 'avg_seller_price'] },
-  { id: 'price', title: 'От цены продавца к реализации', fields: ['seller_price', 'sales_seller_price', 'wb_discount', 'realization'] },
+  {
+    id: 'price',
+    title: 'От цены продавца к реализации',
+    fields: ['seller_price', 'sales_seller_price', 'wb_discount', 'realization'],
+  },
   {
     id: 'wb',
     title: 'Вознаграждение WB',
@@ -30,9 +34,23 @@ export const COLUMN_GROUPS: ReadonlyArray<{ id: string; title: string; fields: r
   {
     id: 'services',
     title: 'Логистика и услуги WB',
-    fields: ['logistics', 'reverse_logistics', 'rebill_logistics', 'storage', 'acceptance', 'penalties', 'deductions', 'ads', 'loans'],
+    fields: [
+      'logistics',
+      'reverse_logistics',
+      'rebill_logistics',
+      'storage',
+      'acceptance',
+      'penalties',
+      'deductions',
+      'ads',
+      'loans',
+    ],
   },
-  { id: 'tax', title: 'Себестоимость и налоги', fields: ['cost_price', 'cost_total', 'income', 'vat', 'usn', 'expenses'] },
+  {
+    id: 'tax',
+    title: 'Себестоимость и налоги',
+    fields: ['cost_price', 'cost_total', 'income', 'vat', 'usn', 'expenses'],
+  },
   { id: 'result', title: 'Результат', fields: ['profit', 'margin', 'roi', 'payout'] },
 ];
 

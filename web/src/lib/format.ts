@@ -58,7 +58,13 @@ export function editText(unit: FieldUnit, value: number | null | undefined): str
 }
 
 const date = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', year: 'numeric' });
-const dateTime = new Intl.DateTimeFormat('ru-RU', { day: '2-digit', month: '2-digit', year: 'numeric', hour: '2-digit', minute: '2-digit' });
+const dateTime = new Intl.DateTimeFormat('ru-RU', {
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+});
 
 function toDate(iso: string | null | undefined): Date | null {
   if (!iso) return null;
@@ -94,6 +100,11 @@ export function plural(n: number, forms: readonly [string, string, string]): str
   const abs = Math.abs(n);
   const mod10 = abs % 10;
   const mod100 = abs % 100;
-  const form = mod10 === 1 && mod100 !== 11 ? forms[0] : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14) ? forms[1] : forms[2];
+  const form =
+    mod10 === 1 && mod100 !== 11
+      ? forms[0]
+      : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)
+        ? forms[1]
+        : forms[2];
   return `${n.toLocaleString('ru-RU')} ${form}`;
 }

@@ -42,8 +42,15 @@ export function ConfirmPage() {
   } else {
     body = (
       <div className="alert alert-success" role="status" data-testid="confirm-result">
-        Готово{confirm.data.email ? <>, адрес <strong>{confirm.data.email}</strong> подтверждён</> : ''}. Пароль уже отправлен вам на почту —
-        войдите с ним.
+        Готово
+        {confirm.data.email ? (
+          <>
+            , адрес <strong>{confirm.data.email}</strong> подтверждён
+          </>
+        ) : (
+          ''
+        )}
+        . Пароль уже отправлен вам на почту — войдите с ним.
       </div>
     );
   }

@@ -5,7 +5,8 @@ import { MemoryRouter } from 'react-router-dom';
 import { ForgotPasswordPage } from './forgot-password-page';
 import { RegisterPage } from './register-page';
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 type Call = { url: string; method: string; body: unknown };
 let calls: Call[];
@@ -17,7 +18,11 @@ beforeEach(() => {
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-      calls.push({ url: String(input), method: init.method ?? 'GET', body: init.body ? JSON.parse(String(init.body)) : undefined });
+      calls.push({
+        url: String(input),
+        method: init.method ?? 'GET',
+        body: init.body ? JSON.parse(String(init.body)) : undefined,
+      });
       return answer();
     }),
   );
@@ -36,7 +41,9 @@ describe('registration page', () => {
     renderPage(<RegisterPage />);
     typeEmail('seller@example');
     fireEvent.click(screen.getByRole('button', { name: 'Зарегистрироваться' }));
-    expect((await screen.findByRole('alert')).textContent).toBe('Введите корректный email, например seller@example.ru.');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Введите корректный email, например seller@example.ru.',
+    );
     expect(calls).toEqual([]);
   });
 
@@ -59,7 +66,9 @@ describe('registration page', () => {
     const sending = await screen.findByRole('button', { name: 'Отправляем…' });
     expect((sending as HTMLButtonElement).disabled).toBe(true);
     release(json(429, { error: { code: 'rate_limited', message: 'Too many requests', details: {} } }));
-    expect((await screen.findByRole('alert')).textContent).toBe('Слишком много запросов. Подождите немного и попробуйте снова.');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Слишком много запросов. Подождите немного и попробуйте снова.',
+    );
     expect((screen.getByRole('button', { name: 'Зарегистрироваться' }) as HTMLButtonElement).disabled).toBe(false);
     expect(screen.queryByTestId('register-done')).toBeNull();
   });

@@ -47,7 +47,14 @@ export function EmailForm({
     <form onSubmit={submit} className="form" aria-label={label} noValidate>
       <label>
         Email
-        <input type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input
+          type="email"
+          name="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
       </label>
       {invalid ? (
         <div className="alert alert-error" role="alert">

@@ -10,10 +10,15 @@ export function ForgotPasswordPage() {
   const [done, setDone] = useState(false);
 
   return (
-    <AuthCard title="Новый пароль" subtitle="Пришлём ссылку: после перехода по ней новый пароль придёт письмом." footer={<Link to="/login">Ко входу</Link>}>
+    <AuthCard
+      title="Новый пароль"
+      subtitle="Пришлём ссылку: после перехода по ней новый пароль придёт письмом."
+      footer={<Link to="/login">Ко входу</Link>}
+    >
       {done ? (
         <div className="alert alert-success" role="status" data-testid="forgot-done">
-          Если адрес зарегистрирован и подтверждён, на него отправлена ссылка для получения нового пароля. Она действует один час.
+          Если адрес зарегистрирован и подтверждён, на него отправлена ссылка для получения нового пароля. Она действует
+          один час.
         </div>
       ) : (
         <EmailForm

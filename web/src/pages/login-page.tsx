@@ -53,7 +53,14 @@ export function LoginPage() {
       <form onSubmit={submit} className="form" aria-label="Вход">
         <label>
           Email
-          <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            type="email"
+            name="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </label>
         <label>
           Пароль

@@ -31,7 +31,8 @@ export function ProductsPage() {
       <div className="page-head">
         <h1>Себестоимость</h1>
         <p className="muted">
-          Себестоимость единицы товара по артикулу продавца. Она попадает в отчёт при его построении; после изменений пересоберите отчёты.
+          Себестоимость единицы товара по артикулу продавца. Она попадает в отчёт при его построении; после изменений
+          пересоберите отчёты.
         </p>
       </div>
 
@@ -55,7 +56,9 @@ export function ProductsPage() {
           <ErrorMessage error={products.error} />
         ) : items.length === 0 ? (
           <div className="empty-state" data-testid="products-empty">
-            {debounced ? 'Ничего не найдено.' : 'Каталог пуст. Артикулы появятся после загрузки первого отчёта, или импортируйте прайс-лист.'}
+            {debounced
+              ? 'Ничего не найдено.'
+              : 'Каталог пуст. Артикулы появятся после загрузки первого отчёта, или импортируйте прайс-лист.'}
           </div>
         ) : (
           <div className="table-wrap">
@@ -157,7 +160,13 @@ function ProductRow({ product }: { product: Product }) {
               onBlur={() => void save()}
             />
             <span className="save-state" aria-live="polite">
-              {state === 'saving' ? 'Сохраняем…' : state === 'saved' ? '✓ Сохранено' : state === 'invalid' ? 'Введите число ≥ 0' : ''}
+              {state === 'saving'
+                ? 'Сохраняем…'
+                : state === 'saved'
+                  ? '✓ Сохранено'
+                  : state === 'invalid'
+                    ? 'Введите число ≥ 0'
+                    : ''}
             </span>
           </div>
         ) : (
@@ -199,8 +208,8 @@ function ImportPanel() {
     <section className="panel" aria-labelledby="import-title">
       <h2 id="import-title">Импорт прайс-листа</h2>
       <p className="muted small">
-        Файл .xlsx или .csv с колонками «Артикул» (или «Артикул поставщика») и «Себестоимость». Правильные строки применяются, даже если в других
-        есть ошибки.
+        Файл .xlsx или .csv с колонками «Артикул» (или «Артикул поставщика») и «Себестоимость». Правильные строки
+        применяются, даже если в других есть ошибки.
       </p>
       <div className="button-row">
         <label className={`btn${busy ? ' disabled' : ''}`}>
@@ -243,7 +252,9 @@ function ImportPanel() {
               </tbody>
             </table>
           ) : null}
-          {result.result.errors.length > 200 ? <p className="muted small">Показаны первые 200 ошибок из {result.result.errors.length}.</p> : null}
+          {result.result.errors.length > 200 ? (
+            <p className="muted small">Показаны первые 200 ошибок из {result.result.errors.length}.</p>
+          ) : null}
         </div>
       ) : null}
     </section>

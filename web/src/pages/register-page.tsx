@@ -13,10 +13,12 @@ export function RegisterPage() {
     return (
       <AuthCard title="Проверьте почту" footer={<Link to="/login">Ко входу</Link>}>
         <div className="alert alert-success" role="status" data-testid="register-done">
-          Мы отправили письмо на <strong>{sentTo}</strong>. Откройте ссылку из письма, чтобы подтвердить адрес, — после этого пароль
-          придёт отдельным письмом.
+          Мы отправили письмо на <strong>{sentTo}</strong>. Откройте ссылку из письма, чтобы подтвердить адрес, — после
+          этого пароль придёт отдельным письмом.
         </div>
-        <p className="muted small">Письма нет? Проверьте папку «Спам» или отправьте запрос ещё раз через несколько минут.</p>
+        <p className="muted small">
+          Письма нет? Проверьте папку «Спам» или отправьте запрос ещё раз через несколько минут.
+        </p>
       </AuthCard>
     );
   }

@@ -18,8 +18,16 @@ type ReportData = { report: ReportDetail };
 
 const HEADLINE: Array<{ field: string; title: string; hint: string }> = [
   { field: 'realization', title: 'Реализация', hint: 'Сумма продаж по цене для покупателя за вычетом возвратов' },
-  { field: 'for_pay', title: 'К перечислению', hint: 'Сколько WB перечисляет за проданный товар (до вычета логистики и услуг)' },
-  { field: 'payout', title: 'К выплате', hint: 'Итог к оплате по отчёту WB: к перечислению с учётом логистики, хранения, штрафов и удержаний' },
+  {
+    field: 'for_pay',
+    title: 'К перечислению',
+    hint: 'Сколько WB перечисляет за проданный товар (до вычета логистики и услуг)',
+  },
+  {
+    field: 'payout',
+    title: 'К выплате',
+    hint: 'Итог к оплате по отчёту WB: к перечислению с учётом логистики, хранения, штрафов и удержаний',
+  },
   { field: 'profit', title: 'Прибыль', hint: 'После всех расходов WB, себестоимости и налогов' },
   { field: 'margin', title: 'Маржа', hint: 'Прибыль / реализация' },
 ];
@@ -121,7 +129,12 @@ export function ReportPage() {
       <ReportHeader report={report} />
 
       <div className="button-row report-actions">
-        <button type="button" className="btn btn-primary" disabled={busy !== null} onClick={() => run('export', async () => saveFile(await api.exportReport(report.id)))}>
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={busy !== null}
+          onClick={() => run('export', async () => saveFile(await api.exportReport(report.id)))}
+        >
           {busy === 'export' ? 'Готовим XLSX…' : 'Скачать XLSX'}
         </button>
         <button
@@ -137,7 +150,11 @@ export function ReportPage() {
           type="button"
           className="btn"
           disabled={busy !== null || !report.source_available}
-          title={report.source_available ? 'Перечитать исходный файл с текущей себестоимостью и налоговым профилем' : noSourceReason}
+          title={
+            report.source_available
+              ? 'Перечитать исходный файл с текущей себестоимостью и налоговым профилем'
+              : noSourceReason
+          }
           onClick={() => setAskRebuild(true)}
           data-testid="rebuild-button"
         >
@@ -158,7 +175,12 @@ export function ReportPage() {
           {report.source_available ? (
             <>
               {' '}
-              <button type="button" className="link-button" onClick={() => setAskRebuild(true)} disabled={busy !== null}>
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => setAskRebuild(true)}
+                disabled={busy !== null}
+              >
                 (пересобрать сейчас)
               </button>
             </>
@@ -200,8 +222,8 @@ export function ReportPage() {
           testId="rebuild-dialog"
         >
           <p>
-            Отчёт будет заново построен из исходного файла с текущей себестоимостью и налоговым профилем. Ручные корректировки сохранятся для
-            артикулов, которые есть в файле. Лимиты не списываются.
+            Отчёт будет заново построен из исходного файла с текущей себестоимостью и налоговым профилем. Ручные
+            корректировки сохранятся для артикулов, которые есть в файле. Лимиты не списываются.
           </p>
         </ConfirmDialog>
       ) : null}
@@ -241,7 +263,13 @@ function ReportHeader({ report }: { report: ReportDetail }) {
           ) : null}
           <div>
             <dt>Продавец</dt>
-            <dd data-testid="report-seller">{report.seller ? (report.seller.name ? `${report.seller.name} (${report.seller.number})` : report.seller.number) : '—'}</dd>
+            <dd data-testid="report-seller">
+              {report.seller
+                ? report.seller.name
+                  ? `${report.seller.name} (${report.seller.number})`
+                  : report.seller.number
+                : '—'}
+            </dd>
           </div>
           <div>
             <dt>Период</dt>
@@ -285,7 +313,10 @@ function Headline({ totals }: { totals: Values }) {
         return (
           <div key={field} className={`figure figure-${field}`} title={hint}>
             <div className="figure-title">{title}</div>
-            <div className={`figure-value${typeof value === 'number' && value < 0 ? ' negative' : ''}`} data-testid={`figure-${field}`}>
+            <div
+              className={`figure-value${typeof value === 'number' && value < 0 ? ' negative' : ''}`}
+              data-testid={`figure-${field}`}
+            >
               {text}
             </div>
           </div>
@@ -325,7 +356,15 @@ function CommissionByCategory({ report }: { report: ReportDetail }) {
   );
 }
 
-function RebuildSummary({ before, result, onClose }: { before: ReportDetail; result: RebuildResult; onClose: () => void }) {
+function RebuildSummary({
+  before,
+  result,
+  onClose,
+}: {
+  before: ReportDetail;
+  result: RebuildResult;
+  onClose: () => void;
+}) {
   const after = result.report;
   const changes = SUMMARY_FIELDS.map((f) => ({ field: f, before: before.totals[f], after: after.totals[f] })).filter(
     (c) => Math.round((c.before ?? 0) * 100) !== Math.round((c.after ?? 0) * 100),
@@ -369,7 +408,8 @@ function RebuildSummary({ before, result, onClose }: { before: ReportDetail; res
           <ul className="change-list" data-testid="dropped-manual-values">
             {dropped.map((d, i) => (
               <li key={`${d.article}-${d.field}-${i}`}>
-                {displayArticle(d.article)} · {fieldTitle(d.field)}: {formatByUnit(FIELD_BY_NAME.get(d.field)?.unit ?? 'money', d.value)}
+                {displayArticle(d.article)} · {fieldTitle(d.field)}:{' '}
+                {formatByUnit(FIELD_BY_NAME.get(d.field)?.unit ?? 'money', d.value)}
               </li>
             ))}
           </ul>

@@ -203,7 +203,11 @@ export function ReportsPage() {
           <div className="combine-progress" data-testid="combine-progress">
             <ProgressBar
               label="Объединяем отчёты"
-              value={combineJob && combineJob.progress.total > 0 ? combineJob.progress.done / combineJob.progress.total : undefined}
+              value={
+                combineJob && combineJob.progress.total > 0
+                  ? combineJob.progress.done / combineJob.progress.total
+                  : undefined
+              }
               detail={combineJob ? `${combineJob.progress.done} из ${combineJob.progress.total}` : 'Запускаем…'}
             />
           </div>
@@ -217,7 +221,9 @@ export function ReportsPage() {
           <ErrorMessage error={reports.error} />
         ) : items.length === 0 ? (
           <div className="empty-state" data-testid="reports-empty">
-            {sellerId ? 'У этого продавца пока нет отчётов.' : 'Отчётов пока нет. Загрузите первый детализированный отчёт Wildberries.'}
+            {sellerId
+              ? 'У этого продавца пока нет отчётов.'
+              : 'Отчётов пока нет. Загрузите первый детализированный отчёт Wildberries.'}
           </div>
         ) : (
           <div className="table-wrap">
@@ -238,7 +244,11 @@ export function ReportsPage() {
               </thead>
               <tbody>
                 {items.map((r) => (
-                  <tr key={r.id} data-testid={`report-row-${r.id}`} className={selected.has(r.id) ? 'selected' : undefined}>
+                  <tr
+                    key={r.id}
+                    data-testid={`report-row-${r.id}`}
+                    className={selected.has(r.id) ? 'selected' : undefined}
+                  >
                     <td className="col-check">
                       <input
                         type="checkbox"
@@ -252,19 +262,36 @@ export function ReportsPage() {
                         {r.title || (r.report_number ? `Отчёт № ${r.report_number}` : 'Отчёт')}
                       </Link>
                       {r.is_combined ? (
-                        <span className="badge badge-combined" data-testid="combined-badge" title={r.source_report_ids?.length ? `Объединён из ${plural(r.source_report_ids.length, ['отчёта', 'отчётов', 'отчётов'])}` : 'Объединённый отчёт'}>
+                        <span
+                          className="badge badge-combined"
+                          data-testid="combined-badge"
+                          title={
+                            r.source_report_ids?.length
+                              ? `Объединён из ${plural(r.source_report_ids.length, ['отчёта', 'отчётов', 'отчётов'])}`
+                              : 'Объединённый отчёт'
+                          }
+                        >
                           Объединённый
                         </span>
                       ) : null}
-                      {r.report_number && r.title && !r.title.includes(r.report_number) ? <div className="muted small">№ {r.report_number}</div> : null}
+                      {r.report_number && r.title && !r.title.includes(r.report_number) ? (
+                        <div className="muted small">№ {r.report_number}</div>
+                      ) : null}
                     </td>
                     <td>{r.seller ? r.seller.name || r.seller.number : <span className="muted">—</span>}</td>
                     <td className="nowrap">{formatPeriod(r.period_from, r.period_to)}</td>
                     <td className="num">{formatInt(r.rows)}</td>
-                    <td className={`num${(r.totals?.profit ?? 0) < 0 ? ' negative' : ''}`}>{formatRub(r.totals?.profit)}</td>
+                    <td className={`num${(r.totals?.profit ?? 0) < 0 ? ' negative' : ''}`}>
+                      {formatRub(r.totals?.profit)}
+                    </td>
                     <td className="nowrap muted">{formatDateTime(r.created_at)}</td>
                     <td className="actions">
-                      <button type="button" className="btn btn-ghost btn-small" aria-label={`Удалить отчёт ${r.report_number ?? r.title}`} onClick={() => setToDelete(r)}>
+                      <button
+                        type="button"
+                        className="btn btn-ghost btn-small"
+                        aria-label={`Удалить отчёт ${r.report_number ?? r.title}`}
+                        onClick={() => setToDelete(r)}
+                      >
                         Удалить
                       </button>
                     </td>
@@ -288,8 +315,8 @@ export function ReportsPage() {
           testId="delete-dialog"
         >
           <p>
-            Отчёт <strong>{toDelete.title || toDelete.report_number}</strong> и его исходный файл будут удалены без возможности восстановления.
-            Списанные лимиты не возвращаются.
+            Отчёт <strong>{toDelete.title || toDelete.report_number}</strong> и его исходный файл будут удалены без
+            возможности восстановления. Списанные лимиты не возвращаются.
           </p>
         </ConfirmDialog>
       ) : null}
@@ -302,10 +329,19 @@ export function ReportsPage() {
           onCancel={() => setAskCombine(false)}
           testId="combine-dialog"
         >
-          <p>Товары будут сложены по артикулу с учётом ручных корректировок. Исходные отчёты останутся без изменений, лимиты не списываются.</p>
+          <p>
+            Товары будут сложены по артикулу с учётом ручных корректировок. Исходные отчёты останутся без изменений,
+            лимиты не списываются.
+          </p>
           <label className="form-field">
             Название (необязательно)
-            <input type="text" value={combineTitle} maxLength={200} onChange={(e) => setCombineTitle(e.target.value)} placeholder="Например, Декабрь 2025" />
+            <input
+              type="text"
+              value={combineTitle}
+              maxLength={200}
+              onChange={(e) => setCombineTitle(e.target.value)}
+              placeholder="Например, Декабрь 2025"
+            />
           </label>
         </ConfirmDialog>
       ) : null}

@@ -7,7 +7,8 @@ import type { LimitHistoryEntry, Seller, User } from '../api/types';
 import { createQueryClient } from '../lib/query-client';
 import { SettingsPage } from './settings-page';
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
 
 const user: User = {
@@ -19,8 +20,18 @@ const user: User = {
   initial_limits: 10_000,
   tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
 };
-const seller: Seller = { id: 's1', number: '42', name: 'ИП Иванов', tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 } };
-const entry = (id: string, operation: LimitHistoryEntry['operation'], rows: number, after: number): LimitHistoryEntry => ({
+const seller: Seller = {
+  id: 's1',
+  number: '42',
+  name: 'ИП Иванов',
+  tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 },
+};
+const entry = (
+  id: string,
+  operation: LimitHistoryEntry['operation'],
+  rows: number,
+  after: number,
+): LimitHistoryEntry => ({
   id,
   operation,
   rows,
@@ -46,8 +57,10 @@ beforeEach(() => {
       if (method === 'PATCH') return patchAnswer();
       if (url === '/api/auth/me') return json(200, { user });
       if (url === '/api/sellers') return json(200, { items: [seller] });
-      if (url === '/api/auth/limit-history') return json(200, { items: [entry('h1', 'expense', 2_500, 7_500)], next_cursor: 'c2' });
-      if (url === '/api/auth/limit-history?cursor=c2') return json(200, { items: [entry('h2', 'topup', 10_000, 10_000)], next_cursor: null });
+      if (url === '/api/auth/limit-history')
+        return json(200, { items: [entry('h1', 'expense', 2_500, 7_500)], next_cursor: 'c2' });
+      if (url === '/api/auth/limit-history?cursor=c2')
+        return json(200, { items: [entry('h2', 'topup', 10_000, 10_000)], next_cursor: null });
       return json(404, { error: { code: 'not_found', message: 'Not found' } });
     }),
   );
@@ -78,7 +91,9 @@ describe('settings page', () => {
     expect(within(table).getAllByRole('row')).toHaveLength(2);
     fireEvent.click(screen.getByRole('button', { name: 'Показать ещё' }));
     await vi.waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(3));
-    const rows = within(table).getAllByRole('row').map((r) => plain(r.textContent));
+    const rows = within(table)
+      .getAllByRole('row')
+      .map((r) => plain(r.textContent));
     expect(rows[1]).toContain('Списание−2 5007 500');
     expect(rows[2]).toContain('Пополнение+10 00010 000');
     expect(screen.queryByRole('button', { name: 'Показать ещё' })).toBeNull();
@@ -91,14 +106,18 @@ describe('settings page', () => {
     fireEvent.click(screen.getByTestId('save-default-tax'));
     const panel = screen.getByRole('region', { name: 'Налоговый профиль по умолчанию' });
     expect((await within(panel).findByRole('status')).textContent).toContain('Сохранено');
-    expect(writes()).toEqual([{ url: '/api/auth/me', method: 'PATCH', body: { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 7 } } }]);
+    expect(writes()).toEqual([
+      { url: '/api/auth/me', method: 'PATCH', body: { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 7 } } },
+    ]);
     fireEvent.change(screen.getByLabelText('НДС', { selector: '#default-tax-vat' }), { target: { value: '5' } });
     expect(within(panel).queryByRole('status')).toBeNull();
   });
 
   it('refuses a USN rate above 15 % before sending anything', async () => {
     renderPage();
-    fireEvent.change(await screen.findByLabelText('Ставка УСН, %', { selector: '#default-tax-usn' }), { target: { value: '20' } });
+    fireEvent.change(await screen.findByLabelText('Ставка УСН, %', { selector: '#default-tax-usn' }), {
+      target: { value: '20' },
+    });
     fireEvent.click(screen.getByTestId('save-default-tax'));
     const panel = screen.getByRole('region', { name: 'Налоговый профиль по умолчанию' });
     expect(within(panel).getByRole('alert').textContent).toBe('Ставка УСН должна быть от 0 до 15 %.');
@@ -123,6 +142,12 @@ describe('settings page', () => {
     expect((await within(card).findByRole('alert')).textContent).toContain('На сервере произошла ошибка.');
     expect((within(card).getByRole('button', { name: 'Сохранить' }) as HTMLButtonElement).disabled).toBe(false);
     expect(within(card).queryByRole('status')).toBeNull();
-    expect(writes()).toEqual([{ url: '/api/sellers/s1', method: 'PATCH', body: { name: 'ИП Иванов', tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 } } }]);
+    expect(writes()).toEqual([
+      {
+        url: '/api/sellers/s1',
+        method: 'PATCH',
+        body: { name: 'ИП Иванов', tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 } },
+      },
+    ]);
   });
 });

@@ -54,7 +54,13 @@ function SaveRow({ saving, small, testId }: { saving: ReturnType<typeof useSave>
       ) : null}
       <ErrorMessage error={saving.error} />
       <div className="button-row">
-        <button type="button" className={small ? 'btn btn-primary btn-small' : 'btn btn-primary'} onClick={saving.save} disabled={saving.busy} data-testid={testId}>
+        <button
+          type="button"
+          className={small ? 'btn btn-primary btn-small' : 'btn btn-primary'}
+          onClick={saving.save}
+          disabled={saving.busy}
+          data-testid={testId}
+        >
           {saving.busy ? 'Сохраняем…' : 'Сохранить'}
         </button>
         {saving.saved ? (
@@ -99,8 +105,8 @@ function LimitsPanel({ user }: { user: User }) {
     <section className="panel" aria-labelledby="limits-title">
       <h2 id="limits-title">Лимит строк</h2>
       <p>
-        Осталось <strong data-testid="limits-left">{formatInt(user.limits)}</strong> из {formatInt(initial)} строк. Каждая строка загруженного отчёта
-        списывает одну единицу лимита; объединение и пересборка лимит не тратят.
+        Осталось <strong data-testid="limits-left">{formatInt(user.limits)}</strong> из {formatInt(initial)} строк.
+        Каждая строка загруженного отчёта списывает одну единицу лимита; объединение и пересборка лимит не тратят.
       </p>
       <div
         className={`usage-bar${share > 0.9 ? ' danger' : share > 0.7 ? ' warn' : ''}`}
@@ -114,7 +120,8 @@ function LimitsPanel({ user }: { user: User }) {
         <div className="usage-fill" style={{ width: `${Math.round(share * 100)}%` }} />
       </div>
       <p className="muted small">
-        Использовано {pluralRows(used)} ({Math.round(share * 100)} %). Для пополнения обратитесь к администратору сервиса.
+        Использовано {pluralRows(used)} ({Math.round(share * 100)} %). Для пополнения обратитесь к администратору
+        сервиса.
       </p>
     </section>
   );
@@ -139,8 +146,19 @@ function DefaultTaxPanel({ user }: { user: User }) {
   return (
     <section className="panel" aria-labelledby="tax-title">
       <h2 id="tax-title">Налоговый профиль по умолчанию</h2>
-      <p className="muted small">Применяется к отчётам без продавца и к продавцам без своего профиля. Уже построенные отчёты меняются только после пересборки.</p>
-      <TaxProfileForm value={tax} onChange={(t) => { setTax(t); saving.edited(); }} idPrefix="default-tax" disabled={saving.busy} />
+      <p className="muted small">
+        Применяется к отчётам без продавца и к продавцам без своего профиля. Уже построенные отчёты меняются только
+        после пересборки.
+      </p>
+      <TaxProfileForm
+        value={tax}
+        onChange={(t) => {
+          setTax(t);
+          saving.edited();
+        }}
+        idPrefix="default-tax"
+        disabled={saving.busy}
+      />
       <SaveRow saving={saving} testId="save-default-tax" />
     </section>
   );
@@ -151,13 +169,17 @@ function SellersPanel() {
   return (
     <section className="panel" aria-labelledby="sellers-title">
       <h2 id="sellers-title">Продавцы</h2>
-      <p className="muted small">Продавец определяется по номеру в имени файла отчёта. Здесь можно дать ему название и свой налоговый профиль.</p>
+      <p className="muted small">
+        Продавец определяется по номеру в имени файла отчёта. Здесь можно дать ему название и свой налоговый профиль.
+      </p>
       {sellers.isPending ? (
         <Spinner label="Загружаем продавцов…" />
       ) : sellers.isError ? (
         <ErrorMessage error={sellers.error} />
       ) : sellers.data.items.length === 0 ? (
-        <div className="empty-state">Продавцов пока нет: они появятся после загрузки отчёта с номером продавца в имени файла.</div>
+        <div className="empty-state">
+          Продавцов пока нет: они появятся после загрузки отчёта с номером продавца в имени файла.
+        </div>
       ) : (
         <div className="seller-list">
           {sellers.data.items.map((s) => (
@@ -179,7 +201,11 @@ function SellerCard({ seller }: { seller: Seller }) {
     () => (ownTax ? taxProfileError(tax) : null),
     async () => {
       // null returns the seller to the default profile; leave tax out when nothing changed there.
-      const patch = ownTax ? { name: name.trim(), tax } : seller.tax ? { name: name.trim(), tax: null } : { name: name.trim() };
+      const patch = ownTax
+        ? { name: name.trim(), tax }
+        : seller.tax
+          ? { name: name.trim(), tax: null }
+          : { name: name.trim() };
       await api.patchSeller(seller.id, patch);
       await queryClient.invalidateQueries({ queryKey: ['sellers'] });
       void queryClient.invalidateQueries({ queryKey: ['reports'] });
@@ -196,13 +222,40 @@ function SellerCard({ seller }: { seller: Seller }) {
       </div>
       <label htmlFor={`${idPrefix}-name`} className="form-field">
         Название
-        <input id={`${idPrefix}-name`} type="text" value={name} maxLength={200} placeholder="Например, ИП Иванов" onChange={(e) => { setName(e.target.value); saving.edited(); }} />
+        <input
+          id={`${idPrefix}-name`}
+          type="text"
+          value={name}
+          maxLength={200}
+          placeholder="Например, ИП Иванов"
+          onChange={(e) => {
+            setName(e.target.value);
+            saving.edited();
+          }}
+        />
       </label>
       <label className="checkbox-line">
-        <input type="checkbox" checked={ownTax} onChange={(e) => { setOwnTax(e.target.checked); saving.edited(); }} />
+        <input
+          type="checkbox"
+          checked={ownTax}
+          onChange={(e) => {
+            setOwnTax(e.target.checked);
+            saving.edited();
+          }}
+        />
         Свой налоговый профиль
       </label>
-      {ownTax ? <TaxProfileForm value={tax} onChange={(t) => { setTax(t); saving.edited(); }} idPrefix={idPrefix} disabled={saving.busy} /> : null}
+      {ownTax ? (
+        <TaxProfileForm
+          value={tax}
+          onChange={(t) => {
+            setTax(t);
+            saving.edited();
+          }}
+          idPrefix={idPrefix}
+          disabled={saving.busy}
+        />
+      ) : null}
       <SaveRow saving={saving} small />
     </div>
   );
@@ -255,7 +308,13 @@ function LimitHistoryPanel() {
                     {formatInt(Math.abs(h.rows))}
                   </td>
                   <td className="num">{formatInt(h.limits_after)}</td>
-                  <td>{h.report_id ? <Link to={`/reports/${encodeURIComponent(h.report_id)}`}>открыть</Link> : <span className="muted">—</span>}</td>
+                  <td>
+                    {h.report_id ? (
+                      <Link to={`/reports/${encodeURIComponent(h.report_id)}`}>открыть</Link>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>

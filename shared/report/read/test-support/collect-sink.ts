@@ -1,7 +1,10 @@
 import { METRIC_KEYS, type MetricKey, type RowSink } from '../../row-sink';
 
 /** A sink that keeps every row as {key: text} (tests only: the real accumulators keep nothing per row). */
-export function collectSink(): RowSink & { present: MetricKey[] | null; rows: Array<Partial<Record<MetricKey, string>>> } {
+export function collectSink(): RowSink & {
+  present: MetricKey[] | null;
+  rows: Array<Partial<Record<MetricKey, string>>>;
+} {
   const sink = {
     present: null as MetricKey[] | null,
     rows: [] as Array<Partial<Record<MetricKey, string>>>,

@@ -31,7 +31,10 @@ export function columnName(index: number): string {
 }
 
 /** Sheet XML (and the shared strings it refers to, for strings: 'shared'). */
-export function sheetXml(rows: readonly (readonly CellInput[])[], options: SheetOptions = {}): { sheet: string; sst: string | null } {
+export function sheetXml(
+  rows: readonly (readonly CellInput[])[],
+  options: SheetOptions = {},
+): { sheet: string; sst: string | null } {
   const p = options.prefix ?? '';
   const strings: string[] = [];
   const index = new Map<string, number>();
@@ -48,7 +51,9 @@ export function sheetXml(rows: readonly (readonly CellInput[])[], options: Sheet
       if (typeof cell === 'number') {
         out.push(`<${p}c${ref}><${p}v>${cell}</${p}v></${p}c>`);
       } else if (options.strings === 'inline') {
-        out.push(`<${p}c${ref} t="inlineStr"><${p}is><${p}t xml:space="preserve">${escapeXml(cell)}</${p}t></${p}is></${p}c>`);
+        out.push(
+          `<${p}c${ref} t="inlineStr"><${p}is><${p}t xml:space="preserve">${escapeXml(cell)}</${p}t></${p}is></${p}c>`,
+        );
       } else if (options.strings === 'shared') {
         let i = index.get(cell);
         if (i === undefined) {
@@ -63,7 +68,9 @@ export function sheetXml(rows: readonly (readonly CellInput[])[], options: Sheet
     });
     out.push(`</${p}row>`);
   });
-  out.push(`</${p}sheetData><${p}pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></${p}worksheet>`);
+  out.push(
+    `</${p}sheetData><${p}pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></${p}worksheet>`,
+  );
   const sst =
     options.strings === 'shared'
       ? `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<${p}sst xmlns${p ? `:${p.slice(0, -1)}` : ''}="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="${strings.length}" uniqueCount="${strings.length}">` +
@@ -119,7 +126,9 @@ export function xlsxPackage(options: PackageOptions): Buffer {
     );
   }
   const sheet: ZipInput = { name: sheetPath, data: options.sheet };
-  const sst: ZipInput | null = options.sharedStrings ? { name: 'xl/sharedStrings.xml', data: options.sharedStrings } : null;
+  const sst: ZipInput | null = options.sharedStrings
+    ? { name: 'xl/sharedStrings.xml', data: options.sharedStrings }
+    : null;
   if (sst && options.sharedStringsLast === false) files.push(sst, sheet);
   else files.push(sheet, ...(sst ? [sst] : []));
   return writeZip(files, { dataDescriptors: options.dataDescriptors });
