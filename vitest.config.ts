@@ -34,6 +34,18 @@ export default defineConfig({
         },
       },
       {
+        // Regressions of the attack run (issue 12): emulators, handlers in-process, hostile inputs.
+        test: {
+          name: 'security',
+          include: ['test/security/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],

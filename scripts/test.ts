@@ -69,7 +69,7 @@ step('typecheck web', 'npx', ['tsc', '-p', 'web/tsconfig.json', '--noEmit']);
 step('lint', 'npx', ['eslint', '.']);
 step('format', 'npx', ['prettier', '--check', '**/*.{ts,tsx,js}']);
 const only = process.env.TEST_PROJECTS?.split(',');
-for (const p of ['unit', 'web', 'integration', 'e2e', 'browser']) {
+for (const p of ['unit', 'web', 'integration', 'security', 'e2e', 'browser']) {
   if (!only || only.includes(p)) vitest(p);
 }
 

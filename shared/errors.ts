@@ -61,7 +61,7 @@ export const internal = () => new AppError(500, 'internal_error', 'internal erro
  * (API.md: manual value on a non-correctable field → 422 `field_not_correctable`). Matched by name so
  * this module does not import the report builder.
  */
-const DOMAIN_422 = new Set(['FieldNotCorrectableError', 'InvalidManualValueError']);
+const DOMAIN_422 = new Set(['FieldNotCorrectableError', 'InvalidManualValueError', 'ManualValueOutOfRangeError']);
 
 /**
  * THE mapper: any thrown value → an AppError. Unknown errors become a bare 500 `internal_error`
@@ -77,7 +77,7 @@ export function toAppError(e: unknown): AppError {
     const code =
       typeof (e as { code?: unknown }).code === 'string' ? (e as unknown as { code: string }).code : 'unprocessable';
     const details: Details = {};
-    for (const k of ['field', 'value'] as const) {
+    for (const k of ['field', 'value', 'min', 'max'] as const) {
       const v = (e as unknown as Record<string, unknown>)[k];
       if (v !== undefined) details[k] = v;
     }

@@ -28,6 +28,38 @@ export class InvalidManualValueError extends Error {
   }
 }
 
+/**
+ * A manual value outside its field's range (the API answers 422 `value_out_of_range`): money within
+ * ±10^11 roubles, counts whole and within 0..10^9, percents within ±10^4, cost price not negative.
+ * The bounds keep every sum of a report far below 2^53 kopecks, the largest integer a number holds exactly.
+ */
+export class ManualValueOutOfRangeError extends Error {
+  readonly code = 'value_out_of_range';
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+    readonly min: number,
+    readonly max: number,
+  ) {
+    super(`Manual value of "${field}" must lie within ${min}..${max}`);
+    this.name = 'ManualValueOutOfRangeError';
+  }
+}
+
+/** Money bound of a manual value in kopecks (10^11 roubles). */
+export const MAX_MANUAL_MONEY = 10 ** 13;
+export const MAX_MANUAL_QTY = 10 ** 9;
+export const MAX_MANUAL_PERCENT = 10 ** 4;
+
+/** The accepted range of a manual value of `field`, in engine units (kopecks for money). */
+export function manualValueRange(field: string): { min: number; max: number; integer: boolean } {
+  const def = FIELD_BY_NAME.get(field);
+  if (!def || !def.correctable) throw new FieldNotCorrectableError(field);
+  if (def.unit === 'qty') return { min: 0, max: MAX_MANUAL_QTY, integer: true };
+  if (def.unit === 'percent') return { min: -MAX_MANUAL_PERCENT, max: MAX_MANUAL_PERCENT, integer: false };
+  return { min: field === 'cost_price' ? 0 : -MAX_MANUAL_MONEY, max: MAX_MANUAL_MONEY, integer: true };
+}
+
 export interface DroppedManualValue {
   article: string;
   field: string;
@@ -39,6 +71,10 @@ export function normalizeManualValue(field: string, value: number): number {
   const def = FIELD_BY_NAME.get(field);
   if (!def || !def.correctable) throw new FieldNotCorrectableError(field);
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new InvalidManualValueError(field, value);
+  const range = manualValueRange(field);
+  if (value < range.min || value > range.max || (def.unit === 'qty' && !Number.isInteger(value))) {
+    throw new ManualValueOutOfRangeError(field, value, range.min, range.max);
+  }
   return def.unit === 'percent' ? roundHalfAway(value * 100) / 100 + 0 : roundHalfAway(value) + 0;
 }
 

@@ -7,7 +7,7 @@
  * commission by category from all its items, under the record's version so concurrent corrections
  * never lose each other's effect on the totals.
  */
-import { badRequest, conflict, notFound } from '../errors';
+import { conflict, notFound, unprocessable } from '../errors';
 import {
   applyManualValue,
   commissionByCategory,
@@ -15,10 +15,12 @@ import {
   FIELD_BY_NAME,
   FieldNotCorrectableError,
   isCorrectable,
+  manualValueRange,
   type ItemValues,
 } from '../report';
-import { genOfItemId, getItem, reportIdOfItem, updateItemValues, type StoredItem } from '../store/items.repo';
-import { getReport, getReportItems, updateReport } from '../store/reports.repo';
+import { backoff, sleep } from '../store/dynamo-errors';
+import { genOfItemId, reportIdOfItem, type StoredItem } from '../store/items.repo';
+import { getReport, getReportItems, saveItemCorrection } from '../store/reports.repo';
 import { valueFromApi } from './present';
 
 const itemNotFound = () => notFound('Item not found', 'item_not_found');
@@ -27,6 +29,33 @@ const MAX_ATTEMPTS = 20;
 export interface ManualValueResult {
   item: StoredItem;
   totals: ItemValues;
+}
+
+/**
+ * The API-side bounds of a manual value (roubles for money): 422 `value_out_of_range` outside them, or
+ * for money with more than 2 decimals. The engine checks the same range again in its own units.
+ */
+export function assertManualValueInRange(field: string, value: number): void {
+  const def = FIELD_BY_NAME.get(field);
+  if (!def || !def.correctable) throw new FieldNotCorrectableError(field);
+  const range = manualValueRange(field);
+  const [min, max] = def.unit === 'money' ? [range.min / 100, range.max / 100] : [range.min, range.max];
+  const cents = value * 100;
+  const ok =
+    Number.isFinite(value) &&
+    value >= min &&
+    value <= max &&
+    (def.unit !== 'qty' || Number.isInteger(value)) &&
+    (def.unit !== 'money' || Math.abs(cents - Math.round(cents)) < 1e-6);
+  if (!ok) {
+    const rule =
+      def.unit === 'qty'
+        ? `a whole number within ${min}..${max}`
+        : def.unit === 'money'
+          ? `an amount within ${min}..${max} roubles with at most 2 decimals`
+          : `a percent within ${min}..${max}`;
+    throw unprocessable('value_out_of_range', `${field} must be ${rule}`, { field, value, min, max });
+  }
 }
 
 export async function setManualValue(
@@ -38,38 +67,44 @@ export async function setManualValue(
   const reportId = reportIdOfItem(itemId);
   const gen = genOfItemId(itemId);
   if (reportId === null || gen === null) throw itemNotFound();
-  const record = await getReport(userId, reportId);
-  if (!record || (record.items_gen ?? 1) !== gen) throw itemNotFound();
   if (!isCorrectable(field)) throw new FieldNotCorrectableError(field);
-  if (value !== null && FIELD_BY_NAME.get(field)?.unit === 'qty' && !Number.isInteger(value)) {
-    throw badRequest('validation_error', `${field} must be a whole number`, { field, value });
-  }
+  if (value !== null) assertManualValueInRange(field, value);
   const units = value === null ? null : valueFromApi(field, value);
-  let updated: StoredItem | null = null;
-  for (let attempt = 0; !updated; attempt++) {
-    const item = await getItem(userId, itemId);
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if (attempt > 0) await sleep(backoff(attempt));
+    const record = await getReport(userId, reportId);
+    if (!record) throw itemNotFound();
+    // A rebuild switched the report to new items meanwhile: this item id belongs to the replaced ones.
+    if ((record.items_gen ?? 1) !== gen) {
+      if (attempt === 0) throw itemNotFound();
+      throw conflict('report_rebuilt', 'The report was rebuilt meanwhile; set the value again');
+    }
+    const items = await getReportItems(record);
+    const item = items.find((i) => i.item_id === itemId);
     if (!item) throw itemNotFound();
     const next = applyManualValue(item, field, units, record.tax_profile);
-    const outcome = await updateItemValues(userId, itemId, next.manual_values, next.effective, item.rev ?? 0);
-    if (outcome === 'missing') throw itemNotFound();
-    if (outcome === 'ok') updated = { ...next, item_id: item.item_id, rev: (item.rev ?? 0) + 1 };
-    else if (attempt >= MAX_ATTEMPTS)
-      throw conflict('report_busy', 'The item is being changed by another request; try again');
-  }
-
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = attempt === 0 ? record : await getReport(userId, reportId);
-    if (!current) throw itemNotFound();
-    // A rebuild switched the report to new items meanwhile: this correction went to the replaced ones.
-    if ((current.items_gen ?? 1) !== gen)
-      throw conflict('report_rebuilt', 'The report was rebuilt meanwhile; set the value again');
-    const items = await getReportItems(current);
-    const totals = computeTotals(items.map((i) => i.effective));
-    const saved = await updateReport(userId, reportId, current.version ?? 1, {
-      totals,
-      commission_by_category: commissionByCategory(items),
+    const updated: StoredItem = { ...next, item_id: item.item_id, rev: (item.rev ?? 0) + 1 };
+    const all = items.map((i) => (i.item_id === itemId ? updated : i));
+    const totals = computeTotals(all.map((i) => i.effective));
+    // Sums beyond 2^53 kopecks would no longer be exact (DynamoDB refuses them too): refuse, store nothing.
+    if (Object.values(totals).some((v) => typeof v === 'number' && !Number.isSafeInteger(Math.round(v)))) {
+      throw unprocessable('value_out_of_range', 'The report totals would exceed the range of exact amounts', {
+        field,
+        value,
+      });
+    }
+    const outcome = await saveItemCorrection({
+      userId,
+      reportId,
+      itemId,
+      manual: next.manual_values,
+      effective: next.effective,
+      expectedRev: item.rev ?? 0,
+      expectedVersion: record.version ?? 1,
+      patch: { totals, commission_by_category: commissionByCategory(all) },
     });
-    if (saved) return { item: updated, totals };
+    if (outcome === 'missing') throw itemNotFound();
+    if (outcome === 'ok') return { item: updated, totals };
   }
   throw conflict('report_busy', 'The report is being changed by another request; try again');
 }

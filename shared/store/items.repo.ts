@@ -7,16 +7,10 @@
  * (index 1…999 999), so generation g occupies one contiguous sort-key range and an item id stays
  * `<reportId>.<digits>` as keys.ts expects. Values are stored as ItemValues (integer kopecks).
  */
-import {
-  BatchWriteCommand,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ComputedItem, ItemValues, ManualValues } from '../report/types';
 import { ddb, tableName } from './client';
-import { backoff, isConditionFailed, sleep } from './dynamo-errors';
+import { backoff, sleep } from './dynamo-errors';
 import { ITEM_PREFIX, itemKey, itemsPartition, reportKey, type Key } from './keys';
 
 /** A stored item: the engine's ComputedItem plus its id (money in kopecks) and its revision (bumped by every correction). */
@@ -201,47 +195,6 @@ export async function getItem(userId: string, itemId: string): Promise<StoredIte
 export function genOfItemId(itemId: string): number | null {
   const m = /^[0-9A-Za-z]+\.(\d{6,})$/.exec(itemId);
   return m ? genOfSeq(Number(m[1])) : null;
-}
-
-/**
- * Stores an item's manual values and effective values (never its computed ones) when the item still
- * has revision `expectedRev` (optimistic: two corrections of one item never drop each other).
- * 'missing' when the item no longer exists (deleted or replaced by a rebuild); 'conflict' when it
- * changed since it was read.
- */
-export async function updateItemValues(
-  userId: string,
-  itemId: string,
-  manual: ManualValues,
-  effective: ItemValues,
-  expectedRev: number,
-): Promise<'ok' | 'missing' | 'conflict'> {
-  const key = itemKey(userId, itemId);
-  if (!key) return 'missing';
-  try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET manual_values = :m, effective = :e, rev = :next',
-        ConditionExpression: 'attribute_exists(pk) AND (rev = :rev OR (attribute_not_exists(rev) AND :rev = :zero))',
-        ExpressionAttributeValues: {
-          ':m': manual,
-          ':e': effective,
-          ':rev': expectedRev,
-          ':next': expectedRev + 1,
-          ':zero': 0,
-        },
-      }),
-    );
-    return 'ok';
-  } catch (e) {
-    if (!isConditionFailed(e)) throw e;
-    const still = await ddb().send(
-      new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: 'pk' }),
-    );
-    return still.Item ? 'conflict' : 'missing';
-  }
 }
 
 /** Deletes the report's items: one generation, or every item of the report when `gen` is omitted. */

@@ -24,10 +24,11 @@ import type {
   TaxProfile,
 } from '../report/types';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI2 } from './table';
-import { isConditionFailed } from './dynamo-errors';
+import { cancellationCodes, isConditionFailed, isTransactionConflict } from './dynamo-errors';
 import { deleteItems, getItemsOfGen, writeItems, type StoredItem } from './items.repo';
-import { REPORT_PREFIX, newId, reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
+import { REPORT_PREFIX, itemKey, newId, reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
 
 export type { StoredItem } from './items.repo';
 
@@ -398,6 +399,95 @@ export async function updateReport(
   } catch (e) {
     if (isConditionFailed(e)) return null;
     throw e;
+  }
+}
+
+export interface ItemCorrection {
+  userId: string;
+  reportId: string;
+  itemId: string;
+  manual: Record<string, number>;
+  effective: Record<string, number | null>;
+  /** The item's `rev` and the report's `version` this correction was computed from. */
+  expectedRev: number;
+  expectedVersion: number;
+  /** The report's recomputed totals and commission by category, with the corrected item in them. */
+  patch: Pick<ReportPatch, 'totals' | 'commission_by_category'>;
+}
+
+/**
+ * A manual value and the report's new totals in ONE transaction: both are written or neither, so the
+ * report's totals always equal the sum of its items. 'item_changed' / 'report_changed' when the item's
+ * rev or the report's version moved meanwhile (the caller recomputes and tries again); 'missing' when
+ * the item or the report is gone.
+ */
+export async function saveItemCorrection(
+  c: ItemCorrection,
+): Promise<'ok' | 'item_changed' | 'report_changed' | 'missing'> {
+  const key = itemKey(c.userId, c.itemId);
+  if (!key) return 'missing';
+  try {
+    await ddb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: key,
+              UpdateExpression: 'SET manual_values = :m, effective = :e, rev = :next',
+              ConditionExpression:
+                'attribute_exists(pk) AND (rev = :rev OR (attribute_not_exists(rev) AND :rev = :zero))',
+              ExpressionAttributeValues: {
+                ':m': c.manual,
+                ':e': c.effective,
+                ':rev': c.expectedRev,
+                ':next': c.expectedRev + 1,
+                ':zero': 0,
+              },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: reportKey(c.userId, c.reportId),
+              UpdateExpression: 'SET #version = :next, totals = :t, commission_by_category = :c',
+              ConditionExpression:
+                'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
+              ExpressionAttributeNames: { '#version': 'version' },
+              ExpressionAttributeValues: {
+                ':next': c.expectedVersion + 1,
+                ':expected': c.expectedVersion,
+                ':one': 1,
+                ':t': c.patch.totals,
+                ':c': (c.patch.commission_by_category ?? []).slice(0, MAX_CATEGORIES),
+              },
+            },
+          },
+        ],
+      }),
+    );
+    return 'ok';
+  } catch (e) {
+    if (isTransactionConflict(e)) return 'report_changed';
+    const codes = cancellationCodes(e);
+    if (codes === null) throw e;
+    const [item, report] = [codes[0] === 'ConditionalCheckFailed', codes[1] === 'ConditionalCheckFailed'];
+    if (!item && !report) throw e;
+    const [stillItem, stillReport] = await Promise.all([
+      ddb().send(
+        new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: 'pk' }),
+      ),
+      ddb().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: reportKey(c.userId, c.reportId),
+          ConsistentRead: true,
+          ProjectionExpression: 'pk',
+        }),
+      ),
+    ]);
+    if (!stillItem.Item || !stillReport.Item) return 'missing';
+    return item ? 'item_changed' : 'report_changed';
   }
 }
 

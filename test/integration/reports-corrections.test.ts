@@ -104,7 +104,7 @@ describe('manual value', () => {
     const p = bodyOf<{ item: ApiItem }>(profit).item;
     expect(p.effective.profit).toBe(100);
     expect(p.manual_values).toEqual({ sales_qty: 999, margin: 12.35, profit: 100 });
-    expect((await putValue(u.token, item.item_id, { field: 'sales_qty', value: 2.5 })).statusCode).toBe(400);
+    expect((await putValue(u.token, item.item_id, { field: 'sales_qty', value: 2.5 })).statusCode).toBe(422);
   });
 
   it('refuses a field that takes no correction with 422 and bad ids with 404, changing nothing', async () => {
