@@ -9,6 +9,8 @@ export interface UploadedFile {
   size: number;
 }
 
+const malformed = () => badRequest('invalid_multipart', 'Malformed or truncated multipart/form-data request');
+
 export interface MultipartResult {
   /** The `file` field, or null when the form has none. */
   file: UploadedFile | null;
@@ -32,7 +34,7 @@ export function parseMultipart(body: Buffer, contentType: string, maxFileBytes: 
         limits: { fileSize: maxFileBytes, files: 5, fields: 50, fieldSize: 64 * 1024, parts: 60 },
       });
     } catch {
-      reject(badRequest('invalid_multipart', 'Malformed multipart/form-data request'));
+      reject(malformed());
       return;
     }
     const fields: Record<string, string> = {};
@@ -60,8 +62,9 @@ export function parseMultipart(body: Buffer, contentType: string, maxFileBytes: 
             failure ??= payloadTooLarge('The file is larger than allowed', { max_bytes: maxFileBytes });
           });
           stream.on('close', () => done());
-          stream.on('error', (e: Error) => {
-            failure ??= e;
+          // A body cut short ends the file stream with busboy's "Unexpected end of form": the client's fault.
+          stream.on('error', () => {
+            failure ??= malformed();
             done();
           });
         }),
@@ -75,7 +78,7 @@ export function parseMultipart(body: Buffer, contentType: string, maxFileBytes: 
       });
     });
     bb.on('error', () => {
-      failure ??= badRequest('invalid_multipart', 'Malformed multipart/form-data request');
+      failure ??= malformed();
       reject(failure);
     });
     bb.on('close', () => {

@@ -38,13 +38,14 @@ interface LocalHeaderReader {
 
 type ZipSource = { buffer: Buffer } | { path: string };
 
-/** Turns anything yauzl, zlib or the file system throws into corrupt_file (ReportErrors pass through). */
+/**
+ * Turns anything yauzl, zlib, SheetJS or the file system throws into corrupt_file (ReportErrors pass
+ * through). The library's own text ("Major Version: Expected 3 or 4 saw 22937") says nothing to a
+ * seller and names our internals, so it never reaches the answer.
+ */
 export function asCorrupt(err: unknown, what = 'The zip archive'): ReportError {
   if (err instanceof ReportError) return err;
-  const detail = err instanceof Error ? err.message : String(err);
-  return new ReportError('corrupt_file', `${what} is damaged or incomplete and cannot be read (${detail}).`, {
-    reason: detail,
-  });
+  return new ReportError('corrupt_file', `${what} is damaged or incomplete and cannot be read.`);
 }
 
 /**
