@@ -45,6 +45,9 @@ type ZipSource = { buffer: Buffer } | { path: string };
  */
 export function asCorrupt(err: unknown, what = 'The zip archive'): ReportError {
   if (err instanceof ReportError) return err;
+  if (err instanceof Error && /invalid relative path|absolute path/.test(err.message)) {
+    return new ReportError('corrupt_file', `${what} holds a file whose name points outside the archive.`);
+  }
   return new ReportError('corrupt_file', `${what} is damaged or incomplete and cannot be read.`);
 }
 
