@@ -15,7 +15,11 @@ import * as fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   DEFAULT_TAX_PROFILE,
+  DEFAULT_USN_RATES,
   FIELDS,
+  USN_RATE_MAX,
+  USN_RATE_MIN,
+  VAT_RATES,
   ReportError,
   buildItems,
   commissionByCategory,
@@ -27,27 +31,25 @@ import {
   type ItemValues,
   type TaxProfile,
   type TaxSystem,
+  type VatRate,
 } from '../shared/report';
 
 class UsageError extends Error {}
-
-const DEFAULT_USN: Record<TaxSystem, number> = { usn_income: 6, usn_income_expenses: 15, none: 0 };
-const VAT_RATES = [0, 5, 7, 10, 22];
 
 /** "usn_income:6:0" → tax profile; missing parts take the system's defaults. */
 export function parseTax(text: string): TaxProfile {
   const [system, usn, vat, ...rest] = text.split(':').map((s) => s.trim());
   if (rest.length > 0) throw new UsageError(`--tax: expected system:usn_rate:vat_rate, got "${text}"`);
-  if (!(system in DEFAULT_USN))
+  if (!(system in DEFAULT_USN_RATES))
     throw new UsageError(`--tax: unknown tax system "${system}" (usn_income, usn_income_expenses, none)`);
   const tax_system = system as TaxSystem;
-  const usn_rate = usn === undefined || usn === '' ? DEFAULT_USN[tax_system] : Number(usn.replace(',', '.'));
-  if (!Number.isFinite(usn_rate) || usn_rate < 0 || usn_rate > 15)
+  const usn_rate = usn === undefined || usn === '' ? DEFAULT_USN_RATES[tax_system] : Number(usn.replace(',', '.'));
+  if (!Number.isFinite(usn_rate) || usn_rate < USN_RATE_MIN || usn_rate > USN_RATE_MAX)
     throw new UsageError(`--tax: USN rate must be 0–15, got "${usn}"`);
   const vat_rate = vat === undefined || vat === '' ? 0 : Number(vat);
-  if (!VAT_RATES.includes(vat_rate))
+  if (!(VAT_RATES as readonly number[]).includes(vat_rate))
     throw new UsageError(`--tax: VAT rate must be one of ${VAT_RATES.join(', ')}, got "${vat}"`);
-  return { tax_system, usn_rate, vat_rate };
+  return { tax_system, usn_rate, vat_rate: vat_rate as VatRate };
 }
 
 /** Cost prices file → kopecks per unit by article. Separator ';' (cost may then use a decimal comma) or ','. */

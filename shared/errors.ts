@@ -3,6 +3,7 @@
  * AppError (or a pure-domain error that `toAppError` knows); shared/http turns it into
  * `{"error": {"code", "message", "details"}}` with its status, in exactly one middleware.
  */
+import { statusOf, type CodeWithStatus, type ErrorCode } from './contract/errors';
 import { ReportError } from './report/errors';
 
 export type Details = Record<string, unknown>;
@@ -10,8 +11,8 @@ export type Details = Record<string, unknown>;
 export class AppError extends Error {
   constructor(
     readonly status: number,
-    /** Stable snake_case code the web page keys its messages on. */
-    readonly code: string,
+    /** Stable snake_case code of the catalogue (shared/contract/errors.ts) the web page keys its messages on. */
+    readonly code: ErrorCode,
     message: string,
     readonly details: Details = {},
   ) {
@@ -27,7 +28,11 @@ export interface IssueLike {
   code?: string;
 }
 
-export const badRequest = (code: string, message: string, details: Details = {}) =>
+/** An error with the usual status of its code in the catalogue. */
+export const appError = (code: ErrorCode, message: string, details: Details = {}) =>
+  new AppError(statusOf(code), code, message, details);
+
+export const badRequest = (code: CodeWithStatus<400>, message: string, details: Details = {}) =>
   new AppError(400, code, message, details);
 
 /** 400 `validation_error` carrying the zod issues (path as dotted string, message, code). */
@@ -36,21 +41,27 @@ export const validation = (issues: readonly IssueLike[], where = 'request') =>
     issues: issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message, code: i.code })),
   });
 
-export const unauthorized = (message = 'Not authenticated', code = 'unauthorized') => new AppError(401, code, message);
-export const forbidden = (message = 'Not allowed', code = 'forbidden') => new AppError(403, code, message);
-export const notFound = (message = 'Not found', code = 'not_found') => new AppError(404, code, message);
+export const unauthorized = (message = 'Not authenticated', code: CodeWithStatus<401> = 'unauthorized') =>
+  new AppError(401, code, message);
+export const forbidden = (message = 'Not allowed', code: CodeWithStatus<403> = 'forbidden') =>
+  new AppError(403, code, message);
+export const notFound = (message = 'Not found', code: CodeWithStatus<404> = 'not_found') =>
+  new AppError(404, code, message);
 export const paymentRequired = (rows: number, limits: number) =>
   new AppError(402, 'insufficient_limits', `The report has ${rows} rows but only ${limits} are left`, { rows, limits });
-export const conflict = (code: string, message: string, details: Details = {}) =>
+export const conflict = (code: CodeWithStatus<409>, message: string, details: Details = {}) =>
   new AppError(409, code, message, details);
-export const payloadTooLarge = (message = 'Payload too large', details: Details = {}, code = 'file_too_large') =>
-  new AppError(413, code, message, details);
+export const payloadTooLarge = (
+  message = 'Payload too large',
+  details: Details = {},
+  code: CodeWithStatus<413> = 'file_too_large',
+) => new AppError(413, code, message, details);
 export const unsupportedMediaType = (
   message = 'Unsupported media type',
   details: Details = {},
-  code = 'unsupported_format',
+  code: CodeWithStatus<415> = 'unsupported_format',
 ) => new AppError(415, code, message, details);
-export const unprocessable = (code: string, message: string, details: Details = {}) =>
+export const unprocessable = (code: CodeWithStatus<422>, message: string, details: Details = {}) =>
   new AppError(422, code, message, details);
 export const tooManyRequests = (message = 'Too many requests', details: Details = {}) =>
   new AppError(429, 'rate_limited', message, details);
@@ -62,6 +73,11 @@ export const internal = () => new AppError(500, 'internal_error', 'internal erro
  * this module does not import the report builder.
  */
 const DOMAIN_422 = new Set(['FieldNotCorrectableError', 'InvalidManualValueError', 'ManualValueOutOfRangeError']);
+const DOMAIN_422_CODES = [
+  'field_not_correctable',
+  'invalid_manual_value',
+  'value_out_of_range',
+] as const satisfies readonly CodeWithStatus<422>[];
 
 /**
  * THE mapper: any thrown value → an AppError. Unknown errors become a bare 500 `internal_error`
@@ -70,12 +86,14 @@ const DOMAIN_422 = new Set(['FieldNotCorrectableError', 'InvalidManualValueError
 export function toAppError(e: unknown): AppError {
   if (e instanceof AppError) return e;
   if (e instanceof ReportError) {
-    const status = e.code === 'unsupported_format' ? 415 : e.code === 'file_too_large' ? 413 : 422;
-    return new AppError(status, e.code, e.message, e.details);
+    return new AppError(statusOf(e.code), e.code, e.message, e.details);
   }
   if (e instanceof Error && DOMAIN_422.has(e.name)) {
-    const code =
-      typeof (e as { code?: unknown }).code === 'string' ? (e as unknown as { code: string }).code : 'unprocessable';
+    const own = (e as { code?: unknown }).code;
+    const code: CodeWithStatus<422> =
+      typeof own === 'string' && (DOMAIN_422_CODES as readonly string[]).includes(own)
+        ? (own as CodeWithStatus<422>)
+        : 'unprocessable';
     const details: Details = {};
     for (const k of ['field', 'value', 'min', 'max'] as const) {
       const v = (e as unknown as Record<string, unknown>)[k];

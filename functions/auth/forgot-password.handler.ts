@@ -1,13 +1,13 @@
-import { z } from 'zod';
 import { forgotPassword } from '../../shared/auth/accounts';
-import { emailSchema, http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 
-const route = { auth: 'none', body: z.object({ email: emailSchema }) } satisfies HttpOptions;
+const contract = ROUTES.forgotPassword;
+const route = fromRoute(contract);
 
 /** POST /api/auth/forgot-password → 202 whatever the address (no enumeration). */
 export async function main(req: HttpRequest<typeof route>) {
   await forgotPassword(req.body.email);
-  return json(202, { status: 'reset_sent' });
+  return reply(contract, 202, { status: 'reset_sent' });
 }
 
 export const handler = http(route, main);

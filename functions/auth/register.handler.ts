@@ -1,13 +1,13 @@
-import { z } from 'zod';
 import { register } from '../../shared/auth/accounts';
-import { emailSchema, http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 
-const route = { auth: 'none', body: z.object({ email: emailSchema }) } satisfies HttpOptions;
+const contract = ROUTES.register;
+const route = fromRoute(contract);
 
 /** POST /api/auth/register → 202 for a new and an existing address alike (no enumeration). */
 export async function main(req: HttpRequest<typeof route>) {
   await register(req.body.email);
-  return json(202, { status: 'confirmation_sent' });
+  return reply(contract, 202, { status: 'confirmation_sent' });
 }
 
 export const handler = http(route, main);

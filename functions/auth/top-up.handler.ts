@@ -1,29 +1,17 @@
-import { z } from 'zod';
-import { emailSchema, http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { notFound } from '../../shared/errors';
 import { topUp } from '../../shared/store/limits.repo';
 import { getUserByEmail, getUserById } from '../../shared/store/users.repo';
 
-const body = z
-  .object({
-    email: emailSchema.optional(),
-    user_id: z.string().min(1).max(64).optional(),
-    rows: z.number().int().positive().max(1_000_000_000),
-    idempotency_key: z.string().min(1).max(200).optional(),
-  })
-  .refine((b) => (b.email === undefined) !== (b.user_id === undefined), {
-    message: 'Give exactly one of email and user_id',
-    path: ['email'],
-  });
-
-const route = { auth: 'admin', body } satisfies HttpOptions;
+const contract = ROUTES.topUp;
+const route = fromRoute(contract);
 
 /** POST /api/auth/top-up (admin) → {user_id, limits, initial_limits}; unknown user → 404. */
 export async function main(req: HttpRequest<typeof route>) {
   const { email, user_id, rows, idempotency_key } = req.body;
   const user = email !== undefined ? await getUserByEmail(email) : await getUserById(user_id as string);
   if (!user) throw notFound('User not found');
-  return json(200, await topUp({ userId: user.id, rows, idempotencyKey: idempotency_key }));
+  return reply(contract, 200, await topUp({ userId: user.id, rows, idempotencyKey: idempotency_key }));
 }
 
 export const handler = http(route, main);

@@ -1,16 +1,9 @@
-import { z } from 'zod';
-import {
-  http,
-  json,
-  taxProfilePatchSchema,
-  taxProfileSchema,
-  type HttpOptions,
-  type HttpRequest,
-} from '../../shared/http';
+import { fromRoute, http, reply, ROUTES, taxProfileSchema, type HttpRequest } from '../../shared/http';
 import { validation } from '../../shared/errors';
 import { toPublicUser, updateTax } from '../../shared/store/users.repo';
 
-const route = { auth: 'user', body: z.object({ tax: taxProfilePatchSchema }).strict() } satisfies HttpOptions;
+const contract = ROUTES.updateMe;
+const route = fromRoute(contract);
 
 /**
  * PATCH /api/auth/me {tax} → the user with the new default tax profile. Fields not sent keep their
@@ -24,7 +17,7 @@ export async function main(req: HttpRequest<typeof route>) {
       'body',
     );
   const user = await updateTax(req.user.id, merged.data);
-  return json(200, { user: toPublicUser(user) });
+  return reply(contract, 200, { user: toPublicUser(user) });
 }
 
 export const handler = http(route, main);

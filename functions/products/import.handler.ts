@@ -1,9 +1,10 @@
 import { MAX_IMPORT_BYTES, readCatalogFile } from '../../shared/catalog/import-file';
 import { badRequest } from '../../shared/errors';
-import { http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { importProducts } from '../../shared/store/products.repo';
 
-const route = { auth: 'user', multipart: { maxFileBytes: MAX_IMPORT_BYTES } } satisfies HttpOptions;
+const contract = ROUTES.importProducts;
+const route = fromRoute(contract, { multipart: { maxFileBytes: MAX_IMPORT_BYTES } });
 
 /**
  * POST /api/products/import (multipart `file`: xlsx or csv with "Артикул"/"Артикул поставщика" and
@@ -14,7 +15,7 @@ export async function main(req: HttpRequest<typeof route>) {
   if (!req.file) throw badRequest('file_required', 'Send the file as multipart/form-data in the field "file"');
   const parsed = await readCatalogFile(req.file.buffer);
   const applied = await importProducts(req.user.id, parsed.rows);
-  return json(200, { updated: applied.updated, created: applied.created, errors: parsed.errors });
+  return reply(contract, 200, { updated: applied.updated, created: applied.created, errors: parsed.errors });
 }
 
 export const handler = http(route, main);

@@ -1,15 +1,12 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { z } from 'zod';
 import { presentProduct } from '../../shared/catalog/present';
 import { badRequest } from '../../shared/errors';
-import { http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { roublesToKopecks } from '../../shared/report/fields';
 import { MAX_ARTICLE_LENGTH, putProduct } from '../../shared/store/products.repo';
 
-const route = {
-  auth: 'user',
-  body: z.object({ cost_price: z.number().finite().min(0).max(100_000_000) }),
-} satisfies HttpOptions;
+const contract = ROUTES.putProduct;
+const route = fromRoute(contract);
 
 /**
  * The {article} path segment, percent-decoded exactly once. Read from rawPath, which stays encoded
@@ -31,7 +28,7 @@ export async function main(req: HttpRequest<typeof route>) {
   if (article === '' || article.length > MAX_ARTICLE_LENGTH)
     throw badRequest('validation_error', `The article must have 1..${MAX_ARTICLE_LENGTH} characters`);
   const { product } = await putProduct(req.user.id, article, roublesToKopecks(req.body.cost_price));
-  return json(200, presentProduct(product));
+  return reply(contract, 200, presentProduct(product));
 }
 
 export const handler = http(route, main);

@@ -1,21 +1,10 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { z } from 'zod';
 import { notFound } from '../../shared/errors';
-import { http, json, type HttpOptions, type HttpRequest, type HttpResult } from '../../shared/http';
+import { fromRoute, http, reply, ROUTES, type HttpRequest, type HttpResult } from '../../shared/http';
 import { getJob } from '../../shared/jobs/registry';
-import { MAX_COMBINE, MIN_COMBINE, presentJob, startCombine } from '../../shared/reports/combine';
+import { presentJob, startCombine } from '../../shared/reports/combine';
 
-const combineRoute = {
-  auth: 'user',
-  body: z.object({
-    report_ids: z
-      .array(z.string().min(1).max(64))
-      .min(MIN_COMBINE)
-      .max(MAX_COMBINE)
-      .refine((ids) => new Set(ids).size === ids.length, 'report_ids must be distinct'),
-    title: z.string().trim().min(1).max(200).optional(),
-  }),
-} satisfies HttpOptions;
+const combineRoute = fromRoute(ROUTES.combine);
 
 /**
  * POST /api/reports/combine {report_ids: 2..100 distinct, title?} → 202 {job_id, status, progress,
@@ -23,10 +12,10 @@ const combineRoute = {
  * COMBINE_WAIT_MS for the job.
  */
 export async function combine(req: HttpRequest<typeof combineRoute>) {
-  return json(202, presentJob(await startCombine(req.user.id, req.body.report_ids, req.body.title)));
+  return reply(ROUTES.combine, 202, presentJob(await startCombine(req.user.id, req.body.report_ids, req.body.title)));
 }
 
-const statusRoute = { auth: 'user', path: z.object({ job_id: z.string() }) } satisfies HttpOptions;
+const statusRoute = fromRoute(ROUTES.combineStatus);
 
 /** GET /api/reports/combine-status/{job_id} → {job_id, status, progress, report_id?, error?}. */
 export async function status(req: HttpRequest<typeof statusRoute>) {
@@ -37,7 +26,7 @@ export async function status(req: HttpRequest<typeof statusRoute>) {
       'job_not_found',
     );
   }
-  return json(200, presentJob(job));
+  return reply(ROUTES.combineStatus, 200, presentJob(job));
 }
 
 const combineHandler = http(combineRoute, combine);

@@ -1,8 +1,7 @@
-import { z } from 'zod';
-import { http, noContent, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { fromRoute, http, noContent, ROUTES, type HttpRequest } from '../../shared/http';
 import { removeReport } from '../../shared/reports/queries';
 
-const route = { auth: 'user', path: z.object({ id: z.string() }) } satisfies HttpOptions;
+const route = fromRoute(ROUTES.deleteReport);
 
 /** DELETE /api/reports/{id} → 204; items and the source file go, limits are not refunded. */
 export async function main(req: HttpRequest<typeof route>) {

@@ -1,8 +1,7 @@
-import { z } from 'zod';
-import { binary, http, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { binary, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { reportWorkbook } from '../../shared/reports/exports';
 
-const route = { auth: 'user', path: z.object({ id: z.string() }) } satisfies HttpOptions;
+const route = fromRoute(ROUTES.exportReport);
 
 /** GET /api/reports/{id}/export → the report as an .xlsx attachment named after its number. */
 export async function main(req: HttpRequest<typeof route>) {

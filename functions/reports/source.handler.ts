@@ -1,8 +1,7 @@
-import { z } from 'zod';
-import { binary, http, redirect, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { binary, fromRoute, http, redirect, ROUTES, type HttpRequest } from '../../shared/http';
 import { reportSource } from '../../shared/reports/exports';
 
-const route = { auth: 'user', path: z.object({ id: z.string() }) } satisfies HttpOptions;
+const route = fromRoute(ROUTES.source);
 
 /**
  * GET /api/reports/{id}/source → the stored source file as uploaded, with its original name; a big

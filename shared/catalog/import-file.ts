@@ -10,7 +10,7 @@
  * A file without the needed columns → 422 `missing_columns` naming them.
  */
 import * as XLSX from '@e965/xlsx';
-import { payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors';
+import { appError, payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors';
 import { ReportError } from '../report/errors';
 import { scanScaled } from '../report/money';
 import { resolveLimits } from '../report/read/limits';
@@ -206,7 +206,8 @@ async function assertNoZipBomb(buf: Buffer): Promise<void> {
     }
   } catch (e) {
     const code = e instanceof ReportError ? e.code : 'corrupt_file';
-    throw unprocessable(
+    // Status from the catalogue: 422 for a bomb or a broken archive (a reader's size cap would be 413).
+    throw appError(
       code,
       code === 'zip_bomb' ? 'Файл распаковывается в слишком большой объём' : 'Файл повреждён и не читается',
     );

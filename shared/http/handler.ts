@@ -19,6 +19,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { getConfig } from '../config';
+import type { RouteSpec } from '../contract/routes';
 import { badRequest, toAppError, validation } from '../errors';
 import type { UserRecord } from '../store/users.repo';
 import { authenticate, type AuthMode } from './auth';
@@ -37,6 +38,27 @@ export interface HttpOptions {
   binaryBody?: boolean;
   /** Accept multipart/form-data with a `file` field; the cap defaults to MAX_UPLOAD_BYTES. */
   multipart?: boolean | { maxFileBytes?: number };
+}
+
+/** The HttpOptions of a contract route: its auth and its input schemas, types preserved. */
+export type RouteOptions<R extends RouteSpec> = {
+  auth: R['auth'];
+  body: R extends { body: infer B extends z.ZodType } ? B : undefined;
+  query: R extends { query: infer Q extends z.ZodType } ? Q : undefined;
+  path: R extends { params: infer P extends z.ZodType } ? P : undefined;
+  multipart: R extends { multipart: true } ? true : undefined;
+};
+
+/**
+ * A route's options from the contract (shared/contract/routes.ts): the handler validates exactly the
+ * inputs the OpenAPI document describes. `extra` adds what only the server knows (a file size cap).
+ */
+export function fromRoute<R extends RouteSpec, E extends Partial<HttpOptions> = object>(
+  r: R,
+  extra?: E,
+): Omit<RouteOptions<R>, keyof E> & E {
+  const base = { auth: r.auth, body: r.body, query: r.query, path: r.params, multipart: r.multipart };
+  return { ...base, ...(extra ?? {}) } as unknown as Omit<RouteOptions<R>, keyof E> & E;
 }
 
 type Out<S, D> = S extends z.ZodType ? z.output<S> : D;

@@ -1,4 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import type { RouteSpec } from '../contract/routes';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2;
 
@@ -6,6 +8,50 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
   return { statusCode: status, headers: { 'Content-Type': JSON_TYPE, ...headers }, body: JSON.stringify(body) };
+}
+
+/** The JSON body a contract route answers with `status` (z.input: what the presenter builds). */
+export type ReplyBody<R extends RouteSpec, S extends keyof R['responses']> = R['responses'][S] extends {
+  schema: infer Z extends z.ZodType;
+}
+  ? z.input<Z>
+  : never;
+
+/**
+ * Under test (vitest, or CONTRACT_CHECK=1) every answer is parsed with its contract schema, so a
+ * presenter that drifts from the contract fails the integration suites with a 500 naming the field.
+ */
+const checkReplies = () => process.env.VITEST === 'true' || process.env.CONTRACT_CHECK === '1';
+
+/** `body` after the contract check of route `r`'s answer `status` (see checkReplies). */
+export function contractBody<R extends RouteSpec, S extends keyof R['responses'] & number>(
+  r: R,
+  status: S,
+  body: ReplyBody<R, S>,
+): ReplyBody<R, S> {
+  if (checkReplies()) {
+    const schema = (r.responses[status] as { schema?: z.ZodType } | undefined)?.schema;
+    if (!schema) throw new Error(`contract: ${r.method} ${r.path} has no JSON answer ${status}`);
+    const result = schema.safeParse(body);
+    if (!result.success)
+      throw new Error(
+        `contract: ${r.method} ${r.path} ${status} answer differs: ${result.error.issues
+          .slice(0, 5)
+          .map((i) => `${i.path.join('.')}: ${i.message}`)
+          .join('; ')}`,
+      );
+  }
+  return body;
+}
+
+/** A JSON answer of a contract route: the body's type is the route's response schema. */
+export function reply<R extends RouteSpec, S extends keyof R['responses'] & number>(
+  r: R,
+  status: S,
+  body: ReplyBody<R, S>,
+  headers: Record<string, string> = {},
+): HttpResult {
+  return json(status, contractBody(r, status, body), headers);
 }
 
 export function noContent(): HttpResult {

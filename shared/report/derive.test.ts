@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deriveValues } from './derive';
-import type { AggregateValues, TaxProfile } from './types';
+import type { AggregateValues, TaxProfile, VatRate } from './types';
 
 /** One item, kopecks. Hand-worked values for each tax profile are in the tests below. */
 const AGG: AggregateValues = {
@@ -61,7 +61,7 @@ describe('deriveValues: computed inputs', () => {
     [10, 95_455, 57_273, 338_272], // 95 454.55 → 95 455; 954 545 · 6 % = 57 272.7 → 57 273
     [22, 189_344, 51_639, 250_017], // 189 344.26 → 189 344; 860 656 · 6 % = 51 639.36 → 51 639
   ])('VAT %d %%: vat %d, usn %d, profit %d', (vatRate, vat, usn, profit) => {
-    const v = deriveValues(AGG, COST, { tax_system: 'usn_income', usn_rate: 6, vat_rate: vatRate }, {});
+    const v = deriveValues(AGG, COST, { tax_system: 'usn_income', usn_rate: 6, vat_rate: vatRate as VatRate }, {});
     expect([v.vat, v.usn, v.profit]).toEqual([vat, usn, profit]);
   });
 

@@ -6,13 +6,30 @@ export type AggregateValues = Record<AggregateField, number>;
 /** Manual corrections of one item (only correctable fields), same units as ItemValues. */
 export type ManualValues = Partial<Record<FieldName, number>>;
 
-export type TaxSystem = 'usn_income' | 'usn_income_expenses' | 'none';
+/**
+ * The tax profile's constants, defined once here (docs/METRICS.md: VAT and USN); the API contract
+ * (shared/contract/shapes.ts) and the web page's form take them from here.
+ */
+export const TAX_SYSTEMS = ['usn_income', 'usn_income_expenses', 'none'] as const;
+export type TaxSystem = (typeof TAX_SYSTEMS)[number];
+/** VAT rates a Russian simplified-tax payer can have (0 = not a VAT payer). */
+export const VAT_RATES = [0, 5, 7, 10, 22] as const;
+export type VatRate = (typeof VAT_RATES)[number];
+/** The USN rate's range, percent. */
+export const USN_RATE_MIN = 0;
+export const USN_RATE_MAX = 15;
+/** The usual USN rate of each system: what a form proposes when the system is switched. */
+export const DEFAULT_USN_RATES: Readonly<Record<TaxSystem, number>> = {
+  usn_income: 6,
+  usn_income_expenses: 15,
+  none: 0,
+};
+
 export interface TaxProfile {
   tax_system: TaxSystem;
-  /** Percent, 0–15. */
+  /** Percent, USN_RATE_MIN–USN_RATE_MAX. */
   usn_rate: number;
-  /** 0 (not a VAT payer), 5, 7, 10 or 22. */
-  vat_rate: number;
+  vat_rate: VatRate;
 }
 export const DEFAULT_TAX_PROFILE: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 

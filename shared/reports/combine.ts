@@ -9,6 +9,7 @@
  * the union of the periods, the sources' seller when they share one. No limits are charged.
  */
 import { getConfig } from '../config';
+import type { CombineJob } from '../contract/shapes';
 import { notFound } from '../errors';
 import { startJob, waitFor, type JobSnapshot, type ProgressReporter } from '../jobs/registry';
 import { combineItems, combinePeriods, combineSellers, commissionByCategory, computeTotals } from '../report';
@@ -16,8 +17,7 @@ import type { ComputedItem, ReportWarning, TaxProfile } from '../report/types';
 import type { StoredItem } from '../store/items.repo';
 import { createReport, getReport, getReportItems, newReportId, type ReportRecord } from '../store/reports.repo';
 
-export const MIN_COMBINE = 2;
-export const MAX_COMBINE = 100;
+export { MIN_COMBINE, MAX_COMBINE } from '../contract/shapes';
 
 export const reportNotFound = (details: Record<string, unknown> = {}) => {
   const e = notFound('Report not found', 'report_not_found');
@@ -135,7 +135,7 @@ export async function startCombine(userId: string, reportIds: readonly string[],
 }
 
 /** A job as the API shows it: {job_id, status, progress, report_id?, error?}. */
-export function presentJob(job: JobSnapshot) {
+export function presentJob(job: JobSnapshot): CombineJob {
   return {
     job_id: job.id,
     status: job.status,

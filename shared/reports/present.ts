@@ -4,17 +4,21 @@
  */
 import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../report/fields';
 import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../report/types';
+import type {
+  CategoryCommission as ApiCategoryCommission,
+  DroppedManualValue,
+  Item as ApiItem,
+  Report as ApiReport,
+  ReportSummary as ApiReportSummary,
+  ReportWarning as ApiReportWarning,
+  SellerRef,
+  Values as ApiValues,
+} from '../contract/shapes';
 import type { StoredItem } from '../store/items.repo';
 import type { ReportRecord } from '../store/reports.repo';
 
-/** What a report shows of its seller (a SellerRecord fits). */
-export interface SellerRef {
-  id: string;
-  number: string;
-  name: string;
-}
-
-export type ApiValues = Record<string, number | null>;
+// The answers' types are the contract's (shared/contract/shapes.ts): a presenter that drifts does not compile.
+export type { ApiCategoryCommission, ApiItem, ApiReport, ApiReportSummary, ApiValues, SellerRef };
 
 /** A value of `field` in storage units → API units (money: kopecks → roubles). */
 export function valueToApi(field: string, value: number | null | undefined): number | null {
@@ -33,17 +37,6 @@ export function valuesToApi(values: ItemValues | ManualValues): ApiValues {
   return out;
 }
 
-export interface ApiItem {
-  item_id: string;
-  article: string;
-  category: string;
-  nm_id: string;
-  brand: string;
-  computed: ApiValues;
-  manual_values: ApiValues;
-  effective: ApiValues;
-}
-
 export function presentItem(item: StoredItem): ApiItem {
   return {
     item_id: item.item_id,
@@ -55,13 +48,6 @@ export function presentItem(item: StoredItem): ApiItem {
     manual_values: valuesToApi(item.manual_values),
     effective: valuesToApi(item.effective),
   };
-}
-
-export interface ApiCategoryCommission {
-  category: string;
-  realization: number;
-  commission: number;
-  percent: number | null;
 }
 
 export function presentCommission(rows: ReadonlyArray<CategoryCommission>): ApiCategoryCommission[] {
@@ -76,7 +62,7 @@ export function presentCommission(rows: ReadonlyArray<CategoryCommission>): ApiC
 /** Money amounts inside warning details (aggregate.ts books them in kopecks). */
 const MONEY_DETAILS = new Set(['amount', 'realization', 'for_pay']);
 
-export function presentWarnings(warnings: ReadonlyArray<ReportWarning>): ReportWarning[] {
+export function presentWarnings(warnings: ReadonlyArray<ReportWarning>): ApiReportWarning[] {
   return warnings.map((w) => {
     if (!w.details) return w;
     const details: Record<string, unknown> = {};
@@ -84,23 +70,6 @@ export function presentWarnings(warnings: ReadonlyArray<ReportWarning>): ReportW
       details[k] = MONEY_DETAILS.has(k) && typeof v === 'number' ? kopecksToRoubles(v) : v;
     return { ...w, details };
   });
-}
-
-export interface ApiReportSummary {
-  id: string;
-  title: string;
-  report_number: string | null;
-  seller: SellerRef | null;
-  period_from: string | null;
-  period_to: string | null;
-  rows: number;
-  is_combined: boolean;
-  source_path: string | null;
-  source_available: boolean;
-  source_report_ids?: string[];
-  created_at: string;
-  rebuilt_at?: string;
-  totals: ApiValues;
 }
 
 export function presentReportSummary(record: ReportRecord, seller: SellerRef | null): ApiReportSummary {
@@ -122,14 +91,6 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
   };
 }
 
-export interface ApiReport extends ApiReportSummary {
-  tax_profile: ReportRecord['tax_profile'];
-  items: ApiItem[];
-  commission_by_category: ApiCategoryCommission[];
-  warnings: ReportWarning[];
-  stale: boolean;
-}
-
 export function presentReport(
   record: ReportRecord,
   items: ReadonlyArray<StoredItem>,
@@ -147,10 +108,6 @@ export function presentReport(
 }
 
 /** A dropped correction in API units (rebuild's `dropped_manual_values`). */
-export function presentDropped(d: { article: string; field: string; value: number }): {
-  article: string;
-  field: string;
-  value: number | null;
-} {
+export function presentDropped(d: { article: string; field: string; value: number }): DroppedManualValue {
   return { article: d.article, field: d.field, value: valueToApi(d.field as FieldName, d.value) };
 }

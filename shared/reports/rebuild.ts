@@ -7,6 +7,7 @@
  * a failure leaves the report as it was. Charges no limits.
  */
 import { getConfig } from '../config';
+import type { RebuildManyResult } from '../contract/shapes';
 import { AppError, conflict, toAppError } from '../errors';
 import {
   buildItems,
@@ -90,10 +91,7 @@ export async function rebuildReport(user: UserRecord, reportId: string): Promise
   }
 }
 
-export interface RebuildManyResult {
-  rebuilt: string[];
-  skipped: Array<{ id: string; reason: string }>;
-}
+export type { RebuildManyResult };
 
 /**
  * How long one rebuild-many request may keep starting rebuilds: API Gateway answers 504 after 29 s, and

@@ -3,7 +3,7 @@
  * profile of the report's seller, else the user's default; the catalog's cost prices. Both are
  * snapshot into the report; `isStale` tells whether a rebuild would take different ones now.
  */
-import { DEFAULT_TAX_PROFILE, type TaxProfile } from '../report/types';
+import { DEFAULT_TAX_PROFILE, type TaxProfile, type VatRate } from '../report/types';
 import { getCostPrices } from '../store/products.repo';
 import type { ReportRecord } from '../store/reports.repo';
 import type { StoredItem } from '../store/items.repo';
@@ -15,7 +15,7 @@ export function effectiveTaxProfile(
   seller: Pick<SellerRecord, 'tax'> | null,
 ): TaxProfile {
   const tax = seller?.tax ?? user?.tax ?? DEFAULT_TAX_PROFILE;
-  return { tax_system: tax.tax_system, usn_rate: Number(tax.usn_rate), vat_rate: Number(tax.vat_rate) };
+  return { tax_system: tax.tax_system, usn_rate: Number(tax.usn_rate), vat_rate: Number(tax.vat_rate) as VatRate };
 }
 
 export function sameTaxProfile(a: TaxProfile, b: TaxProfile): boolean {

@@ -2,6 +2,7 @@
  * Uploading a report (API.md: count-rows, upload) and the upload URL.
  */
 import { getConfig } from '../config';
+import type { RowCount as RowCountJson, UploadUrl } from '../contract/shapes';
 import { badRequest, paymentRequired } from '../errors';
 import {
   buildItems,
@@ -11,7 +12,6 @@ import {
   readReport,
   type ParsedReport,
   type ReadLimits,
-  type RowCount,
 } from '../report';
 import { log } from '../log';
 import { chargeLimits } from '../store/limits.repo';
@@ -35,13 +35,7 @@ import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
 
-export interface UploadUrlResult {
-  upload_id: string;
-  url: string;
-  method: 'PUT';
-  headers: Record<string, string>;
-  expires_in: number;
-}
+export type UploadUrlResult = UploadUrl;
 
 /**
  * A presigned PUT for `uploads/<user_id>/<upload_id>/<filename>`. Wrong extension → 415; size over
@@ -64,15 +58,8 @@ function readLimits(): Partial<ReadLimits> {
   return { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES };
 }
 
-export interface CountResult {
-  rows: number;
-  limits: number;
-  limits_after: number;
-  enough: boolean;
-  format: RowCount['format'];
-  report_number: string | null;
-  seller_number: string | null;
-}
+/** The answer of count-rows (the contract's RowCount). */
+export type CountResult = RowCountJson;
 
 /** count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing. */
 export async function countReportRows(user: UserRecord, ref: FileRef | null): Promise<CountResult> {

@@ -6,7 +6,7 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest, notFound } from '../errors';
-import type { TaxProfile } from '../report/types';
+import type { TaxProfile, VatRate } from '../report/types';
 import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, isTransactionConflict, sleep, backoff } from './dynamo-errors';
 import { SELLER_PREFIX, newId, sellerKey, sellerNumberKey } from './keys';
@@ -35,7 +35,9 @@ function fromItem(item: Record<string, unknown>): SellerRecord {
     id: String(item.id),
     number: String(item.number),
     name: String(item.name),
-    tax: tax ? { tax_system: tax.tax_system, usn_rate: Number(tax.usn_rate), vat_rate: Number(tax.vat_rate) } : null,
+    tax: tax
+      ? { tax_system: tax.tax_system, usn_rate: Number(tax.usn_rate), vat_rate: Number(tax.vat_rate) as VatRate }
+      : null,
     created_at: String(item.created_at),
     updated_at: String(item.updated_at ?? item.created_at),
   };

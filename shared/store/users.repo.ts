@@ -6,6 +6,7 @@ import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, isConditionFailed } from './dynamo-errors';
 import { emailKey, newId, normalizeEmail, usedTokenKey, userKey } from './keys';
 import { roleExists } from './roles.repo';
+import type { User } from '../contract/shapes';
 
 export interface UserRecord {
   id: string;
@@ -22,16 +23,8 @@ export interface UserRecord {
   password_changed_at?: string;
 }
 
-/** What the API shows of a user (API.md `GET /api/auth/me`). */
-export interface PublicUser {
-  id: string;
-  email: string;
-  role: string;
-  confirmed: boolean;
-  limits: number;
-  initial_limits: number;
-  tax: TaxProfile;
-}
+/** What the API shows of a user (the contract's User, `GET /api/auth/me`). */
+export type PublicUser = User;
 
 export function toPublicUser(u: UserRecord): PublicUser {
   return {

@@ -129,7 +129,7 @@ describe('upload', () => {
     const first = makeReport({ rows: 60, seed: 21 });
     await uploadOk(u.token, first);
     const [seller] = await listSellers(u.id);
-    const tax = { tax_system: 'usn_income_expenses' as const, usn_rate: 15, vat_rate: 5 };
+    const tax = { tax_system: 'usn_income_expenses' as const, usn_rate: 15, vat_rate: 5 as const };
     await updateSeller(u.id, seller.id, { tax });
     const second = await uploadOk(u.token, makeReport({ rows: 60, seed: 21 }));
     expect(second.tax_profile).toEqual(tax);

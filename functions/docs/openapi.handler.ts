@@ -1,0 +1,14 @@
+import openapi from '../../docs/openapi.json';
+import { http, json, type HttpOptions } from '../../shared/http';
+
+const route = { auth: 'none' } satisfies HttpOptions;
+
+/**
+ * GET /api/openapi.json → the OpenAPI 3.1 document of the API, as committed in docs/openapi.json
+ * (generated from shared/contract by `npm run openapi`; a unit test keeps it current).
+ */
+export async function main() {
+  return json(200, openapi, { 'Cache-Control': 'public, max-age=300' });
+}
+
+export const handler = http(route, main);

@@ -1,0 +1,127 @@
+/**
+ * The error-code catalogue: every stable code the API answers with, its HTTP status and the Russian
+ * sentence the web page shows for it. shared/errors.ts builds its errors from these codes (a code not
+ * listed here does not compile), the web page takes its messages from here, and the OpenAPI document
+ * lists them per route. A new code goes here first.
+ *
+ * A code has one status, except `source_missing`: 404 when a source file is asked for (GET source),
+ * 409 when an action needs it (rebuild). The first status is the usual one.
+ */
+import { z } from 'zod';
+
+export interface ErrorSpec {
+  readonly status: number | readonly number[];
+  /** For the user, in Russian; the page may add details (see web/src/api/errors.ts). */
+  readonly message: string;
+}
+
+export const ERRORS = {
+  // 400: the request itself
+  validation_error: { status: 400, message: 'Проверьте введённые данные.' },
+  invalid_json: { status: 400, message: 'Запрос не удалось прочитать: тело не является JSON.' },
+  invalid_multipart: { status: 400, message: 'Файл передан не полностью. Попробуйте загрузить его ещё раз.' },
+  invalid_cursor: { status: 400, message: 'Ссылка на следующую страницу устарела. Обновите список.' },
+  invalid_token: { status: 400, message: 'Ссылка недействительна или устарела. Запросите новую.' },
+  invalid_seller_number: { status: 400, message: 'Номер продавца в имени файла не распознан.' },
+  file_required: { status: 400, message: 'Выберите файл для загрузки.' },
+  // 401, 402, 403
+  unauthorized: { status: 401, message: 'Сессия истекла. Войдите снова.' },
+  invalid_credentials: { status: 401, message: 'Неверный email или пароль (или адрес ещё не подтверждён).' },
+  insufficient_limits: { status: 402, message: 'Недостаточно лимитов строк для загрузки этого отчёта.' },
+  forbidden: { status: 403, message: 'Недостаточно прав для этого действия.' },
+  // 404
+  not_found: { status: 404, message: 'Не найдено: возможно, запись уже удалена.' },
+  report_not_found: { status: 404, message: 'Отчёт не найден: возможно, он уже удалён.' },
+  item_not_found: { status: 404, message: 'Строка отчёта не найдена: возможно, отчёт пересобран или удалён.' },
+  seller_not_found: { status: 404, message: 'Продавец не найден.' },
+  upload_not_found: {
+    status: 404,
+    message: 'Загруженный файл не найден: возможно, загрузка не завершилась или устарела. Загрузите файл ещё раз.',
+  },
+  job_not_found: {
+    status: 404,
+    message: 'Задача объединения не найдена: возможно, сервер был перезапущен. Запустите объединение ещё раз.',
+  },
+  source_missing: {
+    status: [404, 409],
+    message: 'Исходный файл этого отчёта не сохранён, поэтому действие недоступно.',
+  },
+  // 409
+  email_taken: { status: 409, message: 'На этот адрес уже есть учётная запись. Войдите или восстановите пароль.' },
+  transaction_conflict: {
+    status: 409,
+    message: 'Данные изменились одновременно с вашим запросом. Попробуйте ещё раз.',
+  },
+  report_busy: { status: 409, message: 'Отчёт сейчас изменяется другим запросом. Подождите и попробуйте ещё раз.' },
+  report_rebuilt: { status: 409, message: 'Отчёт пересобран, пока вы его правили. Обновите страницу.' },
+  // 413, 415
+  file_too_large: { status: 413, message: 'Файл слишком большой.' },
+  unsupported_format: {
+    status: 415,
+    message: 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
+  },
+  // 422: a file that cannot be read (the reader's codes, shared/report/errors.ts)
+  zip_bomb: { status: 422, message: 'Архив распаковывается в слишком большой объём и не может быть обработан.' },
+  too_many_entries: { status: 422, message: 'В архиве слишком много файлов.' },
+  too_many_rows: { status: 422, message: 'В файле слишком много строк.' },
+  cell_too_long: { status: 422, message: 'В файле есть слишком длинная ячейка: похоже, это не отчёт Wildberries.' },
+  no_report_in_zip: { status: 422, message: 'В архиве нет файла отчёта (.xlsx или .xls).' },
+  missing_headers: {
+    status: 422,
+    message: 'Файл не похож на детализированный отчёт Wildberries: в нём нет нужных колонок.',
+  },
+  empty_report: { status: 422, message: 'В отчёте нет ни одной строки с данными.' },
+  corrupt_file: { status: 422, message: 'Файл повреждён или не читается.' },
+  // 422: the catalog import file
+  missing_columns: { status: 422, message: 'В файле нет нужных столбцов: «Артикул» и «Себестоимость».' },
+  empty_file: { status: 422, message: 'Файл пуст.' },
+  // 422: manual values
+  field_not_correctable: { status: 422, message: 'Это поле нельзя скорректировать вручную.' },
+  invalid_manual_value: { status: 422, message: 'Такое значение нельзя ввести в это поле.' },
+  value_out_of_range: { status: 422, message: 'Значение вне допустимого диапазона.' },
+  unprocessable: { status: 422, message: 'Запрос не может быть выполнен с такими данными.' },
+  // 429, 500
+  rate_limited: { status: 429, message: 'Слишком много запросов. Подождите немного и попробуйте снова.' },
+  internal_error: { status: 500, message: 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+type StatusesOf<C extends ErrorCode> = (typeof ERRORS)[C]['status'] extends infer S
+  ? S extends readonly number[]
+    ? S[number]
+    : S
+  : never;
+
+/** The codes that may be answered with HTTP status S (type level: `conflict('x')` needs x to allow 409). */
+export type CodeWithStatus<S extends number> = { [C in ErrorCode]: S extends StatusesOf<C> ? C : never }[ErrorCode];
+
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(ERRORS, code);
+}
+
+/** Every status a code may have, the usual one first. */
+export function statusesOf(code: ErrorCode): readonly number[] {
+  const s: number | readonly number[] = ERRORS[code].status;
+  return typeof s === 'number' ? [s] : s;
+}
+
+/** The usual status of a code. */
+export function statusOf(code: ErrorCode): number {
+  return statusesOf(code)[0];
+}
+
+/** `{"error": {"code", "message", "details"}}`: every non-2xx JSON answer of the API. */
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.string().describe('A stable code of the catalogue'),
+      message: z.string().describe('For developers, usually English; the page shows its own Russian text'),
+      details: z.record(z.string(), z.unknown()),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;

@@ -1,0 +1,444 @@
+/**
+ * The route table: every HTTP route of the API with its method, path, who may call it, its inputs,
+ * its answers and the error codes it may answer with. Handlers take their input schemas from here
+ * (shared/http `fromRoute`), the web client calls routes by their key, serverless.yml declares each
+ * route on the function named in `fn` (a unit test holds them together), and docs/openapi.json is
+ * generated from this table (openapi.ts).
+ */
+import { z } from 'zod';
+import type { ErrorCode } from './errors';
+import * as s from './shapes';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Auth = 'none' | 'user' | 'admin';
+
+export interface ResponseSpec {
+  description: string;
+  /** JSON body schema; absent for empty or binary bodies. */
+  schema?: z.ZodType;
+  /** For non-JSON bodies (files). */
+  contentType?: string;
+}
+
+export interface RouteSpec {
+  /** The serverless.yml function serving the route. */
+  fn: string;
+  method: Method;
+  /** The path as API Gateway declares it, `{name}` for parameters. */
+  path: string;
+  auth: Auth;
+  tag: 'auth' | 'reports' | 'catalog' | 'docs';
+  summary: string;
+  description?: string;
+  /** JSON body; for multipart routes, the text fields of the form. */
+  body?: z.ZodType;
+  query?: z.ZodType;
+  params?: z.ZodType;
+  /** Accepts multipart/form-data with a `file` field (besides, or instead of, the JSON body). */
+  multipart?: boolean;
+  /** The body is optional (an empty body is read as `{}`). */
+  bodyOptional?: boolean;
+  responses: Readonly<Record<number, ResponseSpec>>;
+  /** Error codes of this route besides the ones every route of its kind may answer (see implicitErrors). */
+  errors: readonly ErrorCode[];
+}
+
+const route = <const R extends RouteSpec>(r: R): R => r;
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const XLS = 'application/vnd.ms-excel';
+
+/** What the reader refuses a file with (shared/report/errors.ts), besides 413 and 415. */
+const READER_ERRORS = [
+  'zip_bomb',
+  'too_many_entries',
+  'too_many_rows',
+  'cell_too_long',
+  'no_report_in_zip',
+  'missing_headers',
+  'empty_report',
+  'corrupt_file',
+] as const satisfies readonly ErrorCode[];
+
+const FILE_INPUT_ERRORS = [
+  'invalid_multipart',
+  'upload_not_found',
+  'file_too_large',
+  'unsupported_format',
+  ...READER_ERRORS,
+] as const satisfies readonly ErrorCode[];
+
+export const ROUTES = {
+  // --- auth ---
+  register: route({
+    fn: 'authRegister',
+    method: 'POST',
+    path: '/api/auth/register',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Register an email; a confirmation link is mailed',
+    description: 'Answers the same for a new and an existing address (no enumeration).',
+    body: z.object({ email: s.emailSchema }),
+    responses: { 202: { description: 'The mail is on its way', schema: s.statusReplySchema('confirmation_sent') } },
+    errors: [],
+  }),
+  confirm: route({
+    fn: 'authConfirm',
+    method: 'GET',
+    path: '/api/auth/confirm',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Confirm the address from the mailed link; the password is mailed',
+    query: z.object({ token: z.string().max(4096).optional() }),
+    responses: { 200: { description: 'Confirmed (or confirmed before)', schema: s.confirmResultSchema } },
+    errors: ['invalid_token'],
+  }),
+  login: route({
+    fn: 'authLogin',
+    method: 'POST',
+    path: '/api/auth/login',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Sign in: a bearer token and the user',
+    body: z.object({ email: s.emailSchema, password: z.string().min(1).max(200) }),
+    responses: { 200: { description: 'Signed in', schema: s.loginResultSchema } },
+    errors: ['invalid_credentials'],
+  }),
+  me: route({
+    fn: 'authMe',
+    method: 'GET',
+    path: '/api/auth/me',
+    auth: 'user',
+    tag: 'auth',
+    summary: 'The caller',
+    responses: { 200: { description: 'The caller', schema: s.userReplySchema } },
+    errors: [],
+  }),
+  updateMe: route({
+    fn: 'authUpdateMe',
+    method: 'PATCH',
+    path: '/api/auth/me',
+    auth: 'user',
+    tag: 'auth',
+    summary: 'Change the default tax profile (fields not sent keep their value)',
+    body: z.object({ tax: s.taxProfilePatchSchema }).strict(),
+    responses: { 200: { description: 'The user with the new profile', schema: s.userReplySchema } },
+    errors: [],
+  }),
+  forgotPassword: route({
+    fn: 'authForgotPassword',
+    method: 'POST',
+    path: '/api/auth/forgot-password',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Mail a password reset link',
+    description: 'Answers the same whatever the address (no enumeration).',
+    body: z.object({ email: s.emailSchema }),
+    responses: { 202: { description: 'Accepted', schema: s.statusReplySchema('reset_sent') } },
+    errors: [],
+  }),
+  limitHistory: route({
+    fn: 'authLimitHistory',
+    method: 'GET',
+    path: '/api/auth/limit-history',
+    auth: 'user',
+    tag: 'auth',
+    summary: 'The caller’s limit changes, newest first',
+    query: s.cursorQuerySchema,
+    responses: { 200: { description: 'A page', schema: s.limitHistoryPageSchema } },
+    errors: ['invalid_cursor'],
+  }),
+  topUp: route({
+    fn: 'authTopUp',
+    method: 'POST',
+    path: '/api/auth/top-up',
+    auth: 'admin',
+    tag: 'auth',
+    summary: 'Add limits to a user (operators only)',
+    description: 'A repeated idempotency_key returns the first result and changes nothing.',
+    body: s.topUpBodySchema,
+    responses: { 200: { description: 'The new balance', schema: s.topUpResultSchema } },
+    errors: ['not_found', 'transaction_conflict'],
+  }),
+
+  // --- reports ---
+  uploadUrl: route({
+    fn: 'reportsUploadUrl',
+    method: 'POST',
+    path: '/api/reports/upload-url',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'A presigned PUT for a big report file',
+    body: s.uploadUrlBodySchema,
+    responses: { 200: { description: 'Where to PUT the file', schema: s.uploadUrlSchema } },
+    errors: ['unsupported_format', 'file_too_large'],
+  }),
+  countRows: route({
+    fn: 'reportsCountRows',
+    method: 'POST',
+    path: '/api/reports/count-rows',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'How many rows an upload would charge (charges nothing)',
+    description: 'JSON {upload_id} of a presigned upload, or multipart/form-data with the file in `file`.',
+    body: s.uploadRefBodySchema,
+    multipart: true,
+    responses: { 200: { description: 'Rows against the caller’s limits', schema: s.rowCountSchema } },
+    errors: FILE_INPUT_ERRORS,
+  }),
+  upload: route({
+    fn: 'reportsUpload',
+    method: 'POST',
+    path: '/api/reports/upload',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'Upload a WB report: build it and charge its rows',
+    description:
+      'JSON {upload_id} of a presigned upload, or multipart/form-data with the file in `file`. Big answers are gzip-encoded when the client accepts gzip.',
+    body: s.uploadRefBodySchema,
+    multipart: true,
+    responses: { 201: { description: 'The report with its items', schema: s.reportReplySchema } },
+    errors: [...FILE_INPUT_ERRORS, 'insufficient_limits', 'invalid_seller_number', 'transaction_conflict'],
+  }),
+  listReports: route({
+    fn: 'reportsList',
+    method: 'GET',
+    path: '/api/reports',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'The caller’s reports, newest first',
+    query: s.reportListQuerySchema,
+    responses: { 200: { description: 'A page of summaries', schema: s.reportPageSchema } },
+    errors: ['invalid_cursor'],
+  }),
+  getReport: route({
+    fn: 'reportsGet',
+    method: 'GET',
+    path: '/api/reports/{id}',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'One report with its items',
+    params: s.idPath,
+    responses: { 200: { description: 'The report', schema: s.reportReplySchema } },
+    errors: ['report_not_found'],
+  }),
+  deleteReport: route({
+    fn: 'reportsDelete',
+    method: 'DELETE',
+    path: '/api/reports/{id}',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'Delete a report, its items and its source file (limits are not refunded)',
+    params: s.idPath,
+    responses: { 204: { description: 'Deleted' } },
+    errors: ['report_not_found'],
+  }),
+  manualValue: route({
+    fn: 'reportsManualValue',
+    method: 'PUT',
+    path: '/api/reports/items/{item_id}/manual-value',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'Correct one value of an item by hand (null removes the correction)',
+    params: z.object({ item_id: z.string() }),
+    body: s.manualValueBodySchema,
+    responses: { 200: { description: 'The item and the report’s new totals', schema: s.manualValueResultSchema } },
+    errors: [
+      'item_not_found',
+      'field_not_correctable',
+      'invalid_manual_value',
+      'value_out_of_range',
+      'report_rebuilt',
+      'report_busy',
+    ],
+  }),
+  rebuildOne: route({
+    fn: 'reportsRebuildOne',
+    method: 'POST',
+    path: '/api/reports/{id}/rebuild',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'Rebuild a report from its stored source (corrections re-applied by article)',
+    params: s.idPath,
+    responses: { 200: { description: 'The rebuilt report', schema: s.rebuildResultSchema } },
+    errors: ['report_not_found', 'source_missing', 'report_busy', ...READER_ERRORS],
+  }),
+  rebuildMany: route({
+    fn: 'reportsRebuildMany',
+    method: 'POST',
+    path: '/api/reports/rebuild',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'Rebuild several reports (without ids: every report with a source)',
+    body: s.rebuildManyBodySchema,
+    bodyOptional: true,
+    responses: { 200: { description: 'What was rebuilt and what was skipped', schema: s.rebuildManyResultSchema } },
+    errors: [],
+  }),
+  exportReport: route({
+    fn: 'reportsExport',
+    method: 'GET',
+    path: '/api/reports/{id}/export',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'The report as an .xlsx file',
+    params: s.idPath,
+    responses: { 200: { description: 'The workbook (attachment)', contentType: XLSX } },
+    errors: ['report_not_found'],
+  }),
+  source: route({
+    fn: 'reportsSource',
+    method: 'GET',
+    path: '/api/reports/{id}/source',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'The stored source file as uploaded',
+    params: s.idPath,
+    responses: {
+      200: { description: 'The file (attachment, original name)', contentType: 'application/octet-stream' },
+      302: { description: 'A big file: Location is a presigned GET valid 5 minutes' },
+    },
+    errors: ['report_not_found', 'source_missing'],
+  }),
+  summaryExport: route({
+    fn: 'reportsSummaryExport',
+    method: 'POST',
+    path: '/api/reports/summary-export',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'Several reports as the legacy .xls summary',
+    body: s.summaryExportBodySchema,
+    responses: { 200: { description: 'The workbook (attachment)', contentType: XLS } },
+    errors: ['report_not_found'],
+  }),
+  combine: route({
+    fn: 'reportsCombine',
+    method: 'POST',
+    path: '/api/reports/combine',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'Combine reports into a new one (a job; usually done at once)',
+    body: s.combineBodySchema,
+    responses: { 202: { description: 'The job', schema: s.combineJobSchema } },
+    errors: ['report_not_found'],
+  }),
+  combineStatus: route({
+    fn: 'reportsCombine',
+    method: 'GET',
+    path: '/api/reports/combine-status/{job_id}',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'A combine job',
+    params: z.object({ job_id: z.string() }),
+    responses: { 200: { description: 'The job', schema: s.combineJobSchema } },
+    errors: ['job_not_found'],
+  }),
+
+  // --- catalog and sellers ---
+  listProducts: route({
+    fn: 'productsList',
+    method: 'GET',
+    path: '/api/products',
+    auth: 'user',
+    tag: 'catalog',
+    summary: 'The caller’s products (cost prices), by article',
+    query: s.productListQuerySchema,
+    responses: { 200: { description: 'A page', schema: s.productPageSchema } },
+    errors: ['invalid_cursor'],
+  }),
+  putProduct: route({
+    fn: 'productsPut',
+    method: 'PUT',
+    path: '/api/products/{article}',
+    auth: 'user',
+    tag: 'catalog',
+    summary: 'Set a product’s cost price (roubles); created when missing',
+    description: 'The article is percent-encoded in the path.',
+    params: z.object({ article: z.string() }),
+    body: s.productPutBodySchema,
+    responses: { 200: { description: 'The product', schema: s.productSchema } },
+    errors: [],
+  }),
+  importProducts: route({
+    fn: 'productsImport',
+    method: 'POST',
+    path: '/api/products/import',
+    auth: 'user',
+    tag: 'catalog',
+    summary: 'Import cost prices from an .xlsx or .csv file (columns Артикул, Себестоимость)',
+    description: 'Good rows are applied even when others fail; the failed ones are listed.',
+    multipart: true,
+    responses: { 200: { description: 'What was applied', schema: s.importResultSchema } },
+    errors: [
+      'file_required',
+      'invalid_multipart',
+      'file_too_large',
+      'unsupported_format',
+      'missing_columns',
+      'too_many_rows',
+      'corrupt_file',
+      'empty_file',
+      'zip_bomb',
+    ],
+  }),
+  listSellers: route({
+    fn: 'sellersList',
+    method: 'GET',
+    path: '/api/sellers',
+    auth: 'user',
+    tag: 'catalog',
+    summary: 'The caller’s sellers (found in uploaded file names)',
+    responses: { 200: { description: 'Every seller', schema: s.sellerListSchema } },
+    errors: [],
+  }),
+  updateSeller: route({
+    fn: 'sellersUpdate',
+    method: 'PATCH',
+    path: '/api/sellers/{id}',
+    auth: 'user',
+    tag: 'catalog',
+    summary: 'Rename a seller or set its own tax profile (null: the user’s default applies)',
+    params: s.idPath,
+    body: s.sellerPatchBodySchema,
+    responses: { 200: { description: 'The seller', schema: s.sellerSchema } },
+    errors: ['seller_not_found'],
+  }),
+
+  // --- docs ---
+  openapi: route({
+    fn: 'apiOpenapi',
+    method: 'GET',
+    path: '/api/openapi.json',
+    auth: 'none',
+    tag: 'docs',
+    summary: 'This document (OpenAPI 3.1)',
+    responses: { 200: { description: 'The OpenAPI document', contentType: 'application/json' } },
+    errors: [],
+  }),
+} as const;
+
+export type Routes = typeof ROUTES;
+export type RouteKey = keyof Routes;
+
+/** The error codes any route of this kind may answer, besides its own list. */
+export function implicitErrors(r: RouteSpec): ErrorCode[] {
+  const out: ErrorCode[] = [];
+  if (r.body || r.query || r.params || r.multipart) out.push('validation_error');
+  if (r.body) out.push('invalid_json');
+  if (r.auth !== 'none') out.push('unauthorized');
+  if (r.auth === 'admin') out.push('forbidden');
+  out.push('internal_error');
+  return out;
+}
+
+/** Every error code a route may answer with. */
+export function errorsOf(r: RouteSpec): ErrorCode[] {
+  return [...new Set<ErrorCode>([...r.errors, ...implicitErrors(r)])];
+}
+
+/** The schema of a route's JSON answer with `status`. */
+export type ResponseOf<K extends RouteKey, S extends keyof Routes[K]['responses']> = Routes[K]['responses'][S] extends {
+  schema: infer Z extends z.ZodType;
+}
+  ? z.infer<Z>
+  : never;

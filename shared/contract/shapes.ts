@@ -1,0 +1,298 @@
+/**
+ * zod schemas of every JSON the API takes and gives (docs: the route table in routes.ts). Money is
+ * roubles with 2 decimals here, as in JSON; counts and percents as they are. Server presenters return
+ * `z.infer` of these; the web page's types are `z.infer` of these; docs/openapi.json is generated from
+ * them. Schemas with an `id` become named components of the OpenAPI document.
+ */
+import { z } from 'zod';
+import { TAX_SYSTEMS, USN_RATE_MAX, USN_RATE_MIN, VAT_RATES } from '../report/types';
+
+// --- Tax profile (docs/METRICS.md: VAT and USN) ---
+
+export { TAX_SYSTEMS, VAT_RATES, USN_RATE_MIN, USN_RATE_MAX, DEFAULT_USN_RATES } from '../report/types';
+
+export const taxSystemSchema = z.enum(TAX_SYSTEMS);
+
+export const taxProfileSchema = z
+  .object({
+    tax_system: taxSystemSchema,
+    usn_rate: z.number().min(USN_RATE_MIN).max(USN_RATE_MAX).describe('Percent'),
+    vat_rate: z.literal(VAT_RATES).describe('Percent; 0 = not a VAT payer'),
+  })
+  .meta({ id: 'TaxProfile' });
+
+/** The same fields, each optional: a PATCH merges them over the stored profile. */
+export const taxProfilePatchSchema = taxProfileSchema.partial().strict();
+
+// --- Common inputs ---
+
+/** An email address, trimmed and lower-cased before validation (accounts are keyed by it). */
+export const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email());
+
+/** An opaque pagination cursor from a previous page. */
+export const cursorQuerySchema = z.object({ cursor: z.string().min(1).max(600).optional() });
+
+const idPath = z.object({ id: z.string() });
+
+const distinctIds = (min: number, max: number) =>
+  z
+    .array(z.string().min(1).max(64))
+    .min(min)
+    .max(max)
+    .refine((ids) => new Set(ids).size === ids.length, 'report_ids must be distinct');
+
+export const page = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), next_cursor: z.string().nullable().describe('null on the last page') });
+
+// --- Auth ---
+
+export const statusReplySchema = <S extends string>(status: S) => z.object({ status: z.literal(status) });
+
+export const confirmResultSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('confirmed'), email: z.string() }),
+  z.object({ status: z.literal('already_confirmed') }),
+]);
+
+export const userSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    role: z.string(),
+    confirmed: z.boolean(),
+    limits: z.number().int().describe('Report rows left'),
+    initial_limits: z.number().int().describe('Limits after the last top-up (or at registration)'),
+    tax: taxProfileSchema,
+  })
+  .meta({ id: 'User' });
+
+export const userReplySchema = z.object({ user: userSchema });
+export const loginResultSchema = z.object({ token: z.string(), user: userSchema });
+
+export const limitOperationSchema = z.enum(['expense', 'topup', 'refund']);
+export const limitHistoryEntrySchema = z
+  .object({
+    id: z.string(),
+    operation: limitOperationSchema,
+    rows: z.number().int(),
+    limits_after: z.number().int(),
+    report_id: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'LimitHistoryEntry' });
+export const limitHistoryPageSchema = page(limitHistoryEntrySchema);
+
+export const topUpBodySchema = z
+  .object({
+    email: emailSchema.optional(),
+    user_id: z.string().min(1).max(64).optional(),
+    rows: z.number().int().positive().max(1_000_000_000),
+    idempotency_key: z.string().min(1).max(200).optional(),
+  })
+  .refine((b) => (b.email === undefined) !== (b.user_id === undefined), {
+    message: 'Give exactly one of email and user_id',
+    path: ['email'],
+  });
+export const topUpResultSchema = z.object({
+  user_id: z.string(),
+  limits: z.number().int(),
+  initial_limits: z.number().int(),
+});
+
+// --- Reports ---
+
+/** Per-item (or totals) values keyed by field name (docs/METRICS.md); null where undefined (margin without realization). */
+export const valuesSchema = z.record(z.string(), z.number().nullable()).meta({ id: 'Values' });
+
+export const sellerRefSchema = z
+  .object({ id: z.string(), number: z.string(), name: z.string() })
+  .meta({ id: 'SellerRef' });
+
+export const reportSummarySchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    report_number: z.string().nullable(),
+    seller: sellerRefSchema.nullable(),
+    period_from: z.string().nullable(),
+    period_to: z.string().nullable(),
+    rows: z.number().int(),
+    is_combined: z.boolean(),
+    source_path: z.string().nullable(),
+    source_available: z.boolean(),
+    source_report_ids: z.array(z.string()).optional().describe('Combined reports only'),
+    created_at: z.string(),
+    rebuilt_at: z.string().optional().describe('Absent until the report is rebuilt'),
+    totals: valuesSchema,
+  })
+  .meta({ id: 'ReportSummary' });
+export const reportPageSchema = page(reportSummarySchema);
+
+export const itemSchema = z
+  .object({
+    item_id: z.string(),
+    article: z.string(),
+    category: z.string(),
+    nm_id: z.string(),
+    brand: z.string(),
+    computed: valuesSchema,
+    manual_values: valuesSchema,
+    effective: valuesSchema,
+  })
+  .meta({ id: 'Item' });
+
+export const categoryCommissionSchema = z
+  .object({
+    category: z.string(),
+    realization: z.number(),
+    commission: z.number(),
+    percent: z.number().nullable(),
+  })
+  .meta({ id: 'CategoryCommission' });
+
+export const reportWarningSchema = z
+  .object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() })
+  .meta({ id: 'ReportWarning' });
+
+export const reportSchema = reportSummarySchema
+  .extend({
+    tax_profile: taxProfileSchema,
+    items: z.array(itemSchema),
+    commission_by_category: z.array(categoryCommissionSchema),
+    warnings: z.array(reportWarningSchema),
+    stale: z.boolean().describe('A rebuild would change the numbers (cost prices or tax profile changed)'),
+  })
+  .meta({ id: 'Report' });
+export const reportReplySchema = z.object({ report: reportSchema });
+
+export const uploadUrlBodySchema = z.object({
+  filename: z.string().min(1).max(1000),
+  size: z.number().int().nonnegative(),
+});
+export const uploadUrlSchema = z.object({
+  upload_id: z.string(),
+  url: z.string(),
+  method: z.literal('PUT'),
+  headers: z.record(z.string(), z.string()),
+  expires_in: z.number().int().describe('Seconds'),
+});
+
+/** JSON `{upload_id}` of a presigned upload; a multipart request sends the `file` field instead. */
+export const uploadRefBodySchema = z.object({ upload_id: z.string().max(200).optional() });
+
+export const reportFormatSchema = z.enum(['zip', 'xlsx', 'xls']);
+export const rowCountSchema = z.object({
+  rows: z.number().int(),
+  limits: z.number().int(),
+  limits_after: z.number().int(),
+  enough: z.boolean(),
+  format: reportFormatSchema,
+  report_number: z.string().nullable(),
+  seller_number: z.string().nullable(),
+});
+
+export const reportListQuerySchema = z.object({
+  seller_id: z.string().min(1).max(64).optional(),
+  cursor: z.string().min(1).max(600).optional(),
+});
+
+export const manualValueBodySchema = z.object({
+  field: z.string().min(1).max(100),
+  value: z.number().nullable().describe('In the field’s unit (money: roubles); null removes the correction'),
+});
+export const manualValueResultSchema = z.object({ item: itemSchema, totals: valuesSchema });
+
+export const droppedManualValueSchema = z.object({
+  article: z.string(),
+  field: z.string(),
+  value: z.number().nullable(),
+});
+export const rebuildResultSchema = z.object({
+  report: reportSchema,
+  dropped_manual_values: z.array(droppedManualValueSchema),
+});
+
+export const rebuildManyBodySchema = z.object({ report_ids: z.array(z.string().max(200)).max(1000).optional() });
+export const rebuildManyResultSchema = z.object({
+  rebuilt: z.array(z.string()),
+  skipped: z.array(
+    z.object({
+      id: z.string(),
+      reason: z
+        .string()
+        .describe('not_found, source_missing, time_limit (send the id again), a reader error code, or internal_error'),
+    }),
+  ),
+});
+
+export const MIN_COMBINE = 2;
+export const MAX_COMBINE = 100;
+export const combineBodySchema = z.object({
+  report_ids: distinctIds(MIN_COMBINE, MAX_COMBINE),
+  title: z.string().trim().min(1).max(200).optional(),
+});
+export const jobStatusSchema = z.enum(['queued', 'running', 'done', 'failed']);
+export const combineJobSchema = z
+  .object({
+    job_id: z.string(),
+    status: jobStatusSchema,
+    progress: z.object({ done: z.number().int(), total: z.number().int() }),
+    report_id: z.string().optional().describe('When done'),
+    error: z.object({ code: z.string(), message: z.string() }).optional().describe('When failed'),
+  })
+  .meta({ id: 'CombineJob' });
+
+export const summaryExportBodySchema = z.object({ report_ids: distinctIds(1, 100) });
+
+// --- Catalog and sellers ---
+
+export const productSchema = z
+  .object({ article: z.string(), cost_price: z.number().describe('Roubles per unit'), updated_at: z.string() })
+  .meta({ id: 'Product' });
+export const productPageSchema = page(productSchema);
+export const productListQuerySchema = z.object({
+  search: z.string().max(300).optional(),
+  cursor: z.string().min(1).max(1500).optional(),
+});
+export const productPutBodySchema = z.object({ cost_price: z.number().finite().min(0).max(100_000_000) });
+export const importResultSchema = z.object({
+  updated: z.number().int(),
+  created: z.number().int(),
+  errors: z.array(z.object({ row: z.number().int().describe('1-based row of the file'), message: z.string() })),
+});
+
+export const sellerSchema = sellerRefSchema.extend({ tax: taxProfileSchema.nullable() }).meta({ id: 'Seller' });
+export const sellerListSchema = z.object({ items: z.array(sellerSchema) });
+export const sellerPatchBodySchema = z
+  .object({ name: z.string().trim().min(1).max(200).optional(), tax: taxProfileSchema.nullable().optional() })
+  .strict();
+
+export { idPath };
+
+// --- Types (z.infer: the same on the server and in the web page) ---
+
+export type TaxSystem = z.infer<typeof taxSystemSchema>;
+export type TaxProfile = z.infer<typeof taxProfileSchema>;
+export type User = z.infer<typeof userSchema>;
+export type LoginResult = z.infer<typeof loginResultSchema>;
+export type ConfirmResult = z.infer<typeof confirmResultSchema>;
+export type LimitHistoryEntry = z.infer<typeof limitHistoryEntrySchema>;
+export type TopUpResult = z.infer<typeof topUpResultSchema>;
+export type Values = z.infer<typeof valuesSchema>;
+export type SellerRef = z.infer<typeof sellerRefSchema>;
+export type ReportSummary = z.infer<typeof reportSummarySchema>;
+export type Item = z.infer<typeof itemSchema>;
+export type CategoryCommission = z.infer<typeof categoryCommissionSchema>;
+export type ReportWarning = z.infer<typeof reportWarningSchema>;
+export type Report = z.infer<typeof reportSchema>;
+export type UploadUrl = z.infer<typeof uploadUrlSchema>;
+export type RowCount = z.infer<typeof rowCountSchema>;
+export type ManualValueResult = z.infer<typeof manualValueResultSchema>;
+export type DroppedManualValue = z.infer<typeof droppedManualValueSchema>;
+export type RebuildResult = z.infer<typeof rebuildResultSchema>;
+export type RebuildManyResult = z.infer<typeof rebuildManyResultSchema>;
+export type JobStatus = z.infer<typeof jobStatusSchema>;
+export type CombineJob = z.infer<typeof combineJobSchema>;
+export type Product = z.infer<typeof productSchema>;
+export type ImportResult = z.infer<typeof importResultSchema>;
+export type Seller = z.infer<typeof sellerSchema>;
+export type Page<T> = { items: T[]; next_cursor: string | null };
