@@ -121,7 +121,20 @@ describe('session handling', () => {
   });
 
   it('stores the token and email after a successful sign-in and opens the reports', async () => {
-    mockFetch(() => json(200, { token: 'jwt-new', user: { id: 'u1', email: 'seller@example.ru' } }));
+    mockFetch(() =>
+      json(200, {
+        token: 'jwt-new',
+        user: {
+          id: 'u1',
+          email: 'seller@example.ru',
+          role: 'seller',
+          confirmed: true,
+          limits: 10_000,
+          initial_limits: 10_000,
+          tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+        },
+      }),
+    );
     renderLogin();
     fireEvent.change(screen.getByLabelText('Email'), { target: { value: ' seller@example.ru ' } });
     fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'Secret-pass-42' } });
@@ -253,7 +266,17 @@ describe('request details', () => {
 
   it('sends the manual value in roubles as JSON to the item route', async () => {
     window.localStorage.setItem(TOKEN_KEY, 'jwt');
-    mockFetch(() => json(200, { item: {}, totals: {} }));
+    const item = {
+      item_id: 'item/7',
+      article: 'A-1',
+      category: 'Платья',
+      nm_id: '1',
+      brand: 'B',
+      computed: { realization: 1000 },
+      manual_values: { realization: 1500.5 },
+      effective: { realization: 1500.5 },
+    };
+    mockFetch(() => json(200, { item, totals: { realization: 1500.5 } }));
     await api.setManualValue('item/7', 'realization', 1500.5);
     const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
     expect(url).toBe('/api/reports/items/item%2F7/manual-value');

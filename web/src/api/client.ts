@@ -1,23 +1,10 @@
-// The only way the page talks to the backend: the HTTP contract of shared/docs/API.md.
+// The only way the page talks to the backend: the routes of the contract (shared/contract/routes.ts,
+// docs/openapi.json). Answers are typed by the contract's schemas and, in development and tests,
+// checked against them, so a drift between server and page shows at once.
+import type { z } from 'zod';
 import { ApiError, apiErrorFrom, networkError, type ApiErrorBody } from './errors';
+import { ROUTES, type RouteKey, type Routes, type TaxProfile, type UploadUrl } from './contract';
 import { endSessionAndReload, getToken } from './session';
-import type {
-  CombineJob,
-  ImportResult,
-  LimitHistoryEntry,
-  LoginResponse,
-  ManualValueResult,
-  Page,
-  Product,
-  RebuildResult,
-  ReportDetail,
-  ReportSummary,
-  RowCountResult,
-  Seller,
-  TaxProfile,
-  UploadUrl,
-  User,
-} from './types';
 
 /**
  * Where the API lives. Relative `/api` by default (the dev server proxies it; a same-origin deployment
@@ -99,8 +86,70 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   try {
     return (await response.json()) as T;
   } catch {
-    throw new ApiError(response.status, 'bad_response', 'Сервер ответил неожиданно. Попробуйте ещё раз.');
+    throw badResponse(response.status);
   }
+}
+
+const badResponse = (status: number) =>
+  new ApiError(status, 'bad_response', 'Сервер ответил неожиданно. Попробуйте ещё раз.');
+
+type Responses<K extends RouteKey> = Routes[K]['responses'];
+type SchemaOf<R> = R extends { schema: infer Z extends z.ZodType } ? Z : never;
+/** The JSON a route answers with on success (z.infer of its contract schema). */
+export type Answer<K extends RouteKey> = z.infer<SchemaOf<Responses<K>[keyof Responses<K>]>>;
+/** What a route takes as its JSON body (z.input of its contract schema). */
+export type BodyOf<K extends RouteKey> = Routes[K] extends { body: infer B extends z.ZodType } ? z.input<B> : never;
+type ParamsOf<K extends RouteKey> = Routes[K] extends { params: infer P extends z.ZodType } ? z.input<P> : never;
+
+/** Development and tests check every answer against the contract; a production build trusts it. */
+const CHECK_ANSWERS = import.meta.env.DEV || import.meta.env.MODE === 'test';
+
+/** The path of a contract route below API_BASE, its `{name}` parameters percent-encoded. */
+export function routePath<K extends RouteKey>(key: K, params?: ParamsOf<K>): string {
+  const values = (params ?? {}) as Record<string, string>;
+  return ROUTES[key].path
+    .replace(/^\/api(?=\/|$)/, '')
+    .replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
+}
+
+/** The answer of `key` checked against its contract schema (in development and tests). */
+export function checkAnswer<K extends RouteKey>(key: K, status: number, body: unknown): Answer<K> {
+  if (!CHECK_ANSWERS) return body as Answer<K>;
+  const spec = (ROUTES[key].responses as Record<number, { schema?: z.ZodType }>)[status];
+  if (!spec?.schema) return body as Answer<K>;
+  const result = spec.schema.safeParse(body);
+  if (result.success) return result.data as Answer<K>;
+  console.error(`Answer of ${key} differs from the contract`, result.error.issues);
+  throw badResponse(status);
+}
+
+interface CallOptions<K extends RouteKey> {
+  params?: ParamsOf<K>;
+  body?: BodyOf<K>;
+  form?: FormData;
+  query?: RequestOptions['query'];
+  signal?: AbortSignal;
+}
+
+/** Calls a contract route: method, path and auth from the route table; the answer typed and checked. */
+export async function call<K extends RouteKey>(key: K, options: CallOptions<K> = {}): Promise<Answer<K>> {
+  const route = ROUTES[key];
+  const response = await send(routePath(key, options.params), {
+    method: route.method,
+    body: options.body,
+    form: options.form,
+    query: options.query,
+    signal: options.signal,
+    auth: route.auth !== 'none',
+  });
+  if (response.status === 204) return undefined as Answer<K>;
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    throw badResponse(response.status);
+  }
+  return checkAnswer(key, response.status, body);
 }
 
 /** RFC 6266 file name: filename*=UTF-8''… first (Cyrillic names), then filename="…". */
@@ -214,65 +263,45 @@ export function putFileWithProgress(
   });
 }
 
-const enc = encodeURIComponent;
-
 export const api = {
   // Auth
-  register: (email: string) =>
-    request<{ status: string }>('/auth/register', { method: 'POST', body: { email }, auth: false }),
-  confirm: (token: string) =>
-    request<{ status: 'confirmed' | 'already_confirmed'; email?: string }>('/auth/confirm', {
-      query: { token },
-      auth: false,
-    }),
-  login: (email: string, password: string) =>
-    request<LoginResponse>('/auth/login', { method: 'POST', body: { email, password }, auth: false }),
-  forgotPassword: (email: string) =>
-    request<{ status?: string }>('/auth/forgot-password', { method: 'POST', body: { email }, auth: false }),
-  me: () => request<{ user: User }>('/auth/me'),
-  updateTax: (tax: TaxProfile) => request<{ user: User }>('/auth/me', { method: 'PATCH', body: { tax } }),
-  limitHistory: (cursor?: string | null) =>
-    request<Page<LimitHistoryEntry>>('/auth/limit-history', { query: { cursor } }),
+  register: (email: string) => call('register', { body: { email } }),
+  confirm: (token: string) => call('confirm', { query: { token } }),
+  login: (email: string, password: string) => call('login', { body: { email, password } }),
+  forgotPassword: (email: string) => call('forgotPassword', { body: { email } }),
+  me: () => call('me'),
+  updateTax: (tax: TaxProfile) => call('updateMe', { body: { tax } }),
+  limitHistory: (cursor?: string | null) => call('limitHistory', { query: { cursor } }),
 
   // Reports
   listReports: (params: { seller_id?: string | null; cursor?: string | null }) =>
-    request<Page<ReportSummary>>('/reports', { query: { seller_id: params.seller_id, cursor: params.cursor } }),
-  getReport: (id: string) => request<{ report: ReportDetail }>(`/reports/${enc(id)}`),
-  deleteReport: (id: string) => request<void>(`/reports/${enc(id)}`, { method: 'DELETE' }),
-  uploadUrl: (filename: string, size: number) =>
-    request<UploadUrl>('/reports/upload-url', { method: 'POST', body: { filename, size } }),
-  countRows: (uploadId: string) =>
-    request<RowCountResult>('/reports/count-rows', { method: 'POST', body: { upload_id: uploadId } }),
-  upload: (uploadId: string) =>
-    request<{ report: ReportDetail }>('/reports/upload', { method: 'POST', body: { upload_id: uploadId } }),
+    call('listReports', { query: { seller_id: params.seller_id, cursor: params.cursor } }),
+  getReport: (id: string) => call('getReport', { params: { id } }),
+  deleteReport: (id: string) => call('deleteReport', { params: { id } }).then(() => undefined),
+  uploadUrl: (filename: string, size: number) => call('uploadUrl', { body: { filename, size } }),
+  countRows: (uploadId: string) => call('countRows', { body: { upload_id: uploadId } }),
+  upload: (uploadId: string) => call('upload', { body: { upload_id: uploadId } }),
   setManualValue: (itemId: string, field: string, value: number | null) =>
-    request<ManualValueResult>(`/reports/items/${enc(itemId)}/manual-value`, { method: 'PUT', body: { field, value } }),
-  rebuild: (id: string) => request<RebuildResult>(`/reports/${enc(id)}/rebuild`, { method: 'POST' }),
+    call('manualValue', { params: { item_id: itemId }, body: { field, value } }),
+  rebuild: (id: string) => call('rebuildOne', { params: { id } }),
   combine: (reportIds: string[], title?: string) =>
-    request<CombineJob>('/reports/combine', {
-      method: 'POST',
-      body: title ? { report_ids: reportIds, title } : { report_ids: reportIds },
-    }),
-  combineStatus: (jobId: string) => request<CombineJob>(`/reports/combine-status/${enc(jobId)}`),
-  exportReport: (id: string) => requestFile(`/reports/${enc(id)}/export`, `report-${id}.xlsx`),
-  downloadSource: (id: string) => requestFile(`/reports/${enc(id)}/source`, `report-${id}-source`),
+    call('combine', { body: title ? { report_ids: reportIds, title } : { report_ids: reportIds } }),
+  combineStatus: (jobId: string) => call('combineStatus', { params: { job_id: jobId } }),
+  exportReport: (id: string) => requestFile(routePath('exportReport', { id }), `report-${id}.xlsx`),
+  downloadSource: (id: string) => requestFile(routePath('source', { id }), `report-${id}-source`),
   summaryExport: (reportIds: string[]) =>
-    requestFile('/reports/summary-export', 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
+    requestFile(routePath('summaryExport'), 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
 
   // Catalog and sellers
-  listProducts: (search: string, cursor?: string | null) =>
-    request<Page<Product>>('/products', { query: { search, cursor } }),
+  listProducts: (search: string, cursor?: string | null) => call('listProducts', { query: { search, cursor } }),
   putProduct: (article: string, costPrice: number) =>
-    request<Product | { product: Product }>(`/products/${enc(article)}`, {
-      method: 'PUT',
-      body: { cost_price: costPrice },
-    }),
+    call('putProduct', { params: { article }, body: { cost_price: costPrice } }),
   importProducts: (file: File) => {
     const form = new FormData();
     form.append('file', file, file.name);
-    return request<ImportResult>('/products/import', { method: 'POST', form });
+    return call('importProducts', { form });
   },
-  listSellers: () => request<{ items: Seller[] }>('/sellers'),
+  listSellers: () => call('listSellers'),
   patchSeller: (id: string, patch: { name?: string; tax?: TaxProfile | null }) =>
-    request<Seller | { seller: Seller }>(`/sellers/${enc(id)}`, { method: 'PATCH', body: patch }),
+    call('updateSeller', { params: { id }, body: patch }),
 };

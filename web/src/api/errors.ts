@@ -1,5 +1,7 @@
 // One error type for everything the page shows: a Russian message built from the API's error code,
-// never the raw code, a stack or a server's English text on its own.
+// never the raw code, a stack or a server's English text on its own. The messages are the contract's
+// error catalogue (shared/contract/errors.ts).
+import { ERRORS } from './contract';
 
 export interface ApiErrorBody {
   code?: string;
@@ -23,33 +25,17 @@ export class ApiError extends Error {
   }
 }
 
-const MESSAGES: Record<string, string> = {
-  insufficient_limits: 'Недостаточно лимитов строк для загрузки этого отчёта.',
-  missing_headers: 'Файл не похож на детализированный отчёт Wildberries: в нём нет нужных колонок.',
-  unsupported_format: 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
-  file_too_large: 'Файл слишком большой.',
-  zip_bomb: 'Архив распаковывается в слишком большой объём и не может быть обработан.',
-  too_many_entries: 'В архиве слишком много файлов.',
-  too_many_rows: 'В отчёте слишком много строк.',
-  cell_too_long: 'В файле есть слишком длинная ячейка: похоже, это не отчёт Wildberries.',
-  no_report_in_zip: 'В архиве нет файла отчёта (.xlsx или .xls).',
-  empty_report: 'В отчёте нет ни одной строки с данными.',
-  corrupt_file: 'Файл повреждён или не читается.',
-  source_missing: 'Исходный файл этого отчёта не сохранён, поэтому действие недоступно.',
-  field_not_correctable: 'Это поле нельзя скорректировать вручную.',
-  invalid_credentials: 'Неверный email или пароль (или адрес ещё не подтверждён).',
-  invalid_token: 'Ссылка недействительна или устарела. Запросите новую.',
-  rate_limited: 'Слишком много запросов. Подождите немного и попробуйте снова.',
-  validation_error: 'Проверьте введённые данные.',
-  not_found: 'Не найдено: возможно, запись уже удалена.',
-  job_not_found: 'Задача объединения не найдена: возможно, сервер был перезапущен. Запустите объединение ещё раз.',
-  internal_error: 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.',
-  unauthorized: 'Сессия истекла. Войдите снова.',
-  forbidden: 'Недостаточно прав для этого действия.',
-  conflict: 'Действие невозможно в текущем состоянии.',
+/** Codes of the page itself (no answer, storage refused the PUT, an answer not in the contract). */
+export const CLIENT_MESSAGES = {
   network_error: 'Нет связи с сервером. Проверьте подключение к интернету и попробуйте ещё раз.',
   upload_failed: 'Не удалось передать файл в хранилище. Попробуйте ещё раз.',
   bad_response: 'Сервер ответил неожиданно. Попробуйте ещё раз.',
+} as const;
+
+/** Every code the API answers with has its Russian sentence in the contract's catalogue. */
+const MESSAGES: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(ERRORS).map(([code, spec]) => [code, spec.message])),
+  ...CLIENT_MESSAGES,
 };
 
 /** Fallback by status when the code is unknown to this page. */
@@ -59,7 +45,7 @@ const BY_STATUS: Record<number, string> = {
   402: MESSAGES.insufficient_limits,
   403: MESSAGES.forbidden,
   404: MESSAGES.not_found,
-  409: MESSAGES.conflict,
+  409: 'Действие невозможно в текущем состоянии.',
   413: MESSAGES.file_too_large,
   415: MESSAGES.unsupported_format,
   422: 'Файл не удалось прочитать как детализированный отчёт Wildberries.',

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
-import type { Item, ReportDetail, Values } from '../api/types';
+import type { Item, Report, Values } from '../api/contract';
 import { TOKEN_KEY } from '../api/session';
 import { createQueryClient } from '../lib/query-client';
 import { ReportPage } from '../pages/report-page';
@@ -40,7 +40,7 @@ function item(id: string, article: string, overrides: Values = {}): Item {
   };
 }
 
-const report: ReportDetail = {
+const report: Report = {
   id: 'r1',
   title: 'Отчёт № 555',
   report_number: '555',

@@ -9,7 +9,7 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { Item, Values } from '../api/types';
+import type { Item, Values } from '../api/contract';
 import { COLUMN_GROUPS, displayArticle, FIELD_BY_NAME, type FieldUnit } from '../lib/fields';
 import { editText, formatByUnit, formatInt, normaliseForUnit, parseNumberInput } from '../lib/format';
 import { ErrorMessage } from './error-message';

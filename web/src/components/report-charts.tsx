@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import type { Item, Values } from '../api/types';
+import type { Item, Values } from '../api/contract';
 import { displayArticle, fieldTitle } from '../lib/fields';
 import { formatMoney } from '../lib/format';
 

@@ -1,4 +1,11 @@
-import type { TaxProfile, TaxSystem } from '../api/types';
+import {
+  DEFAULT_USN_RATES,
+  USN_RATE_MAX,
+  USN_RATE_MIN,
+  VAT_RATES,
+  type TaxProfile,
+  type TaxSystem,
+} from '../api/contract';
 
 export const TAX_SYSTEM_TITLES: Record<TaxSystem, string> = {
   usn_income: 'УСН «Доходы»',
@@ -6,8 +13,10 @@ export const TAX_SYSTEM_TITLES: Record<TaxSystem, string> = {
   none: 'Без налога на доход',
 };
 
-export const DEFAULT_RATES: Record<TaxSystem, number> = { usn_income: 6, usn_income_expenses: 15, none: 0 };
-export const VAT_RATES = [0, 5, 7, 10, 22] as const;
+// The rates themselves are the contract's (defined once, in shared/report/types.ts).
+export { VAT_RATES };
+export const DEFAULT_RATES = DEFAULT_USN_RATES;
+type VatRate = TaxProfile['vat_rate'];
 
 export function describeTax(tax: TaxProfile | null | undefined): string {
   if (!tax) return 'профиль по умолчанию';
@@ -17,9 +26,10 @@ export function describeTax(tax: TaxProfile | null | undefined): string {
 }
 
 export function taxProfileError(tax: TaxProfile): string | null {
-  if (tax.tax_system !== 'none' && !(tax.usn_rate >= 0 && tax.usn_rate <= 15))
-    return 'Ставка УСН должна быть от 0 до 15 %.';
-  if (!(VAT_RATES as readonly number[]).includes(tax.vat_rate)) return 'Ставка НДС: 0, 5, 7, 10 или 22 %.';
+  if (tax.tax_system !== 'none' && !(tax.usn_rate >= USN_RATE_MIN && tax.usn_rate <= USN_RATE_MAX))
+    return `Ставка УСН должна быть от ${USN_RATE_MIN} до ${USN_RATE_MAX} %.`;
+  if (!(VAT_RATES as readonly number[]).includes(tax.vat_rate))
+    return `Ставка НДС: ${VAT_RATES.slice(0, -1).join(', ')} или ${VAT_RATES[VAT_RATES.length - 1]} %.`;
   return null;
 }
 
@@ -57,8 +67,8 @@ export function TaxProfileForm({ value, onChange, idPrefix, disabled }: Props) {
         <input
           id={`${idPrefix}-usn`}
           type="number"
-          min={0}
-          max={15}
+          min={USN_RATE_MIN}
+          max={USN_RATE_MAX}
           step={0.1}
           value={value.tax_system === 'none' ? 0 : value.usn_rate}
           disabled={disabled || value.tax_system === 'none'}
@@ -71,7 +81,7 @@ export function TaxProfileForm({ value, onChange, idPrefix, disabled }: Props) {
           id={`${idPrefix}-vat`}
           value={value.vat_rate}
           disabled={disabled}
-          onChange={(e) => onChange({ ...value, vat_rate: Number(e.target.value) })}
+          onChange={(e) => onChange({ ...value, vat_rate: Number(e.target.value) as VatRate })}
         >
           {VAT_RATES.map((r) => (
             <option key={r} value={r}>

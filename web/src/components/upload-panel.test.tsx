@@ -46,6 +46,27 @@ type Call = { url: string; method: string; body: unknown };
 let calls: Call[];
 let countAnswer: Response;
 
+/** The server's answer to the upload: a whole report as the contract has it (checked in tests). */
+const uploadedReport = {
+  id: 'rep-9',
+  title: 'Отчёт 123',
+  report_number: '123',
+  seller: null,
+  period_from: '2026-01-05',
+  period_to: '2026-01-11',
+  rows: 1_234,
+  is_combined: false,
+  source_path: 'sources/u1/rep-9/report.zip',
+  source_available: true,
+  created_at: '2026-01-12T10:00:00.000Z',
+  totals: {},
+  tax_profile: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+  items: [],
+  commission_by_category: [],
+  warnings: [],
+  stale: false,
+};
+
 beforeEach(() => {
   window.localStorage.setItem(TOKEN_KEY, 'jwt');
   calls = [];
@@ -75,7 +96,7 @@ beforeEach(() => {
           expires_in: 900,
         });
       if (url === '/api/reports/count-rows') return countAnswer;
-      if (url === '/api/reports/upload') return json(201, { report: { id: 'rep-9', items: [], totals: {} } });
+      if (url === '/api/reports/upload') return json(201, { report: uploadedReport });
       return json(404, { error: { code: 'not_found', message: 'Not found' } });
     }),
   );

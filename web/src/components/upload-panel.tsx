@@ -3,7 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { api, putFileWithProgress } from '../api/client';
 import { ApiError, pluralRows } from '../api/errors';
-import type { RowCountResult } from '../api/types';
+import type { RowCount } from '../api/contract';
 import { formatBytes, formatInt } from '../lib/format';
 import { ErrorMessage } from './error-message';
 import { ProgressBar, Spinner } from './progress-bar';
@@ -14,9 +14,9 @@ type Stage =
   | { kind: 'idle' }
   | { kind: 'sending'; file: File; loaded: number; total: number }
   | { kind: 'counting'; file: File }
-  | { kind: 'preview'; file: File; uploadId: string; count: RowCountResult }
-  | { kind: 'processing'; file: File; count: RowCountResult }
-  | { kind: 'failed'; file: File | null; error: unknown; count?: RowCountResult; uploadId?: string };
+  | { kind: 'preview'; file: File; uploadId: string; count: RowCount }
+  | { kind: 'processing'; file: File; count: RowCount }
+  | { kind: 'failed'; file: File | null; error: unknown; count?: RowCount; uploadId?: string };
 
 const isRetryable = (error: unknown) => error instanceof ApiError && (error.status === 0 || error.status >= 500);
 
@@ -80,7 +80,7 @@ export function UploadPanel() {
     }
   };
 
-  const confirmUpload = async (file: File, uploadId: string, count: RowCountResult) => {
+  const confirmUpload = async (file: File, uploadId: string, count: RowCount) => {
     setStage({ kind: 'processing', file, count });
     try {
       const { report } = await api.upload(uploadId);
@@ -224,9 +224,7 @@ export function UploadPanel() {
               <button
                 type="button"
                 className="btn"
-                onClick={() =>
-                  confirmUpload(stage.file as File, stage.uploadId as string, stage.count as RowCountResult)
-                }
+                onClick={() => confirmUpload(stage.file as File, stage.uploadId as string, stage.count as RowCount)}
               >
                 Повторить
               </button>
@@ -250,7 +248,7 @@ function FileLine({ file }: { file: File }) {
   );
 }
 
-function CountSummary({ count }: { count: RowCountResult }) {
+function CountSummary({ count }: { count: RowCount }) {
   return (
     <dl className="facts">
       <div>

@@ -14,7 +14,8 @@ let answer: () => Response | Promise<Response>;
 
 beforeEach(() => {
   calls = [];
-  answer = () => json(202, { status: 'accepted' });
+  // The server's answers (the contract's: register → confirmation_sent, forgot-password → reset_sent).
+  answer = () => json(202, { status: calls.at(-1)?.url.endsWith('/register') ? 'confirmation_sent' : 'reset_sent' });
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {

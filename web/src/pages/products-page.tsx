@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { ImportResult, Product } from '../api/types';
+import type { ImportResult, Product } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
 import { LoadMore } from '../components/load-more';
 import { Spinner } from '../components/progress-bar';
@@ -115,9 +115,8 @@ function ProductRow({ product }: { product: Product }) {
     setState('saving');
     setError(null);
     try {
-      const answer = await api.putProduct(product.article, roubles);
-      const saved: Product = 'product' in answer ? answer.product : answer;
-      lastSaved.current = saved.cost_price ?? roubles;
+      const saved = await api.putProduct(product.article, roubles);
+      lastSaved.current = saved.cost_price;
       setCurrent({ ...current, ...saved });
       setText(editText('money', lastSaved.current));
       setState('saved');

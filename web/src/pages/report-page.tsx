@@ -3,7 +3,7 @@ import { useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-que
 import { Link, useParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
 import { ApiError } from '../api/errors';
-import type { Item, Page, RebuildResult, ReportDetail, ReportSummary, Values } from '../api/types';
+import type { Item, Page, RebuildResult, Report, ReportSummary, Values } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
 import { ItemsTable } from '../components/items-table';
 import { ConfirmDialog, Modal } from '../components/modal';
@@ -14,7 +14,7 @@ import { displayArticle, FIELD_BY_NAME, fieldTitle } from '../lib/fields';
 import { formatByUnit, formatDateTime, formatInt, formatPercent, formatPeriod, formatRub } from '../lib/format';
 import { useTitle } from '../lib/use-title';
 
-type ReportData = { report: ReportDetail };
+type ReportData = { report: Report };
 
 const HEADLINE: Array<{ field: string; title: string; hint: string }> = [
   { field: 'realization', title: 'Реализация', hint: 'Сумма продаж по цене для покупателя за вычетом возвратов' },
@@ -44,7 +44,7 @@ export function ReportPage() {
   const [busy, setBusy] = useState<'export' | 'source' | 'rebuild' | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
   const [askRebuild, setAskRebuild] = useState(false);
-  const [rebuildSummary, setRebuildSummary] = useState<{ before: ReportDetail; result: RebuildResult } | null>(null);
+  const [rebuildSummary, setRebuildSummary] = useState<{ before: Report; result: RebuildResult } | null>(null);
 
   const onSave = useCallback(
     async (item: Item, field: string, value: number | null) => {
@@ -245,7 +245,7 @@ function useKnownTitles(): Map<string, string> {
   return titles;
 }
 
-function ReportHeader({ report }: { report: ReportDetail }) {
+function ReportHeader({ report }: { report: Report }) {
   const titles = useKnownTitles();
   return (
     <header className="report-head">
@@ -326,7 +326,7 @@ function Headline({ totals }: { totals: Values }) {
   );
 }
 
-function CommissionByCategory({ report }: { report: ReportDetail }) {
+function CommissionByCategory({ report }: { report: Report }) {
   return (
     <section className="panel" aria-labelledby="commission-title">
       <h2 id="commission-title">Комиссия WB по категориям</h2>
@@ -356,15 +356,7 @@ function CommissionByCategory({ report }: { report: ReportDetail }) {
   );
 }
 
-function RebuildSummary({
-  before,
-  result,
-  onClose,
-}: {
-  before: ReportDetail;
-  result: RebuildResult;
-  onClose: () => void;
-}) {
+function RebuildSummary({ before, result, onClose }: { before: Report; result: RebuildResult; onClose: () => void }) {
   const after = result.report;
   const changes = SUMMARY_FIELDS.map((f) => ({ field: f, before: before.totals[f], after: after.totals[f] })).filter(
     (c) => Math.round((c.before ?? 0) * 100) !== Math.round((c.after ?? 0) * 100),

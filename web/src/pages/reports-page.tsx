@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
 import { ApiError, messageFor } from '../api/errors';
-import type { CombineJob, ReportSummary } from '../api/types';
+import type { CombineJob, ReportSummary } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
 import { LoadMore } from '../components/load-more';
 import { ConfirmDialog } from '../components/modal';

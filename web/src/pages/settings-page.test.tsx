@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
-import type { LimitHistoryEntry, Seller, User } from '../api/types';
+import type { LimitHistoryEntry, Seller, User } from '../api/contract';
 import { createQueryClient } from '../lib/query-client';
 import { SettingsPage } from './settings-page';
 
@@ -129,6 +129,8 @@ describe('settings page', () => {
     const card = await screen.findByTestId('seller-42');
     fireEvent.change(within(card).getByLabelText('Название'), { target: { value: '  ИП Петров ' } });
     fireEvent.click(within(card).getByLabelText('Свой налоговый профиль'));
+    // What the server answers: the seller as stored (the contract's Seller; checked in tests).
+    patchAnswer = () => json(200, { ...seller, name: 'ИП Петров', tax: null });
     fireEvent.click(within(card).getByRole('button', { name: 'Сохранить' }));
     expect((await within(card).findByRole('status')).textContent).toContain('Сохранено');
     expect(writes()).toEqual([{ url: '/api/sellers/s1', method: 'PATCH', body: { name: 'ИП Петров', tax: null } }]);

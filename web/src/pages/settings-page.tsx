@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link } from 'react-router-dom';
 import { api } from '../api/client';
 import { pluralRows } from '../api/errors';
-import type { Seller, TaxProfile, User } from '../api/types';
+import type { Seller, TaxProfile, User } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
 import { LoadMore } from '../components/load-more';
 import { Spinner } from '../components/progress-bar';
