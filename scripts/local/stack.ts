@@ -148,7 +148,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       JWT_SECRET: jwtSecret,
       APP_URL: webOrigin,
       DEMO_EMAIL,
-      SUPPORT_CONTACT: env.SUPPORT_CONTACT ?? 'support@report-profitability.local',
+      SUPPORT_CONTACT: (opts.env ?? process.env).SUPPORT_CONTACT ?? 'support@report-profitability.local',
     };
     const env: Record<string, string> = { ...emulatorEnv(ports, overrides), WEB_ORIGIN: webOrigin };
     // The API server needs only the emulators' addresses, so both start at once (bundling every
