@@ -151,6 +151,12 @@ describe('GET /api/auth/limit-history names the reports', () => {
     expect(keptEntry).toMatchObject({ operation: 'expense', report_title: kept.title, report_deleted: false });
     expect(kept.title.length).toBeGreaterThan(0);
     expect(goneEntry).toMatchObject({ operation: 'expense', report_title: null, report_deleted: true });
+    // The first page sums the whole history: both charges, nothing topped up or refunded.
+    expect(bodyOf<{ totals: unknown }>(r).totals).toEqual({
+      charged: (keptEntry?.rows ?? 0) + (goneEntry?.rows ?? 0),
+      refunded: 0,
+      topped_up: 0,
+    });
   });
 
   it('an entry without a report (a top-up) has no title and is not deleted', async () => {
@@ -159,6 +165,7 @@ describe('GET /api/auth/limit-history names the reports', () => {
     await topUp({ userId: u.id, rows: 10 });
     const token = signToken({ user_id: u.id }, 'access');
     const r = await historyHandler(apiEvent({ method: 'GET', path: '/api/auth/limit-history', token }));
+    expect(bodyOf<{ totals: unknown }>(r).totals).toEqual({ charged: 0, refunded: 0, topped_up: 10 });
     expect(bodyOf<{ items: unknown[] }>(r).items).toEqual([
       expect.objectContaining({ operation: 'topup', report_id: null, report_title: null, report_deleted: false }),
     ]);
