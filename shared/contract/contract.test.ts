@@ -85,6 +85,7 @@ describe('the error catalogue', () => {
   it('holds every code the file reader refuses with, and toAppError answers them with the catalogue status', () => {
     const readerCodes: Record<ReportErrorCode, true> = {
       unsupported_format: true,
+      not_a_spreadsheet: true,
       file_too_large: true,
       zip_bomb: true,
       too_many_entries: true,

@@ -24,6 +24,8 @@ export const ERRORS = {
   invalid_token: { status: 400, message: 'Ссылка недействительна или устарела. Запросите новую.' },
   invalid_seller_number: { status: 400, message: 'Номер продавца в имени файла не распознан.' },
   file_required: { status: 400, message: 'Выберите файл для загрузки.' },
+  invalid_current_password: { status: 400, message: 'Текущий пароль указан неверно.' },
+  weak_password: { status: 400, message: 'Новый пароль слишком короткий: нужно не меньше 8 символов.' },
   // 401, 402, 403
   unauthorized: { status: 401, message: 'Сессия истекла. Войдите снова.' },
   invalid_credentials: { status: 401, message: 'Неверный email или пароль (или адрес ещё не подтверждён).' },
@@ -54,11 +56,18 @@ export const ERRORS = {
   },
   report_busy: { status: 409, message: 'Отчёт сейчас изменяется другим запросом. Подождите и попробуйте ещё раз.' },
   report_rebuilt: { status: 409, message: 'Отчёт пересобран, пока вы его правили. Обновите страницу.' },
+  password_changed: { status: 409, message: 'Пароль только что изменён другим запросом. Войдите снова.' },
+  duplicate_report: { status: 409, message: 'Этот отчёт уже загружен. Повторная загрузка спишет лимиты ещё раз.' },
   // 413, 415
   file_too_large: { status: 413, message: 'Файл слишком большой.' },
   unsupported_format: {
     status: 415,
     message: 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
+  },
+  not_a_spreadsheet: {
+    status: 415,
+    message:
+      'Файл не является таблицей: внутри не Excel (.xlsx/.xls) и не zip-архив, хотя расширение похоже. Скачайте детализированный отчёт из личного кабинета WB ещё раз и загрузите его без изменений.',
   },
   // 422: a file that cannot be read (the reader's codes, shared/report/errors.ts)
   zip_bomb: { status: 422, message: 'Архив распаковывается в слишком большой объём и не может быть обработан.' },
@@ -79,6 +88,12 @@ export const ERRORS = {
   field_not_correctable: { status: 422, message: 'Это поле нельзя скорректировать вручную.' },
   invalid_manual_value: { status: 422, message: 'Такое значение нельзя ввести в это поле.' },
   value_out_of_range: { status: 422, message: 'Значение вне допустимого диапазона.' },
+  // 422: combining
+  overlapping_reports: {
+    status: 422,
+    message: 'В выборке один и тот же отчёт учтён дважды (копия отчёта или сводный отчёт вместе со своим источником).',
+  },
+  not_combined: { status: 422, message: 'Пересобрать из источников можно только сводный отчёт.' },
   unprocessable: { status: 422, message: 'Запрос не может быть выполнен с такими данными.' },
   // 429, 500
   rate_limited: { status: 429, message: 'Слишком много запросов. Подождите немного и попробуйте снова.' },

@@ -27,7 +27,7 @@ export interface RouteSpec {
   /** The path as API Gateway declares it, `{name}` for parameters. */
   path: string;
   auth: Auth;
-  tag: 'auth' | 'reports' | 'catalog' | 'docs';
+  tag: 'auth' | 'reports' | 'catalog' | 'app' | 'docs';
   summary: string;
   description?: string;
   /** JSON body; for multipart routes, the text fields of the form. */
@@ -65,6 +65,7 @@ const FILE_INPUT_ERRORS = [
   'upload_not_found',
   'file_too_large',
   'unsupported_format',
+  'not_a_spreadsheet',
   ...READER_ERRORS,
 ] as const satisfies readonly ErrorCode[];
 
@@ -137,6 +138,18 @@ export const ROUTES = {
     responses: { 202: { description: 'Accepted', schema: s.statusReplySchema('reset_sent') } },
     errors: [],
   }),
+  changePassword: route({
+    fn: 'authChangePassword',
+    method: 'POST',
+    path: '/api/auth/change-password',
+    auth: 'user',
+    tag: 'auth',
+    summary: 'Change the password; every earlier session ends',
+    description: 'The answer carries a new token: the page keeps working with it.',
+    body: s.changePasswordBodySchema,
+    responses: { 200: { description: 'Signed in anew', schema: s.loginResultSchema } },
+    errors: ['invalid_current_password', 'weak_password', 'password_changed'],
+  }),
   limitHistory: route({
     fn: 'authLimitHistory',
     method: 'GET',
@@ -195,10 +208,16 @@ export const ROUTES = {
     summary: 'Upload a WB report: build it and charge its rows',
     description:
       'JSON {upload_id} of a presigned upload, or multipart/form-data with the file in `file`. Big answers are gzip-encoded when the client accepts gzip.',
-    body: s.uploadRefBodySchema,
+    body: s.uploadBodySchema,
     multipart: true,
     responses: { 201: { description: 'The report with its items', schema: s.reportReplySchema } },
-    errors: [...FILE_INPUT_ERRORS, 'insufficient_limits', 'invalid_seller_number', 'transaction_conflict'],
+    errors: [
+      ...FILE_INPUT_ERRORS,
+      'insufficient_limits',
+      'duplicate_report',
+      'invalid_seller_number',
+      'transaction_conflict',
+    ],
   }),
   listReports: route({
     fn: 'reportsList',
@@ -221,6 +240,18 @@ export const ROUTES = {
     params: s.idPath,
     responses: { 200: { description: 'The report', schema: s.reportReplySchema } },
     errors: ['report_not_found'],
+  }),
+  updateReport: route({
+    fn: 'reportsUpdate',
+    method: 'PATCH',
+    path: '/api/reports/{id}',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'Rename a report or link it to a seller (seller_id null unlinks)',
+    params: s.idPath,
+    body: s.reportPatchBodySchema,
+    responses: { 200: { description: 'The summary (without items)', schema: s.reportSummaryReplySchema } },
+    errors: ['report_not_found', 'seller_not_found'],
   }),
   deleteReport: route({
     fn: 'reportsDelete',
@@ -320,7 +351,18 @@ export const ROUTES = {
     summary: 'Combine reports into a new one (a job; usually done at once)',
     body: s.combineBodySchema,
     responses: { 202: { description: 'The job', schema: s.combineJobSchema } },
-    errors: ['report_not_found'],
+    errors: ['report_not_found', 'overlapping_reports'],
+  }),
+  recombine: route({
+    fn: 'reportsCombine',
+    method: 'POST',
+    path: '/api/reports/{id}/recombine',
+    auth: 'user',
+    tag: 'reports',
+    summary: 'Combine a combined report again from its sources (its corrections kept by article)',
+    params: s.idPath,
+    responses: { 202: { description: 'The job (report_id is this report’s)', schema: s.combineJobSchema } },
+    errors: ['report_not_found', 'not_combined', 'source_missing', 'report_busy'],
   }),
   combineStatus: route({
     fn: 'reportsCombine',
@@ -402,6 +444,18 @@ export const ROUTES = {
     body: s.sellerPatchBodySchema,
     responses: { 200: { description: 'The seller', schema: s.sellerSchema } },
     errors: ['seller_not_found'],
+  }),
+
+  // --- the page's settings ---
+  appConfig: route({
+    fn: 'appConfig',
+    method: 'GET',
+    path: '/api/config',
+    auth: 'none',
+    tag: 'app',
+    summary: 'What the page shows from the operator’s settings',
+    responses: { 200: { description: 'The settings', schema: s.appConfigSchema } },
+    errors: [],
   }),
 
   // --- docs ---

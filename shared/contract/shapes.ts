@@ -77,9 +77,28 @@ export const limitHistoryEntrySchema = z
     limits_after: z.number().int(),
     report_id: z.string().nullable(),
     created_at: z.string(),
+    report_title: z.string().nullable().describe('The report’s title now; null without a report or once it is gone'),
+    report_deleted: z.boolean().describe('The report this record is about was deleted (or its upload undone)'),
   })
   .meta({ id: 'LimitHistoryEntry' });
-export const limitHistoryPageSchema = page(limitHistoryEntrySchema);
+export const limitTotalsSchema = z.object({
+  charged: z.number().int().describe('Rows charged by uploads'),
+  refunded: z.number().int().describe('Rows given back for failed uploads'),
+  topped_up: z.number().int().describe('Rows added by operators'),
+});
+export const limitHistoryPageSchema = page(limitHistoryEntrySchema).extend({
+  totals: limitTotalsSchema.optional().describe('Sums of the whole history; on the first page (no cursor) only'),
+});
+
+export const changePasswordBodySchema = z
+  .object({ current_password: z.string().min(1).max(200), new_password: z.string().max(200) })
+  .strict();
+
+export const appConfigSchema = z.object({
+  product_name: z.string(),
+  support_contact: z.string().nullable().describe('SUPPORT_CONTACT; null when unset'),
+  demo_email: z.string().nullable().describe('Set only on a local stack with a demo account'),
+});
 
 export const topUpBodySchema = z
   .object({
@@ -160,6 +179,17 @@ export const reportSchema = reportSummarySchema
     commission_by_category: z.array(categoryCommissionSchema),
     warnings: z.array(reportWarningSchema),
     stale: z.boolean().describe('A rebuild would change the numbers (cost prices or tax profile changed)'),
+    stale_reason: z.string().nullable().describe('Why the report is stale, in Russian; null when it is not'),
+    stale_sources: z
+      .array(
+        z.object({
+          id: z.string(),
+          title: z.string().nullable(),
+          change: z.enum(['rebuilt', 'corrected', 'deleted']),
+        }),
+      )
+      .optional()
+      .describe('A combined report: its sources that changed since it was combined'),
   })
   .meta({ id: 'Report' });
 export const reportReplySchema = z.object({ report: reportSchema });
@@ -178,6 +208,15 @@ export const uploadUrlSchema = z.object({
 
 /** JSON `{upload_id}` of a presigned upload; a multipart request sends the `file` field instead. */
 export const uploadRefBodySchema = z.object({ upload_id: z.string().max(200).optional() });
+export const uploadBodySchema = uploadRefBodySchema.extend({
+  // JSON true/false, or the text of a multipart field
+  allow_duplicate: z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'on'])])
+    .optional()
+    .transform((v) => v === true || v === 'true' || v === '1' || v === 'on')
+    .describe('Upload even when the caller already has this report (charges again)'),
+});
+export const duplicateOfSchema = z.object({ id: z.string(), title: z.string(), created_at: z.string() });
 
 export const reportFormatSchema = z.enum(['zip', 'xlsx', 'xls']);
 export const rowCountSchema = z.object({
@@ -188,7 +227,19 @@ export const rowCountSchema = z.object({
   format: reportFormatSchema,
   report_number: z.string().nullable(),
   seller_number: z.string().nullable(),
+  duplicate_of: duplicateOfSchema
+    .nullable()
+    .describe('The caller’s report with the same identity: uploading again would charge again'),
 });
+
+export const reportPatchBodySchema = z
+  .object({
+    title: z.string().trim().min(1).max(200).optional(),
+    seller_id: z.string().min(1).max(64).nullable().optional().describe('null unlinks the seller'),
+  })
+  .strict()
+  .refine((b) => b.title !== undefined || b.seller_id !== undefined, 'Send title and/or seller_id');
+export const reportSummaryReplySchema = z.object({ report: reportSummarySchema });
 
 export const reportListQuerySchema = z.object({
   seller_id: z.string().min(1).max(64).optional(),
@@ -276,6 +327,10 @@ export type User = z.infer<typeof userSchema>;
 export type LoginResult = z.infer<typeof loginResultSchema>;
 export type ConfirmResult = z.infer<typeof confirmResultSchema>;
 export type LimitHistoryEntry = z.infer<typeof limitHistoryEntrySchema>;
+export type LimitTotals = z.infer<typeof limitTotalsSchema>;
+export type LimitHistoryPage = z.infer<typeof limitHistoryPageSchema>;
+export type AppConfig = z.infer<typeof appConfigSchema>;
+export type DuplicateOf = z.infer<typeof duplicateOfSchema>;
 export type TopUpResult = z.infer<typeof topUpResultSchema>;
 export type Values = z.infer<typeof valuesSchema>;
 export type SellerRef = z.infer<typeof sellerRefSchema>;

@@ -91,11 +91,15 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
   };
 }
 
+/** Why an uploaded report is stale (settings.ts isStale). */
+export const STALE_SETTINGS = 'Себестоимость в каталоге или налоговые настройки изменились после построения отчёта.';
+
 export function presentReport(
   record: ReportRecord,
   items: ReadonlyArray<StoredItem>,
   seller: SellerRef | null,
   stale: boolean,
+  staleness?: { reason: string | null; changes: NonNullable<ApiReport['stale_sources']> },
 ): ApiReport {
   return {
     ...presentReportSummary(record, seller),
@@ -104,6 +108,8 @@ export function presentReport(
     commission_by_category: presentCommission(record.commission_by_category),
     warnings: presentWarnings(record.warnings),
     stale,
+    stale_reason: staleness?.reason ?? (stale ? STALE_SETTINGS : null),
+    ...(record.is_combined ? { stale_sources: staleness?.changes ?? [] } : {}),
   };
 }
 

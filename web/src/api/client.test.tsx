@@ -112,7 +112,8 @@ describe('session handling', () => {
     const alert = await screen.findByTestId('login-error');
     expect(alert.textContent).toBe('Неверный email или пароль (или адрес ещё не подтверждён).');
     expect(alert.textContent).not.toContain('invalid_credentials');
-    const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    // (the sign-in page also reads the public /api/config)
+    const [url, init] = fetchMock.mock.calls.find(([u]) => String(u) === '/api/auth/login') as [string, RequestInit];
     expect(url).toBe('/api/auth/login');
     expect(JSON.parse(String(init.body))).toEqual({ email: 'seller@example.ru', password: 'wrong-password' });
     expect((init.headers as Record<string, string>).Authorization).toBeUndefined();
@@ -121,19 +122,21 @@ describe('session handling', () => {
   });
 
   it('stores the token and email after a successful sign-in and opens the reports', async () => {
-    mockFetch(() =>
-      json(200, {
-        token: 'jwt-new',
-        user: {
-          id: 'u1',
-          email: 'seller@example.ru',
-          role: 'seller',
-          confirmed: true,
-          limits: 10_000,
-          initial_limits: 10_000,
-          tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
-        },
-      }),
+    mockFetch((url) =>
+      url === '/api/config'
+        ? json(200, { product_name: 'Прибыльность WB', support_contact: null, demo_email: null })
+        : json(200, {
+            token: 'jwt-new',
+            user: {
+              id: 'u1',
+              email: 'seller@example.ru',
+              role: 'seller',
+              confirmed: true,
+              limits: 10_000,
+              initial_limits: 10_000,
+              tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+            },
+          }),
     );
     renderLogin();
     fireEvent.change(screen.getByLabelText('Email'), { target: { value: ' seller@example.ru ' } });

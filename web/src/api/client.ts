@@ -272,6 +272,9 @@ export const api = {
   me: () => call('me'),
   updateTax: (tax: TaxProfile) => call('updateMe', { body: { tax } }),
   limitHistory: (cursor?: string | null) => call('limitHistory', { query: { cursor } }),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    call('changePassword', { body: { current_password: currentPassword, new_password: newPassword } }),
+  config: () => call('appConfig'),
 
   // Reports
   listReports: (params: { seller_id?: string | null; cursor?: string | null }) =>
@@ -280,7 +283,13 @@ export const api = {
   deleteReport: (id: string) => call('deleteReport', { params: { id } }).then(() => undefined),
   uploadUrl: (filename: string, size: number) => call('uploadUrl', { body: { filename, size } }),
   countRows: (uploadId: string) => call('countRows', { body: { upload_id: uploadId } }),
-  upload: (uploadId: string) => call('upload', { body: { upload_id: uploadId } }),
+  upload: (uploadId: string, allowDuplicate = false) =>
+    call('upload', {
+      body: allowDuplicate ? { upload_id: uploadId, allow_duplicate: true } : { upload_id: uploadId },
+    }),
+  patchReport: (id: string, patch: { title?: string; seller_id?: string | null }) =>
+    call('updateReport', { params: { id }, body: patch }),
+  recombine: (id: string) => call('recombine', { params: { id } }),
   setManualValue: (itemId: string, field: string, value: number | null) =>
     call('manualValue', { params: { item_id: itemId }, body: { field, value } }),
   rebuild: (id: string) => call('rebuildOne', { params: { id } }),

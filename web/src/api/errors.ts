@@ -78,6 +78,18 @@ export function messageFor(status: number, code: string, details: Record<string,
       .map((t) => `«${String(t)}»`)
       .join(', ')}.`;
   }
+  if (code === 'source_missing' && Array.isArray(details.report_ids)) {
+    return 'Один из исходных отчётов удалён, поэтому сводный отчёт нельзя пересобрать.';
+  }
+  if (code === 'duplicate_report' && typeof details.title === 'string') {
+    return `Этот отчёт уже загружен: «${details.title}». Повторная загрузка спишет лимиты ещё раз.`;
+  }
+  if (code === 'overlapping_reports' && Array.isArray(details.titles) && details.titles.length === 2) {
+    const [a, b] = details.titles.map((t) => `«${String(t)}»`);
+    return details.reason === 'same_report'
+      ? `Отчёты ${a} и ${b} — один и тот же отчёт: выберите только один из них.`
+      : `Отчёты ${a} и ${b} пересекаются (сводный отчёт и его источник): выберите только один из них.`;
+  }
   if (MESSAGES[code]) return MESSAGES[code];
   if (BY_STATUS[status]) return BY_STATUS[status];
   if (status >= 500) return MESSAGES.internal_error;

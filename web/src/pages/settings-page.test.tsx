@@ -4,6 +4,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
 import type { LimitHistoryEntry, Seller, User } from '../api/contract';
+import { AuthProvider } from '../lib/auth';
 import { createQueryClient } from '../lib/query-client';
 import { SettingsPage } from './settings-page';
 
@@ -38,6 +39,8 @@ const entry = (
   limits_after: after,
   report_id: null,
   created_at: '2026-03-01T10:00:00.000Z',
+  report_title: null,
+  report_deleted: false,
 });
 
 type Call = { url: string; method: string; body: unknown };
@@ -75,9 +78,11 @@ afterEach(() => {
 function renderPage() {
   render(
     <QueryClientProvider client={createQueryClient()}>
-      <MemoryRouter>
-        <SettingsPage />
-      </MemoryRouter>
+      <AuthProvider>
+        <MemoryRouter>
+          <SettingsPage />
+        </MemoryRouter>
+      </AuthProvider>
     </QueryClientProvider>,
   );
 }
