@@ -72,7 +72,8 @@ async function main(): Promise<void> {
   const pad = (label: string) => label.padEnd(14);
   console.log('\nThe local stack is up.\n');
   if (s.urls.web) console.log(`  ${pad('Web app')}${s.urls.web}`);
-  console.log(`  ${pad('API')}${s.urls.api}`);
+  console.log(`  ${pad('API')}${s.urls.api}   (OpenAPI: ${s.urls.api}/openapi.json)`);
+  console.log(`  ${pad('API reference')}${s.urls.apiDocs}`);
   console.log(`  ${pad('Mailbox')}${s.urls.mailbox}   (confirmation links and passwords land here)`);
   console.log(`  ${pad('SES emulator')}${s.urls.ses}   (/store: sent mail as JSON)`);
   console.log(

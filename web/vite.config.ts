@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Connect, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { serveApiDocs } from '../scripts/local/api-docs';
 
 // The web app is a static bundle. In development Vite serves it and proxies /api to the local API
 // (scripts/start.ts runs `vite --config web/vite.config.ts`), so the page and the API share an origin.
@@ -9,9 +10,23 @@ const webRoot = fileURLToPath(new URL('.', import.meta.url));
 const apiUrl = process.env.API_URL || 'http://localhost:3000';
 const port = Number(process.env.WEB_PORT || 5173);
 
+/**
+ * The API reference (Swagger UI from swagger-ui-dist, no CDN) at /api-docs/ of the dev and preview
+ * servers; its "Try it out" goes through the /api proxy. Runs before the proxy, whose '/api' prefix
+ * would otherwise also catch '/api-docs'.
+ */
+const apiDocs = (): Plugin => {
+  const mount = (server: { middlewares: Connect.Server }): void => {
+    server.middlewares.use((req, res, next) => {
+      serveApiDocs(req, res).then((handled) => (handled ? undefined : next()), next);
+    });
+  };
+  return { name: 'api-docs', configureServer: mount, configurePreviewServer: mount };
+};
+
 export default defineConfig({
   root: webRoot,
-  plugins: [react()],
+  plugins: [react(), apiDocs()],
   build: {
     outDir: fileURLToPath(new URL('./dist', import.meta.url)),
     emptyOutDir: true,

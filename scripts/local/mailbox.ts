@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { readMail, type SentMail } from './mail';
+import { API_DOCS_PATH, serveApiDocs } from './api-docs';
 
 /**
  * A page for people: the mail the local stack has "sent" (confirmation links, passwords), newest
@@ -81,9 +82,18 @@ ${items || '<p class="empty">No mail yet. Register on the web app and the confir
 export async function startMailbox(opts: {
   port: number;
   sesEndpoint: string;
+  /** The API's URL, for the API reference at /api-docs/ ("Try it out" calls it). */
+  apiUrl?: string;
 }): Promise<{ url: string; stop(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (path === API_DOCS_PATH || path.startsWith(`${API_DOCS_PATH}/`)) {
+      serveApiDocs(req, res, { apiUrl: opts.apiUrl }).catch((e: Error) => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(`The API reference failed: ${e.message}`);
+      });
+      return;
+    }
     readMail(opts.sesEndpoint)
       .then((mails) => {
         if (path === '/' || path === '/mailbox' || path === '/mailbox/') {

@@ -54,6 +54,8 @@ export interface Stack {
     web?: string;
     /** The page that lists sent mail. */
     mailbox: string;
+    /** The API reference (Swagger UI over the contract's OpenAPI document). */
+    apiDocs: string;
     /** The SES emulator itself (`/store` is its JSON of sent mail). */
     ses: string;
     dynamodb: string;
@@ -186,7 +188,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const report = await seedDemoReport({ userId: demo.userId, userCreated: demo.created });
       return { demo, report };
     })();
-    const mailboxP = startMailbox({ port: ports.mailbox, sesEndpoint: env.SES_ENDPOINT }).then((m) => {
+    const mailboxP = startMailbox({
+      port: ports.mailbox,
+      sesEndpoint: env.SES_ENDPOINT,
+      apiUrl: `http://localhost:${ports.api}`,
+    }).then((m) => {
       stops.push(m.stop);
       return m;
     });
@@ -216,6 +222,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         api: `http://localhost:${ports.api}/api`,
         web: webUrl,
         mailbox: mailbox.url,
+        apiDocs: `${webUrl ?? mailbox.url.replace(/\/$/, '')}/api-docs/`,
         ses: `http://localhost:${ports.ses}`,
         dynamodb: env.DYNAMODB_ENDPOINT,
         s3: env.S3_ENDPOINT,
