@@ -1,52 +1,11 @@
-import { FIELD_BY_NAME, FIELDS, type FieldDef, type FieldName } from '../report/fields';
+import { FIELD_BY_NAME, FIELD_ORDER, FIELDS, type FieldDef, type FieldName } from '../report/fields';
 import type { ItemValues, TaxProfile } from '../report/types';
 
 /**
- * Item columns of the export in the order of METRICS.md "The way from the seller's price to profit":
- * quantities and price references first, then seller_price − wb_discount = realization;
- * realization − commission − acquiring − attorney_services ≈ for_pay; for_pay + compensations +
- * additional_payments + loyalty − logistics … − ads − vat − usn − cost_total = profit; then the
- * ratios and the values that are not on the way (tax base, expenses, loans, payout).
- * Every field of FIELDS appears exactly once (checked by a test).
+ * Item columns of the export: the one column order of shared/report/fields.ts (FIELD_ORDER), the same
+ * as the web page's items table.
  */
-export const EXPORT_FIELD_ORDER: readonly FieldName[] = [
-  'sales_qty',
-  'returns_qty',
-  'net_qty',
-  'sales_seller_price',
-  'avg_seller_price',
-  'seller_price',
-  'wb_discount',
-  'realization',
-  // The category rate applies to the seller's price; shown beside WB's reward, never in its place.
-  'category_commission_percent',
-  'commission',
-  'acquiring',
-  'attorney_services',
-  'for_pay',
-  'compensations',
-  'additional_payments',
-  'loyalty',
-  'logistics',
-  'reverse_logistics',
-  'rebill_logistics',
-  'storage',
-  'acceptance',
-  'penalties',
-  'deductions',
-  'ads',
-  'vat',
-  'usn',
-  'cost_price',
-  'cost_total',
-  'profit',
-  'margin',
-  'roi',
-  'income',
-  'expenses',
-  'loans',
-  'payout',
-];
+export const EXPORT_FIELD_ORDER: readonly FieldName[] = FIELD_ORDER;
 
 /**
  * Fields whose total is not the sum of the items: per-unit prices and percentages. METRICS.md: ratios in

@@ -81,6 +81,53 @@ export const FIELD_BY_NAME: ReadonlyMap<string, FieldDef & { readonly name: Fiel
   FIELDS.map((d) => [d.name, d]),
 );
 
+/**
+ * THE column order of every per-item table: the web page's items table (with these group titles) and
+ * the XLSX export. It follows docs/METRICS.md "The way from the seller's price to profit": quantities,
+ * seller_price − wb_discount = realization; realization − commission − acquiring − attorney_services ≈
+ * for_pay; + compensations, additional payments, loyalty; − logistics … ads, loans; the tax base, VAT,
+ * USN and cost; profit and its ratios, payout. Every field appears exactly once (a test checks it).
+ */
+export const FIELD_GROUPS: ReadonlyArray<{ id: string; title: string; fields: readonly FieldName[] }> = [
+  { id: 'sales', title: 'Продажи', fields: ['sales_qty', 'returns_qty', 'net_qty', 'avg_seller_price'] },
+  {
+    id: 'price',
+    title: 'От цены продавца к реализации',
+    fields: ['seller_price', 'sales_seller_price', 'wb_discount', 'realization'],
+  },
+  {
+    id: 'wb',
+    title: 'Вознаграждение WB',
+    // The category rate applies to the seller's price; shown beside WB's reward, never in its place.
+    fields: ['category_commission_percent', 'commission', 'acquiring', 'attorney_services', 'for_pay'],
+  },
+  { id: 'extra', title: 'Компенсации и доплаты', fields: ['compensations', 'additional_payments', 'loyalty'] },
+  {
+    id: 'services',
+    title: 'Логистика и услуги WB',
+    fields: [
+      'logistics',
+      'reverse_logistics',
+      'rebill_logistics',
+      'storage',
+      'acceptance',
+      'penalties',
+      'deductions',
+      'ads',
+      'loans',
+    ],
+  },
+  {
+    id: 'tax',
+    title: 'Себестоимость и налоги',
+    fields: ['income', 'vat', 'usn', 'cost_price', 'cost_total', 'expenses'],
+  },
+  { id: 'result', title: 'Результат', fields: ['profit', 'margin', 'roi', 'payout'] },
+];
+
+/** FIELD_GROUPS flattened: the order of the columns. */
+export const FIELD_ORDER: readonly FieldName[] = FIELD_GROUPS.flatMap((g) => g.fields);
+
 export const CORRECTABLE_FIELDS: readonly FieldName[] = FIELDS.filter((d) => d.correctable).map((d) => d.name);
 
 export function isCorrectable(name: string): name is FieldName {

@@ -20,6 +20,7 @@ import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { backoff, cancellationCodes, isTransactionConflict, sleep } from './dynamo-errors';
 import { getIdempotentResult, idempotencyPut } from './idempotency.repo';
 import { LIMIT_PREFIX, limitHistoryKey, newId, userKey } from './keys';
+import { decodeCursor, encodeCursor } from './cursor';
 
 export type { DocTransactItem };
 
@@ -262,8 +263,7 @@ export async function listLimitHistory(
   const pk = userKey(userId).pk;
   let startKey: Record<string, string> | undefined;
   if (cursor) {
-    const sk = decodeCursor(cursor);
-    if (!sk || !sk.startsWith(LIMIT_PREFIX)) throw badRequest('invalid_cursor', 'Malformed cursor');
+    const sk = decodeCursor(cursor, (key) => key.startsWith(LIMIT_PREFIX));
     startKey = { pk, sk };
   }
   const r = await ddb().send(
@@ -327,13 +327,4 @@ export async function sumLimitHistory(userId: string): Promise<HistoryTotals> {
     startKey = r.LastEvaluatedKey;
   } while (startKey);
   return totals;
-}
-
-export function encodeCursor(sk: string): string {
-  return Buffer.from(sk, 'utf8').toString('base64url');
-}
-
-export function decodeCursor(cursor: string): string | null {
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return null;
-  return Buffer.from(cursor, 'base64url').toString('utf8');
 }

@@ -18,6 +18,7 @@ import { badRequest } from '../errors';
 import { ddb, tableName } from './client';
 import { backoff, isConditionFailed, sleep } from './dynamo-errors';
 import { PRODUCT_PREFIX, productKey, type Key } from './keys';
+import { decodeCursor, encodeCursor } from './cursor';
 
 export interface ProductRecord {
   article: string;
@@ -285,8 +286,7 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
   const pk = productKey(userId, '').pk;
   let startKey: Record<string, unknown> | undefined;
   if (opts.cursor) {
-    const sk = decodeProductCursor(opts.cursor);
-    if (sk === null) throw badRequest('invalid_cursor', 'Malformed cursor');
+    const sk = decodeCursor(opts.cursor, (key) => key.startsWith(PRODUCT_PREFIX));
     startKey = { pk, sk };
   }
   const search = opts.search?.trim().toLowerCase() ?? '';
@@ -316,16 +316,6 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
   const more = items.length > limit || !exhausted;
   return {
     items: page.map((i) => i.product),
-    next_cursor: more && page.length > 0 ? encodeProductCursor(page[page.length - 1].sk) : null,
+    next_cursor: more && page.length > 0 ? encodeCursor(page[page.length - 1].sk) : null,
   };
-}
-
-export function encodeProductCursor(sk: string): string {
-  return Buffer.from(sk, 'utf8').toString('base64url');
-}
-
-export function decodeProductCursor(cursor: string): string | null {
-  if (!/^[A-Za-z0-9_-]{1,1500}$/.test(cursor)) return null;
-  const sk = Buffer.from(cursor, 'base64url').toString('utf8');
-  return sk.startsWith(PRODUCT_PREFIX) ? sk : null;
 }

@@ -21,7 +21,6 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { badRequest } from '../errors';
 import type {
   CategoryCommission,
   ComputedItem,
@@ -36,6 +35,7 @@ import { GSI2 } from './table';
 import { backoff, cancellationCodes, isConditionFailed, isTransactionConflict, sleep } from './dynamo-errors';
 import { deleteItems, getItemsOfGen, writeItems, type StoredItem } from './items.repo';
 import { REPORT_PREFIX, itemKey, newId, reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
+import { decodeCursor, encodeCursor } from './cursor';
 
 export type { StoredItem } from './items.repo';
 
@@ -176,16 +176,6 @@ export interface ReportPage {
 
 export const REPORTS_PAGE_SIZE = 50;
 
-function encodeCursor(reportId: string): string {
-  return Buffer.from(reportId, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  const id = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (!isReportId(id)) throw badRequest('invalid_cursor', 'Malformed cursor');
-  return id;
-}
-
 /**
  * The caller's ready reports, newest first (report ids sort by time), optionally of one seller (gsi1).
  * The cursor is opaque and carries only a report id: the partition is always the caller's.
@@ -196,7 +186,7 @@ export async function listReports(
   opts: { sellerId?: string; cursor?: string | null; limit?: number } = {},
 ): Promise<ReportPage> {
   const limit = opts.limit ?? REPORTS_PAGE_SIZE;
-  const after = opts.cursor ? decodeCursor(opts.cursor) : null;
+  const after = opts.cursor ? decodeCursor(opts.cursor, isReportId) : null;
   const base = reportKey(userId, after ?? 'x');
   const bySeller = opts.sellerId !== undefined;
   const items: ReportRecord[] = [];
