@@ -116,3 +116,24 @@ export function allocateUnassigned(
     summary: { method, spread: amounts, total, articles: receivers.length },
   };
 }
+
+/**
+ * The allocation of a combined report: the sources' spreads summed per field. The method is the
+ * sources' common one; `mixed` is true when they differ (the combined report says so in a warning).
+ * Undefined when no source knows its allocation.
+ */
+export function combineAllocations(
+  sources: ReadonlyArray<AllocationSummary | undefined>,
+): { summary: AllocationSummary; mixed: boolean } | undefined {
+  const known = sources.filter((s): s is AllocationSummary => s !== undefined);
+  if (known.length === 0) return undefined;
+  const spread = zeroSpread();
+  let total = 0;
+  for (const s of known) {
+    for (const f of ALLOCATED_FIELDS) spread[f] += s.spread[f] ?? 0;
+    total += s.total;
+  }
+  const method = known[0].method;
+  const mixed = known.length !== sources.length || known.some((s) => s.method !== method);
+  return { summary: { method, spread, total, articles: Math.max(...known.map((s) => s.articles)) }, mixed };
+}

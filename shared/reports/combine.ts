@@ -11,7 +11,14 @@
 import { getConfig } from '../config';
 import { notFound } from '../errors';
 import { startJob, waitFor, type JobSnapshot, type ProgressReporter } from '../jobs/registry';
-import { combineItems, combinePeriods, combineSellers, commissionByCategory, computeTotals } from '../report';
+import {
+  combineAllocations,
+  combineItems,
+  combinePeriods,
+  combineSellers,
+  commissionByCategory,
+  computeTotals,
+} from '../report';
 import type { ComputedItem, ReportWarning, TaxProfile } from '../report/types';
 import type { StoredItem } from '../store/items.repo';
 import { createReport, getReport, getReportItems, newReportId, type ReportRecord } from '../store/reports.repo';
@@ -95,6 +102,13 @@ export async function buildCombinedReport(
       details: { report_ids: records.map((r) => r.id) },
     });
   }
+  const allocation = combineAllocations(records.map((r) => r.allocation));
+  if (allocation?.mixed)
+    warnings.push({
+      code: 'mixed_allocation',
+      message: 'Расходы без артикула в отчётах распределены разными способами: доли сложены как есть.',
+      details: { report_ids: records.map((r) => r.id) },
+    });
   for (const r of records)
     for (const w of r.warnings) warnings.push({ ...w, details: { ...(w.details ?? {}), report_id: r.id } });
   const record: ReportRecord = {
@@ -114,6 +128,7 @@ export async function buildCombinedReport(
     source_size: null,
     created_at: new Date().toISOString(),
     tax_profile: tax,
+    ...(allocation ? { allocation: allocation.summary } : {}),
     totals: computeTotals(items.map((i) => i.effective)),
     commission_by_category: commissionByCategory(items),
     warnings,

@@ -15,6 +15,7 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
+import type { AllocationSummary } from '../report/allocation';
 import type {
   CategoryCommission,
   ComputedItem,
@@ -55,6 +56,8 @@ export interface ReportRecord {
   created_at: string;
   rebuilt_at?: string;
   tax_profile: TaxProfile;
+  /** How the «Без артикула» costs were spread (kopecks); absent on reports built before allocation existed. */
+  allocation?: AllocationSummary;
   totals: ItemValues;
   commission_by_category: CategoryCommission[];
   warnings: ReportWarning[];
@@ -349,6 +352,7 @@ export type ReportPatch = Partial<
     | 'commission_by_category'
     | 'warnings'
     | 'tax_profile'
+    | 'allocation'
     | 'rebuilt_at'
     | 'item_count'
     | 'rows'
