@@ -2,11 +2,12 @@ import { useEffect, useMemo, useState } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { api } from '../api/client';
-import type { LimitTotals, Seller, TaxProfile, User } from '../api/types';
+import type { AllocationMethod, LimitTotals, Seller, TaxPeriod, TaxProfile, User } from '../api/types';
+import { ALLOCATION_TITLES } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
 import { LoadMore } from '../components/load-more';
 import { Spinner } from '../components/progress-bar';
-import { describeTax, TaxProfileForm, taxProfileError } from '../components/tax-profile-form';
+import { describeTax, TaxProfileForm, taxProfileError, vatRateErrorOn } from '../components/tax-profile-form';
 import { SupportContact } from '../lib/app-config';
 import { useAuth } from '../lib/auth';
 import { formatDateTime, formatInt } from '../lib/format';
@@ -105,6 +106,7 @@ export function SettingsPage() {
         <>
           <LimitsPanel user={me.data.user} />
           <DefaultTaxPanel user={me.data.user} />
+          <AllocationPanelSettings user={me.data.user} />
           <SellersPanel />
           <ChangePasswordPanel />
           <LimitHistoryPanel />
@@ -257,39 +259,147 @@ function ChangePasswordPanel() {
   );
 }
 
+function periodsOf(user: User): TaxPeriod[] {
+  return user.tax_periods?.length ? user.tax_periods : [{ valid_from: null, ...(user.tax ?? FALLBACK_TAX) }];
+}
+
+/** Periods in date order, the first from the beginning; the first problem found, in Russian. */
+export function taxPeriodsError(periods: readonly TaxPeriod[]): string | null {
+  const seen = new Set<string>();
+  for (const [i, p] of periods.entries()) {
+    const problem = taxProfileError(p);
+    if (problem) return problem;
+    if (i > 0 && !p.valid_from) return 'Укажите дату начала каждого периода, кроме первого.';
+    const key = p.valid_from ?? '';
+    if (seen.has(key)) return 'Два периода начинаются в один день.';
+    seen.add(key);
+    const vat = vatRateErrorOn(p.vat_rate, p.valid_from);
+    if (vat) return vat;
+  }
+  return null;
+}
+
 function DefaultTaxPanel({ user }: { user: User }) {
   const queryClient = useQueryClient();
-  const [tax, setTax] = useState<TaxProfile>(user.tax ?? FALLBACK_TAX);
+  const [periods, setPeriods] = useState<TaxPeriod[]>(periodsOf(user));
 
-  useEffect(() => setTax(user.tax ?? FALLBACK_TAX), [user.tax]);
+  useEffect(() => setPeriods(periodsOf(user)), [user]);
 
   const saving = useSave(
-    () => taxProfileError(tax),
+    () => taxPeriodsError(periods),
     async () => {
-      const answer = await api.updateTax(tax);
+      // One profile from the beginning is the plain form the API always took; several go as tax_periods.
+      const [first] = periods;
+      const answer =
+        periods.length === 1 && first.valid_from === null
+          ? await api.updateTax({ tax_system: first.tax_system, usn_rate: first.usn_rate, vat_rate: first.vat_rate })
+          : await api.updateMe({ tax_periods: periods });
       if (answer?.user) queryClient.setQueryData(['me'], answer);
       else await queryClient.invalidateQueries({ queryKey: ['me'] });
       void queryClient.invalidateQueries({ queryKey: ['report'] });
     },
   );
+  const change = (next: TaxPeriod[]) => {
+    setPeriods(next);
+    saving.edited();
+  };
 
   return (
     <section className="panel" aria-labelledby="tax-title">
       <h2 id="tax-title">Налоговый профиль по умолчанию</h2>
       <p className="muted small">
-        Применяется к отчётам без продавца и к продавцам без своего профиля. Уже построенные отчёты меняются только
-        после пересборки.
+        Применяется к отчётам без продавца и к продавцам без своего профиля. Отчёт берёт период, действующий в середине
+        его недели: отчёт 2021 года считается по правилам 2021 года. Уже построенные отчёты меняются только после
+        пересборки.
       </p>
-      <TaxProfileForm
-        value={tax}
-        onChange={(t) => {
-          setTax(t);
-          saving.edited();
-        }}
-        idPrefix="default-tax"
-        disabled={saving.busy}
-      />
+      {periods.map((p, i) => (
+        <div className="tax-period" key={i} data-testid={`tax-period-${i}`}>
+          <label htmlFor={`default-tax-from-${i}`} className="form-field">
+            Действует с
+            <input
+              id={`default-tax-from-${i}`}
+              type="date"
+              value={p.valid_from ?? ''}
+              disabled={saving.busy || i === 0}
+              placeholder="с начала"
+              onChange={(e) =>
+                change(periods.map((q, j) => (j === i ? { ...q, valid_from: e.target.value || null } : q)))
+              }
+            />
+            {i === 0 ? <span className="muted small">с самого начала</span> : null}
+          </label>
+          <TaxProfileForm
+            value={p}
+            onChange={(t) => change(periods.map((q, j) => (j === i ? { ...q, ...t } : q)))}
+            idPrefix={i === 0 ? 'default-tax' : `default-tax-${i}`}
+            disabled={saving.busy}
+          />
+          {i > 0 ? (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => change(periods.filter((_, j) => j !== i))}
+              data-testid={`remove-tax-period-${i}`}
+            >
+              Удалить период
+            </button>
+          ) : null}
+        </div>
+      ))}
+      <div className="button-row">
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => change([...periods, { ...periods[periods.length - 1], valid_from: null }])}
+          data-testid="add-tax-period"
+        >
+          Добавить период
+        </button>
+      </div>
       <SaveRow saving={saving} testId="save-default-tax" />
+    </section>
+  );
+}
+
+function AllocationPanelSettings({ user }: { user: User }) {
+  const queryClient = useQueryClient();
+  const [method, setMethod] = useState<AllocationMethod>(user.allocation ?? 'realization');
+  useEffect(() => setMethod(user.allocation ?? 'realization'), [user.allocation]);
+  const saving = useSave(
+    () => null,
+    async () => {
+      const answer = await api.updateMe({ allocation: method });
+      if (answer?.user) queryClient.setQueryData(['me'], answer);
+      else await queryClient.invalidateQueries({ queryKey: ['me'] });
+      void queryClient.invalidateQueries({ queryKey: ['report'] });
+    },
+  );
+  return (
+    <section className="panel" aria-labelledby="allocation-settings-title">
+      <h2 id="allocation-settings-title">Расходы без артикула</h2>
+      <p className="muted small">
+        Хранение, приёмка, удержания, штрафы и реклама без артикула распределяются по артикулам, чтобы прибыль каждого
+        их учитывала. Итоги отчёта не меняются. Новый способ применяется при пересборке отчёта.
+      </p>
+      <label htmlFor="allocation-method" className="form-field">
+        Способ
+        <select
+          id="allocation-method"
+          value={method}
+          disabled={saving.busy}
+          onChange={(e) => {
+            setMethod(e.target.value as AllocationMethod);
+            saving.edited();
+          }}
+        >
+          {(Object.keys(ALLOCATION_TITLES) as AllocationMethod[]).map((m) => (
+            <option key={m} value={m}>
+              {ALLOCATION_TITLES[m]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <SaveRow saving={saving} testId="save-allocation" />
     </section>
   );
 }
@@ -326,16 +436,19 @@ function SellerCard({ seller }: { seller: Seller }) {
   const [name, setName] = useState(seller.name ?? '');
   const [ownTax, setOwnTax] = useState(seller.tax !== null && seller.tax !== undefined);
   const [tax, setTax] = useState<TaxProfile>(seller.tax ?? FALLBACK_TAX);
+  const [allocation, setAllocation] = useState<AllocationMethod | ''>(seller.allocation ?? '');
 
   const saving = useSave(
     () => (ownTax ? taxProfileError(tax) : null),
     async () => {
       // null returns the seller to the default profile; leave tax out when nothing changed there.
-      const patch = ownTax
+      const patch: Parameters<typeof api.patchSeller>[1] = ownTax
         ? { name: name.trim(), tax }
         : seller.tax
           ? { name: name.trim(), tax: null }
           : { name: name.trim() };
+      // The allocation goes only when changed ('' = the user's method).
+      if ((seller.allocation ?? '') !== allocation) patch.allocation = allocation === '' ? null : allocation;
       await api.patchSeller(seller.id, patch);
       await queryClient.invalidateQueries({ queryKey: ['sellers'] });
       void queryClient.invalidateQueries({ queryKey: ['reports'] });
@@ -386,6 +499,24 @@ function SellerCard({ seller }: { seller: Seller }) {
           disabled={saving.busy}
         />
       ) : null}
+      <label htmlFor={`${idPrefix}-allocation`} className="form-field">
+        Расходы без артикула
+        <select
+          id={`${idPrefix}-allocation`}
+          value={allocation}
+          onChange={(e) => {
+            setAllocation(e.target.value as AllocationMethod | '');
+            saving.edited();
+          }}
+        >
+          <option value="">как по умолчанию</option>
+          {(Object.keys(ALLOCATION_TITLES) as AllocationMethod[]).map((m) => (
+            <option key={m} value={m}>
+              {ALLOCATION_TITLES[m]}
+            </option>
+          ))}
+        </select>
+      </label>
       <SaveRow saving={saving} small />
     </div>
   );
