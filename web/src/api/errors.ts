@@ -35,6 +35,8 @@ const MESSAGES: Record<string, string> = {
   no_report_in_zip: 'В архиве нет файла отчёта (.xlsx или .xls).',
   empty_report: 'В отчёте нет ни одной строки с данными.',
   corrupt_file: 'Файл повреждён или не читается.',
+  import_too_large:
+    'Таблица слишком большая для импорта себестоимости: оставьте в ней только столбцы артикула и себестоимости.',
   source_missing: 'Исходный файл этого отчёта не сохранён, поэтому действие недоступно.',
   field_not_correctable: 'Это поле нельзя скорректировать вручную.',
   invalid_credentials: 'Неверный email или пароль (или адрес ещё не подтверждён).',
@@ -108,6 +110,7 @@ const FILE_CODES = new Set([
   'too_many_rows',
   'too_many_entries',
   'zip_bomb',
+  'import_too_large',
 ]);
 
 /** The API's texts are written for developers and may be English; only Russian ones reach the page. */
