@@ -42,6 +42,7 @@ const MESSAGES: Record<string, string> = {
   invalid_credentials: 'Неверный email или пароль (или адрес ещё не подтверждён).',
   invalid_token: 'Ссылка недействительна или устарела. Запросите новую.',
   rate_limited: 'Слишком много запросов. Подождите немного и попробуйте снова.',
+  too_many_attempts: 'Слишком много попыток. Подождите немного и попробуйте снова.',
   validation_error: 'Проверьте введённые данные.',
   not_found: 'Не найдено: возможно, запись уже удалена.',
   job_not_found: 'Задача объединения не найдена: возможно, сервер был перезапущен. Запустите объединение ещё раз.',
@@ -93,6 +94,11 @@ export function messageFor(status: number, code: string, details: Record<string,
       .slice(0, 8)
       .map((t) => `«${String(t)}»`)
       .join(', ')}.`;
+  }
+  if (code === 'too_many_attempts' && typeof details.retry_after_seconds === 'number') {
+    const s = details.retry_after_seconds;
+    const wait = s < 60 ? `${s} с` : `${Math.ceil(s / 60)} мин`;
+    return `Слишком много попыток. Попробуйте снова через ${wait}.`;
   }
   if (MESSAGES[code]) return MESSAGES[code];
   if (BY_STATUS[status]) return BY_STATUS[status];
