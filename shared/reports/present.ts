@@ -128,13 +128,21 @@ export interface ApiReport extends ApiReportSummary {
   commission_by_category: ApiCategoryCommission[];
   warnings: ReportWarning[];
   stale: boolean;
+  /** Why the report is stale, in the user's words (a combined report: which source changed how), or null. */
+  stale_reason: string | null;
+  /** A combined report: its sources that changed since it was combined. */
+  stale_sources?: Array<{ id: string; title: string | null; change: 'rebuilt' | 'corrected' | 'deleted' }>;
 }
+
+/** Why an uploaded report is stale (settings.ts isStale). */
+export const STALE_SETTINGS = 'Себестоимость в каталоге или налоговые настройки изменились после построения отчёта.';
 
 export function presentReport(
   record: ReportRecord,
   items: ReadonlyArray<StoredItem>,
   seller: SellerRef | null,
   stale: boolean,
+  staleness?: { reason: string | null; changes: NonNullable<ApiReport['stale_sources']> },
 ): ApiReport {
   return {
     ...presentReportSummary(record, seller),
@@ -143,6 +151,8 @@ export function presentReport(
     commission_by_category: presentCommission(record.commission_by_category),
     warnings: presentWarnings(record.warnings),
     stale,
+    stale_reason: staleness?.reason ?? (stale ? STALE_SETTINGS : null),
+    ...(record.is_combined ? { stale_sources: staleness?.changes ?? [] } : {}),
   };
 }
 

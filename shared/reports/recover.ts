@@ -11,7 +11,7 @@
  *   1. claim the record (still `building` → `recovering_at`): from then on it can never become ready;
  *      a record already ready (or gone) is left alone;
  *   2. refund the charge (refundLimits gives back once per report, however often it is called);
- *   3. delete the items and the stored source;
+ *   3. delete the items, the stored source and the identity record;
  *   4. delete the record, only once 2 and 3 succeeded and only while it is still `building`.
  * The record goes last because it is the only trace of the charge: if any step fails, it stays and the
  * next sweep finishes the job.
@@ -21,6 +21,7 @@ import { refundLimits } from '../store/limits.repo';
 import { deleteItems } from '../store/items.repo';
 import { claimBuildingReport, deleteBuildingReport, listBuildingReports } from '../store/reports.repo';
 import { deleteObject } from './storage';
+import { deleteIdentity } from '../store/identities.repo';
 
 /** A building record older than this is an upload whose process died: far beyond the 29 s any upload may run. */
 export const ABANDONED_UPLOAD_AFTER_MS = 10 * 60 * 1000;
@@ -58,6 +59,7 @@ export async function undoChargedUpload(userId: string, reportId: string): Promi
     ],
     ['items', () => deleteItems(userId, reportId)],
     ['source', () => (sourcePath ? deleteObject(sourcePath) : Promise.resolve())],
+    ['identity', () => (record.identity ? deleteIdentity(userId, record.identity, reportId) : Promise.resolve())],
   ];
   let complete = true;
   // Each step is tried even if another fails: the money first, and as little left behind as possible.

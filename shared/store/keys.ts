@@ -18,6 +18,7 @@
  * | seller            | USER#<userId>               | SELLER#<sellerId>      |                                                   | sellers by user (query pk, begins_with SELLER#) |
  * | seller number     | USER#<userId>               | SELLERNUM#<number>     |                                                   | seller by user and number; uniqueness (conditional put with the seller) |
  * | product           | USER#<userId>               | PRODUCT#<article>      |                                                   | products by user and article (GetItem; list = query begins_with PRODUCT#) |
+ * | report identity   | USER#<userId>               | RIDENT#<identity>#<reportId> |                                             | does the user have this report already (query begins_with RIDENT#<identity>#, one read) |
  *
  * Ownership is structural: every user-owned record's key contains the owner's id, so a read with the
  * caller's id cannot reach another user's record (it is simply not found → 404). An item id embeds its
@@ -95,6 +96,14 @@ export const PRODUCT_PREFIX = 'PRODUCT#';
 export const productKey = (userId: string, article: string): Key => ({
   pk: `USER#${userId}`,
   sk: `${PRODUCT_PREFIX}${article}`,
+});
+
+/** One record per uploaded report under its identity (shared/reports/report-identity.ts). */
+export const IDENTITY_PREFIX = 'RIDENT#';
+export const identityPrefix = (identity: string): string => `${IDENTITY_PREFIX}${identity}#`;
+export const reportIdentityKey = (userId: string, identity: string, reportId: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${identityPrefix(identity)}${reportId}`,
 });
 
 export function normalizeEmail(email: string): string {

@@ -54,6 +54,13 @@ const MESSAGES: Record<string, string> = {
   network_error: 'Нет связи с сервером. Проверьте подключение к интернету и попробуйте ещё раз.',
   upload_failed: 'Не удалось передать файл в хранилище. Попробуйте ещё раз.',
   bad_response: 'Сервер ответил неожиданно. Попробуйте ещё раз.',
+  duplicate_report: 'Этот отчёт уже загружен. Повторная загрузка спишет лимиты ещё раз.',
+  overlapping_reports:
+    'В выборке один и тот же отчёт учтён дважды (копия отчёта или сводный отчёт вместе со своим источником).',
+  not_combined: 'Пересобрать из источников можно только сводный отчёт.',
+  seller_not_found: 'Продавец не найден.',
+  report_not_found: 'Отчёт не найден: возможно, он уже удалён.',
+  report_busy: 'Отчёт сейчас меняется другим запросом. Попробуйте ещё раз.',
 };
 
 /** Fallback by status when the code is unknown to this page. */
@@ -95,6 +102,18 @@ export function messageFor(status: number, code: string, details: Record<string,
       .slice(0, 8)
       .map((t) => `«${String(t)}»`)
       .join(', ')}.`;
+  }
+  if (code === 'source_missing' && Array.isArray(details.report_ids)) {
+    return 'Один из исходных отчётов удалён, поэтому сводный отчёт нельзя пересобрать.';
+  }
+  if (code === 'duplicate_report' && typeof details.title === 'string') {
+    return `Этот отчёт уже загружен: «${details.title}». Повторная загрузка спишет лимиты ещё раз.`;
+  }
+  if (code === 'overlapping_reports' && Array.isArray(details.titles) && details.titles.length === 2) {
+    const [a, b] = details.titles.map((t) => `«${String(t)}»`);
+    return details.reason === 'same_report'
+      ? `Отчёты ${a} и ${b} — один и тот же отчёт: выберите только один из них.`
+      : `Отчёты ${a} и ${b} пересекаются (сводный отчёт и его источник): выберите только один из них.`;
   }
   if (MESSAGES[code]) return MESSAGES[code];
   if (BY_STATUS[status]) return BY_STATUS[status];

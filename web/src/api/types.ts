@@ -119,6 +119,10 @@ export interface ReportDetail extends ReportSummary {
   commission_by_category: CategoryCommission[];
   warnings: ReportWarning[];
   stale: boolean;
+  /** Why the report is stale, in Russian; null when it is not. */
+  stale_reason?: string | null;
+  /** A combined report: its sources that changed since it was combined. */
+  stale_sources?: Array<{ id: string; title: string | null; change: 'rebuilt' | 'corrected' | 'deleted' }>;
 }
 
 export interface UploadUrl {
@@ -137,6 +141,8 @@ export interface RowCountResult {
   format: 'zip' | 'xlsx' | 'xls';
   report_number: string | null;
   seller_number: string | null;
+  /** The caller's report with the same identity: uploading again would charge again. */
+  duplicate_of?: { id: string; title: string; created_at: string } | null;
 }
 
 export interface ManualValueResult {
