@@ -27,6 +27,8 @@ const ROUTES: Array<[string, string, string]> = [
   ['POST', '/api/auth/forgot-password', 'authForgotPassword'],
   ['GET', '/api/auth/limit-history', 'authLimitHistory'],
   ['POST', '/api/auth/top-up', 'authTopUp'],
+  ['POST', '/api/auth/change-password', 'authChangePassword'],
+  ['GET', '/api/config', 'appConfig'],
   ['POST', '/api/reports/upload-url', 'reportsUploadUrl'],
   ['POST', '/api/reports/count-rows', 'reportsCountRows'],
   ['POST', '/api/reports/upload', 'reportsUpload'],
@@ -188,10 +190,11 @@ describe('npm run package (offline, no AWS credentials)', () => {
     for (const m of readFileSync(apiMd, 'utf8').matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/api\/[^`?\s]*)/g)) {
       documented.add(`${m[1]} ${shape(m[2])}`);
     }
-    const handbookRoutes = new Set(
-      ROUTES.map(([m, p]) => `${m} ${shape(p)}`).filter((r) => documented.has(r) || !AFTER_HANDBOOK.has(r)),
+    // Routes added after the handbook (documented in README.md / docs/API.md instead).
+    const added = new Set(['POST /api/auth/change-password', 'GET /api/config', ...AFTER_HANDBOOK]);
+    expect([...documented].sort()).toEqual(
+      [...new Set(ROUTES.map(([m, p]) => `${m} ${shape(p)}`))].filter((r) => !added.has(r)).sort(),
     );
-    expect([...documented].sort()).toEqual([...handbookRoutes].sort());
   });
 
   it('declares the table of shared/store/table.ts with point-in-time recovery and TTL on `ttl`', () => {
@@ -257,8 +260,10 @@ describe('npm run package (offline, no AWS credentials)', () => {
       authMe: { [TABLE]: db('GetItem') },
       authUpdateMe: { [TABLE]: db('GetItem', 'UpdateItem') },
       authForgotPassword: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
-      authLimitHistory: { [TABLE]: db('GetItem', 'Query') },
+      authLimitHistory: { [TABLE]: db('GetItem', 'Query', 'BatchGetItem') },
       authTopUp: { [TABLE]: db('GetItem', 'PutItem', 'UpdateItem') },
+      authChangePassword: { [TABLE]: db('GetItem', 'UpdateItem') },
+      appConfig: {},
       reportsUploadUrl: { [TABLE]: db('GetItem', 'PutItem'), [UPLOADS]: s3('PutObject') },
       reportsCountRows: { [TABLE]: db('GetItem', 'Query'), [UPLOADS]: s3('GetObject') },
       reportsUpload: {
