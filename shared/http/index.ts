@@ -1,4 +1,4 @@
-export { http, type HttpOptions, type HttpRequest, type HttpFn, type HttpHandler } from './handler';
+export { http, sourceIp, type HttpOptions, type HttpRequest, type HttpFn, type HttpHandler } from './handler';
 export {
   json,
   noContent,

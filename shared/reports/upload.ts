@@ -29,7 +29,7 @@ import {
   type FileRef,
   type InputFile,
 } from './file-input';
-import { recoverAbandonedUploads, undoChargedUpload } from './recover';
+import { dropUnusedSeller, recoverAbandonedUploads, undoChargedUpload } from './recover';
 import { duplicateReport, findDuplicate, identityOfFile, type DuplicateOf } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { periodTitle } from './report-identity';
@@ -221,6 +221,7 @@ async function storeReport(
     await deleteObject(sourceKey).catch((err: unknown) =>
       log('error', 'source cleanup failed', { report_id: reportId, error: String(err) }),
     );
+    await dropUnusedSeller(userId, seller?.id);
     throw e;
   }
 

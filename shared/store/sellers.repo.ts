@@ -12,7 +12,7 @@ import type { TaxProfile } from '../report/types';
 import { cleanPeriod, profileToday } from './users.repo';
 import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, isTransactionConflict, sleep, backoff } from './dynamo-errors';
-import { SELLER_PREFIX, newId, sellerKey, sellerNumberKey } from './keys';
+import { SELLER_PREFIX, newId, reportSellerIndex, sellerKey, sellerNumberKey } from './keys';
 
 export interface SellerRecord {
   id: string;
@@ -186,4 +186,58 @@ export async function updateSeller(userId: string, sellerId: string, patch: Sell
     () => notFound('Seller not found', 'seller_not_found'),
   );
   return fromItem(attributes ?? {});
+}
+
+/**
+ * Removes a seller that an upload created on demand when nothing else refers to it (issue 12: an
+ * aborted and refunded upload left its auto-created seller behind). Kept when the user has touched it
+ * (renamed, given a tax profile) or when any report is linked to it (gsi1); the seller and its number
+ * marker go in ONE transaction, on the condition that neither changed since they were read.
+ * Returns whether it was removed. A concurrent upload that picked the seller up a moment ago may
+ * still link it; its report then shows no seller (its tax profile is the user's default either way).
+ */
+export async function removeSellerIfUnused(userId: string, sellerId: string): Promise<boolean> {
+  const seller = await getSeller(userId, sellerId);
+  if (!seller) return false;
+  const untouched =
+    seller.tax === null && seller.name === defaultSellerName(seller.number) && seller.updated_at === seller.created_at;
+  if (!untouched) return false;
+  const refs = await ddb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': reportSellerIndex(userId, sellerId, '').gsi1pk },
+      Limit: 1,
+    }),
+  );
+  if ((refs.Items ?? []).length > 0) return false;
+  try {
+    await ddb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: sellerKey(userId, sellerId),
+              ConditionExpression:
+                'attribute_exists(pk) AND (attribute_not_exists(updated_at) OR updated_at = created_at)',
+            },
+          },
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: sellerNumberKey(userId, seller.number),
+              ConditionExpression: 'seller_id = :id',
+              ExpressionAttributeValues: { ':id': sellerId },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (cancellationCodes(e) || isTransactionConflict(e)) return false;
+    throw e;
+  }
 }
