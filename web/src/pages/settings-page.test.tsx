@@ -167,6 +167,33 @@ describe('settings page', () => {
     );
   });
 
+  it('a seller’s own profile by periods goes as tax_periods', async () => {
+    renderPage();
+    patchAnswer = () => json(200, seller);
+    const card = await screen.findByTestId('seller-42');
+    fireEvent.click(within(card).getByTestId('add-tax-period-42'));
+    fireEvent.change(within(card).getByLabelText(/Действует с/, { selector: '#seller-s1-from-1' }), {
+      target: { value: '2026-01-01' },
+    });
+    fireEvent.change(within(card).getByLabelText('НДС', { selector: '#seller-s1-1-vat' }), { target: { value: '22' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Сохранить' }));
+    await vi.waitFor(() =>
+      expect(writes()).toEqual([
+        {
+          url: '/api/sellers/s1',
+          method: 'PATCH',
+          body: {
+            name: 'ИП Иванов',
+            tax_periods: [
+              { valid_from: null, tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 },
+              { valid_from: '2026-01-01', tax_system: 'usn_income', usn_rate: 6, vat_rate: 22 },
+            ],
+          },
+        },
+      ]),
+    );
+  });
+
   it('sets the allocation of costs without an article for the user and for a seller', async () => {
     renderPage();
     patchAnswer = () => json(200, { user: { ...user, allocation: 'quantity' } });

@@ -279,6 +279,78 @@ export function taxPeriodsError(periods: readonly TaxPeriod[]): string | null {
   return null;
 }
 
+/** Tax periods: «Действует с» (the first from the beginning) and a profile each; add and remove. */
+function TaxPeriodsFields({
+  periods,
+  onChange,
+  idPrefix,
+  disabled,
+  addTestId,
+}: {
+  periods: TaxPeriod[];
+  onChange: (next: TaxPeriod[]) => void;
+  idPrefix: string;
+  disabled: boolean;
+  addTestId: string;
+}) {
+  return (
+    <>
+      {periods.map((p, i) => (
+        <div className="tax-period" key={i} data-testid={`${idPrefix}-period-${i}`}>
+          <label htmlFor={`${idPrefix}-from-${i}`} className="form-field">
+            Действует с
+            <input
+              id={`${idPrefix}-from-${i}`}
+              type="date"
+              value={p.valid_from ?? ''}
+              disabled={disabled || i === 0}
+              onChange={(e) =>
+                onChange(periods.map((q, j) => (j === i ? { ...q, valid_from: e.target.value || null } : q)))
+              }
+            />
+            {i === 0 ? <span className="muted small">с самого начала</span> : null}
+          </label>
+          <TaxProfileForm
+            value={p}
+            onChange={(t) => onChange(periods.map((q, j) => (j === i ? { ...q, ...t } : q)))}
+            idPrefix={i === 0 ? idPrefix : `${idPrefix}-${i}`}
+            disabled={disabled}
+          />
+          {i > 0 ? (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => onChange(periods.filter((_, j) => j !== i))}
+              data-testid={`${idPrefix}-remove-period-${i}`}
+            >
+              Удалить период
+            </button>
+          ) : null}
+        </div>
+      ))}
+      <div className="button-row">
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={disabled}
+          onClick={() => onChange([...periods, { ...periods[periods.length - 1], valid_from: null }])}
+          data-testid={addTestId}
+        >
+          Добавить период
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** One profile from the beginning goes as the plain `tax` the API always took; several as `tax_periods`. */
+function plainOrPeriods(periods: TaxPeriod[]): { tax: TaxProfile } | { tax_periods: TaxPeriod[] } {
+  const [first] = periods;
+  return periods.length === 1 && first.valid_from === null
+    ? { tax: { tax_system: first.tax_system, usn_rate: first.usn_rate, vat_rate: first.vat_rate } }
+    : { tax_periods: periods };
+}
+
 function DefaultTaxPanel({ user }: { user: User }) {
   const queryClient = useQueryClient();
   const [periods, setPeriods] = useState<TaxPeriod[]>(periodsOf(user));
@@ -288,12 +360,8 @@ function DefaultTaxPanel({ user }: { user: User }) {
   const saving = useSave(
     () => taxPeriodsError(periods),
     async () => {
-      // One profile from the beginning is the plain form the API always took; several go as tax_periods.
-      const [first] = periods;
-      const answer =
-        periods.length === 1 && first.valid_from === null
-          ? await api.updateTax({ tax_system: first.tax_system, usn_rate: first.usn_rate, vat_rate: first.vat_rate })
-          : await api.updateMe({ tax_periods: periods });
+      const body = plainOrPeriods(periods);
+      const answer = 'tax' in body ? await api.updateTax(body.tax) : await api.updateMe(body);
       if (answer?.user) queryClient.setQueryData(['me'], answer);
       else await queryClient.invalidateQueries({ queryKey: ['me'] });
       void queryClient.invalidateQueries({ queryKey: ['report'] });
@@ -312,50 +380,13 @@ function DefaultTaxPanel({ user }: { user: User }) {
         его недели: отчёт 2021 года считается по правилам 2021 года. Уже построенные отчёты меняются только после
         пересборки.
       </p>
-      {periods.map((p, i) => (
-        <div className="tax-period" key={i} data-testid={`tax-period-${i}`}>
-          <label htmlFor={`default-tax-from-${i}`} className="form-field">
-            Действует с
-            <input
-              id={`default-tax-from-${i}`}
-              type="date"
-              value={p.valid_from ?? ''}
-              disabled={saving.busy || i === 0}
-              placeholder="с начала"
-              onChange={(e) =>
-                change(periods.map((q, j) => (j === i ? { ...q, valid_from: e.target.value || null } : q)))
-              }
-            />
-            {i === 0 ? <span className="muted small">с самого начала</span> : null}
-          </label>
-          <TaxProfileForm
-            value={p}
-            onChange={(t) => change(periods.map((q, j) => (j === i ? { ...q, ...t } : q)))}
-            idPrefix={i === 0 ? 'default-tax' : `default-tax-${i}`}
-            disabled={saving.busy}
-          />
-          {i > 0 ? (
-            <button
-              type="button"
-              className="btn btn-small"
-              onClick={() => change(periods.filter((_, j) => j !== i))}
-              data-testid={`remove-tax-period-${i}`}
-            >
-              Удалить период
-            </button>
-          ) : null}
-        </div>
-      ))}
-      <div className="button-row">
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => change([...periods, { ...periods[periods.length - 1], valid_from: null }])}
-          data-testid="add-tax-period"
-        >
-          Добавить период
-        </button>
-      </div>
+      <TaxPeriodsFields
+        periods={periods}
+        onChange={change}
+        idPrefix="default-tax"
+        disabled={saving.busy}
+        addTestId="add-tax-period"
+      />
       <SaveRow saving={saving} testId="save-default-tax" />
     </section>
   );
@@ -435,15 +466,17 @@ function SellerCard({ seller }: { seller: Seller }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState(seller.name ?? '');
   const [ownTax, setOwnTax] = useState(seller.tax !== null && seller.tax !== undefined);
-  const [tax, setTax] = useState<TaxProfile>(seller.tax ?? FALLBACK_TAX);
+  const [periods, setPeriods] = useState<TaxPeriod[]>(
+    seller.tax_periods?.length ? seller.tax_periods : [{ valid_from: null, ...(seller.tax ?? FALLBACK_TAX) }],
+  );
   const [allocation, setAllocation] = useState<AllocationMethod | ''>(seller.allocation ?? '');
 
   const saving = useSave(
-    () => (ownTax ? taxProfileError(tax) : null),
+    () => (ownTax ? taxPeriodsError(periods) : null),
     async () => {
       // null returns the seller to the default profile; leave tax out when nothing changed there.
       const patch: Parameters<typeof api.patchSeller>[1] = ownTax
-        ? { name: name.trim(), tax }
+        ? { name: name.trim(), ...plainOrPeriods(periods) }
         : seller.tax
           ? { name: name.trim(), tax: null }
           : { name: name.trim() };
@@ -489,14 +522,15 @@ function SellerCard({ seller }: { seller: Seller }) {
         Свой налоговый профиль
       </label>
       {ownTax ? (
-        <TaxProfileForm
-          value={tax}
-          onChange={(t) => {
-            setTax(t);
+        <TaxPeriodsFields
+          periods={periods}
+          onChange={(next) => {
+            setPeriods(next);
             saving.edited();
           }}
           idPrefix={idPrefix}
           disabled={saving.busy}
+          addTestId={`add-tax-period-${seller.number}`}
         />
       ) : null}
       <label htmlFor={`${idPrefix}-allocation`} className="form-field">
