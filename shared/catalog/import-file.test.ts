@@ -135,3 +135,32 @@ describe('catalog import file', () => {
     await expect(readCatalogFile(big)).rejects.toMatchObject({ status: 422, code: 'too_many_rows' });
   });
 });
+
+describe('the optional date column', () => {
+  it('reads ДД.ММ.ГГГГ, ISO dates and Excel serials; an empty cell is undated; a bad date is a row error', () => {
+    const out = rowsToImport([
+      ['Артикул', 'Себестоимость', 'Действует с'],
+      ['A', '100', '01.03.2026'],
+      ['A', '90', '2025-01-15'],
+      ['B', '50', ''],
+      ['C', '10', '46082'],
+      ['D', '10', '31.02.2026'],
+    ]);
+    expect(out.rows).toEqual([
+      { article: 'A', costPriceKopecks: 10_000, validFrom: '2026-03-01' },
+      { article: 'A', costPriceKopecks: 9_000, validFrom: '2025-01-15' },
+      { article: 'B', costPriceKopecks: 5_000 },
+      { article: 'C', costPriceKopecks: 1_000, validFrom: '2026-03-01' },
+    ]);
+    expect(out.errors).toEqual([{ row: 6, message: expect.stringMatching(/Дата «31.02.2026» не распознана/) }]);
+  });
+
+  it('without a date column nothing changes', () => {
+    expect(
+      rowsToImport([
+        ['Артикул', 'Себестоимость'],
+        ['A', '1'],
+      ]).rows,
+    ).toEqual([{ article: 'A', costPriceKopecks: 100 }]);
+  });
+});

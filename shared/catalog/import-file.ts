@@ -17,6 +17,7 @@ import { resolveLimits, type ReadLimits } from '../report/read/limits';
 import { scanXlsxCells } from '../report/read/xlsx-stream';
 import { ZipArchive } from '../report/read/zip';
 import { MAX_ARTICLE_LENGTH, type ImportRow } from '../store/products.repo';
+import { parseValidFrom, validFromScore } from './valid-from';
 
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 100_000;
@@ -78,6 +79,8 @@ interface HeaderMatch {
   index: number;
   article: number;
   cost: number;
+  /** The optional date column (valid-from.ts); -1 without one. */
+  date: number;
 }
 
 function findHeader(rows: readonly string[][]): HeaderMatch | { missing: string[] } {
@@ -85,16 +88,20 @@ function findHeader(rows: readonly string[][]): HeaderMatch | { missing: string[
   for (let r = 0; r < Math.min(rows.length, HEADER_SEARCH_ROWS); r++) {
     let article = -1;
     let cost = -1;
+    let date = -1;
     let aBest = 0;
     let cBest = 0;
+    let dBest = 0;
     rows[r].forEach((cell, c) => {
       const h = normalizeImportHeader(cell);
       const a = articleScore(h);
       const p = costScore(h);
+      const d = validFromScore(h);
       if (a > aBest) [aBest, article] = [a, c];
       if (p > cBest) [cBest, cost] = [p, c];
+      if (d > dBest) [dBest, date] = [d, c];
     });
-    if (article >= 0 && cost >= 0) return { index: r, article, cost };
+    if (article >= 0 && cost >= 0) return { index: r, article, cost, date };
     const missing = [...(article < 0 ? [REQUIRED_COLUMNS[0]] : []), ...(cost < 0 ? [REQUIRED_COLUMNS[1]] : [])];
     if (missing.length < bestMissing.length) bestMissing = missing;
   }
@@ -147,8 +154,10 @@ export function rowsToImport(rows: readonly string[][]): CatalogFile {
       continue;
     }
     const price = parseCostPrice(cells[header.cost] ?? '');
+    const validFrom = header.date >= 0 ? parseValidFrom(cells[header.date] ?? '') : undefined;
     if (typeof price === 'string') out.errors.push({ row, message: price });
-    else out.rows.push({ article, costPriceKopecks: price });
+    else if (typeof validFrom === 'object') out.errors.push({ row, message: validFrom.error });
+    else out.rows.push({ article, costPriceKopecks: price, ...(validFrom ? { validFrom } : {}) });
   }
   if (out.rows.length + out.errors.length > MAX_IMPORT_ROWS) {
     throw unprocessable('too_many_rows', `В файле больше ${MAX_IMPORT_ROWS} строк`, { max: MAX_IMPORT_ROWS });

@@ -10,5 +10,15 @@ export {
 } from './responses';
 export { parseMultipart, type UploadedFile, type MultipartResult } from './multipart';
 export { authenticate, bearerToken, type AuthMode } from './auth';
-export { emailSchema, taxProfileSchema, taxProfilePatchSchema, cursorQuerySchema, VAT_RATES } from './schemas';
+export {
+  emailSchema,
+  taxProfileSchema,
+  taxProfilePatchSchema,
+  cursorQuerySchema,
+  VAT_RATES,
+  isoDateSchema,
+  taxPeriodSchema,
+  taxPeriodsSchema,
+  allocationSchema,
+} from './schemas';
 export { log } from '../log';

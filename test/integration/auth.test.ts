@@ -129,6 +129,8 @@ describe('sign-up path', () => {
       limits: getConfig().INITIAL_LIMITS,
       initial_limits: getConfig().INITIAL_LIMITS,
       tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+      tax_periods: [{ valid_from: null, tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }],
+      allocation: 'realization',
     });
 
     const m = await me(token);
