@@ -22,6 +22,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
+import type { AllocationSummary } from '../report/allocation';
 import type {
   CategoryCommission,
   ComputedItem,
@@ -68,6 +69,8 @@ export interface ReportRecord {
   created_at: string;
   rebuilt_at?: string;
   tax_profile: TaxProfile;
+  /** How the «Без артикула» costs were spread (kopecks); absent on reports built before allocation existed. */
+  allocation?: AllocationSummary;
   totals: ItemValues;
   commission_by_category: CategoryCommission[];
   warnings: ReportWarning[];
@@ -398,6 +401,7 @@ export type ReportPatch = Partial<
     | 'commission_by_category'
     | 'warnings'
     | 'tax_profile'
+    | 'allocation'
     | 'rebuilt_at'
     | 'item_count'
     | 'rows'

@@ -272,8 +272,8 @@ export const api = {
     requestFile('/reports/summary-export', 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
 
   // Catalog and sellers
-  listProducts: (search: string, cursor?: string | null) =>
-    request<Page<Product>>('/products', { query: { search, cursor } }),
+  listProducts: (search: string, cursor?: string | null, missing = false) =>
+    request<Page<Product>>('/products', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),
   putProduct: (article: string, costPrice: number) =>
     request<Product | { product: Product }>(`/products/${enc(article)}`, {
       method: 'PUT',

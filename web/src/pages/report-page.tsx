@@ -5,6 +5,7 @@ import { api, saveFile } from '../api/client';
 import { ApiError } from '../api/errors';
 import type { Item, Page, RebuildResult, ReportDetail, ReportSummary, Values } from '../api/types';
 import { CombinedStaleBanner } from '../components/combined-stale-banner';
+import { AllocationPanel, MissingCostBanner } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
 import { ReportMetaForm } from '../components/report-meta-form';
 import { ItemsTable } from '../components/items-table';
@@ -195,13 +196,17 @@ export function ReportPage() {
         </div>
       ) : null}
 
-      {report.warnings?.length ? (
+      <MissingCostBanner warnings={report.warnings} />
+
+      {report.warnings?.some((w) => w.code !== 'missing_cost_price') ? (
         <div className="alert alert-warning" role="status" data-testid="warnings">
           <strong>Обратите внимание:</strong>
           <ul>
-            {report.warnings.map((w, i) => (
-              <li key={`${w.code}-${i}`}>{w.message}</li>
-            ))}
+            {report.warnings
+              .filter((w) => w.code !== 'missing_cost_price')
+              .map((w, i) => (
+                <li key={`${w.code}-${i}`}>{w.message}</li>
+              ))}
           </ul>
         </div>
       ) : null}
@@ -214,6 +219,8 @@ export function ReportPage() {
         <h2 id="items-title">Товары</h2>
         <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
       </section>
+
+      <AllocationPanel allocation={report.allocation} />
 
       {report.commission_by_category?.length ? <CommissionByCategory report={report} /> : null}
 
