@@ -31,7 +31,6 @@ import {
   type ItemValues,
   type TaxProfile,
   type TaxSystem,
-  type VatRate,
 } from '../shared/report';
 
 class UsageError extends Error {}
@@ -49,7 +48,7 @@ export function parseTax(text: string): TaxProfile {
   const vat_rate = vat === undefined || vat === '' ? 0 : Number(vat);
   if (!(VAT_RATES as readonly number[]).includes(vat_rate))
     throw new UsageError(`--tax: VAT rate must be one of ${VAT_RATES.join(', ')}, got "${vat}"`);
-  return { tax_system, usn_rate, vat_rate: vat_rate as VatRate };
+  return { tax_system, usn_rate, vat_rate };
 }
 
 /** Cost prices file → kopecks per unit by article. Separator ';' (cost may then use a decimal comma) or ','. */

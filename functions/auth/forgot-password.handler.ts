@@ -1,12 +1,12 @@
 import { forgotPassword } from '../../shared/auth/accounts';
-import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
+import { ROUTES, reply, fromRoute, http, sourceIp, type HttpRequest } from '../../shared/http';
 
 const contract = ROUTES.forgotPassword;
 const route = fromRoute(contract);
 
 /** POST /api/auth/forgot-password → 202 whatever the address (no enumeration). */
 export async function main(req: HttpRequest<typeof route>) {
-  await forgotPassword(req.body.email);
+  await forgotPassword(req.body.email, sourceIp(req));
   return reply(contract, 202, { status: 'reset_sent' });
 }
 

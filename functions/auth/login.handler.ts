@@ -1,12 +1,12 @@
 import { login } from '../../shared/auth/accounts';
-import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
+import { ROUTES, reply, fromRoute, http, sourceIp, type HttpRequest } from '../../shared/http';
 
 const contract = ROUTES.login;
 const route = fromRoute(contract);
 
 /** POST /api/auth/login → 200 {token, user}; any wrong input → 401 invalid_credentials. */
 export async function main(req: HttpRequest<typeof route>) {
-  return reply(contract, 200, await login(req.body.email, req.body.password));
+  return reply(contract, 200, await login(req.body.email, req.body.password, sourceIp(req)));
 }
 
 export const handler = http(route, main);

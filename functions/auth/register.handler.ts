@@ -1,12 +1,12 @@
 import { register } from '../../shared/auth/accounts';
-import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
+import { ROUTES, reply, fromRoute, http, sourceIp, type HttpRequest } from '../../shared/http';
 
 const contract = ROUTES.register;
 const route = fromRoute(contract);
 
 /** POST /api/auth/register → 202 for a new and an existing address alike (no enumeration). */
 export async function main(req: HttpRequest<typeof route>) {
-  await register(req.body.email);
+  await register(req.body.email, sourceIp(req));
   return reply(contract, 202, { status: 'confirmation_sent' });
 }
 

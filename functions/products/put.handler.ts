@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { presentProduct } from '../../shared/catalog/present';
 import { badRequest } from '../../shared/errors';
-import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
+import { ROUTES, reply, fromRoute, http, type HttpRequest } from '../../shared/http';
 import { roublesToKopecks } from '../../shared/report/fields';
 import { MAX_ARTICLE_LENGTH, putProduct } from '../../shared/store/products.repo';
 
@@ -22,12 +22,22 @@ export function articleFromPath(event: APIGatewayProxyEventV2): string {
   }
 }
 
-/** PUT /api/products/{article} {cost_price (roubles)} → the product, created when missing. Negative → 400. */
+/**
+ * PUT /api/products/{article} {cost_price (roubles), valid_from?} → the product, created when missing.
+ * Negative → 400. `valid_from` (YYYY-MM-DD, or null = from the beginning) dates the price; without it
+ * the first price of a product applies from the beginning and a change from today, so reports of
+ * earlier periods keep their price (until the seller dates the change and rebuilds).
+ */
 export async function main(req: HttpRequest<typeof route>) {
   const article = articleFromPath(req.event).trim();
   if (article === '' || article.length > MAX_ARTICLE_LENGTH)
     throw badRequest('validation_error', `The article must have 1..${MAX_ARTICLE_LENGTH} characters`);
-  const { product } = await putProduct(req.user.id, article, roublesToKopecks(req.body.cost_price));
+  const { product } = await putProduct(
+    req.user.id,
+    article,
+    roublesToKopecks(req.body.cost_price),
+    req.body.valid_from,
+  );
   return reply(contract, 200, presentProduct(product));
 }
 

@@ -19,12 +19,14 @@ describe('the API reference page of the local stack (mailbox server, /api-docs/)
     const page = await fetch(`${base}/api-docs/`);
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('SwaggerUIBundle');
+    expect(html).toContain('swagger-ui-bundle.js');
     expect(html).not.toMatch(/https?:\/\/(?!localhost)/); // no CDN
     for (const src of html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)) {
       const asset = await fetch(`${base}/api-docs/${src[1]}`);
       expect(asset.status, src[1]).toBe(200);
       expect((await asset.arrayBuffer()).byteLength, src[1]).toBeGreaterThan(100);
+      if (src[1] === 'init.js')
+        expect(await (await fetch(`${base}/api-docs/init.js`)).text()).toContain('./openapi.json');
     }
     const doc = (await (await fetch(`${base}/api-docs/openapi.json`)).json()) as {
       servers: Array<{ url: string }>;

@@ -38,15 +38,7 @@ export function apiDocsPage(): string {
 <div id="swagger-ui"></div>
 <script src="./swagger-ui-bundle.js"></script>
 <script src="./swagger-ui-standalone-preset.js"></script>
-<script>
-  window.ui = SwaggerUIBundle({
-    url: './openapi.json',
-    dom_id: '#swagger-ui',
-    deepLinking: true,
-    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    layout: 'StandaloneLayout',
-  });
-</script>
+<script src="./init.js"></script>
 </body>
 </html>`;
 }
@@ -55,6 +47,16 @@ export function apiDocsPage(): string {
  * Answers a request under /api-docs; false for any other path. `apiUrl` (the API's origin) becomes
  * the document's server, so "Try it out" reaches the API from a page on another port.
  */
+/** No inline script: the page works under a Content-Security-Policy of script-src 'self'. */
+const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+  url: './openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+  layout: 'StandaloneLayout',
+});
+`;
+
 export async function serveApiDocs(
   req: IncomingMessage,
   res: ServerResponse,
@@ -69,6 +71,9 @@ export async function serveApiDocs(
   } else if (name === '' || name === 'index.html') {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     res.end(apiDocsPage());
+  } else if (name === 'init.js') {
+    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' });
+    res.end(INIT_SCRIPT);
   } else if (name === 'openapi.json') {
     const doc = buildOpenApi();
     if (opts.apiUrl) doc.servers = [{ url: opts.apiUrl.replace(/\/api\/?$/, '').replace(/\/+$/, '') || '/' }];

@@ -25,6 +25,10 @@ export const ERRORS = {
   invalid_seller_number: { status: 400, message: 'Номер продавца в имени файла не распознан.' },
   file_required: { status: 400, message: 'Выберите файл для загрузки.' },
   invalid_current_password: { status: 400, message: 'Текущий пароль указан неверно.' },
+  idempotency_key_mismatch: {
+    status: 400,
+    message: 'Запрос составлен неверно: ключи повтора в заголовке и в теле различаются.',
+  },
   weak_password: { status: 400, message: 'Новый пароль слишком короткий: нужно не меньше 8 символов.' },
   // 401, 402, 403
   unauthorized: { status: 401, message: 'Сессия истекла. Войдите снова.' },
@@ -56,6 +60,10 @@ export const ERRORS = {
   },
   report_busy: { status: 409, message: 'Отчёт сейчас изменяется другим запросом. Подождите и попробуйте ещё раз.' },
   report_rebuilt: { status: 409, message: 'Отчёт пересобран, пока вы его правили. Обновите страницу.' },
+  product_busy: {
+    status: 409,
+    message: 'Себестоимость этого артикула сейчас меняется другим запросом. Попробуйте ещё раз.',
+  },
   password_changed: { status: 409, message: 'Пароль только что изменён другим запросом. Войдите снова.' },
   duplicate_report: { status: 409, message: 'Этот отчёт уже загружен. Повторная загрузка спишет лимиты ещё раз.' },
   // 413, 415
@@ -84,6 +92,21 @@ export const ERRORS = {
   // 422: the catalog import file
   missing_columns: { status: 422, message: 'В файле нет нужных столбцов: «Артикул» и «Себестоимость».' },
   empty_file: { status: 422, message: 'Файл пуст.' },
+  import_too_large: {
+    status: 422,
+    message:
+      'Таблица слишком большая для импорта себестоимости: оставьте в ней только столбцы артикула и себестоимости.',
+  },
+  // 422: settings and retries
+  vat_rate_not_in_force: {
+    status: 422,
+    message:
+      'Такой ставки НДС не было на дату начала периода: 5 % и 7 % — с 01.01.2025, 22 % — с 01.01.2026, 20 % — до 01.01.2026.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    message: 'Этот запрос уже выполнялся с другими данными. Обновите страницу и повторите действие.',
+  },
   // 422: manual values
   field_not_correctable: { status: 422, message: 'Это поле нельзя скорректировать вручную.' },
   invalid_manual_value: { status: 422, message: 'Такое значение нельзя ввести в это поле.' },
@@ -97,6 +120,7 @@ export const ERRORS = {
   unprocessable: { status: 422, message: 'Запрос не может быть выполнен с такими данными.' },
   // 429, 500
   rate_limited: { status: 429, message: 'Слишком много запросов. Подождите немного и попробуйте снова.' },
+  too_many_attempts: { status: 429, message: 'Слишком много попыток. Подождите немного и попробуйте снова.' },
   internal_error: { status: 500, message: 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.' },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -80,8 +80,8 @@ export const ROUTES = {
     summary: 'Register an email; a confirmation link is mailed',
     description: 'Answers the same for a new and an existing address (no enumeration).',
     body: z.object({ email: s.emailSchema }),
+    errors: ['too_many_attempts'],
     responses: { 202: { description: 'The mail is on its way', schema: s.statusReplySchema('confirmation_sent') } },
-    errors: [],
   }),
   confirm: route({
     fn: 'authConfirm',
@@ -103,7 +103,7 @@ export const ROUTES = {
     summary: 'Sign in: a bearer token and the user',
     body: z.object({ email: s.emailSchema, password: z.string().min(1).max(200) }),
     responses: { 200: { description: 'Signed in', schema: s.loginResultSchema } },
-    errors: ['invalid_credentials'],
+    errors: ['invalid_credentials', 'too_many_attempts'],
   }),
   me: route({
     fn: 'authMe',
@@ -121,10 +121,10 @@ export const ROUTES = {
     path: '/api/auth/me',
     auth: 'user',
     tag: 'auth',
-    summary: 'Change the default tax profile (fields not sent keep their value)',
-    body: z.object({ tax: s.taxProfilePatchSchema }).strict(),
-    responses: { 200: { description: 'The user with the new profile', schema: s.userReplySchema } },
-    errors: [],
+    summary: 'Change the default tax profile (plain or by dates) or the allocation method',
+    body: s.updateMeBodySchema,
+    responses: { 200: { description: 'The user with the new settings', schema: s.userReplySchema } },
+    errors: ['vat_rate_not_in_force'],
   }),
   forgotPassword: route({
     fn: 'authForgotPassword',
@@ -136,7 +136,7 @@ export const ROUTES = {
     description: 'Answers the same whatever the address (no enumeration).',
     body: z.object({ email: s.emailSchema }),
     responses: { 202: { description: 'Accepted', schema: s.statusReplySchema('reset_sent') } },
-    errors: [],
+    errors: ['too_many_attempts'],
   }),
   changePassword: route({
     fn: 'authChangePassword',
@@ -171,7 +171,7 @@ export const ROUTES = {
     description: 'A repeated idempotency_key returns the first result and changes nothing.',
     body: s.topUpBodySchema,
     responses: { 200: { description: 'The new balance', schema: s.topUpResultSchema } },
-    errors: ['not_found', 'transaction_conflict'],
+    errors: ['not_found', 'transaction_conflict', 'idempotency_key_mismatch', 'idempotency_key_reused'],
   }),
 
   // --- reports ---
@@ -399,7 +399,7 @@ export const ROUTES = {
     params: z.object({ article: z.string() }),
     body: s.productPutBodySchema,
     responses: { 200: { description: 'The product', schema: s.productSchema } },
-    errors: [],
+    errors: ['product_busy'],
   }),
   importProducts: route({
     fn: 'productsImport',
@@ -420,7 +420,9 @@ export const ROUTES = {
       'too_many_rows',
       'corrupt_file',
       'empty_file',
-      'zip_bomb',
+      'import_too_large',
+      'cell_too_long',
+      'too_many_entries',
     ],
   }),
   listSellers: route({
@@ -443,7 +445,7 @@ export const ROUTES = {
     params: s.idPath,
     body: s.sellerPatchBodySchema,
     responses: { 200: { description: 'The seller', schema: s.sellerSchema } },
-    errors: ['seller_not_found'],
+    errors: ['seller_not_found', 'vat_rate_not_in_force'],
   }),
 
   // --- the page's settings ---

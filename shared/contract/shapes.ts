@@ -5,7 +5,15 @@
  * them. Schemas with an `id` become named components of the OpenAPI document.
  */
 import { z } from 'zod';
-import { TAX_SYSTEMS, USN_RATE_MAX, USN_RATE_MIN, VAT_RATES } from '../report/types';
+import { TAX_SYSTEMS, VAT_RATES } from '../report/types';
+import {
+  allocationSchema,
+  emailSchema,
+  isoDateSchema,
+  taxPeriodsSchema,
+  taxProfilePatchSchema,
+  taxProfileSchema,
+} from './inputs';
 
 // --- Tax profile (docs/METRICS.md: VAT and USN) ---
 
@@ -13,24 +21,33 @@ export { TAX_SYSTEMS, VAT_RATES, USN_RATE_MIN, USN_RATE_MAX, DEFAULT_USN_RATES }
 
 export const taxSystemSchema = z.enum(TAX_SYSTEMS);
 
-export const taxProfileSchema = z
+// Request inputs several routes share (email, tax profile, tax periods, allocation, cursor).
+export {
+  allocationSchema,
+  cursorQuerySchema,
+  emailSchema,
+  isoDateSchema,
+  taxPeriodSchema,
+  taxPeriodsSchema,
+  taxProfilePatchSchema,
+  taxProfileSchema,
+} from './inputs';
+
+export const allocationMethodSchema = z
+  .enum(['realization', 'quantity', 'none'])
+  .describe('How «Без артикула» costs are spread over the articles');
+
+/** A tax profile as answers show it (stored profiles were validated on save). */
+export const taxProfileJsonSchema = z
   .object({
     tax_system: taxSystemSchema,
-    usn_rate: z.number().min(USN_RATE_MIN).max(USN_RATE_MAX).describe('Percent'),
-    vat_rate: z.literal(VAT_RATES).describe('Percent; 0 = not a VAT payer'),
+    usn_rate: z.number().describe('Percent'),
+    vat_rate: z.number().describe(`Percent, one of ${VAT_RATES.join(', ')}; 0 = not a VAT payer`),
   })
   .meta({ id: 'TaxProfile' });
 
-/** The same fields, each optional: a PATCH merges them over the stored profile. */
-export const taxProfilePatchSchema = taxProfileSchema.partial().strict();
-
-// --- Common inputs ---
-
-/** An email address, trimmed and lower-cased before validation (accounts are keyed by it). */
-export const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email());
-
-/** An opaque pagination cursor from a previous page. */
-export const cursorQuerySchema = z.object({ cursor: z.string().min(1).max(600).optional() });
+/** One dated period of a tax profile (valid_from null = from the beginning). */
+export const taxPeriodJsonSchema = taxProfileJsonSchema.extend({ valid_from: z.string().nullable() });
 
 const idPath = z.object({ id: z.string() });
 
@@ -61,7 +78,9 @@ export const userSchema = z
     confirmed: z.boolean(),
     limits: z.number().int().describe('Report rows left'),
     initial_limits: z.number().int().describe('Limits after the last top-up (or at registration)'),
-    tax: taxProfileSchema,
+    tax: taxProfileJsonSchema.describe('The default tax profile in force today'),
+    tax_periods: z.array(taxPeriodJsonSchema).describe('The default tax profile by date, oldest first'),
+    allocation: allocationMethodSchema,
   })
   .meta({ id: 'User' });
 
@@ -174,7 +193,19 @@ export const reportWarningSchema = z
 
 export const reportSchema = reportSummarySchema
   .extend({
-    tax_profile: taxProfileSchema,
+    tax_profile: taxProfileJsonSchema,
+    allocation: z
+      .object({
+        method: allocationMethodSchema,
+        spread: z
+          .record(z.enum(['storage', 'acceptance', 'deductions', 'penalties', 'ads']), z.number())
+          .describe('Roubles spread, per cost field'),
+        total: z.number(),
+        articles: z.number().int(),
+        reason: z.enum(['nothing_to_spread', 'no_base']).optional(),
+      })
+      .nullable()
+      .describe('Null on reports built before allocation existed'),
     items: z.array(itemSchema),
     commission_by_category: z.array(categoryCommissionSchema),
     warnings: z.array(reportWarningSchema),
@@ -297,32 +328,69 @@ export const summaryExportBodySchema = z.object({ report_ids: distinctIds(1, 100
 // --- Catalog and sellers ---
 
 export const productSchema = z
-  .object({ article: z.string(), cost_price: z.number().describe('Roubles per unit'), updated_at: z.string() })
+  .object({
+    article: z.string(),
+    cost_price: z.number().describe('Roubles per unit, in force today (0 when never set)'),
+    cost_price_set: z.boolean().describe('False for a product a report added and the seller has not priced yet'),
+    cost_prices: z
+      .array(z.object({ valid_from: z.string().nullable(), cost_price: z.number() }))
+      .describe('Dated prices in roubles, oldest first'),
+    updated_at: z.string(),
+  })
   .meta({ id: 'Product' });
 export const productPageSchema = page(productSchema);
 export const productListQuerySchema = z.object({
   search: z.string().max(300).optional(),
   cursor: z.string().min(1).max(1500).optional(),
+  missing: z.enum(['1', 'true', '0', 'false']).optional().describe('1: only products whose cost price was never set'),
 });
-export const productPutBodySchema = z.object({ cost_price: z.number().finite().min(0).max(100_000_000) });
+export const productPutBodySchema = z.object({
+  cost_price: z.number().finite().min(0).max(100_000_000).describe('Roubles per unit'),
+  valid_from: isoDateSchema.nullable().optional().describe('From this day on (YYYY-MM-DD); null: from the beginning'),
+});
 export const importResultSchema = z.object({
   updated: z.number().int(),
   created: z.number().int(),
   errors: z.array(z.object({ row: z.number().int().describe('1-based row of the file'), message: z.string() })),
 });
 
-export const sellerSchema = sellerRefSchema.extend({ tax: taxProfileSchema.nullable() }).meta({ id: 'Seller' });
+export const sellerSchema = sellerRefSchema
+  .extend({
+    tax: taxProfileJsonSchema.nullable().describe('The seller’s own profile in force today; null: the user’s applies'),
+    tax_periods: z.array(taxPeriodJsonSchema).nullable(),
+    allocation: allocationMethodSchema.nullable(),
+  })
+  .meta({ id: 'Seller' });
 export const sellerListSchema = z.object({ items: z.array(sellerSchema) });
 export const sellerPatchBodySchema = z
-  .object({ name: z.string().trim().min(1).max(200).optional(), tax: taxProfileSchema.nullable().optional() })
-  .strict();
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    tax: taxProfileSchema.nullable().optional(),
+    tax_periods: taxPeriodsSchema.nullable().optional(),
+    allocation: allocationSchema.nullable().optional(),
+  })
+  .strict()
+  .refine((b) => b.tax === undefined || b.tax_periods === undefined, {
+    message: 'Send either tax or tax_periods, not both',
+  });
+
+export const updateMeBodySchema = z
+  .object({
+    tax: taxProfilePatchSchema.optional(),
+    tax_periods: taxPeriodsSchema.optional(),
+    allocation: allocationSchema.optional(),
+  })
+  .strict()
+  .refine((b) => !(b.tax && b.tax_periods), { message: 'Send either tax or tax_periods, not both' });
 
 export { idPath };
 
 // --- Types (z.infer: the same on the server and in the web page) ---
 
 export type TaxSystem = z.infer<typeof taxSystemSchema>;
-export type TaxProfile = z.infer<typeof taxProfileSchema>;
+export type TaxProfile = z.infer<typeof taxProfileJsonSchema>;
+export type TaxPeriod = z.infer<typeof taxPeriodJsonSchema>;
+export type AllocationMethod = z.infer<typeof allocationMethodSchema>;
 export type User = z.infer<typeof userSchema>;
 export type LoginResult = z.infer<typeof loginResultSchema>;
 export type ConfirmResult = z.infer<typeof confirmResultSchema>;
@@ -339,6 +407,7 @@ export type Item = z.infer<typeof itemSchema>;
 export type CategoryCommission = z.infer<typeof categoryCommissionSchema>;
 export type ReportWarning = z.infer<typeof reportWarningSchema>;
 export type Report = z.infer<typeof reportSchema>;
+export type ReportAllocation = NonNullable<Report['allocation']>;
 export type UploadUrl = z.infer<typeof uploadUrlSchema>;
 export type RowCount = z.infer<typeof rowCountSchema>;
 export type ManualValueResult = z.infer<typeof manualValueResultSchema>;

@@ -1,6 +1,7 @@
 export {
   http,
   fromRoute,
+  sourceIp,
   type HttpOptions,
   type HttpRequest,
   type HttpFn,
@@ -21,6 +22,16 @@ export {
 } from './responses';
 export { parseMultipart, type UploadedFile, type MultipartResult } from './multipart';
 export { authenticate, bearerToken, type AuthMode } from './auth';
-export { emailSchema, taxProfileSchema, taxProfilePatchSchema, cursorQuerySchema, VAT_RATES } from './schemas';
+export {
+  emailSchema,
+  taxProfileSchema,
+  taxProfilePatchSchema,
+  cursorQuerySchema,
+  VAT_RATES,
+  isoDateSchema,
+  taxPeriodSchema,
+  taxPeriodsSchema,
+  allocationSchema,
+} from './schemas';
 export { log } from '../log';
 export { ROUTES } from '../contract/routes';

@@ -1,2 +1,2 @@
-/** zod schemas of inputs several routes share: they live in the contract (shared/contract/shapes.ts). */
-export { emailSchema, taxProfileSchema, taxProfilePatchSchema, cursorQuerySchema, VAT_RATES } from '../contract/shapes';
+/** zod schemas of inputs several routes share: part of the contract (shared/contract/inputs.ts). */
+export * from '../contract/inputs';

@@ -64,6 +64,8 @@ export const DERIVED_FIELDS = [
   f('vat', 'money', true, 'sum', 'НДС'),
   f('cost_total', 'money', false, 'sum', 'Себестоимость'),
   f('expenses', 'money', false, 'sum', 'Расходы'),
+  // The item's share of the «Без артикула» costs (allocation.ts); minus their sum on «Без артикула» itself.
+  f('allocated_expenses', 'money', false, 'sum', 'Распределённые расходы'),
   f('usn', 'money', true, 'sum', 'УСН'),
   f('profit', 'money', true, 'sum', 'Прибыль'),
   f('margin', 'percent', true, 'recompute', 'Маржа, %'),
@@ -120,7 +122,7 @@ export const FIELD_GROUPS: ReadonlyArray<{ id: string; title: string; fields: re
   {
     id: 'tax',
     title: 'Себестоимость и налоги',
-    fields: ['income', 'vat', 'usn', 'cost_price', 'cost_total', 'expenses'],
+    fields: ['income', 'vat', 'usn', 'cost_price', 'cost_total', 'allocated_expenses', 'expenses'],
   },
   { id: 'result', title: 'Результат', fields: ['profit', 'margin', 'roi', 'payout'] },
 ];

@@ -1,3 +1,4 @@
+import type { AllocationMethod } from './allocation';
 import type { AggregateField, FieldName } from './fields';
 
 /** Per-item values keyed by METRICS.md field name; money in kopecks, percents like 27.5, null where undefined (e.g. margin when realization ≤ 0). */
@@ -12,8 +13,12 @@ export type ManualValues = Partial<Record<FieldName, number>>;
  */
 export const TAX_SYSTEMS = ['usn_income', 'usn_income_expenses', 'none'] as const;
 export type TaxSystem = (typeof TAX_SYSTEMS)[number];
-/** VAT rates a Russian simplified-tax payer can have (0 = not a VAT payer). */
-export const VAT_RATES = [0, 5, 7, 10, 22] as const;
+/**
+ * VAT rates the service knows (0 = not a VAT payer); docs/METRICS.md, tax profile. Each exists only on
+ * some dates (5 and 7 from 2025, 22 from 2026, 20 before 2026): a dated period is checked on save (422
+ * `vat_rate_not_in_force`), and a report applies the rule of shared/report/periods.ts.
+ */
+export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
 export type VatRate = (typeof VAT_RATES)[number];
 /** The USN rate's range, percent. */
 export const USN_RATE_MIN = 0;
@@ -29,7 +34,8 @@ export interface TaxProfile {
   tax_system: TaxSystem;
   /** Percent, USN_RATE_MIN–USN_RATE_MAX. */
   usn_rate: number;
-  vat_rate: VatRate;
+  /** One of VAT_RATES (stored profiles are validated on save). */
+  vat_rate: number;
 }
 export const DEFAULT_TAX_PROFILE: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 
@@ -87,6 +93,11 @@ export interface CategoryCommission {
 
 export interface ReportSettings {
   tax: TaxProfile;
-  /** Cost price per unit in kopecks by article; a missing article counts as 0. */
+  /**
+   * Cost price per unit in kopecks by article, as in force for this report; an article missing here has
+   * no price set (it counts as 0 and is named in the `missing_cost_price` warning when it sold).
+   */
   costPrices: Record<string, number>;
+  /** How the «Без артикула» costs are spread over the articles (allocation.ts); default `realization`. */
+  allocation?: AllocationMethod;
 }

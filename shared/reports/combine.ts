@@ -14,6 +14,7 @@ import { conflict, notFound, unprocessable } from '../errors';
 import { startJob, waitFor, type JobSnapshot, type ProgressReporter } from '../jobs/registry';
 import {
   applyManualValue,
+  combineAllocations,
   combineItems,
   combinePeriods,
   combineSellers,
@@ -151,6 +152,13 @@ async function combineSources(
       details: { report_ids: records.map((r) => r.id) },
     });
   }
+  const allocation = combineAllocations(records.map((r) => r.allocation));
+  if (allocation?.mixed)
+    warnings.push({
+      code: 'mixed_allocation',
+      message: 'Расходы без артикула в отчётах распределены разными способами: доли сложены как есть.',
+      details: { report_ids: records.map((r) => r.id) },
+    });
   for (const r of records)
     for (const w of r.warnings) warnings.push({ ...w, details: { ...(w.details ?? {}), report_id: r.id } });
   return {
@@ -164,6 +172,7 @@ async function combineSources(
       sources: records.map((r) => ({ id: r.id, version: r.version ?? 1, rebuilt_at: r.rebuilt_at ?? null })),
       covers: coversOfSources(records),
       tax_profile: tax,
+      ...(allocation ? { allocation: allocation.summary } : {}),
       totals: computeTotals(items.map((i) => i.effective)),
       commission_by_category: commissionByCategory(items),
       warnings,

@@ -2,6 +2,7 @@
  * Stored reports and items (kopecks) → API JSON (API.md, Reports): money fields become roubles with
  * 2 decimals, counts and percents stay as they are. The unit of every field comes from fields.ts.
  */
+import { ALLOCATED_FIELDS, type AllocationMethod, type AllocationSummary } from '../report/allocation';
 import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../report/fields';
 import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../report/types';
 import type {
@@ -91,8 +92,31 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
   };
 }
 
+/** A report's allocation in roubles (docs/API.md): the method and what was spread, per cost field. */
+export interface ApiAllocation {
+  method: AllocationMethod;
+  spread: Record<(typeof ALLOCATED_FIELDS)[number], number>;
+  total: number;
+  articles: number;
+  reason?: AllocationSummary['reason'];
+}
+
+export function presentAllocation(a: AllocationSummary | undefined): ApiAllocation | null {
+  if (!a) return null;
+  const spread = {} as ApiAllocation['spread'];
+  for (const f of ALLOCATED_FIELDS) spread[f] = kopecksToRoubles(a.spread[f] ?? 0);
+  return {
+    method: a.method,
+    spread,
+    total: kopecksToRoubles(a.total),
+    articles: a.articles,
+    ...(a.reason ? { reason: a.reason } : {}),
+  };
+}
+
 /** Why an uploaded report is stale (settings.ts isStale). */
-export const STALE_SETTINGS = 'Себестоимость в каталоге или налоговые настройки изменились после построения отчёта.';
+export const STALE_SETTINGS =
+  'Себестоимость, налоговые настройки или способ распределения расходов изменились после построения отчёта.';
 
 export function presentReport(
   record: ReportRecord,
@@ -104,6 +128,7 @@ export function presentReport(
   return {
     ...presentReportSummary(record, seller),
     tax_profile: record.tax_profile,
+    allocation: presentAllocation(record.allocation),
     items: items.map(presentItem),
     commission_by_category: presentCommission(record.commission_by_category),
     warnings: presentWarnings(record.warnings),

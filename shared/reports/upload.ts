@@ -16,7 +16,7 @@ import {
 import { log } from '../log';
 import { chargeLimits } from '../store/limits.repo';
 import { writeItems, type StoredItem } from '../store/items.repo';
-import { ensureProducts, getCostPrices } from '../store/products.repo';
+import { ensureProducts } from '../store/products.repo';
 import { markReportReady, newReportId, reportPutTransactItem, type ReportRecord } from '../store/reports.repo';
 import { ensureSellerByNumber, type SellerRecord } from '../store/sellers.repo';
 import { createUpload } from '../store/uploads.repo';
@@ -29,11 +29,11 @@ import {
   type FileRef,
   type InputFile,
 } from './file-input';
-import { recoverAbandonedUploads, undoChargedUpload } from './recover';
+import { dropUnusedSeller, recoverAbandonedUploads, undoChargedUpload } from './recover';
 import { duplicateReport, findDuplicate, identityOfFile } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { periodTitle } from './report-identity';
-import { effectiveTaxProfile } from './settings';
+import { loadReportCostPrices, resolveReportSettings } from './settings';
 import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
@@ -141,7 +141,7 @@ export async function uploadReport(
     const parsed = await readReport(file.source, readLimits());
     // An early answer for the common case; the charge's condition is what holds under concurrency.
     if (parsed.rows > limits) throw paymentRequired(parsed.rows, limits);
-    return await storeReport(user, file, parsed, identity);
+    return await storeReport(user, file, parsed, identity, options.allowDuplicate === true);
   } finally {
     await file.cleanup();
   }
@@ -152,19 +152,22 @@ async function storeReport(
   file: InputFile,
   parsed: ParsedReport,
   identity: string,
+  allowDuplicate: boolean,
 ): Promise<UploadResult> {
   const userId = user.id;
   const reportId = newReportId();
   const sourceKey = sourceObjectKey(userId, reportId, file.filename);
   const articles = parsed.articles.map((a) => a.article);
 
-  const [seller, costPrices] = await Promise.all([
+  const prices = loadReportCostPrices(userId, parsed, articles);
+  const [seller] = await Promise.all([
     parsed.seller_number ? ensureSellerByNumber(userId, parsed.seller_number) : Promise.resolve(null),
-    getCostPrices(userId, articles),
+    prices,
     file.origin.kind === 'upload' ? copyObject(file.origin.key, sourceKey) : putObject(sourceKey, file.origin.buffer),
   ]);
-  const tax = effectiveTaxProfile(user, seller);
-  const { items } = buildItems(parsed, { tax, costPrices });
+  const resolved = await resolveReportSettings(user, seller, parsed, articles, prices);
+  const tax = resolved.settings.tax;
+  const { items, allocation, warnings } = buildItems(parsed, resolved.settings);
   const record: ReportRecord = {
     id: reportId,
     user_id: userId,
@@ -182,9 +185,11 @@ async function storeReport(
     source_size: file.size,
     created_at: new Date().toISOString(),
     tax_profile: tax,
+    allocation,
     totals: computeTotals(items.map((i) => i.effective)),
     commission_by_category: commissionByCategory(items),
-    warnings: parsed.warnings,
+    // The settings' warnings first: the record keeps a capped number of them.
+    warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
     item_count: items.length,
   };
 
@@ -202,6 +207,7 @@ async function storeReport(
     await deleteObject(sourceKey).catch((err: unknown) =>
       log('error', 'source cleanup failed', { report_id: reportId, error: String(err) }),
     );
+    await dropUnusedSeller(userId, seller?.id);
     throw e;
   }
 
@@ -209,10 +215,16 @@ async function storeReport(
   try {
     // Missing articles join the catalog with cost price 0 (METRICS.md); after the charge, so a refused upload adds nothing.
     const [, written] = await Promise.all([
-      ensureProducts(userId, missingArticles(articles, costPrices)),
+      ensureProducts(userId, missingArticles(articles, resolved.known)),
       writeItems(userId, reportId, 1, items),
     ]);
     stored = written;
+    if (!allowDuplicate) {
+      // Two uploads of one report at once both pass the early check; each wrote its identity record in
+      // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
+      const rival = await findDuplicate(userId, identity, reportId);
+      if (rival) throw duplicateReport(rival);
+    }
     if (uploadHooks.afterCharge) await uploadHooks.afterCharge(reportId);
     await markReportReady(userId, reportId);
   } catch (e) {
@@ -227,6 +239,6 @@ async function storeReport(
 }
 
 /** Articles without a catalog entry (the catalog is read once; ensureProducts re-checks each before writing). */
-export function missingArticles(articles: readonly string[], costPrices: Record<string, number>): string[] {
-  return articles.filter((a) => !Object.prototype.hasOwnProperty.call(costPrices, a));
+export function missingArticles(articles: readonly string[], known: ReadonlySet<string>): string[] {
+  return articles.filter((a) => !known.has(a));
 }

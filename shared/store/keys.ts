@@ -11,6 +11,8 @@
  * | limit history     | USER#<userId>               | LIMIT#<historyId>      |                                                   | by user newest first (ids sort by time; query descending) |
  * | idempotency key   | IDEMPOTENCY#<scope>#<key>   | IDEMPOTENCY            |                                                   | top-up replay, refund once per report; `ttl` |
  * | mail throttle     | THROTTLE#<kind>#<email>     | THROTTLE               |                                                   | ≤ 3 mails per hour per address; `ttl` |
+ * | IP throttle       | THROTTLE#<register_ip or reset_ip>#<ip> | THROTTLE   |                                                   | registrations / reset requests per source IP per hour; `ttl` |
+ * | sign-in lockout   | THROTTLE#<login_account or login_ip>#<email or ip> | THROTTLE |                                     | failures in 15 min, `locked_until`; `ttl` |
  * | used token        | TOKEN#<jti>                 | USED                   |                                                   | one-time reset links; `ttl` = token expiry |
  * | report            | USER#<userId>               | REPORT#<reportId>      | gsi1: USER#<userId>#SELLER#<sellerId> / REPORT#<reportId> | reports by user newest first (query pk, begins_with REPORT#, descending); by seller via gsi1 descending |
  * |                   |                             |                        | gsi2 (only while `building`): USER#<userId>#BUILDING / <created_at> | a user's unfinished uploads, oldest first (recovery of abandoned uploads) |

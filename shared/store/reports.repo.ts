@@ -21,6 +21,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { AllocationSummary } from '../report/allocation';
 import type {
   CategoryCommission,
   ComputedItem,
@@ -68,6 +69,8 @@ export interface ReportRecord {
   created_at: string;
   rebuilt_at?: string;
   tax_profile: TaxProfile;
+  /** How the «Без артикула» costs were spread (kopecks); absent on reports built before allocation existed. */
+  allocation?: AllocationSummary;
   totals: ItemValues;
   commission_by_category: CategoryCommission[];
   warnings: ReportWarning[];
@@ -388,6 +391,7 @@ export type ReportPatch = Partial<
     | 'commission_by_category'
     | 'warnings'
     | 'tax_profile'
+    | 'allocation'
     | 'rebuilt_at'
     | 'item_count'
     | 'rows'

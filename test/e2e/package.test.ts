@@ -157,7 +157,13 @@ describe('npm run package (offline, no AWS credentials)', () => {
       documented.add(`${m[1]} ${shape(m[2])}`);
     }
     // Routes added after the handbook (documented in README.md / docs/API.md instead).
-    const added = new Set(['POST /api/auth/change-password', 'GET /api/config', 'GET /api/openapi.json']);
+    const added = new Set([
+      'POST /api/auth/change-password',
+      'GET /api/config',
+      'PATCH /api/reports/{}',
+      'POST /api/reports/{}/recombine',
+      'GET /api/openapi.json',
+    ]);
     expect([...documented].sort()).toEqual(
       [...new Set(ROUTES.map(([m, p]) => `${m} ${shape(p)}`))].filter((r) => !added.has(r)).sort(),
     );
@@ -174,6 +180,42 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(p.GlobalSecondaryIndexes).toEqual(def.GlobalSecondaryIndexes);
     expect(p.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     expect(p.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+  });
+
+  it('throttles every route at the stage, and the expensive and sign-in routes tighter (routes created first)', () => {
+    const stages = ofType('AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(1);
+    const [, stage] = stages[0];
+    const props = stage.Properties as {
+      DefaultRouteSettings: { ThrottlingRateLimit: number; ThrottlingBurstLimit: number };
+      RouteSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+    };
+    expect(props.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    const limited = [
+      'POST /api/reports/upload',
+      'POST /api/reports/count-rows',
+      'POST /api/products/import',
+      'GET /api/reports/{id}/export',
+      'POST /api/reports/summary-export',
+      'POST /api/auth/login',
+      'POST /api/auth/register',
+      'POST /api/auth/forgot-password',
+    ];
+    const routeIds = new Map(
+      ofType('AWS::ApiGatewayV2::Route').map(([id, r]) => [r.Properties.RouteKey as string, id]),
+    );
+    const dependsOn = new Set((stage as { DependsOn?: string[] }).DependsOn ?? []);
+    for (const key of limited) {
+      const s = props.RouteSettings[key];
+      expect(s, key).toBeDefined();
+      expect(s.ThrottlingRateLimit).toBeLessThan(props.DefaultRouteSettings.ThrottlingRateLimit);
+      expect(s.ThrottlingBurstLimit).toBeGreaterThanOrEqual(s.ThrottlingRateLimit);
+    }
+    // Every throttled route exists, and the stage waits for it (else CloudFormation cannot find it).
+    for (const key of Object.keys(props.RouteSettings)) {
+      expect(routeIds.has(key), key).toBe(true);
+      expect(dependsOn.has(routeIds.get(key)!), key).toBe(true);
+    }
   });
 
   it('declares a private, encrypted bucket that lets the web page PUT and expires abandoned uploads', () => {

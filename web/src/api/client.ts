@@ -3,7 +3,15 @@
 // checked against them, so a drift between server and page shows at once.
 import type { z } from 'zod';
 import { ApiError, apiErrorFrom, networkError, type ApiErrorBody } from './errors';
-import { ROUTES, type RouteKey, type Routes, type TaxProfile, type UploadUrl } from './contract';
+import {
+  ROUTES,
+  type AllocationMethod,
+  type RouteKey,
+  type Routes,
+  type TaxPeriod,
+  type TaxProfile,
+  type UploadUrl,
+} from './contract';
 import { endSessionAndReload, getToken } from './session';
 
 /**
@@ -270,7 +278,9 @@ export const api = {
   login: (email: string, password: string) => call('login', { body: { email, password } }),
   forgotPassword: (email: string) => call('forgotPassword', { body: { email } }),
   me: () => call('me'),
-  updateTax: (tax: TaxProfile) => call('updateMe', { body: { tax } }),
+  updateTax: (tax: TaxProfile) => call('updateMe', { body: { tax } as BodyOf<'updateMe'> }),
+  updateMe: (patch: { tax_periods?: TaxPeriod[]; allocation?: AllocationMethod }) =>
+    call('updateMe', { body: patch as BodyOf<'updateMe'> }),
   limitHistory: (cursor?: string | null) => call('limitHistory', { query: { cursor } }),
   changePassword: (currentPassword: string, newPassword: string) =>
     call('changePassword', { body: { current_password: currentPassword, new_password: newPassword } }),
@@ -302,7 +312,8 @@ export const api = {
     requestFile(routePath('summaryExport'), 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
 
   // Catalog and sellers
-  listProducts: (search: string, cursor?: string | null) => call('listProducts', { query: { search, cursor } }),
+  listProducts: (search: string, cursor?: string | null, missing = false) =>
+    call('listProducts', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),
   putProduct: (article: string, costPrice: number) =>
     call('putProduct', { params: { article }, body: { cost_price: costPrice } }),
   importProducts: (file: File) => {
@@ -311,6 +322,13 @@ export const api = {
     return call('importProducts', { form });
   },
   listSellers: () => call('listSellers'),
-  patchSeller: (id: string, patch: { name?: string; tax?: TaxProfile | null }) =>
-    call('updateSeller', { params: { id }, body: patch }),
+  patchSeller: (
+    id: string,
+    patch: {
+      name?: string;
+      tax?: TaxProfile | null;
+      tax_periods?: TaxPeriod[] | null;
+      allocation?: AllocationMethod | null;
+    },
+  ) => call('updateSeller', { params: { id }, body: patch as BodyOf<'updateSeller'> }),
 };

@@ -78,6 +78,11 @@ export function messageFor(status: number, code: string, details: Record<string,
       .map((t) => `«${String(t)}»`)
       .join(', ')}.`;
   }
+  if (code === 'too_many_attempts' && typeof details.retry_after_seconds === 'number') {
+    const s = details.retry_after_seconds;
+    const wait = s < 60 ? `${s} с` : `${Math.ceil(s / 60)} мин`;
+    return `Слишком много попыток. Попробуйте снова через ${wait}.`;
+  }
   if (code === 'source_missing' && Array.isArray(details.report_ids)) {
     return 'Один из исходных отчётов удалён, поэтому сводный отчёт нельзя пересобрать.';
   }
@@ -106,6 +111,7 @@ const FILE_CODES = new Set([
   'too_many_rows',
   'too_many_entries',
   'zip_bomb',
+  'import_too_large',
 ]);
 
 /** The API's texts are written for developers and may be English; only Russian ones reach the page. */

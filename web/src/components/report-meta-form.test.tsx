@@ -42,8 +42,8 @@ beforeEach(() => {
       if (url === '/api/sellers')
         return json(200, {
           items: [
-            { id: 's1', number: '849901', name: 'ИП Иванов', tax: null },
-            { id: 's2', number: '322244', name: '', tax: null },
+            { id: 's1', number: '849901', name: 'ИП Иванов', tax: null, tax_periods: null, allocation: null },
+            { id: 's2', number: '322244', name: '', tax: null, tax_periods: null, allocation: null },
           ],
         });
       if (url === '/api/reports/r1') return patchAnswer();

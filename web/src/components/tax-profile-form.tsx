@@ -15,8 +15,17 @@ export const TAX_SYSTEM_TITLES: Record<TaxSystem, string> = {
 
 // The rates themselves are the contract's (defined once, in shared/report/types.ts).
 export { VAT_RATES };
-export const DEFAULT_RATES = DEFAULT_USN_RATES;
+export const DEFAULT_RATES: Readonly<Record<TaxSystem, number>> = DEFAULT_USN_RATES;
 type VatRate = TaxProfile['vat_rate'];
+
+/** The first day each VAT rate exists (5 and 7 from 2025, 22 from 2026) and the day 20 % ended. */
+export function vatRateErrorOn(rate: number, date: string | null): string | null {
+  if (date === null) return null;
+  if ((rate === 5 || rate === 7) && date < '2025-01-01') return `НДС ${rate} % действует только с 01.01.2025.`;
+  if (rate === 22 && date < '2026-01-01') return 'НДС 22 % действует только с 01.01.2026.';
+  if (rate === 20 && date >= '2026-01-01') return 'НДС 20 % действовал только до 01.01.2026.';
+  return null;
+}
 
 export function describeTax(tax: TaxProfile | null | undefined): string {
   if (!tax) return 'профиль по умолчанию';

@@ -61,6 +61,7 @@ const uploadedReport = {
   created_at: '2026-01-12T10:00:00.000Z',
   totals: {},
   tax_profile: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+  allocation: null,
   items: [],
   commission_by_category: [],
   warnings: [],

@@ -5,6 +5,7 @@ import { api, saveFile } from '../api/client';
 import { ApiError } from '../api/errors';
 import type { Item, Page, RebuildResult, Report, ReportSummary, Values } from '../api/contract';
 import { CombinedStaleBanner } from '../components/combined-stale-banner';
+import { AllocationPanel, MissingCostBanner } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
 import { ReportMetaForm } from '../components/report-meta-form';
 import { ItemsTable } from '../components/items-table';
@@ -178,7 +179,8 @@ export function ReportPage() {
       {report.stale && !report.is_combined ? (
         <div className="alert alert-warning stale-banner" role="status" data-testid="stale-banner">
           <span>
-            Себестоимость или налоговый профиль изменились после построения отчёта: цифры ниже посчитаны по прежним
+            Себестоимость, налоги или способ распределения расходов без артикула изменились после построения отчёта:
+            цифры ниже посчитаны по прежним
             {report.source_available ? '.' : '. Исходного файла нет, поэтому пересобрать отчёт нельзя.'}
           </span>
           {report.source_available ? (
@@ -195,13 +197,17 @@ export function ReportPage() {
         </div>
       ) : null}
 
-      {report.warnings?.length ? (
+      <MissingCostBanner warnings={report.warnings} />
+
+      {report.warnings?.some((w) => w.code !== 'missing_cost_price') ? (
         <div className="alert alert-warning" role="status" data-testid="warnings">
           <strong>Обратите внимание:</strong>
           <ul>
-            {report.warnings.map((w, i) => (
-              <li key={`${w.code}-${i}`}>{w.message}</li>
-            ))}
+            {report.warnings
+              .filter((w) => w.code !== 'missing_cost_price')
+              .map((w, i) => (
+                <li key={`${w.code}-${i}`}>{w.message}</li>
+              ))}
           </ul>
         </div>
       ) : null}
@@ -214,6 +220,8 @@ export function ReportPage() {
         <h2 id="items-title">Товары</h2>
         <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
       </section>
+
+      <AllocationPanel allocation={report.allocation} />
 
       {report.commission_by_category?.length ? <CommissionByCategory report={report} /> : null}
 
