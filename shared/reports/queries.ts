@@ -8,6 +8,7 @@ import { deleteReport, getReport, getReportItems, listReports, type ReportRecord
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
+import { removeReportSummary } from './analytics';
 import { presentReport, presentReportSummary, type ApiReport, type ApiReportSummary } from './present';
 import { recoverAbandonedUploads } from './recover';
 import { isStale } from './settings';
@@ -66,6 +67,7 @@ export async function listReportSummaries(
 /** DELETE /api/reports/{id}: items, record and source file go; limits are not refunded. */
 export async function removeReport(userId: string, reportId: string): Promise<void> {
   const record = await requireReport(userId, reportId);
+  await removeReportSummary(userId, record.id);
   const deleted = await deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
   if (deleted.source_path) {

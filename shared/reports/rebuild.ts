@@ -22,6 +22,7 @@ import { getReportItems, isReportId, listAllReports, replaceItems, type ReportRe
 import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
+import { writeReportSummary } from './analytics';
 import { requireReport, sellerOf } from './queries';
 import { effectiveTaxProfile } from './settings';
 import { downloadToTemp } from './storage';
@@ -83,7 +84,10 @@ export async function rebuildReport(user: UserRecord, reportId: string): Promise
         rebuilt_at: new Date().toISOString(),
       }),
     ]);
-    if (replaced) return { record: replaced.record, items: replaced.items, seller, dropped };
+    if (replaced) {
+      await writeReportSummary(replaced.record, replaced.items);
+      return { record: replaced.record, items: replaced.items, seller, dropped };
+    }
     // A correction or another rebuild changed the report meanwhile: start over from its new state.
     if (attempt >= MAX_ATTEMPTS)
       throw conflict('report_busy', 'The report is being changed by another request; try again');

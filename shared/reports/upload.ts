@@ -29,6 +29,7 @@ import {
   type FileRef,
   type InputFile,
 } from './file-input';
+import { writeReportSummary } from './analytics';
 import { recoverAbandonedUploads, undoChargedUpload } from './recover';
 import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
@@ -190,6 +191,7 @@ async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedRepo
     await undoChargedUpload(userId, reportId);
     throw e;
   }
+  await writeReportSummary({ ...record, version: 1 }, items);
   if (file.origin.kind === 'upload') {
     // The upload is consumed; its object would otherwise stay in the bucket forever.
     await deleteObject(file.origin.key).catch(() => undefined);

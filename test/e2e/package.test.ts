@@ -46,7 +46,12 @@ const ROUTES: Array<[string, string, string]> = [
   ['POST', '/api/products/import', 'productsImport'],
   ['GET', '/api/sellers', 'sellersList'],
   ['PATCH', '/api/sellers/{id}', 'sellersUpdate'],
+  ['GET', '/api/analytics', 'analyticsGet'],
+  ['GET', '/api/analytics/export', 'analyticsExport'],
 ];
+
+/** Routes added by later issues, documented in docs/API.md of this repository rather than the handbook. */
+const BEYOND_HANDBOOK = ['GET /api/analytics', 'GET /api/analytics/export'];
 
 const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
 
@@ -183,7 +188,10 @@ describe('npm run package (offline, no AWS credentials)', () => {
     for (const m of readFileSync(apiMd, 'utf8').matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/api\/[^`?\s]*)/g)) {
       documented.add(`${m[1]} ${shape(m[2])}`);
     }
-    expect([...documented].sort()).toEqual([...new Set(ROUTES.map(([m, p]) => `${m} ${shape(p)}`))].sort());
+    const beyond = new Set(BEYOND_HANDBOOK);
+    expect([...documented].sort()).toEqual(
+      [...new Set(ROUTES.filter(([m, p]) => !beyond.has(`${m} ${p}`)).map(([m, p]) => `${m} ${shape(p)}`))].sort(),
+    );
   });
 
   it('declares the table of shared/store/table.ts with point-in-time recovery and TTL on `ttl`', () => {
@@ -267,7 +275,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       },
       reportsGet: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query') },
       reportsDelete: { [TABLE]: db('GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'), [SOURCES]: s3('DeleteObject') },
-      reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem') },
+      reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem', 'PutItem') },
       reportsRebuildOne: {
         [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
         [SOURCES]: s3('GetObject'),
@@ -285,6 +293,8 @@ describe('npm run package (offline, no AWS credentials)', () => {
       productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },
       sellersList: { [TABLE]: db('GetItem', 'Query') },
       sellersUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
+      analyticsGet: { [TABLE]: db('GetItem', 'Query', 'PutItem') },
+      analyticsExport: { [TABLE]: db('GetItem', 'Query', 'PutItem') },
     };
 
     type Statement = {
