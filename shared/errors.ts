@@ -70,7 +70,7 @@ const DOMAIN_422 = new Set(['FieldNotCorrectableError', 'InvalidManualValueError
 export function toAppError(e: unknown): AppError {
   if (e instanceof AppError) return e;
   if (e instanceof ReportError) {
-    const status = e.code === 'unsupported_format' ? 415 : e.code === 'file_too_large' ? 413 : 422;
+    const status = e.code === 'unsupported_format' || e.code === 'not_a_spreadsheet' ? 415 : e.code === 'file_too_large' ? 413 : 422;
     return new AppError(status, e.code, e.message, e.details);
   }
   if (e instanceof Error && DOMAIN_422.has(e.name)) {

@@ -3,7 +3,7 @@
  * rules live here.
  */
 import { getConfig } from '../config';
-import { badRequest, unauthorized } from '../errors';
+import { badRequest, conflict, unauthorized } from '../errors';
 import { confirmationMail, confirmLink, passwordMail, resetMail } from '../mail/messages';
 import { sendMail } from '../mail/send';
 import { tryConsume } from '../store/throttle.repo';
@@ -11,6 +11,7 @@ import {
   confirmUser,
   createUser,
   getUserByEmail,
+  changePasswordHash,
   getUserById,
   resetPasswordOnce,
   toPublicUser,
@@ -111,5 +112,38 @@ export async function login(email: string, password: string): Promise<{ token: s
     throw fail();
   }
   if (!(await verifyPassword(password, user.password_hash))) throw fail();
+  return { token: signToken({ user_id: user.id }, 'access'), user: toPublicUser(user) };
+}
+
+/** The shortest password a user may choose (generated ones are longer). */
+export const MIN_PASSWORD_LENGTH = 8;
+
+/**
+ * Change the password of the signed-in `user`: the current password must match (else 400
+ * `invalid_current_password`, never a 401, which the page reads as "the session ended"), the new one
+ * must have at least MIN_PASSWORD_LENGTH characters (400 `weak_password`). The change ends every
+ * session issued before it, the caller's included (its token is older than `password_changed_at`);
+ * the answer carries a fresh token signed after the change. A concurrent change that won first → 409
+ * `password_changed`.
+ */
+export async function changePassword(
+  user: UserRecord,
+  currentPassword: string,
+  newPassword: string,
+): Promise<{ token: string; user: PublicUser }> {
+  if (!user.password_hash || !(await verifyPassword(currentPassword, user.password_hash)))
+    throw badRequest('invalid_current_password', 'The current password is wrong');
+  if ([...newPassword].length < MIN_PASSWORD_LENGTH)
+    throw badRequest('weak_password', `The new password must have at least ${MIN_PASSWORD_LENGTH} characters`, {
+      min_length: MIN_PASSWORD_LENGTH,
+    });
+  const changed = await changePasswordHash({
+    userId: user.id,
+    expectedHash: user.password_hash,
+    passwordHash: await hashPassword(newPassword),
+    changedAt: new Date().toISOString(),
+  });
+  if (!changed) throw conflict('password_changed', 'The password was changed by another request');
+  // Signed after the change: its iat_ms is not older than password_changed_at.
   return { token: signToken({ user_id: user.id }, 'access'), user: toPublicUser(user) };
 }

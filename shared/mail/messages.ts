@@ -3,9 +3,10 @@
  * inputs: `appUrl` is APP_URL (the web page), links lead to its /confirm page, which calls
  * `GET /api/auth/confirm` for both the confirm and the reset scenario (API.md).
  */
+import { PRODUCT_NAME } from '../product';
 import type { MailMessage } from './send';
 
-const SERVICE = 'Рентабельность отчётов WB';
+const SERVICE = PRODUCT_NAME;
 
 export function escapeHtml(s: string): string {
   return s.replace(

@@ -57,7 +57,7 @@ export const AGGREGATE_FIELDS = [
 
 /** Snapshot of settings and values derived per item (METRICS.md, Derived values per item), in computation order. */
 export const DERIVED_FIELDS = [
-  f('cost_price', 'money', true, 'recompute', 'Себестоимость, шт'),
+  f('cost_price', 'money', true, 'recompute', 'Себестоимость за шт, ₽'),
   f('net_qty', 'qty', false, 'recompute', 'Чистые продажи, шт'),
   f('avg_seller_price', 'money', false, 'recompute', 'Средняя цена продавца'),
   f('income', 'money', false, 'sum', 'Доход (база налога)'),

@@ -289,6 +289,46 @@ export async function listLimitHistory(
   return { items, next_cursor: typeof last === 'string' ? encodeCursor(last) : null };
 }
 
+export interface HistoryTotals {
+  /** Rows charged by uploads (expense records). */
+  charged: number;
+  /** Rows given back for failed uploads (refund records). */
+  refunded: number;
+  /** Rows added by operators (topup records). */
+  topped_up: number;
+}
+
+/**
+ * Sums of the user's whole history by operation (every page of the partition's LIMIT# records, only
+ * `operation` and `rows` read). With the balance they tell the whole story:
+ * limits = granted at registration + topped_up − charged + refunded.
+ */
+export async function sumLimitHistory(userId: string): Promise<HistoryTotals> {
+  const totals: HistoryTotals = { charged: 0, refunded: 0, topped_up: 0 };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const r = await ddb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': userKey(userId).pk, ':prefix': LIMIT_PREFIX },
+        ProjectionExpression: 'operation, #rows',
+        ExpressionAttributeNames: { '#rows': 'rows' },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    for (const i of r.Items ?? []) {
+      const rows = Number(i.rows ?? 0);
+      if (i.operation === 'expense') totals.charged += rows;
+      else if (i.operation === 'refund') totals.refunded += rows;
+      else if (i.operation === 'topup') totals.topped_up += rows;
+    }
+    startKey = r.LastEvaluatedKey;
+  } while (startKey);
+  return totals;
+}
+
 export function encodeCursor(sk: string): string {
   return Buffer.from(sk, 'utf8').toString('base64url');
 }

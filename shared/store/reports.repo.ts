@@ -13,7 +13,14 @@
  * Every change of totals or items goes through `version` (optimistic concurrency): a correction and a
  * rebuild of the same report never overwrite each other's numbers silently.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
 import type {
   CategoryCommission,
@@ -26,7 +33,7 @@ import type {
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI2 } from './table';
-import { cancellationCodes, isConditionFailed, isTransactionConflict } from './dynamo-errors';
+import { backoff, cancellationCodes, isConditionFailed, isTransactionConflict, sleep } from './dynamo-errors';
 import { deleteItems, getItemsOfGen, writeItems, type StoredItem } from './items.repo';
 import { REPORT_PREFIX, itemKey, newId, reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
 
@@ -118,6 +125,35 @@ export async function getReportAnyStatus(userId: string, reportId: string): Prom
     new GetCommand({ TableName: tableName(), Key: reportKey(userId, reportId), ConsistentRead: true }),
   );
   return r.Item ? fromItem(r.Item) : null;
+}
+
+/**
+ * Titles of the caller's reports among `reportIds` (at most 100, one BatchGetItem with retries of the
+ * unprocessed keys), by id. An id missing from the answer has no report any more (deleted, undone).
+ */
+export async function getReportTitles(userId: string, reportIds: readonly string[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(reportIds.filter(isReportId))].slice(0, 100);
+  const out = new Map<string, string>();
+  let pending: Record<string, unknown>[] = wanted.map(
+    (id) => reportKey(userId, id) as unknown as Record<string, unknown>,
+  );
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 12) throw new Error('reports: BatchGet kept returning unprocessed keys');
+    if (attempt > 0) await sleep(backoff(attempt));
+    const r = await ddb().send(
+      new BatchGetCommand({
+        RequestItems: {
+          [tableName()]: {
+            Keys: pending,
+            ProjectionExpression: 'id, title',
+          },
+        },
+      }),
+    );
+    for (const item of r.Responses?.[tableName()] ?? []) out.set(String(item.id), String(item.title ?? ''));
+    pending = (r.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+  }
+  return out;
 }
 
 export interface ReportPage {

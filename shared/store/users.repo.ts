@@ -191,6 +191,34 @@ export async function resetPasswordOnce(input: {
   }
 }
 
+/**
+ * Sets a new password chosen by the signed-in user, on the condition that the stored hash is still the
+ * one the current password was checked against (two changes at once: one wins, the other gets false).
+ * `password_changed_at` moves to now, which ends every session issued before it.
+ */
+export async function changePasswordHash(input: {
+  userId: string;
+  expectedHash: string;
+  passwordHash: string;
+  changedAt: string;
+}): Promise<boolean> {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: userKey(input.userId),
+        UpdateExpression: 'SET password_hash = :h, password_changed_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND password_hash = :old',
+        ExpressionAttributeValues: { ':h': input.passwordHash, ':now': input.changedAt, ':old': input.expectedHash },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
 /** Replaces the user-level default tax profile (validated by the caller). */
 export async function updateTax(userId: string, tax: TaxProfile): Promise<UserRecord> {
   const attributes = await updateExisting(

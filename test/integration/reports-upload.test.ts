@@ -347,7 +347,7 @@ describe('hostile input through the API: documented status, nothing stored or ch
       name: 'not a spreadsheet',
       file: () => ({ filename: 'report.xlsx', file: Buffer.from('%PDF-1.7 this is not a spreadsheet') }),
       status: 415,
-      code: 'unsupported_format',
+      code: 'not_a_spreadsheet',
     },
     {
       name: 'wrong extension',
@@ -359,7 +359,7 @@ describe('hostile input through the API: documented status, nothing stored or ch
       name: 'empty file',
       file: () => ({ filename: 'report.xlsx', file: Buffer.alloc(0) }),
       status: 415,
-      code: 'unsupported_format',
+      code: 'not_a_spreadsheet',
     },
   ];
 

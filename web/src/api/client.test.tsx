@@ -113,7 +113,8 @@ describe('session handling', () => {
     const alert = await screen.findByTestId('login-error');
     expect(alert.textContent).toBe('Неверный email или пароль (или адрес ещё не подтверждён).');
     expect(alert.textContent).not.toContain('invalid_credentials');
-    const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    // (the sign-in page also reads the public /api/config)
+    const [url, init] = fetchMock.mock.calls.find(([u]) => String(u) === '/api/auth/login') as [string, RequestInit];
     expect(url).toBe('/api/auth/login');
     expect(JSON.parse(String(init.body))).toEqual({ email: 'seller@example.ru', password: 'wrong-password' });
     expect((init.headers as Record<string, string>).Authorization).toBeUndefined();

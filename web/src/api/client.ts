@@ -6,7 +6,8 @@ import type {
   AnalyticsParams,
   CombineJob,
   ImportResult,
-  LimitHistoryEntry,
+  AppConfig,
+  LimitHistoryPage,
   LoginResponse,
   ManualValueResult,
   Page,
@@ -233,8 +234,13 @@ export const api = {
     request<{ status?: string }>('/auth/forgot-password', { method: 'POST', body: { email }, auth: false }),
   me: () => request<{ user: User }>('/auth/me'),
   updateTax: (tax: TaxProfile) => request<{ user: User }>('/auth/me', { method: 'PATCH', body: { tax } }),
-  limitHistory: (cursor?: string | null) =>
-    request<Page<LimitHistoryEntry>>('/auth/limit-history', { query: { cursor } }),
+  limitHistory: (cursor?: string | null) => request<LimitHistoryPage>('/auth/limit-history', { query: { cursor } }),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<LoginResponse>('/auth/change-password', {
+      method: 'POST',
+      body: { current_password: currentPassword, new_password: newPassword },
+    }),
+  config: () => request<AppConfig>('/config', { auth: false }),
 
   // Reports
   listReports: (params: { seller_id?: string | null; cursor?: string | null }) =>

@@ -29,12 +29,34 @@ export interface LimitHistoryEntry {
   rows: number;
   limits_after: number;
   report_id?: string | null;
+  /** The report's title now (null without a report or once it is gone). */
+  report_title?: string | null;
+  /** True when the report this record charged for was deleted. */
+  report_deleted?: boolean;
   created_at: string;
 }
 
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
+}
+
+/** Sums of the whole limit history (first page of GET /auth/limit-history). */
+export interface LimitTotals {
+  charged: number;
+  refunded: number;
+  topped_up: number;
+}
+
+export interface LimitHistoryPage extends Page<LimitHistoryEntry> {
+  totals?: LimitTotals;
+}
+
+/** GET /config: what the page shows from the operator's settings. */
+export interface AppConfig {
+  product_name: string;
+  support_contact: string | null;
+  demo_email: string | null;
 }
 
 /** Per-item (or totals) values keyed by METRICS.md field name; null where undefined (margin with no realization). */

@@ -7,6 +7,7 @@ import type { RowCountResult } from '../api/types';
 import { formatBytes, formatInt } from '../lib/format';
 import { ErrorMessage } from './error-message';
 import { ProgressBar, Spinner } from './progress-bar';
+import { SupportContact } from '../lib/app-config';
 
 const ACCEPTED = ['zip', 'xlsx', 'xls'];
 
@@ -188,7 +189,7 @@ export function UploadPanel() {
             <div className="alert alert-error" role="alert" data-testid="upload-blocked">
               Недостаточно лимитов: в отчёте {pluralRows(stage.count.rows)}, а у вас осталось{' '}
               {pluralRows(stage.count.limits)}. Не хватает {pluralRows(stage.count.rows - stage.count.limits)}.
-              Обратитесь к администратору, чтобы пополнить лимит.
+              <SupportContact what="чтобы пополнить лимит" />
             </div>
           )}
           <div className="button-row">

@@ -66,7 +66,7 @@ export function ProductsPage() {
               <thead>
                 <tr>
                   <th>Артикул</th>
-                  <th className="num">Себестоимость, ₽</th>
+                  <th className="num">Себестоимость за шт, ₽</th>
                   <th>Изменено</th>
                 </tr>
               </thead>
@@ -147,7 +147,8 @@ function ProductRow({ product }: { product: Product }) {
           <div className="price-cell">
             <input
               className={`price-input${state === 'invalid' ? ' invalid' : ''}`}
-              aria-label={`Себестоимость ${product.article}`}
+              aria-label={`Себестоимость за шт, ₽: ${product.article}`}
+              aria-invalid={state === 'invalid' || undefined}
               data-testid={`cost-${product.article}`}
               inputMode="decimal"
               value={text}
@@ -159,15 +160,15 @@ function ProductRow({ product }: { product: Product }) {
               onKeyDown={onKeyDown}
               onBlur={() => void save()}
             />
-            <span className="save-state" aria-live="polite">
-              {state === 'saving'
-                ? 'Сохраняем…'
-                : state === 'saved'
-                  ? '✓ Сохранено'
-                  : state === 'invalid'
-                    ? 'Введите число ≥ 0'
-                    : ''}
-            </span>
+            {state === 'invalid' ? (
+              <span className="save-state save-state-error" role="alert" data-testid={`cost-error-${product.article}`}>
+                Введите число ≥ 0
+              </span>
+            ) : (
+              <span className="save-state" aria-live="polite">
+                {state === 'saving' ? 'Сохраняем…' : state === 'saved' ? '✓ Сохранено' : ''}
+              </span>
+            )}
           </div>
         ) : (
           formatMoney(product.cost_price)

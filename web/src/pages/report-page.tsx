@@ -16,17 +16,18 @@ import { useTitle } from '../lib/use-title';
 
 type ReportData = { report: ReportDetail };
 
-const HEADLINE: Array<{ field: string; title: string; hint: string }> = [
-  { field: 'realization', title: 'Реализация', hint: 'Сумма продаж по цене для покупателя за вычетом возвратов' },
+/** The headline figures, each with one line under it saying what it is (no tooltip needed). */
+export const HEADLINE: Array<{ field: string; title: string; hint: string }> = [
+  { field: 'realization', title: 'Реализация', hint: 'Продажи по цене для покупателя минус возвраты' },
   {
     field: 'for_pay',
     title: 'К перечислению',
-    hint: 'Сколько WB перечисляет за проданный товар (до вычета логистики и услуг)',
+    hint: 'За товар, после комиссии WB, до логистики и услуг',
   },
   {
     field: 'payout',
     title: 'К выплате',
-    hint: 'Итог к оплате по отчёту WB: к перечислению с учётом логистики, хранения, штрафов и удержаний',
+    hint: 'Итог WB: после логистики, хранения, штрафов, удержаний и займов',
   },
   { field: 'profit', title: 'Прибыль', hint: 'После всех расходов WB, себестоимости и налогов' },
   { field: 'margin', title: 'Маржа', hint: 'Прибыль / реализация' },
@@ -62,6 +63,7 @@ export function ReportPage() {
       );
       // The list shows each report's profit.
       void queryClient.invalidateQueries({ queryKey: ['reports'] });
+      return result.item;
     },
     [id, queryClient],
   );
@@ -170,23 +172,22 @@ export function ReportPage() {
       <ErrorMessage error={actionError} testId="report-action-error" />
 
       {report.stale ? (
-        <div className="alert alert-warning" role="status" data-testid="stale-banner">
-          Себестоимость или налоговый профиль изменились после построения отчёта: пересоберите
+        <div className="alert alert-warning stale-banner" role="status" data-testid="stale-banner">
+          <span>
+            Себестоимость или налоговый профиль изменились после построения отчёта: цифры ниже посчитаны по прежним
+            {report.source_available ? '.' : '. Исходного файла нет, поэтому пересобрать отчёт нельзя.'}
+          </span>
           {report.source_available ? (
-            <>
-              {' '}
-              <button
-                type="button"
-                className="link-button"
-                onClick={() => setAskRebuild(true)}
-                disabled={busy !== null}
-              >
-                (пересобрать сейчас)
-              </button>
-            </>
-          ) : (
-            '.'
-          )}
+            <button
+              type="button"
+              className="btn btn-small btn-primary"
+              onClick={() => setAskRebuild(true)}
+              disabled={busy !== null}
+              data-testid="stale-rebuild"
+            >
+              Пересобрать отчёт
+            </button>
+          ) : null}
         </div>
       ) : null}
 
@@ -311,13 +312,16 @@ function Headline({ totals }: { totals: Values }) {
         const value = totals[field];
         const text = field === 'margin' ? formatPercent(value) : formatRub(value);
         return (
-          <div key={field} className={`figure figure-${field}`} title={hint}>
+          <div key={field} className={`figure figure-${field}`}>
             <div className="figure-title">{title}</div>
             <div
               className={`figure-value${typeof value === 'number' && value < 0 ? ' negative' : ''}`}
               data-testid={`figure-${field}`}
             >
               {text}
+            </div>
+            <div className="figure-hint" data-testid={`figure-hint-${field}`}>
+              {hint}
             </div>
           </div>
         );
@@ -326,7 +330,19 @@ function Headline({ totals }: { totals: Values }) {
   );
 }
 
+/**
+ * Categories to show: an empty category with nothing in it (rows without an article, e.g. storage)
+ * is left out; an empty one with money in it is named.
+ */
+export function commissionRows(report: ReportDetail) {
+  return report.commission_by_category
+    .filter((c) => c.category !== '' || Math.abs(c.realization) >= 0.005 || Math.abs(c.commission) >= 0.005)
+    .map((c) => ({ ...c, label: c.category || 'Без категории' }));
+}
+
 function CommissionByCategory({ report }: { report: ReportDetail }) {
+  const rows = commissionRows(report);
+  if (rows.length === 0) return null;
   return (
     <section className="panel" aria-labelledby="commission-title">
       <h2 id="commission-title">Комиссия WB по категориям</h2>
@@ -341,9 +357,9 @@ function CommissionByCategory({ report }: { report: ReportDetail }) {
             </tr>
           </thead>
           <tbody>
-            {report.commission_by_category.map((c) => (
+            {rows.map((c) => (
               <tr key={c.category}>
-                <td>{c.category || '—'}</td>
+                <td>{c.label}</td>
                 <td className="num">{formatByUnit('money', c.realization)}</td>
                 <td className="num">{formatByUnit('money', c.commission)}</td>
                 <td className="num">{formatPercent(c.percent)}</td>

@@ -4,6 +4,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
 import type { LimitHistoryEntry, Seller, User } from '../api/types';
+import { AuthProvider } from '../lib/auth';
 import { createQueryClient } from '../lib/query-client';
 import { SettingsPage } from './settings-page';
 
@@ -75,9 +76,11 @@ afterEach(() => {
 function renderPage() {
   render(
     <QueryClientProvider client={createQueryClient()}>
-      <MemoryRouter>
-        <SettingsPage />
-      </MemoryRouter>
+      <AuthProvider>
+        <MemoryRouter>
+          <SettingsPage />
+        </MemoryRouter>
+      </AuthProvider>
     </QueryClientProvider>,
   );
 }
