@@ -145,6 +145,11 @@ describe('selection', () => {
       to: addDays('2026-01-05', 14 * 13 + 6),
     });
     expect(defaultRange([])).toBeNull();
+    // An old report a year and more before the newest does not stretch the range.
+    expect(defaultRange([info('1', '2022-10-24'), info('2', '2026-05-18'), info('3', '2026-05-25')])).toEqual({
+      from: '2026-05-18',
+      to: '2026-05-31',
+    });
   });
 
   it('identity: the record own one, else seller and number, else period and content', () => {

@@ -137,12 +137,14 @@ export const inRange = (r: Pick<ReportInfo, 'period_from' | 'period_to'>, from: 
 
 /**
  * The default range: the last `count` weeks that have counted reports (from the Monday of the oldest of
- * them to the Sunday of the newest); null when there are none.
+ * them to the Sunday of the newest), reaching back at most a year (52 weeks) from the newest, so one
+ * old report does not stretch the range over years of missing weeks; null when there are none.
  */
 export function defaultRange(counted: ReadonlyArray<ReportInfo>, count = 12): { from: string; to: string } | null {
   const weeks = [...new Set(counted.map((r) => weekStart(r.period_from as string)))].sort();
   if (weeks.length === 0) return null;
-  const last = weeks.slice(-count);
+  const floor = addDays(weeks[weeks.length - 1], -7 * 51);
+  const last = weeks.slice(-count).filter((w) => w >= floor);
   const newest = counted
     .filter((r) => weekStart(r.period_from as string) === last[last.length - 1])
     .reduce((m, r) => ((r.period_to as string) > m ? (r.period_to as string) : m), addDays(last[last.length - 1], 6));
