@@ -39,6 +39,7 @@ export const EXPORT_FIELD_ORDER: readonly FieldName[] = [
   'usn',
   'cost_price',
   'cost_total',
+  'allocated_expenses',
   'profit',
   'margin',
   'roi',

@@ -64,6 +64,8 @@ export const DERIVED_FIELDS = [
   f('vat', 'money', true, 'sum', 'НДС'),
   f('cost_total', 'money', false, 'sum', 'Себестоимость'),
   f('expenses', 'money', false, 'sum', 'Расходы'),
+  // The item's share of the «Без артикула» costs (allocation.ts); minus their sum on «Без артикула» itself.
+  f('allocated_expenses', 'money', false, 'sum', 'Распределённые расходы'),
   f('usn', 'money', true, 'sum', 'УСН'),
   f('profit', 'money', true, 'sum', 'Прибыль'),
   f('margin', 'percent', true, 'recompute', 'Маржа, %'),

@@ -34,8 +34,10 @@ import { exportAnalyticsXlsx } from '../export/analytics-xlsx';
 import { log } from '../log';
 import { kopecksToRoubles } from '../report/fields';
 import type { ComputedItem, TaxProfile } from '../report/types';
+import { DEFAULT_ALLOCATION } from '../report/allocation';
+import { costPriceOn } from '../report/periods';
 import { getItemsOfGen } from '../store/items.repo';
-import { getSeller, listSellers } from '../store/sellers.repo';
+import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import {
   deleteSummary,
   listCostPrices,
@@ -46,7 +48,7 @@ import {
   type StoredSummary,
 } from '../store/summaries.repo';
 import type { UserRecord } from '../store/users.repo';
-import { effectiveTaxProfile, sameTaxProfile } from './settings';
+import { effectiveAllocation, effectiveTaxProfile, sameTaxProfile, settingsDate } from './settings';
 
 /** Longest range one request may ask for (about three years). */
 export const MAX_RANGE_DAYS = 1100;
@@ -92,6 +94,18 @@ function checkRange(q: AnalyticsQuery): { from: string; to: string } | null {
   if (daysInclusive(q.from, q.to) > MAX_RANGE_DAYS)
     throw invalidRange(`The range is longer than ${MAX_RANGE_DAYS} days`);
   return { from: q.from, to: q.to };
+}
+
+/**
+ * Whether a rebuild would take other settings than the report was built with (as the report page's
+ * `stale`, shared/reports/settings.ts isStale): the tax profile in force on its date, the allocation
+ * method. Cost prices are compared with the summary's (computeUserAnalytics).
+ */
+function settingsChanged(user: UserRecord, seller: SellerRecord | null, h: ReportHead): boolean {
+  if (h.is_combined) return false;
+  const tax = h.tax_profile as TaxProfile | undefined;
+  if (tax && !sameTaxProfile(tax, effectiveTaxProfile(user, seller, settingsDate(h)))) return true;
+  return (h.allocation?.method ?? DEFAULT_ALLOCATION) !== effectiveAllocation(user, seller);
 }
 
 /** A summary usable for its report: complete and of the report's current version. */
@@ -171,12 +185,10 @@ export async function computeUserAnalytics(
       summaries,
     );
 
-  const taxBySeller = new Map(sellers.map((s) => [s.id, effectiveTaxProfile(user, s)]));
-  const userTax = effectiveTaxProfile(user, null);
+  const sellerById = new Map(sellers.map((s) => [s.id, s]));
   const infos: ReportInfo[] = heads.map((h) => {
     const s = summaries.get(h.id);
     const usable = current(s, h);
-    const tax = h.seller_id ? (taxBySeller.get(h.seller_id) ?? userTax) : userTax;
     return {
       id: h.id,
       title: h.title,
@@ -187,9 +199,7 @@ export async function computeUserAnalytics(
       period_to: h.period_to,
       created_at: h.created_at,
       identity: reportIdentity(h, usable ? s.content_hash : null),
-      stale:
-        h.stale === true ||
-        (h.tax_profile !== undefined && h.tax_profile !== null && !sameTaxProfile(h.tax_profile as TaxProfile, tax)),
+      stale: h.stale === true || settingsChanged(user, h.seller_id ? (sellerById.get(h.seller_id) ?? null) : null, h),
     };
   });
 
@@ -214,9 +224,13 @@ export async function computeUserAnalytics(
     const articles = inside ? s.articles() : [];
     figures.set(h.id, { totals: s.totals, articles });
     const info = infoById.get(h.id) as ReportInfo;
-    // Cost prices changed in the catalog since the report was built: a rebuild would change it.
-    if (inside && !info.stale)
-      info.stale = articles.some((a) => a.article !== '' && (prices.get(a.article) ?? 0) !== a.cost_price);
+    // Cost prices in force for the report's date changed since it was built: a rebuild would change it.
+    if (inside && !info.stale) {
+      const date = settingsDate(h);
+      info.stale = articles.some(
+        (a) => a.article !== '' && (costPriceOn(prices.get(a.article) ?? [], date) ?? 0) !== a.cost_price,
+      );
+    }
   }
 
   const result = computeAnalytics({

@@ -19,6 +19,8 @@ import {
 } from '../analytics/summary';
 import { ddb, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
+import { periodsOf } from './products.repo';
+import type { CostPricePeriod } from '../report/periods';
 import { PRODUCT_PREFIX, REPORT_PREFIX, SUMMARY_PREFIX, reportKey, summaryKey } from './keys';
 
 export interface StoredSummary {
@@ -119,15 +121,15 @@ export async function listSummaries(userId: string): Promise<Map<string, StoredS
   return out;
 }
 
-/** Cost prices (kopecks per unit) of every product in the user's catalog, by article (one Query). */
-export async function listCostPrices(userId: string): Promise<Map<string, number>> {
+/** The dated cost prices of every product in the user's catalog, by article (one Query). */
+export async function listCostPrices(userId: string): Promise<Map<string, CostPricePeriod[]>> {
   const rows = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': reportKey(userId, 'x').pk, ':prefix': PRODUCT_PREFIX },
-    ProjectionExpression: 'article, cost_price',
+    ProjectionExpression: 'article, cost_price, cost_prices',
   });
-  return new Map(rows.map((r) => [String(r.article), Number(r.cost_price ?? 0)]));
+  return new Map(rows.map((r) => [String(r.article), periodsOf(r)]));
 }
 
 /** Deletes every chunk of a report's summary (with the report). */
@@ -165,6 +167,7 @@ export interface ReportHead {
   identity?: unknown;
   stale?: unknown;
   tax_profile?: unknown;
+  allocation?: { method?: string } | null;
 }
 
 const HEAD_ATTRIBUTES = [
@@ -182,6 +185,7 @@ const HEAD_ATTRIBUTES = [
   'identity',
   'stale',
   'tax_profile',
+  'allocation',
 ] as const;
 
 /** Every report record of the user, any status, projected to what analytics needs. */
@@ -209,5 +213,6 @@ export async function listReportHeads(userId: string): Promise<ReportHead[]> {
     identity: r.identity,
     stale: r.stale,
     tax_profile: r.tax_profile,
+    allocation: (r.allocation as ReportHead['allocation']) ?? null,
   }));
 }

@@ -35,11 +35,13 @@ const ROUTES: Array<[string, string, string]> = [
   ['GET', '/api/reports', 'reportsList'],
   ['GET', '/api/reports/{id}', 'reportsGet'],
   ['DELETE', '/api/reports/{id}', 'reportsDelete'],
+  ['PATCH', '/api/reports/{id}', 'reportsUpdate'],
   ['PUT', '/api/reports/items/{item_id}/manual-value', 'reportsManualValue'],
   ['POST', '/api/reports/{id}/rebuild', 'reportsRebuildOne'],
   ['POST', '/api/reports/rebuild', 'reportsRebuildMany'],
   ['POST', '/api/reports/combine', 'reportsCombine'],
   ['GET', '/api/reports/combine-status/{job_id}', 'reportsCombine'],
+  ['POST', '/api/reports/{id}/recombine', 'reportsCombine'],
   ['GET', '/api/reports/{id}/export', 'reportsExport'],
   ['GET', '/api/reports/{id}/source', 'reportsSource'],
   ['POST', '/api/reports/summary-export', 'reportsSummaryExport'],
@@ -53,6 +55,9 @@ const ROUTES: Array<[string, string, string]> = [
 ];
 
 const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
+
+/** Routes added by later issues than the handbook's API.md (documented in README.md / docs/API.md). */
+const AFTER_HANDBOOK = new Set(['PATCH /api/reports/{}', 'POST /api/reports/{}/recombine']);
 
 // The template is untyped JSON; the assertions themselves check its shape.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -193,6 +198,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       'GET /api/config',
       'GET /api/analytics',
       'GET /api/analytics/export',
+      ...AFTER_HANDBOOK,
     ]);
     expect([...documented].sort()).toEqual(
       [...new Set(ROUTES.map(([m, p]) => `${m} ${shape(p)}`))].filter((r) => !added.has(r)).sort(),
@@ -210,6 +216,42 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(p.GlobalSecondaryIndexes).toEqual(def.GlobalSecondaryIndexes);
     expect(p.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     expect(p.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+  });
+
+  it('throttles every route at the stage, and the expensive and sign-in routes tighter (routes created first)', () => {
+    const stages = ofType('AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(1);
+    const [, stage] = stages[0];
+    const props = stage.Properties as {
+      DefaultRouteSettings: { ThrottlingRateLimit: number; ThrottlingBurstLimit: number };
+      RouteSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+    };
+    expect(props.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    const limited = [
+      'POST /api/reports/upload',
+      'POST /api/reports/count-rows',
+      'POST /api/products/import',
+      'GET /api/reports/{id}/export',
+      'POST /api/reports/summary-export',
+      'POST /api/auth/login',
+      'POST /api/auth/register',
+      'POST /api/auth/forgot-password',
+    ];
+    const routeIds = new Map(
+      ofType('AWS::ApiGatewayV2::Route').map(([id, r]) => [r.Properties.RouteKey as string, id]),
+    );
+    const dependsOn = new Set((stage as { DependsOn?: string[] }).DependsOn ?? []);
+    for (const key of limited) {
+      const s = props.RouteSettings[key];
+      expect(s, key).toBeDefined();
+      expect(s.ThrottlingRateLimit).toBeLessThan(props.DefaultRouteSettings.ThrottlingRateLimit);
+      expect(s.ThrottlingBurstLimit).toBeGreaterThanOrEqual(s.ThrottlingRateLimit);
+    }
+    // Every throttled route exists, and the stage waits for it (else CloudFormation cannot find it).
+    for (const key of Object.keys(props.RouteSettings)) {
+      expect(routeIds.has(key), key).toBe(true);
+      expect(dependsOn.has(routeIds.get(key)!), key).toBe(true);
+    }
   });
 
   it('declares a private, encrypted bucket that lets the web page PUT and expires abandoned uploads', () => {
@@ -267,7 +309,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       authChangePassword: { [TABLE]: db('GetItem', 'UpdateItem') },
       appConfig: {},
       reportsUploadUrl: { [TABLE]: db('GetItem', 'PutItem'), [UPLOADS]: s3('PutObject') },
-      reportsCountRows: { [TABLE]: db('GetItem'), [UPLOADS]: s3('GetObject') },
+      reportsCountRows: { [TABLE]: db('GetItem', 'Query'), [UPLOADS]: s3('GetObject') },
       reportsUpload: {
         [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
         [GSI2]: db('Query'),
@@ -282,6 +324,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       },
       reportsGet: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query') },
       reportsDelete: { [TABLE]: db('GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'), [SOURCES]: s3('DeleteObject') },
+      reportsUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
       reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem', 'PutItem') },
       reportsRebuildOne: {
         [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
@@ -294,7 +337,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsExport: { [TABLE]: db('GetItem', 'Query') },
       reportsSource: { [TABLE]: db('GetItem'), [SOURCES]: s3('GetObject') },
       reportsSummaryExport: { [TABLE]: db('GetItem', 'Query') },
-      reportsCombine: { [TABLE]: db('GetItem', 'Query', 'PutItem', 'BatchWriteItem') },
+      reportsCombine: { [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem') },
       productsList: { [TABLE]: db('GetItem', 'Query') },
       productsPut: { [TABLE]: db('GetItem', 'UpdateItem') },
       productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },

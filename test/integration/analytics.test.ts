@@ -78,14 +78,14 @@ async function analyticsOk(token: string, query: Record<string, string> = {}): P
   return bodyOf<ApiAnalytics>(r);
 }
 
-async function setPrice(u: TestUser, article: string, roubles: number) {
+async function setPrice(u: TestUser, article: string, roubles: number, validFrom?: string) {
   const r = await putProductHandler(
     apiEvent({
       method: 'PUT',
       path: `/api/products/${encodeURIComponent(article)}`,
       token: u.token,
       pathParameters: { article },
-      body: { cost_price: roubles },
+      body: validFrom ? { cost_price: roubles, valid_from: validFrom } : { cost_price: roubles },
     }),
   );
   expect(r.statusCode, r.body).toBe(200);
@@ -182,7 +182,7 @@ describe('GET /api/analytics', () => {
     for (const s of [2, 3, 4]) ids[`w${s}`] = (await uploadOk(u.token, week(s))).id;
     ids.w6old = (await uploadOk(u.token, week(6))).id;
     const w6 = week(6, SELLER, 'xls');
-    ids.w6 = (await uploadOk(u.token, w6)).id;
+    ids.w6 = (await uploadOk(u.token, w6, { allow_duplicate: 'true' })).id;
     const w7report = await uploadOk(u.token, week(7));
     ids.w7 = w7report.id;
 
@@ -218,8 +218,9 @@ describe('GET /api/analytics', () => {
     // A combined report of weeks 4 and 6: left out, its sources count.
     ids.combined = await combine(u, [ids.w4, ids.w6]);
 
-    // The price of a1 changes; every report but week 6 is rebuilt with it, so week 6 stays stale.
-    await setPrice(u, a1, 400);
+    // The price of a1 changes for the whole year; every report but week 6 is rebuilt with it, so week 6
+    // stays stale.
+    await setPrice(u, a1, 400, '2026-01-01');
     for (const k of ['w2', 'w3', 'w4', 'w7']) await rebuild(u, ids[k]);
 
     // Another seller of the same user in week 4, and a report still building in week 4.

@@ -42,6 +42,7 @@ import { handler as rebuildManyHandler } from '../../functions/reports/rebuild-m
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { handler as sourceHandler } from '../../functions/reports/source.handler';
 import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
+import { handler as updateHandler } from '../../functions/reports/update.handler';
 import { handler as uploadHandler } from '../../functions/reports/upload.handler';
 import { handler as uploadUrlHandler } from '../../functions/reports/upload-url.handler';
 import { handler as sellersListHandler } from '../../functions/sellers/list.handler';
@@ -484,7 +485,7 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
       await call(fn, handler, { method: 'GET', path, token, query: { seller_id: sellerId } }, 200);
     }
     await as('reportsCombine', async () => {
-      let job = bodyOf<{ job_id: string; status: string }>(
+      let job = bodyOf<{ job_id: string; status: string; report_id?: string }>(
         await combineHandler(
           apiEvent({ method: 'POST', path: '/api/reports/combine', token, body: { report_ids: [id, second.id] } }),
         ),
@@ -503,7 +504,45 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
         );
       }
       expect(job.status).toBe('done');
+      // Recombine the combined report (the next item generation, switched by an Update).
+      const combinedId = job.report_id as string;
+      job = bodyOf(
+        await combineHandler(
+          apiEvent({
+            method: 'POST',
+            path: `/api/reports/${combinedId}/recombine`,
+            token,
+            pathParameters: { id: combinedId },
+          }),
+        ),
+      );
+      for (let i = 0; i < 300 && job.status !== 'done' && job.status !== 'failed'; i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        job = bodyOf(
+          await combineHandler(
+            apiEvent({
+              method: 'GET',
+              path: `/api/reports/combine-status/${job.job_id}`,
+              token,
+              pathParameters: { job_id: job.job_id },
+            }),
+          ),
+        );
+      }
+      expect(job.status).toBe('done');
     });
+    await call(
+      'reportsUpdate',
+      updateHandler,
+      {
+        method: 'PATCH',
+        path: `/api/reports/${id}`,
+        token,
+        pathParameters: { id },
+        body: { title: 'IAM report', seller_id: sellerId },
+      },
+      200,
+    );
     await call(
       'reportsDelete',
       deleteHandler,

@@ -144,6 +144,11 @@ describe('error messages', () => {
       { code: 'unsupported_format', message: 'Unsupported' },
       'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
     ],
+    [
+      415,
+      { code: 'not_a_spreadsheet', message: 'Not a zip, xlsx or xls file: this looks like CSV/text.' },
+      'Файл не является таблицей: внутри не Excel (.xlsx/.xls) и не zip-архив, хотя расширение похоже. Скачайте детализированный отчёт из личного кабинета WB ещё раз и загрузите его без изменений.',
+    ],
     [413, { code: 'file_too_large', message: 'Too large' }, 'Файл слишком большой.'],
     [
       409,

@@ -251,8 +251,14 @@ export const api = {
     request<UploadUrl>('/reports/upload-url', { method: 'POST', body: { filename, size } }),
   countRows: (uploadId: string) =>
     request<RowCountResult>('/reports/count-rows', { method: 'POST', body: { upload_id: uploadId } }),
-  upload: (uploadId: string) =>
-    request<{ report: ReportDetail }>('/reports/upload', { method: 'POST', body: { upload_id: uploadId } }),
+  upload: (uploadId: string, allowDuplicate = false) =>
+    request<{ report: ReportDetail }>('/reports/upload', {
+      method: 'POST',
+      body: allowDuplicate ? { upload_id: uploadId, allow_duplicate: true } : { upload_id: uploadId },
+    }),
+  patchReport: (id: string, patch: { title?: string; seller_id?: string | null }) =>
+    request<{ report: ReportSummary }>(`/reports/${enc(id)}`, { method: 'PATCH', body: patch }),
+  recombine: (id: string) => request<CombineJob>(`/reports/${enc(id)}/recombine`, { method: 'POST' }),
   setManualValue: (itemId: string, field: string, value: number | null) =>
     request<ManualValueResult>(`/reports/items/${enc(itemId)}/manual-value`, { method: 'PUT', body: { field, value } }),
   rebuild: (id: string) => request<RebuildResult>(`/reports/${enc(id)}/rebuild`, { method: 'POST' }),
@@ -278,8 +284,8 @@ export const api = {
     }),
 
   // Catalog and sellers
-  listProducts: (search: string, cursor?: string | null) =>
-    request<Page<Product>>('/products', { query: { search, cursor } }),
+  listProducts: (search: string, cursor?: string | null, missing = false) =>
+    request<Page<Product>>('/products', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),
   putProduct: (article: string, costPrice: number) =>
     request<Product | { product: Product }>(`/products/${enc(article)}`, {
       method: 'PUT',

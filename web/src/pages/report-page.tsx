@@ -4,7 +4,10 @@ import { Link, useParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
 import { ApiError } from '../api/errors';
 import type { Item, Page, RebuildResult, ReportDetail, ReportSummary, Values } from '../api/types';
+import { CombinedStaleBanner } from '../components/combined-stale-banner';
+import { AllocationPanel, MissingCostBanner } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
+import { ReportMetaForm } from '../components/report-meta-form';
 import { ItemsTable } from '../components/items-table';
 import { ConfirmDialog, Modal } from '../components/modal';
 import { Spinner } from '../components/progress-bar';
@@ -120,7 +123,7 @@ export function ReportPage() {
   };
 
   const noSourceReason = report.is_combined
-    ? 'У объединённого отчёта нет исходного файла: пересоберите исходные отчёты и объедините их заново.'
+    ? 'У объединённого отчёта нет исходного файла: когда исходные отчёты меняются, он пересобирается из них.'
     : 'Исходный файл этого отчёта не сохранён.';
 
   return (
@@ -171,7 +174,9 @@ export function ReportPage() {
 
       <ErrorMessage error={actionError} testId="report-action-error" />
 
-      {report.stale ? (
+      {report.is_combined ? <CombinedStaleBanner report={report} /> : null}
+
+      {report.stale && !report.is_combined ? (
         <div className="alert alert-warning stale-banner" role="status" data-testid="stale-banner">
           <span>
             Себестоимость или налоговый профиль изменились после построения отчёта: цифры ниже посчитаны по прежним
@@ -191,13 +196,17 @@ export function ReportPage() {
         </div>
       ) : null}
 
-      {report.warnings?.length ? (
+      <MissingCostBanner warnings={report.warnings} />
+
+      {report.warnings?.some((w) => w.code !== 'missing_cost_price') ? (
         <div className="alert alert-warning" role="status" data-testid="warnings">
           <strong>Обратите внимание:</strong>
           <ul>
-            {report.warnings.map((w, i) => (
-              <li key={`${w.code}-${i}`}>{w.message}</li>
-            ))}
+            {report.warnings
+              .filter((w) => w.code !== 'missing_cost_price')
+              .map((w, i) => (
+                <li key={`${w.code}-${i}`}>{w.message}</li>
+              ))}
           </ul>
         </div>
       ) : null}
@@ -210,6 +219,8 @@ export function ReportPage() {
         <h2 id="items-title">Товары</h2>
         <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
       </section>
+
+      <AllocationPanel allocation={report.allocation} />
 
       {report.commission_by_category?.length ? <CommissionByCategory report={report} /> : null}
 
@@ -289,6 +300,7 @@ function ReportHeader({ report }: { report: ReportDetail }) {
             <dd>{formatDateTime(report.rebuilt_at || report.created_at)}</dd>
           </div>
         </dl>
+        <ReportMetaForm report={report} />
         {report.is_combined && report.source_report_ids?.length ? (
           <p className="sources" data-testid="report-sources">
             Объединён из отчётов:{' '}
