@@ -209,10 +209,11 @@ export function formatAnalyticsBench(r: AnalyticsBenchResult): string {
   const lines = [
     `${r.weeks} weekly reports × ${r.articles} articles; one summary ${r.summary_kb.toFixed(0)} KB (gzip JSON); setup ${r.setup_s.toFixed(1)} s`,
     '',
-    '| request | median s | max s | body (as sent) |',
-    '|---|---|---|---|',
+    '| request | median wall s | max wall s | median CPU s (handler process) | body (as sent) |',
+    '|---|---|---|---|---|',
     ...r.rows.map(
-      (x) => `| ${x.what} | ${x.median_s.toFixed(3)} | ${x.max_s.toFixed(3)} | ${(x.bytes / 1024).toFixed(0)} KB |`,
+      (x) =>
+        `| ${x.what} | ${x.median_s.toFixed(3)} | ${x.max_s.toFixed(3)} | ${x.cpu_s.toFixed(3)} | ${(x.bytes / 1024).toFixed(0)} KB |`,
     ),
   ];
   const year = r.rows[1];
