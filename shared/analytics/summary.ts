@@ -110,11 +110,18 @@ export function encodeArticles(articles: ReadonlyArray<ArticleFigures>): Buffer 
 export function decodeArticles(data: Uint8Array): ArticleFigures[] {
   const body = JSON.parse(gunzipSync(data).toString('utf8')) as Encoded;
   if (body.v !== 1) throw new Error(`unknown summary encoding ${String(body.v)}`);
-  return body.a.map((article, i) => {
-    const x = { article } as ArticleFigures;
-    ARTICLE_FIELDS.forEach((f, j) => (x[f] = body.c[j][i]));
-    return x;
-  });
+  const [realization, profit, sales, returns, cost] = ARTICLE_FIELDS.map((_, j) => body.c[j]);
+  const out: ArticleFigures[] = new Array<ArticleFigures>(body.a.length);
+  for (let i = 0; i < body.a.length; i++)
+    out[i] = {
+      article: body.a[i],
+      realization: realization[i],
+      profit: profit[i],
+      sales_qty: sales[i],
+      returns_qty: returns[i],
+      cost_price: cost[i],
+    };
+  return out;
 }
 
 /**

@@ -35,7 +35,7 @@ import { log } from '../log';
 import { kopecksToRoubles } from '../report/fields';
 import type { ComputedItem, TaxProfile } from '../report/types';
 import { DEFAULT_ALLOCATION } from '../report/allocation';
-import { costPriceOn } from '../report/periods';
+import { costPriceOn, type CostPricePeriod } from '../report/periods';
 import { getItemsOfGen } from '../store/items.repo';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import {
@@ -106,6 +106,18 @@ function settingsChanged(user: UserRecord, seller: SellerRecord | null, h: Repor
   const tax = h.tax_profile as TaxProfile | undefined;
   if (tax && !sameTaxProfile(tax, effectiveTaxProfile(user, seller, settingsDate(h)))) return true;
   return (h.allocation?.method ?? DEFAULT_ALLOCATION) !== effectiveAllocation(user, seller);
+}
+
+/** The catalog's price of `article` in force on `date` (0 when never set); one price needs no date. */
+function priceOn(
+  prices: ReadonlyMap<string, readonly CostPricePeriod[]>,
+  article: string,
+  date: string | null,
+): number {
+  const periods = prices.get(article);
+  if (!periods || periods.length === 0) return 0;
+  if (periods.length === 1) return periods[0].cost_price;
+  return costPriceOn(periods, date) ?? 0;
 }
 
 /** A summary usable for its report: complete and of the report's current version. */
@@ -227,9 +239,7 @@ export async function computeUserAnalytics(
     // Cost prices in force for the report's date changed since it was built: a rebuild would change it.
     if (inside && !info.stale) {
       const date = settingsDate(h);
-      info.stale = articles.some(
-        (a) => a.article !== '' && (costPriceOn(prices.get(a.article) ?? [], date) ?? 0) !== a.cost_price,
-      );
+      info.stale = articles.some((a) => a.article !== '' && priceOn(prices, a.article, date) !== a.cost_price);
     }
   }
 
