@@ -334,7 +334,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsSummaryExport: { [TABLE]: db('GetItem', 'Query') },
       reportsCombine: { [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem') },
       productsList: { [TABLE]: db('GetItem', 'Query') },
-      productsPut: { [TABLE]: db('GetItem', 'UpdateItem') },
+      productsPut: { [TABLE]: db('GetItem', 'PutItem') },
       productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },
       sellersList: { [TABLE]: db('GetItem', 'Query') },
       sellersUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
