@@ -575,7 +575,7 @@ function LimitHistoryPanel() {
         <div className="empty-state">Операций пока не было.</div>
       ) : (
         <div className="table-wrap">
-          <table className="data-table" data-testid="limit-history">
+          <table className="data-table history-table" data-testid="limit-history">
             <thead>
               <tr>
                 <th>Дата</th>
@@ -588,8 +588,10 @@ function LimitHistoryPanel() {
             <tbody>
               {items.map((h) => (
                 <tr key={h.id}>
-                  <td className="nowrap">{formatDateTime(h.created_at)}</td>
-                  <td>
+                  <td className="nowrap" data-label="Дата">
+                    {formatDateTime(h.created_at)}
+                  </td>
+                  <td data-label="Операция">
                     {h.operation === 'topup' ? (
                       <span className="badge badge-topup">Пополнение</span>
                     ) : h.operation === 'refund' ? (
@@ -598,12 +600,14 @@ function LimitHistoryPanel() {
                       <span className="badge">Списание</span>
                     )}
                   </td>
-                  <td className={`num${h.operation !== 'expense' ? ' positive' : ''}`}>
+                  <td className={`num${h.operation !== 'expense' ? ' positive' : ''}`} data-label="Строк">
                     {h.operation !== 'expense' ? '+' : '−'}
                     {formatInt(Math.abs(h.rows))}
                   </td>
-                  <td className="num">{formatInt(h.limits_after)}</td>
-                  <td data-testid={`history-report-${h.id}`}>
+                  <td className="num" data-label="Остаток после">
+                    {formatInt(h.limits_after)}
+                  </td>
+                  <td data-testid={`history-report-${h.id}`} data-label="Отчёт">
                     {!h.report_id ? (
                       <span className="muted">—</span>
                     ) : h.report_deleted ? (
