@@ -8,9 +8,16 @@ import { deleteReport, getReport, getReportItems, listReports, type ReportRecord
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
-import { presentReport, presentReportSummary, type ApiReport, type ApiReportSummary } from './present';
+import {
+  presentReport,
+  presentReportColumns,
+  presentReportSummary,
+  type ApiReport,
+  type ApiReportColumns,
+  type ApiReportSummary,
+} from './present';
 import { recoverAbandonedUploads } from './recover';
-import { isStale } from './settings';
+import { catalogForStaleCheck, isStale } from './settings';
 import { deleteObject } from './storage';
 
 export const reportNotFound = () => notFound('Report not found', 'report_not_found');
@@ -36,13 +43,18 @@ export interface ReportView {
 /** GET /api/reports/{id}: the report with its items and whether a rebuild would change it. */
 export async function getReportView(user: UserRecord, reportId: string): Promise<ReportView> {
   const record = await requireReport(user.id, reportId);
+  const catalog = catalogForStaleCheck(record, user.id);
   const [items, seller] = await Promise.all([getReportItems(record), sellerOf(user.id, record)]);
-  const stale = await isStale(record, items, user, seller);
+  const stale = await isStale(record, items, user, seller, catalog);
   return { record, items, seller, stale };
 }
 
 export function presentView(v: ReportView): ApiReport {
   return presentReport(v.record, v.items, v.seller, v.stale);
+}
+
+export function presentViewColumns(v: ReportView): ApiReportColumns {
+  return presentReportColumns(v.record, v.items, v.seller, v.stale);
 }
 
 /**
