@@ -4,7 +4,14 @@
  */
 import { notFound } from '../errors';
 import { log } from '../log';
-import { deleteReport, getReport, getReportItems, listReports, type ReportRecord } from '../store/reports.repo';
+import {
+  deleteReport,
+  getReport,
+  getReportItems,
+  listReports,
+  updateReportMeta,
+  type ReportRecord,
+} from '../store/reports.repo';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
@@ -18,7 +25,9 @@ import {
 } from './present';
 import { recoverAbandonedUploads } from './recover';
 import { catalogForStaleCheck, isStale } from './settings';
+import { combinedStaleness, type Staleness } from './combined-stale';
 import { deleteObject } from './storage';
+import { deleteIdentity } from '../store/identities.repo';
 
 export const reportNotFound = () => notFound('Report not found', 'report_not_found');
 
@@ -38,6 +47,8 @@ export interface ReportView {
   items: StoredItem[];
   seller: SellerRecord | null;
   stale: boolean;
+  /** A combined report: which source changed how (combined-stale.ts); null otherwise. */
+  staleness?: Staleness;
 }
 
 /** GET /api/reports/{id}: the report with its items and whether a rebuild would change it. */
@@ -45,16 +56,20 @@ export async function getReportView(user: UserRecord, reportId: string): Promise
   const record = await requireReport(user.id, reportId);
   const catalog = catalogForStaleCheck(record, user.id);
   const [items, seller] = await Promise.all([getReportItems(record), sellerOf(user.id, record)]);
+  if (record.is_combined) {
+    const staleness = await combinedStaleness(user.id, record);
+    return { record, items, seller, stale: staleness.stale, staleness };
+  }
   const stale = await isStale(record, items, user, seller, catalog);
   return { record, items, seller, stale };
 }
 
 export function presentView(v: ReportView): ApiReport {
-  return presentReport(v.record, v.items, v.seller, v.stale);
+  return presentReport(v.record, v.items, v.seller, v.stale, v.staleness);
 }
 
 export function presentViewColumns(v: ReportView): ApiReportColumns {
-  return presentReportColumns(v.record, v.items, v.seller, v.stale);
+  return presentReportColumns(v.record, v.items, v.seller, v.stale, v.staleness);
 }
 
 /**
@@ -75,11 +90,39 @@ export async function listReportSummaries(
   };
 }
 
+/**
+ * PATCH /api/reports/{id} {title?, seller_id?}: renames the report and/or links it to one of the
+ * caller's sellers (null unlinks). A seller that is not the caller's → 404 `seller_not_found`; the
+ * report not the caller's → 404 `report_not_found`. Numbers and `version` stay as they are: a new
+ * seller's tax profile reaches the numbers by a rebuild (the report shows stale until then).
+ */
+export async function patchReport(
+  userId: string,
+  reportId: string,
+  patch: { title?: string; seller_id?: string | null },
+): Promise<{ record: ReportRecord; seller: SellerRecord | null }> {
+  await requireReport(userId, reportId);
+  let seller: SellerRecord | null | undefined;
+  if (patch.seller_id) {
+    seller = await getSeller(userId, patch.seller_id);
+    if (!seller) throw notFound('Seller not found', 'seller_not_found');
+  }
+  const record = await updateReportMeta(userId, reportId, patch);
+  if (!record) throw reportNotFound();
+  return { record, seller: seller === undefined ? await sellerOf(userId, record) : seller };
+}
+
 /** DELETE /api/reports/{id}: items, record and source file go; limits are not refunded. */
 export async function removeReport(userId: string, reportId: string): Promise<void> {
   const record = await requireReport(userId, reportId);
   const deleted = await deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
+  if (deleted.identity) {
+    // A leftover identity record is skipped by the duplicate check (its report is gone): only logged.
+    await deleteIdentity(userId, deleted.identity, deleted.id).catch((e: unknown) =>
+      log('error', 'identity delete failed', { report_id: reportId, error: String(e) }),
+    );
+  }
   if (deleted.source_path) {
     // The record is gone already: a file left behind is invisible to the user, so a failure here is only logged.
     await deleteObject(deleted.source_path).catch((e: unknown) =>

@@ -11,8 +11,9 @@
  *   1. claim the record (still `building` → `recovering_at`): from then on it can never become ready;
  *      a record already ready (or gone) is left alone;
  *   2. refund the charge (refundLimits gives back once per report, however often it is called);
- *   3. delete the items and the stored source;
- *   4. delete the record, only once 2 and 3 succeeded and only while it is still `building`.
+ *   3. delete the items, the stored source and the identity record;
+ *   4. delete the record, only once 2 and 3 succeeded and only while it is still `building`;
+ *   5. remove the seller the upload created on demand, when nothing else refers to it.
  * The record goes last because it is the only trace of the charge: if any step fails, it stays and the
  * next sweep finishes the job.
  */
@@ -21,6 +22,19 @@ import { refundLimits } from '../store/limits.repo';
 import { deleteItems } from '../store/items.repo';
 import { claimBuildingReport, deleteBuildingReport, listBuildingReports } from '../store/reports.repo';
 import { deleteObject } from './storage';
+import { deleteIdentity } from '../store/identities.repo';
+import { removeSellerIfUnused } from '../store/sellers.repo';
+
+/** After an upload is undone: the seller it created on demand goes too when nothing else refers to it. */
+export async function dropUnusedSeller(userId: string, sellerId: string | null | undefined): Promise<void> {
+  if (!sellerId) return;
+  try {
+    await removeSellerIfUnused(userId, sellerId);
+  } catch (err) {
+    // Harmless when it stays: an empty seller the user can still see and rename.
+    log('warn', 'unused seller not removed', { user_id: userId, seller_id: sellerId, error: String(err) });
+  }
+}
 
 /** A building record older than this is an upload whose process died: far beyond the 29 s any upload may run. */
 export const ABANDONED_UPLOAD_AFTER_MS = 10 * 60 * 1000;
@@ -58,6 +72,7 @@ export async function undoChargedUpload(userId: string, reportId: string): Promi
     ],
     ['items', () => deleteItems(userId, reportId)],
     ['source', () => (sourcePath ? deleteObject(sourcePath) : Promise.resolve())],
+    ['identity', () => (record.identity ? deleteIdentity(userId, record.identity, reportId) : Promise.resolve())],
   ];
   let complete = true;
   // Each step is tried even if another fails: the money first, and as little left behind as possible.
@@ -77,6 +92,7 @@ export async function undoChargedUpload(userId: string, reportId: string): Promi
     log('error', 'upload undo failed', { user_id: userId, report_id: reportId, step: 'record', error: String(err) });
     return { outcome: 'incomplete', refunded_rows: refunded };
   }
+  await dropUnusedSeller(userId, record.seller_id);
   return { outcome: 'undone', refunded_rows: refunded };
 }
 

@@ -16,7 +16,7 @@ import {
 import { log } from '../log';
 import { chargeLimits } from '../store/limits.repo';
 import { writeItems, type StoredItem } from '../store/items.repo';
-import { ensureProducts, getCostPrices } from '../store/products.repo';
+import { ensureProducts } from '../store/products.repo';
 import { markReportReady, newReportId, reportPutTransactItem, type ReportRecord } from '../store/reports.repo';
 import { ensureSellerByNumber, type SellerRecord } from '../store/sellers.repo';
 import { createUpload } from '../store/uploads.repo';
@@ -29,8 +29,11 @@ import {
   type FileRef,
   type InputFile,
 } from './file-input';
-import { recoverAbandonedUploads, undoChargedUpload } from './recover';
-import { effectiveTaxProfile } from './settings';
+import { dropUnusedSeller, recoverAbandonedUploads, undoChargedUpload } from './recover';
+import { duplicateReport, findDuplicate, identityOfFile, type DuplicateOf } from './duplicates';
+import { identityPutTransactItem } from '../store/identities.repo';
+import { periodTitle } from './report-identity';
+import { loadReportCostPrices, resolveReportSettings } from './settings';
 import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
@@ -72,13 +75,18 @@ export interface CountResult {
   format: RowCount['format'];
   report_number: string | null;
   seller_number: string | null;
+  /** The caller's report with the same identity (issue 9), or null. */
+  duplicate_of: DuplicateOf | null;
 }
 
 /** count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing. */
 export async function countReportRows(user: UserRecord, ref: FileRef | null): Promise<CountResult> {
   const file = await openInputFile(user.id, ref);
   try {
-    const c = await countRows(file.source, readLimits());
+    const [c, duplicateOf] = await Promise.all([
+      countRows(file.source, readLimits()),
+      identityOfFile(file).then((identity) => findDuplicate(user.id, identity)),
+    ]);
     return {
       rows: c.rows,
       limits: user.limits,
@@ -87,6 +95,7 @@ export async function countReportRows(user: UserRecord, ref: FileRef | null): Pr
       format: c.format,
       report_number: c.report_number,
       seller_number: c.seller_number,
+      duplicate_of: duplicateOf,
     };
   } finally {
     await file.cleanup();
@@ -109,6 +118,17 @@ function titleOf(filename: string): string {
   return filename.replace(/\.(zip|xlsx|xls)$/i, '') || filename;
 }
 
+/** A report number in the name: the file name; else the period («Отчёт за 18.05–24.05.2026»); else the name. */
+function reportTitle(filename: string, parsed: ParsedReport): string {
+  if (parsed.report_number) return titleOf(filename);
+  return periodTitle(parsed.period_from, parsed.period_to) ?? titleOf(filename);
+}
+
+export interface UploadOptions {
+  /** Upload even when the user already has a report of the same identity (else 409 `duplicate_report`). */
+  allowDuplicate?: boolean;
+}
+
 /**
  * upload: recount, 402 when the caller's limits are short (nothing stored or charged); else store
  * the source file, link the seller, build the items with the seller's (or the user's) tax profile and
@@ -118,37 +138,55 @@ function titleOf(filename: string): string {
  * record deleted (recover.ts); the original error is answered. First, uploads of this user whose
  * process died mid-way are undone (recover.ts), so their charge counts again for this one.
  */
-export async function uploadReport(user: UserRecord, ref: FileRef | null): Promise<UploadResult> {
+export async function uploadReport(
+  user: UserRecord,
+  ref: FileRef | null,
+  options: UploadOptions = {},
+): Promise<UploadResult> {
   const swept = await recoverAbandonedUploads(user.id);
   const limits = user.limits + swept.refunded_rows;
   const file = await openInputFile(user.id, ref);
   try {
+    // A duplicate is refused before the file is parsed or anything is charged (issue 9).
+    const identity = await identityOfFile(file);
+    if (!options.allowDuplicate) {
+      const dup = await findDuplicate(user.id, identity);
+      if (dup) throw duplicateReport(dup);
+    }
     const parsed = await readReport(file.source, readLimits());
     // An early answer for the common case; the charge's condition is what holds under concurrency.
     if (parsed.rows > limits) throw paymentRequired(parsed.rows, limits);
-    return await storeReport(user, file, parsed);
+    return await storeReport(user, file, parsed, identity, options.allowDuplicate === true);
   } finally {
     await file.cleanup();
   }
 }
 
-async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedReport): Promise<UploadResult> {
+async function storeReport(
+  user: UserRecord,
+  file: InputFile,
+  parsed: ParsedReport,
+  identity: string,
+  allowDuplicate: boolean,
+): Promise<UploadResult> {
   const userId = user.id;
   const reportId = newReportId();
   const sourceKey = sourceObjectKey(userId, reportId, file.filename);
   const articles = parsed.articles.map((a) => a.article);
 
-  const [seller, costPrices] = await Promise.all([
+  const prices = loadReportCostPrices(userId, parsed, articles);
+  const [seller] = await Promise.all([
     parsed.seller_number ? ensureSellerByNumber(userId, parsed.seller_number) : Promise.resolve(null),
-    getCostPrices(userId, articles),
+    prices,
     file.origin.kind === 'upload' ? copyObject(file.origin.key, sourceKey) : putObject(sourceKey, file.origin.buffer),
   ]);
-  const tax = effectiveTaxProfile(user, seller);
-  const { items } = buildItems(parsed, { tax, costPrices });
+  const resolved = await resolveReportSettings(user, seller, parsed, articles, prices);
+  const tax = resolved.settings.tax;
+  const { items, allocation, warnings } = buildItems(parsed, resolved.settings);
   const record: ReportRecord = {
     id: reportId,
     user_id: userId,
-    title: titleOf(file.filename),
+    title: reportTitle(file.filename, parsed),
     report_number: parsed.report_number,
     seller_id: seller?.id ?? null,
     period_from: parsed.period_from,
@@ -156,23 +194,35 @@ async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedRepo
     rows: parsed.rows,
     format: parsed.format,
     is_combined: false,
+    identity,
     source_path: sourceKey,
     source_name: file.filename,
     source_size: file.size,
     created_at: new Date().toISOString(),
     tax_profile: tax,
+    allocation,
     totals: computeTotals(items.map((i) => i.effective)),
     commission_by_category: commissionByCategory(items),
-    warnings: parsed.warnings,
+    // The settings' warnings first: the record keeps a capped number of them.
+    warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
     item_count: items.length,
   };
 
   try {
-    await chargeLimits({ userId, rows: parsed.rows, reportId, extraItems: [reportPutTransactItem(record)] });
+    await chargeLimits({
+      userId,
+      rows: parsed.rows,
+      reportId,
+      extraItems: [
+        reportPutTransactItem(record),
+        identityPutTransactItem(userId, identity, reportId, record.created_at),
+      ],
+    });
   } catch (e) {
     await deleteObject(sourceKey).catch((err: unknown) =>
       log('error', 'source cleanup failed', { report_id: reportId, error: String(err) }),
     );
+    await dropUnusedSeller(userId, seller?.id);
     throw e;
   }
 
@@ -180,10 +230,16 @@ async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedRepo
   try {
     // Missing articles join the catalog with cost price 0 (METRICS.md); after the charge, so a refused upload adds nothing.
     const [, written] = await Promise.all([
-      ensureProducts(userId, missingArticles(articles, costPrices)),
+      ensureProducts(userId, missingArticles(articles, resolved.known)),
       writeItems(userId, reportId, 1, items),
     ]);
     stored = written;
+    if (!allowDuplicate) {
+      // Two uploads of one report at once both pass the early check; each wrote its identity record in
+      // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
+      const rival = await findDuplicate(userId, identity, reportId);
+      if (rival) throw duplicateReport(rival);
+    }
     if (uploadHooks.afterCharge) await uploadHooks.afterCharge(reportId);
     await markReportReady(userId, reportId);
   } catch (e) {
@@ -198,6 +254,6 @@ async function storeReport(user: UserRecord, file: InputFile, parsed: ParsedRepo
 }
 
 /** Articles without a catalog entry (the catalog is read once; ensureProducts re-checks each before writing). */
-export function missingArticles(articles: readonly string[], costPrices: Record<string, number>): string[] {
-  return articles.filter((a) => !Object.prototype.hasOwnProperty.call(costPrices, a));
+export function missingArticles(articles: readonly string[], known: ReadonlySet<string>): string[] {
+  return articles.filter((a) => !known.has(a));
 }

@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useNavigate } from 'react-router-dom';
+import { Link, useNavigate } from 'react-router-dom';
 import { api, putFileWithProgress } from '../api/client';
 import { ApiError, pluralRows } from '../api/errors';
 import type { RowCountResult } from '../api/types';
 import { formatBytes, formatInt } from '../lib/format';
 import { ErrorMessage } from './error-message';
 import { ProgressBar, Spinner } from './progress-bar';
+import { SupportContact } from '../lib/app-config';
 
 const ACCEPTED = ['zip', 'xlsx', 'xls'];
 
@@ -83,7 +84,8 @@ export function UploadPanel() {
   const confirmUpload = async (file: File, uploadId: string, count: RowCountResult) => {
     setStage({ kind: 'processing', file, count });
     try {
-      const { report } = await api.upload(uploadId);
+      // The preview named the duplicate and the user chose to upload it anyway.
+      const { report } = await api.upload(uploadId, Boolean(count.duplicate_of));
       queryClient.setQueryData(['report', report.id], { report });
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: ['reports'] }),
@@ -178,6 +180,12 @@ export function UploadPanel() {
         <div className="upload-step" data-testid="upload-preview">
           <FileLine file={stage.file} />
           <CountSummary count={stage.count} />
+          {stage.count.duplicate_of ? (
+            <div className="alert alert-warning" role="alert" data-testid="upload-duplicate">
+              Этот отчёт уже загружен: <DuplicateLink dup={stage.count.duplicate_of} />. Повторная загрузка спишет
+              лимиты ещё раз, и отчёт будет в списке дважды.
+            </div>
+          ) : null}
           {stage.count.enough ? (
             <p className="preview-line" data-testid="upload-charge">
               Будет списано <strong>{pluralRows(stage.count.rows)}</strong>, у вас{' '}
@@ -188,7 +196,7 @@ export function UploadPanel() {
             <div className="alert alert-error" role="alert" data-testid="upload-blocked">
               Недостаточно лимитов: в отчёте {pluralRows(stage.count.rows)}, а у вас осталось{' '}
               {pluralRows(stage.count.limits)}. Не хватает {pluralRows(stage.count.rows - stage.count.limits)}.
-              Обратитесь к администратору, чтобы пополнить лимит.
+              <SupportContact what="чтобы пополнить лимит" />
             </div>
           )}
           <div className="button-row">
@@ -198,7 +206,7 @@ export function UploadPanel() {
               disabled={!stage.count.enough}
               onClick={() => confirmUpload(stage.file, stage.uploadId, stage.count)}
             >
-              Загрузить отчёт
+              {stage.count.duplicate_of ? 'Всё равно загрузить' : 'Загрузить отчёт'}
             </button>
             <button type="button" className="btn" onClick={reset}>
               Отмена
@@ -235,6 +243,16 @@ export function UploadPanel() {
         </div>
       ) : null}
     </section>
+  );
+}
+
+function DuplicateLink({ dup }: { dup: NonNullable<RowCountResult['duplicate_of']> }) {
+  const day = new Date(dup.created_at);
+  return (
+    <>
+      <Link to={`/reports/${encodeURIComponent(dup.id)}`}>«{dup.title}»</Link>
+      {Number.isNaN(day.getTime()) ? null : <> от {day.toLocaleDateString('ru-RU')}</>}
+    </>
   );
 }
 
