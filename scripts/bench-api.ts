@@ -292,8 +292,10 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-api-'));
   const rowsOut: Array<[string, string, string, string]> = [];
-  const add = (what: string, target: string, measured: string, met: boolean | null) =>
+  const add = (what: string, target: string, measured: string, met: boolean | null) => {
     rowsOut.push([what, target, measured, met === null ? '—' : met ? 'met' : 'not met']);
+    log(`| ${rowsOut[rowsOut.length - 1].join(' | ')} |`);
+  };
   let stack: Stack | null = null;
   const load0 = loadavg()[0];
   try {
@@ -344,6 +346,7 @@ async function main() {
       getObjs.push(g.ms);
       objBytes = g.bytes;
     }
+    log(`GET columns median ${sec(median(getCols))} s, objects median ${sec(median(getObjs))} s`);
     log('XLSX export');
     const exports: number[] = [];
     let exportBytes = 0;
@@ -354,6 +357,7 @@ async function main() {
       exportBytes = e.bytes;
     }
 
+    log(`XLSX export median ${sec(median(exports))} s`);
     log('two more uploads, then combine of 4');
     const third = await upload(api, big.path, 'upload 3');
     const fourth = await upload(api, big.path, 'upload 4');
@@ -373,10 +377,12 @@ async function main() {
     }
     const combineMs = performance.now() - tc;
 
+    log(`combine of 4: ${sec(combineMs)} s (${job.status})`);
     let page: PageNumbers | null = null;
     if (o.browser && stack.urls.web) {
       log('report page in Chromium');
       page = await measurePage(stack.urls.web, token, email, second.id);
+      log(`page: ${JSON.stringify(page)}`);
     }
 
     let million: { ms: number; rssMb: number; items: number; rows: number } | null = null;
