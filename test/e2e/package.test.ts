@@ -294,7 +294,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
     const EXPECTED: Record<string, Record<string, string[]>> = {
       authRegister: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
       authConfirm: { [TABLE]: db('GetItem', 'PutItem', 'UpdateItem'), [MAIL]: mail },
-      authLogin: { [TABLE]: db('GetItem') },
+      authLogin: { [TABLE]: db('GetItem', 'PutItem', 'DeleteItem') },
       authMe: { [TABLE]: db('GetItem') },
       authUpdateMe: { [TABLE]: db('GetItem', 'UpdateItem') },
       authForgotPassword: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
@@ -306,6 +306,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsCountRows: { [TABLE]: db('GetItem', 'Query'), [UPLOADS]: s3('GetObject') },
       reportsUpload: {
         [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+        [GSI1]: db('Query'),
         [GSI2]: db('Query'),
         [UPLOADS]: s3('GetObject', 'DeleteObject'),
         [SOURCES]: s3('PutObject', 'DeleteObject'),
@@ -333,7 +334,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsSummaryExport: { [TABLE]: db('GetItem', 'Query') },
       reportsCombine: { [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem') },
       productsList: { [TABLE]: db('GetItem', 'Query') },
-      productsPut: { [TABLE]: db('GetItem', 'UpdateItem') },
+      productsPut: { [TABLE]: db('GetItem', 'PutItem') },
       productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },
       sellersList: { [TABLE]: db('GetItem', 'Query') },
       sellersUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
