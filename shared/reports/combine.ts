@@ -10,7 +10,7 @@
  */
 import { getConfig } from '../config';
 import { notFound } from '../errors';
-import { startJob, waitFor, type JobSnapshot, type ProgressReporter } from '../jobs/registry';
+import { getJob, startJob, waitFor, type JobSnapshot, type ProgressReporter } from '../jobs/registry';
 import { combineItems, combinePeriods, combineSellers, commissionByCategory, computeTotals } from '../report';
 import type { ComputedItem, ReportWarning, TaxProfile } from '../report/types';
 import type { StoredItem } from '../store/items.repo';
@@ -76,11 +76,14 @@ export async function buildCombinedReport(
   title: string | undefined,
   progress: ProgressReporter,
 ): Promise<string> {
+  // Steps: one per source read, then merging, then writing (COMBINE_STEPS_AFTER_READING).
   const sources: Array<{ record: ReportRecord; items: StoredItem[] }> = [];
   for (const id of reportIds) {
+    progress.step('reading');
     sources.push(await readSource(userId, id));
     progress.advance();
   }
+  progress.step('merging');
   const itemsOf = (s: { items: StoredItem[] }): ComputedItem[] =>
     s.items.map(({ item_id: _id, rev: _rev, ...item }) => item);
   const items = combineItems(sources.map(itemsOf));
@@ -119,6 +122,8 @@ export async function buildCombinedReport(
     warnings,
     item_count: items.length,
   };
+  progress.advance();
+  progress.step('writing');
   const created = await createReport(record, items);
   return created.record.id;
 }
@@ -130,8 +135,24 @@ export async function buildCombinedReport(
 export async function startCombine(userId: string, reportIds: readonly string[], title?: string): Promise<JobSnapshot> {
   await requireReports(userId, reportIds);
   const ids = [...reportIds];
-  const job = startJob(userId, ids.length, (progress) => buildCombinedReport(userId, ids, title, progress));
+  const job = startJob(userId, ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
+    buildCombinedReport(userId, ids, title, progress),
+  );
   return waitFor(job, getConfig().COMBINE_WAIT_MS);
+}
+
+/** Steps of a combine after reading its sources: merging, writing. */
+export const COMBINE_STEPS_AFTER_READING = 2;
+
+/**
+ * GET combine-status: the job as soon as it is done, else after COMBINE_STATUS_WAIT_MS (a long-poll).
+ * On Lambda a job runs only while some request of its function runs (the environment is frozen in
+ * between), so each status call also gives the job that much CPU time. null for an unknown job.
+ */
+export async function combineStatus(userId: string, jobId: string, waitMs = getConfig().COMBINE_STATUS_WAIT_MS) {
+  const job = getJob(userId, jobId);
+  if (!job) return null;
+  return waitFor(job, waitMs);
 }
 
 /** A job as the API shows it: {job_id, status, progress, report_id?, error?}. */

@@ -2,9 +2,17 @@
  * Reading and deleting reports (API.md: list, get, delete). Everything is looked up under the
  * caller's id, so another user's report is simply not found (404).
  */
-import { notFound } from '../errors';
+import { conflict, notFound } from '../errors';
 import { log } from '../log';
-import { deleteReport, getReport, getReportItems, listReports, type ReportRecord } from '../store/reports.repo';
+import {
+  deleteReport,
+  getReport,
+  getReportAnyStatus,
+  getReportItems,
+  hasItems,
+  listReports,
+  type ReportRecord,
+} from '../store/reports.repo';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
@@ -33,11 +41,16 @@ export interface ReportView {
   stale: boolean;
 }
 
-/** GET /api/reports/{id}: the report with its items and whether a rebuild would change it. */
+/**
+ * GET /api/reports/{id}: the report with its items and whether a rebuild would change it. A report
+ * still being built by its upload, or failed, is shown without items (its `status` says why).
+ */
 export async function getReportView(user: UserRecord, reportId: string): Promise<ReportView> {
-  const record = await requireReport(user.id, reportId);
+  const record = await getReportAnyStatus(user.id, reportId);
+  if (!record || record.status === 'building') throw reportNotFound();
+  if (!hasItems(record)) return { record, items: [], seller: await sellerOf(user.id, record), stale: false };
   const [items, seller] = await Promise.all([getReportItems(record), sellerOf(user.id, record)]);
-  const stale = await isStale(record, items, user, seller);
+  const stale = record.status === 'ready' ? await isStale(record, items, user, seller) : false;
   return { record, items, seller, stale };
 }
 
@@ -63,9 +76,15 @@ export async function listReportSummaries(
   };
 }
 
-/** DELETE /api/reports/{id}: items, record and source file go; limits are not refunded. */
+/**
+ * DELETE /api/reports/{id}: items, record and source file go; limits are not refunded. A failed report
+ * can be deleted; one the worker is still on answers 409 `report_processing`.
+ */
 export async function removeReport(userId: string, reportId: string): Promise<void> {
-  const record = await requireReport(userId, reportId);
+  const record = await getReportAnyStatus(userId, reportId);
+  if (!record || record.status === 'building') throw reportNotFound();
+  if (record.status === 'processing')
+    throw conflict('report_processing', 'The report is being processed; delete it once it is ready or failed');
   const deleted = await deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
   if (deleted.source_path) {

@@ -36,3 +36,18 @@ export async function getIdempotentResult<T>(scope: string, key: string): Promis
   );
   return r.Item ? (r.Item.result as T) : null;
 }
+
+/** The stored record of `key` in `scope` (its result and the extra attributes it was written with), or null. */
+export async function getIdempotentRecord<T>(
+  scope: string,
+  key: string,
+): Promise<{ result: T; fingerprint?: string } | null> {
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: idempotencyKey(scope, key), ConsistentRead: true }),
+  );
+  if (!r.Item) return null;
+  return {
+    result: r.Item.result as T,
+    ...(typeof r.Item.fingerprint === 'string' ? { fingerprint: r.Item.fingerprint } : {}),
+  };
+}
