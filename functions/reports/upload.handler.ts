@@ -28,7 +28,11 @@ export async function main(req: HttpRequest<typeof route>) {
   if (r.record.status === 'failed' && r.record.error)
     throw failureError(r.record.error, { report_id: r.record.id, refunded_rows: r.record.refunded_rows ?? 0 });
   const status = r.record.status === 'ready' ? 201 : 202;
-  return reportJson(status, { report: presentReport(r.record, r.items, r.seller, false) }, req.headers['accept-encoding']);
+  return reportJson(
+    status,
+    { report: presentReport(r.record, r.items, r.seller, false) },
+    req.headers['accept-encoding'],
+  );
 }
 
 export const handler = http(route, main);

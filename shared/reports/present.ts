@@ -117,7 +117,11 @@ export interface ApiReportSummary {
 }
 
 function apiStatus(record: ReportRecord): ApiReportSummary['status'] {
-  return record.status === 'failed' ? 'failed' : record.status === 'ready' || record.status === undefined ? 'ready' : 'processing';
+  return record.status === 'failed'
+    ? 'failed'
+    : record.status === 'ready' || record.status === undefined
+      ? 'ready'
+      : 'processing';
 }
 
 export function presentReportSummary(record: ReportRecord, seller: SellerRef | null): ApiReportSummary {

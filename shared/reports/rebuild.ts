@@ -207,8 +207,15 @@ export async function rebuildMany(
   waitMs = getConfig().UPLOAD_WAIT_MS,
 ): Promise<RebuildManyResult> {
   const records = reportIds
-    ? await Promise.all([...new Set(reportIds)].map(async (id) => ({ id, record: isReportId(id) ? await getReport(user.id, id) : null })))
-    : (await listAllReports(user.id)).filter((r) => r.source_path && !r.is_combined).map((r) => ({ id: r.id, record: r }));
+    ? await Promise.all(
+        [...new Set(reportIds)].map(async (id) => ({
+          id,
+          record: isReportId(id) ? await getReport(user.id, id) : null,
+        })),
+      )
+    : (await listAllReports(user.id))
+        .filter((r) => r.source_path && !r.is_combined)
+        .map((r) => ({ id: r.id, record: r }));
   const result: RebuildManyResult = { rebuilt: [], processing: [], skipped: [] };
   const tasks: Array<{ id: string; taskId: string }> = [];
   for (const { id, record } of records) {

@@ -118,7 +118,12 @@ export async function failUpload(record: ReportRecord, failure: ReportFailure): 
   const { user_id: userId, id: reportId, rows } = record;
   let refunded = 0;
   try {
-    const r = await refundLimits({ userId, rows, reportId, extraItems: [failUploadUpdate(userId, reportId, failure, rows)] });
+    const r = await refundLimits({
+      userId,
+      rows,
+      reportId,
+      extraItems: [failUploadUpdate(userId, reportId, failure, rows)],
+    });
     refunded = r ? rows : 0;
     // Refunded before (only a pre-worker undo refunds apart from failing): it still has to end failed.
     if (!r) await markUploadFailed(userId, reportId, failure, rows);
@@ -183,8 +188,7 @@ export async function recoverAbandonedUploads(userId: string, now = Date.now()):
         if (record.task === 'upload' || record.task === undefined) {
           result.refunded_rows += await failUpload(record, {
             code: 'processing_failed',
-            message:
-              'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
+            message: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
           });
         } else {
           await giveUp(record, null, {

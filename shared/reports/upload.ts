@@ -188,7 +188,9 @@ export async function uploadReport(
         reportId: record.id,
         extraItems: [
           processingReportPut(record, taskId, getConfig().WORKER_LEASE_MS),
-          ...keys.map((k) => idempotencyPut(IDEMPOTENCY_SCOPE, k, { report_id: record.id }, { user_id: user.id, fingerprint })),
+          ...keys.map((k) =>
+            idempotencyPut(IDEMPOTENCY_SCOPE, k, { report_id: record.id }, { user_id: user.id, fingerprint }),
+          ),
         ],
       });
     } catch (e) {

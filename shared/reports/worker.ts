@@ -112,7 +112,9 @@ class Heartbeat {
     private readonly owner: string,
     private readonly leaseMs: number,
   ) {
-    this.progress = { ...(record.progress ?? { step: 'queued', rows_read: 0, rows_total: 0, items_written: 0, items_total: 0 }) };
+    this.progress = {
+      ...(record.progress ?? { step: 'queued', rows_read: 0, rows_total: 0, items_written: 0, items_total: 0 }),
+    };
     this.timer = setInterval(() => void this.save(), Math.max(250, Math.min(2_000, Math.floor(leaseMs / 4))));
   }
 

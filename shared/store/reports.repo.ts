@@ -722,9 +722,9 @@ export async function claimReportTask(
       new UpdateCommand({
         TableName: tableName(),
         Key: reportKey(userId, reportId),
-        UpdateExpression: 'SET lease_owner = :owner, lease_until = :until, attempts = if_not_exists(attempts, :zero) + :one',
-        ConditionExpression:
-          '#s = :processing AND (attribute_not_exists(lease_owner) OR lease_until < :now)',
+        UpdateExpression:
+          'SET lease_owner = :owner, lease_until = :until, attempts = if_not_exists(attempts, :zero) + :one',
+        ConditionExpression: '#s = :processing AND (attribute_not_exists(lease_owner) OR lease_until < :now)',
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: {
           ':processing': 'processing',
@@ -950,7 +950,9 @@ export async function markUploadFailed(
   refundedRows: number,
 ): Promise<boolean> {
   try {
-    await ddb().send(new TransactWriteCommand({ TransactItems: [failUploadUpdate(userId, reportId, failure, refundedRows)] }));
+    await ddb().send(
+      new TransactWriteCommand({ TransactItems: [failUploadUpdate(userId, reportId, failure, refundedRows)] }),
+    );
     return true;
   } catch (e) {
     if (cancellationCodes(e)?.[0] === 'ConditionalCheckFailed') return false;
