@@ -65,18 +65,23 @@ interface Fault {
 
 const faultsUsed = new Map<string, number>();
 
-export function parseFault(spec: string): Fault | null {
-  if (!spec.trim()) return null;
-  const parts = Object.fromEntries(
-    spec.split(',').map((p) => {
-      const [k, v = ''] = p.split('=');
-      return [k.trim(), v.trim()];
-    }),
-  );
-  const n = Number(parts.fail_after_items);
-  if (!Number.isInteger(n) || n < 0) return null;
-  const times = parts.times === undefined ? Infinity : Number(parts.times);
-  return { failAfterItems: n, times: Number.isFinite(times) ? times : Infinity, match: parts.match ?? '' };
+/** `rule;rule…`, each `fail_after_items=N[,times=K][,match=TEXT]`; malformed rules are ignored. */
+export function parseFaults(spec: string): Fault[] {
+  const out: Fault[] = [];
+  for (const rule of spec.split(';')) {
+    if (!rule.trim()) continue;
+    const parts = Object.fromEntries(
+      rule.split(',').map((p) => {
+        const [k, v = ''] = p.split('=');
+        return [k.trim(), v.trim()];
+      }),
+    );
+    const n = Number(parts.fail_after_items);
+    if (!Number.isInteger(n) || n < 0) continue;
+    const times = parts.times === undefined ? Infinity : Number(parts.times);
+    out.push({ failAfterItems: n, times: Number.isFinite(times) ? times : Infinity, match: parts.match ?? '' });
+  }
+  return out;
 }
 
 export class InjectedFault extends Error {
@@ -90,8 +95,8 @@ export class InjectedFault extends Error {
 async function maybeFault(record: ReportRecord, items: ReadonlyArray<ComputedItem>): Promise<void> {
   const c = getConfig();
   if (c.STAGE !== 'local') return;
-  const fault = parseFault(c.WORKER_FAULT);
-  if (!fault || !(record.source_name ?? '').includes(fault.match)) return;
+  const fault = parseFaults(c.WORKER_FAULT).find((f) => (record.source_name ?? '').includes(f.match));
+  if (!fault) return;
   const used = faultsUsed.get(record.id) ?? 0;
   if (used >= fault.times) return;
   faultsUsed.set(record.id, used + 1);
