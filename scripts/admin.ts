@@ -60,10 +60,22 @@ export function applyLocalDefaults(env: NodeJS.ProcessEnv, root = path.resolve(_
   setDefault('APP_URL', 'http://localhost:5173');
 }
 
-const USAGE = 'Usage:\n  npm run admin -- grant <email>\n  npm run admin -- top-up <email> <rows>';
+const USAGE = [
+  'usage:',
+  '  npm run admin -- grant <email>          give the account the admin role (may call POST /api/auth/top-up)',
+  "  npm run admin -- top-up <email> <rows>  add rows to the account's limits, with a limit_history record",
+  '  npm run admin -- --help                 this text',
+  '',
+  'Locally it talks to DynamoDB Local (DYNAMODB_ENDPOINT, default http://localhost:8000); on AWS unset',
+  'DYNAMODB_ENDPOINT and set AWS_REGION and TABLE_NAME.',
+].join('\n');
 
 export async function runAdmin(argv: string[], out: (line: string) => void = console.log): Promise<number> {
   const [command, email, rowsText] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    out(USAGE);
+    return 0;
+  }
   if (command === 'grant' && email) {
     const r = await grantAdmin(email);
     out(`${r.email} (${r.user_id}) is now an administrator`);

@@ -240,14 +240,30 @@ interface Row {
   check?: string;
 }
 
+const BENCH_USAGE = `usage: npm run bench [-- --runs N --sizes 10000,100000,300000 --generate-only]
+
+Measures the report engine against SheetJS and the floor (inflate + decode + scan) on generated
+2026-layout WB-style reports; prints wall, CPU and peak RSS tables and the ratios.
+
+  --runs N          runs per measurement, the median is printed (default 3)
+  --sizes LIST      row counts, comma-separated (default 10000,100000,300000)
+  --generate-only   only write the files into .cache/bench/
+  -h, --help        this text
+`;
+
 async function parent(): Promise<void> {
   const { values } = parseArgs({
     options: {
       runs: { type: 'string', default: '3' },
       sizes: { type: 'string', default: '10000,100000,300000' },
       'generate-only': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    process.stdout.write(BENCH_USAGE);
+    return;
+  }
   const runs = Number(values.runs);
   const sizes = values.sizes.split(',').map(Number);
   fs.mkdirSync(CACHE, { recursive: true });

@@ -13,7 +13,28 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+export const FIXTURES_USAGE = `usage: npm run fixtures -- --rows N [options]
+
+Writes a generated WB detailed report and <file>.expected.json (the per-article answer key), prints both paths.
+
+  --rows N            data rows (required)
+  --layout L          2026 (default), 2025 or 2022 column layout
+  --format F          xlsx (default), zip (the portal's download) or xls
+  --wb-style          xlsx written the way the WB portal writes it (inline strings); default: as re-saved by Excel
+  --articles N        number of distinct articles (default: derived from --rows)
+  --out DIR           output folder (default .cache/fixtures)
+  --seed S            random seed (default 1)
+  --english           English-locale headers
+  --zip-extras        add a __MACOSX entry and a readme to the zip
+  --unknown TEXT      add rows of an unknown operation (repeatable)
+  -h, --help          this text
+`;
+
 function main(): void {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(FIXTURES_USAGE);
+    return;
+  }
   const { values } = parseArgs({
     options: {
       rows: { type: 'string' },

@@ -136,7 +136,7 @@ describe('npm run report', () => {
     const r = await run(bad, '--json');
     expect(r.code).not.toBe(0);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/unsupported_format/);
+    expect(r.stderr).toMatch(/not_a_spreadsheet/);
   });
 
   it('a missing file and a bad --tax are usage errors', async () => {

@@ -56,6 +56,10 @@ const schema = z.object({
   /** Lifetime of access tokens, in jsonwebtoken's notation ("7d", "12h", seconds as a number). */
   ACCESS_TOKEN_TTL: z.string().min(1).default('7d'),
   BCRYPT_COST: z.coerce.number().int().min(10).max(14).default(10),
+  /** How sellers reach the operator (an email, a phone, a Telegram name), shown where the page says «обратитесь к администратору». */
+  SUPPORT_CONTACT: z.string().max(200).default(''),
+  /** The demo account's email, set only by the local stack (`npm start`): the sign-in page names it. */
+  DEMO_EMAIL: z.string().max(200).default(''),
   DYNAMODB_ENDPOINT: optionalUrl,
   S3_ENDPOINT: optionalUrl,
   /** Where browsers reach S3 for presigned URLs when it differs from S3_ENDPOINT (local stack). */

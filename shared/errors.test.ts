@@ -14,6 +14,7 @@ describe('toAppError', () => {
 
   it.each([
     ['unsupported_format', 415],
+    ['not_a_spreadsheet', 415],
     ['file_too_large', 413],
     ['missing_headers', 422],
     ['zip_bomb', 422],

@@ -14,6 +14,8 @@ export class AppError extends Error {
     readonly code: string,
     message: string,
     readonly details: Details = {},
+    /** Extra response headers (e.g. Retry-After of a 429). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'AppError';
@@ -54,6 +56,18 @@ export const unprocessable = (code: string, message: string, details: Details = 
   new AppError(422, code, message, details);
 export const tooManyRequests = (message = 'Too many requests', details: Details = {}) =>
   new AppError(429, 'rate_limited', message, details);
+/**
+ * 429 `too_many_attempts` with `Retry-After` (seconds): sign-in locked after repeated failures, or too
+ * many registrations / reset requests from one source IP. The same answer whether an account exists.
+ */
+export const tooManyAttempts = (retryAfterSeconds: number) =>
+  new AppError(
+    429,
+    'too_many_attempts',
+    `Too many attempts; try again in ${retryAfterSeconds} s`,
+    { retry_after_seconds: retryAfterSeconds },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 export const internal = () => new AppError(500, 'internal_error', 'internal error');
 
 /**
@@ -70,7 +84,7 @@ const DOMAIN_422 = new Set(['FieldNotCorrectableError', 'InvalidManualValueError
 export function toAppError(e: unknown): AppError {
   if (e instanceof AppError) return e;
   if (e instanceof ReportError) {
-    const status = e.code === 'unsupported_format' ? 415 : e.code === 'file_too_large' ? 413 : 422;
+    const status = e.code === 'unsupported_format' || e.code === 'not_a_spreadsheet' ? 415 : e.code === 'file_too_large' ? 413 : 422;
     return new AppError(status, e.code, e.message, e.details);
   }
   if (e instanceof Error && DOMAIN_422.has(e.name)) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { login } from '../../shared/auth/accounts';
-import { emailSchema, http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { emailSchema, http, json, sourceIp, type HttpOptions, type HttpRequest } from '../../shared/http';
 
 const route = {
   auth: 'none',
@@ -9,7 +9,7 @@ const route = {
 
 /** POST /api/auth/login → 200 {token, user}; any wrong input → 401 invalid_credentials. */
 export async function main(req: HttpRequest<typeof route>) {
-  return json(200, await login(req.body.email, req.body.password));
+  return json(200, await login(req.body.email, req.body.password, sourceIp(req)));
 }
 
 export const handler = http(route, main);

@@ -2,13 +2,16 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { z } from 'zod';
 import { presentProduct } from '../../shared/catalog/present';
 import { badRequest } from '../../shared/errors';
-import { http, json, type HttpOptions, type HttpRequest } from '../../shared/http';
+import { http, isoDateSchema, json, type HttpOptions, type HttpRequest } from '../../shared/http';
 import { roublesToKopecks } from '../../shared/report/fields';
 import { MAX_ARTICLE_LENGTH, putProduct } from '../../shared/store/products.repo';
 
 const route = {
   auth: 'user',
-  body: z.object({ cost_price: z.number().finite().min(0).max(100_000_000) }),
+  body: z.object({
+    cost_price: z.number().finite().min(0).max(100_000_000),
+    valid_from: isoDateSchema.nullable().optional(),
+  }),
 } satisfies HttpOptions;
 
 /**
@@ -25,12 +28,22 @@ export function articleFromPath(event: APIGatewayProxyEventV2): string {
   }
 }
 
-/** PUT /api/products/{article} {cost_price (roubles)} → the product, created when missing. Negative → 400. */
+/**
+ * PUT /api/products/{article} {cost_price (roubles), valid_from?} → the product, created when missing.
+ * Negative → 400. `valid_from` (YYYY-MM-DD, or null = from the beginning) dates the price; without it
+ * the first price of a product applies from the beginning and a change from today, so reports of
+ * earlier periods keep their price (until the seller dates the change and rebuilds).
+ */
 export async function main(req: HttpRequest<typeof route>) {
   const article = articleFromPath(req.event).trim();
   if (article === '' || article.length > MAX_ARTICLE_LENGTH)
     throw badRequest('validation_error', `The article must have 1..${MAX_ARTICLE_LENGTH} characters`);
-  const { product } = await putProduct(req.user.id, article, roublesToKopecks(req.body.cost_price));
+  const { product } = await putProduct(
+    req.user.id,
+    article,
+    roublesToKopecks(req.body.cost_price),
+    req.body.valid_from,
+  );
   return json(200, presentProduct(product));
 }
 

@@ -2,7 +2,14 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { notFound } from '../../shared/errors';
 import { http, json, type HttpOptions, type HttpRequest, type HttpResult } from '../../shared/http';
-import { MAX_COMBINE, MIN_COMBINE, combineStatus, presentJob, startCombine } from '../../shared/reports/combine';
+import {
+  MAX_COMBINE,
+  MIN_COMBINE,
+  combineStatus,
+  presentJob,
+  startCombine,
+  startRecombine,
+} from '../../shared/reports/combine';
 
 const combineRoute = {
   auth: 'user',
@@ -42,14 +49,29 @@ export async function status(req: HttpRequest<typeof statusRoute>) {
   return json(200, presentJob(job));
 }
 
-const combineHandler = http(combineRoute, combine);
-const statusHandler = http(statusRoute, status);
+const recombineRoute = { auth: 'user', path: z.object({ id: z.string() }) } satisfies HttpOptions;
 
 /**
- * ONE Lambda serves both combine routes (the job registry is this process's memory), dispatched on
- * the method: POST starts a job, GET reads one.
+ * POST /api/reports/{id}/recombine → 202 {job_id, status, progress, report_id?} (report_id is this
+ * report's); 404 not the caller's, 422 `not_combined`, 409 `source_missing` (details.report_ids).
+ */
+export async function recombine(req: HttpRequest<typeof recombineRoute>) {
+  return json(202, presentJob(await startRecombine(req.user.id, req.path.id)));
+}
+
+const combineHandler = http(combineRoute, combine);
+const statusHandler = http(statusRoute, status);
+const recombineHandler = http(recombineRoute, recombine);
+
+/**
+ * ONE Lambda serves the combine routes (the job registry is this process's memory), dispatched on
+ * the method and path: GET reads a job, POST …/{id}/recombine and POST …/combine start one.
  */
 export async function handler(event: APIGatewayProxyEventV2, context?: Partial<Context>): Promise<HttpResult> {
   const method = (event.requestContext?.http?.method ?? event.routeKey?.split(' ')[0] ?? '').toUpperCase();
-  return method === 'GET' ? statusHandler(event, context) : combineHandler(event, context);
+  if (method === 'GET') return statusHandler(event, context);
+  const path = event.routeKey ?? event.requestContext?.http?.path ?? event.rawPath ?? '';
+  const rawPath = event.rawPath ?? event.requestContext?.http?.path ?? '';
+  if (/\/recombine$/.test(path) || /\/recombine$/.test(rawPath)) return recombineHandler(event, context);
+  return combineHandler(event, context);
 }

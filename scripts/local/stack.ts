@@ -143,7 +143,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
   };
   try {
-    const overrides = { JWT_SECRET: jwtSecret, APP_URL: webOrigin };
+    // The sign-in page names the demo account (GET /api/config); SUPPORT_CONTACT is passed on when set.
+    const overrides = {
+      JWT_SECRET: jwtSecret,
+      APP_URL: webOrigin,
+      DEMO_EMAIL,
+      SUPPORT_CONTACT: (opts.env ?? process.env).SUPPORT_CONTACT ?? 'support@report-profitability.local',
+    };
     const env: Record<string, string> = { ...emulatorEnv(ports, overrides), WEB_ORIGIN: webOrigin };
     // The API server needs only the emulators' addresses, so both start at once (bundling every
     // function is the slow part).

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors';
-import { decodeText, parseCostPrice, readCatalogFile, rowsToImport, splitCsv } from './import-file';
+import { writeXlsx, type Cell } from '../../scripts/fixtures/xlsx-writer';
+import { importBomb } from '../../test/support/import-bomb';
+import {
+  MAX_IMPORT_INFLATED_BYTES,
+  decodeText,
+  parseCostPrice,
+  readCatalogFile,
+  rowsToImport,
+  splitCsv,
+} from './import-file';
 
 describe('catalog import file', () => {
   it('reads cost prices as an accountant writes them, straight to kopecks', () => {
@@ -61,5 +70,97 @@ describe('catalog import file', () => {
     ]);
     const brokenZip = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100, 7)]);
     await expect(readCatalogFile(brokenZip)).rejects.toMatchObject({ status: 422 });
+  });
+
+  it.each(['excel', 'wb'] as const)(
+    'xlsx (%s style) streams: title block, article and price among 40 columns, row numbers as the file has them',
+    async (style) => {
+      const wide = (article: Cell, price: Cell): Cell[] =>
+        Array.from({ length: 40 }, (_, c) => (c === 17 ? article : c === 33 ? price : { n: String(c) }));
+      const rows: Cell[][] = [
+        ['Себестоимость на 01.02.2026'],
+        [],
+        Array.from({ length: 40 }, (_, c) =>
+          c === 17 ? 'Артикул поставщика' : c === 33 ? 'Себестоимость, руб.' : `К${c}`,
+        ),
+        wide('A-1', { n: '250.75' }),
+        wide({ n: '4455' }, '1 000,10'),
+        wide('A-3', 'много'),
+        [],
+        wide('A-5', { n: '1E-2' }),
+      ];
+      const file = writeXlsx(rows, { style });
+      const out = await readCatalogFile(file);
+      expect(out.rows).toEqual([
+        { article: 'A-1', costPriceKopecks: 25_075 },
+        { article: '4455', costPriceKopecks: 100_010 },
+        { article: 'A-5', costPriceKopecks: 1 },
+      ]);
+      expect(out.errors).toEqual([{ row: 6, message: expect.stringMatching(/не число/) }]);
+    },
+  );
+
+  it('an xlsx that unpacks beyond the import cap is refused as import_too_large before it is inflated', async () => {
+    // The attack run's file: 120 numeric columns × 100,000 rows, ~1 MB packed, ~200 MB inflated.
+    const { file, sheetBytes } = await importBomb();
+    expect(sheetBytes).toBeGreaterThan(4 * MAX_IMPORT_INFLATED_BYTES);
+    const started = performance.now();
+    const err = await readCatalogFile(file).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 422, code: 'import_too_large' });
+    expect((err as AppError).details).toEqual({ max_inflated_bytes: MAX_IMPORT_INFLATED_BYTES });
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('an xlsx below the cap with 120 columns reads only the two it needs', async () => {
+    const { file } = await importBomb({ rows: 5_000 });
+    const out = await readCatalogFile(file);
+    expect(out.rows).toHaveLength(5_000);
+    expect(out.rows[0]).toEqual({ article: '1000', costPriceKopecks: 100_100 });
+  });
+
+  it('an xlsx cell beyond the cell cap, or more rows than the import takes, is a 422 with its own code', async () => {
+    const long = writeXlsx(
+      [
+        ['Артикул', 'Себестоимость'],
+        ['A', 'x'.repeat(9000)],
+      ],
+      { style: 'wb' },
+    );
+    await expect(readCatalogFile(long)).rejects.toMatchObject({ status: 422, code: 'cell_too_long' });
+    function* many(): Generator<Cell[]> {
+      yield ['Артикул', 'Себестоимость'];
+      for (let r = 0; r <= 100_000; r++) yield [`A${r}`, { n: '1' }];
+    }
+    const big = writeXlsx(many(), { style: 'wb' });
+    await expect(readCatalogFile(big)).rejects.toMatchObject({ status: 422, code: 'too_many_rows' });
+  });
+});
+
+describe('the optional date column', () => {
+  it('reads ДД.ММ.ГГГГ, ISO dates and Excel serials; an empty cell is undated; a bad date is a row error', () => {
+    const out = rowsToImport([
+      ['Артикул', 'Себестоимость', 'Действует с'],
+      ['A', '100', '01.03.2026'],
+      ['A', '90', '2025-01-15'],
+      ['B', '50', ''],
+      ['C', '10', '46082'],
+      ['D', '10', '31.02.2026'],
+    ]);
+    expect(out.rows).toEqual([
+      { article: 'A', costPriceKopecks: 10_000, validFrom: '2026-03-01' },
+      { article: 'A', costPriceKopecks: 9_000, validFrom: '2025-01-15' },
+      { article: 'B', costPriceKopecks: 5_000 },
+      { article: 'C', costPriceKopecks: 1_000, validFrom: '2026-03-01' },
+    ]);
+    expect(out.errors).toEqual([{ row: 6, message: expect.stringMatching(/Дата «31.02.2026» не распознана/) }]);
+  });
+
+  it('without a date column nothing changes', () => {
+    expect(
+      rowsToImport([
+        ['Артикул', 'Себестоимость'],
+        ['A', '1'],
+      ]).rows,
+    ).toEqual([{ article: 'A', costPriceKopecks: 100 }]);
   });
 });

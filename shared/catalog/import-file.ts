@@ -13,14 +13,28 @@ import * as XLSX from '@e965/xlsx';
 import { payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors';
 import { ReportError } from '../report/errors';
 import { scanScaled } from '../report/money';
-import { resolveLimits } from '../report/read/limits';
+import { resolveLimits, type ReadLimits } from '../report/read/limits';
+import { scanXlsxCells } from '../report/read/xlsx-stream';
 import { ZipArchive } from '../report/read/zip';
 import { MAX_ARTICLE_LENGTH, type ImportRow } from '../store/products.repo';
+import { parseValidFrom, validFromScore } from './valid-from';
 
 export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 100_000;
-/** What an .xlsx of MAX_IMPORT_BYTES may unpack to; a zip bomb stops here, before SheetJS sees it. */
-const MAX_INFLATED_BYTES = 200 * 1024 * 1024;
+/**
+ * What an .xlsx may unpack to (sheet, shared strings and package parts together). A price list of
+ * MAX_IMPORT_ROWS rows with a dozen columns is ~20 MB of sheet XML; more is refused as import_too_large.
+ */
+export const MAX_IMPORT_INFLATED_BYTES = 48 * 1024 * 1024;
+/** Characters in one cell (an article is far shorter; a product description may be long). */
+export const MAX_IMPORT_CELL_LENGTH = 8192;
+/** Columns read while looking for the header; cells further right are skipped unread. */
+const HEADER_MAX_COLUMNS = 256;
+/** Longest text kept from the rows searched for the header (longer is not a column name). */
+const MAX_HEADER_CELL_LENGTH = 200;
+/** Excel's last row: a row number beyond it is not a spreadsheet. */
+const MAX_SHEET_ROW_NUMBER = 1_048_576;
+const EMPTY_ROW: string[] = [];
 /** The header must be within the first rows (a title block above it is fine). */
 const HEADER_SEARCH_ROWS = 30;
 /** Roubles; a price above this is certainly a typo (or a barcode in the wrong column). */
@@ -65,6 +79,8 @@ interface HeaderMatch {
   index: number;
   article: number;
   cost: number;
+  /** The optional date column (valid-from.ts); -1 without one. */
+  date: number;
 }
 
 function findHeader(rows: readonly string[][]): HeaderMatch | { missing: string[] } {
@@ -72,20 +88,36 @@ function findHeader(rows: readonly string[][]): HeaderMatch | { missing: string[
   for (let r = 0; r < Math.min(rows.length, HEADER_SEARCH_ROWS); r++) {
     let article = -1;
     let cost = -1;
+    let date = -1;
     let aBest = 0;
     let cBest = 0;
+    let dBest = 0;
     rows[r].forEach((cell, c) => {
       const h = normalizeImportHeader(cell);
       const a = articleScore(h);
       const p = costScore(h);
+      const d = validFromScore(h);
       if (a > aBest) [aBest, article] = [a, c];
       if (p > cBest) [cBest, cost] = [p, c];
+      if (d > dBest) [dBest, date] = [d, c];
     });
-    if (article >= 0 && cost >= 0) return { index: r, article, cost };
+    if (article >= 0 && cost >= 0) return { index: r, article, cost, date };
     const missing = [...(article < 0 ? [REQUIRED_COLUMNS[0]] : []), ...(cost < 0 ? [REQUIRED_COLUMNS[1]] : [])];
     if (missing.length < bestMissing.length) bestMissing = missing;
   }
   return { missing: bestMissing };
+}
+
+/**
+ * The columns rowsToImport will read when the header is among `rows` (every column index findHeader
+ * matched), else null: what an .xlsx import decodes after its header.
+ */
+export function headerColumns(rows: readonly string[][]): number[] | null {
+  const header = findHeader(rows);
+  if ('missing' in header) return null;
+  return Object.entries(header)
+    .filter(([key, value]) => key !== 'index' && typeof value === 'number' && value >= 0)
+    .map(([, value]) => value as number);
 }
 
 /** Cost price text (roubles, decimal comma or dot, spaces between digit groups, "₽"/"руб") → kopecks, or an error text. */
@@ -122,8 +154,10 @@ export function rowsToImport(rows: readonly string[][]): CatalogFile {
       continue;
     }
     const price = parseCostPrice(cells[header.cost] ?? '');
+    const validFrom = header.date >= 0 ? parseValidFrom(cells[header.date] ?? '') : undefined;
     if (typeof price === 'string') out.errors.push({ row, message: price });
-    else out.rows.push({ article, costPriceKopecks: price });
+    else if (typeof validFrom === 'object') out.errors.push({ row, message: validFrom.error });
+    else out.rows.push({ article, costPriceKopecks: price, ...(validFrom ? { validFrom } : {}) });
   }
   if (out.rows.length + out.errors.length > MAX_IMPORT_ROWS) {
     throw unprocessable('too_many_rows', `В файле больше ${MAX_IMPORT_ROWS} строк`, { max: MAX_IMPORT_ROWS });
@@ -193,24 +227,86 @@ function csvRows(buf: Buffer): string[][] {
   return splitCsv(text, guessDelimiter(firstLine));
 }
 
-async function assertNoZipBomb(buf: Buffer): Promise<void> {
-  const limits = resolveLimits({ maxEntries: 500, maxInflatedBytes: MAX_INFLATED_BYTES });
+/** Caps of an .xlsx import (the report reader's caps, sized for a price list). */
+export const IMPORT_READ_LIMITS: Readonly<ReadLimits> = Object.freeze(
+  resolveLimits({
+    maxCompressedBytes: MAX_IMPORT_BYTES,
+    maxInflatedBytes: MAX_IMPORT_INFLATED_BYTES,
+    maxEntries: 500,
+    maxRows: MAX_IMPORT_ROWS,
+    maxCellLength: MAX_IMPORT_CELL_LENGTH,
+  }),
+);
+
+const tooManyRows = () =>
+  unprocessable('too_many_rows', `В файле больше ${MAX_IMPORT_ROWS} строк`, { max: MAX_IMPORT_ROWS });
+
+/** A report-reader error met while reading an import file → the import's own codes and words. */
+function importError(e: unknown): unknown {
+  if (!(e instanceof ReportError)) return e;
+  switch (e.code) {
+    case 'zip_bomb':
+      return unprocessable(
+        'import_too_large',
+        `Таблица распаковывается больше чем в ${Math.round(MAX_IMPORT_INFLATED_BYTES / 1024 / 1024)} МБ: для себестоимости нужны только столбцы артикула и цены`,
+        { max_inflated_bytes: MAX_IMPORT_INFLATED_BYTES },
+      );
+    case 'cell_too_long':
+      return unprocessable('cell_too_long', `В файле есть ячейка длиннее ${MAX_IMPORT_CELL_LENGTH} символов`, {
+        max_cell_length: MAX_IMPORT_CELL_LENGTH,
+      });
+    case 'too_many_entries':
+      return unprocessable('too_many_entries', 'В файле слишком много частей: это не таблица Excel');
+    case 'too_many_rows':
+      return tooManyRows();
+    default:
+      return unprocessable('corrupt_file', 'Файл повреждён и не читается');
+  }
+}
+
+/**
+ * An .xlsx read as the report reader reads one (shared/report/read: the zip by its central directory,
+ * the sheet inflated as a stream under the inflate budget, scanned as bytes): every column of the first
+ * rows until the header is known, then only the columns the import reads. Declared sizes beyond the
+ * budget are refused before anything is inflated, so an archive bomb costs milliseconds; the scan
+ * awaits every inflated piece, so other requests are served meanwhile.
+ * Out: the rows as rowsToImport takes them (index = row number − 1; cells not read are '').
+ */
+async function xlsxRows(buf: Buffer): Promise<string[][]> {
+  const limits = IMPORT_READ_LIMITS;
+  const rows: string[][] = [];
+  let header = false;
+  let dataRows = 0;
   try {
-    const archive = await ZipArchive.open({ buffer: buf }, limits, { used: 0, max: MAX_INFLATED_BYTES });
+    const archive = await ZipArchive.open({ buffer: buf }, limits, { used: 0, max: limits.maxInflatedBytes });
     try {
-      for (const entry of archive.entries) {
-        for await (const chunk of archive.stream(entry)) void chunk;
-      }
+      await scanXlsxCells(archive, limits, HEADER_MAX_COLUMNS, (rowNumber, cells, control) => {
+        if (rowNumber > MAX_SHEET_ROW_NUMBER) throw tooManyRows();
+        while (rows.length < rowNumber - 1) rows.push(EMPTY_ROW);
+        if (rows.length >= rowNumber) return; // rows out of order: the first one wins, as in Excel
+        let width = 0;
+        for (const c of cells.keys()) width = Math.max(width, c + 1);
+        const row = new Array<string>(width).fill('');
+        // A header cell is short: long text above the header is never a column name.
+        for (const [c, v] of cells) row[c] = header || v.length <= MAX_HEADER_CELL_LENGTH ? v : '';
+        rows.push(row);
+        if (header) {
+          if (++dataRows > MAX_IMPORT_ROWS) throw tooManyRows();
+        } else {
+          const columns = headerColumns(rows);
+          if (columns !== null) {
+            header = true;
+            control.select(columns);
+          } else if (rows.length >= HEADER_SEARCH_ROWS) control.stop();
+        }
+      });
     } finally {
       archive.close();
     }
   } catch (e) {
-    const code = e instanceof ReportError ? e.code : 'corrupt_file';
-    throw unprocessable(
-      code,
-      code === 'zip_bomb' ? 'Файл распаковывается в слишком большой объём' : 'Файл повреждён и не читается',
-    );
+    throw importError(e);
   }
+  return rows;
 }
 
 function cellString(v: unknown): string {
@@ -249,10 +345,7 @@ const isOle2 = (b: Buffer) =>
 export async function readCatalogFile(buf: Buffer): Promise<CatalogFile> {
   if (buf.length > MAX_IMPORT_BYTES) throw payloadTooLarge('Файл больше 5 МБ', { max_bytes: MAX_IMPORT_BYTES });
   if (buf.length === 0) throw unprocessable('empty_file', 'Файл пуст');
-  if (isZip(buf)) {
-    await assertNoZipBomb(buf);
-    return rowsToImport(spreadsheetRows(buf));
-  }
+  if (isZip(buf)) return rowsToImport(await xlsxRows(buf));
   if (isOle2(buf)) return rowsToImport(spreadsheetRows(buf));
   // Text without NUL bytes is read as csv whatever its extension (".csv", ".txt", none).
   if (!buf.subarray(0, 4096).includes(0)) return rowsToImport(csvRows(buf));

@@ -39,6 +39,7 @@ export const EXPORT_FIELD_ORDER: readonly FieldName[] = [
   'usn',
   'cost_price',
   'cost_total',
+  'allocated_expenses',
   'profit',
   'margin',
   'roi',
@@ -127,12 +128,19 @@ export function formatDate(isoDate: string | null): string {
   return m ? `${m[3]}.${m[2]}.${m[1]}` : isoDate;
 }
 
-/** "2026-11-21T23:44:28.123Z" → "21.11.2026 23:44 UTC". */
+/** Moscow time: UTC+3 all year (no daylight saving since 2014), so no time-zone database is needed. */
+const MOSCOW_OFFSET_MS = 3 * 3600 * 1000;
+
+/**
+ * A moment in files, where no browser knows the reader's zone: Moscow time, stated.
+ * "2026-11-21T23:44:28.123Z" → "22.11.2026 02:44 (МСК)".
+ */
 export function formatTimestamp(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return iso;
+  const d = new Date(t + MOSCOW_OFFSET_MS);
   const p = (n: number) => String(n).padStart(2, '0');
-  return `${p(d.getUTCDate())}.${p(d.getUTCMonth() + 1)}.${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} UTC`;
+  return `${p(d.getUTCDate())}.${p(d.getUTCMonth() + 1)}.${d.getUTCFullYear()} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} (МСК)`;
 }
 
 /** The tax profile in words, as an accountant reads it. */

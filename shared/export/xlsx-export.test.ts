@@ -227,7 +227,8 @@ describe('exportReportXlsx', () => {
     expect(byLabel.get('Строк в отчёте')).toBe(49);
     expect(byLabel.get('Налоговый профиль')).toBe('УСН «Доходы», ставка 6 %; без НДС');
     expect(byLabel.get('Объединённый отчёт')).toBe('нет');
-    expect(byLabel.get('Создан')).toBe('21.11.2026 10:15 UTC');
+    // 10:15 UTC is 13:15 in Moscow, and the file says so.
+    expect(byLabel.get('Создан')).toBe('21.11.2026 13:15 (МСК)');
 
     let start = 0;
     let end = 0;

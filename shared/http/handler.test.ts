@@ -25,6 +25,8 @@ function user(id: string, role: string): UserRecord {
     limits: 10,
     initial_limits: 10,
     tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+    tax_periods: [{ valid_from: null, tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }],
+    allocation: 'realization',
     created_at: '2024-01-01T00:00:00Z',
   };
 }

@@ -58,6 +58,11 @@ export interface HttpRequest<O extends HttpOptions = HttpOptions> {
   rawBody: Buffer | null;
 }
 
+/** The caller's address as API Gateway saw it (throttling per source IP); undefined when unknown. */
+export function sourceIp(req: { event: APIGatewayProxyEventV2 }): string | undefined {
+  return req.event.requestContext?.http?.sourceIp || undefined;
+}
+
 export type HttpFn<O extends HttpOptions> = (req: HttpRequest<O>) => Promise<HttpResult>;
 export type HttpHandler = (event: APIGatewayProxyEventV2, context?: Partial<Context>) => Promise<HttpResult>;
 
@@ -125,9 +130,9 @@ function accessLog(event: APIGatewayProxyEventV2, response: HttpResult | null | 
 
 const CORS: Record<string, string> = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key',
   'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-  'Access-Control-Expose-Headers': 'Content-Disposition',
+  'Access-Control-Expose-Headers': 'Content-Disposition, Retry-After',
 };
 
 const cors = (): Mw => {
@@ -144,7 +149,8 @@ const errorMapper = (): Mw => ({
     const requestId = states.get(request.event)?.requestId ?? request.context?.awsRequestId;
     if (err.status >= 500) log('error', 'unhandled error', { request_id: requestId, ...describeError(request.error) });
     else log('info', 'request rejected', { request_id: requestId, status: err.status, code: err.code });
-    request.response = json(err.status, { error: { code: err.code, message: err.message, details: err.details } });
+    const response = json(err.status, { error: { code: err.code, message: err.message, details: err.details } });
+    request.response = { ...response, headers: { ...response.headers, ...err.headers } };
   },
 });
 

@@ -1,4 +1,4 @@
-export { http, type HttpOptions, type HttpRequest, type HttpFn, type HttpHandler } from './handler';
+export { http, sourceIp, type HttpOptions, type HttpRequest, type HttpFn, type HttpHandler } from './handler';
 export {
   json,
   noContent,
@@ -10,5 +10,15 @@ export {
 } from './responses';
 export { parseMultipart, type UploadedFile, type MultipartResult } from './multipart';
 export { authenticate, bearerToken, type AuthMode } from './auth';
-export { emailSchema, taxProfileSchema, taxProfilePatchSchema, cursorQuerySchema, VAT_RATES } from './schemas';
+export {
+  emailSchema,
+  taxProfileSchema,
+  taxProfilePatchSchema,
+  cursorQuerySchema,
+  VAT_RATES,
+  isoDateSchema,
+  taxPeriodSchema,
+  taxPeriodsSchema,
+  allocationSchema,
+} from './schemas';
 export { log } from '../log';

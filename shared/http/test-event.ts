@@ -13,7 +13,14 @@ export interface EventInput {
   /** An object is sent as JSON; a string as is; a Buffer base64-encoded (isBase64Encoded). */
   body?: unknown;
   token?: string;
+  /**
+   * The caller's address. Default: a random one per event, so suites calling handlers in-process do not
+   * share the per-IP sign-in and registration limits; a test of those limits names its address.
+   */
+  sourceIp?: string;
 }
+
+const randomIp = () => `10.${[0, 0, 0].map(() => Math.floor(Math.random() * 256)).join('.')}`;
 
 export function apiEvent(input: EventInput = {}): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = { ...(input.headers ?? {}) };
@@ -47,7 +54,7 @@ export function apiEvent(input: EventInput = {}): APIGatewayProxyEventV2 {
       apiId: 'test',
       domainName: 'localhost',
       domainPrefix: 'localhost',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' },
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: input.sourceIp ?? randomIp(), userAgent: 'vitest' },
       requestId: `req-${Math.random().toString(36).slice(2)}`,
       routeKey: `${method} ${path}`,
       stage: '$default',

@@ -3,9 +3,10 @@
  * inputs: `appUrl` is APP_URL (the web page), links lead to its /confirm page, which calls
  * `GET /api/auth/confirm` for both the confirm and the reset scenario (API.md).
  */
+import { PRODUCT_NAME } from '../product';
 import type { MailMessage } from './send';
 
-const SERVICE = 'Рентабельность отчётов WB';
+const SERVICE = PRODUCT_NAME;
 
 export function escapeHtml(s: string): string {
   return s.replace(
@@ -102,6 +103,33 @@ export function resetMail(to: string, link: string): MailMessage {
     `Для адреса ${escapeHtml(to)} запрошен сброс пароля. Чтобы получить новый пароль, откройте ссылку (она действует 1 час и срабатывает один раз):`,
     linkHtml(link, 'Получить новый пароль'),
     'Если вы не запрашивали сброс, просто проигнорируйте это письмо: текущий пароль продолжит действовать.',
+  ]);
+  return { to, subject, text, html };
+}
+
+/**
+ * Registration of an address that already has a confirmed account: no link, no password, just where
+ * to sign in. Sent instead of the confirmation mail so that both registrations do the same work and
+ * answer in the same time (issue 12: timing must not tell who has an account).
+ */
+export function accountExistsMail(to: string, appUrl: string): MailMessage {
+  const subject = 'Вы уже зарегистрированы';
+  const login = `${appUrl.replace(/\/+$/, '')}/`;
+  const text = [
+    'Здравствуйте!',
+    '',
+    `Кто-то (возможно, вы) попытался зарегистрироваться в сервисе «${SERVICE}» с адресом ${to}, но у этого адреса уже есть учётная запись.`,
+    `Войти: ${login}`,
+    'Если вы забыли пароль, нажмите «Забыли пароль?» на странице входа.',
+    '',
+    'Если это были не вы, просто проигнорируйте это письмо: ваш пароль не изменился.',
+  ].join('\n');
+  const html = layout(subject, [
+    'Здравствуйте!',
+    `Кто-то (возможно, вы) попытался зарегистрироваться в сервисе «${escapeHtml(SERVICE)}» с адресом ${escapeHtml(to)}, но у этого адреса уже есть учётная запись.`,
+    linkHtml(login, 'Войти'),
+    'Если вы забыли пароль, нажмите «Забыли пароль?» на странице входа.',
+    'Если это были не вы, просто проигнорируйте это письмо: ваш пароль не изменился.',
   ]);
   return { to, subject, text, html };
 }

@@ -57,6 +57,8 @@ const parsed: Pick<ParsedReport, 'articles'> = {
 const settings: ReportSettings = {
   tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
   costPrices: { A: 50_000, Z: 1 },
+  // These tests are about prices and corrections; allocation has its own tests (allocation.test.ts).
+  allocation: 'none',
 };
 
 describe('buildItems', () => {
@@ -155,5 +157,55 @@ describe('rederiveItem', () => {
     expect(next.computed.profit).toBe(180_000);
     expect(next.effective.profit).toBe(200_000);
     expect(next.manual_values).toEqual({ logistics: 0 });
+  });
+});
+
+describe('missing cost prices', () => {
+  const sold = (article: string, realization: number, sales_qty: number) => ({
+    article,
+    category: '',
+    nm_id: '',
+    brand: '',
+    aggregates: { ...zero(), realization, sales_qty, for_pay: realization },
+  });
+  const report = {
+    articles: [
+      sold('PRICED', 600_000, 3),
+      sold('NO-PRICE-1', 300_000, 2),
+      sold('NO-PRICE-2', 100_000, 1),
+      sold('RETURNS-ONLY', -50_000, 0),
+      { ...sold('', 0, 0), aggregates: { ...zero(), storage: 10_000 } },
+    ],
+  };
+
+  it('counts the articles that sold without a price, and their share of realization', () => {
+    const { warnings } = buildItems(report, { tax: settings.tax, costPrices: { PRICED: 10_000 } });
+    expect(warnings.find((w) => w.code === 'missing_cost_price')).toEqual({
+      code: 'missing_cost_price',
+      message: expect.stringContaining('2 артикулов') as unknown as string,
+      // 4 000 of 9 500 realization
+      details: {
+        articles: 2,
+        realization_share: 42.11,
+        realization: 400_000,
+        sample_articles: ['NO-PRICE-1', 'NO-PRICE-2'],
+      },
+    });
+  });
+
+  it('a price of 0 that is set counts as set; none missing → no warning', () => {
+    const { warnings } = buildItems(report, {
+      tax: settings.tax,
+      costPrices: { PRICED: 1, 'NO-PRICE-1': 0, 'NO-PRICE-2': 5 },
+    });
+    expect(warnings.filter((w) => w.code === 'missing_cost_price')).toEqual([]);
+  });
+
+  it('USN «доходы минус расходы» says where the minimum tax is an estimate', () => {
+    const { warnings } = buildItems(report, {
+      tax: { tax_system: 'usn_income_expenses', usn_rate: 15, vat_rate: 0 },
+      costPrices: { PRICED: 500_000 },
+    });
+    expect(warnings.find((w) => w.code === 'usn_minimum_tax')?.details).toEqual({ articles: 1, estimate: true });
   });
 });

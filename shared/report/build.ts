@@ -2,10 +2,19 @@
  * Items of a report from its parsed aggregates and the snapshot settings (METRICS.md, Settings that enter the
  * computation; Manual values). `computed` never carries a correction; `effective` is what the user sees.
  */
-import { deriveValues } from './derive';
+import { allocateUnassigned, DEFAULT_ALLOCATION, type AllocationSummary } from './allocation';
+import { deriveValues, percentOf, usnMinimumApplies } from './derive';
 import { AGGREGATE_FIELDS, FIELD_BY_NAME, isCorrectable, type FieldName } from './fields';
 import { roundHalfAway } from './money';
-import type { AggregateValues, ComputedItem, ManualValues, ParsedReport, ReportSettings, TaxProfile } from './types';
+import type {
+  AggregateValues,
+  ComputedItem,
+  ManualValues,
+  ParsedReport,
+  ReportSettings,
+  ReportWarning,
+  TaxProfile,
+} from './types';
 
 /** A manual value on a field that does not accept one (the API answers 422). */
 export class FieldNotCorrectableError extends Error {
@@ -84,22 +93,35 @@ function aggregatesOf(values: Record<string, number | null>): AggregateValues {
   return a;
 }
 
+export interface BuiltItems {
+  items: ComputedItem[];
+  dropped: DroppedManualValue[];
+  /** How the «Без артикула» costs were spread (kopecks). */
+  allocation: AllocationSummary;
+  /** What the settings leave uncertain: `missing_cost_price`, `usn_minimum_tax`. */
+  warnings: ReportWarning[];
+}
+
 export function buildItems(
   parsed: Pick<ParsedReport, 'articles'>,
   settings: ReportSettings,
   manualByArticle: Record<string, ManualValues> = {},
-): { items: ComputedItem[]; dropped: DroppedManualValue[] } {
+): BuiltItems {
   const dropped: DroppedManualValue[] = [];
   const present = new Set<string>();
-  const items: ComputedItem[] = parsed.articles.map((art) => {
+  const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+  const costOf = (article: string) => (has(settings.costPrices, article) ? settings.costPrices[article] : 0);
+  // First the values without any allocation: the bases and the amounts to spread come from them.
+  const bare = parsed.articles.map((art) => ({
+    article: art.article,
+    computed: deriveValues(art.aggregates, costOf(art.article), settings.tax, {}),
+  }));
+  const { allocated, summary } = allocateUnassigned(bare, settings.allocation ?? DEFAULT_ALLOCATION);
+  const items: ComputedItem[] = parsed.articles.map((art, i) => {
     present.add(art.article);
-    const costPrice = Object.prototype.hasOwnProperty.call(settings.costPrices, art.article)
-      ? settings.costPrices[art.article]
-      : 0;
+    const costPrice = costOf(art.article);
     const manual: ManualValues = {};
-    const given = Object.prototype.hasOwnProperty.call(manualByArticle, art.article)
-      ? manualByArticle[art.article]
-      : undefined;
+    const given = has(manualByArticle, art.article) ? manualByArticle[art.article] : undefined;
     for (const [field, value] of Object.entries(given ?? {})) {
       if (value === undefined || value === null) continue;
       if (!isCorrectable(field) || typeof value !== 'number' || !Number.isFinite(value)) {
@@ -113,9 +135,9 @@ export function buildItems(
       category: art.category,
       nm_id: art.nm_id,
       brand: art.brand,
-      computed: deriveValues(art.aggregates, costPrice, settings.tax, {}),
+      computed: deriveValues(art.aggregates, costPrice, settings.tax, {}, allocated[i]),
       manual_values: manual,
-      effective: deriveValues(art.aggregates, costPrice, settings.tax, manual),
+      effective: deriveValues(art.aggregates, costPrice, settings.tax, manual, allocated[i]),
     };
   });
   for (const [article, values] of Object.entries(manualByArticle)) {
@@ -125,7 +147,53 @@ export function buildItems(
       dropped.push({ article, field, value });
     }
   }
-  return { items, dropped };
+  const warnings: ReportWarning[] = [];
+  const missing = missingCostPriceWarning(items, settings.costPrices);
+  if (missing) warnings.push(missing);
+  const minimum = items.filter((it) => usnMinimumApplies(settings.tax, it.computed)).length;
+  if (minimum > 0)
+    warnings.push({
+      code: 'usn_minimum_tax',
+      message:
+        'УСН «доходы минус расходы»: где налог с разницы меньше 1 % доходов, показан минимальный налог (1 % доходов) — это оценка, минимальный налог считается за год.',
+      details: { articles: minimum, estimate: true },
+    });
+  return { items, dropped, allocation: summary, warnings };
+}
+
+/**
+ * `missing_cost_price`: articles that sold (sales_qty > 0) and have no cost price set, and their share of
+ * the report's realization (percent to 2 decimals; null when the report's realization is ≤ 0). Their
+ * profit, margin and ROI are overstated by the missing cost. Null when there are none.
+ */
+export function missingCostPriceWarning(
+  items: ReadonlyArray<Pick<ComputedItem, 'article' | 'computed'>>,
+  costPrices: Record<string, number>,
+): ReportWarning | null {
+  let count = 0;
+  let realization = 0;
+  let total = 0;
+  const sample: string[] = [];
+  for (const it of items) {
+    const r = it.computed.realization ?? 0;
+    total += r;
+    if (it.article === '' || (it.computed.sales_qty ?? 0) <= 0) continue;
+    if (Object.prototype.hasOwnProperty.call(costPrices, it.article)) continue;
+    count++;
+    realization += r;
+    if (sample.length < 20) sample.push(it.article);
+  }
+  if (count === 0) return null;
+  return {
+    code: 'missing_cost_price',
+    message: `Не указана себестоимость у ${count} артикулов с продажами: прибыль, маржа и ROI по ним завышены.`,
+    details: {
+      articles: count,
+      realization_share: total > 0 ? percentOf(realization, total) : null,
+      realization,
+      sample_articles: sample,
+    },
+  };
 }
 
 /**
@@ -143,7 +211,13 @@ export function applyManualValue(
   const manual: ManualValues = { ...item.manual_values };
   if (value === null) delete manual[field];
   else manual[field] = normalizeManualValue(field, value);
-  const effective = deriveValues(aggregatesOf(item.computed), item.computed.cost_price ?? 0, tax, manual);
+  const effective = deriveValues(
+    aggregatesOf(item.computed),
+    item.computed.cost_price ?? 0,
+    tax,
+    manual,
+    item.computed.allocated_expenses ?? 0,
+  );
   return { ...item, manual_values: manual, effective };
 }
 
@@ -154,9 +228,10 @@ export function rederiveItem(
   costPrice: number = item.computed.cost_price ?? 0,
 ): ComputedItem {
   const aggregates = aggregatesOf(item.computed);
+  const allocated = item.computed.allocated_expenses ?? 0;
   return {
     ...item,
-    computed: deriveValues(aggregates, costPrice, tax, {}),
-    effective: deriveValues(aggregates, costPrice, tax, item.manual_values),
+    computed: deriveValues(aggregates, costPrice, tax, {}, allocated),
+    effective: deriveValues(aggregates, costPrice, tax, item.manual_values, allocated),
   };
 }

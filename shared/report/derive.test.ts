@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveValues } from './derive';
+import { deriveValues, percentOf, usnMinimumApplies } from './derive';
 import type { AggregateValues, TaxProfile } from './types';
 
 /** One item, kopecks. Hand-worked values for each tax profile are in the tests below. */
@@ -73,14 +73,35 @@ describe('deriveValues: computed inputs', () => {
     expect(v.margin).toBe(41.89); // 41.885 → half away
   });
 
-  it('usn_income_expenses is 0 when expenses exceed income', () => {
+  it('usn_income_expenses is the minimum tax (1 % of income) when expenses exceed income', () => {
     const v = deriveValues(AGG, 200_000, { tax_system: 'usn_income_expenses', usn_rate: 15, vat_rate: 0 }, {});
     expect(v.cost_total).toBe(1_600_000);
     expect(v.expenses).toBe(1_929_000);
-    expect(v.usn).toBe(0);
-    expect(v.profit).toBe(-869_000);
-    expect(v.margin).toBe(-86.9);
-    expect(v.roi).toBe(-54.31);
+    // max(15 % · max(0, 1 050 000 − 1 929 000), 1 % · 1 050 000) = 10 500
+    expect(v.usn).toBe(10_500);
+    expect(v.profit).toBe(-879_500);
+    expect(v.margin).toBe(-87.95);
+    expect(v.roi).toBe(-54.97);
+    expect(usnMinimumApplies({ tax_system: 'usn_income_expenses', usn_rate: 15, vat_rate: 0 }, v)).toBe(true);
+  });
+
+  it('usn_income_expenses: max(rate × (income − expenses), 1 % × income) picks the larger', () => {
+    const tax = { tax_system: 'usn_income_expenses', usn_rate: 15, vat_rate: 0 } as const;
+    // (1 050 000 − 569 000) · 15 % = 72 150 > 10 500
+    const v = deriveValues(AGG, COST, tax, {});
+    expect(v.usn).toBe(72_150);
+    expect(usnMinimumApplies(tax, v)).toBe(false);
+  });
+
+  it('allocated expenses lower profit, margin and ROI but not the tax base', () => {
+    const base = deriveValues(AGG, COST, { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }, {});
+    const v = deriveValues(AGG, COST, { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }, {}, 12_345);
+    expect(v.allocated_expenses).toBe(12_345);
+    expect(v.usn).toBe(base.usn);
+    expect(v.expenses).toBe(base.expenses);
+    expect(v.profit).toBe((base.profit ?? 0) - 12_345);
+    expect(v.margin).toBe(percentOf(v.profit ?? 0, v.realization ?? 0));
+    expect(v.roi).toBe(percentOf(v.profit ?? 0, v.cost_total ?? 0));
   });
 
   it('tax system none: no income tax', () => {

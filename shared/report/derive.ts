@@ -12,17 +12,36 @@ export function percentOf(part: number, whole: number): number {
   return mulDivRound(part, 10000, whole) / 100 + 0;
 }
 
-/** Σ income tax base → USN per the tax profile (METRICS.md: usn). */
+/** The minimum tax of USN «доходы минус расходы»: 1 % of income (Tax Code art. 346.18 p. 6), an annual amount. */
+export const USN_MIN_TAX_RATE = 1;
+
+/**
+ * Σ income tax base → USN per the tax profile (METRICS.md: usn). «Доходы минус расходы»:
+ * max(rate × (income − expenses), 1 % × income) — the minimum tax is annual, so on a week it is an
+ * estimate (usnMinimumApplies tells when it decided the value).
+ */
 function computeUsn(tax: TaxProfile, incomeLessVat: number, expenses: number): number {
   const rate = rateHundredths(tax.usn_rate);
   switch (tax.tax_system) {
     case 'usn_income':
       return mulDivRound(incomeLessVat, rate, 10000);
     case 'usn_income_expenses':
-      return mulDivRound(Math.max(0, incomeLessVat - expenses), rate, 10000);
+      return Math.max(
+        mulDivRound(Math.max(0, incomeLessVat - expenses), rate, 10000),
+        mulDivRound(Math.max(0, incomeLessVat), rateHundredths(USN_MIN_TAX_RATE), 10000),
+      );
     default:
       return 0;
   }
+}
+
+/** True when the item's computed USN is the minimum tax (1 % of income) rather than rate × (income − expenses). */
+export function usnMinimumApplies(tax: TaxProfile, v: Pick<ItemValues, 'income' | 'vat' | 'expenses'>): boolean {
+  if (tax.tax_system !== 'usn_income_expenses') return false;
+  const base = (v.income ?? 0) - (v.vat ?? 0);
+  const regular = mulDivRound(Math.max(0, base - (v.expenses ?? 0)), rateHundredths(tax.usn_rate), 10000);
+  const minimum = mulDivRound(Math.max(0, base), rateHundredths(USN_MIN_TAX_RATE), 10000);
+  return minimum > regular;
 }
 
 export function deriveValues(
@@ -30,6 +49,8 @@ export function deriveValues(
   costPrice: number,
   tax: TaxProfile,
   manual: ManualValues,
+  /** The item's share of the «Без артикула» costs (allocation.ts), kopecks; 0 when nothing is spread. */
+  allocated = 0,
 ): ItemValues {
   const v = {} as ItemValues;
   for (const def of AGGREGATE_FIELDS) {
@@ -77,9 +98,11 @@ export function deriveValues(
     a.loyalty +
     costTotal;
   v.expenses = expenses;
+  v.allocated_expenses = allocated;
+  // The tax base stays the item's own (an allocation is management accounting, and the sum of USN is unchanged).
   const usn = pick('usn', () => computeUsn(tax, income - vat, expenses)) ?? 0;
   v.usn = usn;
-  const profit = pick('profit', () => income - vat - usn - expenses + a.additional_payments) ?? 0;
+  const profit = pick('profit', () => income - vat - usn - expenses - allocated + a.additional_payments) ?? 0;
   v.profit = profit;
   v.margin = pick('margin', () => (a.realization > 0 ? percentOf(profit, a.realization) : null));
   v.roi = costTotal > 0 ? percentOf(profit, costTotal) : null;

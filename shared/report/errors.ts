@@ -1,9 +1,12 @@
 /**
  * Errors of reading a file. Pure domain: no HTTP here; shared/http maps the codes to statuses
- * (unsupported_format → 415, file_too_large → 413, everything else → 422).
+ * (unsupported_format and not_a_spreadsheet → 415, file_too_large → 413, everything else → 422).
+ * `unsupported_format`: the name is not .zip/.xlsx/.xls; `not_a_spreadsheet`: the bytes are none of them
+ * (a text or PDF file renamed .xlsx).
  */
 export type ReportErrorCode =
   | 'unsupported_format'
+  | 'not_a_spreadsheet'
   | 'file_too_large'
   | 'zip_bomb'
   | 'too_many_entries'

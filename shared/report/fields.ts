@@ -57,13 +57,15 @@ export const AGGREGATE_FIELDS = [
 
 /** Snapshot of settings and values derived per item (METRICS.md, Derived values per item), in computation order. */
 export const DERIVED_FIELDS = [
-  f('cost_price', 'money', true, 'recompute', 'Себестоимость, шт'),
+  f('cost_price', 'money', true, 'recompute', 'Себестоимость за шт, ₽'),
   f('net_qty', 'qty', false, 'recompute', 'Чистые продажи, шт'),
   f('avg_seller_price', 'money', false, 'recompute', 'Средняя цена продавца'),
   f('income', 'money', false, 'sum', 'Доход (база налога)'),
   f('vat', 'money', true, 'sum', 'НДС'),
   f('cost_total', 'money', false, 'sum', 'Себестоимость'),
   f('expenses', 'money', false, 'sum', 'Расходы'),
+  // The item's share of the «Без артикула» costs (allocation.ts); minus their sum on «Без артикула» itself.
+  f('allocated_expenses', 'money', false, 'sum', 'Распределённые расходы'),
   f('usn', 'money', true, 'sum', 'УСН'),
   f('profit', 'money', true, 'sum', 'Прибыль'),
   f('margin', 'percent', true, 'recompute', 'Маржа, %'),

@@ -10,6 +10,8 @@ export * from './derive';
 export * from './build';
 export * from './totals';
 export * from './combine';
+export * from './allocation';
+export * from './periods';
 export * from './identity';
 export { readReport, countRows } from './read-report';
 export { scanReport, parseFileMeta, detectFormat } from './read';

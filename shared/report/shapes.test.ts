@@ -194,7 +194,7 @@ describe('bad files are refused with their own error code', () => {
 
   it('not a spreadsheet', async () => {
     const file = Buffer.from('%PDF-1.7\nThis is a PDF, not a report\n', 'utf8');
-    await expectReportError(readReport({ buffer: file, filename: 'report.xlsx' }), 'unsupported_format');
+    await expectReportError(readReport({ buffer: file, filename: 'report.xlsx' }), 'not_a_spreadsheet');
   });
 
   it('missing columns: the error names the headers', async () => {

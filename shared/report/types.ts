@@ -1,3 +1,4 @@
+import type { AllocationMethod } from './allocation';
 import type { AggregateField, FieldName } from './fields';
 
 /** Per-item values keyed by METRICS.md field name; money in kopecks, percents like 27.5, null where undefined (e.g. margin when realization ≤ 0). */
@@ -70,6 +71,11 @@ export interface CategoryCommission {
 
 export interface ReportSettings {
   tax: TaxProfile;
-  /** Cost price per unit in kopecks by article; a missing article counts as 0. */
+  /**
+   * Cost price per unit in kopecks by article, as in force for this report; an article missing here has
+   * no price set (it counts as 0 and is named in the `missing_cost_price` warning when it sold).
+   */
   costPrices: Record<string, number>;
+  /** How the «Без артикула» costs are spread over the articles (allocation.ts); default `realization`. */
+  allocation?: AllocationMethod;
 }

@@ -9,12 +9,28 @@
  * the union of the periods, the sources' seller when they share one. No limits are charged.
  */
 import { getConfig } from '../config';
-import { notFound } from '../errors';
+import { conflict, notFound, unprocessable } from '../errors';
 import { getJob, startJob, waitFor, type JobSnapshot, type ProgressReporter } from '../jobs/registry';
-import { combineItems, combinePeriods, combineSellers, commissionByCategory, computeTotals } from '../report';
-import type { ComputedItem, ReportWarning, TaxProfile } from '../report/types';
+import {
+  applyManualValue,
+  combineAllocations,
+  combineItems,
+  combinePeriods,
+  combineSellers,
+  commissionByCategory,
+  computeTotals,
+} from '../report';
+import type { ComputedItem, ManualValues, ReportWarning, TaxProfile } from '../report/types';
 import type { StoredItem } from '../store/items.repo';
-import { createReport, getReport, getReportItems, newReportId, type ReportRecord } from '../store/reports.repo';
+import {
+  createReport,
+  getReport,
+  getReportItems,
+  newReportId,
+  replaceItems,
+  type ReportRecord,
+} from '../store/reports.repo';
+import { coversOfSources, findOverlap } from './report-identity';
 
 export const MIN_COMBINE = 2;
 export const MAX_COMBINE = 100;
@@ -69,13 +85,48 @@ async function readSource(userId: string, reportId: string): Promise<{ record: R
   }
 }
 
-/** Reads, merges and writes: the job's body. Returns the new report's id. */
-export async function buildCombinedReport(
+/** 422 `overlapping_reports` naming the first pair of the selection that would count a report twice. */
+export function assertNoOverlap(records: ReadonlyArray<ReportRecord>): void {
+  const overlap = findOverlap(records);
+  if (!overlap) return;
+  const [a, b] = overlap.report_ids.map((id) => records.find((r) => r.id === id) as ReportRecord);
+  throw unprocessable(
+    'overlapping_reports',
+    overlap.reason === 'same_report'
+      ? 'The selection holds the same report twice'
+      : overlap.reason === 'combined_with_source'
+        ? 'The selection holds a combined report together with one of its sources'
+        : 'The selection holds two combined reports with a source in common',
+    { report_ids: overlap.report_ids, titles: [a.title, b.title], reason: overlap.reason },
+  );
+}
+
+interface Combined {
+  items: ComputedItem[];
+  fields: Pick<
+    ReportRecord,
+    | 'seller_id'
+    | 'period_from'
+    | 'period_to'
+    | 'rows'
+    | 'source_report_ids'
+    | 'sources'
+    | 'covers'
+    | 'tax_profile'
+    | 'totals'
+    | 'commission_by_category'
+    | 'warnings'
+    | 'item_count'
+  >;
+}
+
+/** Reads the sources (each consistent with one version of it) and merges them. */
+async function combineSources(
   userId: string,
   reportIds: readonly string[],
-  title: string | undefined,
   progress: ProgressReporter,
-): Promise<string> {
+  manual: Record<string, ManualValues> = {},
+): Promise<Combined> {
   // Steps: one per source read, then merging, then writing (COMBINE_STEPS_AFTER_READING).
   const sources: Array<{ record: ReportRecord; items: StoredItem[] }> = [];
   for (const id of reportIds) {
@@ -86,10 +137,16 @@ export async function buildCombinedReport(
   progress.step('merging');
   const itemsOf = (s: { items: StoredItem[] }): ComputedItem[] =>
     s.items.map(({ item_id: _id, rev: _rev, ...item }) => item);
-  const items = combineItems(sources.map(itemsOf));
   const records = sources.map((s) => s.record);
-  const period = combinePeriods(records);
   const tax = records[0].tax_profile;
+  // Corrections made on the combined report itself come back by article (recombine).
+  const items = combineItems(sources.map(itemsOf)).map((item) => {
+    let out = item;
+    for (const [field, value] of Object.entries(manual[item.article] ?? {}))
+      if (typeof value === 'number') out = applyManualValue(out, field, value, tax);
+    return out;
+  });
+  const period = combinePeriods(records);
   const warnings: ReportWarning[] = [];
   if (!records.every((r) => sameTax(r.tax_profile, tax))) {
     warnings.push({
@@ -98,29 +155,55 @@ export async function buildCombinedReport(
       details: { report_ids: records.map((r) => r.id) },
     });
   }
+  const allocation = combineAllocations(records.map((r) => r.allocation));
+  if (allocation?.mixed)
+    warnings.push({
+      code: 'mixed_allocation',
+      message: 'Расходы без артикула в отчётах распределены разными способами: доли сложены как есть.',
+      details: { report_ids: records.map((r) => r.id) },
+    });
   for (const r of records)
     for (const w of r.warnings) warnings.push({ ...w, details: { ...(w.details ?? {}), report_id: r.id } });
+  return {
+    items,
+    fields: {
+      seller_id: combineSellers(records.map((r) => r.seller_id)),
+      period_from: period.period_from,
+      period_to: period.period_to,
+      rows: records.reduce((sum, r) => sum + r.rows, 0),
+      source_report_ids: records.map((r) => r.id),
+      sources: records.map((r) => ({ id: r.id, version: r.version ?? 1, rebuilt_at: r.rebuilt_at ?? null })),
+      covers: coversOfSources(records),
+      tax_profile: tax,
+      ...(allocation ? { allocation: allocation.summary } : {}),
+      totals: computeTotals(items.map((i) => i.effective)),
+      commission_by_category: commissionByCategory(items),
+      warnings,
+      item_count: items.length,
+    },
+  };
+}
+
+/** Reads, merges and writes: the job's body. Returns the new report's id. */
+export async function buildCombinedReport(
+  userId: string,
+  reportIds: readonly string[],
+  title: string | undefined,
+  progress: ProgressReporter,
+): Promise<string> {
+  const { items, fields } = await combineSources(userId, reportIds, progress);
   const record: ReportRecord = {
+    ...fields,
     id: newReportId(),
     user_id: userId,
-    title: title ?? defaultCombinedTitle(period),
+    title: title ?? defaultCombinedTitle(fields),
     report_number: null,
-    seller_id: combineSellers(records.map((r) => r.seller_id)),
-    period_from: period.period_from,
-    period_to: period.period_to,
-    rows: records.reduce((sum, r) => sum + r.rows, 0),
     format: null,
     is_combined: true,
-    source_report_ids: records.map((r) => r.id),
     source_path: null,
     source_name: null,
     source_size: null,
     created_at: new Date().toISOString(),
-    tax_profile: tax,
-    totals: computeTotals(items.map((i) => i.effective)),
-    commission_by_category: commissionByCategory(items),
-    warnings,
-    item_count: items.length,
   };
   progress.advance();
   progress.step('writing');
@@ -129,11 +212,12 @@ export async function buildCombinedReport(
 }
 
 /**
- * Starts the combine job after checking the ids, then waits up to COMBINE_WAIT_MS for it, so a quick
- * combine answers `done` with its report id at once.
+ * Starts the combine job after checking the ids (404 for any not the caller's, 422
+ * `overlapping_reports` for a selection counting a report twice), then waits up to COMBINE_WAIT_MS
+ * for it, so a quick combine answers `done` with its report id at once.
  */
 export async function startCombine(userId: string, reportIds: readonly string[], title?: string): Promise<JobSnapshot> {
-  await requireReports(userId, reportIds);
+  assertNoOverlap(await requireReports(userId, reportIds));
   const ids = [...reportIds];
   const job = startJob(userId, ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
     buildCombinedReport(userId, ids, title, progress),
@@ -153,6 +237,65 @@ export async function combineStatus(userId: string, jobId: string, waitMs = getC
   const job = getJob(userId, jobId);
   if (!job) return null;
   return waitFor(job, waitMs);
+}
+
+const RECOMBINE_ATTEMPTS = 3;
+
+export const notCombined = () =>
+  unprocessable('not_combined', 'Only a combined report can be recombined; rebuild an uploaded report instead');
+
+export const sourcesMissing = (ids: string[]) =>
+  conflict('source_missing', 'A source of this combined report was deleted; it cannot be recombined', {
+    report_ids: ids,
+  });
+
+/** The sources of a combined report that are gone (not among the caller's ready reports). */
+async function missingSources(userId: string, record: ReportRecord): Promise<string[]> {
+  const ids = record.source_report_ids ?? [];
+  const found = await Promise.all(ids.map((id) => getReport(userId, id)));
+  return ids.filter((_, i) => found[i] === null);
+}
+
+/**
+ * The recombine job's body: combines the CURRENT sources again into the same report (the next item
+ * generation, switched in one conditional update like a rebuild; corrections made on the combined
+ * report are re-applied by article). Retries when the report changed meanwhile.
+ */
+export async function recombineReport(userId: string, reportId: string, progress: ProgressReporter): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const record = await getReport(userId, reportId);
+    if (!record) throw reportNotFound({ report_ids: [reportId] });
+    const missing = await missingSources(userId, record);
+    if (missing.length > 0) throw sourcesMissing(missing);
+    const manual: Record<string, ManualValues> = {};
+    for (const it of await getReportItems(record))
+      if (Object.keys(it.manual_values ?? {}).length > 0) manual[it.article] = it.manual_values;
+    const { items, fields } = await combineSources(userId, record.source_report_ids ?? [], progress, manual);
+    const { seller_id: _seller, ...patch } = fields;
+    progress.advance();
+    progress.step('writing');
+    const replaced = await replaceItems(record, items, { ...patch, rebuilt_at: new Date().toISOString() });
+    if (replaced) return record.id;
+    if (attempt >= RECOMBINE_ATTEMPTS)
+      throw conflict('report_busy', 'The report is being changed by another request; try again');
+    progress.set(0);
+  }
+}
+
+/**
+ * POST /api/reports/{id}/recombine: 404 when not the caller's report, 422 `not_combined` for an
+ * uploaded one, 409 `source_missing` when a source is gone; else a job like combine's (same status
+ * route) whose report_id is this report's.
+ */
+export async function startRecombine(userId: string, reportId: string): Promise<JobSnapshot> {
+  const [record] = await requireReports(userId, [reportId]);
+  if (!record.is_combined || !record.source_report_ids?.length) throw notCombined();
+  const missing = await missingSources(userId, record);
+  if (missing.length > 0) throw sourcesMissing(missing);
+  const job = startJob(userId, record.source_report_ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
+    recombineReport(userId, record.id, progress),
+  );
+  return waitFor(job, getConfig().COMBINE_WAIT_MS);
 }
 
 /** A job as the API shows it: {job_id, status, progress, report_id?, error?}. */

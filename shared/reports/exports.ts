@@ -19,7 +19,7 @@ import { bucketName, s3, s3Public } from '../files/client';
 import { contentDisposition } from '../http/responses';
 import { getReportItems } from '../store/reports.repo';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
-import { reportNotFound, requireReports } from './combine';
+import { assertNoOverlap, reportNotFound, requireReports } from './combine';
 
 export const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const XLS_TYPE = 'application/vnd.ms-excel';
@@ -136,6 +136,7 @@ export async function reportSource(userId: string, reportId: string): Promise<So
 export async function summaryWorkbook(userId: string, reportIds: readonly string[]): Promise<FileOut> {
   if (reportIds.length === 0) throw reportNotFound();
   const records = await requireReports(userId, reportIds);
+  assertNoOverlap(records);
   const sellers = new Map<string, SellerRecord>();
   if (records.some((r) => r.seller_id)) for (const s of await listSellers(userId)) sellers.set(s.id, s);
   const rows: SummaryRow[] = records.map((r) => {

@@ -2,6 +2,7 @@
  * Stored reports and items (kopecks) → API JSON (API.md, Reports): money fields become roubles with
  * 2 decimals, counts and percents stay as they are. The unit of every field comes from fields.ts.
  */
+import { ALLOCATED_FIELDS, type AllocationMethod, type AllocationSummary } from '../report/allocation';
 import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../report/fields';
 import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../report/types';
 import type { StoredItem } from '../store/items.repo';
@@ -157,27 +158,62 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
   };
 }
 
+/** A report's allocation in roubles (docs/API.md): the method and what was spread, per cost field. */
+export interface ApiAllocation {
+  method: AllocationMethod;
+  spread: Record<(typeof ALLOCATED_FIELDS)[number], number>;
+  total: number;
+  articles: number;
+  reason?: AllocationSummary['reason'];
+}
+
+export function presentAllocation(a: AllocationSummary | undefined): ApiAllocation | null {
+  if (!a) return null;
+  const spread = {} as ApiAllocation['spread'];
+  for (const f of ALLOCATED_FIELDS) spread[f] = kopecksToRoubles(a.spread[f] ?? 0);
+  return {
+    method: a.method,
+    spread,
+    total: kopecksToRoubles(a.total),
+    articles: a.articles,
+    ...(a.reason ? { reason: a.reason } : {}),
+  };
+}
+
 export interface ApiReport extends ApiReportSummary {
   tax_profile: ReportRecord['tax_profile'];
+  /** Null on reports built before allocation existed. */
+  allocation: ApiAllocation | null;
   items: ApiItem[];
   commission_by_category: ApiCategoryCommission[];
   warnings: ReportWarning[];
   stale: boolean;
+  /** Why the report is stale, in the user's words (a combined report: which source changed how), or null. */
+  stale_reason: string | null;
+  /** A combined report: its sources that changed since it was combined. */
+  stale_sources?: Array<{ id: string; title: string | null; change: 'rebuilt' | 'corrected' | 'deleted' }>;
 }
+
+/** Why an uploaded report is stale (settings.ts isStale). */
+export const STALE_SETTINGS = 'Себестоимость в каталоге или налоговые настройки изменились после построения отчёта.';
 
 export function presentReport(
   record: ReportRecord,
   items: ReadonlyArray<StoredItem>,
   seller: SellerRef | null,
   stale: boolean,
+  staleness?: { reason: string | null; changes: NonNullable<ApiReport['stale_sources']> },
 ): ApiReport {
   return {
     ...presentReportSummary(record, seller),
     tax_profile: record.tax_profile,
+    allocation: presentAllocation(record.allocation),
     items: items.map(presentItem),
     commission_by_category: presentCommission(record.commission_by_category),
     warnings: presentWarnings(record.warnings),
     stale,
+    stale_reason: staleness?.reason ?? (stale ? STALE_SETTINGS : null),
+    ...(record.is_combined ? { stale_sources: staleness?.changes ?? [] } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import {
   getReportItems,
   hasItems,
   listReports,
+  updateReportMeta,
   type ReportRecord,
 } from '../store/reports.repo';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
@@ -19,7 +20,9 @@ import type { UserRecord } from '../store/users.repo';
 import { presentReport, presentReportSummary, type ApiReport, type ApiReportSummary } from './present';
 import { recoverAbandonedUploads } from './recover';
 import { isStale } from './settings';
+import { combinedStaleness, type Staleness } from './combined-stale';
 import { deleteObject } from './storage';
+import { deleteIdentity } from '../store/identities.repo';
 
 export const reportNotFound = () => notFound('Report not found', 'report_not_found');
 
@@ -39,6 +42,8 @@ export interface ReportView {
   items: StoredItem[];
   seller: SellerRecord | null;
   stale: boolean;
+  /** A combined report: which source changed how (combined-stale.ts); null otherwise. */
+  staleness?: Staleness;
 }
 
 /**
@@ -50,12 +55,16 @@ export async function getReportView(user: UserRecord, reportId: string): Promise
   if (!record || record.status === 'building') throw reportNotFound();
   if (!hasItems(record)) return { record, items: [], seller: await sellerOf(user.id, record), stale: false };
   const [items, seller] = await Promise.all([getReportItems(record), sellerOf(user.id, record)]);
+  if (record.is_combined) {
+    const staleness = await combinedStaleness(user.id, record);
+    return { record, items, seller, stale: staleness.stale, staleness };
+  }
   const stale = record.status === 'ready' ? await isStale(record, items, user, seller) : false;
   return { record, items, seller, stale };
 }
 
 export function presentView(v: ReportView): ApiReport {
-  return presentReport(v.record, v.items, v.seller, v.stale);
+  return presentReport(v.record, v.items, v.seller, v.stale, v.staleness);
 }
 
 /**
@@ -77,6 +86,28 @@ export async function listReportSummaries(
 }
 
 /**
+ * PATCH /api/reports/{id} {title?, seller_id?}: renames the report and/or links it to one of the
+ * caller's sellers (null unlinks). A seller that is not the caller's → 404 `seller_not_found`; the
+ * report not the caller's → 404 `report_not_found`. Numbers and `version` stay as they are: a new
+ * seller's tax profile reaches the numbers by a rebuild (the report shows stale until then).
+ */
+export async function patchReport(
+  userId: string,
+  reportId: string,
+  patch: { title?: string; seller_id?: string | null },
+): Promise<{ record: ReportRecord; seller: SellerRecord | null }> {
+  await requireReport(userId, reportId);
+  let seller: SellerRecord | null | undefined;
+  if (patch.seller_id) {
+    seller = await getSeller(userId, patch.seller_id);
+    if (!seller) throw notFound('Seller not found', 'seller_not_found');
+  }
+  const record = await updateReportMeta(userId, reportId, patch);
+  if (!record) throw reportNotFound();
+  return { record, seller: seller === undefined ? await sellerOf(userId, record) : seller };
+}
+
+/**
  * DELETE /api/reports/{id}: items, record and source file go; limits are not refunded. A failed report
  * can be deleted; one the worker is still on answers 409 `report_processing`.
  */
@@ -87,6 +118,12 @@ export async function removeReport(userId: string, reportId: string): Promise<vo
     throw conflict('report_processing', 'The report is being processed; delete it once it is ready or failed');
   const deleted = await deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
+  if (deleted.identity) {
+    // A leftover identity record is skipped by the duplicate check (its report is gone): only logged.
+    await deleteIdentity(userId, deleted.identity, deleted.id).catch((e: unknown) =>
+      log('error', 'identity delete failed', { report_id: reportId, error: String(e) }),
+    );
+  }
   if (deleted.source_path) {
     // The record is gone already: a file left behind is invisible to the user, so a failure here is only logged.
     await deleteObject(deleted.source_path).catch((e: unknown) =>

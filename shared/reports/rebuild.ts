@@ -17,7 +17,7 @@ import {
   type ManualValues,
 } from '../report';
 import { describeError, log } from '../log';
-import { ensureProducts, getCostPrices } from '../store/products.repo';
+import { ensureProducts } from '../store/products.repo';
 import {
   getReport,
   getReportAnyStatus,
@@ -36,7 +36,7 @@ import { invokeWorker } from '../worker/invoke';
 import { failureError } from './failures';
 import type { UserRecord } from '../store/users.repo';
 import { requireReport, sellerOf } from './queries';
-import { effectiveTaxProfile } from './settings';
+import { resolveReportSettings } from './settings';
 import { downloadToTemp } from './storage';
 import { missingArticles } from './upload';
 
@@ -87,21 +87,19 @@ export async function rebuildReport(
     }
     onProgress({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows });
     const articles = parsed.articles.map((a) => a.article);
-    const [seller, costPrices, oldItems] = await Promise.all([
-      sellerOf(user.id, record),
-      getCostPrices(user.id, articles),
-      getReportItems(record),
-    ]);
-    const tax = effectiveTaxProfile(user, seller);
-    const { items, dropped } = buildItems(parsed, { tax, costPrices }, manualByArticle(oldItems));
+    const [seller, oldItems] = await Promise.all([sellerOf(user.id, record), getReportItems(record)]);
+    const resolved = await resolveReportSettings(user, seller, parsed, articles);
+    const tax = resolved.settings.tax;
+    const { items, dropped, allocation, warnings } = buildItems(parsed, resolved.settings, manualByArticle(oldItems));
     onProgress({ step: 'writing', items_total: items.length, items_written: 0 });
     const [, replaced] = await Promise.all([
-      ensureProducts(user.id, missingArticles(articles, costPrices)),
+      ensureProducts(user.id, missingArticles(articles, resolved.known)),
       replaceItems(record, items, {
         tax_profile: tax,
+        allocation,
         totals: computeTotals(items.map((i) => i.effective)),
         commission_by_category: commissionByCategory(items),
-        warnings: parsed.warnings,
+        warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
         rows: parsed.rows,
         period_from: parsed.period_from,
         period_to: parsed.period_to,

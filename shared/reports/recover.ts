@@ -19,8 +19,9 @@
  *   1. claim the record (still `building` → `recovering_at`): from then on it can never become ready;
  *      a record already ready (or gone) is left alone;
  *   2. refund the charge (refundLimits gives back once per report, however often it is called);
- *   3. delete the items and the stored source;
- *   4. delete the record, only once 2 and 3 succeeded and only while it is still `building`.
+ *   3. delete the items, the stored source and the identity record;
+ *   4. delete the record, only once 2 and 3 succeeded and only while it is still `building`;
+ *   5. remove the seller the upload created on demand, when nothing else refers to it.
  * The record goes last because it is the only trace of the charge: if any step fails, it stays and the
  * next sweep finishes the job.
  */
@@ -42,6 +43,19 @@ import {
 } from '../store/reports.repo';
 import { invokeWorker } from '../worker/invoke';
 import { deleteObject } from './storage';
+import { deleteIdentity } from '../store/identities.repo';
+import { removeSellerIfUnused } from '../store/sellers.repo';
+
+/** After an upload is undone: the seller it created on demand goes too when nothing else refers to it. */
+export async function dropUnusedSeller(userId: string, sellerId: string | null | undefined): Promise<void> {
+  if (!sellerId) return;
+  try {
+    await removeSellerIfUnused(userId, sellerId);
+  } catch (err) {
+    // Harmless when it stays: an empty seller the user can still see and rename.
+    log('warn', 'unused seller not removed', { user_id: userId, seller_id: sellerId, error: String(err) });
+  }
+}
 
 /** A building record older than this is an upload whose process died: far beyond the 29 s any upload may run. */
 export const ABANDONED_UPLOAD_AFTER_MS = 10 * 60 * 1000;
@@ -79,6 +93,7 @@ export async function undoChargedUpload(userId: string, reportId: string): Promi
     ],
     ['items', () => deleteItems(userId, reportId)],
     ['source', () => (sourcePath ? deleteObject(sourcePath) : Promise.resolve())],
+    ['identity', () => (record.identity ? deleteIdentity(userId, record.identity, reportId) : Promise.resolve())],
   ];
   let complete = true;
   // Each step is tried even if another fails: the money first, and as little left behind as possible.
@@ -98,6 +113,7 @@ export async function undoChargedUpload(userId: string, reportId: string): Promi
     log('error', 'upload undo failed', { user_id: userId, report_id: reportId, step: 'record', error: String(err) });
     return { outcome: 'incomplete', refunded_rows: refunded };
   }
+  await dropUnusedSeller(userId, record.seller_id);
   return { outcome: 'undone', refunded_rows: refunded };
 }
 
@@ -116,6 +132,24 @@ export interface SweepResult {
  */
 export async function failUpload(record: ReportRecord, failure: ReportFailure): Promise<number> {
   const { user_id: userId, id: reportId, rows } = record;
+  // What the worker left goes first (invisible while processing), so that once the report reads
+  // `failed` nothing of it is left; if this process dies here, recovery ends it the same way.
+  await Promise.all([
+    deleteItems(userId, reportId).catch((e: unknown) =>
+      log('error', 'failed upload cleanup', { report_id: reportId, step: 'items', ...describeError(e) }),
+    ),
+    record.source_path
+      ? deleteObject(record.source_path).catch((e: unknown) =>
+          log('error', 'failed upload cleanup', { report_id: reportId, step: 'source', ...describeError(e) }),
+        )
+      : Promise.resolve(),
+    // The same file may be uploaded again: a failed report is no duplicate.
+    record.identity
+      ? deleteIdentity(userId, record.identity, reportId).catch((e: unknown) =>
+          log('error', 'failed upload cleanup', { report_id: reportId, step: 'identity', ...describeError(e) }),
+        )
+      : Promise.resolve(),
+  ]);
   let refunded = 0;
   try {
     const r = await refundLimits({
@@ -132,16 +166,6 @@ export async function failUpload(record: ReportRecord, failure: ReportFailure): 
     throw e;
   }
   log('warn', 'upload failed and refunded', { user_id: userId, report_id: reportId, rows, code: failure.code });
-  await Promise.all([
-    deleteItems(userId, reportId).catch((e: unknown) =>
-      log('error', 'failed upload cleanup', { report_id: reportId, step: 'items', ...describeError(e) }),
-    ),
-    record.source_path
-      ? deleteObject(record.source_path).catch((e: unknown) =>
-          log('error', 'failed upload cleanup', { report_id: reportId, step: 'source', ...describeError(e) }),
-        )
-      : Promise.resolve(),
-  ]);
   return refunded;
 }
 

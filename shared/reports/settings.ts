@@ -1,21 +1,57 @@
 /**
- * The settings a report is built with (METRICS.md, Settings that enter the computation): the tax
- * profile of the report's seller, else the user's default; the catalog's cost prices. Both are
- * snapshot into the report; `isStale` tells whether a rebuild would take different ones now.
+ * The settings a report is built with (docs/METRICS.md, Settings that enter the computation): the tax
+ * profile of the report's seller, else the user's default, as in force on the middle day of the
+ * report's period (its VAT rate checked against that date); the catalog's cost prices in force on that
+ * day; the allocation method of the seller, else the user's. All are snapshot into the report;
+ * `isStale` tells whether a rebuild would take different ones now.
  */
-import { DEFAULT_TAX_PROFILE, type TaxProfile } from '../report/types';
-import { getCostPrices } from '../store/products.repo';
+import { DEFAULT_ALLOCATION, type AllocationMethod } from '../report/allocation';
+import { unprocessable } from '../errors';
+import { invalidVatPeriods, periodMiddle, resolveTax, type TaxPeriod, type TaxResolution } from '../report/periods';
+import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../report/types';
+import { getReportCostPrices } from '../store/products.repo';
 import type { ReportRecord } from '../store/reports.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
 
+type UserSettings = Partial<Pick<UserRecord, 'tax' | 'tax_periods' | 'allocation'>>;
+type SellerSettings = Partial<Pick<SellerRecord, 'tax' | 'tax_periods' | 'allocation'>>;
+
+/** The dated profile that applies: the seller's own, else the user's default (a plain `tax` = from the beginning). */
+export function taxPeriodsOf(user: UserSettings | null, seller: SellerSettings | null): TaxPeriod[] {
+  const own = (s: UserSettings | SellerSettings | null): TaxPeriod[] | null => {
+    if (!s) return null;
+    if (s.tax_periods && s.tax_periods.length > 0) return s.tax_periods;
+    return s.tax ? [{ valid_from: null, ...s.tax }] : null;
+  };
+  return own(seller) ?? own(user) ?? [];
+}
+
+export function effectiveAllocation(user: UserSettings | null, seller: SellerSettings | null): AllocationMethod {
+  return seller?.allocation ?? user?.allocation ?? DEFAULT_ALLOCATION;
+}
+
+/** The day a report's settings are taken for: the middle of its period (null without one: today). */
+export function settingsDate(period: { period_from: string | null; period_to: string | null }): string | null {
+  return periodMiddle(period.period_from, period.period_to);
+}
+
+export function resolveReportTax(
+  user: UserSettings | null,
+  seller: SellerSettings | null,
+  date: string | null,
+): TaxResolution {
+  return resolveTax(taxPeriodsOf(user, seller), date, DEFAULT_TAX_PROFILE);
+}
+
+/** The profile in force for a report dated `date` (null: today). */
 export function effectiveTaxProfile(
-  user: Pick<UserRecord, 'tax'> | null,
-  seller: Pick<SellerRecord, 'tax'> | null,
+  user: UserSettings | null,
+  seller: SellerSettings | null,
+  date: string | null = null,
 ): TaxProfile {
-  const tax = seller?.tax ?? user?.tax ?? DEFAULT_TAX_PROFILE;
-  return { tax_system: tax.tax_system, usn_rate: Number(tax.usn_rate), vat_rate: Number(tax.vat_rate) };
+  return resolveReportTax(user, seller, date).profile;
 }
 
 export function sameTaxProfile(a: TaxProfile, b: TaxProfile): boolean {
@@ -26,21 +62,98 @@ export function sameTaxProfile(a: TaxProfile, b: TaxProfile): boolean {
   );
 }
 
+/** `vat_rate_adjusted`: the profile's VAT rate does not exist on the report's date, so another one was applied. */
+export function vatWarning(t: TaxResolution): ReportWarning | null {
+  if (!t.vat_adjusted) return null;
+  const { configured, applied } = t.vat_adjusted;
+  return {
+    code: 'vat_rate_adjusted',
+    message: `Ставки НДС ${configured} % на ${t.date} не было: применена ставка ${applied} %${
+      applied === 0 ? ' (упрощенцы тогда не платили НДС)' : ' (общая ставка на эту дату)'
+    }. Укажите налоги по периодам в настройках.`,
+    details: { configured, applied, date: t.date },
+  };
+}
+
+export interface ResolvedSettings {
+  settings: ReportSettings;
+  /** Articles already in the catalog (the others are added with cost price 0, not set). */
+  known: Set<string>;
+  /** Warnings the settings add to the report (vat_rate_adjusted). */
+  warnings: ReportWarning[];
+  /** The day the settings were taken for. */
+  date: string | null;
+}
+
 /**
- * True when the catalog's current cost prices or the current effective tax profile differ from the
- * report's snapshot. A combined report is never stale: it has no source to rebuild from.
+ * Everything a report of this period is built with. `prices` may be loaded beforehand (in parallel
+ * with other work) with loadReportCostPrices.
+ */
+export async function resolveReportSettings(
+  user: UserSettings & Pick<UserRecord, 'id'>,
+  seller: SellerSettings | null,
+  period: { period_from: string | null; period_to: string | null },
+  articles: readonly string[],
+  prices?: Promise<{ prices: Record<string, number>; known: Set<string> }>,
+): Promise<ResolvedSettings> {
+  const date = settingsDate(period);
+  const tax = resolveReportTax(user, seller, date);
+  const catalog = await (prices ?? loadReportCostPrices(user.id, period, articles));
+  const w = vatWarning(tax);
+  return {
+    settings: { tax: tax.profile, costPrices: catalog.prices, allocation: effectiveAllocation(user, seller) },
+    known: catalog.known,
+    warnings: w ? [w] : [],
+    date,
+  };
+}
+
+export function loadReportCostPrices(
+  userId: string,
+  period: { period_from: string | null; period_to: string | null },
+  articles: readonly string[],
+) {
+  return getReportCostPrices(userId, articles, settingsDate(period));
+}
+
+/**
+ * True when a rebuild would take other settings than the report's snapshot: the tax profile in force on
+ * the report's date, the allocation method, or a cost price in force on that date (a price never set
+ * counts as 0). A combined report is never stale here: it has no source to rebuild from.
  */
 export async function isStale(
   record: ReportRecord,
   items: ReadonlyArray<StoredItem>,
-  user: Pick<UserRecord, 'id' | 'tax'>,
+  user: UserSettings & Pick<UserRecord, 'id'>,
   seller: SellerRecord | null,
 ): Promise<boolean> {
   if (record.is_combined) return false;
-  if (!sameTaxProfile(record.tax_profile, effectiveTaxProfile(user, seller))) return true;
-  const prices = await getCostPrices(
+  const date = settingsDate(record);
+  if (!sameTaxProfile(record.tax_profile, effectiveTaxProfile(user, seller, date))) return true;
+  if ((record.allocation?.method ?? DEFAULT_ALLOCATION) !== effectiveAllocation(user, seller)) return true;
+  const { prices } = await getReportCostPrices(
     user.id,
     items.map((i) => i.article),
+    date,
   );
-  return items.some((i) => (i.computed.cost_price ?? 0) !== (prices[i.article] ?? 0));
+  return items.some((i) => i.article !== '' && (i.computed.cost_price ?? 0) !== (prices[i.article] ?? 0));
+}
+
+/**
+ * Saving a dated tax profile: every period's VAT rate must exist on its first day (5 % and 7 % from
+ * 2025-01-01, 22 % from 2026-01-01, 20 % before 2026-01-01; 10 % and 0 always). Else 422
+ * `vat_rate_not_in_force` naming the periods. A period from the beginning takes any known rate (reports
+ * dated before the rate existed apply the rule of periods.ts applicableVatRate and say so).
+ */
+export function assertTaxPeriods(periods: readonly TaxPeriod[]): void {
+  const bad = invalidVatPeriods(periods);
+  if (bad.length === 0) return;
+  const first = bad[0];
+  throw unprocessable(
+    'vat_rate_not_in_force',
+    `VAT ${first.vat_rate} % does not exist on ${first.valid_from}` +
+      (first.valid_from_rate ? ` (it applies from ${first.valid_from_rate})` : '') +
+      (first.valid_until_rate ? ` (it applies before ${first.valid_until_rate})` : ''),
+    { periods: bad },
+  );
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { getConfig } from '../config';
-import { AppError, badRequest, conflict, notFound, paymentRequired } from '../errors';
+import { AppError, badRequest, notFound, paymentRequired, unprocessable } from '../errors';
 import { computeTotals, countRows, type ReadLimits, type RowCount } from '../report';
 import { describeError, log } from '../log';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
@@ -30,6 +30,8 @@ import {
   type InputFile,
 } from './file-input';
 import { recoverAbandonedUploads } from './recover';
+import { duplicateReport, findDuplicate, identityOfFile, type DuplicateOf } from './duplicates';
+import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
 import { invokeWorker } from '../worker/invoke';
@@ -73,13 +75,18 @@ export interface CountResult {
   format: RowCount['format'];
   report_number: string | null;
   seller_number: string | null;
+  /** The caller's report with the same identity (issue 9), or null. */
+  duplicate_of: DuplicateOf | null;
 }
 
 /** count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing. */
 export async function countReportRows(user: UserRecord, ref: FileRef | null): Promise<CountResult> {
   const file = await openInputFile(user.id, ref);
   try {
-    const c = await countRows(file.source, readLimits());
+    const [c, duplicateOf] = await Promise.all([
+      countRows(file.source, readLimits()),
+      identityOfFile(file).then((identity) => findDuplicate(user.id, identity)),
+    ]);
     return {
       rows: c.rows,
       limits: user.limits,
@@ -88,6 +95,7 @@ export async function countReportRows(user: UserRecord, ref: FileRef | null): Pr
       format: c.format,
       report_number: c.report_number,
       seller_number: c.seller_number,
+      duplicate_of: duplicateOf,
     };
   } finally {
     await file.cleanup();
@@ -110,6 +118,8 @@ export interface UploadOptions {
   idempotencyKey?: string;
   /** How long to wait for the worker (default UPLOAD_WAIT_MS). */
   waitMs?: number;
+  /** Upload even when the user already has a report of the same identity (else 409 `duplicate_report`). */
+  allowDuplicate?: boolean;
 }
 
 const IDEMPOTENCY_SCOPE = 'upload';
@@ -138,7 +148,7 @@ async function priorClaim(keys: string[], fingerprint: string): Promise<UploadCl
     const prior = await getIdempotentRecord<UploadClaim>(IDEMPOTENCY_SCOPE, key);
     if (!prior) continue;
     if (prior.fingerprint !== undefined && prior.fingerprint !== fingerprint)
-      throw conflict('idempotency_key_reused', 'This Idempotency-Key was used for another file', {
+      throw unprocessable('idempotency_key_reused', 'This Idempotency-Key was used for another file', {
         report_id: prior.result.report_id,
       });
     return prior.result;
@@ -173,11 +183,22 @@ export async function uploadReport(
   let record: ReportRecord;
   let taskId: string;
   try {
+    // A duplicate is refused before anything is charged (issue 9) — unless it is this very request's
+    // concurrent twin, which answers with the report of the twin that won.
+    const identity = await identityOfFile(file);
+    if (!opts.allowDuplicate) {
+      const dup = await findDuplicate(user.id, identity);
+      if (dup) {
+        const twin = await priorClaim(keys, fingerprint);
+        if (twin) return awaitReport(user.id, twin.report_id, waitMs);
+        throw duplicateReport(dup);
+      }
+    }
     const count = await countRows(file.source, readLimits());
     // An early answer for the common case; the charge's condition is what holds under concurrency.
     if (count.rows > limits) throw paymentRequired(count.rows, limits);
     taskId = newReportId();
-    record = newUploadRecord(user, file, count);
+    record = { ...newUploadRecord(user, file, count), identity };
     await (file.origin.kind === 'upload'
       ? copyObject(file.origin.key, record.source_path as string)
       : putObject(record.source_path as string, file.origin.buffer));
@@ -188,6 +209,7 @@ export async function uploadReport(
         reportId: record.id,
         extraItems: [
           processingReportPut(record, taskId, getConfig().WORKER_LEASE_MS),
+          identityPutTransactItem(user.id, identity, record.id, record.created_at),
           ...keys.map((k) =>
             idempotencyPut(IDEMPOTENCY_SCOPE, k, { report_id: record.id }, { user_id: user.id, fingerprint }),
           ),
@@ -197,7 +219,7 @@ export async function uploadReport(
       await deleteObject(record.source_path as string).catch((err: unknown) =>
         log('error', 'source cleanup failed', { report_id: record.id, error: String(err) }),
       );
-      // A concurrent repeat claimed a key first: its report is this request's answer.
+      // A concurrent repeat claimed a key (or the identity) first: its report is this request's answer.
       if (e instanceof AppError && e.code === 'transaction_conflict' && Number(e.details.item_index) >= 1) {
         const winner = await priorClaim(keys, fingerprint);
         if (winner) return awaitReport(user.id, winner.report_id, waitMs);
@@ -270,6 +292,6 @@ export async function awaitReport(userId: string, reportId: string, waitMs: numb
 }
 
 /** Articles without a catalog entry (the catalog is read once; ensureProducts re-checks each before writing). */
-export function missingArticles(articles: readonly string[], costPrices: Record<string, number>): string[] {
-  return articles.filter((a) => !Object.prototype.hasOwnProperty.call(costPrices, a));
+export function missingArticles(articles: readonly string[], known: ReadonlySet<string>): string[] {
+  return articles.filter((a) => !known.has(a));
 }

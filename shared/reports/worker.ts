@@ -24,7 +24,7 @@ import { AppError, toAppError } from '../errors';
 import { describeError, log } from '../log';
 import { buildItems, commissionByCategory, computeTotals, readReport, type ComputedItem } from '../report';
 import { writeItems } from '../store/items.repo';
-import { ensureProducts, getCostPrices } from '../store/products.repo';
+import { ensureProducts } from '../store/products.repo';
 import {
   claimReportTask,
   finishRebuildTask,
@@ -40,9 +40,11 @@ import { ensureSellerByNumber } from '../store/sellers.repo';
 import { getUserById, type UserRecord } from '../store/users.repo';
 import { invokeWorker, type WorkerEvent } from '../worker/invoke';
 import { failureOf } from './failures';
-import { failUpload } from './recover';
+import { dropUnusedSeller, failUpload } from './recover';
 import { rebuildReport } from './rebuild';
-import { effectiveTaxProfile } from './settings';
+import { resolveReportSettings } from './settings';
+import { periodTitle } from './report-identity';
+import { missingArticles } from './upload';
 import { downloadToTemp } from './storage';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
@@ -160,7 +162,13 @@ class LeaseLost extends Error {
 }
 
 /** Reads the stored source, prices and writes the items, marks the report ready. */
-async function buildUpload(user: UserRecord, record: ReportRecord, owner: string, hb: Heartbeat): Promise<void> {
+async function buildUpload(
+  user: UserRecord,
+  record: ReportRecord,
+  owner: string,
+  hb: Heartbeat,
+  ctx: { sellerId: string | null },
+): Promise<void> {
   if (!record.source_path) throw new AppError(409, 'source_missing', 'The report has no stored source file');
   const local = await downloadToTemp(record.source_path, record.source_name ?? 'source');
   if (!local) throw new AppError(409, 'source_missing', 'The stored source file is missing');
@@ -180,20 +188,15 @@ async function buildUpload(user: UserRecord, record: ReportRecord, owner: string
   hb.check();
   hb.note({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows }, true);
   const articles = parsed.articles.map((a) => a.article);
-  const [seller, costPrices] = await Promise.all([
-    parsed.seller_number ? ensureSellerByNumber(user.id, parsed.seller_number) : Promise.resolve(null),
-    getCostPrices(user.id, articles),
-  ]);
-  const tax = effectiveTaxProfile(user, seller);
-  const { items } = buildItems(parsed, { tax, costPrices });
+  const seller = parsed.seller_number ? await ensureSellerByNumber(user.id, parsed.seller_number) : null;
+  ctx.sellerId = seller?.id ?? null;
+  const resolved = await resolveReportSettings(user, seller, parsed, articles);
+  const { items, allocation, warnings } = buildItems(parsed, resolved.settings);
   hb.check();
   hb.note({ step: 'writing', items_total: items.length, items_written: 0 }, true);
   await maybeFault(record, items);
   await Promise.all([
-    ensureProducts(
-      user.id,
-      articles.filter((a) => !Object.prototype.hasOwnProperty.call(costPrices, a)),
-    ),
+    ensureProducts(user.id, missingArticles(articles, resolved.known)),
     writeItems(user.id, record.id, record.items_gen ?? 1, items),
   ]);
   if (workerHooks.afterItems) await workerHooks.afterItems(record.id);
@@ -201,14 +204,18 @@ async function buildUpload(user: UserRecord, record: ReportRecord, owner: string
   hb.note({ step: 'finishing', items_written: items.length }, true);
   await hb.stop();
   const done = await finishUploadTask(user.id, record.id, owner, {
+    // Without a report number in the name, the period names it («Отчёт за 18.05–24.05.2026»).
+    title: parsed.report_number ? record.title : (periodTitle(parsed.period_from, parsed.period_to) ?? record.title),
     report_number: parsed.report_number,
     seller_id: seller?.id ?? null,
     period_from: parsed.period_from,
     period_to: parsed.period_to,
-    tax_profile: tax,
+    tax_profile: resolved.settings.tax,
+    allocation,
     totals: computeTotals(items.map((i) => i.effective)),
     commission_by_category: commissionByCategory(items),
-    warnings: parsed.warnings,
+    // The settings' warnings first: the record keeps a capped number of them.
+    warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
     item_count: items.length,
   });
   if (!done) throw new LeaseLost();
@@ -228,7 +235,12 @@ async function rebuild(user: UserRecord, record: ReportRecord, owner: string, hb
 }
 
 /** Ends a task for good after its last attempt or a permanent error. Never throws. */
-export async function giveUp(record: ReportRecord, owner: string | null, failure: ReportFailure): Promise<void> {
+export async function giveUp(
+  record: ReportRecord,
+  owner: string | null,
+  failure: ReportFailure,
+  sellerId: string | null = null,
+): Promise<void> {
   try {
     if (record.task === 'rebuild') {
       await finishRebuildTask(record.user_id, record.id, owner, {
@@ -238,6 +250,9 @@ export async function giveUp(record: ReportRecord, owner: string | null, failure
         error: failure,
       });
     } else {
+      // The seller this upload created on demand goes too when nothing else refers to it (first: the
+      // route answers as soon as the report reads failed).
+      await dropUnusedSeller(record.user_id, sellerId);
       await failUpload(record, failure);
     }
   } catch (e) {
@@ -270,9 +285,10 @@ export async function runWorkerEvent(event: WorkerEvent): Promise<WorkerOutcome>
     return 'failed';
   }
   const hb = new Heartbeat(record, owner, c.WORKER_LEASE_MS);
+  const ctx = { sellerId: null as string | null };
   try {
     if (record.task === 'rebuild') await rebuild(user, record, owner, hb);
-    else await buildUpload(user, record, owner, hb);
+    else await buildUpload(user, record, owner, hb, ctx);
     log('info', 'report task done', { report_id: record.id, task: record.task, attempts });
     return 'ready';
   } catch (e) {
@@ -291,7 +307,7 @@ export async function runWorkerEvent(event: WorkerEvent): Promise<WorkerOutcome>
       ...describeError(e),
     });
     if (permanent || attempts >= c.WORKER_MAX_ATTEMPTS) {
-      await giveUp(record, owner, failureOf(e));
+      await giveUp(record, owner, failureOf(e), ctx.sellerId);
       return 'failed';
     }
     if (await releaseReportTask(record.user_id, record.id, owner, c.WORKER_LEASE_MS)) {

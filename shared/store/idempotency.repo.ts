@@ -3,7 +3,9 @@
  * written inside the operation's own transaction with `attribute_not_exists`, so a repeated key can
  * never apply twice; a repeat reads the stored result instead.
  */
+import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { unprocessable } from '../errors';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { idempotencyKey, ttlIn } from './keys';
 
@@ -50,4 +52,43 @@ export async function getIdempotentRecord<T>(
     result: r.Item.result as T,
     ...(typeof r.Item.fingerprint === 'string' ? { fingerprint: r.Item.fingerprint } : {}),
   };
+}
+
+/**
+ * A hash of what a request asks for (its payload, keys sorted), stored beside the result: a repeat of
+ * the key with a different payload is refused instead of silently answered with the first result
+ * (issue 12; the rule of Powertools' idempotency utility).
+ */
+export function payloadHash(payload: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v as object)
+            .sort()
+            .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+        )
+      : Array.isArray(v)
+        ? v.map(canonical)
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(payload)))
+    .digest('hex');
+}
+
+/**
+ * The stored result of `key` in `scope` when its payload hash is `hash`, null when the key is new;
+ * a key first used with another payload → 422 `idempotency_key_reused`.
+ */
+export async function getIdempotentResultFor<T>(scope: string, key: string, hash: string): Promise<T | null> {
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: idempotencyKey(scope, key), ConsistentRead: true }),
+  );
+  if (!r.Item) return null;
+  if (typeof r.Item.payload_hash === 'string' && r.Item.payload_hash !== hash) {
+    throw unprocessable(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used for a different request; use a new key for a new request',
+    );
+  }
+  return r.Item.result as T;
 }

@@ -11,6 +11,8 @@
  * | limit history     | USER#<userId>               | LIMIT#<historyId>      |                                                   | by user newest first (ids sort by time; query descending) |
  * | idempotency key   | IDEMPOTENCY#<scope>#<key>   | IDEMPOTENCY            |                                                   | top-up replay, refund once per report; `ttl` |
  * | mail throttle     | THROTTLE#<kind>#<email>     | THROTTLE               |                                                   | ≤ 3 mails per hour per address; `ttl` |
+ * | IP throttle       | THROTTLE#<register_ip or reset_ip>#<ip> | THROTTLE   |                                                   | registrations / reset requests per source IP per hour; `ttl` |
+ * | sign-in lockout   | THROTTLE#<login_account or login_ip>#<email or ip> | THROTTLE |                                     | failures in 15 min, `locked_until`; `ttl` |
  * | used token        | TOKEN#<jti>                 | USED                   |                                                   | one-time reset links; `ttl` = token expiry |
  * | report            | USER#<userId>               | REPORT#<reportId>      | gsi1: USER#<userId>#SELLER#<sellerId> / REPORT#<reportId> | reports by user newest first (query pk, begins_with REPORT#, descending); by seller via gsi1 descending |
  * |                   |                             |                        | gsi2 (only while `building`): USER#<userId>#BUILDING / <created_at> | a user's unfinished uploads, oldest first (recovery of abandoned uploads) |
@@ -18,6 +20,7 @@
  * | seller            | USER#<userId>               | SELLER#<sellerId>      |                                                   | sellers by user (query pk, begins_with SELLER#) |
  * | seller number     | USER#<userId>               | SELLERNUM#<number>     |                                                   | seller by user and number; uniqueness (conditional put with the seller) |
  * | product           | USER#<userId>               | PRODUCT#<article>      |                                                   | products by user and article (GetItem; list = query begins_with PRODUCT#) |
+ * | report identity   | USER#<userId>               | RIDENT#<identity>#<reportId> |                                             | does the user have this report already (query begins_with RIDENT#<identity>#, one read) |
  *
  * Ownership is structural: every user-owned record's key contains the owner's id, so a read with the
  * caller's id cannot reach another user's record (it is simply not found → 404). An item id embeds its
@@ -95,6 +98,14 @@ export const PRODUCT_PREFIX = 'PRODUCT#';
 export const productKey = (userId: string, article: string): Key => ({
   pk: `USER#${userId}`,
   sk: `${PRODUCT_PREFIX}${article}`,
+});
+
+/** One record per uploaded report under its identity (shared/reports/report-identity.ts). */
+export const IDENTITY_PREFIX = 'RIDENT#';
+export const identityPrefix = (identity: string): string => `${IDENTITY_PREFIX}${identity}#`;
+export const reportIdentityKey = (userId: string, identity: string, reportId: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${identityPrefix(identity)}${reportId}`,
 });
 
 export function normalizeEmail(email: string): string {

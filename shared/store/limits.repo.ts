@@ -18,7 +18,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import { badRequest, conflict, notFound, paymentRequired } from '../errors';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { backoff, cancellationCodes, isTransactionConflict, sleep } from './dynamo-errors';
-import { getIdempotentResult, idempotencyPut } from './idempotency.repo';
+import { getIdempotentResultFor, idempotencyPut, payloadHash } from './idempotency.repo';
 import { LIMIT_PREFIX, limitHistoryKey, newId, userKey } from './keys';
 
 export type { DocTransactItem };
@@ -221,14 +221,17 @@ export interface TopUpResult {
 /**
  * Admin top-up (API.md): limits += rows, initial_limits := the new limits, a `topup` history record
  * and, with a key, the idempotency record holding the result — ONE transaction. A key seen before
- * returns the first result and changes nothing (keys are global across users: one key, one operation).
+ * returns the first result and changes nothing (keys are global across users: one key, one operation);
+ * a key seen before with another user or another number of rows → 422 `idempotency_key_reused`.
  */
 export async function topUp(input: TopUpInput): Promise<TopUpResult> {
   if (!Number.isSafeInteger(input.rows) || input.rows <= 0)
     throw badRequest('validation_error', 'rows must be a positive integer', { rows: input.rows });
   const idem = input.idempotencyKey;
+  // What the key stands for: this user, this many rows. The same key with another payload → 422.
+  const hash = payloadHash({ user_id: input.userId, rows: input.rows });
   if (idem) {
-    const prior = await getIdempotentResult<TopUpResult>('topup', idem);
+    const prior = await getIdempotentResultFor<TopUpResult>('topup', idem, hash);
     if (prior) return prior;
   }
   const resultOf = (entry: LimitHistoryEntry): TopUpResult => ({
@@ -241,11 +244,19 @@ export async function topUp(input: TopUpInput): Promise<TopUpResult> {
     entry: (limits) => newEntry('topup', input.rows, limits + input.rows),
     setInitial: true,
     items: (entry) =>
-      idem ? [idempotencyPut('topup', idem, resultOf(entry), { user_id: input.userId, rows: input.rows })] : [],
+      idem
+        ? [
+            idempotencyPut('topup', idem, resultOf(entry), {
+              user_id: input.userId,
+              rows: input.rows,
+              payload_hash: hash,
+            }),
+          ]
+        : [],
     result: resultOf,
     // The key was taken in between (a concurrent repeat): its result, once it can be read.
     onItemFailed: async () => {
-      const prior = idem ? await getIdempotentResult<TopUpResult>('topup', idem) : null;
+      const prior = idem ? await getIdempotentResultFor<TopUpResult>('topup', idem, hash) : null;
       return prior ? { result: prior } : undefined;
     },
   });
@@ -296,6 +307,46 @@ export async function listLimitHistory(
   }));
   const last = r.LastEvaluatedKey?.sk;
   return { items, next_cursor: typeof last === 'string' ? encodeCursor(last) : null };
+}
+
+export interface HistoryTotals {
+  /** Rows charged by uploads (expense records). */
+  charged: number;
+  /** Rows given back for failed uploads (refund records). */
+  refunded: number;
+  /** Rows added by operators (topup records). */
+  topped_up: number;
+}
+
+/**
+ * Sums of the user's whole history by operation (every page of the partition's LIMIT# records, only
+ * `operation` and `rows` read). With the balance they tell the whole story:
+ * limits = granted at registration + topped_up − charged + refunded.
+ */
+export async function sumLimitHistory(userId: string): Promise<HistoryTotals> {
+  const totals: HistoryTotals = { charged: 0, refunded: 0, topped_up: 0 };
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const r = await ddb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': userKey(userId).pk, ':prefix': LIMIT_PREFIX },
+        ProjectionExpression: 'operation, #rows',
+        ExpressionAttributeNames: { '#rows': 'rows' },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    for (const i of r.Items ?? []) {
+      const rows = Number(i.rows ?? 0);
+      if (i.operation === 'expense') totals.charged += rows;
+      else if (i.operation === 'refund') totals.refunded += rows;
+      else if (i.operation === 'topup') totals.topped_up += rows;
+    }
+    startKey = r.LastEvaluatedKey;
+  } while (startKey);
+  return totals;
 }
 
 export function encodeCursor(sk: string): string {

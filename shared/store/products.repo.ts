@@ -1,5 +1,9 @@
 /**
- * The user's product catalog: cost price per article (kopecks per unit). Key `USER#<userId>` /
+ * The user's product catalog: cost price per article (kopecks per unit), as a list of dated periods
+ * (`cost_prices: [{valid_from, cost_price}]`, docs/METRICS.md: a report takes the price in force on the
+ * middle of its period). `cost_price` is the price in force today (what the list shows) and
+ * `cost_price_set` says whether the seller ever gave one: products added by a report keep cost_price 0
+ * and `cost_price_set: false` until then. Key `USER#<userId>` /
  * `PRODUCT#<article>` (keys.ts). Articles are WB `sa_name` as written: any characters, Cyrillic, "/",
  * "#" and "%" included; DynamoDB keys take any UTF-8, so the article goes into the sort key as is.
  * Only an article whose key would pass DynamoDB's 1024-byte sort-key limit is keyed by a prefix and a
@@ -12,20 +16,27 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
-  UpdateCommand,
+  TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { badRequest } from '../errors';
+import { badRequest, conflict } from '../errors';
+import { costPriceOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../report/periods';
 import { ddb, tableName } from './client';
-import { backoff, isConditionFailed, sleep } from './dynamo-errors';
+import { backoff, cancellationCodes, isConditionFailed, isTransactionConflict, sleep } from './dynamo-errors';
 import { PRODUCT_PREFIX, productKey, type Key } from './keys';
 
 export interface ProductRecord {
   article: string;
-  /** Kopecks per unit. */
+  /** Kopecks per unit, in force today (0 when never set). */
   cost_price: number;
+  /** False for a product a report added and the seller has not priced yet. */
+  cost_price_set: boolean;
+  /** The dated prices, oldest first; empty when never set. */
+  cost_prices: CostPricePeriod[];
   created_at: string;
   updated_at: string;
 }
+
+const todayIso = () => new Date().toISOString().slice(0, 10);
 
 /** Sort keys are capped at 1024 bytes; keep a margin for the prefix. */
 const MAX_ARTICLE_KEY_BYTES = 900;
@@ -39,16 +50,36 @@ export function productRecordKey(userId: string, article: string): Key {
   return productKey(userId, `${article.slice(0, 100)}#${hash}`);
 }
 
+/**
+ * The periods of a stored product. Records written before prices had dates carry only `cost_price`:
+ * a positive one counts as set from the beginning, a 0 as never set.
+ */
+function periodsOf(item: Record<string, unknown>): CostPricePeriod[] {
+  if (Array.isArray(item.cost_prices))
+    return sortPeriods(
+      (item.cost_prices as Array<Record<string, unknown>>).map((p) => ({
+        valid_from: typeof p.valid_from === 'string' ? p.valid_from : null,
+        cost_price: Number(p.cost_price ?? 0),
+      })),
+    );
+  const legacy = Number(item.cost_price ?? 0);
+  return legacy > 0 ? [{ valid_from: null, cost_price: legacy }] : [];
+}
+
 function fromItem(item: Record<string, unknown>): ProductRecord {
+  const periods = periodsOf(item);
   return {
     article: String(item.article),
-    cost_price: Number(item.cost_price ?? 0),
+    cost_price: costPriceOn(periods, null, todayIso()) ?? 0,
+    cost_price_set: periods.length > 0,
+    cost_prices: periods,
     created_at: String(item.created_at),
     updated_at: String(item.updated_at ?? item.created_at),
   };
 }
 
-function productItem(userId: string, article: string, costPrice: number, now: string) {
+function productItem(userId: string, article: string, periods: readonly CostPricePeriod[], now: string) {
+  const sorted = sortPeriods(periods);
   return {
     ...productRecordKey(userId, article),
     type: 'product',
@@ -56,10 +87,34 @@ function productItem(userId: string, article: string, costPrice: number, now: st
     article,
     // Lower-cased copy for the case-insensitive search (DynamoDB's contains() is case-sensitive).
     article_lc: article.toLowerCase(),
-    cost_price: costPrice,
+    cost_price: costPriceOn(sorted, null, todayIso()) ?? 0,
+    cost_price_set: sorted.length > 0,
+    cost_prices: sorted.map((p) => ({ valid_from: p.valid_from, cost_price: p.cost_price })),
     created_at: now,
     updated_at: now,
   };
+}
+
+/**
+ * Where a new price goes in an article's history. An explicit `valid_from` (YYYY-MM-DD, or null = from
+ * the beginning) replaces the period of that date. Without one: the first price of a product applies
+ * from the beginning (its reports had none); a change of an existing price applies from today, so
+ * last year's reports keep theirs unless the seller dates the change.
+ */
+export function withPrice(
+  periods: readonly CostPricePeriod[],
+  costPrice: number,
+  validFrom: string | null | undefined,
+  today: string = todayIso(),
+): CostPricePeriod[] {
+  const from = validFrom !== undefined ? validFrom : periods.length === 0 ? null : today;
+  return sortPeriods([...periods.filter((p) => p.valid_from !== from), { valid_from: from, cost_price: costPrice }]);
+}
+
+function assertValidFrom(validFrom: string | null | undefined): void {
+  if (validFrom === undefined || validFrom === null) return;
+  if (!isIsoDate(validFrom))
+    throw badRequest('validation_error', 'valid_from must be a date YYYY-MM-DD', { valid_from: validFrom });
 }
 
 function assertCostPrice(costPrice: number): void {
@@ -91,8 +146,6 @@ const BATCH_GET_SIZE = 100;
 const BATCH_WRITE_SIZE = 25;
 const CONCURRENCY = 4;
 const MAX_RETRIES = 12;
-const PUT_CONCURRENCY = 32;
-const CONDITIONAL_PUT_MAX = 100;
 
 /** BatchGet of the given keys, retrying UnprocessedKeys with backoff. */
 async function batchGet(keys: Key[]): Promise<Record<string, unknown>[]> {
@@ -117,48 +170,108 @@ const distinctArticles = (articles: readonly string[]): string[] => [
 ];
 
 /**
- * Cost prices (kopecks per unit) of the given articles that are in the catalog; an article missing
- * from the result counts as 0. The empty article ("Без артикула") has no catalog entry.
+ * Cost prices (kopecks per unit, in force today) of the given articles that are in the catalog, set or
+ * not (a product never priced gives 0); an article missing from the result is not in the catalog.
+ * The empty article ("Без артикула") has no catalog entry.
  */
 export async function getCostPrices(userId: string, articles: readonly string[]): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const p of (await getProducts(userId, articles)).values()) out[p.article] = p.cost_price;
+  return out;
+}
+
+/** The catalog entries of the given articles (those that exist), by article. */
+export async function getProducts(userId: string, articles: readonly string[]): Promise<Map<string, ProductRecord>> {
   const wanted = distinctArticles(articles);
   const items = await batchGet(wanted.map((a) => productRecordKey(userId, a)));
-  const out: Record<string, number> = {};
-  for (const item of items) out[String(item.article)] = Number(item.cost_price ?? 0);
+  const out = new Map<string, ProductRecord>();
+  for (const item of items) {
+    const p = fromItem(item);
+    out.set(p.article, p);
+  }
   return out;
 }
 
 /**
- * Adds the articles missing from the catalog with cost_price 0 (METRICS.md: "An article missing from
- * the catalog is added with cost_price 0 when the report is built"). Existing prices are never touched:
- * a BatchGet finds which are missing, and only those are written. Up to CONDITIONAL_PUT_MAX of them go
- * as conditional puts (a price the user sets between our read and our write survives; a failed
- * condition just means the product exists now). More than that happens on the first upload of a big
- * report, where per-item puts would cost seconds: those go by BatchWrite (25 per request, several in
- * flight, UnprocessedItems retried); BatchWrite has no conditions, so the only price it could replace
- * is one the user set for a brand-new article within the same few hundred milliseconds.
+ * What a report is built with: the price in force on `date` (the middle of the report's period; null =
+ * today) of every article whose price the seller has SET. Articles not in the catalog, or added by a
+ * report and never priced, are absent (the engine counts them as 0 and names them in the report's
+ * `missing_cost_price` warning). `known` lists every article in the catalog.
+ */
+export async function getReportCostPrices(
+  userId: string,
+  articles: readonly string[],
+  date: string | null,
+): Promise<{ prices: Record<string, number>; known: Set<string> }> {
+  const products = await getProducts(userId, articles);
+  const prices: Record<string, number> = {};
+  for (const p of products.values()) {
+    const price = costPriceOn(p.cost_prices, date);
+    if (price !== null) prices[p.article] = price;
+  }
+  return { prices, known: new Set(products.keys()) };
+}
+
+/** Items per TransactWriteItems (DynamoDB's maximum). */
+const TRANSACT_MAX = 100;
+const MAX_TRANSACT_ATTEMPTS = 12;
+
+/**
+ * Adds the articles missing from the catalog with cost_price 0, not set (docs/METRICS.md: "An article
+ * missing from the catalog is added with cost_price 0 when the report is built"). An existing product is
+ * never touched, whatever the count: a BatchGet finds which are missing, and each of those is written
+ * with the condition `attribute_not_exists(pk)` — in transactions of up to 100 conditional puts, several
+ * in flight. A transaction cancelled because some products appeared meanwhile (a concurrent upload, or
+ * the seller setting a price) is retried without them; a conflict with another transaction is retried
+ * after a backoff. So concurrent uploads never replace a price the seller set.
  */
 export async function ensureProducts(userId: string, articles: readonly string[]): Promise<void> {
   const wanted = distinctArticles(articles);
   if (wanted.length === 0) return;
-  const existing = new Set(Object.keys(await getCostPrices(userId, wanted)));
+  const existing = new Set((await getProducts(userId, wanted)).keys());
   const missing = wanted.filter((a) => !existing.has(a));
   const now = new Date().toISOString();
-  if (missing.length > CONDITIONAL_PUT_MAX) {
-    await batchPut(missing.map((a) => productItem(userId, a, 0, now)));
-    return;
-  }
-  await inParallel(missing, PUT_CONCURRENCY, async (article) => {
-    try {
-      await ddb().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: productItem(userId, article, 0, now),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailed(e)) throw e;
+  await inParallel(chunk(missing, TRANSACT_MAX), CONCURRENCY, async (part) => {
+    let pending = part;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt >= MAX_TRANSACT_ATTEMPTS) throw new Error('products: new articles kept conflicting');
+      if (attempt > 0) await sleep(backoff(attempt));
+      try {
+        if (pending.length === 1) {
+          await ddb().send(
+            new PutCommand({
+              TableName: tableName(),
+              Item: productItem(userId, pending[0], [], now),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          );
+        } else {
+          await ddb().send(
+            new TransactWriteCommand({
+              TransactItems: pending.map((article) => ({
+                Put: {
+                  TableName: tableName(),
+                  Item: productItem(userId, article, [], now),
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              })),
+            }),
+          );
+        }
+        pending = [];
+      } catch (e) {
+        if (isConditionFailed(e)) {
+          pending = [];
+          continue;
+        }
+        const codes = cancellationCodes(e);
+        if (codes && codes.includes('ConditionalCheckFailed')) {
+          // Those products exist now: leave them as they are, write the rest.
+          pending = pending.filter((_, i) => codes[i] !== 'ConditionalCheckFailed');
+          continue;
+        }
+        if (!isTransactionConflict(e) && !(codes && codes.includes('TransactionConflict'))) throw e;
+      }
     }
   });
 }
@@ -191,40 +304,59 @@ export interface PutProductResult {
   created: boolean;
 }
 
-/** Sets the article's cost price (kopecks per unit), creating the product when missing. */
-export async function putProduct(userId: string, article: string, costPriceKopecks: number): Promise<PutProductResult> {
+const MAX_PUT_ATTEMPTS = 8;
+
+/**
+ * Sets the article's cost price (kopecks per unit), creating the product when missing. `validFrom`
+ * places it in the history (withPrice: undefined = the first price from the beginning, a change from
+ * today; a date = from that date; null = from the beginning). Read, then written on the condition that
+ * the record did not change meanwhile (retried), so two writers never lose each other's periods.
+ */
+export async function putProduct(
+  userId: string,
+  article: string,
+  costPriceKopecks: number,
+  validFrom?: string | null,
+): Promise<PutProductResult> {
   assertArticle(article);
   assertCostPrice(costPriceKopecks);
-  const now = new Date().toISOString();
-  const r = await ddb().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: productRecordKey(userId, article),
-      UpdateExpression:
-        'SET cost_price = :p, updated_at = :now, created_at = if_not_exists(created_at, :now), article = :a, article_lc = :lc, #type = :type, user_id = :u',
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: {
-        ':p': costPriceKopecks,
-        ':now': now,
-        ':a': article,
-        ':lc': article.toLowerCase(),
-        ':type': 'product',
-        ':u': userId,
-      },
-      ReturnValues: 'ALL_OLD',
-    }),
-  );
-  const prior = r.Attributes;
-  const createdAt = typeof prior?.created_at === 'string' ? prior.created_at : now;
-  return {
-    product: { article, cost_price: costPriceKopecks, created_at: createdAt, updated_at: now },
-    created: prior === undefined,
-  };
+  assertValidFrom(validFrom);
+  const key = productRecordKey(userId, article);
+  for (let attempt = 0; ; attempt++) {
+    const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    const prior = r.Item;
+    const now = new Date().toISOString();
+    const periods = withPrice(prior ? periodsOf(prior) : [], costPriceKopecks, validFrom);
+    const createdAt = typeof prior?.created_at === 'string' ? prior.created_at : now;
+    const item = { ...productItem(userId, article, periods, now), created_at: createdAt };
+    try {
+      await ddb().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: item,
+          ...(prior
+            ? {
+                ConditionExpression: 'attribute_exists(pk) AND updated_at = :prev',
+                ExpressionAttributeValues: { ':prev': prior.updated_at ?? prior.created_at },
+              }
+            : { ConditionExpression: 'attribute_not_exists(pk)' }),
+        }),
+      );
+      return { product: fromItem(item), created: prior === undefined };
+    } catch (e) {
+      if (!isConditionFailed(e)) throw e;
+      if (attempt + 1 >= MAX_PUT_ATTEMPTS)
+        throw conflict('product_busy', 'The product is being changed by another request; try again');
+      await sleep(backoff(attempt));
+    }
+  }
 }
 
 export interface ImportRow {
   article: string;
   costPriceKopecks: number;
+  /** From the file's optional date column (YYYY-MM-DD); absent = as a plain PUT (withPrice). */
+  validFrom?: string | null;
 }
 
 export interface ImportResult {
@@ -233,16 +365,18 @@ export interface ImportResult {
 }
 
 /**
- * Applies catalog rows (already validated; a later row of the same article wins). Existing articles
- * are updated, new ones created; both written with BatchWrite in chunks of 25 with retry of
- * UnprocessedItems (an import replaces prices by design, so no condition is needed).
+ * Applies catalog rows (already validated; rows of one article are applied in file order, each as a
+ * PUT would: dated ones into their period, undated ones as withPrice says). Existing articles are
+ * updated, new ones created; both written with BatchWrite in chunks of 25 with retry of UnprocessedItems
+ * (an import sets prices by design, so no condition is needed).
  */
 export async function importProducts(userId: string, rows: readonly ImportRow[]): Promise<ImportResult> {
-  const last = new Map<string, number>();
+  const last = new Map<string, ImportRow[]>();
   for (const r of rows) {
     assertArticle(r.article);
     assertCostPrice(r.costPriceKopecks);
-    last.set(r.article, r.costPriceKopecks);
+    assertValidFrom(r.validFrom);
+    last.set(r.article, [...(last.get(r.article) ?? []), r]);
   }
   if (last.size === 0) return { created: 0, updated: 0 };
   const existing = new Map<string, ProductRecord>();
@@ -252,10 +386,12 @@ export async function importProducts(userId: string, rows: readonly ImportRow[])
   }
   const now = new Date().toISOString();
   let created = 0;
-  const items = [...last].map(([article, price]) => {
+  const items = [...last].map(([article, articleRows]) => {
     const prior = existing.get(article);
     if (!prior) created++;
-    return { ...productItem(userId, article, price, now), created_at: prior?.created_at ?? now };
+    let periods = prior?.cost_prices ?? [];
+    for (const r of articleRows) periods = withPrice(periods, r.costPriceKopecks, r.validFrom);
+    return { ...productItem(userId, article, periods, now), created_at: prior?.created_at ?? now };
   });
   await batchPut(items);
   return { created, updated: last.size - created };
@@ -269,6 +405,8 @@ export interface ProductPage {
 export interface ListProductsOptions {
   /** Case-insensitive substring of the article. */
   search?: string;
+  /** Only products whose cost price was never set. */
+  missing?: boolean;
   cursor?: string | null;
   limit?: number;
 }
@@ -290,6 +428,19 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
     startKey = { pk, sk };
   }
   const search = opts.search?.trim().toLowerCase() ?? '';
+  const filters: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (search) {
+    filters.push('contains(article_lc, :q)');
+    values[':q'] = search;
+  }
+  if (opts.missing) {
+    // Records from before dated prices carry no flag: a 0 price there is "not set".
+    filters.push('(cost_price_set = :f OR (attribute_not_exists(cost_price_set) AND cost_price = :zero))');
+    values[':f'] = false;
+    values[':zero'] = 0;
+  }
+  const filtered = filters.length > 0;
   const items: Array<{ sk: string; product: ProductRecord }> = [];
   let exhausted = false;
   while (items.length < limit) {
@@ -297,10 +448,10 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: search ? 'contains(article_lc, :q)' : undefined,
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': PRODUCT_PREFIX, ...(search ? { ':q': search } : {}) },
+        FilterExpression: filtered ? filters.join(' AND ') : undefined,
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': PRODUCT_PREFIX, ...values },
         // Read a little ahead so the page's last item is known to be followed by more (or not).
-        Limit: search ? Math.max(limit * 4, 200) : limit + 1,
+        Limit: filtered ? Math.max(limit * 4, 200) : limit + 1,
         ExclusiveStartKey: startKey,
         ConsistentRead: true,
       }),

@@ -13,8 +13,16 @@
  * Every change of totals or items goes through `version` (optimistic concurrency): a correction and a
  * rebuild of the same report never overwrite each other's numbers silently.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { badRequest } from '../errors';
+import type { AllocationSummary } from '../report/allocation';
 import type {
   CategoryCommission,
   ComputedItem,
@@ -26,7 +34,7 @@ import type {
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI2 } from './table';
-import { cancellationCodes, isConditionFailed, isTransactionConflict } from './dynamo-errors';
+import { backoff, cancellationCodes, isConditionFailed, isTransactionConflict, sleep } from './dynamo-errors';
 import { deleteItems, getItemsOfGen, writeItems, type StoredItem } from './items.repo';
 import { REPORT_PREFIX, itemKey, newId, reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
 
@@ -79,6 +87,12 @@ export interface ReportRecord {
   format: ReportFormat | null;
   is_combined: boolean;
   source_report_ids?: string[];
+  /** An uploaded report's identity (shared/reports/report-identity.ts); absent on combined and older reports. */
+  identity?: string | null;
+  /** A combined report: each source as it was combined (its `version` and `rebuilt_at` then). */
+  sources?: CombinedSource[];
+  /** A combined report: what it covers, nested combined reports flattened (report-identity.ts coverOf). */
+  covers?: string[];
   /** S3 key of the stored source file (`sources/<user_id>/<report_id>/<name>`), null without one. */
   source_path: string | null;
   source_name: string | null;
@@ -86,6 +100,8 @@ export interface ReportRecord {
   created_at: string;
   rebuilt_at?: string;
   tax_profile: TaxProfile;
+  /** How the «Без артикула» costs were spread (kopecks); absent on reports built before allocation existed. */
+  allocation?: AllocationSummary;
   totals: ItemValues;
   commission_by_category: CategoryCommission[];
   warnings: ReportWarning[];
@@ -106,6 +122,13 @@ export interface ReportRecord {
   error?: ReportFailure;
   refunded_rows?: number;
   last_rebuild?: LastRebuild;
+}
+
+/** A source of a combined report as it was read when the combined report was (re)built. */
+export interface CombinedSource {
+  id: string;
+  version: number;
+  rebuilt_at: string | null;
 }
 
 /** Warnings kept on the record: a hostile file must not push the record past DynamoDB's 400 KB. */
@@ -168,6 +191,35 @@ export async function getReportAnyStatus(userId: string, reportId: string): Prom
     new GetCommand({ TableName: tableName(), Key: reportKey(userId, reportId), ConsistentRead: true }),
   );
   return r.Item ? fromItem(r.Item) : null;
+}
+
+/**
+ * Titles of the caller's reports among `reportIds` (at most 100, one BatchGetItem with retries of the
+ * unprocessed keys), by id. An id missing from the answer has no report any more (deleted, undone).
+ */
+export async function getReportTitles(userId: string, reportIds: readonly string[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(reportIds.filter(isReportId))].slice(0, 100);
+  const out = new Map<string, string>();
+  let pending: Record<string, unknown>[] = wanted.map(
+    (id) => reportKey(userId, id) as unknown as Record<string, unknown>,
+  );
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 12) throw new Error('reports: BatchGet kept returning unprocessed keys');
+    if (attempt > 0) await sleep(backoff(attempt));
+    const r = await ddb().send(
+      new BatchGetCommand({
+        RequestItems: {
+          [tableName()]: {
+            Keys: pending,
+            ProjectionExpression: 'id, title',
+          },
+        },
+      }),
+    );
+    for (const item of r.Responses?.[tableName()] ?? []) out.set(String(item.id), String(item.title ?? ''));
+    pending = (r.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined) ?? [];
+  }
+  return out;
 }
 
 export interface ReportPage {
@@ -401,6 +453,7 @@ export type ReportPatch = Partial<
     | 'commission_by_category'
     | 'warnings'
     | 'tax_profile'
+    | 'allocation'
     | 'rebuilt_at'
     | 'item_count'
     | 'rows'
@@ -408,6 +461,9 @@ export type ReportPatch = Partial<
     | 'period_to'
     | 'report_number'
     | 'format'
+    | 'source_report_ids'
+    | 'sources'
+    | 'covers'
   >
 >;
 
@@ -444,6 +500,58 @@ export async function updateReport(
           'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ...values, ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return r.Attributes ? fromItem(r.Attributes) : null;
+  } catch (e) {
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
+}
+
+/**
+ * Renames a report and/or links it to a seller (`seller_id` null unlinks). Numbers are untouched, so
+ * `version` is not bumped (a combined report of it does not go stale). The gsi1 attributes (reports by
+ * seller) follow the link. Returns the new record, or null when the report is gone or not ready.
+ */
+export async function updateReportMeta(
+  userId: string,
+  reportId: string,
+  patch: { title?: string; seller_id?: string | null },
+): Promise<ReportRecord | null> {
+  if (!isReportId(reportId)) return null;
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const names: Record<string, string> = { '#s': 'status' };
+  const values: Record<string, unknown> = { ':ready': 'ready' };
+  if (patch.title !== undefined) {
+    names['#title'] = 'title';
+    values[':title'] = patch.title;
+    sets.push('#title = :title');
+  }
+  if (patch.seller_id !== undefined) {
+    names['#seller'] = 'seller_id';
+    values[':seller'] = patch.seller_id;
+    sets.push('#seller = :seller');
+    if (patch.seller_id === null) removes.push('gsi1pk', 'gsi1sk');
+    else {
+      const g = reportSellerIndex(userId, patch.seller_id, reportId);
+      values[':g1'] = g.gsi1pk;
+      values[':g2'] = g.gsi1sk;
+      sets.push('gsi1pk = :g1', 'gsi1sk = :g2');
+    }
+  }
+  if (sets.length === 0) return getReport(userId, reportId);
+  try {
+    const r = await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_exists(pk) AND (#s = :ready OR attribute_not_exists(#s))',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -815,6 +923,8 @@ export async function releaseReportTask(
 /** The fields of an uploaded report the worker learns by reading the file. */
 export type BuiltUpload = Pick<
   ReportRecord,
+  | 'title'
+  | 'allocation'
   | 'report_number'
   | 'seller_id'
   | 'period_from'

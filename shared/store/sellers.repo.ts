@@ -6,18 +6,25 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest, notFound } from '../errors';
+import type { AllocationMethod } from '../report/allocation';
+import { sortPeriods, type TaxPeriod } from '../report/periods';
 import type { TaxProfile } from '../report/types';
+import { cleanPeriod, profileToday } from './users.repo';
 import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, isTransactionConflict, sleep, backoff } from './dynamo-errors';
-import { SELLER_PREFIX, newId, sellerKey, sellerNumberKey } from './keys';
+import { SELLER_PREFIX, newId, reportSellerIndex, sellerKey, sellerNumberKey } from './keys';
 
 export interface SellerRecord {
   id: string;
   /** The WB seller number as found in file names (digits). */
   number: string;
   name: string;
-  /** The seller's own tax profile; null = the user's default applies. */
+  /** The seller's own tax profile in force today; null = the user's default applies. */
   tax: TaxProfile | null;
+  /** The seller's own tax profile by date; null = the user's default applies. */
+  tax_periods: TaxPeriod[] | null;
+  /** The seller's own allocation method; null = the user's applies. */
+  allocation: AllocationMethod | null;
   created_at: string;
   updated_at: string;
 }
@@ -31,11 +38,17 @@ export const defaultSellerName = (number: string): string => `Продавец $
 
 function fromItem(item: Record<string, unknown>): SellerRecord {
   const tax = item.tax as TaxProfile | null | undefined;
+  const stored = item.tax_periods as TaxPeriod[] | null | undefined;
+  // Sellers from before dated profiles: their one profile applies from the beginning.
+  const periods =
+    Array.isArray(stored) && stored.length > 0 ? stored.map(cleanPeriod) : tax ? [{ valid_from: null, ...tax }] : null;
   return {
     id: String(item.id),
     number: String(item.number),
     name: String(item.name),
-    tax: tax ? { tax_system: tax.tax_system, usn_rate: Number(tax.usn_rate), vat_rate: Number(tax.vat_rate) } : null,
+    tax: periods ? profileToday(periods) : null,
+    tax_periods: periods ? periods.map(cleanPeriod) : null,
+    allocation: (item.allocation as AllocationMethod | null | undefined) ?? null,
     created_at: String(item.created_at),
     updated_at: String(item.updated_at ?? item.created_at),
   };
@@ -74,6 +87,8 @@ export async function ensureSellerByNumber(userId: string, number: string): Prom
       number: n,
       name: defaultSellerName(n),
       tax: null,
+      tax_periods: null,
+      allocation: null,
       created_at: now,
       updated_at: now,
     };
@@ -125,8 +140,12 @@ export async function listSellers(userId: string): Promise<SellerRecord[]> {
 
 export interface SellerPatch {
   name?: string;
-  /** A profile replaces the seller's own; null removes it (the user's default applies again). */
+  /** A profile replaces the seller's own with one from the beginning; null removes it (the user's default applies again). */
   tax?: TaxProfile | null;
+  /** Replaces the seller's dated profile; null removes it. */
+  tax_periods?: TaxPeriod[] | null;
+  /** The seller's allocation method; null = the user's applies. */
+  allocation?: AllocationMethod | null;
 }
 
 /** Renames a seller and/or sets its tax profile (validated by the caller). Missing seller → 404. */
@@ -140,12 +159,21 @@ export async function updateSeller(userId: string, sellerId: string, patch: Sell
     names['#name'] = 'name';
     values[':name'] = patch.name;
   }
-  if (patch.tax !== undefined) {
-    sets.push('tax = :tax');
-    values[':tax'] =
-      patch.tax === null
-        ? null
-        : { tax_system: patch.tax.tax_system, usn_rate: patch.tax.usn_rate, vat_rate: patch.tax.vat_rate };
+  const periods =
+    patch.tax_periods !== undefined
+      ? patch.tax_periods
+      : patch.tax !== undefined
+        ? patch.tax && [{ valid_from: null, ...patch.tax }]
+        : undefined;
+  if (periods !== undefined) {
+    const sorted = periods === null ? null : sortPeriods(periods.map(cleanPeriod));
+    sets.push('tax = :tax', 'tax_periods = :periods');
+    values[':tax'] = sorted === null ? null : profileToday(sorted);
+    values[':periods'] = sorted;
+  }
+  if (patch.allocation !== undefined) {
+    sets.push('allocation = :allocation');
+    values[':allocation'] = patch.allocation;
   }
   const attributes = await updateExisting(
     {
@@ -158,4 +186,58 @@ export async function updateSeller(userId: string, sellerId: string, patch: Sell
     () => notFound('Seller not found', 'seller_not_found'),
   );
   return fromItem(attributes ?? {});
+}
+
+/**
+ * Removes a seller that an upload created on demand when nothing else refers to it (issue 12: an
+ * aborted and refunded upload left its auto-created seller behind). Kept when the user has touched it
+ * (renamed, given a tax profile) or when any report is linked to it (gsi1); the seller and its number
+ * marker go in ONE transaction, on the condition that neither changed since they were read.
+ * Returns whether it was removed. A concurrent upload that picked the seller up a moment ago may
+ * still link it; its report then shows no seller (its tax profile is the user's default either way).
+ */
+export async function removeSellerIfUnused(userId: string, sellerId: string): Promise<boolean> {
+  const seller = await getSeller(userId, sellerId);
+  if (!seller) return false;
+  const untouched =
+    seller.tax === null && seller.name === defaultSellerName(seller.number) && seller.updated_at === seller.created_at;
+  if (!untouched) return false;
+  const refs = await ddb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': reportSellerIndex(userId, sellerId, '').gsi1pk },
+      Limit: 1,
+    }),
+  );
+  if ((refs.Items ?? []).length > 0) return false;
+  try {
+    await ddb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: sellerKey(userId, sellerId),
+              ConditionExpression:
+                'attribute_exists(pk) AND (attribute_not_exists(updated_at) OR updated_at = created_at)',
+            },
+          },
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: sellerNumberKey(userId, seller.number),
+              ConditionExpression: 'seller_id = :id',
+              ExpressionAttributeValues: { ':id': sellerId },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (cancellationCodes(e) || isTransactionConflict(e)) return false;
+    throw e;
+  }
 }

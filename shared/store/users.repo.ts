@@ -1,6 +1,8 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config';
 import { conflict, notFound } from '../errors';
+import { DEFAULT_ALLOCATION, type AllocationMethod } from '../report/allocation';
+import { periodInForce, sortPeriods, type TaxPeriod } from '../report/periods';
 import { DEFAULT_TAX_PROFILE, type TaxProfile } from '../report/types';
 import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, isConditionFailed } from './dynamo-errors';
@@ -16,7 +18,12 @@ export interface UserRecord {
   password_hash?: string;
   limits: number;
   initial_limits: number;
+  /** The default tax profile in force today (the period of tax_periods that applies now). */
   tax: TaxProfile;
+  /** The default tax profile by date (docs/METRICS.md); one period from the beginning unless dated. */
+  tax_periods: TaxPeriod[];
+  /** How «Без артикула» costs are spread over the articles of this user's reports (default `realization`). */
+  allocation: AllocationMethod;
   created_at: string;
   confirmed_at?: string;
   password_changed_at?: string;
@@ -31,6 +38,8 @@ export interface PublicUser {
   limits: number;
   initial_limits: number;
   tax: TaxProfile;
+  tax_periods: TaxPeriod[];
+  allocation: AllocationMethod;
 }
 
 export function toPublicUser(u: UserRecord): PublicUser {
@@ -42,13 +51,39 @@ export function toPublicUser(u: UserRecord): PublicUser {
     limits: u.limits,
     initial_limits: u.initial_limits,
     tax: u.tax,
+    tax_periods: u.tax_periods,
+    allocation: u.allocation,
   };
 }
 
 function fromItem(item: Record<string, unknown>): UserRecord {
   const { pk: _pk, sk: _sk, type: _type, ...rest } = item;
   const u = rest as unknown as UserRecord;
-  return { ...u, tax: u.tax ?? { ...DEFAULT_TAX_PROFILE } };
+  const tax = u.tax ?? { ...DEFAULT_TAX_PROFILE };
+  // Users from before dated profiles: their one profile applies from the beginning.
+  const periods =
+    Array.isArray(u.tax_periods) && u.tax_periods.length > 0 ? u.tax_periods : [{ valid_from: null, ...tax }];
+  return {
+    ...u,
+    tax: profileToday(periods),
+    tax_periods: periods.map(cleanPeriod),
+    allocation: u.allocation ?? DEFAULT_ALLOCATION,
+  };
+}
+
+export function cleanPeriod(p: TaxPeriod): TaxPeriod {
+  return {
+    valid_from: p.valid_from ?? null,
+    tax_system: p.tax_system,
+    usn_rate: Number(p.usn_rate),
+    vat_rate: Number(p.vat_rate),
+  };
+}
+
+/** The profile of the period in force today. */
+export function profileToday(periods: readonly TaxPeriod[]): TaxProfile {
+  const p = periodInForce(periods, null) ?? { ...DEFAULT_TAX_PROFILE, valid_from: null };
+  return { tax_system: p.tax_system, usn_rate: Number(p.usn_rate), vat_rate: Number(p.vat_rate) };
 }
 
 export interface NewUser {
@@ -79,6 +114,8 @@ export async function createUser(input: NewUser): Promise<UserRecord> {
     limits,
     initial_limits: limits,
     tax: { ...DEFAULT_TAX_PROFILE },
+    tax_periods: [{ valid_from: null, ...DEFAULT_TAX_PROFILE }],
+    allocation: DEFAULT_ALLOCATION,
     created_at: now,
     ...(input.passwordHash ? { password_hash: input.passwordHash, password_changed_at: now } : {}),
     ...(input.confirmed ? { confirmed_at: now } : {}),
@@ -191,15 +228,69 @@ export async function resetPasswordOnce(input: {
   }
 }
 
-/** Replaces the user-level default tax profile (validated by the caller). */
+/**
+ * Sets a new password chosen by the signed-in user, on the condition that the stored hash is still the
+ * one the current password was checked against (two changes at once: one wins, the other gets false).
+ * `password_changed_at` moves to now, which ends every session issued before it.
+ */
+export async function changePasswordHash(input: {
+  userId: string;
+  expectedHash: string;
+  passwordHash: string;
+  changedAt: string;
+}): Promise<boolean> {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: userKey(input.userId),
+        UpdateExpression: 'SET password_hash = :h, password_changed_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND password_hash = :old',
+        ExpressionAttributeValues: { ':h': input.passwordHash, ':now': input.changedAt, ':old': input.expectedHash },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
+/** Replaces the user-level default tax profile with one profile from the beginning (validated by the caller). */
 export async function updateTax(userId: string, tax: TaxProfile): Promise<UserRecord> {
+  return updateUserSettings(userId, { tax_periods: [{ valid_from: null, ...tax }] });
+}
+
+export interface UserSettingsPatch {
+  /** Replaces the whole dated default profile (validated by the caller). */
+  tax_periods?: TaxPeriod[];
+  allocation?: AllocationMethod;
+}
+
+/** Sets the user's default tax periods (and `tax`, the one in force today) and/or the allocation method. */
+export async function updateUserSettings(userId: string, patch: UserSettingsPatch): Promise<UserRecord> {
+  const sets: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (patch.tax_periods !== undefined) {
+    const periods = sortPeriods(patch.tax_periods.map(cleanPeriod));
+    sets.push('tax = :tax', 'tax_periods = :periods');
+    values[':tax'] = profileToday(periods);
+    values[':periods'] = periods;
+  }
+  if (patch.allocation !== undefined) {
+    sets.push('allocation = :allocation');
+    values[':allocation'] = patch.allocation;
+  }
+  if (sets.length === 0) {
+    const u = await getUserById(userId);
+    if (!u) throw notFound('User not found');
+    return u;
+  }
   const attributes = await updateExisting(
     {
       Key: userKey(userId),
-      UpdateExpression: 'SET tax = :tax',
-      ExpressionAttributeValues: {
-        ':tax': { tax_system: tax.tax_system, usn_rate: tax.usn_rate, vat_rate: tax.vat_rate },
-      },
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ExpressionAttributeValues: values,
       ReturnValues: 'ALL_NEW',
     },
     () => notFound('User not found'),

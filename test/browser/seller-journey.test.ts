@@ -440,6 +440,26 @@ describe('the seller in the browser', () => {
     );
   });
 
+  step(
+    'duplicate: the same week again is named in the preview before anything is charged; cancelling charges nothing',
+    async () => {
+      const limits = await text('limits-chip');
+      const r1 = await getReport(id1);
+      const { file } = writeReport(11, ROWS_1);
+      await page.getByTestId('upload-input').setInputFiles(file);
+      const dup = page.getByTestId('upload-duplicate');
+      await dup.waitFor();
+      expect(squash(await dup.textContent())).toContain(`Этот отчёт уже загружен: «${r1.title}»`);
+      expect(await dup.getByRole('link').getAttribute('href')).toBe(`/reports/${encodeURIComponent(id1)}`);
+      const preview = page.getByTestId('upload-preview');
+      await preview.getByRole('button', { name: 'Всё равно загрузить' }).waitFor();
+      await screenshot(page, '02c-duplicate-preview');
+      await preview.getByRole('button', { name: 'Отмена' }).click();
+      await page.getByTestId('dropzone').waitFor();
+      expect(await text('limits-chip')).toBe(limits);
+    },
+  );
+
   step('products and settings: the catalog lists the uploaded articles, the limits are what was charged', async () => {
     await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Себестоимость' }).click();
     await page.getByTestId('products-table').waitFor();

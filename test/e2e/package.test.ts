@@ -27,17 +27,21 @@ const ROUTES: Array<[string, string, string]> = [
   ['POST', '/api/auth/forgot-password', 'authForgotPassword'],
   ['GET', '/api/auth/limit-history', 'authLimitHistory'],
   ['POST', '/api/auth/top-up', 'authTopUp'],
+  ['POST', '/api/auth/change-password', 'authChangePassword'],
+  ['GET', '/api/config', 'appConfig'],
   ['POST', '/api/reports/upload-url', 'reportsUploadUrl'],
   ['POST', '/api/reports/count-rows', 'reportsCountRows'],
   ['POST', '/api/reports/upload', 'reportsUpload'],
   ['GET', '/api/reports', 'reportsList'],
   ['GET', '/api/reports/{id}', 'reportsGet'],
   ['DELETE', '/api/reports/{id}', 'reportsDelete'],
+  ['PATCH', '/api/reports/{id}', 'reportsUpdate'],
   ['PUT', '/api/reports/items/{item_id}/manual-value', 'reportsManualValue'],
   ['POST', '/api/reports/{id}/rebuild', 'reportsRebuildOne'],
   ['POST', '/api/reports/rebuild', 'reportsRebuildMany'],
   ['POST', '/api/reports/combine', 'reportsCombine'],
   ['GET', '/api/reports/combine-status/{job_id}', 'reportsCombine'],
+  ['POST', '/api/reports/{id}/recombine', 'reportsCombine'],
   ['GET', '/api/reports/{id}/export', 'reportsExport'],
   ['GET', '/api/reports/{id}/source', 'reportsSource'],
   ['POST', '/api/reports/summary-export', 'reportsSummaryExport'],
@@ -49,6 +53,9 @@ const ROUTES: Array<[string, string, string]> = [
 ];
 
 const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
+
+/** Routes added by later issues than the handbook's API.md (documented in README.md / docs/API.md). */
+const AFTER_HANDBOOK = new Set(['PATCH /api/reports/{}', 'POST /api/reports/{}/recombine']);
 
 // The template is untyped JSON; the assertions themselves check its shape.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -184,7 +191,11 @@ describe('npm run package (offline, no AWS credentials)', () => {
     for (const m of readFileSync(apiMd, 'utf8').matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/api\/[^`?\s]*)/g)) {
       documented.add(`${m[1]} ${shape(m[2])}`);
     }
-    expect([...documented].sort()).toEqual([...new Set(ROUTES.map(([m, p]) => `${m} ${shape(p)}`))].sort());
+    // Routes added after the handbook (documented in README.md / docs/API.md instead).
+    const added = new Set(['POST /api/auth/change-password', 'GET /api/config', ...AFTER_HANDBOOK]);
+    expect([...documented].sort()).toEqual(
+      [...new Set(ROUTES.map(([m, p]) => `${m} ${shape(p)}`))].filter((r) => !added.has(r)).sort(),
+    );
   });
 
   it('declares the table of shared/store/table.ts with point-in-time recovery and TTL on `ttl`', () => {
@@ -198,6 +209,42 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(p.GlobalSecondaryIndexes).toEqual(def.GlobalSecondaryIndexes);
     expect(p.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     expect(p.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+  });
+
+  it('throttles every route at the stage, and the expensive and sign-in routes tighter (routes created first)', () => {
+    const stages = ofType('AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(1);
+    const [, stage] = stages[0];
+    const props = stage.Properties as {
+      DefaultRouteSettings: { ThrottlingRateLimit: number; ThrottlingBurstLimit: number };
+      RouteSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
+    };
+    expect(props.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    const limited = [
+      'POST /api/reports/upload',
+      'POST /api/reports/count-rows',
+      'POST /api/products/import',
+      'GET /api/reports/{id}/export',
+      'POST /api/reports/summary-export',
+      'POST /api/auth/login',
+      'POST /api/auth/register',
+      'POST /api/auth/forgot-password',
+    ];
+    const routeIds = new Map(
+      ofType('AWS::ApiGatewayV2::Route').map(([id, r]) => [r.Properties.RouteKey as string, id]),
+    );
+    const dependsOn = new Set((stage as { DependsOn?: string[] }).DependsOn ?? []);
+    for (const key of limited) {
+      const s = props.RouteSettings[key];
+      expect(s, key).toBeDefined();
+      expect(s.ThrottlingRateLimit).toBeLessThan(props.DefaultRouteSettings.ThrottlingRateLimit);
+      expect(s.ThrottlingBurstLimit).toBeGreaterThanOrEqual(s.ThrottlingRateLimit);
+    }
+    // Every throttled route exists, and the stage waits for it (else CloudFormation cannot find it).
+    for (const key of Object.keys(props.RouteSettings)) {
+      expect(routeIds.has(key), key).toBe(true);
+      expect(dependsOn.has(routeIds.get(key)!), key).toBe(true);
+    }
   });
 
   it('declares a private, encrypted bucket that lets the web page PUT and expires abandoned uploads', () => {
@@ -252,10 +299,12 @@ describe('npm run package (offline, no AWS credentials)', () => {
       authMe: { [TABLE]: db('GetItem') },
       authUpdateMe: { [TABLE]: db('GetItem', 'UpdateItem') },
       authForgotPassword: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
-      authLimitHistory: { [TABLE]: db('GetItem', 'Query') },
+      authLimitHistory: { [TABLE]: db('GetItem', 'Query', 'BatchGetItem') },
       authTopUp: { [TABLE]: db('GetItem', 'PutItem', 'UpdateItem') },
+      authChangePassword: { [TABLE]: db('GetItem', 'UpdateItem') },
+      appConfig: {},
       reportsUploadUrl: { [TABLE]: db('GetItem', 'PutItem'), [UPLOADS]: s3('PutObject') },
-      reportsCountRows: { [TABLE]: db('GetItem'), [UPLOADS]: s3('GetObject') },
+      reportsCountRows: { [TABLE]: db('GetItem', 'Query'), [UPLOADS]: s3('GetObject') },
       reportsUpload: {
         [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
         [GSI2]: db('Query'),
@@ -272,6 +321,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       },
       reportsGet: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query') },
       reportsDelete: { [TABLE]: db('GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'), [SOURCES]: s3('DeleteObject') },
+      reportsUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
       reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem') },
       reportsRebuildOne: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
       reportsRebuildMany: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
@@ -284,7 +334,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsExport: { [TABLE]: db('GetItem', 'Query') },
       reportsSource: { [TABLE]: db('GetItem'), [SOURCES]: s3('GetObject') },
       reportsSummaryExport: { [TABLE]: db('GetItem', 'Query') },
-      reportsCombine: { [TABLE]: db('GetItem', 'Query', 'PutItem', 'BatchWriteItem') },
+      reportsCombine: { [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem') },
       productsList: { [TABLE]: db('GetItem', 'Query') },
       productsPut: { [TABLE]: db('GetItem', 'UpdateItem') },
       productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },

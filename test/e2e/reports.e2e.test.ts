@@ -51,6 +51,23 @@ async function download(
   return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
 }
 
+/** upload-url → PUT to the presigned URL: the upload id, nothing uploaded yet. */
+async function uploadUrlOnly(token: string, file: { filename: string; file: Buffer }): Promise<{ upload_id: string }> {
+  const target = await call<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>(
+    'POST',
+    '/reports/upload-url',
+    { token, body: { filename: file.filename, size: file.file.length } },
+  );
+  expect(target.status).toBe(200);
+  const put = await fetch(target.body.url, {
+    method: target.body.method,
+    body: file.file,
+    headers: target.body.headers,
+  });
+  expect(put.status).toBe(200);
+  return { upload_id: target.body.upload_id };
+}
+
 /** upload-url → PUT to the presigned URL → count-rows → upload, all by upload id. */
 async function uploadByUrl(
   token: string,
@@ -189,6 +206,21 @@ describe('reports over HTTP (serverless-offline)', () => {
     const cItem = c.items.find((i) => i.article === target.article) as ApiItem;
     const bPart = b.items.find((i) => i.article === target.article)?.effective.storage ?? 0;
     expect(cItem.effective.storage).toBeCloseTo(777.77 + bPart, 2);
+    // The same week again is refused before any charge; recombine is routed to the combine function.
+    const again = await call<{ error: { code: string; details: { report_id: string } } }>('POST', '/reports/upload', {
+      token,
+      body: { upload_id: (await uploadUrlOnly(token, ga)).upload_id },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'duplicate_report', details: { report_id: a.id } });
+    const recombined = await call<typeof job>('POST', `/reports/${c.id}/recombine`, { token });
+    expect(recombined.status).toBe(202);
+    let rjob = recombined.body;
+    for (let i = 0; rjob.status !== 'done' && rjob.status !== 'failed' && i < 300; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      rjob = (await call<typeof job>('GET', `/reports/combine-status/${recombined.body.job_id}`, { token })).body;
+    }
+    expect(rjob).toMatchObject({ status: 'done', report_id: c.id });
     const gone = await call<{ error: { code: string } }>('GET', `/reports/combine-status/${randomUUID()}`, { token });
     expect(gone.status).toBe(404);
     expect(gone.body.error.code).toBe('job_not_found');

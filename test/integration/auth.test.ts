@@ -129,6 +129,8 @@ describe('sign-up path', () => {
       limits: getConfig().INITIAL_LIMITS,
       initial_limits: getConfig().INITIAL_LIMITS,
       tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+      tax_periods: [{ valid_from: null, tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }],
+      allocation: 'realization',
     });
 
     const m = await me(token);
@@ -253,13 +255,17 @@ describe('what must not happen', () => {
     expect((await topUp('', { email, rows: 1000 })).statusCode).toBe(401);
   });
 
-  it('duplicate registration: still 202, one account, no mail once confirmed', async () => {
+  it('duplicate registration: still 202, one account; once confirmed, a note that the account exists (no link, no password)', async () => {
     const { email, user } = await signUp();
-    const before = (await mailTo(email)).length;
+    const before = await mailTo(email);
     const again = await register(email);
     expect(again.statusCode).toBe(202);
     expect(bodyOf(again)).toEqual({ status: 'confirmation_sent' });
-    expect((await mailTo(email)).length).toBe(before);
+    const after = await mailTo(email);
+    expect(after.length).toBe(before.length + 1);
+    const note = after.find((m) => !before.some((b) => b.subject === m.subject && b.text === m.text));
+    expect(note?.subject).toBe('Вы уже зарегистрированы');
+    expect(note?.links.some((l) => l.includes('token='))).toBe(false);
     expect((await getUserByEmail(email))?.id).toBe(user.id);
   });
 

@@ -295,7 +295,8 @@ describe('sellers', () => {
     const u = await newUser();
     const s = await ensureSellerByNumber(u.id, '555');
     const list = await listSellersHandler(apiEvent({ method: 'GET', path: '/api/sellers', token: u.token }));
-    expect(bodyOf(list)).toEqual({ items: [{ id: s.id, number: '555', name: 'Продавец 555', tax: null }] });
+    const own = { tax: null, tax_periods: null, allocation: null };
+    expect(bodyOf(list)).toEqual({ items: [{ id: s.id, number: '555', name: 'Продавец 555', ...own }] });
 
     const patch = (body: unknown, id = s.id, token = u.token) =>
       updateSellerHandler(
@@ -303,7 +304,7 @@ describe('sellers', () => {
       );
     const renamed = await patch({ name: '  ИП Иванов  ' });
     expect(renamed.statusCode).toBe(200);
-    expect(bodyOf(renamed)).toEqual({ id: s.id, number: '555', name: 'ИП Иванов', tax: null });
+    expect(bodyOf(renamed)).toEqual({ id: s.id, number: '555', name: 'ИП Иванов', ...own });
     const tax = { tax_system: 'usn_income_expenses', usn_rate: 15, vat_rate: 5 };
     expect(bodyOf(await patch({ tax }))).toMatchObject({ name: 'ИП Иванов', tax });
     expect((await getSeller(u.id, s.id))?.tax).toEqual(tax);

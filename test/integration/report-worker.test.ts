@@ -117,7 +117,7 @@ describe('upload through the worker', () => {
     expect(await limitsOf(u.id)).toBe(880);
   });
 
-  it('an Idempotency-Key makes a multipart upload repeatable; the key with another file is 409', async () => {
+  it('an Idempotency-Key makes a multipart upload repeatable; the key with another file is 422', async () => {
     const u = await newUser(1000);
     const g = makeReport({ rows: 80, seed: 63 });
     const key = `key-${Date.now()}`;
@@ -126,7 +126,7 @@ describe('upload through the worker', () => {
     expect(bodyOf<{ report: ApiReport }>(a).report.id).toBe(bodyOf<{ report: ApiReport }>(b).report.id);
     expect(await limitsOf(u.id)).toBe(920);
     const other = await uploadWithKey(u, makeReport({ rows: 50, seed: 64 }), key);
-    expect(other.statusCode).toBe(409);
+    expect(other.statusCode).toBe(422);
     expect(bodyOf<{ error: { code: string } }>(other).error.code).toBe('idempotency_key_reused');
     expect(await limitsOf(u.id)).toBe(920);
     const bad = await uploadWithKey(u, g, 'a key with spaces');

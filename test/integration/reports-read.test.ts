@@ -123,7 +123,8 @@ describe('list', () => {
     const b = makeReport({ rows: 30, seed: 52 });
     expect(a.expected.seller_number).not.toBe(b.expected.seller_number);
     const ids: string[] = [];
-    for (const g of [a, b, a]) ids.push((await uploadOk(u.token, g)).id);
+    // The second copy of a is a duplicate on purpose (issue 9: allowed only when asked).
+    for (const g of [a, b, a]) ids.push((await uploadOk(u.token, g, { allow_duplicate: 'true' })).id);
 
     const all: ApiReportSummary[] = [];
     let cursor: string | null = null;
@@ -161,7 +162,7 @@ describe('list', () => {
     const u = await newUser();
     const g = makeReport({ rows: 20, seed: 53 });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await uploadOk(u.token, g)).id);
+    for (let i = 0; i < 5; i++) ids.push((await uploadOk(u.token, g, { allow_duplicate: 'true' })).id);
     const seen: string[] = [];
     let cursor: string | null = null;
     do {

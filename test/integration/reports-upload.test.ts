@@ -131,7 +131,8 @@ describe('upload', () => {
     const [seller] = await listSellers(u.id);
     const tax = { tax_system: 'usn_income_expenses' as const, usn_rate: 15, vat_rate: 5 };
     await updateSeller(u.id, seller.id, { tax });
-    const second = await uploadOk(u.token, makeReport({ rows: 60, seed: 21 }));
+    // The same week again, on purpose (a new tax profile): allowed as a duplicate.
+    const second = await uploadOk(u.token, makeReport({ rows: 60, seed: 21 }), { allow_duplicate: 'true' });
     expect(second.tax_profile).toEqual(tax);
     const engine = await engineItems(first, tax);
     const t = engineTotals(engine);
@@ -156,6 +157,7 @@ describe('upload', () => {
       format: 'zip',
       report_number: g.expected.report_number,
       seller_number: g.expected.seller_number,
+      duplicate_of: null,
     });
     expect((await getUserById(u.id))?.limits).toBe(10_000);
 
@@ -350,7 +352,7 @@ describe('hostile input through the API: documented status, nothing stored or ch
       name: 'not a spreadsheet',
       file: () => ({ filename: 'report.xlsx', file: Buffer.from('%PDF-1.7 this is not a spreadsheet') }),
       status: 415,
-      code: 'unsupported_format',
+      code: 'not_a_spreadsheet',
     },
     {
       name: 'wrong extension',
@@ -362,7 +364,7 @@ describe('hostile input through the API: documented status, nothing stored or ch
       name: 'empty file',
       file: () => ({ filename: 'report.xlsx', file: Buffer.alloc(0) }),
       status: 415,
-      code: 'unsupported_format',
+      code: 'not_a_spreadsheet',
     },
   ];
 

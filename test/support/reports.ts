@@ -43,8 +43,13 @@ export function makeReport(opts: Partial<GenerateOptions> = {}): GeneratedReport
   return generateReport({ rows: 120, layout: '2026', format: 'xlsx', seed: 7, ...opts });
 }
 
-export function uploadMultipart(token: string, file: { filename: string; file: Buffer }) {
-  const { body, contentType } = multipartBody({ filename: file.filename, content: file.file });
+/** Multipart upload; `fields` are extra form fields (e.g. `{allow_duplicate: 'true'}`). */
+export function uploadMultipart(
+  token: string,
+  file: { filename: string; file: Buffer },
+  fields: Record<string, string> = {},
+) {
+  const { body, contentType } = multipartBody({ filename: file.filename, content: file.file }, fields);
   return uploadHandler(
     apiEvent({ method: 'POST', path: '/api/reports/upload', token, body, headers: { 'content-type': contentType } }),
   );
@@ -80,13 +85,19 @@ export async function presignedUpload(token: string, file: { filename: string; f
   return target.upload_id;
 }
 
-export function uploadById(token: string, uploadId: string) {
-  return uploadHandler(apiEvent({ method: 'POST', path: '/api/reports/upload', token, body: { upload_id: uploadId } }));
+export function uploadById(token: string, uploadId: string, extra: Record<string, unknown> = {}) {
+  return uploadHandler(
+    apiEvent({ method: 'POST', path: '/api/reports/upload', token, body: { upload_id: uploadId, ...extra } }),
+  );
 }
 
 /** Uploads a generated report by multipart and returns the API's report (asserting 201). */
-export async function uploadOk(token: string, file: { filename: string; file: Buffer }): Promise<ApiReport> {
-  const r = await uploadMultipart(token, file);
+export async function uploadOk(
+  token: string,
+  file: { filename: string; file: Buffer },
+  fields: Record<string, string> = {},
+): Promise<ApiReport> {
+  const r = await uploadMultipart(token, file, fields);
   if (r.statusCode !== 201) throw new Error(`upload answered ${r.statusCode}: ${r.body}`);
   return bodyOf<{ report: ApiReport }>(r).report;
 }

@@ -49,7 +49,7 @@ describe('detectFormat', () => {
       ? Buffer.from(text, 'latin1')
       : Buffer.from(text, 'utf8');
     const err = unsupported(bytes);
-    expect(err.code).toBe('unsupported_format');
+    expect(err.code).toBe('not_a_spreadsheet');
     expect(err.details.found).toBe(found);
     expect(err.message).toContain(found);
   });

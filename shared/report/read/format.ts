@@ -47,7 +47,7 @@ export function detectFormat(head: Buffer, entryNames?: readonly string[]): Repo
 
 export function unsupportedFormat(head: Buffer): ReportError {
   const found = describeHead(head);
-  return new ReportError('unsupported_format', `Not a zip, xlsx or xls file: this looks like ${found}.`, { found });
+  return new ReportError('not_a_spreadsheet', `Not a zip, xlsx or xls file: this looks like ${found}.`, { found });
 }
 
 /** A human name for what an unsupported file looks like ("PDF", "HTML", "CSV/text", …). */

@@ -404,7 +404,7 @@ describe('scanReport on zips of reports', () => {
     const err = await failure(
       scanReport({ buffer: writeZip([{ name: 'r.xlsx', data: '<html><body>login</body></html>' }]) }, null),
     );
-    expect(err.code).toBe('unsupported_format');
+    expect(err.code).toBe('not_a_spreadsheet');
     expect(err.message).toContain('HTML');
   });
 
@@ -475,10 +475,10 @@ describe('scanReport refusals', () => {
 
   it('refuses files that are no spreadsheet, naming what they are', async () => {
     const pdf = await failure(scanReport({ buffer: Buffer.from('%PDF-1.7\n1 0 obj\n<<>>\nendobj\n') }, null));
-    expect(pdf.code).toBe('unsupported_format');
+    expect(pdf.code).toBe('not_a_spreadsheet');
     expect(pdf.message).toContain('PDF');
     const csv = await failure(scanReport({ buffer: Buffer.from('Артикул поставщика;Кол-во\nA;1\n') }, null));
-    expect(csv.code).toBe('unsupported_format');
+    expect(csv.code).toBe('not_a_spreadsheet');
     expect(csv.message).toContain('CSV/text');
     const empty = await failure(scanReport({ buffer: Buffer.alloc(0) }, null));
     expect(empty.message).toContain('empty file');
@@ -594,7 +594,7 @@ describe('scanReport refusals', () => {
     });
     const broken = path.join(dir, 'broken.xlsx');
     writeFileSync(broken, zlib.deflateRawSync(Buffer.from('not a zip')));
-    expect((await failure(scanReport({ path: broken }, null))).code).toBe('unsupported_format');
+    expect((await failure(scanReport({ path: broken }, null))).code).toBe('not_a_spreadsheet');
     const truncated = path.join(dir, 'truncated.xlsx');
     writeFileSync(truncated, wbXlsx(BASIC_ROWS).subarray(0, 300));
     expect((await failure(scanReport({ path: truncated }, null))).code).toBe('corrupt_file');

@@ -187,7 +187,7 @@ async function scanInner(
     });
   }
   throw new ReportError(
-    'unsupported_format',
+    'not_a_spreadsheet',
     `${name} inside the archive is not a spreadsheet: it looks like ${describeHead(head)}.`,
     {
       entry: name,

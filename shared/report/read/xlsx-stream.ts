@@ -150,7 +150,7 @@ function cellTooLong(max: number): ReportError {
  * data after a tag is collected only when the subclass sets `inText` (as byte ranges, decoded at the
  * end of the element, so a multi-byte character split across chunks is whole again).
  */
-abstract class XmlByteScanner {
+export abstract class XmlByteScanner {
   /** Set to stop scanning (the rest of the part is of no interest). */
   done = false;
   protected inText = false;
@@ -1144,4 +1144,215 @@ export async function scanXlsx(
     scanner.applyHeader();
   }
   return { rows: scanner.rows, header: scanner.headerDone, columns: scanner.columns };
+}
+
+// ---- any columns, row by row (small tables: the catalog import) -----------------------------------
+
+/** What `scanXlsxCells` lets the row callback do. */
+export interface CellScanControl {
+  /** Read only these columns (0-based) from the next row on; cells further right are skipped unread. */
+  select(columns: readonly number[]): void;
+  /** Stop reading the sheet. */
+  stop(): void;
+}
+
+/** A row's number (1-based, the `r` of `<row>`) and its non-empty cells by column (0-based). */
+export type CellRowCallback = (rowNumber: number, cells: ReadonlyMap<number, string>, control: CellScanControl) => void;
+
+/**
+ * The sheet's cells as text, row by row, for tables whose header is found by the caller (not the report
+ * header mapping). Until `select` is called every column below `maxColumns` is read; after it only the
+ * selected ones are decoded and the rest of each row is jumped over, so a sheet of 120 columns costs
+ * little more than one of 2. Numbers come as JavaScript writes them ("1E-3" → "0.001"), shared strings
+ * as their text. Memory: one row's cells.
+ */
+class CellRowScanner extends XmlByteScanner implements CellScanControl {
+  private wanted: Uint8Array | null = null;
+  private lastWanted: number;
+  private cells = new Map<number, string>();
+  private rowNumber = 0;
+  private inRow = false;
+  private inCell = false;
+  private inIs = false;
+  private inRph = false;
+  private col = -1;
+  private type = T_NUMBER;
+  private skipToCellEnd = false;
+
+  constructor(
+    private readonly sst: SharedStrings | null,
+    maxCellLength: number,
+    private readonly maxColumns: number,
+    private readonly onRow: CellRowCallback,
+  ) {
+    super(maxCellLength);
+    this.lastWanted = maxColumns - 1;
+  }
+
+  select(columns: readonly number[]): void {
+    const max = Math.max(-1, ...columns);
+    this.wanted = new Uint8Array(max + 1);
+    for (const c of columns) if (c >= 0) this.wanted[c] = 1;
+    this.lastWanted = max;
+  }
+
+  stop(): void {
+    this.done = true;
+  }
+
+  protected tag(buf: Buffer, start: number, end: number): void {
+    let i = start + 1;
+    let b = buf[i];
+    let close = false;
+    if (b === SLASH) {
+      close = true;
+      i++;
+    } else if (b === QMARK || b === BANG) {
+      return;
+    }
+    let ns = i;
+    while (i < end) {
+      b = buf[i];
+      if (b === SP || b === SLASH || b === TAB || b === LF || b === CR) break;
+      if (b === COLON) ns = i + 1;
+      i++;
+    }
+    const len = i - ns;
+    const c0 = buf[ns];
+    const selfClosing = buf[end - 1] === SLASH;
+    if (len === 1) {
+      if (c0 === 0x63) {
+        if (close) {
+          this.endCell();
+          if (this.col >= this.lastWanted) this.skipRest(false);
+        } else this.startCell(buf, i, selfClosing ? end - 1 : end, selfClosing);
+      } else if (c0 === 0x76) {
+        if (!close && this.inCell && !selfClosing) this.inText = true;
+      } else if (c0 === 0x74) {
+        if (!close && this.inIs && !this.inRph && !selfClosing) this.inText = true;
+      }
+    } else if (len === 3) {
+      if (c0 === 0x72 && buf[ns + 1] === 0x6f && buf[ns + 2] === 0x77) {
+        if (close) this.endRow();
+        else {
+          const r = rowAttribute(buf, i, selfClosing ? end - 1 : end);
+          this.rowNumber = r > 0 ? r : this.rowNumber + 1;
+          this.inRow = !selfClosing;
+          this.col = -1;
+        }
+      } else if (c0 === 0x72 && buf[ns + 1] === 0x50 && buf[ns + 2] === 0x68) {
+        this.inRph = !close && !selfClosing;
+      }
+    } else if (len === 2) {
+      if (c0 === 0x69 && buf[ns + 1] === 0x73) this.inIs = !close && this.inCell && !selfClosing;
+    } else if (len === 9 && close && c0 === 0x73 && buf.toString('latin1', ns, i) === 'sheetData') {
+      this.done = true;
+    }
+  }
+
+  protected override skip(buf: Buffer, p: number): number {
+    const limit = Math.min(buf.length, p + this.maxCellLength * RAW_BYTES_PER_CHAR);
+    return this.skipToCellEnd ? cellEnd(buf, p, limit) : rowEnd(buf, p, limit);
+  }
+
+  private skipRest(cellOnly: boolean): void {
+    this.skipToCellEnd = cellOnly;
+    this.wantSkip = true;
+  }
+
+  private startCell(buf: Buffer, i: number, stop: number, selfClosing: boolean): void {
+    parseCellAttributes(buf, i, stop);
+    const col = cellCol >= 0 ? cellCol : this.col + 1;
+    if (col >= MAX_COLUMNS) throw asCorrupt(new Error('a cell lies beyond column XFD'), 'The spreadsheet');
+    this.col = col;
+    if (selfClosing || !this.inRow) return;
+    const wanted = this.wanted === null ? col < this.maxColumns : col < this.wanted.length && this.wanted[col] === 1;
+    if (!wanted) {
+      this.skipRest(col < this.lastWanted);
+      return;
+    }
+    this.inCell = true;
+    this.inIs = false;
+    this.inRph = false;
+    this.type = cellType;
+    this.resetText();
+  }
+
+  private endCell(): void {
+    if (!this.inCell) return;
+    this.inCell = false;
+    this.inIs = false;
+    this.inText = false;
+    if (this.segBuf === null) return;
+    let value: string | undefined;
+    if (this.type === T_SHARED) {
+      const index = this.textIndex();
+      if (this.sst === null || index < 0 || index >= this.sst.count) {
+        throw asCorrupt(new Error('a cell refers to a missing shared string'), 'The spreadsheet');
+      }
+      value = this.sst.get(index);
+    } else {
+      value = this.text();
+      if (this.type === T_NUMBER) {
+        const n = Number(value);
+        if (value.trim() !== '' && Number.isFinite(n)) value = String(n);
+      }
+    }
+    if (value !== undefined && value !== '') this.cells.set(this.col, value);
+  }
+
+  private endRow(): void {
+    if (!this.inRow) return;
+    this.inRow = false;
+    this.inCell = false;
+    if (this.cells.size === 0) return;
+    const cells = this.cells;
+    this.cells = new Map();
+    this.onRow(this.rowNumber, cells, this);
+  }
+}
+
+/** The `r` attribute of a `<row` tag's bytes [k, stop) as a positive integer, 0 when absent. */
+function rowAttribute(buf: Buffer, k: number, stop: number): number {
+  while (k < stop) {
+    if (buf[k] <= SP) {
+      k++;
+      continue;
+    }
+    const an = k;
+    while (k < stop && buf[k] !== EQ && buf[k] > SP) k++;
+    const anLen = k - an;
+    while (k < stop && buf[k] !== QUOTE && buf[k] !== APOS) k++;
+    if (k >= stop) break;
+    const q = buf[k++];
+    const vs = k;
+    while (k < stop && buf[k] !== q) k++;
+    const ve = k++;
+    if (anLen === 1 && buf[an] === 0x72) return Math.max(0, digitsIndex(buf, vs, ve));
+  }
+  return 0;
+}
+
+/**
+ * Reads the first sheet of an .xlsx package cell by cell into `onRow` (see CellRowScanner), under the
+ * same caps as reports: the archive's inflate budget, the cell length, and the shared strings read
+ * through the same byte scanner.
+ */
+export async function scanXlsxCells(
+  zip: ZipArchive,
+  limits: ReadLimits,
+  maxColumns: number,
+  onRow: CellRowCallback,
+): Promise<void> {
+  const parts = await locateParts(zip);
+  const sst = parts.sharedStrings ? await readSharedStrings(zip, parts.sharedStrings, limits, () => true, {}) : null;
+  const scanner = new CellRowScanner(sst, limits.maxCellLength, maxColumns, onRow);
+  for await (const chunk of zip.stream(parts.sheet)) {
+    scanner.feed(chunk);
+    if (scanner.done) break;
+  }
+  scanner.end();
+  if (!scanner.done && scanner.pendingTag) {
+    throw asCorrupt(new Error('the sheet ends in the middle'), 'The spreadsheet');
+  }
 }

@@ -112,7 +112,8 @@ describe('session handling', () => {
     const alert = await screen.findByTestId('login-error');
     expect(alert.textContent).toBe('Неверный email или пароль (или адрес ещё не подтверждён).');
     expect(alert.textContent).not.toContain('invalid_credentials');
-    const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit];
+    // (the sign-in page also reads the public /api/config)
+    const [url, init] = fetchMock.mock.calls.find(([u]) => String(u) === '/api/auth/login') as [string, RequestInit];
     expect(url).toBe('/api/auth/login');
     expect(JSON.parse(String(init.body))).toEqual({ email: 'seller@example.ru', password: 'wrong-password' });
     expect((init.headers as Record<string, string>).Authorization).toBeUndefined();
@@ -141,6 +142,11 @@ describe('error messages', () => {
       415,
       { code: 'unsupported_format', message: 'Unsupported' },
       'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
+    ],
+    [
+      415,
+      { code: 'not_a_spreadsheet', message: 'Not a zip, xlsx or xls file: this looks like CSV/text.' },
+      'Файл не является таблицей: внутри не Excel (.xlsx/.xls) и не zip-архив, хотя расширение похоже. Скачайте детализированный отчёт из личного кабинета WB ещё раз и загрузите его без изменений.',
     ],
     [413, { code: 'file_too_large', message: 'Too large' }, 'Файл слишком большой.'],
     [

@@ -4,7 +4,8 @@ import { endSessionAndReload, getToken } from './session';
 import type {
   CombineJob,
   ImportResult,
-  LimitHistoryEntry,
+  AppConfig,
+  LimitHistoryPage,
   LoginResponse,
   ManualValueResult,
   Page,
@@ -231,8 +232,13 @@ export const api = {
     request<{ status?: string }>('/auth/forgot-password', { method: 'POST', body: { email }, auth: false }),
   me: () => request<{ user: User }>('/auth/me'),
   updateTax: (tax: TaxProfile) => request<{ user: User }>('/auth/me', { method: 'PATCH', body: { tax } }),
-  limitHistory: (cursor?: string | null) =>
-    request<Page<LimitHistoryEntry>>('/auth/limit-history', { query: { cursor } }),
+  limitHistory: (cursor?: string | null) => request<LimitHistoryPage>('/auth/limit-history', { query: { cursor } }),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    request<LoginResponse>('/auth/change-password', {
+      method: 'POST',
+      body: { current_password: currentPassword, new_password: newPassword },
+    }),
+  config: () => request<AppConfig>('/config', { auth: false }),
 
   // Reports
   listReports: (params: { seller_id?: string | null; cursor?: string | null }) =>
@@ -243,8 +249,14 @@ export const api = {
     request<UploadUrl>('/reports/upload-url', { method: 'POST', body: { filename, size } }),
   countRows: (uploadId: string) =>
     request<RowCountResult>('/reports/count-rows', { method: 'POST', body: { upload_id: uploadId } }),
-  upload: (uploadId: string) =>
-    request<{ report: ReportDetail }>('/reports/upload', { method: 'POST', body: { upload_id: uploadId } }),
+  upload: (uploadId: string, allowDuplicate = false) =>
+    request<{ report: ReportDetail }>('/reports/upload', {
+      method: 'POST',
+      body: allowDuplicate ? { upload_id: uploadId, allow_duplicate: true } : { upload_id: uploadId },
+    }),
+  patchReport: (id: string, patch: { title?: string; seller_id?: string | null }) =>
+    request<{ report: ReportSummary }>(`/reports/${enc(id)}`, { method: 'PATCH', body: patch }),
+  recombine: (id: string) => request<CombineJob>(`/reports/${enc(id)}/recombine`, { method: 'POST' }),
   setManualValue: (itemId: string, field: string, value: number | null) =>
     request<ManualValueResult>(`/reports/items/${enc(itemId)}/manual-value`, { method: 'PUT', body: { field, value } }),
   rebuild: (id: string) => request<RebuildResult>(`/reports/${enc(id)}/rebuild`, { method: 'POST' }),
@@ -260,8 +272,8 @@ export const api = {
     requestFile('/reports/summary-export', 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
 
   // Catalog and sellers
-  listProducts: (search: string, cursor?: string | null) =>
-    request<Page<Product>>('/products', { query: { search, cursor } }),
+  listProducts: (search: string, cursor?: string | null, missing = false) =>
+    request<Page<Product>>('/products', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),
   putProduct: (article: string, costPrice: number) =>
     request<Product | { product: Product }>(`/products/${enc(article)}`, {
       method: 'PUT',

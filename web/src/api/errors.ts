@@ -27,6 +27,10 @@ const MESSAGES: Record<string, string> = {
   insufficient_limits: 'Недостаточно лимитов строк для загрузки этого отчёта.',
   missing_headers: 'Файл не похож на детализированный отчёт Wildberries: в нём нет нужных колонок.',
   unsupported_format: 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
+  not_a_spreadsheet:
+    'Файл не является таблицей: внутри не Excel (.xlsx/.xls) и не zip-архив, хотя расширение похоже. Скачайте детализированный отчёт из личного кабинета WB ещё раз и загрузите его без изменений.',
+  invalid_current_password: 'Текущий пароль указан неверно.',
+  weak_password: 'Новый пароль слишком короткий: нужно не меньше 8 символов.',
   file_too_large: 'Файл слишком большой.',
   zip_bomb: 'Архив распаковывается в слишком большой объём и не может быть обработан.',
   too_many_entries: 'В архиве слишком много файлов.',
@@ -35,15 +39,18 @@ const MESSAGES: Record<string, string> = {
   no_report_in_zip: 'В архиве нет файла отчёта (.xlsx или .xls).',
   empty_report: 'В отчёте нет ни одной строки с данными.',
   corrupt_file: 'Файл повреждён или не читается.',
+  import_too_large:
+    'Таблица слишком большая для импорта себестоимости: оставьте в ней только столбцы артикула и себестоимости.',
   source_missing: 'Исходный файл этого отчёта не сохранён, поэтому действие недоступно.',
   processing_failed: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
-  idempotency_key_reused: 'Этот ключ повтора уже использован для другого файла.',
   report_processing: 'Отчёт ещё обрабатывается. Удалить его можно, когда обработка закончится.',
-  report_busy: 'Отчёт сейчас меняется другим действием. Попробуйте ещё раз.',
   field_not_correctable: 'Это поле нельзя скорректировать вручную.',
   invalid_credentials: 'Неверный email или пароль (или адрес ещё не подтверждён).',
   invalid_token: 'Ссылка недействительна или устарела. Запросите новую.',
   rate_limited: 'Слишком много запросов. Подождите немного и попробуйте снова.',
+  too_many_attempts: 'Слишком много попыток. Подождите немного и попробуйте снова.',
+  idempotency_key_reused: 'Этот запрос уже выполнялся с другими данными. Обновите страницу и повторите действие.',
+  idempotency_key_mismatch: 'Запрос составлен неверно: ключи повтора в заголовке и в теле различаются.',
   validation_error: 'Проверьте введённые данные.',
   not_found: 'Не найдено: возможно, запись уже удалена.',
   job_not_found: 'Задача объединения не найдена: возможно, сервер был перезапущен. Запустите объединение ещё раз.',
@@ -54,6 +61,16 @@ const MESSAGES: Record<string, string> = {
   network_error: 'Нет связи с сервером. Проверьте подключение к интернету и попробуйте ещё раз.',
   upload_failed: 'Не удалось передать файл в хранилище. Попробуйте ещё раз.',
   bad_response: 'Сервер ответил неожиданно. Попробуйте ещё раз.',
+  vat_rate_not_in_force:
+    'Такой ставки НДС не было на дату начала периода: 5 % и 7 % — с 01.01.2025, 22 % — с 01.01.2026, 20 % — до 01.01.2026.',
+  product_busy: 'Себестоимость этого артикула сейчас меняется другим запросом. Попробуйте ещё раз.',
+  duplicate_report: 'Этот отчёт уже загружен. Повторная загрузка спишет лимиты ещё раз.',
+  overlapping_reports:
+    'В выборке один и тот же отчёт учтён дважды (копия отчёта или сводный отчёт вместе со своим источником).',
+  not_combined: 'Пересобрать из источников можно только сводный отчёт.',
+  seller_not_found: 'Продавец не найден.',
+  report_not_found: 'Отчёт не найден: возможно, он уже удалён.',
+  report_busy: 'Отчёт сейчас меняется другим запросом. Попробуйте ещё раз.',
 };
 
 /** Fallback by status when the code is unknown to this page. */
@@ -96,6 +113,23 @@ export function messageFor(status: number, code: string, details: Record<string,
       .map((t) => `«${String(t)}»`)
       .join(', ')}.`;
   }
+  if (code === 'too_many_attempts' && typeof details.retry_after_seconds === 'number') {
+    const s = details.retry_after_seconds;
+    const wait = s < 60 ? `${s} с` : `${Math.ceil(s / 60)} мин`;
+    return `Слишком много попыток. Попробуйте снова через ${wait}.`;
+  }
+  if (code === 'source_missing' && Array.isArray(details.report_ids)) {
+    return 'Один из исходных отчётов удалён, поэтому сводный отчёт нельзя пересобрать.';
+  }
+  if (code === 'duplicate_report' && typeof details.title === 'string') {
+    return `Этот отчёт уже загружен: «${details.title}». Повторная загрузка спишет лимиты ещё раз.`;
+  }
+  if (code === 'overlapping_reports' && Array.isArray(details.titles) && details.titles.length === 2) {
+    const [a, b] = details.titles.map((t) => `«${String(t)}»`);
+    return details.reason === 'same_report'
+      ? `Отчёты ${a} и ${b} — один и тот же отчёт: выберите только один из них.`
+      : `Отчёты ${a} и ${b} пересекаются (сводный отчёт и его источник): выберите только один из них.`;
+  }
   if (MESSAGES[code]) return MESSAGES[code];
   if (BY_STATUS[status]) return BY_STATUS[status];
   if (status >= 500) return MESSAGES.internal_error;
@@ -112,6 +146,7 @@ const FILE_CODES = new Set([
   'too_many_rows',
   'too_many_entries',
   'zip_bomb',
+  'import_too_large',
 ]);
 
 /** The API's texts are written for developers and may be English; only Russian ones reach the page. */

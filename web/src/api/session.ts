@@ -23,9 +23,23 @@ export function saveSession(token: string, email: string): void {
   window.localStorage.setItem(EMAIL_KEY, email);
 }
 
+/** The address of the last session, kept after it ends so the sign-in page can offer it again. */
+export const LAST_EMAIL_KEY = 'svc_last_email';
+
 export function clearSession(): void {
+  const email = getEmail();
+  if (email) window.localStorage.setItem(LAST_EMAIL_KEY, email);
   window.localStorage.removeItem(TOKEN_KEY);
   window.localStorage.removeItem(EMAIL_KEY);
+}
+
+/** The email of the session that ended last (sign-in page pre-fill), or ''. */
+export function lastEmail(): string {
+  try {
+    return window.localStorage.getItem(LAST_EMAIL_KEY) ?? '';
+  } catch {
+    return '';
+  }
 }
 
 /** A rejected token ends the session: forget it and start the page over on the sign-in screen. */

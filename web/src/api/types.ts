@@ -8,6 +8,14 @@ export interface TaxProfile {
   vat_rate: number;
 }
 
+/** One period of a dated tax profile: in force from valid_from (YYYY-MM-DD; null = from the beginning). */
+export interface TaxPeriod extends TaxProfile {
+  valid_from: string | null;
+}
+
+/** How «Без артикула» costs are spread over the articles. */
+export type AllocationMethod = 'realization' | 'quantity' | 'none';
+
 export interface User {
   id: string;
   email: string;
@@ -15,7 +23,10 @@ export interface User {
   confirmed: boolean;
   limits: number;
   initial_limits: number;
+  /** The default profile in force today. */
   tax: TaxProfile;
+  tax_periods?: TaxPeriod[];
+  allocation?: AllocationMethod;
 }
 
 export interface LoginResponse {
@@ -29,12 +40,34 @@ export interface LimitHistoryEntry {
   rows: number;
   limits_after: number;
   report_id?: string | null;
+  /** The report's title now (null without a report or once it is gone). */
+  report_title?: string | null;
+  /** True when the report this record charged for was deleted. */
+  report_deleted?: boolean;
   created_at: string;
 }
 
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
+}
+
+/** Sums of the whole limit history (first page of GET /auth/limit-history). */
+export interface LimitTotals {
+  charged: number;
+  refunded: number;
+  topped_up: number;
+}
+
+export interface LimitHistoryPage extends Page<LimitHistoryEntry> {
+  totals?: LimitTotals;
+}
+
+/** GET /config: what the page shows from the operator's settings. */
+export interface AppConfig {
+  product_name: string;
+  support_contact: string | null;
+  demo_email: string | null;
 }
 
 /** Per-item (or totals) values keyed by METRICS.md field name; null where undefined (margin with no realization). */
@@ -48,6 +81,9 @@ export interface SellerRef {
 
 export interface Seller extends SellerRef {
   tax: TaxProfile | null;
+  tax_periods?: TaxPeriod[] | null;
+  /** null: the user's method applies. */
+  allocation?: AllocationMethod | null;
 }
 
 export interface ReportSummary {
@@ -112,12 +148,27 @@ export interface CategoryCommission {
   percent: number | null;
 }
 
+/** What a report spread from «Без артикула» (roubles per cost field). */
+export interface ReportAllocation {
+  method: AllocationMethod;
+  spread: { storage: number; acceptance: number; deductions: number; penalties: number; ads: number };
+  total: number;
+  articles: number;
+  reason?: 'nothing_to_spread' | 'no_base';
+}
+
 export interface ReportDetail extends ReportSummary {
   tax_profile: TaxProfile;
+  /** Null on reports built before allocation existed. */
+  allocation?: ReportAllocation | null;
   items: Item[];
   commission_by_category: CategoryCommission[];
   warnings: ReportWarning[];
   stale: boolean;
+  /** Why the report is stale, in Russian; null when it is not. */
+  stale_reason?: string | null;
+  /** A combined report: its sources that changed since it was combined. */
+  stale_sources?: Array<{ id: string; title: string | null; change: 'rebuilt' | 'corrected' | 'deleted' }>;
 }
 
 export interface UploadUrl {
@@ -136,6 +187,8 @@ export interface RowCountResult {
   format: 'zip' | 'xlsx' | 'xls';
   report_number: string | null;
   seller_number: string | null;
+  /** The caller's report with the same identity: uploading again would charge again. */
+  duplicate_of?: { id: string; title: string; created_at: string } | null;
 }
 
 export interface ManualValueResult {
@@ -161,6 +214,9 @@ export interface CombineJob {
 export interface Product {
   article: string;
   cost_price: number;
+  /** False: added by a report, never priced by the seller. */
+  cost_price_set?: boolean;
+  cost_prices?: Array<{ valid_from: string | null; cost_price: number }>;
   updated_at?: string;
 }
 

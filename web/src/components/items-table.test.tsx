@@ -116,7 +116,7 @@ describe('items table', () => {
     renderReport();
     expect(plain((await screen.findByTestId('figure-profit')).textContent)).toBe('600,00 ₽');
     expect(plain(screen.getByTestId('figure-realization').textContent)).toBe('2 469,12 ₽');
-    expect(plain(screen.getByTestId('figure-margin').textContent)).toBe('24,3 %');
+    expect(plain(screen.getByTestId('figure-margin').textContent)).toBe('24,30 %');
     expect(plain(screen.getByTestId('cell-A-1-realization').textContent)).toBe('1 234,56');
     expect(screen.getByTestId('cell-B-2-article').textContent).toBe('B-2');
     expect(plain(screen.getByTestId('total-realization').textContent)).toBe('2 469,12');

@@ -26,8 +26,11 @@ interface ColumnMeta {
 export interface ItemsTableProps {
   items: Item[];
   totals: Values;
-  /** Saves a manual value (roubles for money, null resets); rejects with an ApiError on failure. */
-  onSave: (item: Item, field: string, value: number | null) => Promise<void>;
+  /**
+   * Saves a manual value (roubles for money, null resets); rejects with an ApiError on failure. Resolves
+   * with the item as the API answered it, so the table can say what changed downstream.
+   */
+  onSave: (item: Item, field: string, value: number | null) => Promise<Item | void>;
   readOnly?: boolean;
 }
 
@@ -96,22 +99,29 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
   const [search, setSearch] = useState('');
   const deferredSearch = useDeferredValue(search);
   const [sorting, setSorting] = useState<SortingState>([]);
-  const [hiddenGroups, setHiddenGroups] = useState<Set<string>>(new Set());
-  const [editing, setEditing] = useState<{ itemId: string; field: string } | null>(null);
+  const [choice, setChoice] = useState<ColumnChoice>(loadColumnChoice);
+  const hiddenGroups = useMemo(() => new Set(choice.hiddenGroups), [choice.hiddenGroups]);
+  const [editing, setEditing] = useState<EditState | null>(null);
   const [saving, setSaving] = useState<string | null>(null);
   const [saveError, setSaveError] = useState<unknown>(null);
+  const [lastChange, setLastChange] = useState<CorrectionChange | null>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
 
-  const filtered = useMemo(() => {
-    const needle = deferredSearch.trim().toLowerCase();
-    return needle ? items.filter((item) => matches(item, needle)) : items;
-  }, [items, deferredSearch]);
+  useEffect(() => saveColumnChoice(choice), [choice]);
+
+  const needle = deferredSearch.trim().toLowerCase();
+  const filtered = useMemo(() => (needle ? items.filter((item) => matches(item, needle)) : items), [items, needle]);
+  const shownTotals = useMemo(() => (needle ? totalsOf(filtered) : totals), [needle, filtered, totals]);
+
+  const zeroFields = useMemo(() => allZeroFields(items, totals), [items, totals]);
 
   const columnVisibility = useMemo(() => {
     const visibility: Record<string, boolean> = {};
-    for (const group of COLUMN_GROUPS) for (const f of group.fields) visibility[f] = !hiddenGroups.has(group.id);
+    for (const group of COLUMN_GROUPS)
+      for (const f of group.fields)
+        visibility[f] = !hiddenGroups.has(group.id) && (choice.showZero || !zeroFields.has(f));
     return visibility;
-  }, [hiddenGroups]);
+  }, [hiddenGroups, choice.showZero, zeroFields]);
 
   const table = useReactTable({
     data: filtered,
@@ -142,9 +152,11 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
       const key = `${item.item_id}:${field}`;
       setSaving(key);
       setSaveError(null);
+      setLastChange(null);
       try {
-        await onSave(item, field, value);
+        const after = await onSave(item, field, value);
         setEditing(null);
+        if (after) setLastChange({ field, before: item, after });
       } catch (e) {
         setSaveError(e);
       } finally {
@@ -154,19 +166,49 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
     [onSave],
   );
 
-  const startEdit = useCallback((itemId: string, field: string) => {
-    setSaveError(null);
-    setEditing({ itemId, field });
-  }, []);
+  const itemById = useMemo(() => new Map(items.map((i) => [i.item_id, i])), [items]);
+
+  const startEdit = useCallback(
+    (itemId: string, field: string) => {
+      setSaveError(null);
+      const item = itemById.get(itemId);
+      const unit = FIELD_BY_NAME.get(field)?.unit ?? 'money';
+      setEditing({ itemId, field, text: editText(unit, item?.effective[field]), invalid: null });
+    },
+    [itemById],
+  );
   const cancelEdit = useCallback(() => setEditing(null), []);
+  const changeDraft = useCallback(
+    (text: string) => setEditing((prev) => (prev ? { ...prev, text, invalid: null } : prev)),
+    [],
+  );
+
+  /** Enter, the editor's «Сохранить» or leaving the input: check the draft, then save it (or nothing when unchanged). */
+  const commitEdit = useCallback(() => {
+    if (!editing || saving) return;
+    const item = itemById.get(editing.itemId);
+    if (!item) return setEditing(null);
+    const unit = FIELD_BY_NAME.get(editing.field)?.unit ?? 'money';
+    if (editing.text.trim() === '') return setEditing(null);
+    const parsed = parseNumberInput(editing.text);
+    const problem = inputProblem(unit, parsed);
+    if (problem || parsed === null) {
+      setEditing({ ...editing, invalid: problem ?? 'Введите число' });
+      return;
+    }
+    const normalised = normaliseForUnit(unit, parsed);
+    const value = item.effective[editing.field];
+    if (typeof value === 'number' && normaliseForUnit(unit, value) === normalised) return setEditing(null);
+    void save(item, editing.field, normalised);
+  }, [editing, saving, itemById, save]);
 
   const toggleGroup = (id: string) =>
-    setHiddenGroups((prev) => {
-      const next = new Set(prev);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
+    setChoice((prev) => ({
+      ...prev,
+      hiddenGroups: prev.hiddenGroups.includes(id)
+        ? prev.hiddenGroups.filter((g) => g !== id)
+        : [...prev.hiddenGroups, id],
+    }));
 
   const correctedCount = useMemo(
     () =>
@@ -201,14 +243,41 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
               {g.title}
             </label>
           ))}
+          {zeroFields.size > 0 ? (
+            <label className={`chip${choice.showZero ? ' chip-on' : ''}`} data-testid="show-zero-columns">
+              <input
+                type="checkbox"
+                checked={choice.showZero}
+                onChange={() => setChoice((prev) => ({ ...prev, showZero: !prev.showZero }))}
+              />
+              {choice.showZero
+                ? `Нулевые колонки показаны (${zeroFields.size})`
+                : `Показать нулевые колонки (${zeroFields.size})`}
+            </label>
+          ) : null}
         </div>
       </div>
       {!readOnly ? (
-        <p className="muted small table-hint">
-          Ячейки с пунктирным подчёркиванием можно исправить: нажмите, введите значение (в рублях для денег) и Enter.
-          Исправленные ячейки подсвечены; наведите, чтобы увидеть рассчитанное значение.
+        <p className="muted small table-hint" data-testid="correction-hint">
+          Числа с пунктирным подчёркиванием можно исправить: нажмите на ячейку, введите значение (в рублях для денег) и
+          нажмите «Сохранить» или Enter. Исправленные ячейки подсвечены; рассчитанное значение показано в редакторе
+          ячейки.
         </p>
       ) : null}
+      {editing ? (
+        <EditorPanel
+          editing={editing}
+          item={itemById.get(editing.itemId)}
+          saving={saving !== null}
+          onSave={commitEdit}
+          onReset={() => {
+            const item = itemById.get(editing.itemId);
+            if (item) void save(item, editing.field, null);
+          }}
+          onCancel={cancelEdit}
+        />
+      ) : null}
+      {lastChange && !editing ? <ChangeNote change={lastChange} onClose={() => setLastChange(null)} /> : null}
       <ErrorMessage error={saveError} testId="cell-save-error" />
       <div
         className="table-scroll"
@@ -254,6 +323,9 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
                   item={item}
                   columns={leafColumns}
                   editingField={editing?.itemId === item.item_id ? editing.field : null}
+                  draft={editing?.itemId === item.item_id ? editing : null}
+                  onDraft={changeDraft}
+                  onCommit={commitEdit}
                   savingField={saving?.startsWith(`${item.item_id}:`) ? saving.slice(item.item_id.length + 1) : null}
                   readOnly={readOnly}
                   onStartEdit={startEdit}
@@ -267,13 +339,6 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
                 <td colSpan={leafColumns.length} style={{ height: paddingBottom }} />
               </tr>
             ) : null}
-            {rows.length === 0 ? (
-              <tr>
-                <td colSpan={leafColumns.length} className="empty-row">
-                  Ничего не найдено
-                </td>
-              </tr>
-            ) : null}
           </tbody>
           <tfoot>
             <tr className="totals-row" data-testid="totals-row">
@@ -281,12 +346,12 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
                 const meta = column.columnDef.meta as ColumnMeta;
                 if (column.id === 'article')
                   return (
-                    <td key={column.id} className="sticky-col col-article">
-                      Итого по отчёту
+                    <td key={column.id} className="sticky-col col-article" data-testid="totals-label">
+                      {needle ? `Итого по найденным (${formatInt(filtered.length)})` : 'Итого по отчёту'}
                     </td>
                   );
                 if (!meta.unit) return <td key={column.id} className={meta.className} />;
-                const value = totals[column.id];
+                const value = shownTotals[column.id];
                 return (
                   <td
                     key={column.id}
@@ -301,6 +366,12 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
           </tfoot>
         </table>
       </div>
+      {rows.length === 0 ? (
+        // Outside the scrolling box: visible however far the table is scrolled sideways.
+        <div className="empty-state table-empty" role="status" data-testid="items-empty">
+          Ничего не найдено{needle ? ` по запросу «${deferredSearch.trim()}»` : ''}
+        </div>
+      ) : null}
     </div>
   );
 }
@@ -334,6 +405,9 @@ interface ItemRowProps {
   item: Item;
   columns: Column<Item, unknown>[];
   editingField: string | null;
+  draft: EditState | null;
+  onDraft: (text: string) => void;
+  onCommit: () => void;
   savingField: string | null;
   readOnly?: boolean;
   onStartEdit: (itemId: string, field: string) => void;
@@ -345,6 +419,9 @@ const ItemRow = memo(function ItemRow({
   item,
   columns,
   editingField,
+  draft,
+  onDraft,
+  onCommit,
   savingField,
   readOnly,
   onStartEdit,
@@ -386,6 +463,9 @@ const ItemRow = memo(function ItemRow({
             unit={meta.unit}
             correctable={!readOnly && meta.correctable === true}
             editing={editingField === column.id}
+            draft={editingField === column.id ? draft : null}
+            onDraft={onDraft}
+            onCommit={onCommit}
             saving={savingField === column.id}
             testId={testId}
             onStartEdit={onStartEdit}
@@ -404,6 +484,9 @@ interface ValueCellProps {
   unit: FieldUnit;
   correctable: boolean;
   editing: boolean;
+  draft: EditState | null;
+  onDraft: (text: string) => void;
+  onCommit: () => void;
   saving: boolean;
   testId: string;
   onStartEdit: (itemId: string, field: string) => void;
@@ -417,6 +500,9 @@ function ValueCell({
   unit,
   correctable,
   editing,
+  draft,
+  onDraft,
+  onCommit,
   saving,
   testId,
   onStartEdit,
@@ -434,21 +520,17 @@ function ValueCell({
   if (correctable) classes.push('editable');
   if (saving) classes.push('saving');
 
-  if (editing) {
+  if (editing && draft) {
     return (
       <td className={`${classes.join(' ')} editing`} data-testid={testId}>
         <CellEditor
-          initial={editText(unit, value)}
+          text={draft.text}
+          invalid={draft.invalid !== null}
           label={`${title}, ${article}`}
-          unit={unit}
           disabled={saving}
+          onChange={onDraft}
           onCancel={onCancel}
-          onCommit={(next) => {
-            if (next === null) return onCancel();
-            const normalised = normaliseForUnit(unit, next);
-            if (typeof value === 'number' && normaliseForUnit(unit, value) === normalised) return onCancel();
-            onSave(item, field, normalised);
-          }}
+          onCommit={onCommit}
         />
       </td>
     );
@@ -497,46 +579,23 @@ function ValueCell({
 }
 
 interface CellEditorProps {
-  initial: string;
+  text: string;
+  invalid: boolean;
   label: string;
-  unit: FieldUnit;
   disabled: boolean;
-  onCommit: (value: number | null) => void;
+  onChange: (text: string) => void;
+  onCommit: () => void;
   onCancel: () => void;
 }
 
-function CellEditor({ initial, label, unit, disabled, onCommit, onCancel }: CellEditorProps) {
-  const [text, setText] = useState(initial);
-  const [invalid, setInvalid] = useState(false);
-  const done = useRef(false);
-  // A failed save re-enables the editor: let Enter try again.
-  useEffect(() => {
-    if (!disabled) done.current = false;
-  }, [disabled]);
-
-  const commit = () => {
-    if (done.current || disabled) return;
-    if (text.trim() === '') {
-      done.current = true;
-      onCancel();
-      return;
-    }
-    const parsed = parseNumberInput(text);
-    if (parsed === null || (unit === 'qty' && !Number.isInteger(parsed))) {
-      setInvalid(true);
-      return;
-    }
-    done.current = true;
-    onCommit(parsed);
-  };
-
+/** The input in the cell; what it means (computed value, a refusal, the buttons) is in the editor panel. */
+function CellEditor({ text, invalid, label, disabled, onChange, onCommit, onCancel }: CellEditorProps) {
   const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
     if (event.key === 'Enter') {
       event.preventDefault();
-      commit();
+      onCommit();
     } else if (event.key === 'Escape') {
       event.preventDefault();
-      done.current = true;
       onCancel();
     }
   };
@@ -546,19 +605,234 @@ function CellEditor({ initial, label, unit, disabled, onCommit, onCancel }: Cell
       className={`cell-input${invalid ? ' invalid' : ''}`}
       aria-label={label}
       aria-invalid={invalid || undefined}
-      title={invalid ? (unit === 'qty' ? 'Введите целое число' : 'Введите число, например 1234,56') : undefined}
+      aria-describedby={EDITOR_PANEL_ID}
       inputMode="decimal"
       autoFocus
       value={text}
       disabled={disabled}
-      onChange={(e) => {
-        setText(e.target.value);
-        setInvalid(false);
-        done.current = false;
-      }}
+      onChange={(e) => onChange(e.target.value)}
       onKeyDown={onKeyDown}
-      onBlur={commit}
+      onBlur={(e) => {
+        // Moving to the editor panel's buttons is not leaving the editor.
+        const next = e.relatedTarget as Node | null;
+        if (next && document.getElementById(EDITOR_PANEL_ID)?.contains(next)) return;
+        onCommit();
+      }}
       onFocus={(e) => e.currentTarget.select()}
     />
   );
+}
+
+const EDITOR_PANEL_ID = 'cell-editor-panel';
+
+interface EditState {
+  itemId: string;
+  field: string;
+  text: string;
+  /** Why the draft cannot be saved; shown as an error in the editor panel. */
+  invalid: string | null;
+}
+
+function inputProblem(unit: FieldUnit, parsed: number | null): string | null {
+  if (parsed === null) return unit === 'qty' ? 'Введите целое число, например 12' : 'Введите число, например 1234,56';
+  if (unit === 'qty' && !Number.isInteger(parsed)) return 'Введите целое число, например 12';
+  return null;
+}
+
+/**
+ * The open cell editor's panel: which cell, its computed value (and the correction, if any), a
+ * refusal shown as an error, and buttons that work by tap as well as Enter and Escape.
+ */
+function EditorPanel({
+  editing,
+  item,
+  saving,
+  onSave,
+  onReset,
+  onCancel,
+}: {
+  editing: EditState;
+  item: Item | undefined;
+  saving: boolean;
+  onSave: () => void;
+  onReset: () => void;
+  onCancel: () => void;
+}) {
+  if (!item) return null;
+  const def = FIELD_BY_NAME.get(editing.field);
+  const unit = def?.unit ?? 'money';
+  const manual = item.manual_values?.[editing.field];
+  const corrected = manual !== null && manual !== undefined;
+  const keep = (e: { preventDefault: () => void }) => e.preventDefault();
+  return (
+    <div
+      className="editor-panel"
+      id={EDITOR_PANEL_ID}
+      role="group"
+      aria-label="Исправление ячейки"
+      data-testid="editor-panel"
+    >
+      <div className="editor-panel-text">
+        <strong>{def?.title ?? editing.field}</strong> · {displayArticle(item.article)}
+        <span className="editor-computed" data-testid="editor-computed">
+          Рассчитано: {withUnit(unit, item.computed[editing.field])}
+          {corrected ? ` · исправлено на ${withUnit(unit, manual)}` : ''}
+        </span>
+      </div>
+      {editing.invalid ? (
+        <div className="editor-error" role="alert" data-testid="editor-error">
+          {editing.invalid}
+        </div>
+      ) : null}
+      <div className="editor-buttons">
+        <button
+          type="button"
+          className="btn btn-primary btn-small"
+          onMouseDown={keep}
+          onClick={onSave}
+          disabled={saving}
+        >
+          {saving ? 'Сохраняем…' : 'Сохранить'}
+        </button>
+        {corrected ? (
+          <button type="button" className="btn btn-small" onMouseDown={keep} onClick={onReset} disabled={saving}>
+            Вернуть рассчитанное
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className="btn btn-ghost btn-small"
+          onMouseDown={keep}
+          onClick={onCancel}
+          disabled={saving}
+        >
+          Отмена
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function withUnit(unit: FieldUnit, value: number | null | undefined): string {
+  const text = formatByUnit(unit, value);
+  if (text === '—') return text;
+  return unit === 'money' ? `${text} ₽` : unit === 'qty' ? `${text} шт` : text;
+}
+
+interface CorrectionChange {
+  field: string;
+  before: Item;
+  after: Item;
+}
+
+/** What the article's result fields became after a correction. */
+export const DOWNSTREAM: ReadonlyArray<{ field: string; label: string }> = [
+  { field: 'profit', label: 'прибыль' },
+  { field: 'margin', label: 'маржа' },
+  { field: 'payout', label: 'к выплате' },
+];
+
+/** After a correction: the cell's change and what followed from it for the article (profit, margin, payout). */
+function ChangeNote({ change, onClose }: { change: CorrectionChange; onClose: () => void }) {
+  const def = FIELD_BY_NAME.get(change.field);
+  const unit = def?.unit ?? 'money';
+  const same = (a: number | null | undefined, b: number | null | undefined) =>
+    Math.round((a ?? 0) * 100) === Math.round((b ?? 0) * 100) && (a === null) === (b === null);
+  const moved = DOWNSTREAM.filter(
+    (d) => d.field !== change.field && !same(change.before.effective[d.field], change.after.effective[d.field]),
+  );
+  return (
+    <div className="alert alert-info change-note" role="status" data-testid="correction-change">
+      <div>
+        <strong>{displayArticle(change.after.article)}</strong> · {def?.title ?? change.field}:{' '}
+        {withUnit(unit, change.before.effective[change.field])} → {withUnit(unit, change.after.effective[change.field])}
+        .
+      </div>
+      <div>
+        {moved.length === 0
+          ? 'Прибыль, маржа и сумма к выплате по артикулу не изменились.'
+          : `Отсюда: ${moved
+              .map((d) => {
+                const u = FIELD_BY_NAME.get(d.field)?.unit ?? 'money';
+                return `${d.label} ${withUnit(u, change.before.effective[d.field])} → ${withUnit(u, change.after.effective[d.field])}`;
+              })
+              .join('; ')}.`}
+      </div>
+      <button type="button" className="link-button" onClick={onClose}>
+        Скрыть
+      </button>
+    </div>
+  );
+}
+
+/** Fields whose every item value (and total) is zero or empty: hidden unless the seller asks for them. */
+export function allZeroFields(items: readonly Item[], totals: Values): Set<string> {
+  const out = new Set<string>();
+  for (const group of COLUMN_GROUPS) {
+    for (const f of group.fields) {
+      const zero = (v: number | null | undefined) => v === null || v === undefined || v === 0;
+      if (zero(totals[f]) && items.every((i) => zero(i.effective[f]))) out.add(f);
+    }
+  }
+  return out;
+}
+
+/** Totals of some items, as the report's totals are built (sums; ratios recomputed from the sums). */
+export function totalsOf(items: readonly Item[]): Values {
+  const t: Values = {};
+  const r2 = (v: number) => Math.round(v * 100) / 100;
+  for (const def of FIELD_BY_NAME.values()) {
+    if (def.unit === 'percent' || def.name === 'avg_seller_price' || def.name === 'cost_price') continue;
+    let sum = 0;
+    for (const it of items) sum += it.effective[def.name] ?? 0;
+    t[def.name] = def.unit === 'qty' ? Math.round(sum) : r2(sum);
+  }
+  const n = (f: string) => t[f] ?? 0;
+  t.avg_seller_price = n('sales_qty') > 0 ? r2(n('sales_seller_price') / n('sales_qty')) : null;
+  t.cost_price = n('net_qty') !== 0 ? r2(n('cost_total') / n('net_qty')) : null;
+  t.margin = n('realization') > 0 ? r2((n('profit') / n('realization')) * 100) : null;
+  t.roi = n('cost_total') > 0 ? r2((n('profit') / n('cost_total')) * 100) : null;
+  let weighted = 0;
+  let weight = 0;
+  for (const it of items) {
+    const r = it.effective.realization ?? 0;
+    if (r > 0) {
+      weighted += (it.effective.category_commission_percent ?? 0) * r;
+      weight += r;
+    }
+  }
+  t.category_commission_percent = weight > 0 ? r2(weighted / weight) : null;
+  return t;
+}
+
+/** The seller's column choice (groups shown, zero columns shown), kept in this browser. */
+export const COLUMNS_KEY = 'svc_columns';
+
+interface ColumnChoice {
+  hiddenGroups: string[];
+  showZero: boolean;
+}
+
+function loadColumnChoice(): ColumnChoice {
+  try {
+    const raw = window.localStorage.getItem(COLUMNS_KEY);
+    const parsed = raw ? (JSON.parse(raw) as Partial<ColumnChoice>) : {};
+    const known = new Set(COLUMN_GROUPS.map((g) => g.id));
+    return {
+      hiddenGroups: Array.isArray(parsed.hiddenGroups)
+        ? parsed.hiddenGroups.filter((g): g is string => typeof g === 'string' && known.has(g))
+        : [],
+      showZero: parsed.showZero === true,
+    };
+  } catch {
+    return { hiddenGroups: [], showZero: false };
+  }
+}
+
+function saveColumnChoice(choice: ColumnChoice): void {
+  try {
+    window.localStorage.setItem(COLUMNS_KEY, JSON.stringify(choice));
+  } catch {
+    // storage full or disabled: the choice lasts this visit only
+  }
 }

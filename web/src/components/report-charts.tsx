@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import type { Item, Values } from '../api/types';
 import { displayArticle, fieldTitle } from '../lib/fields';
 import { formatMoney } from '../lib/format';
+import { useNarrowScreen } from '../lib/use-narrow-screen';
 
 interface Step {
   label: string;
@@ -58,12 +59,14 @@ export function waterfallSteps(totals: Values): Step[] {
     'penalties',
     'deductions',
     'ads',
-    'vat',
-    'usn',
-    'cost_total',
+    'loans',
   ]) {
     minus(f);
   }
+  // Loans lower what WB transfers but are not an expense: they come back before profit.
+  total(fieldTitle('payout'), n(totals.payout), 'Округления WB и корректировки');
+  delta('Займы (не расход)', n(totals.loans));
+  for (const f of ['vat', 'usn', 'cost_total']) minus(f);
   total(fieldTitle('profit'), n(totals.profit), 'Ручные корректировки');
   return steps;
 }
@@ -80,8 +83,60 @@ function scale(values: number[], x0: number, x1: number) {
   return (v: number) => x0 + ((v - min) / span) * (x1 - x0);
 }
 
-export function WaterfallChart({ totals }: { totals: Values }) {
+/** Narrow screens (phones): the label above each bar, the amount at its right, the chart as wide as the screen. */
+const NARROW_WIDTH = 360;
+const NARROW_ROW = 40;
+
+export function NarrowWaterfall({ steps }: { steps: Step[] }) {
+  const x = scale(
+    steps.flatMap((s) => [s.start, s.end]),
+    4,
+    NARROW_WIDTH - 4,
+  );
+  const height = steps.length * NARROW_ROW + 6;
+  return (
+    <svg
+      className="chart chart-narrow"
+      viewBox={`0 0 ${NARROW_WIDTH} ${height}`}
+      role="img"
+      aria-label="Путь от цены продавца к прибыли"
+      data-testid="waterfall-chart"
+      data-layout="narrow"
+      preserveAspectRatio="xMinYMin meet"
+    >
+      <line x1={x(0)} x2={x(0)} y1={0} y2={height} className="chart-axis" />
+      {steps.map((s, i) => {
+        const y = i * NARROW_ROW;
+        const left = Math.min(x(s.start), x(s.end));
+        const w = Math.max(1.5, Math.abs(x(s.end) - x(s.start)));
+        const cls =
+          s.kind === 'total' ? (s.value < 0 ? 'bar-total-negative' : 'bar-total') : s.value < 0 ? 'bar-down' : 'bar-up';
+        return (
+          <g key={`${s.label}-${i}`}>
+            <title>{`${s.label}: ${formatMoney(s.value)} ₽`}</title>
+            <text x={4} y={y + 14} className={`chart-label${s.kind === 'total' ? ' strong' : ''}`}>
+              {s.label}
+            </text>
+            <text
+              x={NARROW_WIDTH - 4}
+              y={y + 14}
+              className={`chart-value${s.value < 0 ? ' negative' : ''}${s.kind === 'total' ? ' strong' : ''}`}
+              textAnchor="end"
+            >
+              {s.kind === 'delta' && s.value > 0 ? '+' : ''}
+              {formatMoney(s.value)}
+            </text>
+            <rect x={left} y={y + 20} width={w} height={14} rx={3} className={cls} />
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+export function WaterfallChart({ totals, narrow }: { totals: Values; narrow?: boolean }) {
   const steps = useMemo(() => waterfallSteps(totals), [totals]);
+  if (narrow) return <NarrowWaterfall steps={steps} />;
   const x = scale(
     steps.flatMap((s) => [s.start, s.end]),
     LABEL_W + 10,
@@ -203,6 +258,7 @@ export function ProfitByArticleChart({ items }: { items: Item[] }) {
 
 export function ReportCharts({ items, totals }: { items: Item[]; totals: Values }) {
   const [tab, setTab] = useState<'waterfall' | 'articles'>('waterfall');
+  const narrow = useNarrowScreen();
   return (
     <section className="panel" aria-labelledby="charts-title">
       <div className="panel-head">
@@ -231,7 +287,11 @@ export function ReportCharts({ items, totals }: { items: Item[]; totals: Values 
         </div>
       </div>
       <div className="chart-wrap" role="tabpanel">
-        {tab === 'waterfall' ? <WaterfallChart totals={totals} /> : <ProfitByArticleChart items={items} />}
+        {tab === 'waterfall' ? (
+          <WaterfallChart totals={totals} narrow={narrow} />
+        ) : (
+          <ProfitByArticleChart items={items} />
+        )}
       </div>
     </section>
   );

@@ -275,4 +275,55 @@ describe('upload panel', () => {
     expect(toast.textContent).toContain('Лимиты возвращены');
     expect(screen.queryByTestId('opened-report')).toBeNull();
   });
+
+  it('says the report is already uploaded before anything is charged, and uploads again only when asked', async () => {
+    countAnswer = json(200, {
+      rows: 1200,
+      limits: 5000,
+      limits_after: 3800,
+      enough: true,
+      format: 'xls',
+      report_number: '777',
+      seller_number: '42',
+      duplicate_of: { id: 'rep-1', title: 'Отчёт №777', created_at: '2026-05-25T10:00:00.000Z' },
+    });
+    renderPanel();
+    await pickAndTransfer();
+
+    const dup = await screen.findByTestId('upload-duplicate');
+    expect(plain(dup.textContent)).toBe(
+      'Этот отчёт уже загружен: «Отчёт №777» от 25.05.2026. Повторная загрузка спишет лимиты ещё раз, и отчёт будет в списке дважды.',
+    );
+    expect(screen.getByRole('link', { name: '«Отчёт №777»' }).getAttribute('href')).toBe('/reports/rep-1');
+    // Nothing is uploaded (so nothing charged) until the user confirms the second copy.
+    expect(calls.some((c) => c.url === '/api/reports/upload')).toBe(false);
+    expect(screen.queryByRole('button', { name: 'Загрузить отчёт' })).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Всё равно загрузить' }));
+    await screen.findByTestId('opened-report');
+    expect(calls.find((c) => c.url === '/api/reports/upload')).toEqual({
+      url: '/api/reports/upload',
+      method: 'POST',
+      body: { upload_id: 'up-1', allow_duplicate: true },
+    });
+  });
+
+  it('shows a refused duplicate (409) in Russian with the existing report', async () => {
+    renderPanel();
+    await pickAndTransfer();
+    await screen.findByTestId('upload-preview');
+    vi.mocked(fetch).mockImplementationOnce(async () =>
+      json(409, {
+        error: {
+          code: 'duplicate_report',
+          message: 'You already have this report',
+          details: { report_id: 'rep-1', title: 'Отчёт №777', created_at: '2026-05-25T10:00:00.000Z' },
+        },
+      }),
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Загрузить отчёт' }));
+    expect((await screen.findByTestId('upload-error')).textContent).toBe(
+      'Этот отчёт уже загружен: «Отчёт №777». Повторная загрузка спишет лимиты ещё раз.',
+    );
+  });
 });

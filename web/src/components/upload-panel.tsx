@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router-dom';
 import { api, putFileWithProgress } from '../api/client';
 import { ApiError, pluralRows } from '../api/errors';
 import type { RowCountResult } from '../api/types';
@@ -7,6 +8,7 @@ import { formatBytes, formatInt } from '../lib/format';
 import { useUploads } from '../lib/uploads';
 import { ErrorMessage } from './error-message';
 import { ProgressBar, Spinner } from './progress-bar';
+import { SupportContact } from '../lib/app-config';
 
 const ACCEPTED = ['zip', 'xlsx', 'xls'];
 
@@ -92,7 +94,8 @@ export function UploadPanel() {
   const confirmUpload = async (file: File, uploadId: string, count: RowCountResult) => {
     setStage({ kind: 'processing', file, count });
     try {
-      await uploads.submit(uploadId, file.name);
+      // The preview named the duplicate and the user chose to upload it anyway.
+      await uploads.submit(uploadId, file.name, Boolean(count.duplicate_of));
       if (mounted.current) setStage({ kind: 'idle' });
     } catch (error) {
       // Limits may have changed between the preview and now; show the fresh numbers.
@@ -180,6 +183,12 @@ export function UploadPanel() {
         <div className="upload-step" data-testid="upload-preview">
           <FileLine file={stage.file} />
           <CountSummary count={stage.count} />
+          {stage.count.duplicate_of ? (
+            <div className="alert alert-warning" role="alert" data-testid="upload-duplicate">
+              Этот отчёт уже загружен: <DuplicateLink dup={stage.count.duplicate_of} />. Повторная загрузка спишет
+              лимиты ещё раз, и отчёт будет в списке дважды.
+            </div>
+          ) : null}
           {stage.count.enough ? (
             <p className="preview-line" data-testid="upload-charge">
               Будет списано <strong>{pluralRows(stage.count.rows)}</strong>, у вас{' '}
@@ -190,7 +199,7 @@ export function UploadPanel() {
             <div className="alert alert-error" role="alert" data-testid="upload-blocked">
               Недостаточно лимитов: в отчёте {pluralRows(stage.count.rows)}, а у вас осталось{' '}
               {pluralRows(stage.count.limits)}. Не хватает {pluralRows(stage.count.rows - stage.count.limits)}.
-              Обратитесь к администратору, чтобы пополнить лимит.
+              <SupportContact what="чтобы пополнить лимит" />
             </div>
           )}
           <div className="button-row">
@@ -200,7 +209,7 @@ export function UploadPanel() {
               disabled={!stage.count.enough}
               onClick={() => confirmUpload(stage.file, stage.uploadId, stage.count)}
             >
-              Загрузить отчёт
+              {stage.count.duplicate_of ? 'Всё равно загрузить' : 'Загрузить отчёт'}
             </button>
             <button type="button" className="btn" onClick={reset}>
               Отмена
@@ -237,6 +246,16 @@ export function UploadPanel() {
         </div>
       ) : null}
     </section>
+  );
+}
+
+function DuplicateLink({ dup }: { dup: NonNullable<RowCountResult['duplicate_of']> }) {
+  const day = new Date(dup.created_at);
+  return (
+    <>
+      <Link to={`/reports/${encodeURIComponent(dup.id)}`}>«{dup.title}»</Link>
+      {Number.isNaN(day.getTime()) ? null : <> от {day.toLocaleDateString('ru-RU')}</>}
+    </>
   );
 }
 

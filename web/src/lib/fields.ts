@@ -49,7 +49,7 @@ export const COLUMN_GROUPS: ReadonlyArray<{ id: string; title: string; fields: r
   {
     id: 'tax',
     title: 'Себестоимость и налоги',
-    fields: ['cost_price', 'cost_total', 'income', 'vat', 'usn', 'expenses'],
+    fields: ['cost_price', 'cost_total', 'income', 'vat', 'usn', 'expenses', 'allocated_expenses'],
   },
   { id: 'result', title: 'Результат', fields: ['profit', 'margin', 'roi', 'payout'] },
 ];

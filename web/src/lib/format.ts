@@ -3,7 +3,8 @@ import type { FieldUnit } from './fields';
 
 const money = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const integer = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 0 });
-const percent = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 1, maximumFractionDigits: 2 });
+// One rule for every percent on the page: two decimals (4,00 %, 93,70 %, 3,35 %), as stored.
+const percent = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 

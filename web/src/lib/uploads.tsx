@@ -36,7 +36,7 @@ interface UploadsValue {
    * Sends the upload of `uploadId` and follows it. Resolves with the report once the server accepted it
    * (ready or processing); rejects with the request's error (nothing was charged, or it was refunded).
    */
-  submit: (uploadId: string, fileName: string) => Promise<ReportSummary>;
+  submit: (uploadId: string, fileName: string, allowDuplicate?: boolean) => Promise<ReportSummary>;
   /** Follows a report already processing (e.g. one seen in the list). */
   follow: (report: ReportSummary) => void;
   dismiss: (toastId: number) => void;
@@ -118,9 +118,9 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const submit = useCallback(
-    async (uploadId: string, fileName: string) => {
+    async (uploadId: string, fileName: string, allowDuplicate = false) => {
       // Same upload id = same report, charged once (the server's idempotency), so a repeat is safe.
-      const { report } = await api.upload(uploadId);
+      const { report } = await api.upload(uploadId, allowDuplicate);
       if (report.status === 'processing') {
         follow(report);
       } else {

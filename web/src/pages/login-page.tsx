@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api/client';
-import { forgetSessionEnded, sessionJustEnded } from '../api/session';
+import { forgetSessionEnded, lastEmail, sessionJustEnded } from '../api/session';
+import { useAppConfig } from '../lib/app-config';
 import { ErrorMessage } from '../components/error-message';
 import { useAuth } from '../lib/auth';
 import { AuthCard } from './auth-card';
@@ -13,7 +14,9 @@ export function LoginPage() {
   const navigate = useNavigate();
   const location = useLocation();
   const from = (location.state as { from?: string } | null)?.from;
-  const [email, setEmail] = useState('');
+  // After a session ends (or a sign-out) the address is offered again.
+  const [email, setEmail] = useState(lastEmail);
+  const config = useAppConfig();
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -37,7 +40,7 @@ export function LoginPage() {
   return (
     <AuthCard
       title="Вход"
-      subtitle="Прибыль по каждому артикулу из детализированного отчёта Wildberries."
+      subtitle="Прибыль, маржа и сумма к выплате по каждому артикулу из еженедельного детализированного отчёта Wildberries."
       footer={
         <>
           <Link to="/register">Регистрация</Link>
@@ -45,6 +48,30 @@ export function LoginPage() {
         </>
       }
     >
+      <div className="auth-explain" data-testid="first-visit">
+        <strong>Что загружать.</strong> Детализированный отчёт о реализации, как его отдаёт WB:
+        <ol>
+          <li>
+            В личном кабинете продавца WB откройте «Финансовые отчёты» (раздел «Финансы» или «Документы и отчёты»).
+          </li>
+          <li>
+            Выберите еженедельный отчёт и нажмите «Скачать детализацию» — придёт .zip или .xlsx. Загрузите его сюда без
+            изменений.
+          </li>
+        </ol>
+        Себестоимость артикулов вводится на странице «Себестоимость» или файлом.
+      </div>
+      {config?.demo_email ? (
+        <div className="alert alert-info demo-hint" data-testid="demo-hint">
+          Демо-аккаунт: <strong>{config.demo_email}</strong>. Пароль напечатан в консоли <code>npm start</code> и лежит
+          в файле <code>.data/demo-password</code>.{' '}
+          {email !== config.demo_email ? (
+            <button type="button" className="link-button" onClick={() => setEmail(config.demo_email ?? '')}>
+              Подставить адрес
+            </button>
+          ) : null}
+        </div>
+      ) : null}
       {ended && !error ? (
         <div className="alert alert-info" role="status" data-testid="session-ended">
           Сессия завершилась. Войдите снова.

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router-dom';
 import { api } from '../api/client';
 import type { ImportResult, Product } from '../api/types';
 import { ErrorMessage } from '../components/error-message';
@@ -13,14 +14,27 @@ export function ProductsPage() {
   useTitle('Себестоимость');
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
+  // ?missing=1 (the report page's «Заполнить себестоимость» link): only products without a cost price.
+  const [params, setParams] = useSearchParams();
+  const missing = params.get('missing') === '1';
+  const setMissing = (on: boolean) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        if (on) next.set('missing', '1');
+        else next.delete('missing');
+        return next;
+      },
+      { replace: true },
+    );
   useEffect(() => {
     const t = window.setTimeout(() => setDebounced(search.trim()), 300);
     return () => window.clearTimeout(t);
   }, [search]);
 
   const products = useInfiniteQuery({
-    queryKey: ['products', debounced],
-    queryFn: ({ pageParam }) => api.listProducts(debounced, pageParam),
+    queryKey: ['products', debounced, missing],
+    queryFn: ({ pageParam }) => api.listProducts(debounced, pageParam, missing),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor ?? null,
   });
@@ -49,6 +63,10 @@ export function ProductsPage() {
             value={search}
             onChange={(e) => setSearch(e.target.value)}
           />
+          <label className={`chip${missing ? ' chip-on' : ''}`} data-testid="missing-filter">
+            <input type="checkbox" checked={missing} onChange={(e) => setMissing(e.target.checked)} />
+            Без себестоимости
+          </label>
         </div>
         {products.isPending ? (
           <Spinner label="Загружаем каталог…" />
@@ -56,9 +74,11 @@ export function ProductsPage() {
           <ErrorMessage error={products.error} />
         ) : items.length === 0 ? (
           <div className="empty-state" data-testid="products-empty">
-            {debounced
-              ? 'Ничего не найдено.'
-              : 'Каталог пуст. Артикулы появятся после загрузки первого отчёта, или импортируйте прайс-лист.'}
+            {missing && !debounced
+              ? 'У всех артикулов указана себестоимость.'
+              : debounced || missing
+                ? 'Ничего не найдено.'
+                : 'Каталог пуст. Артикулы появятся после загрузки первого отчёта, или импортируйте прайс-лист.'}
           </div>
         ) : (
           <div className="table-wrap">
@@ -66,7 +86,7 @@ export function ProductsPage() {
               <thead>
                 <tr>
                   <th>Артикул</th>
-                  <th className="num">Себестоимость, ₽</th>
+                  <th className="num">Себестоимость за шт, ₽</th>
                   <th>Изменено</th>
                 </tr>
               </thead>
@@ -107,7 +127,8 @@ function ProductRow({ product }: { product: Product }) {
       return;
     }
     const roubles = Math.round(value * 100) / 100;
-    if (roubles === lastSaved.current) {
+    // A product never priced is saved even at 0: the seller says its cost is 0.
+    if (roubles === lastSaved.current && current.cost_price_set !== false) {
       setText(editText('money', roubles));
       setState('idle');
       return;
@@ -139,15 +160,24 @@ function ProductRow({ product }: { product: Product }) {
     }
   };
 
+  const notSet = current.cost_price_set === false;
   return (
-    <tr data-testid={`product-row-${product.article}`}>
-      <td>{displayArticle(product.article)}</td>
+    <tr data-testid={`product-row-${product.article}`} className={notSet ? 'product-missing' : undefined}>
+      <td>
+        {displayArticle(product.article)}
+        {notSet ? (
+          <span className="badge badge-warning" data-testid={`cost-missing-${product.article}`}>
+            не указана
+          </span>
+        ) : null}
+      </td>
       <td className="num">
         {editable ? (
           <div className="price-cell">
             <input
               className={`price-input${state === 'invalid' ? ' invalid' : ''}`}
-              aria-label={`Себестоимость ${product.article}`}
+              aria-label={`Себестоимость за шт, ₽: ${product.article}`}
+              aria-invalid={state === 'invalid' || undefined}
               data-testid={`cost-${product.article}`}
               inputMode="decimal"
               value={text}
@@ -159,15 +189,15 @@ function ProductRow({ product }: { product: Product }) {
               onKeyDown={onKeyDown}
               onBlur={() => void save()}
             />
-            <span className="save-state" aria-live="polite">
-              {state === 'saving'
-                ? 'Сохраняем…'
-                : state === 'saved'
-                  ? '✓ Сохранено'
-                  : state === 'invalid'
-                    ? 'Введите число ≥ 0'
-                    : ''}
-            </span>
+            {state === 'invalid' ? (
+              <span className="save-state save-state-error" role="alert" data-testid={`cost-error-${product.article}`}>
+                Введите число ≥ 0
+              </span>
+            ) : (
+              <span className="save-state" aria-live="polite">
+                {state === 'saving' ? 'Сохраняем…' : state === 'saved' ? '✓ Сохранено' : ''}
+              </span>
+            )}
           </div>
         ) : (
           formatMoney(product.cost_price)

@@ -4,7 +4,10 @@ import { Link, useParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
 import { ApiError, messageFor, pluralRows } from '../api/errors';
 import type { Item, Page, RebuildResult, ReportDetail, ReportSummary, Values } from '../api/types';
+import { CombinedStaleBanner } from '../components/combined-stale-banner';
+import { AllocationPanel, MissingCostBanner } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
+import { ReportMetaForm } from '../components/report-meta-form';
 import { ItemsTable } from '../components/items-table';
 import { ConfirmDialog, Modal } from '../components/modal';
 import { ProgressBar, Spinner } from '../components/progress-bar';
@@ -19,17 +22,18 @@ const PROCESSING_POLL_MS = 1000;
 
 type ReportData = { report: ReportDetail };
 
-const HEADLINE: Array<{ field: string; title: string; hint: string }> = [
-  { field: 'realization', title: 'Реализация', hint: 'Сумма продаж по цене для покупателя за вычетом возвратов' },
+/** The headline figures, each with one line under it saying what it is (no tooltip needed). */
+export const HEADLINE: Array<{ field: string; title: string; hint: string }> = [
+  { field: 'realization', title: 'Реализация', hint: 'Продажи по цене для покупателя минус возвраты' },
   {
     field: 'for_pay',
     title: 'К перечислению',
-    hint: 'Сколько WB перечисляет за проданный товар (до вычета логистики и услуг)',
+    hint: 'За товар, после комиссии WB, до логистики и услуг',
   },
   {
     field: 'payout',
     title: 'К выплате',
-    hint: 'Итог к оплате по отчёту WB: к перечислению с учётом логистики, хранения, штрафов и удержаний',
+    hint: 'Итог WB: после логистики, хранения, штрафов, удержаний и займов',
   },
   { field: 'profit', title: 'Прибыль', hint: 'После всех расходов WB, себестоимости и налогов' },
   { field: 'margin', title: 'Маржа', hint: 'Прибыль / реализация' },
@@ -87,6 +91,7 @@ export function ReportPage() {
       );
       // The list shows each report's profit.
       void queryClient.invalidateQueries({ queryKey: ['reports'] });
+      return result.item;
     },
     [id, queryClient],
   );
@@ -151,7 +156,7 @@ export function ReportPage() {
   };
 
   const noSourceReason = report.is_combined
-    ? 'У объединённого отчёта нет исходного файла: пересоберите исходные отчёты и объедините их заново.'
+    ? 'У объединённого отчёта нет исходного файла: когда исходные отчёты меняются, он пересобирается из них.'
     : 'Исходный файл этого отчёта не сохранён.';
 
   return (
@@ -202,34 +207,39 @@ export function ReportPage() {
 
       <ErrorMessage error={actionError} testId="report-action-error" />
 
-      {report.stale ? (
-        <div className="alert alert-warning" role="status" data-testid="stale-banner">
-          Себестоимость или налоговый профиль изменились после построения отчёта: пересоберите
+      {report.is_combined ? <CombinedStaleBanner report={report} /> : null}
+
+      {report.stale && !report.is_combined ? (
+        <div className="alert alert-warning stale-banner" role="status" data-testid="stale-banner">
+          <span>
+            Себестоимость или налоговый профиль изменились после построения отчёта: цифры ниже посчитаны по прежним
+            {report.source_available ? '.' : '. Исходного файла нет, поэтому пересобрать отчёт нельзя.'}
+          </span>
           {report.source_available ? (
-            <>
-              {' '}
-              <button
-                type="button"
-                className="link-button"
-                onClick={() => setAskRebuild(true)}
-                disabled={busy !== null}
-              >
-                (пересобрать сейчас)
-              </button>
-            </>
-          ) : (
-            '.'
-          )}
+            <button
+              type="button"
+              className="btn btn-small btn-primary"
+              onClick={() => setAskRebuild(true)}
+              disabled={busy !== null}
+              data-testid="stale-rebuild"
+            >
+              Пересобрать отчёт
+            </button>
+          ) : null}
         </div>
       ) : null}
 
-      {report.warnings?.length ? (
+      <MissingCostBanner warnings={report.warnings} />
+
+      {report.warnings?.some((w) => w.code !== 'missing_cost_price') ? (
         <div className="alert alert-warning" role="status" data-testid="warnings">
           <strong>Обратите внимание:</strong>
           <ul>
-            {report.warnings.map((w, i) => (
-              <li key={`${w.code}-${i}`}>{w.message}</li>
-            ))}
+            {report.warnings
+              .filter((w) => w.code !== 'missing_cost_price')
+              .map((w, i) => (
+                <li key={`${w.code}-${i}`}>{w.message}</li>
+              ))}
           </ul>
         </div>
       ) : null}
@@ -242,6 +252,8 @@ export function ReportPage() {
         <h2 id="items-title">Товары</h2>
         <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
       </section>
+
+      <AllocationPanel allocation={report.allocation} />
 
       {report.commission_by_category?.length ? <CommissionByCategory report={report} /> : null}
 
@@ -321,6 +333,7 @@ function ReportHeader({ report }: { report: ReportDetail }) {
             <dd>{formatDateTime(report.rebuilt_at || report.created_at)}</dd>
           </div>
         </dl>
+        <ReportMetaForm report={report} />
         {report.is_combined && report.source_report_ids?.length ? (
           <p className="sources" data-testid="report-sources">
             Объединён из отчётов:{' '}
@@ -344,13 +357,16 @@ function Headline({ totals }: { totals: Values }) {
         const value = totals[field];
         const text = field === 'margin' ? formatPercent(value) : formatRub(value);
         return (
-          <div key={field} className={`figure figure-${field}`} title={hint}>
+          <div key={field} className={`figure figure-${field}`}>
             <div className="figure-title">{title}</div>
             <div
               className={`figure-value${typeof value === 'number' && value < 0 ? ' negative' : ''}`}
               data-testid={`figure-${field}`}
             >
               {text}
+            </div>
+            <div className="figure-hint" data-testid={`figure-hint-${field}`}>
+              {hint}
             </div>
           </div>
         );
@@ -359,7 +375,19 @@ function Headline({ totals }: { totals: Values }) {
   );
 }
 
+/**
+ * Categories to show: an empty category with nothing in it (rows without an article, e.g. storage)
+ * is left out; an empty one with money in it is named.
+ */
+export function commissionRows(report: ReportDetail) {
+  return report.commission_by_category
+    .filter((c) => c.category !== '' || Math.abs(c.realization) >= 0.005 || Math.abs(c.commission) >= 0.005)
+    .map((c) => ({ ...c, label: c.category || 'Без категории' }));
+}
+
 function CommissionByCategory({ report }: { report: ReportDetail }) {
+  const rows = commissionRows(report);
+  if (rows.length === 0) return null;
   return (
     <section className="panel" aria-labelledby="commission-title">
       <h2 id="commission-title">Комиссия WB по категориям</h2>
@@ -374,9 +402,9 @@ function CommissionByCategory({ report }: { report: ReportDetail }) {
             </tr>
           </thead>
           <tbody>
-            {report.commission_by_category.map((c) => (
+            {rows.map((c) => (
               <tr key={c.category}>
-                <td>{c.category || '—'}</td>
+                <td>{c.label}</td>
                 <td className="num">{formatByUnit('money', c.realization)}</td>
                 <td className="num">{formatByUnit('money', c.commission)}</td>
                 <td className="num">{formatPercent(c.percent)}</td>

@@ -180,7 +180,7 @@ export function ReportsPage() {
           </label>
         </div>
 
-        {selectedIds.length > 0 ? (
+        {items.length > 0 ? (
           <div className="selection-bar" data-testid="selection-bar">
             <span>
               Выбрано: <strong>{selectedIds.length}</strong>
@@ -191,15 +191,32 @@ export function ReportsPage() {
               disabled={selectedIds.length < 2 || combining}
               title={selectedIds.length < 2 ? 'Выберите хотя бы два отчёта' : undefined}
               onClick={() => setAskCombine(true)}
+              data-testid="combine-button"
             >
               Объединить
             </button>
-            <button type="button" className="btn btn-small" disabled={exporting || combining} onClick={exportSummary}>
+            <button
+              type="button"
+              className="btn btn-small"
+              disabled={selectedIds.length === 0 || exporting || combining}
+              title={selectedIds.length === 0 ? 'Отметьте отчёты галочками' : undefined}
+              onClick={exportSummary}
+              data-testid="summary-button"
+            >
               {exporting ? 'Готовим файл…' : 'Сводный XLS'}
             </button>
-            <button type="button" className="btn btn-ghost btn-small" onClick={() => setSelected(new Set())}>
-              Снять выбор
-            </button>
+            {selectedIds.length > 0 ? (
+              <button type="button" className="btn btn-ghost btn-small" onClick={() => setSelected(new Set())}>
+                Снять выбор
+              </button>
+            ) : null}
+            <span className="hint" data-testid="selection-hint">
+              {selectedIds.length === 0
+                ? 'Отметьте отчёты галочками: сводный XLS — по одному или нескольким, объединение — от двух.'
+                : selectedIds.length === 1
+                  ? 'Для объединения отметьте ещё хотя бы один отчёт.'
+                  : ''}
+            </span>
           </div>
         ) : null}
 
@@ -231,7 +248,7 @@ export function ReportsPage() {
           </div>
         ) : (
           <div className="table-wrap">
-            <table className="data-table" data-testid="reports-table">
+            <table className="data-table reports-table" data-testid="reports-table">
               <thead>
                 <tr>
                   <th className="col-check">
@@ -241,7 +258,9 @@ export function ReportsPage() {
                   <th>Продавец</th>
                   <th>Период</th>
                   <th className="num">Строк</th>
+                  <th className="num">Реализация</th>
                   <th className="num">Прибыль</th>
+                  <th>Статус</th>
                   <th>Загружен</th>
                   <th aria-label="Действия" />
                 </tr>
@@ -262,7 +281,7 @@ export function ReportsPage() {
                         onChange={() => toggle(r.id)}
                       />
                     </td>
-                    <td>
+                    <td className="card-title">
                       <Link to={`/reports/${encodeURIComponent(r.id)}`} className="report-link">
                         {r.title || (r.report_number ? `Отчёт № ${r.report_number}` : 'Отчёт')}
                       </Link>
@@ -284,13 +303,23 @@ export function ReportsPage() {
                       ) : null}
                       <ReportStatusBadge report={r} />
                     </td>
-                    <td>{r.seller ? r.seller.name || r.seller.number : <span className="muted">—</span>}</td>
-                    <td className="nowrap">{formatPeriod(r.period_from, r.period_to)}</td>
-                    <td className="num">{formatInt(r.rows)}</td>
-                    <td className={`num${(r.totals?.profit ?? 0) < 0 ? ' negative' : ''}`}>
+                    <td data-label="Продавец">
+                      {r.seller ? r.seller.name || r.seller.number : <span className="muted">—</span>}
+                    </td>
+                    <td className="nowrap" data-label="Период">
+                      {formatPeriod(r.period_from, r.period_to)}
+                    </td>
+                    <td className="num card-hide">{formatInt(r.rows)}</td>
+                    <td className="num" data-label="Реализация">
+                      {formatRub(r.totals?.realization)}
+                    </td>
+                    <td className={`num${(r.totals?.profit ?? 0) < 0 ? ' negative' : ''}`} data-label="Прибыль">
                       {formatRub(r.totals?.profit)}
                     </td>
-                    <td className="nowrap muted">{formatDateTime(r.created_at)}</td>
+                    <td data-label="Статус">{statusText(r)}</td>
+                    <td className="nowrap muted" data-label="Загружен">
+                      {formatDateTime(r.created_at)}
+                    </td>
                     <td className="actions">
                       <button
                         type="button"
@@ -394,4 +423,12 @@ export function ReportStatusBadge({ report }: { report: ReportSummary }) {
     );
   }
   return null;
+}
+
+/** A report's state in words (reports still being built or failed carry a status; the rest are ready). */
+export function statusText(r: ReportSummary): string {
+  const status: string | undefined = r.status;
+  if (status === 'building' || status === 'processing' || status === 'queued') return 'Обрабатывается';
+  if (status === 'failed') return 'Ошибка';
+  return 'Готов';
 }

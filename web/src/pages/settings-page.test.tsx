@@ -4,6 +4,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
 import type { LimitHistoryEntry, Seller, User } from '../api/types';
+import { AuthProvider } from '../lib/auth';
 import { createQueryClient } from '../lib/query-client';
 import { SettingsPage } from './settings-page';
 
@@ -43,11 +44,13 @@ const entry = (
 type Call = { url: string; method: string; body: unknown };
 let calls: Call[];
 let patchAnswer: () => Response;
+let passwordAnswer: () => Response;
 
 beforeEach(() => {
   window.localStorage.setItem(TOKEN_KEY, 'jwt');
   calls = [];
   patchAnswer = () => json(200, {});
+  passwordAnswer = () => json(200, { token: 'jwt-fresh', user });
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
@@ -55,10 +58,27 @@ beforeEach(() => {
       const method = init.method ?? 'GET';
       calls.push({ url, method, body: init.body ? JSON.parse(String(init.body)) : undefined });
       if (method === 'PATCH') return patchAnswer();
+      if (url === '/api/auth/change-password') return passwordAnswer();
+      if (url === '/api/config')
+        return json(200, { product_name: 'Прибыльность WB', support_contact: 'help@example.org', demo_email: null });
       if (url === '/api/auth/me') return json(200, { user });
       if (url === '/api/sellers') return json(200, { items: [seller] });
       if (url === '/api/auth/limit-history')
-        return json(200, { items: [entry('h1', 'expense', 2_500, 7_500)], next_cursor: 'c2' });
+        return json(200, {
+          items: [
+            entry('h1', 'expense', 2_500, 7_500),
+            {
+              ...entry('h3', 'expense', 300, 7_200),
+              report_id: 'r9',
+              report_title: 'Неделя 49',
+              report_deleted: false,
+            },
+            { ...entry('h4', 'expense', 200, 7_000), report_id: 'r8', report_title: null, report_deleted: true },
+          ],
+          next_cursor: 'c2',
+          // 229 898 received in all: 10 000 granted + 219 898 topped up; 222 398 charged net (2 137 refunded).
+          totals: { charged: 224_535, refunded: 2_137, topped_up: 219_898 },
+        });
       if (url === '/api/auth/limit-history?cursor=c2')
         return json(200, { items: [entry('h2', 'topup', 10_000, 10_000)], next_cursor: null });
       return json(404, { error: { code: 'not_found', message: 'Not found' } });
@@ -75,9 +95,11 @@ afterEach(() => {
 function renderPage() {
   render(
     <QueryClientProvider client={createQueryClient()}>
-      <MemoryRouter>
-        <SettingsPage />
-      </MemoryRouter>
+      <AuthProvider>
+        <MemoryRouter>
+          <SettingsPage />
+        </MemoryRouter>
+      </AuthProvider>
     </QueryClientProvider>,
   );
 }
@@ -88,14 +110,14 @@ describe('settings page', () => {
   it('pages the limit history with "show more" until the last page', async () => {
     renderPage();
     const table = await screen.findByTestId('limit-history');
-    expect(within(table).getAllByRole('row')).toHaveLength(2);
+    expect(within(table).getAllByRole('row')).toHaveLength(4);
     fireEvent.click(screen.getByRole('button', { name: 'Показать ещё' }));
-    await vi.waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(3));
+    await vi.waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(5));
     const rows = within(table)
       .getAllByRole('row')
       .map((r) => plain(r.textContent));
     expect(rows[1]).toContain('Списание−2 5007 500');
-    expect(rows[2]).toContain('Пополнение+10 00010 000');
+    expect(rows[4]).toContain('Пополнение+10 00010 000');
     expect(screen.queryByRole('button', { name: 'Показать ещё' })).toBeNull();
   });
 
@@ -149,5 +171,67 @@ describe('settings page', () => {
         body: { name: 'ИП Иванов', tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 } },
       },
     ]);
+  });
+
+  it('shows the balance, the rows charged and topped up from the history, adding up', async () => {
+    renderPage();
+    const left = await screen.findByTestId('limits-left');
+    expect(plain(left.textContent)).toBe('7 500');
+    await vi.waitFor(() => expect(plain(screen.getByTestId('limits-charged').textContent)).toBe('222 398'));
+    expect(plain(screen.getByTestId('limits-topped-up').textContent)).toBe('219 898');
+    expect(plain(screen.getByTestId('limits-granted').textContent)).toBe('10 000');
+    expect(plain(screen.getByTestId('limits-sum').textContent)).toContain(
+      '10 000 + 219 898 пополнено − 222 398 списано = 7 500 осталось.',
+    );
+  });
+
+  it('names the reports in the history, «удалён» when gone, and the operator contact for top-ups', async () => {
+    renderPage();
+    const link = await screen.findByRole('link', { name: 'Неделя 49' });
+    expect(link.getAttribute('href')).toBe('/reports/r9');
+    expect(screen.getByTestId('history-report-h4').textContent).toBe('удалён');
+    expect(screen.queryByText('открыть')).toBeNull();
+    const contact = await screen.findByTestId('support-contact');
+    expect(contact.textContent).toBe('help@example.org');
+    expect(contact.getAttribute('href')).toBe('mailto:help@example.org');
+  });
+
+  it('changes the password: checks length and repeat first, then keeps the session with the fresh token', async () => {
+    renderPage();
+    const panel = await screen.findByRole('region', { name: 'Смена пароля' });
+    fireEvent.change(within(panel).getByTestId('current-password'), { target: { value: 'old-password' } });
+    fireEvent.change(within(panel).getByTestId('new-password'), { target: { value: 'short' } });
+    fireEvent.change(within(panel).getByTestId('repeat-password'), { target: { value: 'short' } });
+    fireEvent.click(within(panel).getByTestId('change-password'));
+    expect(within(panel).getByRole('alert').textContent).toBe(
+      'Новый пароль слишком короткий: нужно не меньше 8 символов.',
+    );
+    expect(writes()).toEqual([]);
+
+    fireEvent.change(within(panel).getByTestId('new-password'), { target: { value: 'a-new-password' } });
+    fireEvent.change(within(panel).getByTestId('repeat-password'), { target: { value: 'a-new-password' } });
+    fireEvent.click(within(panel).getByTestId('change-password'));
+    expect((await within(panel).findByRole('status')).textContent).toBe('✓ Пароль изменён');
+    expect(writes()).toEqual([
+      {
+        url: '/api/auth/change-password',
+        method: 'POST',
+        body: { current_password: 'old-password', new_password: 'a-new-password' },
+      },
+    ]);
+    expect(window.localStorage.getItem(TOKEN_KEY)).toBe('jwt-fresh');
+  });
+
+  it('shows a wrong current password as an error, not as an ended session', async () => {
+    passwordAnswer = () =>
+      json(400, { error: { code: 'invalid_current_password', message: 'The current password is wrong' } });
+    renderPage();
+    const panel = await screen.findByRole('region', { name: 'Смена пароля' });
+    fireEvent.change(within(panel).getByTestId('current-password'), { target: { value: 'wrong' } });
+    fireEvent.change(within(panel).getByTestId('new-password'), { target: { value: 'a-new-password' } });
+    fireEvent.change(within(panel).getByTestId('repeat-password'), { target: { value: 'a-new-password' } });
+    fireEvent.click(within(panel).getByTestId('change-password'));
+    expect((await within(panel).findByRole('alert')).textContent).toContain('Текущий пароль указан неверно.');
+    expect(window.localStorage.getItem(TOKEN_KEY)).toBe('jwt');
   });
 });

@@ -2,14 +2,18 @@ import { useEffect, useMemo, useState } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { api } from '../api/client';
-import { pluralRows } from '../api/errors';
-import type { Seller, TaxProfile, User } from '../api/types';
+import type { LimitTotals, Seller, TaxProfile, User } from '../api/types';
 import { ErrorMessage } from '../components/error-message';
 import { LoadMore } from '../components/load-more';
 import { Spinner } from '../components/progress-bar';
 import { describeTax, TaxProfileForm, taxProfileError } from '../components/tax-profile-form';
+import { SupportContact } from '../lib/app-config';
+import { useAuth } from '../lib/auth';
 import { formatDateTime, formatInt } from '../lib/format';
 import { useTitle } from '../lib/use-title';
+
+/** The shortest password the API accepts (POST /auth/change-password → weak_password). */
+const MIN_PASSWORD_LENGTH = 8;
 
 const FALLBACK_TAX: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 
@@ -44,7 +48,19 @@ function useSave(check: () => string | null, send: () => Promise<void>) {
 }
 
 /** The refusal, the failure, the save button and "saved" under a settings form. */
-function SaveRow({ saving, small, testId }: { saving: ReturnType<typeof useSave>; small?: boolean; testId?: string }) {
+function SaveRow({
+  saving,
+  small,
+  testId,
+  label = 'Сохранить',
+  savedText = '✓ Сохранено',
+}: {
+  saving: ReturnType<typeof useSave>;
+  small?: boolean;
+  testId?: string;
+  label?: string;
+  savedText?: string;
+}) {
   return (
     <>
       {saving.invalid ? (
@@ -61,11 +77,11 @@ function SaveRow({ saving, small, testId }: { saving: ReturnType<typeof useSave>
           disabled={saving.busy}
           data-testid={testId}
         >
-          {saving.busy ? 'Сохраняем…' : 'Сохранить'}
+          {saving.busy ? 'Сохраняем…' : label}
         </button>
         {saving.saved ? (
           <span className="save-state" role="status">
-            ✓ Сохранено
+            {savedText}
           </span>
         ) : null}
       </div>
@@ -90,6 +106,7 @@ export function SettingsPage() {
           <LimitsPanel user={me.data.user} />
           <DefaultTaxPanel user={me.data.user} />
           <SellersPanel />
+          <ChangePasswordPanel />
           <LimitHistoryPanel />
         </>
       )}
@@ -97,32 +114,145 @@ export function SettingsPage() {
   );
 }
 
+/**
+ * Balance, what was charged and what was topped up, from one source: the history's totals
+ * (GET /auth/limit-history). Granted at registration = balance − topped up + charged − refunded, so
+ * the four numbers always add up.
+ */
+export function limitFacts(limits: number, totals: LimitTotals) {
+  const charged = totals.charged - totals.refunded;
+  const granted = limits - totals.topped_up + charged;
+  const received = granted + totals.topped_up;
+  return { left: limits, charged, toppedUp: totals.topped_up, granted, received };
+}
+
 function LimitsPanel({ user }: { user: User }) {
-  const initial = Math.max(user.initial_limits || 0, user.limits);
-  const used = Math.max(0, initial - user.limits);
-  const share = initial > 0 ? used / initial : 0;
+  const history = useQuery({ queryKey: ['limit-history', 'totals'], queryFn: () => api.limitHistory(null) });
+  const totals = history.data?.totals;
+  const facts = totals ? limitFacts(user.limits, totals) : null;
+  const share = facts && facts.received > 0 ? facts.charged / facts.received : 0;
   return (
     <section className="panel" aria-labelledby="limits-title">
       <h2 id="limits-title">Лимит строк</h2>
       <p>
-        Осталось <strong data-testid="limits-left">{formatInt(user.limits)}</strong> из {formatInt(initial)} строк.
-        Каждая строка загруженного отчёта списывает одну единицу лимита; объединение и пересборка лимит не тратят.
+        Каждая строка загруженного отчёта списывает одну единицу лимита; объединение и пересборка лимит не тратят, а
+        строки неудавшейся загрузки возвращаются.
       </p>
-      <div
-        className={`usage-bar${share > 0.9 ? ' danger' : share > 0.7 ? ' warn' : ''}`}
-        role="progressbar"
-        aria-label="Использовано строк"
-        aria-valuemin={0}
-        aria-valuemax={initial}
-        aria-valuenow={used}
-        data-testid="limits-bar"
-      >
-        <div className="usage-fill" style={{ width: `${Math.round(share * 100)}%` }} />
-      </div>
+      <dl className="limits-facts" data-testid="limits-facts">
+        <div>
+          <dt>Осталось строк</dt>
+          <dd data-testid="limits-left">{formatInt(user.limits)}</dd>
+        </div>
+        <div>
+          <dt>Списано за отчёты</dt>
+          <dd data-testid="limits-charged">{facts ? formatInt(facts.charged) : '…'}</dd>
+        </div>
+        <div>
+          <dt>Пополнено</dt>
+          <dd data-testid="limits-topped-up">{facts ? formatInt(facts.toppedUp) : '…'}</dd>
+        </div>
+        <div>
+          <dt>Начислено при регистрации</dt>
+          <dd data-testid="limits-granted">{facts ? formatInt(facts.granted) : '…'}</dd>
+        </div>
+      </dl>
+      {facts ? (
+        <div
+          className={`usage-bar${share > 0.9 ? ' danger' : share > 0.7 ? ' warn' : ''}`}
+          role="progressbar"
+          aria-label="Израсходовано строк из полученных"
+          aria-valuemin={0}
+          aria-valuemax={facts.received}
+          aria-valuenow={facts.charged}
+          data-testid="limits-bar"
+        >
+          <div className="usage-fill" style={{ width: `${Math.min(100, Math.round(share * 100))}%` }} />
+        </div>
+      ) : null}
+      <p className="muted small" data-testid="limits-sum">
+        {facts
+          ? `${formatInt(facts.granted)} + ${formatInt(facts.toppedUp)} пополнено − ${formatInt(facts.charged)} списано = ${formatInt(facts.left)} осталось. `
+          : ''}
+        <SupportContact what="чтобы пополнить лимит" />
+      </p>
+      <ErrorMessage error={history.error} />
+    </section>
+  );
+}
+
+function ChangePasswordPanel() {
+  const { email, signIn } = useAuth();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const saving = useSave(
+    () => {
+      if (!current) return 'Введите текущий пароль.';
+      if ([...next].length < MIN_PASSWORD_LENGTH)
+        return `Новый пароль слишком короткий: нужно не меньше ${MIN_PASSWORD_LENGTH} символов.`;
+      if (next !== repeat) return 'Новый пароль и повтор не совпадают.';
+      return null;
+    },
+    async () => {
+      const answer = await api.changePassword(current, next);
+      // Every earlier session ended, this one too: carry on with the fresh token.
+      signIn(answer.token, answer.user?.email ?? email ?? '');
+      setCurrent('');
+      setNext('');
+      setRepeat('');
+    },
+  );
+  const edit = (set: (v: string) => void) => (e: { target: { value: string } }) => {
+    set(e.target.value);
+    saving.edited();
+  };
+  return (
+    <section className="panel" aria-labelledby="password-title">
+      <h2 id="password-title">Смена пароля</h2>
       <p className="muted small">
-        Использовано {pluralRows(used)} ({Math.round(share * 100)} %). Для пополнения обратитесь к администратору
-        сервиса.
+        Не меньше {MIN_PASSWORD_LENGTH} символов. После смены все другие входы (в других браузерах и устройствах)
+        завершатся; здесь вы останетесь в системе.
       </p>
+      <form
+        className="form form-narrow"
+        aria-label="Смена пароля"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void saving.save();
+        }}
+      >
+        <label>
+          Текущий пароль
+          <input
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onChange={edit(setCurrent)}
+            data-testid="current-password"
+          />
+        </label>
+        <label>
+          Новый пароль
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={next}
+            onChange={edit(setNext)}
+            data-testid="new-password"
+          />
+        </label>
+        <label>
+          Новый пароль ещё раз
+          <input
+            type="password"
+            autoComplete="new-password"
+            value={repeat}
+            onChange={edit(setRepeat)}
+            data-testid="repeat-password"
+          />
+        </label>
+        <SaveRow saving={saving} testId="change-password" label="Сменить пароль" savedText="✓ Пароль изменён" />
+      </form>
     </section>
   );
 }
@@ -308,11 +438,13 @@ function LimitHistoryPanel() {
                     {formatInt(Math.abs(h.rows))}
                   </td>
                   <td className="num">{formatInt(h.limits_after)}</td>
-                  <td>
-                    {h.report_id ? (
-                      <Link to={`/reports/${encodeURIComponent(h.report_id)}`}>открыть</Link>
-                    ) : (
+                  <td data-testid={`history-report-${h.id}`}>
+                    {!h.report_id ? (
                       <span className="muted">—</span>
+                    ) : h.report_deleted ? (
+                      <span className="history-deleted">{h.report_title ? `${h.report_title} — ` : ''}удалён</span>
+                    ) : (
+                      <Link to={`/reports/${encodeURIComponent(h.report_id)}`}>{h.report_title || 'Отчёт'}</Link>
                     )}
                   </td>
                 </tr>

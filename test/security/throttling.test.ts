@@ -1,0 +1,211 @@
+/**
+ * Throttling (attack run, issue 12): 50 wrong passwords for one account went through at ~117 ms each
+ * and then the right one signed in; 40 registrations from one address sent 40 mails; a confirmed
+ * address answered registration in 12 ms, a new one in 60 ms. Against DynamoDB Local and the SES
+ * emulator, with the routes' handlers in-process (each test from its own source IP).
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as forgotHandler } from '../../functions/auth/forgot-password.handler';
+import { handler as loginHandler } from '../../functions/auth/login.handler';
+import { handler as registerHandler } from '../../functions/auth/register.handler';
+import { ACCOUNT_LOCKOUT, REQUESTS_PER_IP_PER_HOUR } from '../../shared/auth/accounts';
+import { hashPassword } from '../../shared/auth/passwords';
+import { getConfig, resetConfig } from '../../shared/config';
+import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { ses } from '../../shared/mail/client';
+import { ddb } from '../../shared/store/client';
+import { lockedFor, recordFailure } from '../../shared/store/throttle.repo';
+import { createUser } from '../../shared/store/users.repo';
+import { readMail } from '../support/emulators';
+
+beforeAll(() => resetConfig());
+
+type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
+
+const byte = () => Math.floor(Math.random() * 256);
+const newIp = () => `198.18.${byte()}.${byte()}`;
+const newEmail = (tag = 'thr') => `${tag}-${randomUUID()}@example.com`;
+
+const login = (email: string, password: string, sourceIp: string) =>
+  loginHandler(apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password }, sourceIp }));
+const register = (email: string, sourceIp: string) =>
+  registerHandler(apiEvent({ method: 'POST', path: '/api/auth/register', body: { email }, sourceIp }));
+const forgot = (email: string, sourceIp: string) =>
+  forgotHandler(apiEvent({ method: 'POST', path: '/api/auth/forgot-password', body: { email }, sourceIp }));
+
+async function confirmedUser(): Promise<{ email: string; password: string }> {
+  const email = newEmail('locked');
+  const password = 'Right-Password-123';
+  await createUser({ email, confirmed: true, passwordHash: await hashPassword(password) });
+  return { email, password };
+}
+
+describe('sign-in lockout per account', () => {
+  it('5 failures → the 6th attempt, even with the right password, is 429 too_many_attempts with Retry-After', async () => {
+    const { email, password } = await confirmedUser();
+    for (let i = 0; i < 5; i++) {
+      const r = await login(email, `wrong-${i}`, newIp());
+      expect(r.statusCode).toBe(401);
+      expect(bodyOf<ErrorBody>(r).error.code).toBe('invalid_credentials');
+    }
+    const locked = await login(email, password, newIp());
+    expect(locked.statusCode).toBe(429);
+    expect(bodyOf<ErrorBody>(locked).error).toMatchObject({
+      code: 'too_many_attempts',
+      details: { retry_after_seconds: 30 },
+    });
+    expect(locked.headers?.['Retry-After']).toBe('30');
+    expect(locked.headers?.['Access-Control-Expose-Headers']).toContain('Retry-After');
+  });
+
+  it('an unknown address gets the very same answers (nothing tells whether it has an account)', async () => {
+    const known = await confirmedUser();
+    const unknown = newEmail('nobody');
+    const answers = async (email: string) => {
+      const out: Array<{ status: number; body: unknown; retry?: string }> = [];
+      for (let i = 0; i < 7; i++) {
+        const r = await login(email, `wrong-${i}`, newIp());
+        out.push({ status: r.statusCode ?? 0, body: bodyOf(r), retry: String(r.headers?.['Retry-After']) });
+      }
+      return out;
+    };
+    const a = await answers(known.email);
+    const b = await answers(unknown);
+    expect(a).toEqual(b);
+    expect(a.map((x) => x.status)).toEqual([401, 401, 401, 401, 401, 429, 429]);
+  });
+
+  it('a success clears the count: 4 failures, the right password, 4 failures again are all answered', async () => {
+    const { email, password } = await confirmedUser();
+    const ip = newIp();
+    for (let i = 0; i < 4; i++) expect((await login(email, 'nope', ip)).statusCode).toBe(401);
+    expect((await login(email, password, ip)).statusCode).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await login(email, 'nope', ip)).statusCode).toBe(401);
+    expect((await login(email, password, ip)).statusCode).toBe(200);
+  });
+
+  it('locks double from one failure to the next, up to 15 minutes (stored with ttl in DynamoDB)', async () => {
+    const subject = newEmail('backoff');
+    const t0 = Date.now();
+    let now = t0;
+    const locks: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      locks.push(await recordFailure(ACCOUNT_LOCKOUT, subject, now));
+      now += 1000;
+    }
+    expect(locks).toEqual([0, 0, 0, 0, 30, 60, 120, 240, 480]);
+    expect(await lockedFor(ACCOUNT_LOCKOUT, subject, now)).toBeGreaterThan(470);
+    for (let i = 0; i < 3; i++) locks.push(await recordFailure(ACCOUNT_LOCKOUT, subject, (now += 1000)));
+    expect(locks.slice(-3)).toEqual([900, 900, 900]);
+    // Failures older than the 15-minute window no longer count.
+    const later = now + 16 * 60 * 1000 + 900 * 1000;
+    expect(await lockedFor(ACCOUNT_LOCKOUT, subject, later)).toBe(0);
+    expect(await recordFailure(ACCOUNT_LOCKOUT, subject, later)).toBe(0);
+    const { Item } = await ddb().send(
+      new (await import('@aws-sdk/lib-dynamodb')).GetCommand({
+        TableName: getConfig().TABLE_NAME,
+        Key: { pk: `THROTTLE#login_account#${subject}`, sk: 'THROTTLE' },
+      }),
+    );
+    expect(Item?.ttl).toBeGreaterThan(Math.floor(later / 1000));
+  });
+});
+
+describe('sign-in lockout per source IP', () => {
+  it('20 failures from one IP over many addresses lock that IP, not the addresses elsewhere', async () => {
+    const ip = newIp();
+    for (let i = 0; i < 20; i++) expect((await login(newEmail('spray'), 'guess', ip)).statusCode).toBe(401);
+    const { email, password } = await confirmedUser();
+    const fromIp = await login(email, password, ip);
+    expect(fromIp.statusCode).toBe(429);
+    expect(bodyOf<ErrorBody>(fromIp).error.code).toBe('too_many_attempts');
+    expect(Number(fromIp.headers?.['Retry-After'])).toBeGreaterThan(0);
+    expect((await login(email, password, newIp())).statusCode).toBe(200);
+  });
+});
+
+describe('registration and password reset per source IP', () => {
+  it(`${REQUESTS_PER_IP_PER_HOUR} registrations an hour from one IP; the next is 429 with Retry-After and sends nothing`, async () => {
+    const ip = newIp();
+    const emails = Array.from({ length: REQUESTS_PER_IP_PER_HOUR + 1 }, () => newEmail('reg'));
+    for (const email of emails.slice(0, -1)) expect((await register(email, ip)).statusCode).toBe(202);
+    const over = await register(emails.at(-1)!, ip);
+    expect(over.statusCode).toBe(429);
+    expect(bodyOf<ErrorBody>(over).error.code).toBe('too_many_attempts');
+    const retry = Number(over.headers?.['Retry-After']);
+    expect(retry).toBeGreaterThan(3500);
+    expect(retry).toBeLessThanOrEqual(3600);
+    const mail = await readMail(getConfig().SES_ENDPOINT as string);
+    expect(mail.filter((m) => m.to.includes(emails.at(-1)!))).toHaveLength(0);
+    expect(mail.filter((m) => emails.slice(0, -1).some((e) => m.to.includes(e)))).toHaveLength(
+      REQUESTS_PER_IP_PER_HOUR,
+    );
+    // Another address is not held up by this one.
+    expect((await register(emails.at(-1)!, newIp())).statusCode).toBe(202);
+  });
+
+  it(`${REQUESTS_PER_IP_PER_HOUR} reset requests an hour from one IP, known addresses or not`, async () => {
+    const ip = newIp();
+    const known = await confirmedUser();
+    for (let i = 0; i < REQUESTS_PER_IP_PER_HOUR; i++) {
+      expect((await forgot(i % 2 ? known.email : newEmail('reset'), ip)).statusCode).toBe(202);
+    }
+    const over = await forgot(known.email, ip);
+    expect(over.statusCode).toBe(429);
+    expect(bodyOf<ErrorBody>(over).error.code).toBe('too_many_attempts');
+    expect(Number(over.headers?.['Retry-After'])).toBeGreaterThan(0);
+  });
+});
+
+describe('registration costs the same for new, pending and confirmed addresses', () => {
+  /** The DynamoDB and SES operations one call makes, in order. */
+  async function operations(work: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    const counter =
+      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) => async (args: unknown) => {
+        seen.push(context.commandName ?? '?');
+        return next(args);
+      };
+    const name = `count-${randomUUID()}`;
+    ddb().middlewareStack.add(counter as never, { step: 'initialize', name });
+    ses().middlewareStack.add(counter as never, { step: 'initialize', name });
+    try {
+      await work();
+    } finally {
+      ddb().middlewareStack.remove(name);
+      ses().middlewareStack.remove(name);
+    }
+    return seen;
+  }
+
+  it('the same store reads and writes and one mail in every case', async () => {
+    const fresh = newEmail('fresh');
+    const pending = newEmail('pending');
+    await createUser({ email: pending });
+    const confirmed = (await confirmedUser()).email;
+
+    const ops = {
+      fresh: await operations(() => register(fresh, newIp())),
+      pending: await operations(() => register(pending, newIp())),
+      confirmed: await operations(() => register(confirmed, newIp())),
+    };
+    expect(ops.fresh.filter((c) => c === 'SendEmailCommand')).toHaveLength(1);
+    expect(ops.pending).toEqual(ops.fresh);
+    expect(ops.confirmed).toEqual(ops.fresh);
+
+    // Measured on DynamoDB Local (for the README; not asserted: wall-clock on a shared machine).
+    const time = async (email: string) => {
+      const t = performance.now();
+      await register(email, newIp());
+      return performance.now() - t;
+    };
+    const samples = { fresh: [] as number[], confirmed: [] as number[] };
+    for (let i = 0; i < 5; i++) {
+      samples.fresh.push(await time(newEmail('fresh')));
+      samples.confirmed.push(await time((await confirmedUser()).email));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[2].toFixed(0);
+    console.log(`register median ms: new ${median(samples.fresh)}, confirmed ${median(samples.confirmed)}`);
+  });
+});

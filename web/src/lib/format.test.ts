@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { formatDateTime, formatPercent } from './format';
+
+const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
+
+describe('formats', () => {
+  it('writes every percent with two decimals', () => {
+    expect(['4', '93.7', '3.35'].map((v) => plain(formatPercent(Number(v))))).toEqual(['4,00 %', '93,70 %', '3,35 %']);
+  });
+
+  it('shows times in the browser’s own time zone', () => {
+    const iso = '2026-11-21T11:59:00Z';
+    const d = new Date(iso);
+    const local = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+    expect(formatDateTime(iso)).toContain(local);
+  });
+});

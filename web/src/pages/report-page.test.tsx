@@ -1,0 +1,91 @@
+// Issue 13 on the report page: one line under each headline figure, one rebuild button on the stale
+// banner, the commission table without an empty «—» row.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { MemoryRouter, Route, Routes } from 'react-router-dom';
+import { TOKEN_KEY } from '../api/session';
+import type { ReportDetail } from '../api/types';
+import { createQueryClient } from '../lib/query-client';
+import { ReportPage } from './report-page';
+
+const report: ReportDetail = {
+  id: 'r1',
+  title: 'Отчёт № 555',
+  report_number: '555',
+  seller: null,
+  period_from: '2025-12-01',
+  period_to: '2025-12-07',
+  rows: 10,
+  is_combined: false,
+  source_path: 'sources/r1',
+  source_available: true,
+  created_at: '2025-12-08T10:00:00Z',
+  totals: { realization: 1000, for_pay: 800, payout: 700, profit: 250, margin: 25 },
+  tax_profile: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+  items: [],
+  commission_by_category: [
+    { category: 'Платья', realization: 1000, commission: 200, percent: 20 },
+    { category: '', realization: 0, commission: 0, percent: null },
+  ],
+  warnings: [],
+  stale: true,
+};
+
+beforeEach(() => {
+  window.localStorage.setItem(TOKEN_KEY, 'jwt');
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(
+      async () =>
+        new Response(JSON.stringify({ report }), { status: 200, headers: { 'Content-Type': 'application/json' } }),
+    ),
+  );
+});
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  window.localStorage.clear();
+});
+
+function renderPage() {
+  render(
+    <QueryClientProvider client={createQueryClient()}>
+      <MemoryRouter initialEntries={['/reports/r1']}>
+        <Routes>
+          <Route path="/reports/:id" element={<ReportPage />} />
+        </Routes>
+      </MemoryRouter>
+    </QueryClientProvider>,
+  );
+}
+
+describe('report page wording', () => {
+  it('explains «К перечислению» and «К выплате» in a line under each figure', async () => {
+    renderPage();
+    await screen.findByTestId('figure-payout');
+    expect(screen.getByTestId('figure-hint-for_pay').textContent).toBe(
+      'За товар, после комиссии WB, до логистики и услуг',
+    );
+    expect(screen.getByTestId('figure-hint-payout').textContent).toBe(
+      'Итог WB: после логистики, хранения, штрафов, удержаний и займов',
+    );
+    expect(screen.getByTestId('figure-margin').textContent?.replace(/\u00a0/g, ' ')).toBe('25,00 %');
+  });
+
+  it('the stale banner has one clear action button', async () => {
+    renderPage();
+    const banner = await screen.findByTestId('stale-banner');
+    const buttons = within(banner).getAllByRole('button');
+    expect(buttons.map((b) => b.textContent)).toEqual(['Пересобрать отчёт']);
+    expect(banner.textContent).not.toContain('(пересобрать сейчас)');
+  });
+
+  it('the commission table leaves out an empty category with nothing in it', async () => {
+    renderPage();
+    const table = await screen.findByTestId('commission-table');
+    const rows = within(table).getAllByRole('row');
+    expect(rows).toHaveLength(2);
+    expect(table.textContent).not.toContain('—');
+  });
+});
