@@ -326,7 +326,8 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsRebuildOne: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
       reportsRebuildMany: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
       reportsWorker: {
-        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
+        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+        [GSI1]: db('Query'),
         [SOURCES]: s3('GetObject', 'DeleteObject'),
         [WORKER]: invoke,
         [QUEUE]: ['sqs:SendMessage'],
@@ -336,7 +337,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsSummaryExport: { [TABLE]: db('GetItem', 'Query') },
       reportsCombine: { [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem') },
       productsList: { [TABLE]: db('GetItem', 'Query') },
-      productsPut: { [TABLE]: db('GetItem', 'UpdateItem') },
+      productsPut: { [TABLE]: db('GetItem', 'PutItem') },
       productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },
       sellersList: { [TABLE]: db('GetItem', 'Query') },
       sellersUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
