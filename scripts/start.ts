@@ -10,13 +10,15 @@ import path from 'node:path';
 import { watchMail } from './local/mail';
 import { repoRoot } from './local/offline';
 import { PortInUseError } from './local/ports';
+import { onUnexpectedExit } from './local/process';
 import { startStack, type Stack } from './local/stack';
 import { webConfig } from './local/web';
 
 // Locally Node 20 runs what Lambda runs on 22: the AWS SDK's notice about that is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
-const dataDir = path.join(repoRoot, '.data');
+// RP_DATA_DIR: another data folder (tests of the launcher itself).
+const dataDir = process.env.RP_DATA_DIR ? path.resolve(process.env.RP_DATA_DIR) : path.join(repoRoot, '.data');
 const logDir = path.join(dataDir, 'logs');
 mkdirSync(logDir, { recursive: true });
 const logs = {
@@ -56,6 +58,16 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     if (Date.now() - firstSignalAt > 1_500) process.exit(130);
   });
 }
+
+// A child that dies (the API crashed, the JVM was killed) ends the whole stack, saying which and why:
+// a half-running stack answers some requests and hangs on others.
+onUnexpectedExit((name, code, signal) => {
+  if (stopping || !stack) return;
+  console.error(
+    `\n${name} stopped unexpectedly (${signal ?? `exit code ${code}`}). Stopping the local stack; see ${path.relative(repoRoot, logDir)}/ for its last lines.`,
+  );
+  void shutdown(1);
+});
 
 async function main(): Promise<void> {
   console.log('Starting the local stack (DynamoDB Local, s3rver, SES emulator, API, web app)…');

@@ -21,7 +21,10 @@ export async function startDynamoDb(opts: {
 }): Promise<LocalService> {
   const dataDir = opts.dataDir ? path.resolve(opts.dataDir) : undefined;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const child = track(spawn({ port: opts.port, path: dataDir ?? null, sharedDb: true, detached: true, stdio: 'pipe' }));
+  const child = track(
+    spawn({ port: opts.port, path: dataDir ?? null, sharedDb: true, detached: true, stdio: 'pipe' }),
+    'DynamoDB Local',
+  );
   const lastLines = tail(child);
   if (opts.log) {
     const log = opts.log;

@@ -73,6 +73,7 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
         },
       },
     ),
+    'the API (serverless offline)',
   );
   const lastLines = tail(child, 80);
   if (opts.log) {

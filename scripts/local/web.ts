@@ -31,6 +31,7 @@ export async function startWeb(opts: {
         env: { ...process.env, WEB_PORT: String(opts.port), API_URL: opts.apiBaseUrl, FORCE_COLOR: '0' },
       },
     ),
+    'the web server (Vite)',
   );
   const lastLines = tail(child);
   if (opts.log) {

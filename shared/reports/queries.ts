@@ -17,9 +17,16 @@ import {
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
-import { presentReport, presentReportSummary, type ApiReport, type ApiReportSummary } from './present';
+import {
+  presentReport,
+  presentReportColumns,
+  presentReportSummary,
+  type ApiReport,
+  type ApiReportColumns,
+  type ApiReportSummary,
+} from './present';
 import { recoverAbandonedUploads } from './recover';
-import { isStale } from './settings';
+import { catalogForStaleCheck, isStale } from './settings';
 import { combinedStaleness, type Staleness } from './combined-stale';
 import { deleteObject } from './storage';
 import { deleteIdentity } from '../store/identities.repo';
@@ -54,17 +61,22 @@ export async function getReportView(user: UserRecord, reportId: string): Promise
   const record = await getReportAnyStatus(user.id, reportId);
   if (!record || record.status === 'building') throw reportNotFound();
   if (!hasItems(record)) return { record, items: [], seller: await sellerOf(user.id, record), stale: false };
+  const catalog = catalogForStaleCheck(record, user.id);
   const [items, seller] = await Promise.all([getReportItems(record), sellerOf(user.id, record)]);
   if (record.is_combined) {
     const staleness = await combinedStaleness(user.id, record);
     return { record, items, seller, stale: staleness.stale, staleness };
   }
-  const stale = record.status === 'ready' ? await isStale(record, items, user, seller) : false;
+  const stale = record.status === 'ready' ? await isStale(record, items, user, seller, catalog) : false;
   return { record, items, seller, stale };
 }
 
 export function presentView(v: ReportView): ApiReport {
   return presentReport(v.record, v.items, v.seller, v.stale, v.staleness);
+}
+
+export function presentViewColumns(v: ReportView): ApiReportColumns {
+  return presentReportColumns(v.record, v.items, v.seller, v.stale, v.staleness);
 }
 
 /**

@@ -12,6 +12,7 @@ import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
 import type { StoredItem } from '../store/items.repo';
 import {
+  deleteReport,
   getReportAnyStatus,
   getReportItems,
   newReportId,
@@ -29,7 +30,7 @@ import {
   type FileRef,
   type InputFile,
 } from './file-input';
-import { recoverAbandonedUploads } from './recover';
+import { failUpload, recoverAbandonedUploads } from './recover';
 import { duplicateReport, findDuplicate, identityOfFile, type DuplicateOf } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
@@ -225,6 +226,16 @@ export async function uploadReport(
         if (winner) return awaitReport(user.id, winner.report_id, waitMs);
       }
       throw e;
+    }
+    if (!opts.allowDuplicate) {
+      // Two uploads of one report at once both pass the early check; each wrote its identity record in
+      // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
+      const rival = await findDuplicate(user.id, identity, record.id);
+      if (rival) {
+        await failUpload(record, { code: 'duplicate_report', message: 'Этот отчёт уже загружен.' });
+        await deleteReport(user.id, record.id);
+        throw duplicateReport(rival);
+      }
     }
     if (file.origin.kind === 'upload') {
       // The upload is consumed (its bytes are the report's source now); a repeat is answered by its claim.

@@ -156,7 +156,7 @@ export function ReportPage() {
   };
 
   const noSourceReason = report.is_combined
-    ? 'У объединённого отчёта нет исходного файла: когда исходные отчёты меняются, он пересобирается из них.'
+    ? 'У объединённого отчёта нет исходного файла: он собран из исходных отчётов и пересобирается из них, когда они меняются.'
     : 'Исходный файл этого отчёта не сохранён.';
 
   return (
@@ -184,20 +184,23 @@ export function ReportPage() {
         >
           {busy === 'source' ? 'Скачиваем…' : 'Исходный файл'}
         </button>
-        <button
-          type="button"
-          className="btn"
-          disabled={busy !== null || !report.source_available}
-          title={
-            report.source_available
-              ? 'Перечитать исходный файл с текущей себестоимостью и налоговым профилем'
-              : noSourceReason
-          }
-          onClick={() => setAskRebuild(true)}
-          data-testid="rebuild-button"
-        >
-          {busy === 'rebuild' || pendingRebuild || report.status === 'processing' ? 'Пересобираем…' : 'Пересобрать'}
-        </button>
+        {/* A combined report is rebuilt from its sources: its one «Пересобрать» is in the stale banner. */}
+        {report.is_combined ? null : (
+          <button
+            type="button"
+            className="btn"
+            disabled={busy !== null || !report.source_available}
+            title={
+              report.source_available
+                ? 'Перечитать исходный файл с текущей себестоимостью и налоговым профилем'
+                : noSourceReason
+            }
+            onClick={() => setAskRebuild(true)}
+            data-testid="rebuild-button"
+          >
+            {busy === 'rebuild' || pendingRebuild || report.status === 'processing' ? 'Пересобираем…' : 'Пересобрать'}
+          </button>
+        )}
         {!report.source_available ? (
           <span className="muted small" data-testid="no-source-reason">
             {noSourceReason}
@@ -212,7 +215,8 @@ export function ReportPage() {
       {report.stale && !report.is_combined ? (
         <div className="alert alert-warning stale-banner" role="status" data-testid="stale-banner">
           <span>
-            Себестоимость или налоговый профиль изменились после построения отчёта: цифры ниже посчитаны по прежним
+            Себестоимость, налоги или способ распределения расходов без артикула изменились после построения отчёта:
+            цифры ниже посчитаны по прежним
             {report.source_available ? '.' : '. Исходного файла нет, поэтому пересобрать отчёт нельзя.'}
           </span>
           {report.source_available ? (
