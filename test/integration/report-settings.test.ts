@@ -355,7 +355,8 @@ describe('the catalog under concurrent uploads', () => {
     const priced = articles.filter((_, i) => i % 7 === 0);
     const [r1, r2] = await Promise.all([
       uploadOk(u.token, g1),
-      uploadOk(u.token, g2),
+      // Another file of the same articles (no report number in its name, other bytes): not a duplicate.
+      uploadOk(u.token, { filename: 'same-articles.zip', file: g2.file }),
       ...priced.map((a, i) => putProduct(u.id, a, 500 + i)),
     ]);
     expect(r1.id).not.toBe(r2.id);
