@@ -101,6 +101,27 @@ export interface ReportSummary {
   created_at: string;
   rebuilt_at?: string | null;
   totals: Values;
+  /** `processing`: being built (task upload, no items yet) or rebuilt (task rebuild); `failed`: refunded, see `error`. */
+  status?: ReportStatus;
+  task?: 'upload' | 'rebuild';
+  progress?: ReportProgress;
+  error?: { code: string; message: string };
+  refunded_rows?: number;
+  last_rebuild?: {
+    finished_at: string;
+    dropped_manual_values: Array<{ article: string; field: string; value: number | null }>;
+    error?: { code: string; message: string };
+  };
+}
+
+export type ReportStatus = 'processing' | 'ready' | 'failed';
+
+export interface ReportProgress {
+  step: 'queued' | 'reading' | 'pricing' | 'writing' | 'finishing';
+  rows_read: number;
+  rows_total: number;
+  items_written: number;
+  items_total: number;
 }
 
 export interface Item {
@@ -150,6 +171,25 @@ export interface ReportDetail extends ReportSummary {
   stale_sources?: Array<{ id: string; title: string | null; change: 'rebuilt' | 'corrected' | 'deleted' }>;
 }
 
+/**
+ * Items as columns (GET /api/reports/{id}?items=columns): row r is item r; effective[f][r] is field
+ * fields[f]; computed and manual_values list only what differs: {field: {row: value}}.
+ */
+export interface ItemColumns {
+  count: number;
+  item_id: string[];
+  article: string[];
+  category: string[];
+  nm_id: string[];
+  brand: string[];
+  fields: string[];
+  effective: Array<Array<number | null>>;
+  computed: Record<string, Record<string, number | null>>;
+  manual_values: Record<string, Record<string, number | null>>;
+}
+
+export type ReportDetailColumns = Omit<ReportDetail, 'items'> & { item_columns: ItemColumns };
+
 export interface UploadUrl {
   upload_id: string;
   url: string;
@@ -185,7 +225,7 @@ export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
 export interface CombineJob {
   job_id: string;
   status: JobStatus;
-  progress: { done: number; total: number };
+  progress: { done: number; total: number; step?: string };
   report_id?: string;
   error?: { code?: string; message?: string } | string;
 }
