@@ -31,4 +31,11 @@ describe('mail texts', () => {
     expect(m.html).not.toContain('<script>');
     expect(m.html).toContain('&lt;script&gt;');
   });
+
+  it('names the product as the web page does, «Прибыльность WB»', () => {
+    const m = confirmationMail('ivan@example.com', link);
+    expect(m.text).toContain('«Прибыльность WB»');
+    expect(m.html).toContain('Прибыльность WB');
+    expect(`${m.text}${m.html}`).not.toContain('Рентабельность');
+  });
 });

@@ -30,8 +30,13 @@ export async function identityOfFile(file: Pick<InputFile, 'filename' | 'source'
  * The user's oldest report with this identity (a building one counts: an upload of it is under way),
  * or null. Identity records whose report is gone are skipped.
  */
-export async function findDuplicate(userId: string, identity: string): Promise<DuplicateOf | null> {
-  for (const id of await findReportsByIdentity(userId, identity)) {
+export async function findDuplicate(
+  userId: string,
+  identity: string,
+  excludeReportId?: string,
+): Promise<DuplicateOf | null> {
+  for (const id of await findReportsByIdentity(userId, identity, 6)) {
+    if (id === excludeReportId) continue;
     const r = await getReportAnyStatus(userId, id);
     if (r) return { id: r.id, title: r.title, created_at: r.created_at };
   }

@@ -160,7 +160,8 @@ export interface ApiReport extends ApiReportSummary {
 }
 
 /** Why an uploaded report is stale (settings.ts isStale). */
-export const STALE_SETTINGS = 'Себестоимость в каталоге или налоговые настройки изменились после построения отчёта.';
+export const STALE_SETTINGS =
+  'Себестоимость, налоговые настройки или способ распределения расходов изменились после построения отчёта.';
 
 export function presentReport(
   record: ReportRecord,

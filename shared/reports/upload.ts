@@ -156,7 +156,7 @@ export async function uploadReport(
     const parsed = await readReport(file.source, readLimits());
     // An early answer for the common case; the charge's condition is what holds under concurrency.
     if (parsed.rows > limits) throw paymentRequired(parsed.rows, limits);
-    return await storeReport(user, file, parsed, identity);
+    return await storeReport(user, file, parsed, identity, options.allowDuplicate === true);
   } finally {
     await file.cleanup();
   }
@@ -167,6 +167,7 @@ async function storeReport(
   file: InputFile,
   parsed: ParsedReport,
   identity: string,
+  allowDuplicate: boolean,
 ): Promise<UploadResult> {
   const userId = user.id;
   const reportId = newReportId();
@@ -233,6 +234,12 @@ async function storeReport(
       writeItems(userId, reportId, 1, items),
     ]);
     stored = written;
+    if (!allowDuplicate) {
+      // Two uploads of one report at once both pass the early check; each wrote its identity record in
+      // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
+      const rival = await findDuplicate(userId, identity, reportId);
+      if (rival) throw duplicateReport(rival);
+    }
     if (uploadHooks.afterCharge) await uploadHooks.afterCharge(reportId);
     await markReportReady(userId, reportId);
   } catch (e) {

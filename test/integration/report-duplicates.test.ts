@@ -165,6 +165,21 @@ describe('duplicates: the same report as zip, xlsx and xls', () => {
     expect(bodyOf(await countMultipart(u.token, xlsx)).duplicate_of).toBeNull();
   });
 
+  it('two uploads of one report at once: never both stored, and limits charged once at most', async () => {
+    const u = await newUser(10_000);
+    const g = makeReport({ rows: 60, seed: 71, format: 'xlsx' });
+    const zip = makeReport({ rows: 60, seed: 71, format: 'zip' });
+    const answers = await Promise.all([uploadMultipart(u.token, g), uploadMultipart(u.token, zip)]);
+    const codes = answers.map((r) => r.statusCode).sort();
+    const created = codes.filter((c) => c === 201).length;
+    expect(created).toBeLessThanOrEqual(1);
+    expect(codes.filter((c) => c === 409).length).toBe(2 - created);
+    const after = await ledger(u);
+    expect(after.reports).toHaveLength(created);
+    // A loser charged before it saw the winner is refunded exactly once: net charge = stored reports only.
+    expect(after.limits).toBe(10_000 - created * g.expected.rows);
+  });
+
   it('a file without numbers in its name: titled by its period, found again by its hash', async () => {
     const u = await newUser(10_000);
     const g = makeReport({ rows: 70, seed: 62, format: 'xlsx' });

@@ -15,6 +15,8 @@ import type {
   ReportSummary,
   RowCountResult,
   Seller,
+  TaxPeriod,
+  AllocationMethod,
   TaxProfile,
   UploadUrl,
   User,
@@ -232,6 +234,8 @@ export const api = {
     request<{ status?: string }>('/auth/forgot-password', { method: 'POST', body: { email }, auth: false }),
   me: () => request<{ user: User }>('/auth/me'),
   updateTax: (tax: TaxProfile) => request<{ user: User }>('/auth/me', { method: 'PATCH', body: { tax } }),
+  updateMe: (patch: { tax_periods?: TaxPeriod[]; allocation?: AllocationMethod }) =>
+    request<{ user: User }>('/auth/me', { method: 'PATCH', body: patch }),
   limitHistory: (cursor?: string | null) => request<LimitHistoryPage>('/auth/limit-history', { query: { cursor } }),
   changePassword: (currentPassword: string, newPassword: string) =>
     request<LoginResponse>('/auth/change-password', {
@@ -285,6 +289,6 @@ export const api = {
     return request<ImportResult>('/products/import', { method: 'POST', form });
   },
   listSellers: () => request<{ items: Seller[] }>('/sellers'),
-  patchSeller: (id: string, patch: { name?: string; tax?: TaxProfile | null }) =>
+  patchSeller: (id: string, patch: { name?: string; tax?: TaxProfile | null; allocation?: AllocationMethod | null }) =>
     request<Seller | { seller: Seller }>(`/sellers/${enc(id)}`, { method: 'PATCH', body: patch }),
 };

@@ -7,7 +7,16 @@ export const TAX_SYSTEM_TITLES: Record<TaxSystem, string> = {
 };
 
 export const DEFAULT_RATES: Record<TaxSystem, number> = { usn_income: 6, usn_income_expenses: 15, none: 0 };
-export const VAT_RATES = [0, 5, 7, 10, 22] as const;
+export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
+
+/** The first day each VAT rate exists (5 and 7 from 2025, 22 from 2026) and the day 20 % ended. */
+export function vatRateErrorOn(rate: number, date: string | null): string | null {
+  if (date === null) return null;
+  if ((rate === 5 || rate === 7) && date < '2025-01-01') return `НДС ${rate} % действует только с 01.01.2025.`;
+  if (rate === 22 && date < '2026-01-01') return 'НДС 22 % действует только с 01.01.2026.';
+  if (rate === 20 && date >= '2026-01-01') return 'НДС 20 % действовал только до 01.01.2026.';
+  return null;
+}
 
 export function describeTax(tax: TaxProfile | null | undefined): string {
   if (!tax) return 'профиль по умолчанию';
@@ -19,7 +28,7 @@ export function describeTax(tax: TaxProfile | null | undefined): string {
 export function taxProfileError(tax: TaxProfile): string | null {
   if (tax.tax_system !== 'none' && !(tax.usn_rate >= 0 && tax.usn_rate <= 15))
     return 'Ставка УСН должна быть от 0 до 15 %.';
-  if (!(VAT_RATES as readonly number[]).includes(tax.vat_rate)) return 'Ставка НДС: 0, 5, 7, 10 или 22 %.';
+  if (!(VAT_RATES as readonly number[]).includes(tax.vat_rate)) return 'Ставка НДС: 0, 5, 7, 10, 20 или 22 %.';
   return null;
 }
 

@@ -179,7 +179,8 @@ export function ReportPage() {
       {report.stale && !report.is_combined ? (
         <div className="alert alert-warning stale-banner" role="status" data-testid="stale-banner">
           <span>
-            Себестоимость или налоговый профиль изменились после построения отчёта: цифры ниже посчитаны по прежним
+            Себестоимость, налоги или способ распределения расходов без артикула изменились после построения отчёта:
+            цифры ниже посчитаны по прежним
             {report.source_available ? '.' : '. Исходного файла нет, поэтому пересобрать отчёт нельзя.'}
           </span>
           {report.source_available ? (

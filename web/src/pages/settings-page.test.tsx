@@ -135,6 +135,88 @@ describe('settings page', () => {
     expect(within(panel).queryByRole('status')).toBeNull();
   });
 
+  it('dated tax periods: a 2026 period with VAT 22 % goes as tax_periods; 22 % dated in 2025 is refused in Russian', async () => {
+    renderPage();
+    patchAnswer = () => json(200, { user });
+    fireEvent.click(await screen.findByTestId('add-tax-period'));
+    const panel = screen.getByRole('region', { name: 'Налоговый профиль по умолчанию' });
+    fireEvent.change(screen.getByLabelText('НДС', { selector: '#default-tax-1-vat' }), { target: { value: '22' } });
+    fireEvent.change(screen.getByLabelText(/Действует с/, { selector: '#default-tax-from-1' }), {
+      target: { value: '2025-06-01' },
+    });
+    fireEvent.click(screen.getByTestId('save-default-tax'));
+    expect(within(panel).getByRole('alert').textContent).toBe('НДС 22 % действует только с 01.01.2026.');
+    expect(writes()).toEqual([]);
+    fireEvent.change(screen.getByLabelText(/Действует с/, { selector: '#default-tax-from-1' }), {
+      target: { value: '2026-01-01' },
+    });
+    fireEvent.click(screen.getByTestId('save-default-tax'));
+    await vi.waitFor(() =>
+      expect(writes()).toEqual([
+        {
+          url: '/api/auth/me',
+          method: 'PATCH',
+          body: {
+            tax_periods: [
+              { valid_from: null, tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+              { valid_from: '2026-01-01', tax_system: 'usn_income', usn_rate: 6, vat_rate: 22 },
+            ],
+          },
+        },
+      ]),
+    );
+  });
+
+  it('a seller’s own profile by periods goes as tax_periods', async () => {
+    renderPage();
+    patchAnswer = () => json(200, seller);
+    const card = await screen.findByTestId('seller-42');
+    fireEvent.click(within(card).getByTestId('add-tax-period-42'));
+    fireEvent.change(within(card).getByLabelText(/Действует с/, { selector: '#seller-s1-from-1' }), {
+      target: { value: '2026-01-01' },
+    });
+    fireEvent.change(within(card).getByLabelText('НДС', { selector: '#seller-s1-1-vat' }), { target: { value: '22' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Сохранить' }));
+    await vi.waitFor(() =>
+      expect(writes()).toEqual([
+        {
+          url: '/api/sellers/s1',
+          method: 'PATCH',
+          body: {
+            name: 'ИП Иванов',
+            tax_periods: [
+              { valid_from: null, tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 },
+              { valid_from: '2026-01-01', tax_system: 'usn_income', usn_rate: 6, vat_rate: 22 },
+            ],
+          },
+        },
+      ]),
+    );
+  });
+
+  it('sets the allocation of costs without an article for the user and for a seller', async () => {
+    renderPage();
+    patchAnswer = () => json(200, { user: { ...user, allocation: 'quantity' } });
+    fireEvent.change(await screen.findByLabelText('Способ', { selector: '#allocation-method' }), {
+      target: { value: 'quantity' },
+    });
+    fireEvent.click(screen.getByTestId('save-allocation'));
+    await vi.waitFor(() =>
+      expect(writes()).toEqual([{ url: '/api/auth/me', method: 'PATCH', body: { allocation: 'quantity' } }]),
+    );
+    patchAnswer = () => json(200, seller);
+    const card = await screen.findByTestId('seller-42');
+    fireEvent.change(within(card).getByLabelText('Расходы без артикула'), { target: { value: 'none' } });
+    fireEvent.click(within(card).getByRole('button', { name: 'Сохранить' }));
+    await vi.waitFor(() =>
+      expect(writes()[1]).toEqual({
+        url: '/api/sellers/s1',
+        method: 'PATCH',
+        body: { name: 'ИП Иванов', tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 }, allocation: 'none' },
+      }),
+    );
+  });
+
   it('refuses a USN rate above 15 % before sending anything', async () => {
     renderPage();
     fireEvent.change(await screen.findByLabelText('Ставка УСН, %', { selector: '#default-tax-usn' }), {

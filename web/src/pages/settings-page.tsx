@@ -2,11 +2,12 @@ import { useEffect, useMemo, useState } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
 import { api } from '../api/client';
-import type { LimitTotals, Seller, TaxProfile, User } from '../api/types';
+import type { AllocationMethod, LimitTotals, Seller, TaxPeriod, TaxProfile, User } from '../api/types';
+import { ALLOCATION_TITLES } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
 import { LoadMore } from '../components/load-more';
 import { Spinner } from '../components/progress-bar';
-import { describeTax, TaxProfileForm, taxProfileError } from '../components/tax-profile-form';
+import { describeTax, TaxProfileForm, taxProfileError, vatRateErrorOn } from '../components/tax-profile-form';
 import { SupportContact } from '../lib/app-config';
 import { useAuth } from '../lib/auth';
 import { formatDateTime, formatInt } from '../lib/format';
@@ -105,6 +106,7 @@ export function SettingsPage() {
         <>
           <LimitsPanel user={me.data.user} />
           <DefaultTaxPanel user={me.data.user} />
+          <AllocationPanelSettings user={me.data.user} />
           <SellersPanel />
           <ChangePasswordPanel />
           <LimitHistoryPanel />
@@ -257,39 +259,178 @@ function ChangePasswordPanel() {
   );
 }
 
+function periodsOf(user: User): TaxPeriod[] {
+  return user.tax_periods?.length ? user.tax_periods : [{ valid_from: null, ...(user.tax ?? FALLBACK_TAX) }];
+}
+
+/** Periods in date order, the first from the beginning; the first problem found, in Russian. */
+export function taxPeriodsError(periods: readonly TaxPeriod[]): string | null {
+  const seen = new Set<string>();
+  for (const [i, p] of periods.entries()) {
+    const problem = taxProfileError(p);
+    if (problem) return problem;
+    if (i > 0 && !p.valid_from) return 'Укажите дату начала каждого периода, кроме первого.';
+    const key = p.valid_from ?? '';
+    if (seen.has(key)) return 'Два периода начинаются в один день.';
+    seen.add(key);
+    const vat = vatRateErrorOn(p.vat_rate, p.valid_from);
+    if (vat) return vat;
+  }
+  return null;
+}
+
+/** Tax periods: «Действует с» (the first from the beginning) and a profile each; add and remove. */
+function TaxPeriodsFields({
+  periods,
+  onChange,
+  idPrefix,
+  disabled,
+  addTestId,
+}: {
+  periods: TaxPeriod[];
+  onChange: (next: TaxPeriod[]) => void;
+  idPrefix: string;
+  disabled: boolean;
+  addTestId: string;
+}) {
+  return (
+    <>
+      {periods.map((p, i) => (
+        <div className="tax-period" key={i} data-testid={`${idPrefix}-period-${i}`}>
+          <label htmlFor={`${idPrefix}-from-${i}`} className="form-field">
+            Действует с
+            <input
+              id={`${idPrefix}-from-${i}`}
+              type="date"
+              value={p.valid_from ?? ''}
+              disabled={disabled || i === 0}
+              onChange={(e) =>
+                onChange(periods.map((q, j) => (j === i ? { ...q, valid_from: e.target.value || null } : q)))
+              }
+            />
+            {i === 0 ? <span className="muted small">с самого начала</span> : null}
+          </label>
+          <TaxProfileForm
+            value={p}
+            onChange={(t) => onChange(periods.map((q, j) => (j === i ? { ...q, ...t } : q)))}
+            idPrefix={i === 0 ? idPrefix : `${idPrefix}-${i}`}
+            disabled={disabled}
+          />
+          {i > 0 ? (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => onChange(periods.filter((_, j) => j !== i))}
+              data-testid={`${idPrefix}-remove-period-${i}`}
+            >
+              Удалить период
+            </button>
+          ) : null}
+        </div>
+      ))}
+      <div className="button-row">
+        <button
+          type="button"
+          className="btn btn-small"
+          disabled={disabled}
+          onClick={() => onChange([...periods, { ...periods[periods.length - 1], valid_from: null }])}
+          data-testid={addTestId}
+        >
+          Добавить период
+        </button>
+      </div>
+    </>
+  );
+}
+
+/** One profile from the beginning goes as the plain `tax` the API always took; several as `tax_periods`. */
+function plainOrPeriods(periods: TaxPeriod[]): { tax: TaxProfile } | { tax_periods: TaxPeriod[] } {
+  const [first] = periods;
+  return periods.length === 1 && first.valid_from === null
+    ? { tax: { tax_system: first.tax_system, usn_rate: first.usn_rate, vat_rate: first.vat_rate } }
+    : { tax_periods: periods };
+}
+
 function DefaultTaxPanel({ user }: { user: User }) {
   const queryClient = useQueryClient();
-  const [tax, setTax] = useState<TaxProfile>(user.tax ?? FALLBACK_TAX);
+  const [periods, setPeriods] = useState<TaxPeriod[]>(periodsOf(user));
 
-  useEffect(() => setTax(user.tax ?? FALLBACK_TAX), [user.tax]);
+  useEffect(() => setPeriods(periodsOf(user)), [user]);
 
   const saving = useSave(
-    () => taxProfileError(tax),
+    () => taxPeriodsError(periods),
     async () => {
-      const answer = await api.updateTax(tax);
+      const body = plainOrPeriods(periods);
+      const answer = 'tax' in body ? await api.updateTax(body.tax) : await api.updateMe(body);
       if (answer?.user) queryClient.setQueryData(['me'], answer);
       else await queryClient.invalidateQueries({ queryKey: ['me'] });
       void queryClient.invalidateQueries({ queryKey: ['report'] });
     },
   );
+  const change = (next: TaxPeriod[]) => {
+    setPeriods(next);
+    saving.edited();
+  };
 
   return (
     <section className="panel" aria-labelledby="tax-title">
       <h2 id="tax-title">Налоговый профиль по умолчанию</h2>
       <p className="muted small">
-        Применяется к отчётам без продавца и к продавцам без своего профиля. Уже построенные отчёты меняются только
-        после пересборки.
+        Применяется к отчётам без продавца и к продавцам без своего профиля. Отчёт берёт период, действующий в середине
+        его недели: отчёт 2021 года считается по правилам 2021 года. Уже построенные отчёты меняются только после
+        пересборки.
       </p>
-      <TaxProfileForm
-        value={tax}
-        onChange={(t) => {
-          setTax(t);
-          saving.edited();
-        }}
+      <TaxPeriodsFields
+        periods={periods}
+        onChange={change}
         idPrefix="default-tax"
         disabled={saving.busy}
+        addTestId="add-tax-period"
       />
       <SaveRow saving={saving} testId="save-default-tax" />
+    </section>
+  );
+}
+
+function AllocationPanelSettings({ user }: { user: User }) {
+  const queryClient = useQueryClient();
+  const [method, setMethod] = useState<AllocationMethod>(user.allocation ?? 'realization');
+  useEffect(() => setMethod(user.allocation ?? 'realization'), [user.allocation]);
+  const saving = useSave(
+    () => null,
+    async () => {
+      const answer = await api.updateMe({ allocation: method });
+      if (answer?.user) queryClient.setQueryData(['me'], answer);
+      else await queryClient.invalidateQueries({ queryKey: ['me'] });
+      void queryClient.invalidateQueries({ queryKey: ['report'] });
+    },
+  );
+  return (
+    <section className="panel" aria-labelledby="allocation-settings-title">
+      <h2 id="allocation-settings-title">Расходы без артикула</h2>
+      <p className="muted small">
+        Хранение, приёмка, удержания, штрафы и реклама без артикула распределяются по артикулам, чтобы прибыль каждого
+        их учитывала. Итоги отчёта не меняются. Новый способ применяется при пересборке отчёта.
+      </p>
+      <label htmlFor="allocation-method" className="form-field">
+        Способ
+        <select
+          id="allocation-method"
+          value={method}
+          disabled={saving.busy}
+          onChange={(e) => {
+            setMethod(e.target.value as AllocationMethod);
+            saving.edited();
+          }}
+        >
+          {(Object.keys(ALLOCATION_TITLES) as AllocationMethod[]).map((m) => (
+            <option key={m} value={m}>
+              {ALLOCATION_TITLES[m]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <SaveRow saving={saving} testId="save-allocation" />
     </section>
   );
 }
@@ -325,17 +466,22 @@ function SellerCard({ seller }: { seller: Seller }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState(seller.name ?? '');
   const [ownTax, setOwnTax] = useState(seller.tax !== null && seller.tax !== undefined);
-  const [tax, setTax] = useState<TaxProfile>(seller.tax ?? FALLBACK_TAX);
+  const [periods, setPeriods] = useState<TaxPeriod[]>(
+    seller.tax_periods?.length ? seller.tax_periods : [{ valid_from: null, ...(seller.tax ?? FALLBACK_TAX) }],
+  );
+  const [allocation, setAllocation] = useState<AllocationMethod | ''>(seller.allocation ?? '');
 
   const saving = useSave(
-    () => (ownTax ? taxProfileError(tax) : null),
+    () => (ownTax ? taxPeriodsError(periods) : null),
     async () => {
       // null returns the seller to the default profile; leave tax out when nothing changed there.
-      const patch = ownTax
-        ? { name: name.trim(), tax }
+      const patch: Parameters<typeof api.patchSeller>[1] = ownTax
+        ? { name: name.trim(), ...plainOrPeriods(periods) }
         : seller.tax
           ? { name: name.trim(), tax: null }
           : { name: name.trim() };
+      // The allocation goes only when changed ('' = the user's method).
+      if ((seller.allocation ?? '') !== allocation) patch.allocation = allocation === '' ? null : allocation;
       await api.patchSeller(seller.id, patch);
       await queryClient.invalidateQueries({ queryKey: ['sellers'] });
       void queryClient.invalidateQueries({ queryKey: ['reports'] });
@@ -376,16 +522,35 @@ function SellerCard({ seller }: { seller: Seller }) {
         Свой налоговый профиль
       </label>
       {ownTax ? (
-        <TaxProfileForm
-          value={tax}
-          onChange={(t) => {
-            setTax(t);
+        <TaxPeriodsFields
+          periods={periods}
+          onChange={(next) => {
+            setPeriods(next);
             saving.edited();
           }}
           idPrefix={idPrefix}
           disabled={saving.busy}
+          addTestId={`add-tax-period-${seller.number}`}
         />
       ) : null}
+      <label htmlFor={`${idPrefix}-allocation`} className="form-field">
+        Расходы без артикула
+        <select
+          id={`${idPrefix}-allocation`}
+          value={allocation}
+          onChange={(e) => {
+            setAllocation(e.target.value as AllocationMethod | '');
+            saving.edited();
+          }}
+        >
+          <option value="">как по умолчанию</option>
+          {(Object.keys(ALLOCATION_TITLES) as AllocationMethod[]).map((m) => (
+            <option key={m} value={m}>
+              {ALLOCATION_TITLES[m]}
+            </option>
+          ))}
+        </select>
+      </label>
       <SaveRow saving={saving} small />
     </div>
   );
@@ -410,7 +575,7 @@ function LimitHistoryPanel() {
         <div className="empty-state">Операций пока не было.</div>
       ) : (
         <div className="table-wrap">
-          <table className="data-table" data-testid="limit-history">
+          <table className="data-table history-table" data-testid="limit-history">
             <thead>
               <tr>
                 <th>Дата</th>
@@ -423,8 +588,10 @@ function LimitHistoryPanel() {
             <tbody>
               {items.map((h) => (
                 <tr key={h.id}>
-                  <td className="nowrap">{formatDateTime(h.created_at)}</td>
-                  <td>
+                  <td className="nowrap" data-label="Дата">
+                    {formatDateTime(h.created_at)}
+                  </td>
+                  <td data-label="Операция">
                     {h.operation === 'topup' ? (
                       <span className="badge badge-topup">Пополнение</span>
                     ) : h.operation === 'refund' ? (
@@ -433,12 +600,14 @@ function LimitHistoryPanel() {
                       <span className="badge">Списание</span>
                     )}
                   </td>
-                  <td className={`num${h.operation !== 'expense' ? ' positive' : ''}`}>
+                  <td className={`num${h.operation !== 'expense' ? ' positive' : ''}`} data-label="Строк">
                     {h.operation !== 'expense' ? '+' : '−'}
                     {formatInt(Math.abs(h.rows))}
                   </td>
-                  <td className="num">{formatInt(h.limits_after)}</td>
-                  <td data-testid={`history-report-${h.id}`}>
+                  <td className="num" data-label="Остаток после">
+                    {formatInt(h.limits_after)}
+                  </td>
+                  <td data-testid={`history-report-${h.id}`} data-label="Отчёт">
                     {!h.report_id ? (
                       <span className="muted">—</span>
                     ) : h.report_deleted ? (
