@@ -294,7 +294,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
     const EXPECTED: Record<string, Record<string, string[]>> = {
       authRegister: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
       authConfirm: { [TABLE]: db('GetItem', 'PutItem', 'UpdateItem'), [MAIL]: mail },
-      authLogin: { [TABLE]: db('GetItem') },
+      authLogin: { [TABLE]: db('GetItem', 'PutItem', 'DeleteItem') },
       authMe: { [TABLE]: db('GetItem') },
       authUpdateMe: { [TABLE]: db('GetItem', 'UpdateItem') },
       authForgotPassword: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
