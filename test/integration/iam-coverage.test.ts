@@ -282,6 +282,13 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
     );
     const passwordMail = await mailOf(PASSWORD_SUBJECT, seen);
     seen.add(passwordMail.id);
+    // A wrong password first: the failure is counted in the lockout records (issue 12).
+    await call(
+      'authLogin',
+      loginHandler,
+      { method: 'POST', path: '/api/auth/login', body: { email, password: 'wrong-1' } },
+      401,
+    );
     const login = await call(
       'authLogin',
       loginHandler,
