@@ -123,7 +123,7 @@ export function ReportPage() {
   };
 
   const noSourceReason = report.is_combined
-    ? 'У объединённого отчёта нет исходного файла: когда исходные отчёты меняются, он пересобирается из них.'
+    ? 'У объединённого отчёта нет исходного файла: он собран из исходных отчётов и пересобирается из них, когда они меняются.'
     : 'Исходный файл этого отчёта не сохранён.';
 
   return (
@@ -151,20 +151,23 @@ export function ReportPage() {
         >
           {busy === 'source' ? 'Скачиваем…' : 'Исходный файл'}
         </button>
-        <button
-          type="button"
-          className="btn"
-          disabled={busy !== null || !report.source_available}
-          title={
-            report.source_available
-              ? 'Перечитать исходный файл с текущей себестоимостью и налоговым профилем'
-              : noSourceReason
-          }
-          onClick={() => setAskRebuild(true)}
-          data-testid="rebuild-button"
-        >
-          {busy === 'rebuild' ? 'Пересобираем…' : 'Пересобрать'}
-        </button>
+        {/* A combined report is rebuilt from its sources: its one «Пересобрать» is in the stale banner. */}
+        {report.is_combined ? null : (
+          <button
+            type="button"
+            className="btn"
+            disabled={busy !== null || !report.source_available}
+            title={
+              report.source_available
+                ? 'Перечитать исходный файл с текущей себестоимостью и налоговым профилем'
+                : noSourceReason
+            }
+            onClick={() => setAskRebuild(true)}
+            data-testid="rebuild-button"
+          >
+            {busy === 'rebuild' ? 'Пересобираем…' : 'Пересобрать'}
+          </button>
+        )}
         {!report.source_available ? (
           <span className="muted small" data-testid="no-source-reason">
             {noSourceReason}
