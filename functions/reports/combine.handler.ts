@@ -1,8 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { notFound } from '../../shared/errors';
 import { fromRoute, http, reply, ROUTES, type HttpRequest, type HttpResult } from '../../shared/http';
-import { getJob } from '../../shared/jobs/registry';
-import { presentJob, startCombine, startRecombine } from '../../shared/reports/combine';
+import { combineStatus, presentJob, startCombine, startRecombine } from '../../shared/reports/combine';
 
 const combineRoute = fromRoute(ROUTES.combine);
 
@@ -17,9 +16,12 @@ export async function combine(req: HttpRequest<typeof combineRoute>) {
 
 const statusRoute = fromRoute(ROUTES.combineStatus);
 
-/** GET /api/reports/combine-status/{job_id} → {job_id, status, progress, report_id?, error?}. */
+/**
+ * GET /api/reports/combine-status/{job_id} → {job_id, status, progress {done, total, step}, report_id?,
+ * error?}: answers as soon as the job is done, else after COMBINE_STATUS_WAIT_MS (long-poll).
+ */
 export async function status(req: HttpRequest<typeof statusRoute>) {
-  const job = getJob(req.user.id, req.path.job_id);
+  const job = await combineStatus(req.user.id, req.path.job_id);
   if (!job) {
     throw notFound(
       'Combine job not found: jobs live in the memory of the one backend process that ran them, and are lost when it restarts and an hour after they finish. Start the combine again.',

@@ -4,9 +4,14 @@ import { rebuildMany } from '../../shared/reports/rebuild';
 const contract = ROUTES.rebuildMany;
 const route = fromRoute(contract);
 
-/** POST /api/reports/rebuild {report_ids?} → {rebuilt, skipped}; without ids every report of the caller with a source. */
+/**
+ * POST /api/reports/rebuild {report_ids?} → {rebuilt, processing, skipped}: 200 when every accepted
+ * rebuild finished within UPLOAD_WAIT_MS, else 202 (`processing` lists those the worker is still on);
+ * without ids every report of the caller with a source.
+ */
 export async function main(req: HttpRequest<typeof route>) {
-  return reply(contract, 200, await rebuildMany(req.user, req.body.report_ids));
+  const r = await rebuildMany(req.user, req.body.report_ids);
+  return r.processing.length > 0 ? reply(contract, 202, r) : reply(contract, 200, r);
 }
 
 export const handler = http(route, main);

@@ -1,19 +1,24 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { presentDropped, presentReport } from '../../shared/reports/present';
-import { rebuildReport } from '../../shared/reports/rebuild';
+import { startRebuild } from '../../shared/reports/rebuild';
 import { reportJson } from '../../shared/reports/large-json';
 
 const contract = ROUTES.rebuildOne;
 const route = fromRoute(contract);
 
-/** POST /api/reports/{id}/rebuild → {report, dropped_manual_values}; 409 source_missing without a stored source. */
+/**
+ * POST /api/reports/{id}/rebuild → 200 {report, dropped_manual_values} when the worker finished within
+ * UPLOAD_WAIT_MS; else 202 {report (status processing, task rebuild, without items), dropped_manual_values: []}
+ * (the outcome arrives as the report's `last_rebuild`). 409 source_missing without a stored source.
+ */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await rebuildReport(req.user, req.path.id);
-  const body = contractBody(contract, 200, {
+  const r = await startRebuild(req.user, req.path.id);
+  const answer = {
     report: presentReport(r.record, r.items, r.seller, false),
     dropped_manual_values: r.dropped.map(presentDropped),
-  });
-  return reportJson(200, body, req.headers['accept-encoding']);
+  };
+  const body = r.done ? contractBody(contract, 200, answer) : contractBody(contract, 202, answer);
+  return reportJson(r.done ? 200 : 202, body, req.headers['accept-encoding']);
 }
 
 export const handler = http(route, main);

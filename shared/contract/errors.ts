@@ -20,6 +20,10 @@ export const ERRORS = {
   validation_error: { status: 400, message: 'Проверьте введённые данные.' },
   invalid_json: { status: 400, message: 'Запрос не удалось прочитать: тело не является JSON.' },
   invalid_multipart: { status: 400, message: 'Файл передан не полностью. Попробуйте загрузить его ещё раз.' },
+  invalid_range: {
+    status: 400,
+    message: 'Проверьте период: нужны две даты, начало не позже конца, не длиннее трёх лет.',
+  },
   invalid_cursor: { status: 400, message: 'Ссылка на следующую страницу устарела. Обновите список.' },
   invalid_token: { status: 400, message: 'Ссылка недействительна или устарела. Запросите новую.' },
   invalid_seller_number: { status: 400, message: 'Номер продавца в имени файла не распознан.' },
@@ -63,6 +67,10 @@ export const ERRORS = {
   product_busy: {
     status: 409,
     message: 'Себестоимость этого артикула сейчас меняется другим запросом. Попробуйте ещё раз.',
+  },
+  report_processing: {
+    status: 409,
+    message: 'Отчёт ещё обрабатывается. Удалить его можно, когда обработка закончится.',
   },
   password_changed: { status: 409, message: 'Пароль только что изменён другим запросом. Войдите снова.' },
   duplicate_report: { status: 409, message: 'Этот отчёт уже загружен. Повторная загрузка спишет лимиты ещё раз.' },
@@ -121,6 +129,10 @@ export const ERRORS = {
   // 429, 500
   rate_limited: { status: 429, message: 'Слишком много запросов. Подождите немного и попробуйте снова.' },
   too_many_attempts: { status: 429, message: 'Слишком много попыток. Подождите немного и попробуйте снова.' },
+  processing_failed: {
+    status: 500,
+    message: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
+  },
   internal_error: { status: 500, message: 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.' },
 } as const satisfies Record<string, ErrorSpec>;
 

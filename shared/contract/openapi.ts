@@ -192,6 +192,7 @@ export function buildOpenApi(): Json {
       { name: 'auth', description: 'Accounts, sign-in, limits' },
       { name: 'reports', description: 'Uploading, reading, correcting, combining and exporting reports' },
       { name: 'catalog', description: 'Cost prices and sellers' },
+      { name: 'analytics', description: 'Period analytics across reports' },
       { name: 'app', description: 'The page’s settings' },
       { name: 'docs', description: 'This document' },
     ],

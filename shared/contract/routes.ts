@@ -27,7 +27,7 @@ export interface RouteSpec {
   /** The path as API Gateway declares it, `{name}` for parameters. */
   path: string;
   auth: Auth;
-  tag: 'auth' | 'reports' | 'catalog' | 'app' | 'docs';
+  tag: 'auth' | 'reports' | 'catalog' | 'analytics' | 'app' | 'docs';
   summary: string;
   description?: string;
   /** JSON body; for multipart routes, the text fields of the form. */
@@ -210,13 +210,21 @@ export const ROUTES = {
       'JSON {upload_id} of a presigned upload, or multipart/form-data with the file in `file`. Big answers are gzip-encoded when the client accepts gzip.',
     body: s.uploadBodySchema,
     multipart: true,
-    responses: { 201: { description: 'The report with its items', schema: s.reportReplySchema } },
+    responses: {
+      201: { description: 'The report with its items (ready within UPLOAD_WAIT_MS)', schema: s.reportReplySchema },
+      202: {
+        description:
+          'The report is being built: `status: processing` with `progress`, no items yet (poll GET /api/reports/{id})',
+        schema: s.reportReplySchema,
+      },
+    },
     errors: [
       ...FILE_INPUT_ERRORS,
       'insufficient_limits',
       'duplicate_report',
       'invalid_seller_number',
       'transaction_conflict',
+      'processing_failed',
     ],
   }),
   listReports: route({
@@ -238,7 +246,13 @@ export const ROUTES = {
     tag: 'reports',
     summary: 'One report with its items',
     params: s.idPath,
-    responses: { 200: { description: 'The report', schema: s.reportReplySchema } },
+    query: s.reportItemsQuerySchema,
+    responses: {
+      200: {
+        description: 'The report; with `?items=columns` its items come as `item_columns` instead of `items`',
+        schema: s.reportOrColumnsReplySchema,
+      },
+    },
     errors: ['report_not_found'],
   }),
   updateReport: route({
@@ -262,7 +276,7 @@ export const ROUTES = {
     summary: 'Delete a report, its items and its source file (limits are not refunded)',
     params: s.idPath,
     responses: { 204: { description: 'Deleted' } },
-    errors: ['report_not_found'],
+    errors: ['report_not_found', 'report_processing'],
   }),
   manualValue: route({
     fn: 'reportsManualValue',
@@ -291,7 +305,17 @@ export const ROUTES = {
     tag: 'reports',
     summary: 'Rebuild a report from its stored source (corrections re-applied by article)',
     params: s.idPath,
-    responses: { 200: { description: 'The rebuilt report', schema: s.rebuildResultSchema } },
+    responses: {
+      200: {
+        description: 'The rebuilt report (the worker finished within UPLOAD_WAIT_MS)',
+        schema: s.rebuildResultSchema,
+      },
+      202: {
+        description:
+          'Accepted: the report in `processing` (task rebuild), dropped_manual_values empty; the outcome arrives as the report’s `last_rebuild`',
+        schema: s.rebuildResultSchema,
+      },
+    },
     errors: ['report_not_found', 'source_missing', 'report_busy', ...READER_ERRORS],
   }),
   rebuildMany: route({
@@ -303,7 +327,10 @@ export const ROUTES = {
     summary: 'Rebuild several reports (without ids: every report with a source)',
     body: s.rebuildManyBodySchema,
     bodyOptional: true,
-    responses: { 200: { description: 'What was rebuilt and what was skipped', schema: s.rebuildManyResultSchema } },
+    responses: {
+      200: { description: 'What was rebuilt and what was skipped', schema: s.rebuildManyResultSchema },
+      202: { description: 'Some rebuilds are still running (`processing`)', schema: s.rebuildManyResultSchema },
+    },
     errors: [],
   }),
   exportReport: route({
@@ -458,6 +485,32 @@ export const ROUTES = {
     summary: 'What the page shows from the operator’s settings',
     responses: { 200: { description: 'The settings', schema: s.appConfigSchema } },
     errors: [],
+  }),
+
+  // --- analytics ---
+  analytics: route({
+    fn: 'analyticsGet',
+    method: 'GET',
+    path: '/api/analytics',
+    auth: 'user',
+    tag: 'analytics',
+    summary: 'Period analytics: weeks, totals, the previous range with changes, articles with ABC and margin groups',
+    description:
+      'Without `from`/`to`: the last weeks that have reports. Money in roubles, margin in %. Big answers are gzip-encoded when the client accepts gzip.',
+    query: s.analyticsQuerySchema,
+    responses: { 200: { description: 'The analytics of the range', schema: s.analyticsSchema } },
+    errors: ['invalid_range', 'seller_not_found'],
+  }),
+  analyticsExport: route({
+    fn: 'analyticsExport',
+    method: 'GET',
+    path: '/api/analytics/export',
+    auth: 'user',
+    tag: 'analytics',
+    summary: 'The analytics as an .xlsx file (weeks, articles, margin groups)',
+    query: s.analyticsExportQuerySchema,
+    responses: { 200: { description: 'The workbook (attachment)', contentType: XLSX } },
+    errors: ['invalid_range', 'seller_not_found'],
   }),
 
   // --- docs ---

@@ -145,6 +145,24 @@ export const sellerRefSchema = z
   .object({ id: z.string(), number: z.string(), name: z.string() })
   .meta({ id: 'SellerRef' });
 
+export const droppedManualValueSchema = z.object({
+  article: z.string(),
+  field: z.string(),
+  value: z.number().nullable(),
+});
+
+export const reportStatusSchema = z.enum(['processing', 'ready', 'failed']).meta({ id: 'ReportStatus' });
+export const reportProgressSchema = z
+  .object({
+    step: z.enum(['queued', 'reading', 'pricing', 'writing', 'finishing']),
+    rows_read: z.number().int(),
+    rows_total: z.number().int(),
+    items_written: z.number().int(),
+    items_total: z.number().int(),
+  })
+  .meta({ id: 'ReportProgress' });
+export const failureSchema = z.object({ code: z.string(), message: z.string() });
+
 export const reportSummarySchema = z
   .object({
     id: z.string(),
@@ -161,6 +179,24 @@ export const reportSummarySchema = z
     created_at: z.string(),
     rebuilt_at: z.string().optional().describe('Absent until the report is rebuilt'),
     totals: valuesSchema,
+    status: reportStatusSchema.describe(
+      '`processing` (see `task` and `progress`), `ready`, or `failed` (see `error`, `refunded_rows`; the charge refunded)',
+    ),
+    task: z
+      .enum(['upload', 'rebuild'])
+      .optional()
+      .describe('While processing: `upload` (no items yet) or `rebuild` (the current items stay readable)'),
+    progress: reportProgressSchema.optional().describe('While processing'),
+    error: failureSchema.optional().describe('When failed'),
+    refunded_rows: z.number().int().optional().describe('When failed: the rows given back'),
+    last_rebuild: z
+      .object({
+        finished_at: z.string(),
+        dropped_manual_values: z.array(droppedManualValueSchema),
+        error: failureSchema.optional(),
+      })
+      .optional()
+      .describe('The outcome of the last rebuild done by the worker'),
   })
   .meta({ id: 'ReportSummary' });
 export const reportPageSchema = page(reportSummarySchema);
@@ -225,6 +261,33 @@ export const reportSchema = reportSummarySchema
   .meta({ id: 'Report' });
 export const reportReplySchema = z.object({ report: reportSchema });
 
+/**
+ * Items as columns (GET /api/reports/{id}?items=columns): row r is item r; `effective[f][r]` is field
+ * `fields[f]`; `computed` and `manual_values` list only what differs, as {field: {row: value}}.
+ */
+export const itemColumnsSchema = z
+  .object({
+    count: z.number().int(),
+    item_id: z.array(z.string()),
+    article: z.array(z.string()),
+    category: z.array(z.string()),
+    nm_id: z.array(z.string()),
+    brand: z.array(z.string()),
+    fields: z.array(z.string()),
+    effective: z.array(z.array(z.number().nullable())),
+    computed: z.record(z.string(), z.record(z.string(), z.number().nullable())),
+    manual_values: z.record(z.string(), z.record(z.string(), z.number().nullable())),
+  })
+  .meta({ id: 'ItemColumns' });
+export const reportColumnsSchema = reportSchema
+  .omit({ items: true })
+  .extend({ item_columns: itemColumnsSchema })
+  .meta({ id: 'ReportColumns' });
+export const reportItemsQuerySchema = z.object({
+  items: z.enum(['objects', 'columns']).optional().describe('`columns`: the items as `item_columns`'),
+});
+export const reportOrColumnsReplySchema = z.object({ report: z.union([reportSchema, reportColumnsSchema]) });
+
 export const uploadUrlBodySchema = z.object({
   filename: z.string().min(1).max(1000),
   size: z.number().int().nonnegative(),
@@ -283,11 +346,6 @@ export const manualValueBodySchema = z.object({
 });
 export const manualValueResultSchema = z.object({ item: itemSchema, totals: valuesSchema });
 
-export const droppedManualValueSchema = z.object({
-  article: z.string(),
-  field: z.string(),
-  value: z.number().nullable(),
-});
 export const rebuildResultSchema = z.object({
   report: reportSchema,
   dropped_manual_values: z.array(droppedManualValueSchema),
@@ -296,6 +354,7 @@ export const rebuildResultSchema = z.object({
 export const rebuildManyBodySchema = z.object({ report_ids: z.array(z.string().max(200)).max(1000).optional() });
 export const rebuildManyResultSchema = z.object({
   rebuilt: z.array(z.string()),
+  processing: z.array(z.string()).describe('Accepted; the worker is still on them (answer 202)'),
   skipped: z.array(
     z.object({
       id: z.string(),
@@ -317,7 +376,7 @@ export const combineJobSchema = z
   .object({
     job_id: z.string(),
     status: jobStatusSchema,
-    progress: z.object({ done: z.number().int(), total: z.number().int() }),
+    progress: z.object({ done: z.number().int(), total: z.number().int(), step: z.string().optional() }),
     report_id: z.string().optional().describe('When done'),
     error: z.object({ code: z.string(), message: z.string() }).optional().describe('When failed'),
   })
@@ -385,6 +444,96 @@ export const updateMeBodySchema = z
 
 export { idPath };
 
+// --- Period analytics (GET /api/analytics): money in roubles, margin in % ---
+
+export const analyticsQuerySchema = z.object({
+  from: z.string().max(10).optional().describe('YYYY-MM-DD; with `to`, or neither (the last weeks with reports)'),
+  to: z.string().max(10).optional(),
+  seller_id: z.string().min(1).max(64).optional(),
+  article: z.string().max(300).optional().describe('Adds `history`: this article week by week'),
+});
+export const analyticsExportQuerySchema = analyticsQuerySchema.omit({ article: true });
+
+const abcLetterSchema = z.enum(['A', 'B', 'C']);
+const marginGroupSchema = z.enum(['high', 'low', 'loss']);
+export const analyticsFiguresSchema = z
+  .object({
+    realization: z.number(),
+    for_pay: z.number(),
+    payout: z.number(),
+    profit: z.number(),
+    margin: z.number().nullable(),
+    sales_qty: z.number(),
+    returns_qty: z.number(),
+    expenses: z.number(),
+  })
+  .meta({ id: 'AnalyticsFigures' });
+const rangeSchema = z.object({ from: z.string(), to: z.string() });
+export const analyticsSchema = z
+  .object({
+    range: rangeSchema,
+    previous_range: rangeSchema,
+    seller_id: z.string().nullable(),
+    available: z.object({
+      report_count: z.number().int(),
+      first_week: z.string().nullable(),
+      last_week: z.string().nullable(),
+    }),
+    weeks: z.array(
+      analyticsFiguresSchema.extend({
+        period_from: z.string(),
+        period_to: z.string(),
+        report_ids: z.array(z.string()),
+      }),
+    ),
+    totals: analyticsFiguresSchema,
+    previous: analyticsFiguresSchema.extend({
+      change: z.record(analyticsFiguresSchema.keyof(), z.number().nullable()).describe('In %; margin in points'),
+    }),
+    articles: z.array(
+      z.object({
+        article: z.string(),
+        realization: z.number(),
+        profit: z.number(),
+        margin: z.number().nullable(),
+        sales_qty: z.number(),
+        returns_qty: z.number(),
+        abc_revenue: abcLetterSchema.nullable(),
+        abc_profit: abcLetterSchema.nullable(),
+        margin_group: marginGroupSchema.nullable(),
+      }),
+    ),
+    margin_groups: z.record(
+      marginGroupSchema,
+      z.object({ count: z.number().int(), realization: z.number(), profit: z.number() }),
+    ),
+    warnings: z.array(
+      z.object({
+        code: z.enum(['missing_week', 'duplicate_report', 'report_processing', 'stale_report', 'summary_unavailable']),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()),
+      }),
+    ),
+    history: z
+      .object({
+        article: z.string(),
+        weeks: z.array(
+          z.object({
+            period_from: z.string(),
+            period_to: z.string(),
+            realization: z.number(),
+            profit: z.number(),
+            margin: z.number().nullable(),
+            sales_qty: z.number(),
+            returns_qty: z.number(),
+          }),
+        ),
+      })
+      .optional()
+      .describe('With `?article=`'),
+  })
+  .meta({ id: 'Analytics' });
+
 // --- Types (z.infer: the same on the server and in the web page) ---
 
 export type TaxSystem = z.infer<typeof taxSystemSchema>;
@@ -407,6 +556,10 @@ export type Item = z.infer<typeof itemSchema>;
 export type CategoryCommission = z.infer<typeof categoryCommissionSchema>;
 export type ReportWarning = z.infer<typeof reportWarningSchema>;
 export type Report = z.infer<typeof reportSchema>;
+export type ReportStatus = z.infer<typeof reportStatusSchema>;
+export type ReportProgress = z.infer<typeof reportProgressSchema>;
+export type ItemColumns = z.infer<typeof itemColumnsSchema>;
+export type ReportColumns = z.infer<typeof reportColumnsSchema>;
 export type ReportAllocation = NonNullable<Report['allocation']>;
 export type UploadUrl = z.infer<typeof uploadUrlSchema>;
 export type RowCount = z.infer<typeof rowCountSchema>;
@@ -419,4 +572,12 @@ export type CombineJob = z.infer<typeof combineJobSchema>;
 export type Product = z.infer<typeof productSchema>;
 export type ImportResult = z.infer<typeof importResultSchema>;
 export type Seller = z.infer<typeof sellerSchema>;
+export type Analytics = z.infer<typeof analyticsSchema>;
+export type AnalyticsFigures = z.infer<typeof analyticsFiguresSchema>;
+export type AnalyticsWeek = Analytics['weeks'][number];
+export type AnalyticsArticle = Analytics['articles'][number];
+export type AnalyticsWarning = Analytics['warnings'][number];
+export type AbcLetter = z.infer<typeof abcLetterSchema>;
+export type MarginGroup = z.infer<typeof marginGroupSchema>;
+export type AnalyticsParams = { from?: string; to?: string; seller_id?: string | null; article?: string };
 export type Page<T> = { items: T[]; next_cursor: string | null };

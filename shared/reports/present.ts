@@ -9,6 +9,8 @@ import type {
   CategoryCommission as ApiCategoryCommission,
   DroppedManualValue,
   Item as ApiItem,
+  ItemColumns,
+  ReportColumns as ApiReportColumns,
   Report as ApiReport,
   ReportSummary as ApiReportSummary,
   ReportWarning as ApiReportWarning,
@@ -19,7 +21,7 @@ import type { StoredItem } from '../store/items.repo';
 import type { ReportRecord } from '../store/reports.repo';
 
 // The answers' types are the contract's (shared/contract/shapes.ts): a presenter that drifts does not compile.
-export type { ApiCategoryCommission, ApiItem, ApiReport, ApiReportSummary, ApiValues, SellerRef };
+export type { ApiCategoryCommission, ApiItem, ApiReport, ApiReportColumns, ApiReportSummary, ApiValues, SellerRef };
 
 /** A value of `field` in storage units → API units (money: kopecks → roubles). */
 export function valueToApi(field: string, value: number | null | undefined): number | null {
@@ -51,6 +53,56 @@ export function presentItem(item: StoredItem): ApiItem {
   };
 }
 
+/**
+ * The items of a report as columns (GET /api/reports/{id}?items=columns): the same numbers as
+ * ApiItem[], in API units, ~3× smaller in JSON and far cheaper to build and parse. Row r is item r.
+ * `effective[f][r]` is field `fields[f]` of row r; `computed` lists only values that differ from the
+ * effective one (a manual value and what follows from it) as {field: {row: value}}; `manual_values`
+ * the same way.
+ */
+export type ApiItemColumns = ItemColumns;
+
+const FIELD_NAMES: string[] = [...FIELD_BY_NAME.keys()];
+const MONEY: boolean[] = FIELD_NAMES.map((f) => FIELD_BY_NAME.get(f)?.unit === 'money');
+
+export function presentItemColumns(items: ReadonlyArray<StoredItem>): ApiItemColumns {
+  const n = items.length;
+  const effective = FIELD_NAMES.map(() => new Array<number | null>(n));
+  const computed: ApiItemColumns['computed'] = {};
+  const manual: ApiItemColumns['manual_values'] = {};
+  const out: ApiItemColumns = {
+    count: n,
+    item_id: new Array<string>(n),
+    article: new Array<string>(n),
+    category: new Array<string>(n),
+    nm_id: new Array<string>(n),
+    brand: new Array<string>(n),
+    fields: FIELD_NAMES,
+    effective,
+    computed,
+    manual_values: manual,
+  };
+  for (let r = 0; r < n; r++) {
+    const it = items[r];
+    out.item_id[r] = it.item_id;
+    out.article[r] = it.article;
+    out.category[r] = it.category;
+    out.nm_id[r] = it.nm_id;
+    out.brand[r] = it.brand;
+    const eff = it.effective as Record<string, number | null | undefined>;
+    const comp = it.computed as Record<string, number | null | undefined>;
+    for (let f = 0; f < FIELD_NAMES.length; f++) {
+      const name = FIELD_NAMES[f];
+      const e = eff[name] ?? null;
+      effective[f][r] = e === null ? null : MONEY[f] ? kopecksToRoubles(e) : e;
+      const c = comp[name] ?? null;
+      if (c !== e) (computed[name] ??= {})[r] = c === null ? null : MONEY[f] ? kopecksToRoubles(c) : c;
+    }
+    for (const [name, v] of Object.entries(it.manual_values ?? {})) (manual[name] ??= {})[r] = valueToApi(name, v);
+  }
+  return out;
+}
+
 export function presentCommission(rows: ReadonlyArray<CategoryCommission>): ApiCategoryCommission[] {
   return rows.map((c) => ({
     category: c.category,
@@ -73,6 +125,14 @@ export function presentWarnings(warnings: ReadonlyArray<ReportWarning>): ApiRepo
   });
 }
 
+function apiStatus(record: ReportRecord): ApiReportSummary['status'] {
+  return record.status === 'failed'
+    ? 'failed'
+    : record.status === 'ready' || record.status === undefined
+      ? 'ready'
+      : 'processing';
+}
+
 export function presentReportSummary(record: ReportRecord, seller: SellerRef | null): ApiReportSummary {
   return {
     id: record.id,
@@ -89,6 +149,20 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
     created_at: record.created_at,
     ...(record.rebuilt_at ? { rebuilt_at: record.rebuilt_at } : {}),
     totals: valuesToApi(record.totals),
+    status: apiStatus(record),
+    ...(record.status === 'processing' && record.task ? { task: record.task } : {}),
+    ...(record.status === 'processing' && record.progress ? { progress: record.progress } : {}),
+    ...(record.status === 'failed' && record.error ? { error: record.error } : {}),
+    ...(record.status === 'failed' ? { refunded_rows: record.refunded_rows ?? 0 } : {}),
+    ...(record.last_rebuild
+      ? {
+          last_rebuild: {
+            finished_at: record.last_rebuild.finished_at,
+            dropped_manual_values: record.last_rebuild.dropped.map(presentDropped),
+            ...(record.last_rebuild.error ? { error: record.last_rebuild.error } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -136,6 +210,17 @@ export function presentReport(
     stale_reason: staleness?.reason ?? (stale ? STALE_SETTINGS : null),
     ...(record.is_combined ? { stale_sources: staleness?.changes ?? [] } : {}),
   };
+}
+
+export function presentReportColumns(
+  record: ReportRecord,
+  items: ReadonlyArray<StoredItem>,
+  seller: SellerRef | null,
+  stale: boolean,
+  staleness?: Parameters<typeof presentReport>[4],
+): ApiReportColumns {
+  const { items: _none, ...rest } = presentReport(record, [], seller, stale, staleness);
+  return { ...rest, item_columns: presentItemColumns(items) };
 }
 
 /** A dropped correction in API units (rebuild's `dropped_manual_values`). */

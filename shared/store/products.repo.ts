@@ -55,7 +55,7 @@ export function productRecordKey(userId: string, article: string): Key {
  * The periods of a stored product. Records written before prices had dates carry only `cost_price`:
  * a positive one counts as set from the beginning, a 0 as never set.
  */
-function periodsOf(item: Record<string, unknown>): CostPricePeriod[] {
+export function periodsOf(item: Record<string, unknown>): CostPricePeriod[] {
   if (Array.isArray(item.cost_prices))
     return sortPeriods(
       (item.cost_prices as Array<Record<string, unknown>>).map((p) => ({
@@ -216,6 +216,13 @@ export async function getReportCostPrices(
 /** Items per TransactWriteItems (DynamoDB's maximum). */
 const TRANSACT_MAX = 100;
 const MAX_TRANSACT_ATTEMPTS = 12;
+/**
+ * Transactions of new articles in flight at once. Measured on DynamoDB Local (2,000 new articles, a
+ * loaded 2-core machine): 8 transactions of 100 in flight 6.5 s, 4 in flight 9.8 s, single conditional
+ * puts (16 in flight) 14 s; the unconditional BatchWrite this replaces took 2.7 s but could overwrite a
+ * price set meanwhile.
+ */
+const TRANSACT_CONCURRENCY = 8;
 
 /**
  * Adds the articles missing from the catalog with cost_price 0, not set (docs/METRICS.md: "An article
@@ -232,7 +239,7 @@ export async function ensureProducts(userId: string, articles: readonly string[]
   const existing = new Set((await getProducts(userId, wanted)).keys());
   const missing = wanted.filter((a) => !existing.has(a));
   const now = new Date().toISOString();
-  await inParallel(chunk(missing, TRANSACT_MAX), CONCURRENCY, async (part) => {
+  await inParallel(chunk(missing, TRANSACT_MAX), TRANSACT_CONCURRENCY, async (part) => {
     let pending = part;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt >= MAX_TRANSACT_ATTEMPTS) throw new Error('products: new articles kept conflicting');
@@ -377,7 +384,11 @@ export async function importProducts(userId: string, rows: readonly ImportRow[])
     assertArticle(r.article);
     assertCostPrice(r.costPriceKopecks);
     assertValidFrom(r.validFrom);
-    last.set(r.article, [...(last.get(r.article) ?? []), r]);
+    // push, not a spread: a file of many rows of one article must stay linear (issue 12: no long
+    // synchronous loop; 14,000 rows of one article took seconds with a copy per row).
+    const list = last.get(r.article);
+    if (list) list.push(r);
+    else last.set(r.article, [r]);
   }
   if (last.size === 0) return { created: 0, updated: 0 };
   const existing = new Map<string, ProductRecord>();

@@ -129,6 +129,7 @@ interface ApiReport {
   source_report_ids?: string[];
   totals: Values;
   items: ApiItem[];
+  stale?: boolean;
 }
 
 const getReport = async (id: string) =>
@@ -457,6 +458,38 @@ describe('the seller in the browser', () => {
       await preview.getByRole('button', { name: 'Отмена' }).click();
       await page.getByTestId('dropzone').waitFor();
       expect(await text('limits-chip')).toBe(limits);
+    },
+  );
+
+  step(
+    'rename, then a source rebuilt: the combined report says which source changed and «Пересобрать» refreshes it',
+    async () => {
+      await page.goto(`${stack.web}/reports/${encodeURIComponent(id2)}`);
+      await page.getByTestId('report-title').waitFor();
+      await page.getByTestId('report-meta-edit').click();
+      await page.getByLabel('Название отчёта').fill('Неделя 14');
+      await page.getByTestId('report-meta-form').getByRole('button', { name: 'Сохранить' }).click();
+      await expect
+        .poll(async () => squash(await page.getByTestId('report-title').textContent()))
+        .toContain('Неделя 14');
+      expect((await getReport(id2)).title).toBe('Неделя 14');
+
+      await page.getByTestId('rebuild-button').click();
+      await page.getByTestId('rebuild-dialog').getByRole('button', { name: 'Пересобрать' }).click();
+      const summary = page.getByTestId('rebuild-summary');
+      await summary.waitFor();
+      await summary.getByRole('button', { name: 'Понятно' }).click();
+
+      await page.goto(`${stack.web}/reports/${encodeURIComponent(combinedId)}`);
+      const banner = page.getByTestId('combined-stale-banner');
+      await banner.waitFor();
+      expect(squash(await banner.textContent())).toContain('«Неделя 14» — пересобран');
+      await screenshot(page, '05b-combined-stale');
+      await banner.getByRole('button', { name: 'Пересобрать' }).click();
+      await banner.waitFor({ state: 'detached' });
+      const combined = await getReport(combinedId);
+      expect(combined.stale).toBe(false);
+      expect(await text('figure-realization')).toBe(rub(combined.totals.realization as number));
     },
   );
 

@@ -153,10 +153,13 @@ describe('sign-up path', () => {
           rows: 5000,
           limits_after: 15000,
           report_id: null,
+          report_title: null,
+          report_deleted: false,
           created_at: expect.any(String),
         },
       ],
       next_cursor: null,
+      totals: { charged: 0, refunded: 0, topped_up: 5000 },
     });
   });
 

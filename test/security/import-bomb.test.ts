@@ -30,19 +30,25 @@ function importEvent(token: string, file: Buffer) {
 }
 
 /** The longest the event loop was kept from a 10 ms timer while `work` ran. */
-async function maxLoopDelay<T>(work: () => Promise<T>): Promise<{ result: T; maxDelayMs: number }> {
-  let last = performance.now();
-  let maxDelayMs = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    maxDelayMs = Math.max(maxDelayMs, now - last - 10);
-    last = now;
-  }, 10);
+/**
+ * How many turns the event loop makes while `work` runs (a setImmediate chain). A reader that holds the
+ * loop for the whole file gives a handful; one that yields between inflated pieces gives dozens — a
+ * count, not a time, so a loaded machine cannot make it pass or fail.
+ */
+async function loopTurns<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
   try {
     const result = await work();
-    return { result, maxDelayMs };
+    return { result, turns };
   } finally {
-    clearInterval(timer);
+    running = false;
   }
 }
 
@@ -71,8 +77,8 @@ describe('catalog import bomb', () => {
       expect(err.details).toEqual({ max_inflated_bytes: MAX_IMPORT_INFLATED_BYTES });
       expect(err.message).toMatch(/[а-я]/);
     }
-    // Three at once (the attack run's timeout case) answer in well under a second, not 28 s.
-    expect(elapsed).toBeLessThan(1500);
+    // Three at once (the attack run's timeout case): the time is printed, not asserted (a loaded machine
+    // would make it flaky); what makes it fast is asserted — refused before inflating, memory flat.
     // The process grew by tens of MB at most (the attack run: +1.5 GB).
     console.log(`import bomb ×3: ${elapsed.toFixed(0)} ms, RSS +${((peakRss - before.rss) / 1048576).toFixed(1)} MB`);
     expect((peakRss - before.rss) / 1024 / 1024).toBeLessThan(64);
@@ -89,17 +95,24 @@ describe('catalog import bomb', () => {
     expect(sheetBytes).toBeLessThan(MAX_IMPORT_INFLATED_BYTES);
     const meEvent = apiEvent({ method: 'GET', path: '/api/auth/me', token: other.token });
 
-    const { result, maxDelayMs } = await maxLoopDelay(async () => {
-      const importing = importHandler(importEvent(u.token, file));
+    const order: string[] = [];
+    const { result, turns } = await loopTurns(async () => {
+      const importing = importHandler(importEvent(u.token, file)).then((r) => {
+        order.push('import');
+        return r;
+      });
       // Another user's request made while the sheet is being read is served meanwhile.
       const me = await meHandler(meEvent);
+      order.push('me');
       return { importAnswer: await importing, me };
     });
     expect(result.me.statusCode).toBe(200);
     expect(result.importAnswer.statusCode).toBe(200);
     expect(bodyOf<{ created: number }>(result.importAnswer).created).toBe(1);
-    // No long synchronous stretch: the reading yields between inflated pieces.
-    console.log(`import within the caps: longest event-loop stall ${maxDelayMs.toFixed(0)} ms`);
-    expect(maxDelayMs).toBeLessThan(250);
+    // No long synchronous stretch: the other user's answer came first, and the reading yielded
+    // between inflated pieces (~30 MB of XML in pieces of at most 1 MB).
+    expect(order).toEqual(['me', 'import']);
+    console.log(`import within the caps: ${turns} event-loop turns while reading`);
+    expect(turns).toBeGreaterThanOrEqual(20);
   });
 });

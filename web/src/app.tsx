@@ -4,6 +4,8 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from './api/client';
 import { pluralRows } from './api/errors';
 import { AuthProvider, useAuth } from './lib/auth';
+import { UploadTray, UploadsProvider } from './lib/uploads';
+import { AnalyticsPage } from './pages/analytics-page';
 import { ConfirmPage } from './pages/confirm-page';
 import { ForgotPasswordPage } from './pages/forgot-password-page';
 import { LoginPage } from './pages/login-page';
@@ -16,82 +18,99 @@ import { SettingsPage } from './pages/settings-page';
 export function App() {
   return (
     <AuthProvider>
-      <Routes>
-        <Route
-          path="/login"
-          element={
-            <GuestOnly>
-              <LoginPage />
-            </GuestOnly>
-          }
-        />
-        <Route
-          path="/register"
-          element={
-            <GuestOnly>
-              <RegisterPage />
-            </GuestOnly>
-          }
-        />
-        <Route
-          path="/forgot-password"
-          element={
-            <GuestOnly>
-              <ForgotPasswordPage />
-            </GuestOnly>
-          }
-        />
-        {/* The mailed link works whether or not someone is signed in on this browser. */}
-        <Route path="/confirm" element={<ConfirmPage />} />
-        <Route
-          path="/reports"
-          element={
-            <SignedIn>
-              <ReportsPage />
-            </SignedIn>
-          }
-        />
-        <Route
-          path="/reports/:id"
-          element={
-            <SignedIn>
-              <ReportPage />
-            </SignedIn>
-          }
-        />
-        <Route
-          path="/products"
-          element={
-            <SignedIn>
-              <ProductsPage />
-            </SignedIn>
-          }
-        />
-        <Route
-          path="/settings"
-          element={
-            <SignedIn>
-              <SettingsPage />
-            </SignedIn>
-          }
-        />
-        <Route path="/" element={<Navigate to="/reports" replace />} />
-        <Route
-          path="*"
-          element={
-            <SignedIn>
-              <NotFound />
-            </SignedIn>
-          }
-        />
-      </Routes>
+      <UploadsProvider>
+        <Routes>
+          <Route
+            path="/login"
+            element={
+              <GuestOnly>
+                <LoginPage />
+              </GuestOnly>
+            }
+          />
+          <Route
+            path="/register"
+            element={
+              <GuestOnly>
+                <RegisterPage />
+              </GuestOnly>
+            }
+          />
+          <Route
+            path="/forgot-password"
+            element={
+              <GuestOnly>
+                <ForgotPasswordPage />
+              </GuestOnly>
+            }
+          />
+          {/* The mailed link works whether or not someone is signed in on this browser. */}
+          <Route path="/confirm" element={<ConfirmPage />} />
+          <Route
+            path="/reports"
+            element={
+              <SignedIn>
+                <ReportsPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/reports/:id"
+            element={
+              <SignedIn>
+                <ReportPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/analytics"
+            element={
+              <SignedIn>
+                <AnalyticsPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/products"
+            element={
+              <SignedIn>
+                <ProductsPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/settings"
+            element={
+              <SignedIn>
+                <SettingsPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/"
+            element={
+              <SignedIn>
+                <Landing />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="*"
+            element={
+              <SignedIn>
+                <NotFound />
+              </SignedIn>
+            }
+          />
+        </Routes>
+      </UploadsProvider>
     </AuthProvider>
   );
 }
 
 function GuestOnly({ children }: { children: ReactNode }) {
   const { token } = useAuth();
-  if (token) return <Navigate to="/reports" replace />;
+  if (token) return <Navigate to="/" replace />;
   return <div className="guest-layout">{children}</div>;
 }
 
@@ -110,12 +129,13 @@ function Shell({ children }: { children: ReactNode }) {
     <div className="shell">
       <header className="topbar">
         <div className="topbar-inner">
-          <NavLink to="/reports" className="brand">
+          <NavLink to="/" className="brand" end>
             <span className="brand-mark" aria-hidden="true" />
             Прибыльность WB
           </NavLink>
           <nav className="nav" aria-label="Разделы">
             <NavLink to="/reports">Отчёты</NavLink>
+            <NavLink to="/analytics">Аналитика</NavLink>
             <NavLink to="/products">Себестоимость</NavLink>
             <NavLink to="/settings">Настройки</NavLink>
           </nav>
@@ -135,8 +155,17 @@ function Shell({ children }: { children: ReactNode }) {
         </div>
       </header>
       <main className="content">{children}</main>
+      <UploadTray />
     </div>
   );
+}
+
+/** The landing page: analytics once the seller has two or more reports, else the reports page (upload first). */
+function Landing() {
+  const reports = useQuery({ queryKey: ['reports', 'landing'], queryFn: () => api.listReports({}) });
+  if (reports.isPending) return null;
+  const many = (reports.data?.items.length ?? 0) >= 2;
+  return <Navigate to={many ? '/analytics' : '/reports'} replace />;
 }
 
 function NotFound() {

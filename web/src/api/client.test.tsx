@@ -31,6 +31,7 @@ function renderLogin() {
           <Routes>
             <Route path="/login" element={<LoginPage />} />
             <Route path="/reports" element={<div>Список отчётов</div>} />
+            <Route path="/" element={<div>Главная: аналитика или отчёты</div>} />
           </Routes>
         </AuthProvider>
       </MemoryRouter>
@@ -121,7 +122,7 @@ describe('session handling', () => {
     expect(screen.queryByText('Список отчётов')).toBeNull();
   });
 
-  it('stores the token and email after a successful sign-in and opens the reports', async () => {
+  it('stores the token and email after a successful sign-in and opens the landing page', async () => {
     mockFetch((url) =>
       url === '/api/config'
         ? json(200, { product_name: 'Прибыльность WB', support_contact: null, demo_email: null })
@@ -145,7 +146,7 @@ describe('session handling', () => {
     fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'Secret-pass-42' } });
     fireEvent.click(screen.getByRole('button', { name: 'Войти' }));
 
-    await screen.findByText('Список отчётов');
+    await screen.findByText('Главная: аналитика или отчёты');
     expect(window.localStorage.getItem(TOKEN_KEY)).toBe('jwt-new');
     expect(window.localStorage.getItem(EMAIL_KEY)).toBe('seller@example.ru');
   });
@@ -292,5 +293,77 @@ describe('request details', () => {
     expect(url).toBe('/api/reports/items/item%2F7/manual-value');
     expect(init.method).toBe('PUT');
     expect(JSON.parse(String(init.body))).toEqual({ field: 'realization', value: 1500.5 });
+  });
+});
+
+describe('report items as columns', () => {
+  it('asks for columns and gives the page items as objects, with corrections and computed values kept', async () => {
+    let asked = '';
+    mockFetch((url) => {
+      asked = url;
+      return json(200, {
+        report: {
+          id: 'R1',
+          title: 'Отчёт R1',
+          report_number: null,
+          seller: null,
+          period_from: null,
+          period_to: null,
+          rows: 2,
+          is_combined: false,
+          source_path: null,
+          source_available: false,
+          created_at: '2026-11-01T00:00:00.000Z',
+          totals: {},
+          status: 'ready',
+          tax_profile: { tax_system: 'none', usn_rate: 0, vat_rate: 0 },
+          allocation: null,
+          commission_by_category: [],
+          warnings: [],
+          stale: false,
+          stale_reason: null,
+          item_columns: {
+            count: 2,
+            item_id: ['R1.1000001', 'R1.1000002'],
+            article: ['A', 'B'],
+            category: ['c', 'c'],
+            nm_id: ['1', '2'],
+            brand: ['b', 'b'],
+            fields: ['logistics', 'profit'],
+            effective: [
+              [10, 50.5],
+              [1, 2],
+            ],
+            computed: { logistics: { 1: 20 }, profit: { 1: -28.5 } },
+            manual_values: { logistics: { 1: 50.5 } },
+          },
+        },
+      });
+    });
+    const { report } = await api.getReport('R1');
+    expect(asked).toContain('/reports/R1?items=columns');
+    expect(report.items).toEqual([
+      {
+        item_id: 'R1.1000001',
+        article: 'A',
+        category: 'c',
+        nm_id: '1',
+        brand: 'b',
+        computed: { logistics: 10, profit: 1 },
+        manual_values: {},
+        effective: { logistics: 10, profit: 1 },
+      },
+      {
+        item_id: 'R1.1000002',
+        article: 'B',
+        category: 'c',
+        nm_id: '2',
+        brand: 'b',
+        computed: { logistics: 20, profit: -28.5 },
+        manual_values: { logistics: 50.5 },
+        effective: { logistics: 50.5, profit: 2 },
+      },
+    ]);
+    expect('item_columns' in report).toBe(false);
   });
 });

@@ -6,6 +6,10 @@ import { ApiError, apiErrorFrom, networkError, type ApiErrorBody } from './error
 import {
   ROUTES,
   type AllocationMethod,
+  type AnalyticsParams,
+  type Item,
+  type ItemColumns,
+  type Report,
   type RouteKey,
   type Routes,
   type TaxPeriod,
@@ -22,6 +26,35 @@ export function resolveApiBase(configured: string | undefined): string {
   const base = (configured ?? '').trim().replace(/\/+$/, '');
   if (base === '') return '/api';
   return base.endsWith('/api') ? base : `${base}/api`;
+}
+
+/** Items as objects from their columns (ItemColumns). */
+export function itemsFromColumns(c: ItemColumns): Item[] {
+  const out: Item[] = new Array<Item>(c.count);
+  const nf = c.fields.length;
+  for (let r = 0; r < c.count; r++) {
+    const effective: Record<string, number | null> = {};
+    for (let f = 0; f < nf; f++) effective[c.fields[f]] = c.effective[f][r] ?? null;
+    out[r] = {
+      item_id: c.item_id[r],
+      article: c.article[r],
+      category: c.category[r],
+      nm_id: c.nm_id[r],
+      brand: c.brand[r],
+      computed: effective,
+      manual_values: {},
+      effective,
+    };
+  }
+  for (const [field, rows] of Object.entries(c.computed))
+    for (const [r, v] of Object.entries(rows)) {
+      const item = out[Number(r)];
+      if (item.computed === item.effective) item.computed = { ...item.effective };
+      item.computed[field] = v;
+    }
+  for (const [field, rows] of Object.entries(c.manual_values))
+    for (const [r, v] of Object.entries(rows)) out[Number(r)].manual_values[field] = v;
+  return out;
 }
 
 export const API_BASE = resolveApiBase(import.meta.env.VITE_API_BASE as string | undefined);
@@ -289,7 +322,13 @@ export const api = {
   // Reports
   listReports: (params: { seller_id?: string | null; cursor?: string | null }) =>
     call('listReports', { query: { seller_id: params.seller_id, cursor: params.cursor } }),
-  getReport: (id: string) => call('getReport', { params: { id } }),
+  // Items travel as columns (~6× less JSON for a 5,000-article report) and become objects here.
+  getReport: async (id: string): Promise<{ report: Report }> => {
+    const r = await call('getReport', { params: { id }, query: { items: 'columns' } });
+    if (!('item_columns' in r.report)) return { report: r.report };
+    const { item_columns, ...rest } = r.report;
+    return { report: { ...rest, items: itemsFromColumns(item_columns) } };
+  },
   deleteReport: (id: string) => call('deleteReport', { params: { id } }).then(() => undefined),
   uploadUrl: (filename: string, size: number) => call('uploadUrl', { body: { filename, size } }),
   countRows: (uploadId: string) => call('countRows', { body: { upload_id: uploadId } }),
@@ -310,6 +349,14 @@ export const api = {
   downloadSource: (id: string) => requestFile(routePath('source', { id }), `report-${id}-source`),
   summaryExport: (reportIds: string[]) =>
     requestFile(routePath('summaryExport'), 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
+
+  // Period analytics
+  analytics: (p: AnalyticsParams) =>
+    call('analytics', { query: { from: p.from, to: p.to, seller_id: p.seller_id, article: p.article } }),
+  exportAnalytics: (p: AnalyticsParams) =>
+    requestFile(routePath('analyticsExport'), `analytics-${p.from ?? ''}-${p.to ?? ''}.xlsx`, {
+      query: { from: p.from, to: p.to, seller_id: p.seller_id },
+    }),
 
   // Catalog and sellers
   listProducts: (search: string, cursor?: string | null, missing = false) =>

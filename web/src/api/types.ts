@@ -1,7 +1,19 @@
 // Older names of the contract's types (shared/contract via ./contract), kept for the modules that
 // still import them from here. Nothing is defined by hand: every type is z.infer of the contract.
 export type {
+  AbcLetter,
   AllocationMethod,
+  Analytics,
+  AnalyticsArticle,
+  AnalyticsFigures,
+  AnalyticsParams,
+  AnalyticsWarning,
+  AnalyticsWeek,
+  ItemColumns,
+  MarginGroup,
+  ReportColumns as ReportDetailColumns,
+  ReportProgress,
+  ReportStatus,
   AppConfig,
   CategoryCommission,
   CombineJob,

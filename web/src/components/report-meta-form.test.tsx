@@ -32,6 +32,7 @@ beforeEach(() => {
         source_available: false,
         created_at: '2026-05-25T10:00:00.000Z',
         totals: {},
+        status: 'ready',
       },
     });
   vi.stubGlobal(

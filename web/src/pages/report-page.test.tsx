@@ -11,6 +11,7 @@ import { ReportPage } from './report-page';
 
 const report: ReportDetail = {
   id: 'r1',
+  status: 'ready',
   title: 'Отчёт № 555',
   report_number: '555',
   seller: null,

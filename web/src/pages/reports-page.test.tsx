@@ -7,10 +7,12 @@ import { MemoryRouter } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
 import type { ReportSummary } from '../api/types';
 import { createQueryClient } from '../lib/query-client';
+import { UploadsProvider } from '../lib/uploads';
 import { ReportsPage } from './reports-page';
 
 const summary = (id: string, profit: number): ReportSummary => ({
   id,
+  status: 'ready',
   title: `Отчёт ${id}`,
   report_number: null,
   seller: null,
@@ -50,7 +52,9 @@ function renderPage() {
   render(
     <QueryClientProvider client={createQueryClient()}>
       <MemoryRouter>
-        <ReportsPage />
+        <UploadsProvider>
+          <ReportsPage />
+        </UploadsProvider>
       </MemoryRouter>
     </QueryClientProvider>,
   );
