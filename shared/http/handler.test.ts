@@ -1,8 +1,8 @@
 import jwt from 'jsonwebtoken';
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { signToken } from '../auth/tokens';
-import { resetConfig } from '../config';
+import { ConfigError, resetConfig } from '../config';
 import { notFound } from '../errors';
 import { ReportError } from '../report/errors';
 import type { UserRecord } from '../store/users.repo';
@@ -31,17 +31,16 @@ function user(id: string, role: string): UserRecord {
   };
 }
 
-beforeAll(() => {
-  Object.assign(process.env, {
-    JWT_SECRET: SECRET,
-    TABLE_NAME: 't',
-    BUCKET_NAME: 'bucket',
-    MAIL_FROM: 'noreply@example.com',
-    APP_URL: 'http://localhost:5173',
-    MAX_UPLOAD_BYTES: '1000',
-  });
-  resetConfig();
+// Set before any `http(...)` below runs: building a handler parses the configuration (cold start).
+Object.assign(process.env, {
+  JWT_SECRET: SECRET,
+  TABLE_NAME: 't',
+  BUCKET_NAME: 'bucket',
+  MAIL_FROM: 'noreply@example.com',
+  APP_URL: 'http://localhost:5173',
+  MAX_UPLOAD_BYTES: '1000',
 });
+resetConfig();
 
 beforeEach(() => {
   users.clear();
@@ -311,5 +310,27 @@ describe('multipart', () => {
     );
     expect(r.statusCode).toBe(400);
     expect(bodyOf<ErrorBody>(r).error.code).toBe('invalid_multipart');
+  });
+});
+
+describe('cold start', () => {
+  it('building a handler with a setting missing fails at once, naming it', () => {
+    const saved = process.env.TABLE_NAME;
+    delete process.env.TABLE_NAME;
+    resetConfig();
+    try {
+      let caught: unknown;
+      try {
+        http({ auth: 'none' }, async () => json(200, {}));
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).variables).toEqual(['TABLE_NAME']);
+      expect((caught as Error).message).toContain('TABLE_NAME: missing');
+    } finally {
+      process.env.TABLE_NAME = saved;
+      resetConfig();
+    }
   });
 });

@@ -210,9 +210,14 @@ const input = (o: HttpOptions): Mw => ({
 
 /**
  * Wraps a route function in the stack. The result is the Lambda handler (serverless.yml points at it);
- * it never throws: every failure becomes an API.md error body.
+ * it never throws: every failure becomes an API.md error body. Building it parses the configuration
+ * (throws ConfigError when a setting is missing).
  */
 export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHandler {
+  // Cold start: the handler module builds its stack when Lambda loads it, so a missing or malformed
+  // setting fails the init phase here, naming every offending variable (ConfigError), instead of
+  // answering 500 on the first request. getConfig() parses once per process and caches.
+  getConfig();
   const mode = options.auth ?? 'user';
   const core = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {
     const s = stateOf(event);
