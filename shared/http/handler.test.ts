@@ -143,12 +143,12 @@ describe('error mapping', () => {
     const err = new Error(
       'ValidationException: One or more parameter values were invalid: table report-profitability-prod',
     );
-    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const event = apiEvent();
     const r = await throwing(err)(event);
     expect(r.statusCode).toBe(500);
     expect(bodyOf(r)).toEqual({ error: { code: 'internal_error', message: 'internal error', details: {} } });
-    // The cause goes to the log, tagged with the request id, and only there.
+    // The cause goes to the log (Powertools writes errors to stderr), tagged with the request id, and only there.
     const logged = spy.mock.calls.map((c) => String(c[0])).join('\n');
     spy.mockRestore();
     expect(logged).toContain(event.requestContext.requestId);
@@ -158,7 +158,7 @@ describe('error mapping', () => {
   });
 
   it('catches a thrown non-Error value too', async () => {
-    vi.spyOn(console, 'error').mockImplementationOnce(() => undefined);
+    vi.spyOn(process.stderr, 'write').mockImplementationOnce(() => true);
     const r = await throwing('boom')(apiEvent());
     expect(r.statusCode).toBe(500);
   });

@@ -7,6 +7,8 @@
  *
  * `main` receives the already authenticated, parsed and validated request; `handler` takes the raw
  * API Gateway HTTP API (v2) event. Order of the stack (before: top-down; after/onError: bottom-up):
+ *   0. (outside middy) the request's log scope: request id, function name, cold start and later the user
+ *      id on every log line (shared/log.ts); the stored metrics flushed as one EMF line at the end
  *   1. request context: request id, timing, one access log line
  *   2. CORS headers on every answer, errors included
  *   3. error mapper: catches EVERYTHING (serverless-offline answers 200 with an errorMessage when a
@@ -22,7 +24,8 @@ import { getConfig } from '../config';
 import { badRequest, toAppError, validation } from '../errors';
 import type { UserRecord } from '../store/users.repo';
 import { authenticate, type AuthMode } from './auth';
-import { describeError, log } from '../log';
+import { appendRequestKeys, describeError, log, logger, requestLogKeys, withRequestLog } from '../log';
+import { publishMetrics } from '../metrics';
 import { parseMultipart, type UploadedFile } from './multipart';
 import { json, type HttpResult } from './responses';
 
@@ -78,6 +81,9 @@ interface State {
   rawBody: Buffer | null;
 }
 
+/** True until this process has served its first request (the Lambda environment's cold start). */
+let coldStart = true;
+
 /** Per-invocation state, keyed by the event object so nothing is written onto the event itself. */
 const states = new WeakMap<object, State>();
 
@@ -99,7 +105,7 @@ const requestContext = (): Mw => ({
   name: 'request-context',
   before: (request) => {
     const event = request.event;
-    const requestId = event.requestContext?.requestId || request.context?.awsRequestId || randomUUID();
+    const requestId = requestLogKeys()?.request_id ?? requestIdOf(event, request.context);
     states.set(event, {
       requestId,
       start: Date.now(),
@@ -116,15 +122,17 @@ const requestContext = (): Mw => ({
   onError: (request) => accessLog(request.event, request.response),
 });
 
+function requestIdOf(event: APIGatewayProxyEventV2, context: Partial<Context> | undefined): string {
+  return event.requestContext?.requestId || context?.awsRequestId || randomUUID();
+}
+
 function accessLog(event: APIGatewayProxyEventV2, response: HttpResult | null | undefined): void {
   const s = states.get(event);
   log('info', 'request', {
-    request_id: s?.requestId,
     method: event.requestContext?.http?.method,
     path: event.rawPath,
     status: response?.statusCode,
     duration_ms: s ? Date.now() - s.start : undefined,
-    user_id: s?.user?.id,
   });
 }
 
@@ -148,7 +156,7 @@ const errorMapper = (): Mw => ({
     const err = toAppError(request.error);
     const requestId = states.get(request.event)?.requestId ?? request.context?.awsRequestId;
     if (err.status >= 500) log('error', 'unhandled error', { request_id: requestId, ...describeError(request.error) });
-    else log('info', 'request rejected', { request_id: requestId, status: err.status, code: err.code });
+    else log('info', 'request rejected', { status: err.status, code: err.code });
     const response = json(err.status, { error: { code: err.code, message: err.message, details: err.details } });
     request.response = { ...response, headers: { ...response.headers, ...err.headers } };
   },
@@ -158,7 +166,9 @@ const auth = (mode: AuthMode): Mw => ({
   name: 'auth',
   before: async (request) => {
     if (mode === 'none') return;
-    stateOf(request.event).user = await authenticate(request.event.headers, mode);
+    const user = await authenticate(request.event.headers, mode);
+    stateOf(request.event).user = user;
+    appendRequestKeys({ user_id: user.id });
   },
 });
 
@@ -245,15 +255,27 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
     input(options),
   ]);
   return async (event, context) => {
-    try {
-      return await wrapped(event, (context ?? {}) as Context);
-    } catch (e) {
-      // Only reachable if a middleware's own onError failed; still answer in the API's shape.
-      log('error', 'error mapper failed', describeError(e));
-      return {
-        ...json(500, { error: { code: 'internal_error', message: 'internal error', details: {} } }),
-        headers: { ...CORS, 'Content-Type': 'application/json; charset=utf-8' },
-      };
-    }
+    // Powertools' Lambda context keys (function ARN, memory, version) when there is a real context.
+    if (context?.functionName) logger.addContext(context as Context);
+    const keys = {
+      request_id: requestIdOf(event, context),
+      function_name: context?.functionName || process.env.AWS_LAMBDA_FUNCTION_NAME || undefined,
+      cold_start: coldStart,
+    };
+    coldStart = false;
+    return withRequestLog(keys, async () => {
+      try {
+        return await wrapped(event, (context ?? {}) as Context);
+      } catch (e) {
+        // Only reachable if a middleware's own onError failed; still answer in the API's shape.
+        log('error', 'error mapper failed', describeError(e));
+        return {
+          ...json(500, { error: { code: 'internal_error', message: 'internal error', details: {} } }),
+          headers: { ...CORS, 'Content-Type': 'application/json; charset=utf-8' },
+        };
+      } finally {
+        publishMetrics();
+      }
+    });
   };
 }

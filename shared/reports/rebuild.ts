@@ -17,6 +17,7 @@ import {
   type ManualValues,
 } from '../report';
 import { log } from '../log';
+import { countMetric, durationMetric } from '../metrics';
 import { ensureProducts } from '../store/products.repo';
 import { getReportItems, isReportId, listAllReports, replaceItems, type ReportRecord } from '../store/reports.repo';
 import type { StoredItem } from '../store/items.repo';
@@ -46,6 +47,7 @@ function manualByArticle(items: ReadonlyArray<StoredItem>): Record<string, Manua
 }
 
 export async function rebuildReport(user: UserRecord, reportId: string): Promise<RebuildResult> {
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     const record = await requireReport(user.id, reportId);
     if (!record.source_path || record.is_combined) throw sourceMissing();
@@ -81,7 +83,11 @@ export async function rebuildReport(user: UserRecord, reportId: string): Promise
         rebuilt_at: new Date().toISOString(),
       }),
     ]);
-    if (replaced) return { record: replaced.record, items: replaced.items, seller, dropped };
+    if (replaced) {
+      countMetric('RowsProcessed', parsed.rows);
+      durationMetric('RebuildDuration', Date.now() - started);
+      return { record: replaced.record, items: replaced.items, seller, dropped };
+    }
     // A correction or another rebuild changed the report meanwhile: start over from its new state.
     if (attempt >= MAX_ATTEMPTS)
       throw conflict('report_busy', 'The report is being changed by another request; try again');

@@ -14,6 +14,7 @@ import {
   type RowCount,
 } from '../report';
 import { log } from '../log';
+import { countMetric, durationMetric } from '../metrics';
 import { chargeLimits } from '../store/limits.repo';
 import { writeItems, type StoredItem } from '../store/items.repo';
 import { ensureProducts } from '../store/products.repo';
@@ -143,6 +144,7 @@ export async function uploadReport(
   ref: FileRef | null,
   options: UploadOptions = {},
 ): Promise<UploadResult> {
+  const started = Date.now();
   const swept = await recoverAbandonedUploads(user.id);
   const limits = user.limits + swept.refunded_rows;
   const file = await openInputFile(user.id, ref);
@@ -156,7 +158,12 @@ export async function uploadReport(
     const parsed = await readReport(file.source, readLimits());
     // An early answer for the common case; the charge's condition is what holds under concurrency.
     if (parsed.rows > limits) throw paymentRequired(parsed.rows, limits);
-    return await storeReport(user, file, parsed, identity, options.allowDuplicate === true);
+    const result = await storeReport(user, file, parsed, identity, options.allowDuplicate === true);
+    countMetric('Uploads');
+    countMetric('RowsProcessed', parsed.rows);
+    durationMetric('UploadDuration', Date.now() - started);
+    log('info', 'report uploaded', { report_id: result.record.id, rows: parsed.rows, format: parsed.format });
+    return result;
   } finally {
     await file.cleanup();
   }
