@@ -14,6 +14,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
 
 type Level = 'error' | 'warn' | 'info' | 'debug';
 
@@ -38,6 +39,25 @@ export interface RequestLogKeys {
 }
 
 const scope = new AsyncLocalStorage<RequestLogKeys>();
+
+/** True until this process has served its first invocation (the Lambda environment's cold start). */
+let coldStart = true;
+
+/**
+ * The keys of one invocation (HTTP request or worker event); the first call in a process is the cold
+ * start. With a real Lambda context, Powertools' own context keys (function ARN, memory, version) are
+ * added too.
+ */
+export function invocationKeys(requestId: string, context?: Partial<Context>): RequestLogKeys {
+  if (context?.functionName) logger.addContext(context as Context);
+  const keys: RequestLogKeys = {
+    request_id: requestId,
+    function_name: context?.functionName || process.env.AWS_LAMBDA_FUNCTION_NAME || undefined,
+    cold_start: coldStart,
+  };
+  coldStart = false;
+  return keys;
+}
 
 /** Runs `fn` with `keys` on every log line written inside it (awaited work included). */
 export function withRequestLog<T>(keys: RequestLogKeys, fn: () => Promise<T>): Promise<T> {

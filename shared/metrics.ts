@@ -2,10 +2,10 @@
  * Business metrics through AWS Lambda Powertools Metrics: CloudWatch Embedded Metric Format, i.e. one
  * JSON line on stdout per invocation that CloudWatch turns into metrics (no API call, no IAM). Locally
  * the lines just go to the log. Metrics are stored while a request runs and flushed once at its end by
- * the HTTP stack (shared/http/handler.ts → publishMetrics); the namespace is METRICS_NAMESPACE (config).
+ * the HTTP stack (shared/http/handler.ts) and the worker's handler; the namespace is METRICS_NAMESPACE (config).
  *
- * Names (docs/OPERATIONS.md, Metrics): `Uploads` (Count), `RowsProcessed` (Count: report rows read
- * by an upload or rebuild), `UploadDuration` / `RebuildDuration` (Milliseconds).
+ * Names (docs/OPERATIONS.md, Metrics): `Uploads` (Count, route), `RowsProcessed` (Count: report rows read
+ * by the worker for an upload or rebuild), `UploadDuration` / `RebuildDuration` (Milliseconds).
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { getConfig } from './config';

@@ -24,7 +24,7 @@ import { getConfig } from '../config';
 import { badRequest, toAppError, validation } from '../errors';
 import type { UserRecord } from '../store/users.repo';
 import { authenticate, type AuthMode } from './auth';
-import { appendRequestKeys, describeError, log, logger, requestLogKeys, withRequestLog } from '../log';
+import { appendRequestKeys, describeError, invocationKeys, log, requestLogKeys, withRequestLog } from '../log';
 import { publishMetrics } from '../metrics';
 import { parseMultipart, type UploadedFile } from './multipart';
 import { json, type HttpResult } from './responses';
@@ -80,9 +80,6 @@ interface State {
   file: UploadedFile | null;
   rawBody: Buffer | null;
 }
-
-/** True until this process has served its first request (the Lambda environment's cold start). */
-let coldStart = true;
 
 /** Per-invocation state, keyed by the event object so nothing is written onto the event itself. */
 const states = new WeakMap<object, State>();
@@ -255,15 +252,7 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
     input(options),
   ]);
   return async (event, context) => {
-    // Powertools' Lambda context keys (function ARN, memory, version) when there is a real context.
-    if (context?.functionName) logger.addContext(context as Context);
-    const keys = {
-      request_id: requestIdOf(event, context),
-      function_name: context?.functionName || process.env.AWS_LAMBDA_FUNCTION_NAME || undefined,
-      cold_start: coldStart,
-    };
-    coldStart = false;
-    return withRequestLog(keys, async () => {
+    return withRequestLog(invocationKeys(requestIdOf(event, context), context), async () => {
       try {
         return await wrapped(event, (context ?? {}) as Context);
       } catch (e) {
