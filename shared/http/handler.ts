@@ -10,11 +10,13 @@
  *   0. (outside middy) the request's log scope: request id, function name, cold start and later the user
  *      id on every log line (shared/log.ts); the stored metrics flushed as one EMF line at the end
  *   1. request context: request id, timing, one access log line
- *   2. CORS headers on every answer, errors included
- *   3. error mapper: catches EVERYTHING (serverless-offline answers 200 with an errorMessage when a
+ *   2. error mapper: catches EVERYTHING (serverless-offline answers 200 with an errorMessage when a
  *      handler throws), maps it with toAppError, logs a 500's cause with the request id
- *   4. auth (before input, so an anonymous caller gets 401, not a validation message)
- *   5. input: body (JSON, base64 too; multipart; raw binary), query and path, validated with zod
+ *   3. auth (before input, so an anonymous caller gets 401, not a validation message)
+ *   4. input: body (JSON, base64 too; multipart; raw binary), query and path, validated with zod
+ *
+ * CORS is not here: API Gateway answers preflights and sets the CORS headers on every answer from
+ * `provider.httpApi.cors` in serverless.yml (the one source; serverless-offline does the same locally).
  */
 import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
@@ -133,20 +135,6 @@ function accessLog(event: APIGatewayProxyEventV2, response: HttpResult | null | 
   });
 }
 
-const CORS: Record<string, string> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key',
-  'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-  'Access-Control-Expose-Headers': 'Content-Disposition, Retry-After',
-};
-
-const cors = (): Mw => {
-  const add = (request: { response: HttpResult | null }) => {
-    if (request.response) request.response = { ...request.response, headers: { ...CORS, ...request.response.headers } };
-  };
-  return { name: 'cors', after: add, onError: add };
-};
-
 const errorMapper = (): Mw => ({
   name: 'error-mapper',
   onError: (request) => {
@@ -246,7 +234,6 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
   };
   const wrapped = middy<APIGatewayProxyEventV2, HttpResult>(core).use([
     requestContext(),
-    cors(),
     errorMapper(),
     auth(mode),
     input(options),
@@ -260,7 +247,7 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
         log('error', 'error mapper failed', describeError(e));
         return {
           ...json(500, { error: { code: 'internal_error', message: 'internal error', details: {} } }),
-          headers: { ...CORS, 'Content-Type': 'application/json; charset=utf-8' },
+          headers: { 'Content-Type': 'application/json; charset=utf-8' },
         };
       } finally {
         publishMetrics();
