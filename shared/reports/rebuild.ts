@@ -37,7 +37,7 @@ import { failureError } from './failures';
 import type { UserRecord } from '../store/users.repo';
 import { requireReport, sellerOf } from './queries';
 import { resolveReportSettings } from './settings';
-import { downloadToTemp } from './storage';
+import { downloadToTemp } from '../files/objects';
 import { missingArticles } from './upload';
 
 const MAX_ATTEMPTS = 3;

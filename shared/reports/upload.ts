@@ -35,7 +35,7 @@ import { failUpload, recoverAbandonedUploads } from './recover';
 import { duplicateReport, findDuplicate, identityOfFile, type DuplicateOf } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
-import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
+import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from '../files/objects';
 import { invokeWorker } from '../worker/invoke';
 
 export const UPLOAD_URL_TTL_SECONDS = 900;

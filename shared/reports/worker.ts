@@ -46,7 +46,7 @@ import { rebuildReport } from './rebuild';
 import { resolveReportSettings } from './settings';
 import { periodTitle } from './report-identity';
 import { missingArticles } from './upload';
-import { downloadToTemp } from './storage';
+import { downloadToTemp } from '../files/objects';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
 
