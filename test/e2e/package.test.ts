@@ -50,6 +50,8 @@ const ROUTES: Array<[string, string, string]> = [
   ['POST', '/api/products/import', 'productsImport'],
   ['GET', '/api/sellers', 'sellersList'],
   ['PATCH', '/api/sellers/{id}', 'sellersUpdate'],
+  ['GET', '/api/analytics', 'analyticsGet'],
+  ['GET', '/api/analytics/export', 'analyticsExport'],
 ];
 
 const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
@@ -314,7 +316,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsGet: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query') },
       reportsDelete: { [TABLE]: db('GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'), [SOURCES]: s3('DeleteObject') },
       reportsUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
-      reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem') },
+      reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem', 'PutItem') },
       reportsRebuildOne: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
       reportsRebuildMany: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
       reportsWorker: {
@@ -333,6 +335,8 @@ describe('npm run package (offline, no AWS credentials)', () => {
       productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },
       sellersList: { [TABLE]: db('GetItem', 'Query') },
       sellersUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
+      analyticsGet: { [TABLE]: db('GetItem', 'Query', 'PutItem') },
+      analyticsExport: { [TABLE]: db('GetItem', 'Query', 'PutItem') },
     };
 
     type Statement = {
