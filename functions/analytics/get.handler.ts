@@ -1,5 +1,5 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
-import { reportJson } from '../../shared/reports/large-json';
+import { reportJson } from '../../shared/http/large-json';
 import { getAnalytics } from '../../shared/reports/analytics';
 
 const contract = ROUTES.analytics;

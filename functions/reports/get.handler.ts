@@ -1,6 +1,6 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { getReportView, presentView, presentViewColumns } from '../../shared/reports/queries';
-import { reportJson } from '../../shared/reports/large-json';
+import { reportJson } from '../../shared/http/large-json';
 
 const contract = ROUTES.getReport;
 const route = fromRoute(contract);

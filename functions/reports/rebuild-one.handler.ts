@@ -1,7 +1,7 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { presentDropped, presentReport } from '../../shared/reports/present';
 import { startRebuild } from '../../shared/reports/rebuild';
-import { reportJson } from '../../shared/reports/large-json';
+import { reportJson } from '../../shared/http/large-json';
 
 const contract = ROUTES.rebuildOne;
 const route = fromRoute(contract);

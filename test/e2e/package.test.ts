@@ -268,7 +268,6 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsCountRows: { [TABLE]: db('GetItem', 'Query'), [UPLOADS]: s3('GetObject') },
       reportsUpload: {
         [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
-        [GSI1]: db('Query'),
         [GSI2]: db('Query'),
         [UPLOADS]: s3('GetObject', 'DeleteObject'),
         [SOURCES]: s3('PutObject', 'DeleteObject'),
