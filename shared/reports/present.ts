@@ -58,6 +58,67 @@ export function presentItem(item: StoredItem): ApiItem {
   };
 }
 
+/**
+ * The items of a report as columns (GET /api/reports/{id}?items=columns): the same numbers as
+ * ApiItem[], in API units, ~3× smaller in JSON and far cheaper to build and parse. Row r is item r.
+ * `effective[f][r]` is field `fields[f]` of row r; `computed` lists only values that differ from the
+ * effective one (a manual value and what follows from it) as {field: {row: value}}; `manual_values`
+ * the same way.
+ */
+export interface ApiItemColumns {
+  count: number;
+  item_id: string[];
+  article: string[];
+  category: string[];
+  nm_id: string[];
+  brand: string[];
+  fields: string[];
+  effective: Array<Array<number | null>>;
+  computed: Record<string, Record<string, number | null>>;
+  manual_values: Record<string, Record<string, number | null>>;
+}
+
+const FIELD_NAMES: string[] = [...FIELD_BY_NAME.keys()];
+const MONEY: boolean[] = FIELD_NAMES.map((f) => FIELD_BY_NAME.get(f)?.unit === 'money');
+
+export function presentItemColumns(items: ReadonlyArray<StoredItem>): ApiItemColumns {
+  const n = items.length;
+  const effective = FIELD_NAMES.map(() => new Array<number | null>(n));
+  const computed: ApiItemColumns['computed'] = {};
+  const manual: ApiItemColumns['manual_values'] = {};
+  const out: ApiItemColumns = {
+    count: n,
+    item_id: new Array<string>(n),
+    article: new Array<string>(n),
+    category: new Array<string>(n),
+    nm_id: new Array<string>(n),
+    brand: new Array<string>(n),
+    fields: FIELD_NAMES,
+    effective,
+    computed,
+    manual_values: manual,
+  };
+  for (let r = 0; r < n; r++) {
+    const it = items[r];
+    out.item_id[r] = it.item_id;
+    out.article[r] = it.article;
+    out.category[r] = it.category;
+    out.nm_id[r] = it.nm_id;
+    out.brand[r] = it.brand;
+    const eff = it.effective as Record<string, number | null | undefined>;
+    const comp = it.computed as Record<string, number | null | undefined>;
+    for (let f = 0; f < FIELD_NAMES.length; f++) {
+      const name = FIELD_NAMES[f];
+      const e = eff[name] ?? null;
+      effective[f][r] = e === null ? null : MONEY[f] ? kopecksToRoubles(e) : e;
+      const c = comp[name] ?? null;
+      if (c !== e) (computed[name] ??= {})[r] = c === null ? null : MONEY[f] ? kopecksToRoubles(c) : c;
+    }
+    for (const [name, v] of Object.entries(it.manual_values ?? {})) (manual[name] ??= {})[r] = valueToApi(name, v);
+  }
+  return out;
+}
+
 export interface ApiCategoryCommission {
   category: string;
   realization: number;
@@ -181,6 +242,20 @@ export function presentReport(
     stale_reason: staleness?.reason ?? (stale ? STALE_SETTINGS : null),
     ...(record.is_combined ? { stale_sources: staleness?.changes ?? [] } : {}),
   };
+}
+
+/** A report with its items as columns instead of objects (presentItemColumns). */
+export type ApiReportColumns = Omit<ApiReport, 'items'> & { item_columns: ApiItemColumns };
+
+export function presentReportColumns(
+  record: ReportRecord,
+  items: ReadonlyArray<StoredItem>,
+  seller: SellerRef | null,
+  stale: boolean,
+  staleness?: Parameters<typeof presentReport>[4],
+): ApiReportColumns {
+  const { items: _none, ...rest } = presentReport(record, [], seller, stale, staleness);
+  return { ...rest, item_columns: presentItemColumns(items) };
 }
 
 /** A dropped correction in API units (rebuild's `dropped_manual_values`). */

@@ -15,9 +15,16 @@ import {
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
-import { presentReport, presentReportSummary, type ApiReport, type ApiReportSummary } from './present';
+import {
+  presentReport,
+  presentReportColumns,
+  presentReportSummary,
+  type ApiReport,
+  type ApiReportColumns,
+  type ApiReportSummary,
+} from './present';
 import { recoverAbandonedUploads } from './recover';
-import { isStale } from './settings';
+import { catalogForStaleCheck, isStale } from './settings';
 import { combinedStaleness, type Staleness } from './combined-stale';
 import { deleteObject } from './storage';
 import { deleteIdentity } from '../store/identities.repo';
@@ -47,17 +54,22 @@ export interface ReportView {
 /** GET /api/reports/{id}: the report with its items and whether a rebuild would change it. */
 export async function getReportView(user: UserRecord, reportId: string): Promise<ReportView> {
   const record = await requireReport(user.id, reportId);
+  const catalog = catalogForStaleCheck(record, user.id);
   const [items, seller] = await Promise.all([getReportItems(record), sellerOf(user.id, record)]);
   if (record.is_combined) {
     const staleness = await combinedStaleness(user.id, record);
     return { record, items, seller, stale: staleness.stale, staleness };
   }
-  const stale = await isStale(record, items, user, seller);
+  const stale = await isStale(record, items, user, seller, catalog);
   return { record, items, seller, stale };
 }
 
 export function presentView(v: ReportView): ApiReport {
   return presentReport(v.record, v.items, v.seller, v.stale, v.staleness);
+}
+
+export function presentViewColumns(v: ReportView): ApiReportColumns {
+  return presentReportColumns(v.record, v.items, v.seller, v.stale, v.staleness);
 }
 
 /**

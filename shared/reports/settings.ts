@@ -7,9 +7,16 @@
  */
 import { DEFAULT_ALLOCATION, type AllocationMethod } from '../report/allocation';
 import { unprocessable } from '../errors';
-import { invalidVatPeriods, periodMiddle, resolveTax, type TaxPeriod, type TaxResolution } from '../report/periods';
+import {
+  costPriceOn,
+  invalidVatPeriods,
+  periodMiddle,
+  resolveTax,
+  type TaxPeriod,
+  type TaxResolution,
+} from '../report/periods';
 import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../report/types';
-import { getReportCostPrices } from '../store/products.repo';
+import { getReportCostPrices, listProducts, type ProductPage, type ProductRecord } from '../store/products.repo';
 import type { ReportRecord } from '../store/reports.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
@@ -126,17 +133,59 @@ export async function isStale(
   items: ReadonlyArray<StoredItem>,
   user: UserSettings & Pick<UserRecord, 'id'>,
   seller: SellerRecord | null,
+  catalog?: Promise<ReadonlyMap<string, ProductRecord>>,
 ): Promise<boolean> {
   if (record.is_combined) return false;
   const date = settingsDate(record);
   if (!sameTaxProfile(record.tax_profile, effectiveTaxProfile(user, seller, date))) return true;
   if ((record.allocation?.method ?? DEFAULT_ALLOCATION) !== effectiveAllocation(user, seller)) return true;
-  const { prices } = await getReportCostPrices(
-    user.id,
-    items.map((i) => i.article),
-    date,
-  );
+  let prices: Record<string, number>;
+  if (catalog) {
+    prices = {};
+    for (const p of (await catalog).values()) {
+      const price = costPriceOn(p.cost_prices, date);
+      if (price !== null) prices[p.article] = price;
+    }
+  } else {
+    prices = (
+      await getReportCostPrices(
+        user.id,
+        items.map((i) => i.article),
+        date,
+      )
+    ).prices;
+  }
   return items.some((i) => i.article !== '' && (i.computed.cost_price ?? 0) !== (prices[i.article] ?? 0));
+}
+
+/** Reports with at least this many items are checked against the whole catalog, read beside their items. */
+export const WHOLE_CATALOG_FROM_ITEMS = 300;
+
+/** Every product of the caller's catalog, in pages of 500 (a few Query requests for 5,000 articles). */
+async function wholeCatalog(userId: string): Promise<Map<string, ProductRecord>> {
+  const out = new Map<string, ProductRecord>();
+  let cursor: string | null = null;
+  do {
+    const page: ProductPage = await listProducts(userId, { cursor, limit: 500 });
+    for (const p of page.items) out.set(p.article, p);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return out;
+}
+
+/**
+ * The catalog read isStale needs, started before the items are read: the whole catalog for a big
+ * report (a few Query pages where a BatchGet by article takes 50 requests, and no article list needed,
+ * so it runs beside the items' read), undefined (isStale reads by article) for a small or combined one.
+ */
+export function catalogForStaleCheck(
+  record: ReportRecord,
+  userId: string,
+): Promise<ReadonlyMap<string, ProductRecord>> | undefined {
+  if (record.is_combined || record.item_count < WHOLE_CATALOG_FROM_ITEMS) return undefined;
+  const p = wholeCatalog(userId);
+  p.catch(() => undefined); // awaited by isStale; an early failure must not count as unhandled meanwhile
+  return p;
 }
 
 /**

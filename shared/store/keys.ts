@@ -16,7 +16,8 @@
  * | used token        | TOKEN#<jti>                 | USED                   |                                                   | one-time reset links; `ttl` = token expiry |
  * | report            | USER#<userId>               | REPORT#<reportId>      | gsi1: USER#<userId>#SELLER#<sellerId> / REPORT#<reportId> | reports by user newest first (query pk, begins_with REPORT#, descending); by seller via gsi1 descending |
  * |                   |                             |                        | gsi2 (only while `building`): USER#<userId>#BUILDING / <created_at> | a user's unfinished uploads, oldest first (recovery of abandoned uploads) |
- * | report item       | ITEMS#<userId>#<reportId>   | ITEM#<seq, 6 digits>   |                                                   | items by report (query pk); item by item_id (`<reportId>.<seq>` → GetItem) |
+ * | report item       | ITEMS#<userId>#<reportId>   | ITEM#<seq, 6 digits>   |                                                   | an item's correction (manual values, rev): item by item_id (`<reportId>.<seq>` → GetItem); before chunks, the whole item |
+ * | item chunk        | ITEMS#<userId>#<reportId>   | CHUNK#<first seq, 15 digits> |                                             | a report's computed items, gzip-compressed, a few per report (items.repo.ts; query pk + sk range of a generation) |
  * | seller            | USER#<userId>               | SELLER#<sellerId>      |                                                   | sellers by user (query pk, begins_with SELLER#) |
  * | seller number     | USER#<userId>               | SELLERNUM#<number>     |                                                   | seller by user and number; uniqueness (conditional put with the seller) |
  * | product           | USER#<userId>               | PRODUCT#<article>      |                                                   | products by user and article (GetItem; list = query begins_with PRODUCT#) |
@@ -75,6 +76,8 @@ export const reportBuildingIndex = (userId: string, createdAt: string) => ({
 });
 
 export const ITEM_PREFIX = 'ITEM#';
+/** Chunks of computed items share the items partition (so they are the owner's by key, like items). */
+export const ITEM_CHUNK_PREFIX = 'CHUNK#';
 export const itemsPartition = (userId: string, reportId: string): string => `ITEMS#${userId}#${reportId}`;
 /** Item ids are `<reportId>.<seq>` so an item is found by its id alone, within the caller's partition. */
 export const itemId = (reportId: string, seq: number): string => `${reportId}.${String(seq).padStart(6, '0')}`;

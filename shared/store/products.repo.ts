@@ -215,6 +215,13 @@ export async function getReportCostPrices(
 /** Items per TransactWriteItems (DynamoDB's maximum). */
 const TRANSACT_MAX = 100;
 const MAX_TRANSACT_ATTEMPTS = 12;
+/**
+ * Transactions of new articles in flight at once. Measured on DynamoDB Local (2,000 new articles, a
+ * loaded 2-core machine): 8 transactions of 100 in flight 6.5 s, 4 in flight 9.8 s, single conditional
+ * puts (16 in flight) 14 s; the unconditional BatchWrite this replaces took 2.7 s but could overwrite a
+ * price set meanwhile.
+ */
+const TRANSACT_CONCURRENCY = 8;
 
 /**
  * Adds the articles missing from the catalog with cost_price 0, not set (docs/METRICS.md: "An article
@@ -231,7 +238,7 @@ export async function ensureProducts(userId: string, articles: readonly string[]
   const existing = new Set((await getProducts(userId, wanted)).keys());
   const missing = wanted.filter((a) => !existing.has(a));
   const now = new Date().toISOString();
-  await inParallel(chunk(missing, TRANSACT_MAX), CONCURRENCY, async (part) => {
+  await inParallel(chunk(missing, TRANSACT_MAX), TRANSACT_CONCURRENCY, async (part) => {
     let pending = part;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt >= MAX_TRANSACT_ATTEMPTS) throw new Error('products: new articles kept conflicting');

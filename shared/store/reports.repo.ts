@@ -527,7 +527,7 @@ export interface ItemCorrection {
  * A manual value and the report's new totals in ONE transaction: both are written or neither, so the
  * report's totals always equal the sum of its items. 'item_changed' / 'report_changed' when the item's
  * rev or the report's version moved meanwhile (the caller recomputes and tries again); 'missing' when
- * the item or the report is gone.
+ * the report is gone. The item write is the item's small correction record, never its chunk.
  */
 export async function saveItemCorrection(
   c: ItemCorrection,
@@ -542,15 +542,21 @@ export async function saveItemCorrection(
             Update: {
               TableName: tableName(),
               Key: key,
-              UpdateExpression: 'SET manual_values = :m, effective = :e, rev = :next',
-              ConditionExpression:
-                'attribute_exists(pk) AND (rev = :rev OR (attribute_not_exists(rev) AND :rev = :zero))',
+              // The item's correction record (items.repo.ts), created by its first correction. That the item
+              // exists in the report's current generation is the caller's check; the report's version
+              // below guarantees the generation has not changed since.
+              UpdateExpression:
+                'SET manual_values = :m, effective = :e, rev = :next, #type = if_not_exists(#type, :type), report_id = :r',
+              ConditionExpression: 'rev = :rev OR (attribute_not_exists(rev) AND :rev = :zero)',
+              ExpressionAttributeNames: { '#type': 'type' },
               ExpressionAttributeValues: {
                 ':m': c.manual,
                 ':e': c.effective,
                 ':rev': c.expectedRev,
                 ':next': c.expectedRev + 1,
                 ':zero': 0,
+                ':type': 'item_correction',
+                ':r': c.reportId,
               },
             },
           },
@@ -581,20 +587,15 @@ export async function saveItemCorrection(
     if (codes === null) throw e;
     const [item, report] = [codes[0] === 'ConditionalCheckFailed', codes[1] === 'ConditionalCheckFailed'];
     if (!item && !report) throw e;
-    const [stillItem, stillReport] = await Promise.all([
-      ddb().send(
-        new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true, ProjectionExpression: 'pk' }),
-      ),
-      ddb().send(
-        new GetCommand({
-          TableName: tableName(),
-          Key: reportKey(c.userId, c.reportId),
-          ConsistentRead: true,
-          ProjectionExpression: 'pk',
-        }),
-      ),
-    ]);
-    if (!stillItem.Item || !stillReport.Item) return 'missing';
+    const stillReport = await ddb().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: reportKey(c.userId, c.reportId),
+        ConsistentRead: true,
+        ProjectionExpression: 'pk',
+      }),
+    );
+    if (!stillReport.Item) return 'missing';
     return item ? 'item_changed' : 'report_changed';
   }
 }
@@ -680,5 +681,7 @@ export async function deleteReport(userId: string, reportId: string): Promise<Re
   if (!record) return null;
   await deleteItems(userId, reportId);
   await ddb().send(new DeleteCommand({ TableName: tableName(), Key: reportKey(userId, reportId) }));
+  // A correction committed between the two steps above created its record after the sweep.
+  await deleteItems(userId, reportId);
   return record;
 }

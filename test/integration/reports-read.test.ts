@@ -15,7 +15,8 @@ import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-on
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../../shared/http/test-event';
 import { kopecksToRoubles } from '../../shared/report';
-import type { ApiReportSummary } from '../../shared/reports/present';
+import type { ApiReportColumns, ApiReportSummary } from '../../shared/reports/present';
+import { WHOLE_CATALOG_FROM_ITEMS } from '../../shared/reports/settings';
 import { ddb, tableName } from '../../shared/store/client';
 import { putProduct } from '../../shared/store/products.repo';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
@@ -104,6 +105,72 @@ describe('get', () => {
     const bytes = Buffer.from(zipped.body!, 'base64');
     expect(bytes.length).toBeLessThan(plain.body!.length / 4);
     expect(JSON.parse(gunzipSync(bytes).toString('utf8'))).toEqual(JSON.parse(plain.body!));
+  });
+
+  it('?items=columns carries the same items as columns; a big report is checked against the whole catalog for stale', async () => {
+    const u = await newUser();
+    const report = await uploadOk(u.token, makeReport({ rows: 1400, articles: 340, seed: 44 }));
+    expect(report.items.length).toBeGreaterThanOrEqual(WHOLE_CATALOG_FROM_ITEMS);
+    const columnsOf = async () => {
+      const r = await getHandler(
+        apiEvent({
+          method: 'GET',
+          path: `/api/reports/${report.id}`,
+          token: u.token,
+          pathParameters: { id: report.id },
+          query: { items: 'columns' },
+        }),
+      );
+      expect(r.statusCode).toBe(200);
+      return bodyOf<{ report: ApiReportColumns }>(r).report;
+    };
+    // A correction, so computed and effective differ somewhere.
+    const target = report.items[3];
+    const corrected = await manualValueHandler(
+      apiEvent({
+        method: 'PUT',
+        path: `/api/reports/items/${target.item_id}/manual-value`,
+        token: u.token,
+        pathParameters: { item_id: target.item_id },
+        body: { field: 'logistics', value: 4321.5 },
+      }),
+    );
+    expect(corrected.statusCode).toBe(200);
+    const objects = await getReportOk(u.token, report.id);
+    const { item_columns: c, ...rest } = await columnsOf();
+    const { items, ...restObjects } = objects;
+    expect(rest).toEqual(restObjects);
+    expect(c.count).toBe(items.length);
+    const rebuilt = Array.from({ length: c.count }, (_, r) => {
+      const effective: Record<string, number | null> = {};
+      c.fields.forEach((f, k) => (effective[f] = c.effective[k][r]));
+      const computed = { ...effective };
+      const manual: Record<string, number | null> = {};
+      for (const [f, rows] of Object.entries(c.computed)) if (r in rows) computed[f] = rows[r];
+      for (const [f, rows] of Object.entries(c.manual_values)) if (r in rows) manual[f] = rows[r];
+      return {
+        item_id: c.item_id[r],
+        article: c.article[r],
+        category: c.category[r],
+        nm_id: c.nm_id[r],
+        brand: c.brand[r],
+        computed,
+        manual_values: manual,
+        effective,
+      };
+    });
+    expect(rebuilt).toEqual(items);
+    expect(rebuilt[3].manual_values).toEqual({ logistics: 4321.5 });
+    expect(c.computed.logistics).toEqual({ 3: target.computed.logistics });
+
+    // Stale: a price of an article outside the report changes nothing; one inside does.
+    expect(rest.stale).toBe(false);
+    await putProduct(u.id, 'Не из этого отчёта', 100);
+    expect((await columnsOf()).stale).toBe(false);
+    const sold = items.find((i) => i.article !== '' && (i.computed.sales_qty ?? 0) > 0)!;
+    await putProduct(u.id, sold.article, 77_77);
+    expect((await columnsOf()).stale).toBe(true);
+    expect((await getReportOk(u.token, report.id)).stale).toBe(true);
   });
 
   it('malformed and unknown ids are 404', async () => {

@@ -267,3 +267,58 @@ describe('request details', () => {
     expect(JSON.parse(String(init.body))).toEqual({ field: 'realization', value: 1500.5 });
   });
 });
+
+describe('report items as columns', () => {
+  it('asks for columns and gives the page items as objects, with corrections and computed values kept', async () => {
+    let asked = '';
+    mockFetch((url) => {
+      asked = url;
+      return json(200, {
+        report: {
+          id: 'R1',
+          totals: {},
+          item_columns: {
+            count: 2,
+            item_id: ['R1.1000001', 'R1.1000002'],
+            article: ['A', 'B'],
+            category: ['c', 'c'],
+            nm_id: ['1', '2'],
+            brand: ['b', 'b'],
+            fields: ['logistics', 'profit'],
+            effective: [
+              [10, 50.5],
+              [1, 2],
+            ],
+            computed: { logistics: { 1: 20 }, profit: { 1: -28.5 } },
+            manual_values: { logistics: { 1: 50.5 } },
+          },
+        },
+      });
+    });
+    const { report } = await api.getReport('R1');
+    expect(asked).toContain('/reports/R1?items=columns');
+    expect(report.items).toEqual([
+      {
+        item_id: 'R1.1000001',
+        article: 'A',
+        category: 'c',
+        nm_id: '1',
+        brand: 'b',
+        computed: { logistics: 10, profit: 1 },
+        manual_values: {},
+        effective: { logistics: 10, profit: 1 },
+      },
+      {
+        item_id: 'R1.1000002',
+        article: 'B',
+        category: 'c',
+        nm_id: '2',
+        brand: 'b',
+        computed: { logistics: 20, profit: -28.5 },
+        manual_values: { logistics: 50.5 },
+        effective: { logistics: 50.5, profit: 2 },
+      },
+    ]);
+    expect('item_columns' in report).toBe(false);
+  });
+});

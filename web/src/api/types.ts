@@ -150,6 +150,25 @@ export interface ReportDetail extends ReportSummary {
   stale_sources?: Array<{ id: string; title: string | null; change: 'rebuilt' | 'corrected' | 'deleted' }>;
 }
 
+/**
+ * Items as columns (GET /api/reports/{id}?items=columns): row r is item r; effective[f][r] is field
+ * fields[f]; computed and manual_values list only what differs: {field: {row: value}}.
+ */
+export interface ItemColumns {
+  count: number;
+  item_id: string[];
+  article: string[];
+  category: string[];
+  nm_id: string[];
+  brand: string[];
+  fields: string[];
+  effective: Array<Array<number | null>>;
+  computed: Record<string, Record<string, number | null>>;
+  manual_values: Record<string, Record<string, number | null>>;
+}
+
+export type ReportDetailColumns = Omit<ReportDetail, 'items'> & { item_columns: ItemColumns };
+
 export interface UploadUrl {
   upload_id: string;
   url: string;

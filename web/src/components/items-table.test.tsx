@@ -6,6 +6,7 @@ import type { Item, ReportDetail, Values } from '../api/types';
 import { TOKEN_KEY } from '../api/session';
 import { createQueryClient } from '../lib/query-client';
 import { ReportPage } from '../pages/report-page';
+import { columnWindow } from './items-table';
 
 // Intl's ru-RU grouping uses no-break spaces; compare text the way a reader sees it.
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
@@ -60,6 +61,39 @@ const report: ReportDetail = {
   stale: false,
 };
 
+/** The report as GET /api/reports/{id}?items=columns answers it (items as columns, only differences sparse). */
+function asColumns(r: ReportDetail) {
+  const { items, ...rest } = r;
+  const fields = [...new Set(items.flatMap((i) => [...Object.keys(i.effective), ...Object.keys(i.computed)]))];
+  const sparse = (pick: (i: Item, f: string) => number | null | undefined) => {
+    const out: Record<string, Record<string, number | null>> = {};
+    items.forEach((i, row) =>
+      fields.forEach((f) => {
+        const v = pick(i, f);
+        if (v !== undefined) (out[f] ??= {})[row] = v;
+      }),
+    );
+    return out;
+  };
+  return {
+    ...rest,
+    item_columns: {
+      count: items.length,
+      item_id: items.map((i) => i.item_id),
+      article: items.map((i) => i.article),
+      category: items.map((i) => i.category),
+      nm_id: items.map((i) => i.nm_id),
+      brand: items.map((i) => i.brand),
+      fields,
+      effective: fields.map((f) => items.map((i) => i.effective[f] ?? null)),
+      computed: sparse((i, f) =>
+        (i.computed[f] ?? null) !== (i.effective[f] ?? null) ? (i.computed[f] ?? null) : undefined,
+      ),
+      manual_values: sparse((i, f) => i.manual_values[f] ?? undefined),
+    },
+  };
+}
+
 type Call = { url: string; method: string; body: unknown };
 let calls: Call[];
 let nextPut: (body: { field: string; value: number | null }) => Response;
@@ -86,7 +120,7 @@ beforeEach(() => {
       const method = init.method ?? 'GET';
       const body = init.body ? JSON.parse(String(init.body)) : undefined;
       calls.push({ url, method, body });
-      if (method === 'GET' && url === '/api/reports/r1') return json(200, { report });
+      if (method === 'GET' && url === '/api/reports/r1?items=columns') return json(200, { report: asColumns(report) });
       if (method === 'PUT' && url === '/api/reports/items/i1/manual-value') return nextPut(body);
       return json(404, { error: { code: 'not_found', message: 'Not found' } });
     }),
@@ -256,5 +290,19 @@ describe('items table', () => {
     } finally {
       report.items = original;
     }
+  });
+
+  it('windows columns around the visible part, and renders all without a measured width', () => {
+    const cols = ['article', 'nm_id', 'category', ...Array.from({ length: 40 }, (_, i) => `f${i}`)].map((id) => ({
+      id,
+    })) as unknown as Parameters<typeof columnWindow>[0];
+    expect(columnWindow(cols, 0, 0)).toEqual([1, 42]);
+    const [from, to] = columnWindow(cols, 0, 1400);
+    expect(from).toBe(1);
+    expect(to).toBeGreaterThan(15);
+    expect(to).toBeLessThan(30);
+    const [from2, to2] = columnWindow(cols, 3000, 1400);
+    expect(from2).toBeGreaterThan(15);
+    expect(to2).toBe(42);
   });
 });

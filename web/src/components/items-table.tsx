@@ -84,6 +84,43 @@ function buildColumns(): ColumnDef<Item, unknown>[] {
 
 const COLUMNS = buildColumns();
 
+/** Pixels of columns rendered beyond the visible part: to the left, and (more) to the right, where reading goes. */
+const COLUMN_OVERSCAN_LEFT_PX = 480;
+const COLUMN_OVERSCAN_RIGHT_PX = 1000;
+
+/**
+ * The window of columns to render, [from, to] by index (column 0, the sticky article, is always
+ * rendered). Without a measured width (no layout, e.g. tests in happy-dom) every column.
+ */
+export function columnWindow(
+  columns: ReadonlyArray<Column<Item, unknown>>,
+  left: number,
+  width: number,
+): [number, number] {
+  if (width <= 0 || columns.length <= 1) return [1, columns.length - 1];
+  const lo = left - COLUMN_OVERSCAN_LEFT_PX;
+  const hi = left + width + COLUMN_OVERSCAN_RIGHT_PX;
+  let x = columnWidth(columns[0]);
+  let from = -1;
+  let to = columns.length - 1;
+  for (let i = 1; i < columns.length; i++) {
+    const w = columnWidth(columns[i]);
+    if (from < 0 && x + w > lo) from = i;
+    if (x >= hi) {
+      to = i - 1;
+      break;
+    }
+    x += w;
+  }
+  return [from < 0 ? columns.length : from, Math.max(to, from < 0 ? columns.length - 1 : from)];
+}
+
+/** Pixel width of a column (the table's layout is fixed, so widths never follow the rows on screen). */
+const WIDTH_BY_ID: Record<string, number> = { article: 200, nm_id: 100, category: 160 };
+function columnWidth(column: Column<Item, unknown>): number {
+  return WIDTH_BY_ID[column.id] ?? 112;
+}
+
 const matches = (item: Item, needle: string) =>
   item.article.toLowerCase().includes(needle) ||
   item.category?.toLowerCase().includes(needle) ||
@@ -143,9 +180,35 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
     overscan: 12,
   });
   const virtualRows = virtualizer.getVirtualItems();
+
+  // Columns are windowed too: a row renders the sticky article cell, the columns near the visible
+  // part (COLUMN_OVERSCAN_*_PX) and one empty cell spanning each side's others.
+  const [view, setView] = useState({ left: 0, width: 0 });
+  useEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const update = () =>
+      setView((v) =>
+        v.left === el.scrollLeft && v.width === el.clientWidth ? v : { left: el.scrollLeft, width: el.clientWidth },
+      );
+    update();
+    el.addEventListener('scroll', update, { passive: true });
+    const resize = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(update);
+    resize?.observe(el);
+    return () => {
+      el.removeEventListener('scroll', update);
+      resize?.disconnect();
+    };
+  }, []);
+  const [colFrom, colTo] = useMemo(
+    () => columnWindow(leafColumns, view.left, view.width),
+    [leafColumns, view.left, view.width],
+  );
   const paddingTop = virtualRows.length > 0 ? virtualRows[0].start : 0;
   const paddingBottom =
     virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1].end : 0;
+
+  const tableWidth = useMemo(() => leafColumns.reduce((w, c) => w + columnWidth(c), 0), [leafColumns]);
 
   const save = useCallback(
     async (item: Item, field: string, value: number | null) => {
@@ -286,7 +349,13 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
         // Few articles: no empty box under the totals row (room for the two header rows and the totals).
         style={{ height: `min(70vh, 760px, ${rows.length * ROW_HEIGHT + 150}px)` }}
       >
-        <table className="items-table" aria-rowcount={rows.length + 1}>
+        <table className="items-table" aria-rowcount={rows.length + 1} style={{ width: tableWidth }}>
+          {/* Fixed column widths (table-layout: fixed): rows mounted while scrolling never re-measure the table. */}
+          <colgroup>
+            {leafColumns.map((column) => (
+              <col key={column.id} style={{ width: columnWidth(column) }} />
+            ))}
+          </colgroup>
           <thead>
             {table.getHeaderGroups().map((headerGroup, depth) => (
               <tr key={headerGroup.id} className={depth === 0 ? 'group-row' : 'header-row'}>
@@ -322,6 +391,8 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
                   key={row.id}
                   item={item}
                   columns={leafColumns}
+                  colFrom={colFrom}
+                  colTo={colTo}
                   editingField={editing?.itemId === item.item_id ? editing.field : null}
                   draft={editing?.itemId === item.item_id ? editing : null}
                   onDraft={changeDraft}
@@ -404,6 +475,9 @@ function HeaderCell({ column }: { column: Column<Item, unknown> }) {
 interface ItemRowProps {
   item: Item;
   columns: Column<Item, unknown>[];
+  /** Columns rendered: the first (article) and colFrom…colTo; the others are covered by spanning empty cells. */
+  colFrom: number;
+  colTo: number;
   editingField: string | null;
   draft: EditState | null;
   onDraft: (text: string) => void;
@@ -418,6 +492,8 @@ interface ItemRowProps {
 const ItemRow = memo(function ItemRow({
   item,
   columns,
+  colFrom,
+  colTo,
   editingField,
   draft,
   onDraft,
@@ -429,53 +505,61 @@ const ItemRow = memo(function ItemRow({
   onSave,
 }: ItemRowProps) {
   const article = displayArticle(item.article);
+  const shown = columns.filter((_, i) => i === 0 || (i >= colFrom && i <= colTo));
+  const gapBefore = Math.max(0, colFrom - 1);
+  const gapAfter = Math.max(0, columns.length - 1 - colTo);
   return (
     <tr data-testid={`row-${item.article}`} style={{ height: ROW_HEIGHT }}>
-      {columns.map((column) => {
-        const meta = column.columnDef.meta as ColumnMeta;
-        const testId = `cell-${item.article}-${column.id}`;
-        if (column.id === 'article') {
-          return (
-            <th
-              key="article"
-              scope="row"
-              className="sticky-col col-article"
-              data-testid={testId}
-              title={item.brand ? `${article} · ${item.brand}` : article}
-            >
-              {item.article === '' ? <span className="muted">{article}</span> : article}
-            </th>
-          );
-        }
-        if (!meta.unit) {
-          const text = column.id === 'nm_id' ? item.nm_id : item.category;
-          return (
-            <td key={column.id} className={meta.className} data-testid={testId} title={text || undefined}>
-              {text}
-            </td>
-          );
-        }
-        return (
-          <ValueCell
-            key={column.id}
-            item={item}
-            field={column.id}
-            unit={meta.unit}
-            correctable={!readOnly && meta.correctable === true}
-            editing={editingField === column.id}
-            draft={editingField === column.id ? draft : null}
-            onDraft={onDraft}
-            onCommit={onCommit}
-            saving={savingField === column.id}
-            testId={testId}
-            onStartEdit={onStartEdit}
-            onCancel={onCancel}
-            onSave={onSave}
-          />
-        );
-      })}
+      {cellOf(shown[0])}
+      {gapBefore > 0 ? <td key="gap-before" className="col-gap" colSpan={gapBefore} /> : null}
+      {shown.slice(1).map(cellOf)}
+      {gapAfter > 0 ? <td key="gap-after" className="col-gap" colSpan={gapAfter} /> : null}
     </tr>
   );
+
+  function cellOf(column: Column<Item, unknown>) {
+    const meta = column.columnDef.meta as ColumnMeta;
+    const testId = `cell-${item.article}-${column.id}`;
+    if (column.id === 'article') {
+      return (
+        <th
+          key="article"
+          scope="row"
+          className="sticky-col col-article"
+          data-testid={testId}
+          title={item.brand ? `${article} · ${item.brand}` : article}
+        >
+          {item.article === '' ? <span className="muted">{article}</span> : article}
+        </th>
+      );
+    }
+    if (!meta.unit) {
+      const text = column.id === 'nm_id' ? item.nm_id : item.category;
+      return (
+        <td key={column.id} className={meta.className} data-testid={testId} title={text || undefined}>
+          {text}
+        </td>
+      );
+    }
+    return (
+      <ValueCell
+        key={column.id}
+        item={item}
+        field={column.id}
+        unit={meta.unit}
+        correctable={!readOnly && meta.correctable === true}
+        editing={editingField === column.id}
+        draft={editingField === column.id ? draft : null}
+        onDraft={onDraft}
+        onCommit={onCommit}
+        saving={savingField === column.id}
+        testId={testId}
+        onStartEdit={onStartEdit}
+        onCancel={onCancel}
+        onSave={onSave}
+      />
+    );
+  }
 });
 
 interface ValueCellProps {
