@@ -32,6 +32,27 @@ const schema = z.object({
     .positive()
     .default(4 * 1024 * 1024),
   COMBINE_WAIT_MS: z.coerce.number().int().nonnegative().default(10_000),
+  /** How long GET combine-status waits for the job to finish before answering (long-poll). */
+  COMBINE_STATUS_WAIT_MS: z.coerce.number().int().nonnegative().default(5_000),
+  /** How long upload and rebuild wait for the worker before answering 202 `processing`. */
+  UPLOAD_WAIT_MS: z.coerce.number().int().nonnegative().default(8_000),
+  /**
+   * The report worker (functions/reports/worker.handler.ts), invoked asynchronously. Empty: run it in
+   * this process (integration tests, scripts); on AWS and under serverless-offline its function name.
+   */
+  WORKER_FUNCTION_NAME: z.string().default(''),
+  /** serverless-offline's Lambda endpoint (local stack only); unset on AWS. */
+  LAMBDA_ENDPOINT: optionalUrl,
+  /** A worker that has not renewed its lease for this long is taken for dead (recover.ts). */
+  WORKER_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  /** Attempts of one report's processing (the first included) before it fails and is refunded. */
+  WORKER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /**
+   * Test hook, honoured only when STAGE is `local`: `fail_after_items=N[,times=K][,match=TEXT]` (rules
+   * joined by `;`) makes the worker fail after writing N items, K times (default: always), for sources
+   * whose name contains TEXT.
+   */
+  WORKER_FAULT: z.string().default(''),
   /** Lifetime of access tokens, in jsonwebtoken's notation ("7d", "12h", seconds as a number). */
   ACCESS_TOKEN_TTL: z.string().min(1).default('7d'),
   BCRYPT_COST: z.coerce.number().int().min(10).max(14).default(10),

@@ -2,8 +2,14 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { notFound } from '../../shared/errors';
 import { http, json, type HttpOptions, type HttpRequest, type HttpResult } from '../../shared/http';
-import { getJob } from '../../shared/jobs/registry';
-import { MAX_COMBINE, MIN_COMBINE, presentJob, startCombine, startRecombine } from '../../shared/reports/combine';
+import {
+  MAX_COMBINE,
+  MIN_COMBINE,
+  combineStatus,
+  presentJob,
+  startCombine,
+  startRecombine,
+} from '../../shared/reports/combine';
 
 const combineRoute = {
   auth: 'user',
@@ -28,9 +34,12 @@ export async function combine(req: HttpRequest<typeof combineRoute>) {
 
 const statusRoute = { auth: 'user', path: z.object({ job_id: z.string() }) } satisfies HttpOptions;
 
-/** GET /api/reports/combine-status/{job_id} → {job_id, status, progress, report_id?, error?}. */
+/**
+ * GET /api/reports/combine-status/{job_id} → {job_id, status, progress {done, total, step}, report_id?,
+ * error?}: answers as soon as the job is done, else after COMBINE_STATUS_WAIT_MS (long-poll).
+ */
 export async function status(req: HttpRequest<typeof statusRoute>) {
-  const job = getJob(req.user.id, req.path.job_id);
+  const job = await combineStatus(req.user.id, req.path.job_id);
   if (!job) {
     throw notFound(
       'Combine job not found: jobs live in the memory of the one backend process that ran them, and are lost when it restarts and an hour after they finish. Start the combine again.',

@@ -1,16 +1,20 @@
 import { z } from 'zod';
 import { http, type HttpOptions, type HttpRequest } from '../../shared/http';
 import { presentDropped, presentReport } from '../../shared/reports/present';
-import { rebuildReport } from '../../shared/reports/rebuild';
+import { startRebuild } from '../../shared/reports/rebuild';
 import { reportJson } from '../../shared/reports/large-json';
 
 const route = { auth: 'user', path: z.object({ id: z.string() }) } satisfies HttpOptions;
 
-/** POST /api/reports/{id}/rebuild → {report, dropped_manual_values}; 409 source_missing without a stored source. */
+/**
+ * POST /api/reports/{id}/rebuild → 200 {report, dropped_manual_values} when the worker finished within
+ * UPLOAD_WAIT_MS; else 202 {report (status processing, task rebuild, without items), dropped_manual_values: []}
+ * (the outcome arrives as the report's `last_rebuild`). 409 source_missing without a stored source.
+ */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await rebuildReport(req.user, req.path.id);
+  const r = await startRebuild(req.user, req.path.id);
   return reportJson(
-    200,
+    r.done ? 200 : 202,
     { report: presentReport(r.record, r.items, r.seller, false), dropped_manual_values: r.dropped.map(presentDropped) },
     req.headers['accept-encoding'],
   );

@@ -63,6 +63,8 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {
           ...process.env,
+          // The handlers invoke the report worker through serverless-offline's own Lambda endpoint.
+          LAMBDA_ENDPOINT: `http://127.0.0.1:${lambdaPort}`,
           ...env,
           ESBUILD_WORK_FOLDER: workFolder,
           SLS_TELEMETRY_DISABLED: '1',

@@ -16,6 +16,8 @@ export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
 export interface JobProgress {
   done: number;
   total: number;
+  /** What the job is doing now (e.g. `reading`, `merging`, `writing`), when it says. */
+  step?: string;
 }
 
 export interface JobError {
@@ -40,6 +42,8 @@ export interface ProgressReporter {
   set(done: number): void;
   /** One more step done. */
   advance(): void;
+  /** Names the step now under way. */
+  step(name: string): void;
 }
 
 /** The job's work: resolves with the id of the report it made. */
@@ -94,11 +98,15 @@ async function execute(job: JobRecord): Promise<void> {
       job.progress.done = Math.max(0, Math.min(job.progress.total, Math.floor(done)));
     },
     advance: () => progress.set(job.progress.done + 1),
+    step: (name) => {
+      job.progress.step = name;
+    },
   };
   try {
     const reportId = await job.run(progress);
     job.report_id = reportId;
     job.progress.done = job.progress.total;
+    job.progress.step = 'done';
     job.status = 'done';
   } catch (e) {
     const err = toAppError(e);

@@ -5,13 +5,29 @@
  */
 import { createAggregator } from './aggregate';
 import { scanReport, type ReadLimits, type ReportSource } from './read';
+import type { RowSink } from './row-sink';
 import type { ParsedReport, RowCount } from './types';
 
 export type { ReadLimits, ReportSource } from './read';
 
-export async function readReport(source: ReportSource, limits?: Partial<ReadLimits>): Promise<ParsedReport> {
+/** `onRows`, when given, is told the count of data rows read so far after every row (keep it cheap). */
+export async function readReport(
+  source: ReportSource,
+  limits?: Partial<ReadLimits>,
+  onRows?: (rows: number) => void,
+): Promise<ParsedReport> {
   const aggregator = createAggregator();
-  const scan = await scanReport(source, aggregator, limits);
+  let rows = 0;
+  const sink: RowSink = onRows
+    ? {
+        begin: (present) => aggregator.begin(present),
+        row: (cells) => {
+          aggregator.row(cells);
+          onRows(++rows);
+        },
+      }
+    : aggregator;
+  const scan = await scanReport(source, sink, limits);
   const result = aggregator.finish();
   return {
     format: scan.format,

@@ -10,7 +10,7 @@
  */
 import { getConfig } from '../config';
 import { conflict, notFound, unprocessable } from '../errors';
-import { startJob, waitFor, type JobSnapshot, type ProgressReporter } from '../jobs/registry';
+import { getJob, startJob, waitFor, type JobSnapshot, type ProgressReporter } from '../jobs/registry';
 import {
   applyManualValue,
   combineAllocations,
@@ -127,11 +127,14 @@ async function combineSources(
   progress: ProgressReporter,
   manual: Record<string, ManualValues> = {},
 ): Promise<Combined> {
+  // Steps: one per source read, then merging, then writing (COMBINE_STEPS_AFTER_READING).
   const sources: Array<{ record: ReportRecord; items: StoredItem[] }> = [];
   for (const id of reportIds) {
+    progress.step('reading');
     sources.push(await readSource(userId, id));
     progress.advance();
   }
+  progress.step('merging');
   const itemsOf = (s: { items: StoredItem[] }): ComputedItem[] =>
     s.items.map(({ item_id: _id, rev: _rev, ...item }) => item);
   const records = sources.map((s) => s.record);
@@ -202,6 +205,8 @@ export async function buildCombinedReport(
     source_size: null,
     created_at: new Date().toISOString(),
   };
+  progress.advance();
+  progress.step('writing');
   const created = await createReport(record, items);
   return created.record.id;
 }
@@ -214,8 +219,24 @@ export async function buildCombinedReport(
 export async function startCombine(userId: string, reportIds: readonly string[], title?: string): Promise<JobSnapshot> {
   assertNoOverlap(await requireReports(userId, reportIds));
   const ids = [...reportIds];
-  const job = startJob(userId, ids.length, (progress) => buildCombinedReport(userId, ids, title, progress));
+  const job = startJob(userId, ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
+    buildCombinedReport(userId, ids, title, progress),
+  );
   return waitFor(job, getConfig().COMBINE_WAIT_MS);
+}
+
+/** Steps of a combine after reading its sources: merging, writing. */
+export const COMBINE_STEPS_AFTER_READING = 2;
+
+/**
+ * GET combine-status: the job as soon as it is done, else after COMBINE_STATUS_WAIT_MS (a long-poll).
+ * On Lambda a job runs only while some request of its function runs (the environment is frozen in
+ * between), so each status call also gives the job that much CPU time. null for an unknown job.
+ */
+export async function combineStatus(userId: string, jobId: string, waitMs = getConfig().COMBINE_STATUS_WAIT_MS) {
+  const job = getJob(userId, jobId);
+  if (!job) return null;
+  return waitFor(job, waitMs);
 }
 
 const RECOMBINE_ATTEMPTS = 3;
@@ -251,6 +272,8 @@ export async function recombineReport(userId: string, reportId: string, progress
       if (Object.keys(it.manual_values ?? {}).length > 0) manual[it.article] = it.manual_values;
     const { items, fields } = await combineSources(userId, record.source_report_ids ?? [], progress, manual);
     const { seller_id: _seller, ...patch } = fields;
+    progress.advance();
+    progress.step('writing');
     const replaced = await replaceItems(record, items, { ...patch, rebuilt_at: new Date().toISOString() });
     if (replaced) return record.id;
     if (attempt >= RECOMBINE_ATTEMPTS)
@@ -269,7 +292,7 @@ export async function startRecombine(userId: string, reportId: string): Promise<
   if (!record.is_combined || !record.source_report_ids?.length) throw notCombined();
   const missing = await missingSources(userId, record);
   if (missing.length > 0) throw sourcesMissing(missing);
-  const job = startJob(userId, record.source_report_ids.length, (progress) =>
+  const job = startJob(userId, record.source_report_ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
     recombineReport(userId, record.id, progress),
   );
   return waitFor(job, getConfig().COMBINE_WAIT_MS);

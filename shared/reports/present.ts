@@ -6,7 +6,7 @@ import { ALLOCATED_FIELDS, type AllocationMethod, type AllocationSummary } from 
 import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../report/fields';
 import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../report/types';
 import type { StoredItem } from '../store/items.repo';
-import type { ReportRecord } from '../store/reports.repo';
+import type { ReportProgress, ReportRecord } from '../store/reports.repo';
 
 /** What a report shows of its seller (a SellerRecord fits). */
 export interface SellerRef {
@@ -163,6 +163,27 @@ export interface ApiReportSummary {
   created_at: string;
   rebuilt_at?: string;
   totals: ApiValues;
+  /** `processing` (see `task` and `progress`), `ready` or `failed` (see `error`, `refunded_rows`). */
+  status: 'processing' | 'ready' | 'failed';
+  /** While processing: `upload` (no items yet) or `rebuild` (the current items stay readable). */
+  task?: 'upload' | 'rebuild';
+  progress?: ReportProgress;
+  error?: { code: string; message: string };
+  refunded_rows?: number;
+  /** The outcome of the last rebuild done by the worker (dropped corrections in API units, or its error). */
+  last_rebuild?: {
+    finished_at: string;
+    dropped_manual_values: Array<{ article: string; field: string; value: number | null }>;
+    error?: { code: string; message: string };
+  };
+}
+
+function apiStatus(record: ReportRecord): ApiReportSummary['status'] {
+  return record.status === 'failed'
+    ? 'failed'
+    : record.status === 'ready' || record.status === undefined
+      ? 'ready'
+      : 'processing';
 }
 
 export function presentReportSummary(record: ReportRecord, seller: SellerRef | null): ApiReportSummary {
@@ -181,6 +202,20 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
     created_at: record.created_at,
     ...(record.rebuilt_at ? { rebuilt_at: record.rebuilt_at } : {}),
     totals: valuesToApi(record.totals),
+    status: apiStatus(record),
+    ...(record.status === 'processing' && record.task ? { task: record.task } : {}),
+    ...(record.status === 'processing' && record.progress ? { progress: record.progress } : {}),
+    ...(record.status === 'failed' && record.error ? { error: record.error } : {}),
+    ...(record.status === 'failed' ? { refunded_rows: record.refunded_rows ?? 0 } : {}),
+    ...(record.last_rebuild
+      ? {
+          last_rebuild: {
+            finished_at: record.last_rebuild.finished_at,
+            dropped_manual_values: record.last_rebuild.dropped.map(presentDropped),
+            ...(record.last_rebuild.error ? { error: record.last_rebuild.error } : {}),
+          },
+        }
+      : {}),
   };
 }
 

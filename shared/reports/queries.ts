@@ -2,12 +2,14 @@
  * Reading and deleting reports (API.md: list, get, delete). Everything is looked up under the
  * caller's id, so another user's report is simply not found (404).
  */
-import { notFound } from '../errors';
+import { conflict, notFound } from '../errors';
 import { log } from '../log';
 import {
   deleteReport,
   getReport,
+  getReportAnyStatus,
   getReportItems,
+  hasItems,
   listReports,
   updateReportMeta,
   type ReportRecord,
@@ -51,16 +53,21 @@ export interface ReportView {
   staleness?: Staleness;
 }
 
-/** GET /api/reports/{id}: the report with its items and whether a rebuild would change it. */
+/**
+ * GET /api/reports/{id}: the report with its items and whether a rebuild would change it. A report
+ * still being built by its upload, or failed, is shown without items (its `status` says why).
+ */
 export async function getReportView(user: UserRecord, reportId: string): Promise<ReportView> {
-  const record = await requireReport(user.id, reportId);
+  const record = await getReportAnyStatus(user.id, reportId);
+  if (!record || record.status === 'building') throw reportNotFound();
+  if (!hasItems(record)) return { record, items: [], seller: await sellerOf(user.id, record), stale: false };
   const catalog = catalogForStaleCheck(record, user.id);
   const [items, seller] = await Promise.all([getReportItems(record), sellerOf(user.id, record)]);
   if (record.is_combined) {
     const staleness = await combinedStaleness(user.id, record);
     return { record, items, seller, stale: staleness.stale, staleness };
   }
-  const stale = await isStale(record, items, user, seller, catalog);
+  const stale = record.status === 'ready' ? await isStale(record, items, user, seller, catalog) : false;
   return { record, items, seller, stale };
 }
 
@@ -112,9 +119,15 @@ export async function patchReport(
   return { record, seller: seller === undefined ? await sellerOf(userId, record) : seller };
 }
 
-/** DELETE /api/reports/{id}: items, record and source file go; limits are not refunded. */
+/**
+ * DELETE /api/reports/{id}: items, record and source file go; limits are not refunded. A failed report
+ * can be deleted; one the worker is still on answers 409 `report_processing`.
+ */
 export async function removeReport(userId: string, reportId: string): Promise<void> {
-  const record = await requireReport(userId, reportId);
+  const record = await getReportAnyStatus(userId, reportId);
+  if (!record || record.status === 'building') throw reportNotFound();
+  if (record.status === 'processing')
+    throw conflict('report_processing', 'The report is being processed; delete it once it is ready or failed');
   const deleted = await deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
   if (deleted.identity) {

@@ -7,7 +7,7 @@
  * a failure leaves the report as it was. Charges no limits.
  */
 import { getConfig } from '../config';
-import { AppError, conflict, toAppError } from '../errors';
+import { AppError, conflict, notFound, toAppError } from '../errors';
 import {
   buildItems,
   commissionByCategory,
@@ -16,11 +16,24 @@ import {
   type DroppedManualValue,
   type ManualValues,
 } from '../report';
-import { log } from '../log';
+import { describeError, log } from '../log';
 import { ensureProducts } from '../store/products.repo';
-import { getReportItems, isReportId, listAllReports, replaceItems, type ReportRecord } from '../store/reports.repo';
+import {
+  getReport,
+  getReportAnyStatus,
+  getReportItems,
+  isReportId,
+  listAllReports,
+  newReportId,
+  replaceItems,
+  startRebuildTask,
+  type ReportProgress,
+  type ReportRecord,
+} from '../store/reports.repo';
 import type { StoredItem } from '../store/items.repo';
-import type { SellerRecord } from '../store/sellers.repo';
+import { getSeller, type SellerRecord } from '../store/sellers.repo';
+import { invokeWorker } from '../worker/invoke';
+import { failureError } from './failures';
 import type { UserRecord } from '../store/users.repo';
 import { requireReport, sellerOf } from './queries';
 import { resolveReportSettings } from './settings';
@@ -45,8 +58,17 @@ function manualByArticle(items: ReadonlyArray<StoredItem>): Record<string, Manua
   return out;
 }
 
-export async function rebuildReport(user: UserRecord, reportId: string): Promise<RebuildResult> {
+/**
+ * Rebuilds one report now (the worker's body for a rebuild task; see startRebuild for the route).
+ * `onProgress` is told the step, rows read and items written as they happen.
+ */
+export async function rebuildReport(
+  user: UserRecord,
+  reportId: string,
+  onProgress: (p: Partial<ReportProgress>) => void = () => undefined,
+): Promise<RebuildResult> {
   for (let attempt = 1; ; attempt++) {
+    onProgress({ step: 'reading', rows_read: 0 });
     const record = await requireReport(user.id, reportId);
     if (!record.source_path || record.is_combined) throw sourceMissing();
     const local = await downloadToTemp(record.source_path, record.source_name ?? 'source');
@@ -56,15 +78,20 @@ export async function rebuildReport(user: UserRecord, reportId: string): Promise
       parsed = await readReport(
         { path: local.path, filename: record.source_name ?? undefined },
         { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
+        (rows) => {
+          if (rows % 5_000 === 0) onProgress({ rows_read: rows });
+        },
       );
     } finally {
       await local.cleanup();
     }
+    onProgress({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows });
     const articles = parsed.articles.map((a) => a.article);
     const [seller, oldItems] = await Promise.all([sellerOf(user.id, record), getReportItems(record)]);
     const resolved = await resolveReportSettings(user, seller, parsed, articles);
     const tax = resolved.settings.tax;
     const { items, dropped, allocation, warnings } = buildItems(parsed, resolved.settings, manualByArticle(oldItems));
+    onProgress({ step: 'writing', items_total: items.length, items_written: 0 });
     const [, replaced] = await Promise.all([
       ensureProducts(user.id, missingArticles(articles, resolved.known)),
       replaceItems(record, items, {
@@ -81,63 +108,146 @@ export async function rebuildReport(user: UserRecord, reportId: string): Promise
         rebuilt_at: new Date().toISOString(),
       }),
     ]);
-    if (replaced) return { record: replaced.record, items: replaced.items, seller, dropped };
+    if (replaced) {
+      onProgress({ step: 'finishing', items_written: items.length });
+      return { record: replaced.record, items: replaced.items, seller, dropped };
+    }
     // A correction or another rebuild changed the report meanwhile: start over from its new state.
     if (attempt >= MAX_ATTEMPTS)
       throw conflict('report_busy', 'The report is being changed by another request; try again');
   }
 }
 
+export interface StartedRebuild {
+  record: ReportRecord;
+  /** With the rebuilt items when it finished within the wait. */
+  items: StoredItem[];
+  seller: SellerRecord | null;
+  dropped: DroppedManualValue[];
+  /** False: still processing (the route answers 202). */
+  done: boolean;
+}
+
+/**
+ * POST /api/reports/{id}/rebuild: checks the report can be rebuilt (409 `source_missing` without a
+ * stored source), puts it into `processing` (task rebuild; its current items stay readable), hands it
+ * to the worker and waits up to UPLOAD_WAIT_MS. A report already being rebuilt is not started twice:
+ * that task is followed instead. A rebuild that failed within the wait answers its error (the report
+ * stays as it was).
+ */
+export async function startRebuild(
+  user: UserRecord,
+  reportId: string,
+  waitMs = getConfig().UPLOAD_WAIT_MS,
+): Promise<StartedRebuild> {
+  const record = await requireReport(user.id, reportId);
+  if (!record.source_path || record.is_combined) throw sourceMissing();
+  const taskId = await queueRebuild(user.id, record);
+  return awaitRebuild(user.id, reportId, taskId, waitMs);
+}
+
+/** Starts (or joins) the rebuild task of a report with a source; its task id. */
+async function queueRebuild(userId: string, record: ReportRecord): Promise<string> {
+  if (record.status === 'processing' && record.task === 'rebuild' && record.task_id) return record.task_id;
+  const taskId = newReportId();
+  const started = await startRebuildTask(userId, record.id, taskId, getConfig().WORKER_LEASE_MS);
+  if (!started) {
+    const now = await getReportAnyStatus(userId, record.id);
+    if (now?.status === 'processing' && now.task === 'rebuild' && now.task_id) return now.task_id;
+    throw conflict('report_busy', 'The report is being changed by another request; try again');
+  }
+  try {
+    await invokeWorker({ kind: 'report', user_id: userId, report_id: record.id, task_id: taskId });
+  } catch (e) {
+    log('error', 'worker invoke failed', { report_id: record.id, ...describeError(e) });
+  }
+  return taskId;
+}
+
+const POLL_MS = 150;
+
+async function awaitRebuild(userId: string, reportId: string, taskId: string, waitMs: number): Promise<StartedRebuild> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const record = await getReportAnyStatus(userId, reportId);
+    if (!record) throw notFound('Report not found', 'report_not_found');
+    const running = record.status === 'processing' && record.task_id === taskId;
+    if (!running || Date.now() >= deadline) {
+      const seller = record.seller_id ? await getSeller(userId, record.seller_id) : null;
+      if (running) return { record, items: [], seller, dropped: [], done: false };
+      const last = record.last_rebuild?.task_id === taskId ? record.last_rebuild : undefined;
+      if (last?.error) throw failureError(last.error, { report_id: reportId });
+      const items = await getReportItems(record);
+      return { record, items, seller, dropped: last?.dropped ?? [], done: true };
+    }
+    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+  }
+}
+
 export interface RebuildManyResult {
+  /** Rebuilt within the wait. */
   rebuilt: string[];
+  /** Handed to the worker and still being rebuilt (follow them in the report list). */
+  processing: string[];
   skipped: Array<{ id: string; reason: string }>;
 }
 
 /**
- * How long one rebuild-many request may keep starting rebuilds: API Gateway answers 504 after 29 s, and
- * one big report can take several seconds to rebuild. Reports not reached are skipped as `time_limit`;
- * the caller sends their ids again.
- */
-export const REBUILD_MANY_BUDGET_MS = 18_000;
-
-/**
  * Rebuilds the listed reports, or every report of the caller with a stored source when no ids are
- * given. One at a time (each parse may need the whole CPU), at least one, and no new one after
- * `budgetMs`. Unknown, malformed or foreign ids are skipped as `not_found`, reports without a source
- * (combined ones) as `source_missing`, a source the reader now refuses with its error code, reports
- * not reached in time as `time_limit`; anything else as `internal_error` (logged).
+ * given: each is handed to the worker as its own task (recover.ts picks up any that stop), then the
+ * route waits up to UPLOAD_WAIT_MS for them together. Unknown, malformed or foreign ids are skipped as
+ * `not_found`, reports without a source (combined ones) as `source_missing`; a rebuild that failed
+ * within the wait with its error code.
  */
 export async function rebuildMany(
   user: UserRecord,
   reportIds?: string[],
-  budgetMs = REBUILD_MANY_BUDGET_MS,
+  waitMs = getConfig().UPLOAD_WAIT_MS,
 ): Promise<RebuildManyResult> {
-  const started = Date.now();
-  const ids = reportIds
-    ? [...new Set(reportIds)]
-    : (await listAllReports(user.id)).filter((r) => r.source_path && !r.is_combined).map((r) => r.id);
-  const result: RebuildManyResult = { rebuilt: [], skipped: [] };
-  let attempted = 0;
-  for (const id of ids) {
-    if (attempted > 0 && Date.now() - started >= budgetMs) {
-      result.skipped.push({ id, reason: 'time_limit' });
-      continue;
-    }
-    if (!isReportId(id)) {
+  const records = reportIds
+    ? await Promise.all(
+        [...new Set(reportIds)].map(async (id) => ({
+          id,
+          record: isReportId(id) ? await getReport(user.id, id) : null,
+        })),
+      )
+    : (await listAllReports(user.id))
+        .filter((r) => r.source_path && !r.is_combined)
+        .map((r) => ({ id: r.id, record: r }));
+  const result: RebuildManyResult = { rebuilt: [], processing: [], skipped: [] };
+  const tasks: Array<{ id: string; taskId: string }> = [];
+  for (const { id, record } of records) {
+    if (!record) {
       result.skipped.push({ id, reason: 'not_found' });
       continue;
     }
-    attempted++;
+    if (!record.source_path || record.is_combined) {
+      result.skipped.push({ id, reason: 'source_missing' });
+      continue;
+    }
     try {
-      await rebuildReport(user, id);
-      result.rebuilt.push(id);
+      tasks.push({ id, taskId: await queueRebuild(user.id, record) });
     } catch (e) {
       const err = toAppError(e);
-      if (err.status === 500)
-        log('error', 'rebuild failed', { report_id: id, error: e instanceof Error ? e.stack : String(e) });
-      const reason = err.code === 'report_not_found' ? 'not_found' : err.code;
-      result.skipped.push({ id, reason: e instanceof AppError || err.status !== 500 ? reason : 'internal_error' });
+      if (err.status === 500) log('error', 'rebuild failed to start', { report_id: id, ...describeError(e) });
+      result.skipped.push({ id, reason: e instanceof AppError ? err.code : 'internal_error' });
     }
   }
+  const deadline = Date.now() + waitMs;
+  await Promise.all(
+    tasks.map(async ({ id, taskId }) => {
+      try {
+        const r = await awaitRebuild(user.id, id, taskId, Math.max(0, deadline - Date.now()));
+        (r.done ? result.rebuilt : result.processing).push(id);
+      } catch (e) {
+        result.skipped.push({ id, reason: toAppError(e).code });
+      }
+    }),
+  );
+  const order = new Map(records.map((r, i) => [r.id, i]));
+  const byOrder = (a: string, b: string) => (order.get(a) ?? 0) - (order.get(b) ?? 0);
+  result.rebuilt.sort(byOrder);
+  result.processing.sort(byOrder);
+  result.skipped.sort((a, b) => byOrder(a.id, b.id));
   return result;
 }

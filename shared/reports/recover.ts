@@ -1,5 +1,13 @@
 /**
- * Undoing charged uploads, both when the upload itself fails after the charge and when its process
+ * Reports whose processing cannot finish, and undoing charged uploads.
+ *
+ * Worker-built reports (status `processing`, shared/reports/worker.ts) carry a lease their worker
+ * renews; when it runs out (the worker died, or its invoke was lost) the user's next report listing or
+ * upload picks the report up (recoverAbandonedUploads): it is handed to a new worker while attempts
+ * remain, else an upload is failed and refunded (failUpload: one transaction, once ever) and a rebuild
+ * ends with the report as it was.
+ *
+ * Pre-worker uploads (status `building`) are undone as before, both when the upload itself fails after the charge and when its process
  * died mid-way (timeout, out of memory, crash) and left a `building` record with the charge taken.
  *
  * The latter needs no scheduler: whenever a user's reports are listed and at the start of each upload,
@@ -17,10 +25,23 @@
  * The record goes last because it is the only trace of the charge: if any step fails, it stays and the
  * next sweep finishes the job.
  */
-import { log } from '../log';
+import { getConfig } from '../config';
+import { AppError } from '../errors';
+import { describeError, log } from '../log';
 import { refundLimits } from '../store/limits.repo';
 import { deleteItems } from '../store/items.repo';
-import { claimBuildingReport, deleteBuildingReport, listBuildingReports } from '../store/reports.repo';
+import {
+  claimBuildingReport,
+  deleteBuildingReport,
+  failUploadUpdate,
+  getReportAnyStatus,
+  listPendingReports,
+  markUploadFailed,
+  releaseReportTask,
+  type ReportFailure,
+  type ReportRecord,
+} from '../store/reports.repo';
+import { invokeWorker } from '../worker/invoke';
 import { deleteObject } from './storage';
 import { deleteIdentity } from '../store/identities.repo';
 import { removeSellerIfUnused } from '../store/sellers.repo';
@@ -104,27 +125,120 @@ export interface SweepResult {
 }
 
 /**
- * Undoes the user's uploads abandoned mid-way (building records created more than
- * ABANDONED_UPLOAD_AFTER_MS before `now`), at most MAX_RECOVERIES_PER_SWEEP of them. Never throws: a
- * listing or an upload must not fail because recovery did; whatever is left is retried next time.
+ * Fails a processing upload and refunds its charge in ONE transaction (so it is refunded exactly once
+ * and never `failed` without its refund), then deletes what its worker wrote and the stored source.
+ * Returns the rows given back (0 when another worker or recovery ended it first). Throws only when
+ * the store is unreachable.
+ */
+export async function failUpload(record: ReportRecord, failure: ReportFailure): Promise<number> {
+  const { user_id: userId, id: reportId, rows } = record;
+  // What the worker left goes first (invisible while processing), so that once the report reads
+  // `failed` nothing of it is left; if this process dies here, recovery ends it the same way.
+  await Promise.all([
+    deleteItems(userId, reportId).catch((e: unknown) =>
+      log('error', 'failed upload cleanup', { report_id: reportId, step: 'items', ...describeError(e) }),
+    ),
+    record.source_path
+      ? deleteObject(record.source_path).catch((e: unknown) =>
+          log('error', 'failed upload cleanup', { report_id: reportId, step: 'source', ...describeError(e) }),
+        )
+      : Promise.resolve(),
+    // The same file may be uploaded again: a failed report is no duplicate.
+    record.identity
+      ? deleteIdentity(userId, record.identity, reportId).catch((e: unknown) =>
+          log('error', 'failed upload cleanup', { report_id: reportId, step: 'identity', ...describeError(e) }),
+        )
+      : Promise.resolve(),
+  ]);
+  let refunded = 0;
+  try {
+    const r = await refundLimits({
+      userId,
+      rows,
+      reportId,
+      extraItems: [failUploadUpdate(userId, reportId, failure, rows)],
+    });
+    refunded = r ? rows : 0;
+    // Refunded before (only a pre-worker undo refunds apart from failing): it still has to end failed.
+    if (!r) await markUploadFailed(userId, reportId, failure, rows);
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'transaction_conflict') return 0;
+    throw e;
+  }
+  log('warn', 'upload failed and refunded', { user_id: userId, report_id: reportId, rows, code: failure.code });
+  return refunded;
+}
+
+/**
+ * Picks up the user's reports whose processing stopped (see the file comment), at most
+ * MAX_RECOVERIES_PER_SWEEP of them: a processing report whose lease ran out goes to a new worker (or,
+ * after its last attempt, is failed and refunded / left as it was), a pre-worker `building` upload
+ * older than ABANDONED_UPLOAD_AFTER_MS is undone. Never throws: a listing or an upload must not fail
+ * because recovery did; whatever is left is retried next time.
  */
 export async function recoverAbandonedUploads(userId: string, now = Date.now()): Promise<SweepResult> {
   const result: SweepResult = { recovered: 0, refunded_rows: 0 };
   try {
+    const c = getConfig();
     const before = new Date(now - ABANDONED_UPLOAD_AFTER_MS).toISOString();
-    for (const stale of await listBuildingReports(userId, before, MAX_RECOVERIES_PER_SWEEP)) {
-      const r = await undoChargedUpload(userId, stale.id);
-      result.refunded_rows += r.refunded_rows;
-      if (r.outcome === 'undone') result.recovered += 1;
-      if (r.outcome !== 'not_building') {
-        log('warn', r.outcome === 'undone' ? 'abandoned upload recovered' : 'abandoned upload recovery incomplete', {
+    let handled = 0;
+    for (const pending of await listPendingReports(userId, 50)) {
+      if (handled >= MAX_RECOVERIES_PER_SWEEP) break;
+      if (pending.status === 'building' && pending.created_at < before) {
+        handled++;
+        const r = await undoChargedUpload(userId, pending.id);
+        result.refunded_rows += r.refunded_rows;
+        if (r.outcome === 'undone') result.recovered += 1;
+        if (r.outcome !== 'not_building') {
+          log('warn', r.outcome === 'undone' ? 'abandoned upload recovered' : 'abandoned upload recovery incomplete', {
+            user_id: userId,
+            report_id: pending.id,
+            created_at: pending.created_at,
+            rows: pending.rows,
+            refunded_rows: r.refunded_rows,
+            outcome: r.outcome,
+          });
+        }
+        continue;
+      }
+      if (pending.status !== 'processing' || (pending.lease_until ?? 0) >= now) continue;
+      // The index is eventually consistent: decide on the record itself.
+      const record = await getReportAnyStatus(userId, pending.id);
+      if (!record || record.status !== 'processing' || (record.lease_until ?? 0) >= now) continue;
+      handled++;
+      if ((record.attempts ?? 0) >= c.WORKER_MAX_ATTEMPTS) {
+        const { giveUp } = await import('./worker');
+        const before = result.refunded_rows;
+        if (record.task === 'upload' || record.task === undefined) {
+          result.refunded_rows += await failUpload(record, {
+            code: 'processing_failed',
+            message: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
+          });
+        } else {
+          await giveUp(record, null, {
+            code: 'processing_failed',
+            message: 'Не удалось пересчитать отчёт из-за сбоя на сервере; отчёт остался прежним.',
+          });
+        }
+        result.recovered += 1;
+        log('warn', 'stuck report ended', {
           user_id: userId,
-          report_id: stale.id,
-          created_at: stale.created_at,
-          rows: stale.rows,
-          refunded_rows: r.refunded_rows,
-          outcome: r.outcome,
+          report_id: record.id,
+          task: record.task,
+          attempts: record.attempts,
+          refunded_rows: result.refunded_rows - before,
         });
+        continue;
+      }
+      if (await releaseReportTask(userId, record.id, null, c.WORKER_LEASE_MS, now)) {
+        log('warn', 'stuck report handed to a new worker', {
+          user_id: userId,
+          report_id: record.id,
+          task: record.task,
+          attempts: record.attempts,
+        });
+        await invokeWorker({ kind: 'report', user_id: userId, report_id: record.id, task_id: record.task_id ?? '' });
+        result.recovered += 1;
       }
     }
   } catch (err) {

@@ -1,24 +1,25 @@
 /**
- * Uploading a report (API.md: count-rows, upload) and the upload URL.
+ * Uploading a report (API.md: count-rows, upload) and the upload URL. The upload route charges and
+ * hands the report to the worker (shared/reports/worker.ts); it does no parsing of its own beyond the
+ * row count.
  */
+import { createHash } from 'node:crypto';
 import { getConfig } from '../config';
-import { badRequest, paymentRequired } from '../errors';
-import {
-  buildItems,
-  commissionByCategory,
-  computeTotals,
-  countRows,
-  readReport,
-  type ParsedReport,
-  type ReadLimits,
-  type RowCount,
-} from '../report';
-import { log } from '../log';
+import { AppError, badRequest, notFound, paymentRequired, unprocessable } from '../errors';
+import { computeTotals, countRows, type ReadLimits, type RowCount } from '../report';
+import { describeError, log } from '../log';
+import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
-import { writeItems, type StoredItem } from '../store/items.repo';
-import { ensureProducts } from '../store/products.repo';
-import { markReportReady, newReportId, reportPutTransactItem, type ReportRecord } from '../store/reports.repo';
-import { ensureSellerByNumber, type SellerRecord } from '../store/sellers.repo';
+import type { StoredItem } from '../store/items.repo';
+import {
+  deleteReport,
+  getReportAnyStatus,
+  getReportItems,
+  newReportId,
+  processingReportPut,
+  type ReportRecord,
+} from '../store/reports.repo';
+import { getSeller, type SellerRecord } from '../store/sellers.repo';
 import { createUpload } from '../store/uploads.repo';
 import type { UserRecord } from '../store/users.repo';
 import {
@@ -29,12 +30,12 @@ import {
   type FileRef,
   type InputFile,
 } from './file-input';
-import { dropUnusedSeller, recoverAbandonedUploads, undoChargedUpload } from './recover';
+import { failUpload, recoverAbandonedUploads } from './recover';
 import { duplicateReport, findDuplicate, identityOfFile, type DuplicateOf } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
-import { periodTitle } from './report-identity';
-import { loadReportCostPrices, resolveReportSettings } from './settings';
+import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
+import { invokeWorker } from '../worker/invoke';
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
 
@@ -102,14 +103,9 @@ export async function countReportRows(user: UserRecord, ref: FileRef | null): Pr
   }
 }
 
-/** Test seam: runs after the charge and the items are written, before the report is marked ready. */
-export interface UploadHooks {
-  afterCharge?: (reportId: string) => Promise<void>;
-}
-export const uploadHooks: UploadHooks = {};
-
 export interface UploadResult {
   record: ReportRecord;
+  /** The items when the report is ready ([] while processing). */
   items: StoredItem[];
   seller: SellerRecord | null;
 }
@@ -118,139 +114,192 @@ function titleOf(filename: string): string {
   return filename.replace(/\.(zip|xlsx|xls)$/i, '') || filename;
 }
 
-/** A report number in the name: the file name; else the period («Отчёт за 18.05–24.05.2026»); else the name. */
-function reportTitle(filename: string, parsed: ParsedReport): string {
-  if (parsed.report_number) return titleOf(filename);
-  return periodTitle(parsed.period_from, parsed.period_to) ?? titleOf(filename);
-}
-
 export interface UploadOptions {
+  /** The `Idempotency-Key` header: the same key (per user) gives the same report, charged once. */
+  idempotencyKey?: string;
+  /** How long to wait for the worker (default UPLOAD_WAIT_MS). */
+  waitMs?: number;
   /** Upload even when the user already has a report of the same identity (else 409 `duplicate_report`). */
   allowDuplicate?: boolean;
 }
 
+const IDEMPOTENCY_SCOPE = 'upload';
+
+interface UploadClaim {
+  report_id: string;
+}
+
+/** The idempotency keys of a request: its header's, and its upload id's (an upload is one file, charged once). */
+function claimKeys(userId: string, ref: FileRef | null, header: string | undefined): string[] {
+  const keys: string[] = [];
+  if (header !== undefined) keys.push(`${userId}#key#${header}`);
+  if (ref && 'uploadId' in ref) keys.push(`${userId}#upload#${ref.uploadId}`);
+  return keys;
+}
+
+/** What a key was first used for: a repeat with the same key and another file is refused. */
+function fingerprintOf(ref: FileRef | null): string {
+  if (!ref) return '';
+  if ('uploadId' in ref) return `upload:${ref.uploadId}`;
+  return `sha256:${createHash('sha256').update(ref.file.buffer).digest('hex')}`;
+}
+
+async function priorClaim(keys: string[], fingerprint: string): Promise<UploadClaim | null> {
+  for (const key of keys) {
+    const prior = await getIdempotentRecord<UploadClaim>(IDEMPOTENCY_SCOPE, key);
+    if (!prior) continue;
+    if (prior.fingerprint !== undefined && prior.fingerprint !== fingerprint)
+      throw unprocessable('idempotency_key_reused', 'This Idempotency-Key was used for another file', {
+        report_id: prior.result.report_id,
+      });
+    return prior.result;
+  }
+  return null;
+}
+
 /**
- * upload: recount, 402 when the caller's limits are short (nothing stored or charged); else store
- * the source file, link the seller, build the items with the seller's (or the user's) tax profile and
- * the catalog's cost prices, then charge limits in ONE transaction with the `expense` record and the
- * report record (state `building`), write the items and mark the report ready.
- * Anything failing after the charge: the charge is refunded, the items, the stored source and the
- * record deleted (recover.ts); the original error is answered. First, uploads of this user whose
- * process died mid-way are undone (recover.ts), so their charge counts again for this one.
+ * upload (API.md, and the asynchronous flow of the README): a repeat of an earlier request (same
+ * Idempotency-Key or upload_id of this user) answers that request's report and charges nothing.
+ * Otherwise: recount the rows, 402 when the caller's limits are short (nothing stored or charged), store
+ * the source file, then charge the rows in ONE transaction with the `expense` record, the report record
+ * (`processing`) and the idempotency claims; hand the report to the worker (asynchronous invoke) and wait
+ * up to UPLOAD_WAIT_MS for it. Concurrent repeats race on the claims inside that transaction: one
+ * charges, the others answer its report. First, this user's reports whose processing stopped are
+ * picked up (recover.ts), so a refund they get counts for this upload.
  */
 export async function uploadReport(
   user: UserRecord,
   ref: FileRef | null,
-  options: UploadOptions = {},
+  opts: UploadOptions = {},
 ): Promise<UploadResult> {
+  const keys = claimKeys(user.id, ref, opts.idempotencyKey);
+  const fingerprint = fingerprintOf(ref);
+  const waitMs = opts.waitMs ?? getConfig().UPLOAD_WAIT_MS;
+  const prior = await priorClaim(keys, fingerprint);
+  if (prior) return awaitReport(user.id, prior.report_id, waitMs);
+
   const swept = await recoverAbandonedUploads(user.id);
   const limits = user.limits + swept.refunded_rows;
   const file = await openInputFile(user.id, ref);
+  let record: ReportRecord;
+  let taskId: string;
   try {
-    // A duplicate is refused before the file is parsed or anything is charged (issue 9).
+    // A duplicate is refused before anything is charged (issue 9) — unless it is this very request's
+    // concurrent twin, which answers with the report of the twin that won.
     const identity = await identityOfFile(file);
-    if (!options.allowDuplicate) {
+    if (!opts.allowDuplicate) {
       const dup = await findDuplicate(user.id, identity);
-      if (dup) throw duplicateReport(dup);
+      if (dup) {
+        const twin = await priorClaim(keys, fingerprint);
+        if (twin) return awaitReport(user.id, twin.report_id, waitMs);
+        throw duplicateReport(dup);
+      }
     }
-    const parsed = await readReport(file.source, readLimits());
+    const count = await countRows(file.source, readLimits());
     // An early answer for the common case; the charge's condition is what holds under concurrency.
-    if (parsed.rows > limits) throw paymentRequired(parsed.rows, limits);
-    return await storeReport(user, file, parsed, identity, options.allowDuplicate === true);
+    if (count.rows > limits) throw paymentRequired(count.rows, limits);
+    taskId = newReportId();
+    record = { ...newUploadRecord(user, file, count), identity };
+    await (file.origin.kind === 'upload'
+      ? copyObject(file.origin.key, record.source_path as string)
+      : putObject(record.source_path as string, file.origin.buffer));
+    try {
+      await chargeLimits({
+        userId: user.id,
+        rows: count.rows,
+        reportId: record.id,
+        extraItems: [
+          processingReportPut(record, taskId, getConfig().WORKER_LEASE_MS),
+          identityPutTransactItem(user.id, identity, record.id, record.created_at),
+          ...keys.map((k) =>
+            idempotencyPut(IDEMPOTENCY_SCOPE, k, { report_id: record.id }, { user_id: user.id, fingerprint }),
+          ),
+        ],
+      });
+    } catch (e) {
+      await deleteObject(record.source_path as string).catch((err: unknown) =>
+        log('error', 'source cleanup failed', { report_id: record.id, error: String(err) }),
+      );
+      // A concurrent repeat claimed a key (or the identity) first: its report is this request's answer.
+      if (e instanceof AppError && e.code === 'transaction_conflict' && Number(e.details.item_index) >= 1) {
+        const winner = await priorClaim(keys, fingerprint);
+        if (winner) return awaitReport(user.id, winner.report_id, waitMs);
+      }
+      throw e;
+    }
+    if (!opts.allowDuplicate) {
+      // Two uploads of one report at once both pass the early check; each wrote its identity record in
+      // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
+      const rival = await findDuplicate(user.id, identity, record.id);
+      if (rival) {
+        await failUpload(record, { code: 'duplicate_report', message: 'Этот отчёт уже загружен.' });
+        await deleteReport(user.id, record.id);
+        throw duplicateReport(rival);
+      }
+    }
+    if (file.origin.kind === 'upload') {
+      // The upload is consumed (its bytes are the report's source now); a repeat is answered by its claim.
+      await deleteObject(file.origin.key).catch(() => undefined);
+    }
   } finally {
     await file.cleanup();
   }
+  try {
+    await invokeWorker({ kind: 'report', user_id: user.id, report_id: record.id, task_id: taskId });
+  } catch (e) {
+    // The report stays processing; recovery hands it to a worker once its lease runs out.
+    log('error', 'worker invoke failed', { report_id: record.id, ...describeError(e) });
+  }
+  return awaitReport(user.id, record.id, waitMs);
 }
 
-async function storeReport(
-  user: UserRecord,
-  file: InputFile,
-  parsed: ParsedReport,
-  identity: string,
-  allowDuplicate: boolean,
-): Promise<UploadResult> {
-  const userId = user.id;
-  const reportId = newReportId();
-  const sourceKey = sourceObjectKey(userId, reportId, file.filename);
-  const articles = parsed.articles.map((a) => a.article);
-
-  const prices = loadReportCostPrices(userId, parsed, articles);
-  const [seller] = await Promise.all([
-    parsed.seller_number ? ensureSellerByNumber(userId, parsed.seller_number) : Promise.resolve(null),
-    prices,
-    file.origin.kind === 'upload' ? copyObject(file.origin.key, sourceKey) : putObject(sourceKey, file.origin.buffer),
-  ]);
-  const resolved = await resolveReportSettings(user, seller, parsed, articles, prices);
-  const tax = resolved.settings.tax;
-  const { items, allocation, warnings } = buildItems(parsed, resolved.settings);
-  const record: ReportRecord = {
-    id: reportId,
-    user_id: userId,
-    title: reportTitle(file.filename, parsed),
-    report_number: parsed.report_number,
-    seller_id: seller?.id ?? null,
-    period_from: parsed.period_from,
-    period_to: parsed.period_to,
-    rows: parsed.rows,
-    format: parsed.format,
+function newUploadRecord(user: UserRecord, file: InputFile, count: RowCount): ReportRecord {
+  const id = newReportId();
+  return {
+    id,
+    user_id: user.id,
+    title: titleOf(file.filename),
+    report_number: count.report_number,
+    seller_id: null,
+    period_from: null,
+    period_to: null,
+    rows: count.rows,
+    format: count.format,
     is_combined: false,
-    identity,
-    source_path: sourceKey,
+    source_path: sourceObjectKey(user.id, id, file.filename),
     source_name: file.filename,
     source_size: file.size,
     created_at: new Date().toISOString(),
-    tax_profile: tax,
-    allocation,
-    totals: computeTotals(items.map((i) => i.effective)),
-    commission_by_category: commissionByCategory(items),
-    // The settings' warnings first: the record keeps a capped number of them.
-    warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
-    item_count: items.length,
+    tax_profile: effectiveTaxProfile(user, null),
+    totals: computeTotals([]),
+    commission_by_category: [],
+    warnings: [],
+    item_count: 0,
   };
+}
 
-  try {
-    await chargeLimits({
-      userId,
-      rows: parsed.rows,
-      reportId,
-      extraItems: [
-        reportPutTransactItem(record),
-        identityPutTransactItem(userId, identity, reportId, record.created_at),
-      ],
-    });
-  } catch (e) {
-    await deleteObject(sourceKey).catch((err: unknown) =>
-      log('error', 'source cleanup failed', { report_id: reportId, error: String(err) }),
-    );
-    await dropUnusedSeller(userId, seller?.id);
-    throw e;
-  }
+/** Poll interval while waiting for the worker. */
+const POLL_MS = 150;
 
-  let stored: StoredItem[];
-  try {
-    // Missing articles join the catalog with cost price 0 (METRICS.md); after the charge, so a refused upload adds nothing.
-    const [, written] = await Promise.all([
-      ensureProducts(userId, missingArticles(articles, resolved.known)),
-      writeItems(userId, reportId, 1, items),
-    ]);
-    stored = written;
-    if (!allowDuplicate) {
-      // Two uploads of one report at once both pass the early check; each wrote its identity record in
-      // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
-      const rival = await findDuplicate(userId, identity, reportId);
-      if (rival) throw duplicateReport(rival);
+/**
+ * The report as it is once the worker ended its task or `waitMs` passed: ready (with its items),
+ * failed, or still processing. A report that is gone (deleted meanwhile) is 404.
+ */
+export async function awaitReport(userId: string, reportId: string, waitMs: number): Promise<UploadResult> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const record = await getReportAnyStatus(userId, reportId);
+    if (!record) throw notFound('Report not found', 'report_not_found');
+    if (record.status !== 'processing' || Date.now() >= deadline) {
+      if (record.status !== 'ready') return { record, items: [], seller: null };
+      const [items, seller] = await Promise.all([
+        getReportItems(record),
+        record.seller_id ? getSeller(userId, record.seller_id) : Promise.resolve(null),
+      ]);
+      return { record, items, seller };
     }
-    if (uploadHooks.afterCharge) await uploadHooks.afterCharge(reportId);
-    await markReportReady(userId, reportId);
-  } catch (e) {
-    await undoChargedUpload(userId, reportId);
-    throw e;
+    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
   }
-  if (file.origin.kind === 'upload') {
-    // The upload is consumed; its object would otherwise stay in the bucket forever.
-    await deleteObject(file.origin.key).catch(() => undefined);
-  }
-  return { record: { ...record, status: 'ready', items_gen: 1, version: 1 }, items: stored, seller };
 }
 
 /** Articles without a catalog entry (the catalog is read once; ensureProducts re-checks each before writing). */

@@ -39,6 +39,21 @@ export async function getIdempotentResult<T>(scope: string, key: string): Promis
   return r.Item ? (r.Item.result as T) : null;
 }
 
+/** The stored record of `key` in `scope` (its result and the extra attributes it was written with), or null. */
+export async function getIdempotentRecord<T>(
+  scope: string,
+  key: string,
+): Promise<{ result: T; fingerprint?: string } | null> {
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: idempotencyKey(scope, key), ConsistentRead: true }),
+  );
+  if (!r.Item) return null;
+  return {
+    result: r.Item.result as T,
+    ...(typeof r.Item.fingerprint === 'string' ? { fingerprint: r.Item.fingerprint } : {}),
+  };
+}
+
 /**
  * A hash of what a request asks for (its payload, keys sorted), stored beside the result: a repeat of
  * the key with a different payload is refused instead of silently answered with the first result

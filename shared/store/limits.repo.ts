@@ -173,6 +173,11 @@ export interface RefundInput {
   userId: string;
   rows: number;
   reportId: string;
+  /**
+   * The caller's own writes, committed with the refund (e.g. the report's `failed` state). When one of
+   * them fails its condition, nothing is written and 409 `transaction_conflict` {item_index} is thrown.
+   */
+  extraItems?: DocTransactItem[];
 }
 
 /**
@@ -190,10 +195,14 @@ export async function refundLimits(
     // Kept without TTL: a report id is refunded once, ever.
     items: (entry) => [
       idempotencyPut('refund', input.reportId, { limits_after: entry.limits_after }, { user_id: input.userId }, null),
+      ...(input.extraItems ?? []),
     ],
     result: (entry) => ({ limits_after: entry.limits_after, history: entry }),
-    // The marker exists: this report was refunded before.
-    onItemFailed: async () => ({ result: null }),
+    // Index 0, the marker, exists: this report was refunded before. Another: the caller's condition.
+    onItemFailed: async (index) => {
+      if (index === 0) return { result: null };
+      throw conflict('transaction_conflict', 'The change conflicts with the current state', { item_index: index - 1 });
+    },
   });
 }
 

@@ -40,7 +40,38 @@ import { REPORT_PREFIX, itemKey, newId, reportBuildingIndex, reportKey, reportSe
 
 export type { StoredItem } from './items.repo';
 
-export type ReportStatus = 'building' | 'ready';
+/**
+ * `processing`: charged, being built by the worker (upload) or re-built (rebuild: its items of the
+ * current generation stay readable); `ready`; `failed`: the upload could not be built and was refunded.
+ * `building` is the state of uploads made before the worker existed (recover.ts undoes them).
+ */
+export type ReportStatus = 'building' | 'processing' | 'ready' | 'failed';
+
+/** What the worker is doing to a `processing` report. */
+export type ReportTask = 'upload' | 'rebuild';
+
+/** Progress of a processing report, as the worker last saved it (heartbeat). */
+export interface ReportProgress {
+  step: 'queued' | 'reading' | 'pricing' | 'writing' | 'finishing';
+  rows_read: number;
+  rows_total: number;
+  items_written: number;
+  items_total: number;
+}
+
+export interface ReportFailure {
+  code: string;
+  message: string;
+}
+
+/** The outcome of the last rebuild done by the worker (the report stays `ready` when it fails). */
+export interface LastRebuild {
+  task_id: string;
+  finished_at: string;
+  /** Corrections whose article is gone (storage units), at most MAX_DROPPED_KEPT. */
+  dropped: Array<{ article: string; field: string; value: number }>;
+  error?: ReportFailure;
+}
 
 /** A stored report (money in kopecks). */
 export interface ReportRecord {
@@ -80,6 +111,17 @@ export interface ReportRecord {
   /** Bumped by every change of items or totals; set by this repository. */
   version?: number;
   status?: ReportStatus;
+  /** While `processing`: what the worker does, its progress, its lease (epoch ms) and attempts so far. */
+  task?: ReportTask;
+  task_id?: string;
+  progress?: ReportProgress;
+  lease_owner?: string;
+  lease_until?: number;
+  attempts?: number;
+  /** When `failed`: why (code and Russian message), and the rows given back. */
+  error?: ReportFailure;
+  refunded_rows?: number;
+  last_rebuild?: LastRebuild;
 }
 
 /** A source of a combined report as it was read when the combined report was (re)built. */
@@ -128,10 +170,18 @@ function fromItem(item: Record<string, unknown>): ReportRecord {
   return { ...r, items_gen: Number(r.items_gen ?? 1), version: Number(r.version ?? 1), status: r.status ?? 'ready' };
 }
 
-/** The caller's report, or null when missing, another user's, malformed id, or still being built. */
+/** Whether a report has complete items: ready, or being rebuilt (its current generation stays readable). */
+export function hasItems(r: ReportRecord): boolean {
+  return r.status === 'ready' || (r.status === 'processing' && r.task === 'rebuild');
+}
+
+/**
+ * The caller's report with complete items, or null when missing, another user's, malformed id, still
+ * being built by its upload, or failed.
+ */
 export async function getReport(userId: string, reportId: string): Promise<ReportRecord | null> {
   const r = await getReportAnyStatus(userId, reportId);
-  return r && r.status !== 'building' ? r : null;
+  return r && hasItems(r) ? r : null;
 }
 
 /** Like getReport but also returns a report whose upload is still writing its items. */
@@ -190,13 +240,15 @@ function decodeCursor(cursor: string): string {
 }
 
 /**
- * The caller's ready reports, newest first (report ids sort by time), optionally of one seller (gsi1).
+ * The caller's reports, newest first (report ids sort by time), optionally of one seller (gsi1):
+ * processing and failed ones too (`building`, the pre-worker state, is hidden; `ready: true` lists only
+ * reports with complete items).
  * The cursor is opaque and carries only a report id: the partition is always the caller's.
  * Malformed cursor → 400 `invalid_cursor`.
  */
 export async function listReports(
   userId: string,
-  opts: { sellerId?: string; cursor?: string | null; limit?: number } = {},
+  opts: { sellerId?: string; cursor?: string | null; limit?: number; ready?: boolean } = {},
 ): Promise<ReportPage> {
   const limit = opts.limit ?? REPORTS_PAGE_SIZE;
   const after = opts.cursor ? decodeCursor(opts.cursor) : null;
@@ -236,7 +288,7 @@ export async function listReports(
     for (const row of r.Items ?? []) {
       const rec = fromItem(row);
       last = rec.id;
-      if (rec.status !== 'building') items.push(rec);
+      if (opts.ready ? hasItems(rec) : rec.status !== 'building') items.push(rec);
     }
     start = r.LastEvaluatedKey;
     if (!start || items.length >= limit) break;
@@ -249,7 +301,7 @@ export async function listAllReports(userId: string): Promise<ReportRecord[]> {
   const out: ReportRecord[] = [];
   let cursor: string | null = null;
   do {
-    const page: ReportPage = await listReports(userId, { cursor, limit: 200 });
+    const page: ReportPage = await listReports(userId, { cursor, limit: 200, ready: true });
     out.push(...page.items);
     cursor = page.next_cursor;
   } while (cursor);
@@ -684,4 +736,356 @@ export async function deleteReport(userId: string, reportId: string): Promise<Re
   // A correction committed between the two steps above created its record after the sweep.
   await deleteItems(userId, reportId);
   return record;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Work state of the report worker (shared/reports/worker.ts). A processing report is listed in gsi2
+// (like `building` ones) so recover.ts finds it when its worker died; every transition is a
+// conditional update, so two workers (an async event delivered twice, a retry racing a recovery) can
+// never both own a report, and a finished or failed report never goes back to processing.
+
+/** Corrections dropped by a rebuild kept on the record (a hostile rebuild must not grow it past 400 KB). */
+export const MAX_DROPPED_KEPT = 200;
+
+const PROCESSING_CLEANUP = 'REMOVE gsi2pk, gsi2sk, lease_owner, lease_until, progress, task';
+
+export function queuedProgress(rowsTotal: number): ReportProgress {
+  return { step: 'queued', rows_read: 0, rows_total: rowsTotal, items_written: 0, items_total: 0 };
+}
+
+/**
+ * The Put of a new uploaded report for the charge's transaction: `processing` (task upload), listed in
+ * gsi2, with a lease that expires `leaseMs` from now unless a worker claims it first (so an invoke
+ * that was lost is noticed by recovery), on the condition that the id is new.
+ */
+export function processingReportPut(record: ReportRecord, taskId: string, leaseMs: number): DocTransactItem {
+  return putNew({
+    ...toItem({
+      ...record,
+      status: 'processing',
+      task: 'upload',
+      task_id: taskId,
+      progress: queuedProgress(record.rows),
+      lease_until: Date.now() + leaseMs,
+      attempts: 0,
+      items_gen: 1,
+      version: 1,
+    }),
+    ...reportBuildingIndex(record.user_id, record.created_at),
+  });
+}
+
+/**
+ * Puts a ready report into `processing` for a rebuild (its items stay readable). Null when it is not
+ * ready (already processing: the caller shows that one; failed or gone: not rebuildable).
+ */
+export async function startRebuildTask(
+  userId: string,
+  reportId: string,
+  taskId: string,
+  leaseMs: number,
+): Promise<ReportRecord | null> {
+  const now = new Date().toISOString();
+  try {
+    const r = await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression:
+          'SET #s = :processing, task = :rebuild, task_id = :task, progress = :progress, lease_until = :until, attempts = :zero, gsi2pk = :g2pk, gsi2sk = :g2sk REMOVE lease_owner',
+        ConditionExpression: 'attribute_exists(pk) AND #s = :ready',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':ready': 'ready',
+          ':rebuild': 'rebuild',
+          ':task': taskId,
+          ':progress': queuedProgress(0),
+          ':until': Date.now() + leaseMs,
+          ':zero': 0,
+          ':g2pk': reportBuildingIndex(userId, now).gsi2pk,
+          ':g2sk': now,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return r.Attributes ? fromItem(r.Attributes) : null;
+  } catch (e) {
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
+}
+
+/**
+ * A worker takes a processing report: nobody holds it (never claimed, or released), or its holder's
+ * lease ran out. Counts the attempt. Null when the report is not processing (done, failed, gone) or
+ * another worker holds a live lease.
+ */
+export async function claimReportTask(
+  userId: string,
+  reportId: string,
+  owner: string,
+  leaseMs: number,
+  now = Date.now(),
+): Promise<ReportRecord | null> {
+  try {
+    const r = await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression:
+          'SET lease_owner = :owner, lease_until = :until, attempts = if_not_exists(attempts, :zero) + :one',
+        ConditionExpression: '#s = :processing AND (attribute_not_exists(lease_owner) OR lease_until < :now)',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':owner': owner,
+          ':until': now + leaseMs,
+          ':now': now,
+          ':zero': 0,
+          ':one': 1,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return r.Attributes ? fromItem(r.Attributes) : null;
+  } catch (e) {
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
+}
+
+/** Renews the lease of `owner` and saves its progress. False when the lease was lost (another worker took over). */
+export async function renewReportTask(
+  userId: string,
+  reportId: string,
+  owner: string,
+  leaseMs: number,
+  progress: ReportProgress,
+): Promise<boolean> {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: 'SET lease_until = :until, progress = :progress',
+        ConditionExpression: '#s = :processing AND lease_owner = :owner',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':owner': owner,
+          ':until': Date.now() + leaseMs,
+          ':progress': progress,
+        },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
+/**
+ * Gives a held (or expired) task back so that the next attempt can claim it at once (the claim takes a
+ * report without an owner whatever its lease): the worker's own retry, or recovery re-invoking a
+ * worker. The lease is set `leaseMs` ahead, so recovery does not invoke again before that attempt had
+ * its chance. `owner` null: whoever held it, only when its lease ran out (recovery). False when the
+ * report is not processing anymore or another worker holds it.
+ */
+export async function releaseReportTask(
+  userId: string,
+  reportId: string,
+  owner: string | null,
+  leaseMs: number,
+  now = Date.now(),
+): Promise<boolean> {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: 'SET lease_until = :until REMOVE lease_owner',
+        ConditionExpression:
+          owner === null ? '#s = :processing AND lease_until < :now' : '#s = :processing AND lease_owner = :owner',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':until': now + leaseMs,
+          ...(owner === null ? { ':now': now } : { ':owner': owner }),
+        },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
+/** The fields of an uploaded report the worker learns by reading the file. */
+export type BuiltUpload = Pick<
+  ReportRecord,
+  | 'title'
+  | 'allocation'
+  | 'report_number'
+  | 'seller_id'
+  | 'period_from'
+  | 'period_to'
+  | 'tax_profile'
+  | 'totals'
+  | 'commission_by_category'
+  | 'warnings'
+  | 'item_count'
+>;
+
+/**
+ * Marks an uploaded report ready with what its worker built (items already written as generation 1),
+ * links it to its seller (gsi1) and takes it out of gsi2. Null when `owner` no longer holds it.
+ */
+export async function finishUploadTask(
+  userId: string,
+  reportId: string,
+  owner: string,
+  built: BuiltUpload,
+): Promise<ReportRecord | null> {
+  const capped = {
+    ...built,
+    warnings: built.warnings.slice(0, MAX_WARNINGS),
+    commission_by_category: built.commission_by_category.slice(0, MAX_CATEGORIES),
+  };
+  const names: Record<string, string> = { '#s': 'status' };
+  const values: Record<string, unknown> = { ':processing': 'processing', ':ready': 'ready', ':owner': owner };
+  const sets = ['#s = :ready'];
+  for (const [k, v] of Object.entries(capped)) {
+    names[`#${k}`] = k;
+    values[`:${k}`] = v;
+    sets.push(`#${k} = :${k}`);
+  }
+  if (built.seller_id) {
+    const g = reportSellerIndex(userId, built.seller_id, reportId);
+    values[':g1pk'] = g.gsi1pk;
+    values[':g1sk'] = g.gsi1sk;
+    sets.push('gsi1pk = :g1pk', 'gsi1sk = :g1sk');
+  }
+  try {
+    const r = await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: `SET ${sets.join(', ')} ${PROCESSING_CLEANUP}`,
+        ConditionExpression: '#s = :processing AND lease_owner = :owner',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return r.Attributes ? fromItem(r.Attributes) : null;
+  } catch (e) {
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
+}
+
+/**
+ * Ends a rebuild task: the report is `ready` again (with the rebuilt items when it succeeded, or its old
+ * ones when it failed: `last_rebuild.error`). `owner` null: whoever held it (recovery, after the last
+ * attempt). False when it is not this task anymore.
+ */
+export async function finishRebuildTask(
+  userId: string,
+  reportId: string,
+  owner: string | null,
+  last: LastRebuild,
+): Promise<boolean> {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: `SET #s = :ready, last_rebuild = :last ${PROCESSING_CLEANUP}`,
+        ConditionExpression:
+          owner === null
+            ? '#s = :processing AND task = :rebuild AND task_id = :task'
+            : '#s = :processing AND task = :rebuild AND task_id = :task AND lease_owner = :owner',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':ready': 'ready',
+          ':processing': 'processing',
+          ':rebuild': 'rebuild',
+          ':task': last.task_id,
+          ':last': { ...last, dropped: last.dropped.slice(0, MAX_DROPPED_KEPT) },
+          ...(owner === null ? {} : { ':owner': owner }),
+        },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
+/**
+ * The Update that fails a processing upload, for the refund's transaction (limits.repo.ts refundLimits):
+ * `failed` with its reason and the rows given back, out of gsi2; on the condition that it is still a
+ * processing upload (so a report is failed, and refunded, once).
+ */
+export function failUploadUpdate(
+  userId: string,
+  reportId: string,
+  failure: ReportFailure,
+  refundedRows: number,
+): DocTransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: reportKey(userId, reportId),
+      UpdateExpression: `SET #s = :failed, #e = :error, refunded_rows = :rows ${PROCESSING_CLEANUP}`,
+      ConditionExpression: '#s = :processing AND task = :upload',
+      ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+      ExpressionAttributeValues: {
+        ':failed': 'failed',
+        ':processing': 'processing',
+        ':upload': 'upload',
+        ':error': failure,
+        ':rows': refundedRows,
+      },
+    },
+  };
+}
+
+/** failUploadUpdate on its own (its refund was given before). False when it is not a processing upload. */
+export async function markUploadFailed(
+  userId: string,
+  reportId: string,
+  failure: ReportFailure,
+  refundedRows: number,
+): Promise<boolean> {
+  try {
+    await ddb().send(
+      new TransactWriteCommand({ TransactItems: [failUploadUpdate(userId, reportId, failure, refundedRows)] }),
+    );
+    return true;
+  } catch (e) {
+    if (cancellationCodes(e)?.[0] === 'ConditionalCheckFailed') return false;
+    throw e;
+  }
+}
+
+/**
+ * The caller's reports in gsi2 (processing, and pre-worker `building` ones), oldest first, at most
+ * `limit`. Eventually consistent: act on them only through the conditional transitions above.
+ */
+export async function listPendingReports(userId: string, limit: number): Promise<ReportRecord[]> {
+  const r = await ddb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: GSI2,
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': reportBuildingIndex(userId, '').gsi2pk },
+      Limit: limit,
+    }),
+  );
+  return (r.Items ?? []).map(fromItem);
 }

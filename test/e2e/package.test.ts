@@ -7,7 +7,7 @@ import path from 'node:path';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableDefinition } from '../../shared/store/table';
-import { MAIL, resourceName } from '../support/cfn';
+import { MAIL, WORKER, resourceName } from '../support/cfn';
 
 /**
  * `serverless package` (what `npm run package` runs) must work on a machine with no AWS
@@ -177,7 +177,8 @@ describe('npm run package (offline, no AWS credentials)', () => {
     for (const [m, p, fn] of ROUTES) {
       expect(servedBy.get(`${m} ${p}`), `${m} ${p}`).toBe(`${fn[0].toUpperCase()}${fn.slice(1)}LambdaFunction`);
     }
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(new Set(ROUTES.map(([, , f]) => f)).size);
+    // Plus the report worker, which serves no route.
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(new Set(ROUTES.map(([, , f]) => f)).size + 1);
   });
 
   it('matches the routes docs/API.md documents, one heading per route', () => {
@@ -279,6 +280,8 @@ describe('npm run package (offline, no AWS credentials)', () => {
     const db = (...actions: string[]) => actions.map((a) => `dynamodb:${a}`);
     const s3 = (...actions: string[]) => actions.map((a) => `s3:${a}`);
     const mail = ['ses:SendEmail'];
+    const invoke = ['lambda:InvokeFunction'];
+    const QUEUE = 'WorkerFailuresQueue';
 
     /** Every function's permissions besides its own log group: resource → actions. */
     const EXPECTED: Record<string, Record<string, string[]>> = {
@@ -295,29 +298,32 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsUploadUrl: { [TABLE]: db('GetItem', 'PutItem'), [UPLOADS]: s3('PutObject') },
       reportsCountRows: { [TABLE]: db('GetItem', 'Query'), [UPLOADS]: s3('GetObject') },
       reportsUpload: {
-        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+        [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
         [GSI1]: db('Query'),
         [GSI2]: db('Query'),
         [UPLOADS]: s3('GetObject', 'DeleteObject'),
         [SOURCES]: s3('PutObject', 'DeleteObject'),
+        [WORKER]: invoke,
       },
       reportsList: {
         [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
         [GSI1]: db('Query'),
         [GSI2]: db('Query'),
         [SOURCES]: s3('DeleteObject'),
+        [WORKER]: invoke,
       },
       reportsGet: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query') },
       reportsDelete: { [TABLE]: db('GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'), [SOURCES]: s3('DeleteObject') },
       reportsUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
       reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem') },
-      reportsRebuildOne: {
-        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
-        [SOURCES]: s3('GetObject'),
-      },
-      reportsRebuildMany: {
-        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'),
-        [SOURCES]: s3('GetObject'),
+      reportsRebuildOne: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
+      reportsRebuildMany: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
+      reportsWorker: {
+        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
+        [GSI1]: db('Query'),
+        [SOURCES]: s3('GetObject', 'DeleteObject'),
+        [WORKER]: invoke,
+        [QUEUE]: ['sqs:SendMessage'],
       },
       reportsExport: { [TABLE]: db('GetItem', 'Query') },
       reportsSource: { [TABLE]: db('GetItem'), [SOURCES]: s3('GetObject') },
@@ -367,7 +373,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       return Object.fromEntries(Object.entries(out).map(([r, a]) => [r, [...a].sort()]));
     }
     const allActions = (fn: string) => statementsOf(fn).flatMap((s) => list(s.Action));
-    const functions = () => [...new Set(ROUTES.map(([, , f]) => f))];
+    const functions = () => [...new Set(ROUTES.map(([, , f]) => f)), 'reportsWorker'];
 
     it('gives every function a role of its own, assumable by Lambda only, with no managed policies', () => {
       expect(Object.keys(EXPECTED).sort()).toEqual(functions().sort());
@@ -461,9 +467,8 @@ describe('npm run package (offline, no AWS credentials)', () => {
           'reportsUpload',
           'reportsList',
           'reportsDelete',
-          'reportsRebuildOne',
-          'reportsRebuildMany',
           'reportsSource',
+          'reportsWorker',
         ].sort(),
       );
       const mails = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('ses:')));
@@ -475,7 +480,15 @@ describe('npm run package (offline, no AWS credentials)', () => {
           fn,
         ).toBe(true);
         expect(
-          resources.every((r) => r === TABLE || r.startsWith('Table/') || r.startsWith('FilesBucket/') || r === MAIL),
+          resources.every(
+            (r) =>
+              r === TABLE ||
+              r.startsWith('Table/') ||
+              r.startsWith('FilesBucket/') ||
+              r === MAIL ||
+              r === WORKER ||
+              r === QUEUE,
+          ),
           fn,
         ).toBe(true);
       }
@@ -495,13 +508,63 @@ describe('npm run package (offline, no AWS credentials)', () => {
       // Deleting a report removes its source object; it never reads the bucket.
       expect(permissions('reportsDelete')[SOURCES]).toEqual(['s3:DeleteObject']);
     });
+
+    it('lets only the routes that hand work to the worker (and the worker, for its retry) invoke it, and nothing else', () => {
+      const invokers = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('lambda:')));
+      expect(invokers.sort()).toEqual(
+        ['reportsUpload', 'reportsList', 'reportsRebuildOne', 'reportsRebuildMany', 'reportsWorker'].sort(),
+      );
+      for (const fn of invokers)
+        expect(Object.keys(permissions(fn)).filter((r) => r.startsWith('function:'))).toEqual([WORKER]);
+      // The ARN names the worker as deployed for this stage.
+      const statement = statementsOf('reportsUpload').find((st) => list(st.Action).includes('lambda:InvokeFunction'));
+      const joined = JSON.stringify(statement?.Resource);
+      expect(joined).toContain(':function:report-profitability-prod-reportsWorker');
+    });
+  });
+
+  describe('the report worker and the combine function on Lambda', () => {
+    const fnOf = (alias: string) => template.Resources[`${alias}LambdaFunction`];
+
+    it('declares the worker with minutes of timeout, its own memory, two async retries and an on-failure queue', () => {
+      const worker = fnOf('ReportsWorker');
+      expect(worker.Properties.Timeout).toBe(900);
+      expect(worker.Properties.MemorySize).toBe(3008);
+      expect(worker.Properties.FunctionName).toBe('report-profitability-prod-reportsWorker');
+      const configs = ofType('AWS::Lambda::EventInvokeConfig').filter(
+        ([, r]) => (r.Properties.FunctionName as { Ref: string }).Ref === 'ReportsWorkerLambdaFunction',
+      );
+      expect(configs).toHaveLength(1);
+      const props = configs[0][1].Properties;
+      expect(props.MaximumRetryAttempts).toBe(2);
+      expect(props.DestinationConfig).toEqual({
+        OnFailure: { Destination: { 'Fn::GetAtt': ['WorkerFailuresQueue', 'Arn'] } },
+      });
+      expect(template.Resources.WorkerFailuresQueue.Type).toBe('AWS::SQS::Queue');
+      // Every function knows the worker by the name it is deployed under.
+      for (const fn of ['ReportsUpload', 'ReportsList', 'ReportsRebuildOne', 'ReportsRebuildMany', 'ReportsWorker'])
+        expect(fnOf(fn).Properties.Environment.Variables.WORKER_FUNCTION_NAME, fn).toBe(
+          'report-profitability-prod-reportsWorker',
+        );
+      // The test hook is off outside the local stage.
+      expect(worker.Properties.Environment.Variables.WORKER_FAULT).toBe('');
+    });
+
+    it('keeps the combine function to one execution environment (reserved concurrency 1), so its job registry is one', () => {
+      expect(fnOf('ReportsCombine').Properties.ReservedConcurrentExecutions).toBe(1);
+      // Only combine: reserving for others would take from the account's pool for nothing.
+      const reserved = ofType('AWS::Lambda::Function').filter(
+        ([, r]) => r.Properties.ReservedConcurrentExecutions !== undefined,
+      );
+      expect(reserved.map(([id]) => id)).toEqual(['ReportsCombineLambdaFunction']);
+    });
   });
 
   it('packs each function so that the Lambda runtime finds its handler', async () => {
     // Extract inside the repository so the bundles resolve the AWS SDK (excluded: the runtime has it).
     const codeRoot = path.join(root, workFolder, 'unzipped');
     const zips = readdirSync(outDir).filter((f) => f.endsWith('.zip'));
-    expect(zips).toHaveLength(new Set(ROUTES.map(([, , f]) => f)).size);
+    expect(zips).toHaveLength(new Set(ROUTES.map(([, , f]) => f)).size + 1);
     for (const [alias, fn] of ofType('AWS::Lambda::Function')) {
       const handler = fn.Properties.Handler as string;
       const zipName = path.basename(fn.Properties.Code.S3Key as string);

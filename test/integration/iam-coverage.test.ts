@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIL, resourceName } from '../support/cfn';
+import { MAIL, WORKER, resourceName } from '../support/cfn';
 import { handler as changePasswordHandler } from '../../functions/auth/change-password.handler';
 import { handler as confirmHandler } from '../../functions/auth/confirm.handler';
 import { handler as configHandler } from '../../functions/config/get.handler';
@@ -53,7 +53,8 @@ import type { HttpResult } from '../../shared/http/responses';
 import { ses } from '../../shared/mail/client';
 import type { ApiReport } from '../../shared/reports/present';
 import { ABANDONED_UPLOAD_AFTER_MS } from '../../shared/reports/recover';
-import { uploadHooks } from '../../shared/reports/upload';
+import { runWorkerEvent, workerHooks } from '../../shared/reports/worker';
+import { setWorkerInvoker } from '../../shared/worker/invoke';
 import { ddb, tableName } from '../../shared/store/client';
 import { productKey } from '../../shared/store/keys';
 import { createUser, setRole } from '../../shared/store/users.repo';
@@ -88,8 +89,9 @@ function grantsByFunction(): Map<string, Grant[]> {
       for (const s of policy.PolicyDocument.Statement) {
         if (s.Effect !== 'Allow') continue;
         const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
-        // Log writes are the Lambda runtime's, not the code's: the package test checks those.
-        if (actions.every((a) => a.startsWith('logs:'))) continue;
+        // Log writes, and the worker's on-failure queue, are the Lambda service's, not the code's:
+        // the package test checks those.
+        if (actions.every((a) => a.startsWith('logs:') || a.startsWith('sqs:'))) continue;
         for (const r of Array.isArray(s.Resource) ? s.Resource : [s.Resource])
           for (const action of actions) grants.push({ action, resource: resourceName(r) });
       }
@@ -241,7 +243,7 @@ async function call(fn: string, handler: Handler, input: EventInput, expected: n
   return r;
 }
 
-const ENV_KEYS = ['MAX_INLINE_SOURCE_BYTES'] as const;
+const ENV_KEYS = ['MAX_INLINE_SOURCE_BYTES', 'WORKER_LEASE_MS', 'UPLOAD_WAIT_MS'] as const;
 const savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
 
 beforeAll(() => {
@@ -250,10 +252,27 @@ beforeAll(() => {
   recordOn(s3(), s3Calls);
   if (s3Public() !== s3()) recordOn(s3Public(), s3Calls);
   recordOn(ses(), sesCalls);
+  // The worker's asynchronous invoke, as Lambda would do it: the caller's call is recorded as the
+  // lambda:InvokeFunction it needs, and the worker runs with its calls attributed to reportsWorker.
+  setWorkerInvoker(async (event) => {
+    record([{ action: 'lambda:InvokeFunction', resource: WORKER, command: 'InvokeCommand' }]);
+    if (dropInvokes) return;
+    const caller = current;
+    current = 'reportsWorker';
+    try {
+      await runWorkerEvent(event);
+    } finally {
+      current = caller;
+    }
+  });
 });
 
+/** While true, worker invokes are recorded but the worker does not run (a lost invoke, a dead worker). */
+let dropInvokes = false;
+
 afterAll(() => {
-  delete uploadHooks.afterCharge;
+  delete workerHooks.afterItems;
+  setWorkerInvoker(null);
   for (const k of ENV_KEYS) {
     if (savedEnv[k] === undefined) delete process.env[k];
     else process.env[k] = savedEnv[k];
@@ -398,14 +417,28 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
     const second = bodyOf<{ report: ApiReport }>(
       await call('reportsUpload', uploadHandler, multipart(makeReport({ seed: 22 })), 201),
     ).report;
-    uploadHooks.afterCharge = async () => {
-      throw new Error('the upload dies after its charge');
+    workerHooks.afterItems = async () => {
+      throw new Error('the worker fails after writing the items, every attempt');
     };
     try {
       await call('reportsUpload', uploadHandler, multipart(makeReport({ seed: 23 })), 500);
     } finally {
-      delete uploadHooks.afterCharge;
+      delete workerHooks.afterItems;
     }
+    // A worker that never ran (lost invoke): listing hands the report to a new one once its lease ran out.
+    process.env.WORKER_LEASE_MS = '1';
+    process.env.UPLOAD_WAIT_MS = '0';
+    resetConfig();
+    dropInvokes = true;
+    try {
+      await call('reportsUpload', uploadHandler, multipart(makeReport({ seed: 24 })), 202);
+    } finally {
+      dropInvokes = false;
+      delete process.env.WORKER_LEASE_MS;
+      delete process.env.UPLOAD_WAIT_MS;
+      resetConfig();
+    }
+    await new Promise((r) => setTimeout(r, 5));
     await chargedBuildingReport(me.user.id, makeReport({ seed: 11, rows: 40 }), ABANDONED_UPLOAD_AFTER_MS + 60_000);
     await call('reportsList', listHandler, { method: 'GET', path: '/api/reports', token }, 200);
     const sellerId = byId.seller?.id as string;

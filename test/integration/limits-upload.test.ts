@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
 import { bodyOf } from '../../shared/http/test-event';
-import { uploadHooks } from '../../shared/reports/upload';
+import { workerHooks } from '../../shared/reports/worker';
 import { ddb, tableName } from '../../shared/store/client';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { listReports } from '../../shared/store/reports.repo';
@@ -19,7 +19,7 @@ import { makeReport, newUser, presignedUpload, uploadById, uploadMultipart } fro
 
 beforeAll(() => resetConfig());
 afterEach(() => {
-  delete uploadHooks.afterCharge;
+  delete workerHooks.afterItems;
 });
 
 async function sourceKeys(userId: string): Promise<string[]> {
@@ -108,11 +108,13 @@ describe('limits at upload', () => {
     expect(s.sources).toEqual(ok.map((id) => `sources/${u.id}/${id}/${g.filename}`).sort());
   });
 
-  it('a failure after the charge refunds it and leaves no report, items or source', async () => {
+  it('a failure after the charge (every attempt of the worker) fails the report, refunds it once and leaves no items or source', async () => {
     const u = await newUser(1000);
     const g = makeReport({ rows: 90, seed: 34 });
     let failedReport = '';
-    uploadHooks.afterCharge = async (reportId) => {
+    let attempts = 0;
+    workerHooks.afterItems = async (reportId) => {
+      attempts++;
       failedReport = reportId;
       // The charge and the items are in place when the failure strikes.
       expect((await getUserById(u.id))?.limits).toBe(910);
@@ -122,23 +124,26 @@ describe('limits at upload', () => {
     const r = await uploadMultipart(u.token, g);
     expect(r.statusCode).toBe(500);
     expect(bodyOf<{ error: { code: string; message: string } }>(r).error).toEqual({
-      code: 'internal_error',
-      message: 'internal error',
-      details: {},
+      code: 'processing_failed',
+      message: expect.stringContaining('Лимиты возвращены'),
+      details: { report_id: failedReport, refunded_rows: 90 },
     });
-    expect(failedReport).not.toBe('');
+    expect(attempts).toBe(3);
     const s = await state(u.id);
     expect(s.limits).toBe(1000);
     expect(s.history.map((h) => [h.operation, h.rows, h.limits_after, h.report_id])).toEqual([
       ['refund', 90, 1000, failedReport],
       ['expense', 90, 910, failedReport],
     ]);
-    expect(s.reports).toEqual([]);
+    // The report stays, failed, saying why; nothing of it is left in storage.
+    expect(s.reports).toEqual([failedReport]);
+    const listed = (await listReports(u.id)).items[0];
+    expect(listed).toMatchObject({ status: 'failed', refunded_rows: 90, error: { code: 'processing_failed' } });
     expect(s.sources).toEqual([]);
     expect(await itemPartitions(u.id, [failedReport])).toBe(0);
 
     // The same file goes through once the failure is gone.
-    delete uploadHooks.afterCharge;
+    delete workerHooks.afterItems;
     expect((await uploadMultipart(u.token, g)).statusCode).toBe(201);
     expect((await getUserById(u.id))?.limits).toBe(910);
   });

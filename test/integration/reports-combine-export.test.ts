@@ -122,7 +122,7 @@ describe('combine', () => {
     const r = await combine(owner.token, { report_ids: [a.id, b.id] });
     expect(r.statusCode).toBe(202);
     const job = bodyOf<Job>(r);
-    expect(job).toMatchObject({ status: 'done', progress: { done: 2, total: 2 } });
+    expect(job).toMatchObject({ status: 'done', progress: { done: 4, total: 4, step: 'done' } });
     expect(job.report_id).toEqual(expect.any(String));
 
     const [ra, rb, rc] = await Promise.all([a.id, b.id, job.report_id!].map((id) => getReport(owner.id, id)));
@@ -170,7 +170,7 @@ describe('combine', () => {
     expect(bodyOf<Job>(status)).toEqual({
       job_id: job.job_id,
       status: 'done',
-      progress: { done: 2, total: 2 },
+      progress: { done: 4, total: 4, step: 'done' },
       report_id: job.report_id,
     });
   });
@@ -182,9 +182,9 @@ describe('combine', () => {
     expect(r.statusCode).toBe(202);
     const started = bodyOf<Job>(r);
     expect(['queued', 'running', 'done']).toContain(started.status);
-    expect(started.progress.total).toBe(3);
+    expect(started.progress.total).toBe(5);
     const done = await pollDone(owner.token, started.job_id);
-    expect(done).toMatchObject({ status: 'done', progress: { done: 3, total: 3 } });
+    expect(done).toMatchObject({ status: 'done', progress: { done: 5, total: 5, step: 'done' } });
     const rec = await getReport(owner.id, done.report_id!);
     // Sources of different sellers: the combined report has none.
     expect(rec).toMatchObject({ title: 'Декабрь', source_report_ids: [b.id, a.id, c.id], seller_id: null });

@@ -17,6 +17,7 @@ import { rebuildMany as rebuildManyUseCase } from '../../shared/reports/rebuild'
 import { getItem } from '../../shared/store/items.repo';
 import { createReport, getReport } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
+import { idleWorkers } from '../../shared/worker/invoke';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 
 beforeAll(() => resetConfig());
@@ -251,6 +252,7 @@ describe('rebuild many', () => {
     expect(r.statusCode).toBe(200);
     expect(bodyOf(r)).toEqual({
       rebuilt: [a.id],
+      processing: [],
       skipped: [
         { id: 'bad/id', reason: 'not_found' },
         { id: foreign.id, reason: 'not_found' },
@@ -265,15 +267,22 @@ describe('rebuild many', () => {
     expect((await rebuildMany(u.token, { report_ids: 'x' })).statusCode).toBe(400);
   });
 
-  it('stops starting rebuilds when its time is up and names the reports it did not reach', async () => {
+  it('with no time to wait, hands every report to the worker and answers 202 naming them as processing; they end rebuilt', async () => {
     const u = await newUser();
     const a = await uploadOk(u.token, makeReport({ rows: 30, seed: 98 }));
     const b = await uploadOk(u.token, makeReport({ rows: 30, seed: 99 }));
     const user = await getUserById(u.id);
-    // No time at all: one report is still rebuilt (progress), the other is left for the next call.
     const r = await rebuildManyUseCase(user!, [a.id, b.id], 0);
-    expect(r).toEqual({ rebuilt: [a.id], skipped: [{ id: b.id, reason: 'time_limit' }] });
-    expect((await getReportOk(u.token, a.id)).rebuilt_at).toBeDefined();
-    expect((await getReportOk(u.token, b.id)).rebuilt_at).toBeUndefined();
+    expect(r).toEqual({ rebuilt: [], processing: [a.id, b.id], skipped: [] });
+    // Readable (with their items) while the worker is on them.
+    const during = await getReportOk(u.token, a.id);
+    expect(during.items.length).toBeGreaterThan(0);
+    await idleWorkers();
+    for (const id of [a.id, b.id]) {
+      const after = await getReportOk(u.token, id);
+      expect(after).toMatchObject({ status: 'ready' });
+      expect(after.rebuilt_at).toBeDefined();
+      expect(after.last_rebuild).toMatchObject({ dropped_manual_values: [] });
+    }
   });
 });

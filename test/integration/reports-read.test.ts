@@ -291,7 +291,7 @@ describe('tenant isolation', () => {
     const many = await rebuildManyHandler(
       apiEvent({ method: 'POST', path: '/api/reports/rebuild', token: other.token, body: { report_ids: [id] } }),
     );
-    expect(bodyOf(many)).toEqual({ rebuilt: [], skipped: [{ id, reason: 'not_found' }] });
+    expect(bodyOf(many)).toEqual({ rebuilt: [], processing: [], skipped: [{ id, reason: 'not_found' }] });
     expect(bodyOf<{ items: unknown[] }>(await list(other.token)).items).toEqual([]);
     expect(
       bodyOf<{ items: unknown[] }>(await list(other.token, { cursor: Buffer.from(id).toString('base64url') })).items,

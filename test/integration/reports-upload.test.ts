@@ -141,7 +141,7 @@ describe('upload', () => {
     expect(second.totals.profit).toBe(rub(t.profit!));
   });
 
-  it('accepts a presigned upload (zip) and consumes it; a second use of the upload id is a 404', async () => {
+  it('accepts a presigned upload (zip) and consumes it; a second use of the upload id answers the same report, charged once', async () => {
     const u = await newUser(10_000);
     const g = makeReport({ rows: 80, format: 'zip', layout: '2025', seed: 5 });
     const uploadId = await presignedUpload(u.token, g);
@@ -168,7 +168,10 @@ describe('upload', () => {
     expect(report.source_path).toBe(`sources/${u.id}/${report.id}/${g.filename}`);
     expect(await objectExists(report.source_path!)).toBe(true);
     expect(await objectExists(`uploads/${u.id}/${uploadId}/${g.filename}`)).toBe(false);
-    expect((await uploadById(u.token, uploadId)).statusCode).toBe(404);
+    const again = await uploadById(u.token, uploadId);
+    expect(again.statusCode).toBe(201);
+    expect(bodyOf<{ report: ApiReport }>(again).report.id).toBe(report.id);
+    expect((await getUserById(u.id))?.limits).toBe(10_000 - g.expected.rows);
   });
 
   it('counts rows of an xls by multipart and says when limits are not enough', async () => {

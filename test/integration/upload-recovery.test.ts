@@ -1,17 +1,16 @@
 /**
- * Recovery of uploads whose process died after the charge (shared/reports/recover.ts): listing the
+ * Recovery of pre-worker uploads whose process died after the charge (shared/reports/recover.ts;
+ * the worker-era recovery is in report-worker.test.ts): listing the
  * reports or starting an upload undoes the user's `building` records older than
  * ABANDONED_UPLOAD_AFTER_MS — limits given back exactly once, items, source and record gone — and
  * leaves younger building records and ready reports alone.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as listHandler } from '../../functions/reports/list.handler';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../../shared/http/test-event';
-import { ABANDONED_UPLOAD_AFTER_MS, recoverAbandonedUploads, undoChargedUpload } from '../../shared/reports/recover';
-import { sourceObjectKey } from '../../shared/reports/storage';
-import { uploadHooks } from '../../shared/reports/upload';
+import { recoverAbandonedUploads, undoChargedUpload } from '../../shared/reports/recover';
 import { ddb, tableName } from '../../shared/store/client';
 import { listLimitHistory, refundLimits } from '../../shared/store/limits.repo';
 import { claimBuildingReport, getReportAnyStatus, markReportReady } from '../../shared/store/reports.repo';
@@ -29,9 +28,6 @@ import {
 } from '../support/reports';
 
 beforeAll(() => resetConfig());
-afterEach(() => {
-  delete uploadHooks.afterCharge;
-});
 
 const MINUTE = 60_000;
 
@@ -122,54 +118,6 @@ describe('recovery of abandoned uploads', () => {
     expect(await traces(u.id, stale)).toEqual({ status: null, source: false, items: 0 });
     expect(await recoverAbandonedUploads(u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
     expect(await limitsOf(u.id)).toBe(1000);
-  });
-
-  it('an upload whose process stopped after writing its items is undone once older than the threshold; if it ever resumes it cannot become ready', async () => {
-    const u = await newUser(1000);
-    const g = makeReport({ rows: 80, seed: 45 });
-    let reportId = '';
-    let reached!: () => void;
-    const atHook = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    uploadHooks.afterCharge = async (id) => {
-      reportId = id;
-      reached();
-      await gate;
-    };
-    const upload = uploadMultipart(u.token, g);
-    await atHook;
-    const c: ChargedBuildingReport = { id: reportId, sourceKey: sourceObjectKey(u.id, reportId, g.filename), rows: 80 };
-    expect(await limitsOf(u.id)).toBe(920);
-    expect((await traces(u.id, c)).status).toBe('building');
-
-    // Younger than the threshold: a live upload, not touched.
-    expect(await recoverAbandonedUploads(u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
-    expect(await recoverAbandonedUploads(u.id, Date.now() + ABANDONED_UPLOAD_AFTER_MS - MINUTE)).toEqual({
-      recovered: 0,
-      refunded_rows: 0,
-    });
-    expect(await limitsOf(u.id)).toBe(920);
-    expect((await traces(u.id, c)).source).toBe(true);
-
-    // Past the threshold: undone.
-    expect(await recoverAbandonedUploads(u.id, Date.now() + ABANDONED_UPLOAD_AFTER_MS + MINUTE)).toEqual({
-      recovered: 1,
-      refunded_rows: 80,
-    });
-    expect(await limitsOf(u.id)).toBe(1000);
-    expect(await traces(u.id, c)).toEqual({ status: null, source: false, items: 0 });
-
-    // The stalled process resumes: marking ready fails, its own undo finds nothing to do, no second refund.
-    release();
-    const r = await upload;
-    expect(r.statusCode).toBe(500);
-    expect(await limitsOf(u.id)).toBe(1000);
-    expect(await history(u.id)).toEqual([
-      ['refund', 80, 1000, reportId],
-      ['expense', 80, 920, reportId],
-    ]);
-    expect(await traces(u.id, c)).toEqual({ status: null, source: false, items: 0 });
   });
 
   it('an upload first gives back the limits of abandoned uploads, so they count for it', async () => {

@@ -6,20 +6,21 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { parseFileMeta } from '../../shared/report/read/filename';
-import { uploadHooks } from '../../shared/reports/upload';
+import { workerHooks } from '../../shared/reports/worker';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { makeReport, newUser, uploadMultipart } from '../support/reports';
 
 beforeAll(() => resetConfig());
 afterEach(() => {
-  uploadHooks.afterCharge = undefined;
+  workerHooks.afterItems = undefined;
 });
 
 const sellerOf = (filename: string) => parseFileMeta(filename).seller_number as string;
 
 const failAfterCharge = () => {
-  uploadHooks.afterCharge = async () => {
+  // Every attempt of the worker fails after writing the items: the upload ends failed and refunded.
+  workerHooks.afterItems = async () => {
     throw new Error('simulated failure after the charge');
   };
 };

@@ -2,6 +2,8 @@
 
 /** What every SES identity ARN of a statement reads as. */
 export const MAIL = 'ses:identity';
+/** What the report worker's function ARN reads as (built from its name, whatever the stage). */
+export const WORKER = 'function:reportsWorker';
 
 /** A resource as its references read: GetAtt [X, Arn] → X, Ref X → ${X}, joins concatenated, the SES identities → MAIL. */
 export function resourceName(r: unknown): string {
@@ -12,6 +14,7 @@ export function resourceName(r: unknown): string {
   if (o['Fn::Join']) {
     const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
     const joined = parts.map(resourceName).join(sep);
+    if (/:lambda:.*:function:.*-reportsWorker$/.test(joined)) return WORKER;
     return /:ses:.*:identity\//.test(joined) ? MAIL : joined;
   }
   if (o['Fn::Select'] || o['Fn::Split']) return '${select}';

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from './api/client';
 import { pluralRows } from './api/errors';
 import { AuthProvider, useAuth } from './lib/auth';
+import { UploadTray, UploadsProvider } from './lib/uploads';
 import { ConfirmPage } from './pages/confirm-page';
 import { ForgotPasswordPage } from './pages/forgot-password-page';
 import { LoginPage } from './pages/login-page';
@@ -16,75 +17,77 @@ import { SettingsPage } from './pages/settings-page';
 export function App() {
   return (
     <AuthProvider>
-      <Routes>
-        <Route
-          path="/login"
-          element={
-            <GuestOnly>
-              <LoginPage />
-            </GuestOnly>
-          }
-        />
-        <Route
-          path="/register"
-          element={
-            <GuestOnly>
-              <RegisterPage />
-            </GuestOnly>
-          }
-        />
-        <Route
-          path="/forgot-password"
-          element={
-            <GuestOnly>
-              <ForgotPasswordPage />
-            </GuestOnly>
-          }
-        />
-        {/* The mailed link works whether or not someone is signed in on this browser. */}
-        <Route path="/confirm" element={<ConfirmPage />} />
-        <Route
-          path="/reports"
-          element={
-            <SignedIn>
-              <ReportsPage />
-            </SignedIn>
-          }
-        />
-        <Route
-          path="/reports/:id"
-          element={
-            <SignedIn>
-              <ReportPage />
-            </SignedIn>
-          }
-        />
-        <Route
-          path="/products"
-          element={
-            <SignedIn>
-              <ProductsPage />
-            </SignedIn>
-          }
-        />
-        <Route
-          path="/settings"
-          element={
-            <SignedIn>
-              <SettingsPage />
-            </SignedIn>
-          }
-        />
-        <Route path="/" element={<Navigate to="/reports" replace />} />
-        <Route
-          path="*"
-          element={
-            <SignedIn>
-              <NotFound />
-            </SignedIn>
-          }
-        />
-      </Routes>
+      <UploadsProvider>
+        <Routes>
+          <Route
+            path="/login"
+            element={
+              <GuestOnly>
+                <LoginPage />
+              </GuestOnly>
+            }
+          />
+          <Route
+            path="/register"
+            element={
+              <GuestOnly>
+                <RegisterPage />
+              </GuestOnly>
+            }
+          />
+          <Route
+            path="/forgot-password"
+            element={
+              <GuestOnly>
+                <ForgotPasswordPage />
+              </GuestOnly>
+            }
+          />
+          {/* The mailed link works whether or not someone is signed in on this browser. */}
+          <Route path="/confirm" element={<ConfirmPage />} />
+          <Route
+            path="/reports"
+            element={
+              <SignedIn>
+                <ReportsPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/reports/:id"
+            element={
+              <SignedIn>
+                <ReportPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/products"
+            element={
+              <SignedIn>
+                <ProductsPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/settings"
+            element={
+              <SignedIn>
+                <SettingsPage />
+              </SignedIn>
+            }
+          />
+          <Route path="/" element={<Navigate to="/reports" replace />} />
+          <Route
+            path="*"
+            element={
+              <SignedIn>
+                <NotFound />
+              </SignedIn>
+            }
+          />
+        </Routes>
+      </UploadsProvider>
     </AuthProvider>
   );
 }
@@ -135,6 +138,7 @@ function Shell({ children }: { children: ReactNode }) {
         </div>
       </header>
       <main className="content">{children}</main>
+      <UploadTray />
     </div>
   );
 }

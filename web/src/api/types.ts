@@ -101,6 +101,27 @@ export interface ReportSummary {
   created_at: string;
   rebuilt_at?: string | null;
   totals: Values;
+  /** `processing`: being built (task upload, no items yet) or rebuilt (task rebuild); `failed`: refunded, see `error`. */
+  status?: ReportStatus;
+  task?: 'upload' | 'rebuild';
+  progress?: ReportProgress;
+  error?: { code: string; message: string };
+  refunded_rows?: number;
+  last_rebuild?: {
+    finished_at: string;
+    dropped_manual_values: Array<{ article: string; field: string; value: number | null }>;
+    error?: { code: string; message: string };
+  };
+}
+
+export type ReportStatus = 'processing' | 'ready' | 'failed';
+
+export interface ReportProgress {
+  step: 'queued' | 'reading' | 'pricing' | 'writing' | 'finishing';
+  rows_read: number;
+  rows_total: number;
+  items_written: number;
+  items_total: number;
 }
 
 export interface Item {
@@ -204,7 +225,7 @@ export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
 export interface CombineJob {
   job_id: string;
   status: JobStatus;
-  progress: { done: number; total: number };
+  progress: { done: number; total: number; step?: string };
   report_id?: string;
   error?: { code?: string; message?: string } | string;
 }

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { MemoryRouter, Route, Routes } from 'react-router-dom';
+import { Link, MemoryRouter, Route, Routes } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
 import { createQueryClient } from '../lib/query-client';
+import { UploadTray, UploadsProvider } from '../lib/uploads';
 import { UploadPanel } from './upload-panel';
 
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
@@ -45,12 +46,17 @@ class FakeXhr {
 type Call = { url: string; method: string; body: unknown };
 let calls: Call[];
 let countAnswer: Response;
+let uploadAnswer: () => Response;
+/** What GET /api/reports/rep-9 answers, one after the other (the last one repeats). */
+let reportAnswers: unknown[];
 
 beforeEach(() => {
   window.localStorage.setItem(TOKEN_KEY, 'jwt');
   calls = [];
   FakeXhr.last = null;
   vi.stubGlobal('XMLHttpRequest', FakeXhr);
+  uploadAnswer = () => json(201, { report: { id: 'rep-9', status: 'ready', items: [], totals: {} } });
+  reportAnswers = [];
   countAnswer = json(200, {
     rows: 1200,
     limits: 5000,
@@ -75,7 +81,11 @@ beforeEach(() => {
           expires_in: 900,
         });
       if (url === '/api/reports/count-rows') return countAnswer;
-      if (url === '/api/reports/upload') return json(201, { report: { id: 'rep-9', items: [], totals: {} } });
+      if (url === '/api/reports/upload') return uploadAnswer();
+      if (url === '/api/reports/rep-9') {
+        const next = reportAnswers.length > 1 ? reportAnswers.shift() : reportAnswers[0];
+        return json(200, { report: next });
+      }
       return json(404, { error: { code: 'not_found', message: 'Not found' } });
     }),
   );
@@ -91,13 +101,47 @@ function renderPanel() {
   render(
     <QueryClientProvider client={createQueryClient()}>
       <MemoryRouter initialEntries={['/reports']}>
-        <Routes>
-          <Route path="/reports" element={<UploadPanel />} />
-          <Route path="/reports/:id" element={<div data-testid="opened-report">открыт отчёт</div>} />
-        </Routes>
+        <UploadsProvider>
+          <Routes>
+            <Route
+              path="/reports"
+              element={
+                <>
+                  <UploadPanel />
+                  <Link to="/products">Себестоимость</Link>
+                </>
+              }
+            />
+            <Route path="/reports/:id" element={<div data-testid="opened-report">открыт отчёт</div>} />
+            <Route path="/products" element={<div data-testid="products-page">себестоимость</div>} />
+          </Routes>
+          <UploadTray />
+        </UploadsProvider>
       </MemoryRouter>
     </QueryClientProvider>,
   );
+}
+
+const processing = (rows_read: number, step = 'reading') => ({
+  id: 'rep-9',
+  title: 'report 42',
+  status: 'processing',
+  task: 'upload',
+  rows: 1200,
+  items: [],
+  totals: {},
+  progress: { step, rows_read, rows_total: 1200, items_written: 0, items_total: 0 },
+});
+const readyReport = { id: 'rep-9', title: 'report 42', status: 'ready', rows: 1200, items: [], totals: {} };
+
+/** Preview → confirm, with the upload answered 202 (the worker is still on it). */
+async function confirmProcessing() {
+  uploadAnswer = () => json(202, { report: processing(0, 'queued') });
+  renderPanel();
+  await pickAndTransfer();
+  await screen.findByTestId('upload-preview');
+  fireEvent.click(screen.getByRole('button', { name: 'Загрузить отчёт' }));
+  return screen.findByTestId('tray-upload-rep-9');
 }
 
 const file = () => new File([new Uint8Array(2000)], 'report 42.zip', { type: 'application/zip' });
@@ -183,6 +227,53 @@ describe('upload panel', () => {
       'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',
     );
     expect(calls).toHaveLength(0);
+  });
+
+  it('follows a report still processing (202) in the tray with moving progress, and opens it from the reports page', async () => {
+    reportAnswers = [processing(600), processing(1200, 'writing'), readyReport];
+    const card = await confirmProcessing();
+    // The panel is free again at once; the tray says what the server is doing.
+    expect(await screen.findByTestId('dropzone')).toBeTruthy();
+    expect(card.textContent).toContain('Обрабатываем «report 42»');
+    await vi.waitFor(() => expect(plain(screen.getByTestId('tray-progress').textContent)).toContain('600 из 1 200'), {
+      timeout: 3000,
+    });
+    await screen.findByTestId('opened-report', {}, { timeout: 5000 });
+    expect(screen.queryByTestId('tray-upload-rep-9')).toBeNull();
+  });
+
+  it('keeps an upload visible after leaving the reports pages and ends it with a toast there, not a jump', async () => {
+    reportAnswers = [processing(300), processing(300), readyReport];
+    await confirmProcessing();
+    fireEvent.click(screen.getByRole('link', { name: 'Себестоимость' }));
+    expect(await screen.findByTestId('products-page')).toBeTruthy();
+    expect(screen.getByTestId('tray-upload-rep-9')).toBeTruthy();
+    const toast = await screen.findByTestId('toast', {}, { timeout: 5000 });
+    expect(toast.textContent).toContain('Отчёт «report 42» готов.');
+    expect(screen.getByTestId('products-page')).toBeTruthy();
+    expect(screen.queryByTestId('opened-report')).toBeNull();
+    fireEvent.click(screen.getByRole('link', { name: 'Открыть отчёт' }));
+    expect(await screen.findByTestId('opened-report')).toBeTruthy();
+  });
+
+  it('says in Russian why a processed upload failed and that the limits came back', async () => {
+    reportAnswers = [
+      {
+        ...readyReport,
+        status: 'failed',
+        refunded_rows: 1200,
+        error: {
+          code: 'processing_failed',
+          message: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
+        },
+      },
+    ];
+    await confirmProcessing();
+    const toast = await screen.findByTestId('toast', {}, { timeout: 5000 });
+    expect(toast.getAttribute('role')).toBe('alert');
+    expect(toast.textContent).toContain('«report 42» не обработан: Не удалось обработать отчёт');
+    expect(toast.textContent).toContain('Лимиты возвращены');
+    expect(screen.queryByTestId('opened-report')).toBeNull();
   });
 
   it('says the report is already uploaded before anything is charged, and uploads again only when asked', async () => {

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link } from 'react-router-dom';
 import { api, putFileWithProgress } from '../api/client';
 import { ApiError, pluralRows } from '../api/errors';
 import type { RowCountResult } from '../api/types';
 import { formatBytes, formatInt } from '../lib/format';
+import { useUploads } from '../lib/uploads';
 import { ErrorMessage } from './error-message';
 import { ProgressBar, Spinner } from './progress-bar';
 import { SupportContact } from '../lib/app-config';
@@ -32,8 +33,15 @@ export function UploadPanel() {
   const [dragging, setDragging] = useState(false);
   const inputRef = useRef<HTMLInputElement>(null);
   const abortRef = useRef<AbortController | null>(null);
-  const navigate = useNavigate();
   const queryClient = useQueryClient();
+  const uploads = useUploads();
+  const mounted = useRef(true);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
 
   useEffect(() => () => abortRef.current?.abort(), []);
 
@@ -81,23 +89,18 @@ export function UploadPanel() {
     }
   };
 
+  // The upload request belongs to the uploads tracker (lib/uploads.tsx): it survives leaving this page,
+  // opens the report when it is ready here, and is followed in the tray while the server processes it.
   const confirmUpload = async (file: File, uploadId: string, count: RowCountResult) => {
     setStage({ kind: 'processing', file, count });
     try {
       // The preview named the duplicate and the user chose to upload it anyway.
-      const { report } = await api.upload(uploadId, Boolean(count.duplicate_of));
-      queryClient.setQueryData(['report', report.id], { report });
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: ['reports'] }),
-        queryClient.invalidateQueries({ queryKey: ['me'] }),
-        queryClient.invalidateQueries({ queryKey: ['sellers'] }),
-        queryClient.invalidateQueries({ queryKey: ['limit-history'] }),
-      ]);
-      navigate(`/reports/${encodeURIComponent(report.id)}`);
+      await uploads.submit(uploadId, file.name, Boolean(count.duplicate_of));
+      if (mounted.current) setStage({ kind: 'idle' });
     } catch (error) {
       // Limits may have changed between the preview and now; show the fresh numbers.
       void queryClient.invalidateQueries({ queryKey: ['me'] });
-      setStage({ kind: 'failed', file, error, count, uploadId });
+      if (mounted.current) setStage({ kind: 'failed', file, error, count, uploadId });
     }
   };
 
@@ -219,7 +222,7 @@ export function UploadPanel() {
         <div className="upload-step">
           <FileLine file={stage.file} />
           <ProgressBar label={`Обрабатываем отчёт: ${pluralRows(stage.count.rows)}`} testId="upload-processing" />
-          <Spinner label="Считаем прибыль по артикулам — это может занять до минуты на больших файлах." />
+          <Spinner label="Считаем прибыль по артикулам. Можно уйти со страницы: обработка продолжится, а мы сообщим, когда отчёт будет готов." />
         </div>
       ) : null}
 

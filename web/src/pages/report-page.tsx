@@ -1,8 +1,8 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
-import { ApiError } from '../api/errors';
+import { ApiError, messageFor, pluralRows } from '../api/errors';
 import type { Item, Page, RebuildResult, ReportDetail, ReportSummary, Values } from '../api/types';
 import { CombinedStaleBanner } from '../components/combined-stale-banner';
 import { AllocationPanel, MissingCostBanner } from '../components/report-trust';
@@ -10,12 +10,15 @@ import { ErrorMessage } from '../components/error-message';
 import { ReportMetaForm } from '../components/report-meta-form';
 import { ItemsTable } from '../components/items-table';
 import { ConfirmDialog, Modal } from '../components/modal';
-import { Spinner } from '../components/progress-bar';
+import { ProgressBar, Spinner } from '../components/progress-bar';
 import { ReportCharts } from '../components/report-charts';
 import { describeTax } from '../components/tax-profile-form';
 import { displayArticle, FIELD_BY_NAME, fieldTitle } from '../lib/fields';
 import { formatByUnit, formatDateTime, formatInt, formatPercent, formatPeriod, formatRub } from '../lib/format';
 import { useTitle } from '../lib/use-title';
+import { describeProgress } from '../lib/uploads';
+
+const PROCESSING_POLL_MS = 1000;
 
 type ReportData = { report: ReportDetail };
 
@@ -41,7 +44,13 @@ const SUMMARY_FIELDS = ['realization', 'for_pay', 'payout', 'profit'];
 export function ReportPage() {
   const { id = '' } = useParams();
   const queryClient = useQueryClient();
-  const query = useQuery({ queryKey: ['report', id], queryFn: () => api.getReport(id), enabled: id !== '' });
+  const query = useQuery({
+    queryKey: ['report', id],
+    queryFn: () => api.getReport(id),
+    enabled: id !== '',
+    // A report the worker is on (upload or rebuild) is followed until it is ready or failed.
+    refetchInterval: (q) => (q.state.data?.report.status === 'processing' ? PROCESSING_POLL_MS : false),
+  });
   const loaded = query.data?.report;
   useTitle(loaded ? loaded.title || (loaded.report_number ? `Отчёт № ${loaded.report_number}` : 'Отчёт') : 'Отчёт');
 
@@ -49,6 +58,22 @@ export function ReportPage() {
   const [actionError, setActionError] = useState<unknown>(null);
   const [askRebuild, setAskRebuild] = useState(false);
   const [rebuildSummary, setRebuildSummary] = useState<{ before: ReportDetail; result: RebuildResult } | null>(null);
+  // A rebuild the server accepted (202) and still runs: its summary is shown when the report is ready again.
+  const [pendingRebuild, setPendingRebuild] = useState<ReportDetail | null>(null);
+  const status = loaded?.status;
+  useEffect(() => {
+    if (!pendingRebuild || !loaded || loaded.status === 'processing') return;
+    setPendingRebuild(null);
+    void queryClient.invalidateQueries({ queryKey: ['reports'] });
+    if (loaded.last_rebuild?.error) {
+      setActionError(new ApiError(409, loaded.last_rebuild.error.code, loaded.last_rebuild.error.message));
+      return;
+    }
+    setRebuildSummary({
+      before: pendingRebuild,
+      result: { report: loaded, dropped_manual_values: loaded.last_rebuild?.dropped_manual_values ?? [] },
+    });
+  }, [pendingRebuild, loaded, status, queryClient]);
 
   const onSave = useCallback(
     async (item: Item, field: string, value: number | null) => {
@@ -92,6 +117,8 @@ export function ReportPage() {
   }
 
   const report = query.data.report;
+  if (report.status === 'failed' || (report.status === 'processing' && report.task !== 'rebuild'))
+    return <ReportInProgress report={report} />;
 
   const run = async (kind: 'export' | 'source', action: () => Promise<void>) => {
     setBusy(kind);
@@ -111,6 +138,12 @@ export function ReportPage() {
     const before = report;
     try {
       const result = await api.rebuild(report.id);
+      if (result.report.status === 'processing') {
+        // Accepted: the worker rebuilds it; the page follows the report (its current items stay readable).
+        setPendingRebuild(before);
+        await queryClient.invalidateQueries({ queryKey: ['report', id] });
+        return;
+      }
       queryClient.setQueryData<ReportData>(['report', id], { report: result.report });
       void queryClient.invalidateQueries({ queryKey: ['reports'] });
       setRebuildSummary({ before, result });
@@ -165,7 +198,7 @@ export function ReportPage() {
             onClick={() => setAskRebuild(true)}
             data-testid="rebuild-button"
           >
-            {busy === 'rebuild' ? 'Пересобираем…' : 'Пересобрать'}
+            {busy === 'rebuild' || pendingRebuild || report.status === 'processing' ? 'Пересобираем…' : 'Пересобрать'}
           </button>
         )}
         {!report.source_available ? (
@@ -450,5 +483,33 @@ function RebuildSummary({
         <p className="muted">Все ручные корректировки сохранены.</p>
       )}
     </Modal>
+  );
+}
+
+/** A report the worker is still building, or one that failed: what happens, or why not. */
+function ReportInProgress({ report }: { report: ReportDetail }) {
+  const p = describeProgress(report.progress);
+  return (
+    <div className="page report-page">
+      <p className="breadcrumbs">
+        <Link to="/reports">← Отчёты</Link>
+      </p>
+      <div className="panel" data-testid={report.status === 'failed' ? 'report-failed' : 'report-processing'}>
+        <h1>{report.title || (report.report_number ? `Отчёт № ${report.report_number}` : 'Отчёт')}</h1>
+        {report.status === 'failed' ? (
+          <div className="alert alert-error" role="alert">
+            <p>{report.error?.message ?? messageFor(500, report.error?.code ?? 'processing_failed')}</p>
+            {report.refunded_rows ? <p>Лимиты возвращены: {pluralRows(report.refunded_rows)}.</p> : null}
+          </div>
+        ) : (
+          <>
+            <ProgressBar label={p.label} value={p.value} testId="report-progress" />
+            <p className="muted">
+              Отчёт на {pluralRows(report.rows)} обрабатывается. Страницу можно закрыть: обработка продолжится.
+            </p>
+          </>
+        )}
+      </div>
+    </div>
   );
 }

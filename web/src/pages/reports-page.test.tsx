@@ -7,6 +7,7 @@ import { MemoryRouter } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
 import type { ReportSummary } from '../api/types';
 import { createQueryClient } from '../lib/query-client';
+import { UploadsProvider } from '../lib/uploads';
 import { ReportsPage } from './reports-page';
 
 const summary = (id: string, profit: number): ReportSummary => ({
@@ -50,7 +51,9 @@ function renderPage() {
   render(
     <QueryClientProvider client={createQueryClient()}>
       <MemoryRouter>
-        <ReportsPage />
+        <UploadsProvider>
+          <ReportsPage />
+        </UploadsProvider>
       </MemoryRouter>
     </QueryClientProvider>,
   );

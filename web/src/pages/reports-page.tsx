@@ -11,6 +11,7 @@ import { ProgressBar, Spinner } from '../components/progress-bar';
 import { UploadPanel } from '../components/upload-panel';
 import { formatDateTime, formatInt, formatPeriod, formatRub, plural } from '../lib/format';
 import { useTitle } from '../lib/use-title';
+import { describeProgress } from '../lib/uploads';
 
 const MAX_SELECTED = 100;
 const POLL_MS = 1000;
@@ -28,6 +29,9 @@ export function ReportsPage() {
     queryFn: ({ pageParam }) => api.listReports({ seller_id: sellerId || null, cursor: pageParam }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor ?? null,
+    // While a report is being processed, its row follows the worker's progress.
+    refetchInterval: (q) =>
+      q.state.data?.pages.some((p) => p.items.some((r) => r.status === 'processing')) ? POLL_MS * 2 : false,
   });
   const items = useMemo(() => reports.data?.pages.flatMap((p) => p.items) ?? [], [reports.data]);
 
@@ -225,7 +229,7 @@ export function ReportsPage() {
                   ? combineJob.progress.done / combineJob.progress.total
                   : undefined
               }
-              detail={combineJob ? `${combineJob.progress.done} из ${combineJob.progress.total}` : 'Запускаем…'}
+              detail={combineJob ? combineStepText(combineJob) : 'Запускаем…'}
             />
           </div>
         ) : null}
@@ -272,6 +276,7 @@ export function ReportsPage() {
                       <input
                         type="checkbox"
                         aria-label={`Выбрать отчёт ${r.report_number ?? r.title}`}
+                        disabled={r.status === 'failed' || (r.status === 'processing' && r.task === 'upload')}
                         checked={selected.has(r.id)}
                         onChange={() => toggle(r.id)}
                       />
@@ -296,6 +301,7 @@ export function ReportsPage() {
                       {r.report_number && r.title && !r.title.includes(r.report_number) ? (
                         <div className="muted small">№ {r.report_number}</div>
                       ) : null}
+                      <ReportStatusBadge report={r} />
                     </td>
                     <td data-label="Продавец">
                       {r.seller ? r.seller.name || r.seller.number : <span className="muted">—</span>}
@@ -378,9 +384,50 @@ export function ReportsPage() {
   );
 }
 
+/** "Читаем отчёт 2 из 4", "Сводим артикулы", "Записываем сводный отчёт": the combine job's step. */
+export function combineStepText(job: CombineJob): string {
+  const { done, total, step } = job.progress;
+  const sources = Math.max(0, total - 2);
+  if (step === 'reading') return `Читаем отчёт ${Math.min(done + 1, sources)} из ${sources}`;
+  if (step === 'merging') return 'Сводим артикулы';
+  if (step === 'writing') return 'Записываем сводный отчёт';
+  if (step === 'done') return 'Готово';
+  return `${done} из ${total}`;
+}
+
+/** Processing (with its progress) or failed (why, and that the limits came back); nothing when ready. */
+export function ReportStatusBadge({ report }: { report: ReportSummary }) {
+  if (report.status === 'processing') {
+    const p = describeProgress(report.progress);
+    return (
+      <div className="status-badge status-processing" data-testid={`report-status-${report.id}`}>
+        <span className="badge badge-processing">
+          {report.task === 'rebuild' ? 'Пересчитывается' : 'Обрабатывается'}
+        </span>
+        <span className="muted small">
+          {p.label}
+          {p.value !== undefined ? ` · ${Math.round(p.value * 100)} %` : ''}
+        </span>
+      </div>
+    );
+  }
+  if (report.status === 'failed') {
+    return (
+      <div className="status-badge status-failed" data-testid={`report-status-${report.id}`} role="note">
+        <span className="badge badge-failed">Ошибка</span>
+        <span className="small">
+          {report.error?.message ?? messageFor(500, report.error?.code ?? 'processing_failed')}
+          {report.refunded_rows ? ` Возвращено: ${formatInt(report.refunded_rows)} строк.` : ''}
+        </span>
+      </div>
+    );
+  }
+  return null;
+}
+
 /** A report's state in words (reports still being built or failed carry a status; the rest are ready). */
 export function statusText(r: ReportSummary): string {
-  const status = (r as ReportSummary & { status?: string }).status;
+  const status: string | undefined = r.status;
   if (status === 'building' || status === 'processing' || status === 'queued') return 'Обрабатывается';
   if (status === 'failed') return 'Ошибка';
   return 'Готов';

@@ -1,0 +1,321 @@
+/**
+ * The report worker's use case (functions/reports/worker.handler.ts runs it; shared/worker/invoke.ts
+ * queues it): builds an uploaded report, or rebuilds one, outside any HTTP request.
+ *
+ * One event = one attempt at one report's task:
+ *   1. claim the report (reports.repo claimReportTask: conditional, counts the attempt) — a report that
+ *      is done, failed, or held by a live worker is left alone, so an event delivered twice, a Lambda
+ *      retry and a recovery re-invoke never run the same task side by side;
+ *   2. renew the lease while working (a heartbeat that also saves the progress: step, rows read,
+ *      items written); a lost lease stops this attempt;
+ *   3. upload: read the stored source, link the seller, price from the catalog, write the items as
+ *      generation 1 with their deterministic ids (a repeated attempt overwrites the same items, never
+ *      adds), then mark the report ready; rebuild: rebuild.ts rebuildReport (a new generation switched
+ *      in one conditional update), then `ready` with `last_rebuild`;
+ *   4. on failure: the file's own fault (4xx) ends the task at once; anything else is retried — the
+ *      lease is released and the worker re-invoked — until WORKER_MAX_ATTEMPTS; then an upload is
+ *      `failed` and refunded in one transaction (once, ever), a rebuild leaves the report as it was.
+ * A run that dies (timeout, out of memory) stops renewing its lease: Lambda's own retry, or recovery
+ * (recover.ts) once the lease ran out, starts the next attempt.
+ */
+import { randomUUID } from 'node:crypto';
+import { getConfig } from '../config';
+import { AppError, toAppError } from '../errors';
+import { describeError, log } from '../log';
+import { buildItems, commissionByCategory, computeTotals, readReport, type ComputedItem } from '../report';
+import { writeItems } from '../store/items.repo';
+import { ensureProducts } from '../store/products.repo';
+import {
+  claimReportTask,
+  finishRebuildTask,
+  finishUploadTask,
+  getReportAnyStatus,
+  releaseReportTask,
+  renewReportTask,
+  type ReportFailure,
+  type ReportProgress,
+  type ReportRecord,
+} from '../store/reports.repo';
+import { ensureSellerByNumber } from '../store/sellers.repo';
+import { getUserById, type UserRecord } from '../store/users.repo';
+import { invokeWorker, type WorkerEvent } from '../worker/invoke';
+import { failureOf } from './failures';
+import { dropUnusedSeller, failUpload } from './recover';
+import { rebuildReport } from './rebuild';
+import { resolveReportSettings } from './settings';
+import { periodTitle } from './report-identity';
+import { missingArticles } from './upload';
+import { downloadToTemp } from './storage';
+
+export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
+
+/** Test seam: runs after an upload's items are written, before the report is marked ready. */
+export interface WorkerHooks {
+  afterItems?: (reportId: string) => Promise<void>;
+}
+export const workerHooks: WorkerHooks = {};
+
+/** Rows between two progress notes while reading (the heartbeat saves the latest one). */
+const ROWS_PER_NOTE = 5_000;
+
+/** The injectable fault of WORKER_FAULT (config.ts): honoured only on the local stage. */
+interface Fault {
+  failAfterItems: number;
+  times: number;
+  match: string;
+}
+
+const faultsUsed = new Map<string, number>();
+
+/** `rule;rule…`, each `fail_after_items=N[,times=K][,match=TEXT]`; malformed rules are ignored. */
+export function parseFaults(spec: string): Fault[] {
+  const out: Fault[] = [];
+  for (const rule of spec.split(';')) {
+    if (!rule.trim()) continue;
+    const parts = Object.fromEntries(
+      rule.split(',').map((p) => {
+        const [k, v = ''] = p.split('=');
+        return [k.trim(), v.trim()];
+      }),
+    );
+    const n = Number(parts.fail_after_items);
+    if (!Number.isInteger(n) || n < 0) continue;
+    const times = parts.times === undefined ? Infinity : Number(parts.times);
+    out.push({ failAfterItems: n, times: Number.isFinite(times) ? times : Infinity, match: parts.match ?? '' });
+  }
+  return out;
+}
+
+export class InjectedFault extends Error {
+  constructor(written: number) {
+    super(`injected worker fault after ${written} items`);
+    this.name = 'InjectedFault';
+  }
+}
+
+/** Writes the first N items and throws, when the configured fault applies to this report (local stage only). */
+async function maybeFault(record: ReportRecord, items: ReadonlyArray<ComputedItem>): Promise<void> {
+  const c = getConfig();
+  if (c.STAGE !== 'local') return;
+  const fault = parseFaults(c.WORKER_FAULT).find((f) => (record.source_name ?? '').includes(f.match));
+  if (!fault) return;
+  const used = faultsUsed.get(record.id) ?? 0;
+  if (used >= fault.times) return;
+  faultsUsed.set(record.id, used + 1);
+  const n = Math.min(fault.failAfterItems, items.length);
+  // The same ids the full write gives these items: a later attempt overwrites them.
+  await writeItems(record.user_id, record.id, record.items_gen ?? 1, items.slice(0, n));
+  throw new InjectedFault(n);
+}
+
+class Heartbeat {
+  progress: ReportProgress;
+  lost = false;
+  private timer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly record: ReportRecord,
+    private readonly owner: string,
+    private readonly leaseMs: number,
+  ) {
+    this.progress = {
+      ...(record.progress ?? { step: 'queued', rows_read: 0, rows_total: 0, items_written: 0, items_total: 0 }),
+    };
+    this.timer = setInterval(() => void this.save(), Math.max(250, Math.min(2_000, Math.floor(leaseMs / 4))));
+  }
+
+  note(p: Partial<ReportProgress>, saveNow = false): void {
+    this.progress = { ...this.progress, ...p };
+    if (saveNow) void this.save();
+  }
+
+  save(): Promise<void> {
+    this.saving = this.saving.then(async () => {
+      if (this.lost) return;
+      try {
+        const ok = await renewReportTask(this.record.user_id, this.record.id, this.owner, this.leaseMs, this.progress);
+        if (!ok) this.lost = true;
+      } catch (e) {
+        log('warn', 'worker heartbeat failed', { report_id: this.record.id, ...describeError(e) });
+      }
+    });
+    return this.saving;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.saving;
+  }
+
+  /** Throws when another worker took the report over: nothing of this attempt may be written after that. */
+  check(): void {
+    if (this.lost) throw new LeaseLost();
+  }
+}
+
+class LeaseLost extends Error {
+  constructor() {
+    super('the report was taken over by another worker');
+    this.name = 'LeaseLost';
+  }
+}
+
+/** Reads the stored source, prices and writes the items, marks the report ready. */
+async function buildUpload(
+  user: UserRecord,
+  record: ReportRecord,
+  owner: string,
+  hb: Heartbeat,
+  ctx: { sellerId: string | null },
+): Promise<void> {
+  if (!record.source_path) throw new AppError(409, 'source_missing', 'The report has no stored source file');
+  const local = await downloadToTemp(record.source_path, record.source_name ?? 'source');
+  if (!local) throw new AppError(409, 'source_missing', 'The stored source file is missing');
+  hb.note({ step: 'reading', rows_read: 0 }, true);
+  let parsed;
+  try {
+    parsed = await readReport(
+      { path: local.path, filename: record.source_name ?? undefined },
+      { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
+      (rows) => {
+        if (rows % ROWS_PER_NOTE === 0) hb.note({ rows_read: rows });
+      },
+    );
+  } finally {
+    await local.cleanup();
+  }
+  hb.check();
+  hb.note({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows }, true);
+  const articles = parsed.articles.map((a) => a.article);
+  const seller = parsed.seller_number ? await ensureSellerByNumber(user.id, parsed.seller_number) : null;
+  ctx.sellerId = seller?.id ?? null;
+  const resolved = await resolveReportSettings(user, seller, parsed, articles);
+  const { items, allocation, warnings } = buildItems(parsed, resolved.settings);
+  hb.check();
+  hb.note({ step: 'writing', items_total: items.length, items_written: 0 }, true);
+  await maybeFault(record, items);
+  await Promise.all([
+    ensureProducts(user.id, missingArticles(articles, resolved.known)),
+    writeItems(user.id, record.id, record.items_gen ?? 1, items),
+  ]);
+  if (workerHooks.afterItems) await workerHooks.afterItems(record.id);
+  hb.check();
+  hb.note({ step: 'finishing', items_written: items.length }, true);
+  await hb.stop();
+  const done = await finishUploadTask(user.id, record.id, owner, {
+    // Without a report number in the name, the period names it («Отчёт за 18.05–24.05.2026»).
+    title: parsed.report_number ? record.title : (periodTitle(parsed.period_from, parsed.period_to) ?? record.title),
+    report_number: parsed.report_number,
+    seller_id: seller?.id ?? null,
+    period_from: parsed.period_from,
+    period_to: parsed.period_to,
+    tax_profile: resolved.settings.tax,
+    allocation,
+    totals: computeTotals(items.map((i) => i.effective)),
+    commission_by_category: commissionByCategory(items),
+    // The settings' warnings first: the record keeps a capped number of them.
+    warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
+    item_count: items.length,
+  });
+  if (!done) throw new LeaseLost();
+}
+
+async function rebuild(user: UserRecord, record: ReportRecord, owner: string, hb: Heartbeat): Promise<void> {
+  hb.note({ step: 'reading' }, true);
+  const r = await rebuildReport(user, record.id, (p) => hb.note(p));
+  hb.check();
+  await hb.stop();
+  const ok = await finishRebuildTask(user.id, record.id, owner, {
+    task_id: record.task_id ?? '',
+    finished_at: new Date().toISOString(),
+    dropped: r.dropped,
+  });
+  if (!ok) throw new LeaseLost();
+}
+
+/** Ends a task for good after its last attempt or a permanent error. Never throws. */
+export async function giveUp(
+  record: ReportRecord,
+  owner: string | null,
+  failure: ReportFailure,
+  sellerId: string | null = null,
+): Promise<void> {
+  try {
+    if (record.task === 'rebuild') {
+      await finishRebuildTask(record.user_id, record.id, owner, {
+        task_id: record.task_id ?? '',
+        finished_at: new Date().toISOString(),
+        dropped: [],
+        error: failure,
+      });
+    } else {
+      // The seller this upload created on demand goes too when nothing else refers to it (first: the
+      // route answers as soon as the report reads failed).
+      await dropUnusedSeller(record.user_id, sellerId);
+      await failUpload(record, failure);
+    }
+  } catch (e) {
+    // The record stays processing; recovery ends it once the lease runs out.
+    log('error', 'worker could not end a task', { report_id: record.id, ...describeError(e) });
+  }
+}
+
+/**
+ * One attempt at the event's task (see the file comment). Never throws for the task's own failures:
+ * they end in a retry or in `failed`; an exception here means the store itself was unreachable (Lambda
+ * retries the event).
+ */
+export async function runWorkerEvent(event: WorkerEvent): Promise<WorkerOutcome> {
+  const c = getConfig();
+  const owner = randomUUID();
+  const current = await getReportAnyStatus(event.user_id, event.report_id);
+  if (!current || current.status !== 'processing' || current.task_id !== event.task_id) return 'skipped';
+  const record = await claimReportTask(event.user_id, event.report_id, owner, c.WORKER_LEASE_MS);
+  if (!record || record.task_id !== event.task_id) return 'skipped';
+  const attempts = record.attempts ?? 1;
+  const user = await getUserById(event.user_id);
+  if (!user) {
+    await giveUp(record, owner, failureOf(new AppError(404, 'not_found', 'user not found')));
+    return 'failed';
+  }
+  if (attempts > c.WORKER_MAX_ATTEMPTS) {
+    // A run that died (no chance to end the task itself) used the last attempt.
+    await giveUp(record, owner, failureOf(new Error('attempts exhausted')));
+    return 'failed';
+  }
+  const hb = new Heartbeat(record, owner, c.WORKER_LEASE_MS);
+  const ctx = { sellerId: null as string | null };
+  try {
+    if (record.task === 'rebuild') await rebuild(user, record, owner, hb);
+    else await buildUpload(user, record, owner, hb, ctx);
+    log('info', 'report task done', { report_id: record.id, task: record.task, attempts });
+    return 'ready';
+  } catch (e) {
+    await hb.stop();
+    if (e instanceof LeaseLost || hb.lost) {
+      log('warn', 'report task lost its lease', { report_id: record.id, task: record.task });
+      return 'lost';
+    }
+    const err = toAppError(e);
+    const permanent = err.status < 500;
+    log(permanent ? 'warn' : 'error', 'report task attempt failed', {
+      report_id: record.id,
+      task: record.task,
+      attempts,
+      code: err.code,
+      ...describeError(e),
+    });
+    if (permanent || attempts >= c.WORKER_MAX_ATTEMPTS) {
+      await giveUp(record, owner, failureOf(e), ctx.sellerId);
+      return 'failed';
+    }
+    if (await releaseReportTask(record.user_id, record.id, owner, c.WORKER_LEASE_MS)) {
+      // The next attempt, at once; if even the invoke fails, recovery re-invokes after the lease.
+      await invokeWorker(event).catch((ie: unknown) =>
+        log('error', 'worker re-invoke failed', { report_id: record.id, ...describeError(ie) }),
+      );
+    }
+    return 'retrying';
+  }
+}

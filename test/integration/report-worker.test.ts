@@ -1,0 +1,227 @@
+/**
+ * The asynchronous upload pipeline in-process (the worker runs in this process, as when no function
+ * name is configured): 201 within the wait, 202 `processing` with progress beyond it; idempotent
+ * uploads (upload_id and Idempotency-Key, sequential and concurrent); the worker's injected fault
+ * (WORKER_FAULT) retried to `ready` with every item once, or ending `failed` refunded exactly once; a
+ * report whose worker never ran picked up by recovery, handed to a new worker while attempts remain,
+ * else failed and refunded once.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handler as listHandler } from '../../functions/reports/list.handler';
+import { handler as uploadHandler } from '../../functions/reports/upload.handler';
+import { resetConfig } from '../../shared/config';
+import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
+import type { ApiReport } from '../../shared/reports/present';
+import { recoverAbandonedUploads } from '../../shared/reports/recover';
+import { ddb, tableName } from '../../shared/store/client';
+import { listLimitHistory } from '../../shared/store/limits.repo';
+import { claimReportTask, getReportAnyStatus } from '../../shared/store/reports.repo';
+import { getUserById } from '../../shared/store/users.repo';
+import { idleWorkers, setWorkerInvoker } from '../../shared/worker/invoke';
+import {
+  getReportOk,
+  makeReport,
+  newUser,
+  objectExists,
+  presignedUpload,
+  uploadById,
+  uploadMultipart,
+  type TestUser,
+} from '../support/reports';
+
+const ENV = ['UPLOAD_WAIT_MS', 'WORKER_FAULT', 'WORKER_LEASE_MS'] as const;
+
+function setEnv(values: Partial<Record<(typeof ENV)[number], string>>) {
+  for (const k of ENV) delete process.env[k];
+  Object.assign(process.env, values);
+  resetConfig();
+}
+
+beforeAll(() => setEnv({}));
+afterEach(async () => {
+  setWorkerInvoker(null);
+  await idleWorkers();
+  setEnv({});
+});
+
+async function storedItems(userId: string, reportId: string): Promise<string[]> {
+  const r = await ddb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `ITEMS#${userId}#${reportId}` },
+      ConsistentRead: true,
+    }),
+  );
+  return (r.Items ?? []).map((i) => String(i.item_id));
+}
+
+async function history(userId: string) {
+  return (await listLimitHistory(userId)).items.map((h) => [h.operation, h.rows, h.report_id]);
+}
+
+const limitsOf = async (userId: string) => (await getUserById(userId))?.limits;
+
+function uploadWithKey(u: TestUser, file: { filename: string; file: Buffer }, key: string) {
+  const { body, contentType } = multipartBody({ filename: file.filename, content: file.file });
+  return uploadHandler(
+    apiEvent({
+      method: 'POST',
+      path: '/api/reports/upload',
+      token: u.token,
+      body,
+      headers: { 'content-type': contentType, 'idempotency-key': key },
+    }),
+  );
+}
+
+describe('upload through the worker', () => {
+  it('answers 202 with the report processing (and its progress) beyond the wait; it ends ready', async () => {
+    setEnv({ UPLOAD_WAIT_MS: '0' });
+    const u = await newUser(1000);
+    const g = makeReport({ rows: 300, seed: 61 });
+    const r = await uploadMultipart(u.token, g);
+    expect(r.statusCode).toBe(202);
+    const report = bodyOf<{ report: ApiReport }>(r).report;
+    expect(report).toMatchObject({ status: 'processing', task: 'upload', rows: 300, items: [] });
+    expect(report.progress).toMatchObject({ rows_total: 300 });
+    // Charged at once, with its expense record.
+    expect(await limitsOf(u.id)).toBe(700);
+    await idleWorkers();
+    const ready = await getReportOk(u.token, report.id);
+    expect(ready.status).toBe('ready');
+    expect(ready.progress).toBeUndefined();
+    expect(ready.items.length).toBe(g.expected.articles.length);
+    // The generator's answer key: Σ realization and Σ sales over its articles (kopecks, counts).
+    const sum = (f: 'realization' | 'sales_qty') => g.expected.articles.reduce((t, a) => t + a.aggregates[f], 0);
+    expect(Math.round(ready.totals.realization! * 100)).toBe(sum('realization'));
+    expect(ready.totals.sales_qty).toBe(sum('sales_qty'));
+    expect(await history(u.id)).toEqual([['expense', 300, report.id]]);
+  });
+
+  it('the same upload_id three times at once charges once and answers one report', async () => {
+    const u = await newUser(1000);
+    const g = makeReport({ rows: 120, seed: 62, format: 'zip' });
+    const uploadId = await presignedUpload(u.token, g);
+    const answers = await Promise.all([1, 2, 3].map(() => uploadById(u.token, uploadId)));
+    expect(answers.map((a) => a.statusCode)).toEqual([201, 201, 201]);
+    const ids = new Set(answers.map((a) => bodyOf<{ report: ApiReport }>(a).report.id));
+    expect(ids.size).toBe(1);
+    const [id] = [...ids];
+    expect(await limitsOf(u.id)).toBe(880);
+    expect(await history(u.id)).toEqual([['expense', 120, id]]);
+    // And once more, later: the same report, nothing charged.
+    const again = await uploadById(u.token, uploadId);
+    expect(bodyOf<{ report: ApiReport }>(again).report.id).toBe(id);
+    expect(await limitsOf(u.id)).toBe(880);
+  });
+
+  it('an Idempotency-Key makes a multipart upload repeatable; the key with another file is 422', async () => {
+    const u = await newUser(1000);
+    const g = makeReport({ rows: 80, seed: 63 });
+    const key = `key-${Date.now()}`;
+    const [a, b] = await Promise.all([uploadWithKey(u, g, key), uploadWithKey(u, g, key)]);
+    expect([a.statusCode, b.statusCode]).toEqual([201, 201]);
+    expect(bodyOf<{ report: ApiReport }>(a).report.id).toBe(bodyOf<{ report: ApiReport }>(b).report.id);
+    expect(await limitsOf(u.id)).toBe(920);
+    const other = await uploadWithKey(u, makeReport({ rows: 50, seed: 64 }), key);
+    expect(other.statusCode).toBe(422);
+    expect(bodyOf<{ error: { code: string } }>(other).error.code).toBe('idempotency_key_reused');
+    expect(await limitsOf(u.id)).toBe(920);
+    const bad = await uploadWithKey(u, g, 'a key with spaces');
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it('a worker failing once after 3 item writes is retried and ends ready with every item exactly once', async () => {
+    setEnv({ WORKER_FAULT: 'fail_after_items=3,times=1,match=once-' });
+    const u = await newUser(1000);
+    const g = { ...makeReport({ rows: 200, seed: 65 }), filename: 'once-report.xlsx' };
+    const r = await uploadMultipart(u.token, g);
+    expect(r.statusCode).toBe(201);
+    const report = bodyOf<{ report: ApiReport }>(r).report;
+    expect(report.status).toBe('ready');
+    const record = await getReportAnyStatus(u.id, report.id);
+    expect(record?.attempts).toBe(2);
+    const stored = await storedItems(u.id, report.id);
+    expect(stored.length).toBe(report.items.length);
+    expect(new Set(stored).size).toBe(stored.length);
+    expect(report.items.length).toBe(g.expected.articles.length);
+    expect(await history(u.id)).toEqual([['expense', 200, report.id]]);
+  });
+
+  it('a worker failing on every attempt ends the report failed, refunded exactly once, saying why', async () => {
+    setEnv({ WORKER_FAULT: 'fail_after_items=2,match=always-' });
+    const u = await newUser(1000);
+    const g = { ...makeReport({ rows: 150, seed: 66 }), filename: 'always-report.xlsx' };
+    const r = await uploadMultipart(u.token, g);
+    expect(r.statusCode).toBe(500);
+    const err = bodyOf<{ error: { code: string; details: { report_id: string; refunded_rows: number } } }>(r).error;
+    expect(err.code).toBe('processing_failed');
+    expect(err.details.refunded_rows).toBe(150);
+    const id = err.details.report_id;
+    expect(await limitsOf(u.id)).toBe(1000);
+    expect(await history(u.id)).toEqual([
+      ['refund', 150, id],
+      ['expense', 150, id],
+    ]);
+    const failed = await getReportOk(u.token, id);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      refunded_rows: 150,
+      items: [],
+      error: { code: 'processing_failed', message: expect.stringMatching(/Лимиты возвращены/) },
+    });
+    const listed = bodyOf<{ items: ApiReport[] }>(
+      await listHandler(apiEvent({ method: 'GET', path: '/api/reports', token: u.token })),
+    ).items;
+    expect(listed.map((x) => [x.id, x.status])).toEqual([[id, 'failed']]);
+    expect(await storedItems(u.id, id)).toEqual([]);
+    expect(await objectExists(`sources/${u.id}/${id}/${g.filename}`)).toBe(false);
+    // Sweeps later refund nothing more.
+    await recoverAbandonedUploads(u.id, Date.now() + 3_600_000);
+    expect(await limitsOf(u.id)).toBe(1000);
+  });
+
+  it('a report whose worker never ran is handed to a new one by the listing once its lease ran out', async () => {
+    setEnv({ UPLOAD_WAIT_MS: '0', WORKER_LEASE_MS: '300' });
+    setWorkerInvoker(async () => undefined); // the invoke is lost (or the process died at once)
+    const u = await newUser(1000);
+    const r = await uploadMultipart(u.token, makeReport({ rows: 90, seed: 67 }));
+    expect(r.statusCode).toBe(202);
+    const id = bodyOf<{ report: ApiReport }>(r).report.id;
+    // A live lease: nothing to pick up.
+    expect(await recoverAbandonedUploads(u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
+    setWorkerInvoker(null);
+    await new Promise((res) => setTimeout(res, 350));
+    const list = await listHandler(apiEvent({ method: 'GET', path: '/api/reports', token: u.token }));
+    expect(list.statusCode).toBe(200);
+    await idleWorkers();
+    const ready = await getReportOk(u.token, id);
+    expect(ready.status).toBe('ready');
+    expect(await history(u.id)).toEqual([['expense', 90, id]]);
+  });
+
+  it('after its last attempt died, recovery fails the report and refunds it once, however many sweeps run', async () => {
+    setEnv({ UPLOAD_WAIT_MS: '0', WORKER_LEASE_MS: '300' });
+    setWorkerInvoker(async () => undefined);
+    const u = await newUser(1000);
+    const r = await uploadMultipart(u.token, makeReport({ rows: 70, seed: 68 }));
+    const id = bodyOf<{ report: ApiReport }>(r).report.id;
+    // Three workers took it and died (their leases ran out).
+    let t = Date.now();
+    for (let i = 0; i < 3; i++) {
+      t += 1_000;
+      expect(await claimReportTask(u.id, id, `dead-${i}`, 300, t)).not.toBeNull();
+    }
+    const later = t + 1_000;
+    const sweeps = await Promise.all([1, 2, 3].map(() => recoverAbandonedUploads(u.id, later)));
+    expect(sweeps.reduce((s, x) => s + x.refunded_rows, 0)).toBe(70);
+    expect(await limitsOf(u.id)).toBe(1000);
+    expect(await history(u.id)).toEqual([
+      ['refund', 70, id],
+      ['expense', 70, id],
+    ]);
+    expect((await getReportOk(u.token, id)).status).toBe('failed');
+  });
+});
