@@ -196,13 +196,18 @@ function millionChild(
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', path.join(__dirname, 'bench-api-worker.ts'), file, userId],
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => {
+      const m = /(ReportError|Error): [^\n]*/.exec(c.toString());
+      if (m && !err) err = m[0];
+    });
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`million-row child exited ${code}: ${out}`));
+      if (code !== 0) return reject(new Error(`million-row child exited ${code}${err ? `: ${err}` : ''}`));
       resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}'));
     });
   });
@@ -386,6 +391,7 @@ async function main() {
     }
 
     let million: { ms: number; rssMb: number; items: number; rows: number } | null = null;
+    let millionError: string | null = null;
     if (o.millionRows > 0) {
       log(`generating ${o.millionRows} rows`);
       const m = writeReportFile(
@@ -393,7 +399,13 @@ async function main() {
         dir,
       );
       log('processing it in a child process (engine + item storage) for its peak RSS');
-      million = await millionChild(m.path, stack.env, user.id);
+      try {
+        million = await millionChild(m.path, stack.env, user.id);
+      } catch (e) {
+        // E.g. the file is over the engine's size cap (a 1M-row zip is ~370 MB): reported, not fatal.
+        millionError = (e instanceof Error ? e.message : String(e)).split('\n')[0].slice(0, 200);
+        log(`1M rows failed: ${millionError}`);
+      }
     }
 
     const ratio = first.readyMs / engine;
@@ -443,11 +455,13 @@ async function main() {
     );
     if (million)
       add(
-        `${(million.rows / 1e6).toFixed(1)}M rows processed (child process: engine + item storage)`,
+        `${(million.rows / 1e6).toFixed(1)}M rows processed (child process: engine + item storage; caps raised, the upload route refuses the file)`,
         'peak RSS ≤ 1 GB',
         `${sec(million.ms)} s, peak RSS ${million.rssMb.toFixed(0)} MB`,
         million.rssMb <= 1024,
       );
+    if (millionError)
+      add(`${(o.millionRows / 1e6).toFixed(1)}M rows processed`, 'peak RSS ≤ 1 GB', `failed: ${millionError}`, false);
     const bad = calls.filter((x) => x.status >= 500 || x.ms >= 29_000);
     const slowest = calls.reduce((a, b) => (b.ms > a.ms ? b : a), calls[0]);
     add(

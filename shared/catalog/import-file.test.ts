@@ -100,6 +100,22 @@ describe('catalog import file', () => {
     },
   );
 
+  it('xlsx: the optional date column far to the right is read too (a serial day number or text)', async () => {
+    const header: Cell[] = Array.from({ length: 30 }, (_, c) => `К${c}`);
+    header[2] = 'Артикул';
+    header[5] = 'Себестоимость';
+    header[27] = 'Действует с';
+    const row = (article: string, price: string, date: Cell): Cell[] =>
+      header.map((_, c) => (c === 2 ? article : c === 5 ? { n: price } : c === 27 ? date : { n: '1' }));
+    const file = writeXlsx([header, row('D-1', '10', { n: '46082' }), row('D-2', '20', '15.03.2026')], {
+      style: 'excel',
+    });
+    expect((await readCatalogFile(file)).rows).toEqual([
+      { article: 'D-1', costPriceKopecks: 1000, validFrom: '2026-03-01' },
+      { article: 'D-2', costPriceKopecks: 2000, validFrom: '2026-03-15' },
+    ]);
+  });
+
   it('an xlsx that unpacks beyond the import cap is refused as import_too_large before it is inflated', async () => {
     // The attack run's file: 120 numeric columns × 100,000 rows, ~1 MB packed, ~200 MB inflated.
     const { file, sheetBytes } = await importBomb();
