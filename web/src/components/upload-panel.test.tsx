@@ -82,9 +82,23 @@ beforeEach(() => {
         });
       if (url === '/api/reports/count-rows') return countAnswer;
       if (url === '/api/reports/upload') return uploadAnswer();
-      if (url === '/api/reports/rep-9') {
+      if (url.includes('/api/reports/rep-9')) {
         const next = reportAnswers.length > 1 ? reportAnswers.shift() : reportAnswers[0];
-        return json(200, { report: next });
+        // GET /reports/{id}?items=columns: the items as columns (none while processing or failed).
+        const { items: _items, ...rest } = next as { items?: unknown };
+        const item_columns = {
+          count: 0,
+          fields: [],
+          item_id: [],
+          article: [],
+          category: [],
+          nm_id: [],
+          brand: [],
+          effective: [],
+          computed: {},
+          manual_values: {},
+        };
+        return json(200, { report: { ...rest, item_columns } });
       }
       return json(404, { error: { code: 'not_found', message: 'Not found' } });
     }),
