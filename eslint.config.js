@@ -40,7 +40,7 @@ module.exports = tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
-      // Nothing imports from functions/ (ARCHITECTURE: dependency direction).
+      // Nothing imports from functions/ (docs/ARCHITECTURE.md: dependency direction).
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: ['**/functions/*'], message: 'functions/ is a leaf: import from shared/ instead' }] },
@@ -58,7 +58,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    // Tests drive handlers in-process (API.md routes with hand-built events); production code may not.
+    // Tests drive handlers in-process (docs/API.md routes with hand-built events); production code may not.
     files: ['test/**/*.ts', 'functions/**/*.test.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },

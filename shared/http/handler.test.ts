@@ -116,7 +116,7 @@ describe('input parsing and validation', () => {
 describe('error mapping', () => {
   const throwing = (err: unknown) => http({ auth: 'none' }, async () => Promise.reject(err));
 
-  it('maps AppErrors to their status and the API.md body, with CORS headers', async () => {
+  it('maps AppErrors to their status and the docs/API.md body, with CORS headers', async () => {
     const r = await throwing(notFound('Report not found'))(apiEvent());
     expect(r.statusCode).toBe(404);
     expect(bodyOf(r)).toEqual({ error: { code: 'not_found', message: 'Report not found', details: {} } });

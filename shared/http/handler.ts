@@ -1,5 +1,5 @@
 /**
- * The one middy stack every HTTP route uses (HOUSE-STYLE: the middleware chain lives in one place).
+ * The one middy stack every HTTP route uses (docs/ARCHITECTURE.md: the middleware chain lives in one place).
  *
  *   const route = { auth: 'user', body: z.object({...}) } satisfies HttpOptions;
  *   export async function main(req: HttpRequest<typeof route>): Promise<HttpResult> { ... }
@@ -210,7 +210,7 @@ const input = (o: HttpOptions): Mw => ({
 
 /**
  * Wraps a route function in the stack. The result is the Lambda handler (serverless.yml points at it);
- * it never throws: every failure becomes an API.md error body.
+ * it never throws: every failure becomes a docs/API.md error body.
  */
 export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHandler {
   const mode = options.auth ?? 'user';
