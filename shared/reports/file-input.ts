@@ -7,7 +7,7 @@ import { getConfig } from '../config';
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../errors';
 import type { ReportSource } from '../report';
 import { getUpload } from '../store/uploads.repo';
-import { downloadToTemp, objectSize } from './storage';
+import { downloadToTemp, objectSize } from '../files/objects';
 
 export const ACCEPTED_EXTENSIONS = ['zip', 'xlsx', 'xls'] as const;
 

@@ -29,7 +29,7 @@ import {
 import { recoverAbandonedUploads } from './recover';
 import { catalogForStaleCheck, isStale } from './settings';
 import { combinedStaleness, type Staleness } from './combined-stale';
-import { deleteObject } from './storage';
+import { deleteObject } from '../files/objects';
 import { deleteIdentity } from '../store/identities.repo';
 
 export const reportNotFound = () => notFound('Report not found', 'report_not_found');

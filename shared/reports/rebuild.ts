@@ -38,7 +38,7 @@ import type { UserRecord } from '../store/users.repo';
 import { writeReportSummary } from './analytics';
 import { requireReport, sellerOf } from './queries';
 import { resolveReportSettings } from './settings';
-import { downloadToTemp } from './storage';
+import { downloadToTemp } from '../files/objects';
 import { missingArticles } from './upload';
 
 const MAX_ATTEMPTS = 3;

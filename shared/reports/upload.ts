@@ -8,6 +8,7 @@ import { getConfig } from '../config';
 import { AppError, badRequest, notFound, paymentRequired, unprocessable } from '../errors';
 import { computeTotals, countRows, type ReadLimits, type RowCount } from '../report';
 import { describeError, log } from '../log';
+import { countMetric } from '../metrics';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
 import type { StoredItem } from '../store/items.repo';
@@ -34,7 +35,7 @@ import { failUpload, recoverAbandonedUploads } from './recover';
 import { duplicateReport, findDuplicate, identityOfFile, type DuplicateOf } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
-import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
+import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from '../files/objects';
 import { invokeWorker } from '../worker/invoke';
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
@@ -244,6 +245,8 @@ export async function uploadReport(
   } finally {
     await file.cleanup();
   }
+  countMetric('Uploads');
+  log('info', 'report uploaded', { report_id: record.id, rows: record.rows, format: record.format });
   try {
     await invokeWorker({ kind: 'report', user_id: user.id, report_id: record.id, task_id: taskId });
   } catch (e) {
