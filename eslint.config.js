@@ -69,7 +69,7 @@ module.exports = tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
-      // Nothing imports from functions/ (ARCHITECTURE: dependency direction).
+      // Nothing imports from functions/ (docs/ARCHITECTURE.md: dependency direction).
       ...restrict(noFunctions),
     },
   },
@@ -105,7 +105,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    // Tests drive handlers in-process (API.md routes with hand-built events); production code may not.
+    // Tests drive handlers in-process (docs/API.md routes with hand-built events); production code may not.
     files: ['test/**/*.ts', 'functions/**/*.test.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },

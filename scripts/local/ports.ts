@@ -13,6 +13,28 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * `count` distinct free ports: every listener stays open until all are bound, so the OS cannot hand
+ * the same port out twice (a loop of freePort() can, once a port is closed again).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const srv = net.createServer();
+      srv.unref();
+      servers.push(srv);
+      await new Promise<void>((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen(0, '127.0.0.1', () => resolve());
+      });
+    }
+    return servers.map((srv) => (srv.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((srv) => new Promise((r) => srv.close(() => r(undefined)))));
+  }
+}
+
 function canListen(port: number, host: string): Promise<boolean | 'unsupported'> {
   return new Promise((resolve) => {
     const srv = net.createServer();

@@ -8,7 +8,7 @@ import { seedDemoReport } from './demo-report';
 import { emulatorEnv, startEmulators } from './emulators';
 import { startMailbox } from './mailbox';
 import { startOffline, repoRoot } from './offline';
-import { assertPortFree, freePort } from './ports';
+import { assertPortFree, freePorts } from './ports';
 import { startWeb, webConfig } from './web';
 
 export interface StackPorts {
@@ -91,12 +91,14 @@ function keptSecret(file: string, make: () => string): string {
 async function resolvePorts(opts: StackOptions): Promise<StackPorts> {
   const env = opts.env ?? process.env;
   const ports = {} as StackPorts;
+  // Distinct by construction (freePort() in a loop may hand the same port out twice).
+  const spare = opts.freePorts ? await freePorts(Object.keys(PORT_SETTINGS).length) : [];
   for (const [key, setting] of Object.entries(PORT_SETTINGS) as Array<
     [keyof StackPorts, (typeof PORT_SETTINGS)[keyof StackPorts]]
   >) {
     const given = opts.ports?.[key];
     if (given !== undefined) ports[key] = given;
-    else if (opts.freePorts) ports[key] = await freePort();
+    else if (opts.freePorts) ports[key] = spare.pop() as number;
     else {
       const raw = env[setting.variable];
       const n = raw === undefined || raw === '' ? setting.default : Number(raw);

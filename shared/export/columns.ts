@@ -8,7 +8,7 @@ import type { ItemValues, TaxProfile } from '../report/types';
 export const EXPORT_FIELD_ORDER: readonly FieldName[] = FIELD_ORDER;
 
 /**
- * Fields whose total is not the sum of the items: per-unit prices and percentages. METRICS.md: ratios in
+ * Fields whose total is not the sum of the items: per-unit prices and percentages. docs/METRICS.md: ratios in
  * the totals row are recomputed from the totals, so they are taken from the report's totals.
  */
 export const RATIO_FIELDS: ReadonlySet<FieldName> = new Set<FieldName>([
@@ -19,7 +19,7 @@ export const RATIO_FIELDS: ReadonlySet<FieldName> = new Set<FieldName>([
   'roi',
 ]);
 
-/** What WB transfers (METRICS.md, payout): sign and field of each line of the reconciliation. */
+/** What WB transfers (docs/METRICS.md, payout): sign and field of each line of the reconciliation. */
 export const PAYOUT_LINES: ReadonlyArray<{ sign: 1 | -1; field: FieldName }> = [
   { sign: 1, field: 'for_pay' },
   { sign: 1, field: 'compensations' },

@@ -115,7 +115,7 @@ describe('input parsing and validation', () => {
 describe('error mapping', () => {
   const throwing = (err: unknown) => http({ auth: 'none' }, async () => Promise.reject(err));
 
-  it('maps AppErrors to their status and the API.md body', async () => {
+  it('maps AppErrors to their status and the docs/API.md body', async () => {
     const r = await throwing(notFound('Report not found'))(apiEvent());
     expect(r.statusCode).toBe(404);
     expect(bodyOf(r)).toEqual({ error: { code: 'not_found', message: 'Report not found', details: {} } });

@@ -1,5 +1,5 @@
 /**
- * The one middy stack every HTTP route uses (HOUSE-STYLE: the middleware chain lives in one place).
+ * The one middy stack every HTTP route uses (docs/ARCHITECTURE.md: the middleware chain lives in one place).
  *
  *   const route = { auth: 'user', body: z.object({...}) } satisfies HttpOptions;
  *   export async function main(req: HttpRequest<typeof route>): Promise<HttpResult> { ... }
@@ -227,7 +227,7 @@ const input = (o: HttpOptions): Mw => ({
 
 /**
  * Wraps a route function in the stack. The result is the Lambda handler (serverless.yml points at it);
- * it never throws: every failure becomes an API.md error body. Building it parses the configuration
+ * it never throws: every failure becomes an docs/API.md error body. Building it parses the configuration
  * (throws ConfigError when a setting is missing).
  */
 export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHandler {

@@ -1,5 +1,5 @@
 /**
- * The in-process combine job registry (ARCHITECTURE.md, Combine jobs): a Map in the memory of the one
+ * The in-process combine job registry (docs/ARCHITECTURE.md, Combine jobs): a Map in the memory of the one
  * process that serves both combine routes. A job is a promise that reports progress and ends with the
  * new report's id; jobs are forgotten an hour after they finish. A restart loses every job, so an
  * unknown id is a normal answer (404), not a failure.

@@ -1,5 +1,5 @@
 /**
- * Files a user takes away (API.md: export, source, summary-export). Everything is looked up under the
+ * Files a user takes away (docs/API.md: export, source, summary-export). Everything is looked up under the
  * caller's id, so another user's report is a 404 like a missing one.
  *
  * - reportWorkbook: the report as .xlsx (shared/export/xlsx-export.ts), named after its number.

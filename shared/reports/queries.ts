@@ -1,5 +1,5 @@
 /**
- * Reading and deleting reports (API.md: list, get, delete). Everything is looked up under the
+ * Reading and deleting reports (docs/API.md: list, get, delete). Everything is looked up under the
  * caller's id, so another user's report is simply not found (404).
  */
 import { conflict, notFound } from '../errors';

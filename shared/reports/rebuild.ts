@@ -1,5 +1,5 @@
 /**
- * Rebuilding reports (API.md: POST /api/reports/{id}/rebuild and POST /api/reports/rebuild).
+ * Rebuilding reports (docs/API.md: POST /api/reports/{id}/rebuild and POST /api/reports/rebuild).
  * Input: the caller and a report id. Output: the rebuilt report and the corrections whose article is
  * gone. Steps: the stored source (409 `source_missing` without one) → re-parse → CURRENT catalog cost
  * prices and tax profile → the old items' manual values re-applied by article → the new items written

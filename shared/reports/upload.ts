@@ -1,5 +1,5 @@
 /**
- * Uploading a report (API.md: count-rows, upload) and the upload URL. The upload route charges and
+ * Uploading a report (docs/API.md: count-rows, upload) and the upload URL. The upload route charges and
  * hands the report to the worker (shared/reports/worker.ts); it does no parsing of its own beyond the
  * row count.
  */
@@ -145,7 +145,7 @@ async function priorClaim(keys: string[], fingerprint: string): Promise<UploadCl
 }
 
 /**
- * upload (API.md, and the asynchronous flow of the README): a repeat of an earlier request (same
+ * upload (docs/API.md, and the asynchronous flow of the README): a repeat of an earlier request (same
  * Idempotency-Key or upload_id of this user) answers that request's report and charges nothing.
  * Otherwise: recount the rows, 402 when the caller's limits are short (nothing stored or charged), store
  * the source file, then charge the rows in ONE transaction with the `expense` record, the report record

@@ -182,7 +182,8 @@ describe('reports over HTTP (serverless-offline)', () => {
       body: { report_ids: [a.id, b.id] },
     });
     expect(started.status).toBe(202);
-    expect(started.body.progress.total).toBe(2);
+    // Steps: reading each of the 2 sources, merging, writing.
+    expect(started.body.progress.total).toBe(4);
     let job = started.body;
     for (let i = 0; job.status !== 'done' && job.status !== 'failed' && i < 300; i++) {
       await new Promise((r) => setTimeout(r, 100));
@@ -190,7 +191,7 @@ describe('reports over HTTP (serverless-offline)', () => {
       expect(s.status).toBe(200);
       job = s.body;
     }
-    expect(job).toMatchObject({ status: 'done', progress: { done: 2, total: 2 } });
+    expect(job).toMatchObject({ status: 'done', progress: { done: 4, total: 4 } });
     const combined = await call<{ report: ApiReport }>('GET', `/reports/${job.report_id}`, { token });
     expect(combined.status).toBe(200);
     const c = combined.body.report;

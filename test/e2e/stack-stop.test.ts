@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../scripts/local/ports';
+import { freePorts } from '../../scripts/local/ports';
 
 const root = path.resolve(__dirname, '../..');
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'rp-stack-stop-'));
@@ -38,14 +38,15 @@ interface Launched {
 }
 
 async function launch(): Promise<Launched> {
+  const [api, lambda, web, mailbox, ses, dynamodb, s3] = await freePorts(7);
   const ports = {
-    API_PORT: await freePort(),
-    LAMBDA_PORT: await freePort(),
-    WEB_PORT: await freePort(),
-    MAILBOX_PORT: await freePort(),
-    SES_PORT: await freePort(),
-    DYNAMODB_PORT: await freePort(),
-    S3_PORT: await freePort(),
+    API_PORT: api,
+    LAMBDA_PORT: lambda,
+    WEB_PORT: web,
+    MAILBOX_PORT: mailbox,
+    SES_PORT: ses,
+    DYNAMODB_PORT: dynamodb,
+    S3_PORT: s3,
   };
   const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0' };
   for (const [k, v] of Object.entries(ports)) env[k] = String(v);
