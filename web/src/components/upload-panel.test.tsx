@@ -43,6 +43,26 @@ class FakeXhr {
   }
 }
 
+/** A report as the columns answer carries it: no `items`, the (here empty) items as `item_columns`. */
+function asColumns(report: { items?: unknown[] }) {
+  const { items: _items, ...rest } = report;
+  return {
+    ...rest,
+    item_columns: {
+      count: 0,
+      item_id: [],
+      article: [],
+      category: [],
+      nm_id: [],
+      brand: [],
+      fields: [],
+      effective: [],
+      computed: {},
+      manual_values: {},
+    },
+  };
+}
+
 type Call = { url: string; method: string; body: unknown };
 let calls: Call[];
 let countAnswer: Response;
@@ -82,9 +102,10 @@ beforeEach(() => {
         });
       if (url === '/api/reports/count-rows') return countAnswer;
       if (url === '/api/reports/upload') return uploadAnswer();
-      if (url === '/api/reports/rep-9') {
+      // The client follows a processing report with GET /api/reports/rep-9?items=columns.
+      if (url === '/api/reports/rep-9?items=columns') {
         const next = reportAnswers.length > 1 ? reportAnswers.shift() : reportAnswers[0];
-        return json(200, { report: next });
+        return json(200, { report: asColumns(next as { items?: unknown[] }) });
       }
       return json(404, { error: { code: 'not_found', message: 'Not found' } });
     }),
