@@ -21,6 +21,7 @@ import {
 import { backoff, sleep } from '../store/dynamo-errors';
 import { genOfItemId, reportIdOfItem, type StoredItem } from '../store/items.repo';
 import { getReport, getReportItems, saveItemCorrection } from '../store/reports.repo';
+import { writeReportSummary } from './analytics';
 import { valueFromApi } from './present';
 
 const itemNotFound = () => notFound('Item not found', 'item_not_found');
@@ -104,7 +105,10 @@ export async function setManualValue(
       patch: { totals, commission_by_category: commissionByCategory(all) },
     });
     if (outcome === 'missing') throw itemNotFound();
-    if (outcome === 'ok') return { item: updated, totals };
+    if (outcome === 'ok') {
+      await writeReportSummary({ ...record, version: (record.version ?? 1) + 1 }, all);
+      return { item: updated, totals };
+    }
   }
   throw conflict('report_busy', 'The report is being changed by another request; try again');
 }

@@ -17,6 +17,7 @@ import {
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
+import { removeReportSummary } from './analytics';
 import {
   presentReport,
   presentReportColumns,
@@ -128,6 +129,7 @@ export async function removeReport(userId: string, reportId: string): Promise<vo
   if (!record || record.status === 'building') throw reportNotFound();
   if (record.status === 'processing')
     throw conflict('report_processing', 'The report is being processed; delete it once it is ready or failed');
+  await removeReportSummary(userId, record.id);
   const deleted = await deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
   if (deleted.identity) {

@@ -35,6 +35,7 @@ import { getSeller, type SellerRecord } from '../store/sellers.repo';
 import { invokeWorker } from '../worker/invoke';
 import { failureError } from './failures';
 import type { UserRecord } from '../store/users.repo';
+import { writeReportSummary } from './analytics';
 import { requireReport, sellerOf } from './queries';
 import { resolveReportSettings } from './settings';
 import { downloadToTemp } from './storage';
@@ -109,6 +110,7 @@ export async function rebuildReport(
       }),
     ]);
     if (replaced) {
+      await writeReportSummary(replaced.record, replaced.items);
       onProgress({ step: 'finishing', items_written: items.length });
       return { record: replaced.record, items: replaced.items, seller, dropped };
     }

@@ -41,6 +41,7 @@ import { getUserById, type UserRecord } from '../store/users.repo';
 import { invokeWorker, type WorkerEvent } from '../worker/invoke';
 import { failureOf } from './failures';
 import { dropUnusedSeller, failUpload } from './recover';
+import { writeReportSummary } from './analytics';
 import { rebuildReport } from './rebuild';
 import { resolveReportSettings } from './settings';
 import { periodTitle } from './report-identity';
@@ -219,6 +220,7 @@ async function buildUpload(
     item_count: items.length,
   });
   if (!done) throw new LeaseLost();
+  await writeReportSummary(done, items);
 }
 
 async function rebuild(user: UserRecord, record: ReportRecord, owner: string, hb: Heartbeat): Promise<void> {

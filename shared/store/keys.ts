@@ -22,6 +22,7 @@
  * | seller number     | USER#<userId>               | SELLERNUM#<number>     |                                                   | seller by user and number; uniqueness (conditional put with the seller) |
  * | product           | USER#<userId>               | PRODUCT#<article>      |                                                   | products by user and article (GetItem; list = query begins_with PRODUCT#) |
  * | report identity   | USER#<userId>               | RIDENT#<identity>#<reportId> |                                             | does the user have this report already (query begins_with RIDENT#<identity>#, one read) |
+ * | report summary    | USER#<userId>               | SUMMARY#<reportId>#<chunk, 3 digits> |                                     | analytics: every summary of a user in one query (begins_with SUMMARY#); a report's chunks (begins_with SUMMARY#<reportId>#) |
  *
  * Ownership is structural: every user-owned record's key contains the owner's id, so a read with the
  * caller's id cannot reach another user's record (it is simply not found → 404). An item id embeds its
@@ -109,6 +110,13 @@ export const identityPrefix = (identity: string): string => `${IDENTITY_PREFIX}$
 export const reportIdentityKey = (userId: string, identity: string, reportId: string): Key => ({
   pk: `USER#${userId}`,
   sk: `${identityPrefix(identity)}${reportId}`,
+});
+
+export const SUMMARY_PREFIX = 'SUMMARY#';
+/** One chunk of a report's analytics summary (shared/analytics/summary.ts), in the owner's partition. */
+export const summaryKey = (userId: string, reportId: string, chunk: number): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${SUMMARY_PREFIX}${reportId}#${String(chunk).padStart(3, '0')}`,
 });
 
 export function normalizeEmail(email: string): string {

@@ -54,7 +54,7 @@ export function productRecordKey(userId: string, article: string): Key {
  * The periods of a stored product. Records written before prices had dates carry only `cost_price`:
  * a positive one counts as set from the beginning, a 0 as never set.
  */
-function periodsOf(item: Record<string, unknown>): CostPricePeriod[] {
+export function periodsOf(item: Record<string, unknown>): CostPricePeriod[] {
   if (Array.isArray(item.cost_prices))
     return sortPeriods(
       (item.cost_prices as Array<Record<string, unknown>>).map((p) => ({

@@ -50,6 +50,8 @@ const ROUTES: Array<[string, string, string]> = [
   ['POST', '/api/products/import', 'productsImport'],
   ['GET', '/api/sellers', 'sellersList'],
   ['PATCH', '/api/sellers/{id}', 'sellersUpdate'],
+  ['GET', '/api/analytics', 'analyticsGet'],
+  ['GET', '/api/analytics/export', 'analyticsExport'],
 ];
 
 const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
@@ -299,7 +301,6 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsCountRows: { [TABLE]: db('GetItem', 'Query'), [UPLOADS]: s3('GetObject') },
       reportsUpload: {
         [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
-        [GSI1]: db('Query'),
         [GSI2]: db('Query'),
         [UPLOADS]: s3('GetObject', 'DeleteObject'),
         [SOURCES]: s3('PutObject', 'DeleteObject'),
@@ -315,7 +316,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       reportsGet: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query') },
       reportsDelete: { [TABLE]: db('GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'), [SOURCES]: s3('DeleteObject') },
       reportsUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
-      reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem') },
+      reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem', 'PutItem') },
       reportsRebuildOne: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
       reportsRebuildMany: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
       reportsWorker: {
@@ -334,6 +335,8 @@ describe('npm run package (offline, no AWS credentials)', () => {
       productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },
       sellersList: { [TABLE]: db('GetItem', 'Query') },
       sellersUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
+      analyticsGet: { [TABLE]: db('GetItem', 'Query', 'PutItem') },
+      analyticsExport: { [TABLE]: db('GetItem', 'Query', 'PutItem') },
     };
 
     type Statement = {

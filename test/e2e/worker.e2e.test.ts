@@ -8,13 +8,12 @@
  * leaves nothing stuck: the restarted one hands it to a new worker.
  */
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport, type GeneratedReport } from '../../scripts/fixtures/generate';
 import { signToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
 import type { ApiReport } from '../../shared/reports/present';
-import { ddb, tableName } from '../../shared/store/client';
+import { getItems } from '../../shared/store/items.repo';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { ensureSeed } from '../../shared/store/seed';
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
@@ -91,23 +90,9 @@ async function follow(token: string, id: string, timeoutMs = 120_000): Promise<A
   }
 }
 
+/** The ids of a report's stored items (generation 1, chunks unpacked), read from the store. */
 async function itemIds(userId: string, reportId: string): Promise<string[]> {
-  const out: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': `ITEMS#${userId}#${reportId}` },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    out.push(...(r.Items ?? []).map((i) => String(i.item_id)));
-    start = r.LastEvaluatedKey;
-  } while (start);
-  return out;
+  return (await getItems(userId, reportId, 1)).map((i) => i.item_id);
 }
 
 const history = async (userId: string) =>

@@ -29,6 +29,8 @@ import { handler as updateMeHandler } from '../../functions/auth/update-me.handl
 import { handler as productsImportHandler } from '../../functions/products/import.handler';
 import { handler as productsListHandler } from '../../functions/products/list.handler';
 import { handler as productsPutHandler } from '../../functions/products/put.handler';
+import { handler as analyticsExportHandler } from '../../functions/analytics/export.handler';
+import { handler as analyticsGetHandler } from '../../functions/analytics/get.handler';
 import { handler as combineHandler } from '../../functions/reports/combine.handler';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
 import { handler as deleteHandler } from '../../functions/reports/delete.handler';
@@ -56,7 +58,7 @@ import { ABANDONED_UPLOAD_AFTER_MS } from '../../shared/reports/recover';
 import { runWorkerEvent, workerHooks } from '../../shared/reports/worker';
 import { setWorkerInvoker } from '../../shared/worker/invoke';
 import { ddb, tableName } from '../../shared/store/client';
-import { productKey } from '../../shared/store/keys';
+import { productKey, summaryKey } from '../../shared/store/keys';
 import { ensureSellerByNumber, getSeller } from '../../shared/store/sellers.repo';
 import { createUser, setRole } from '../../shared/store/users.repo';
 import { waitForMail, type SentMail } from '../support/emulators';
@@ -524,6 +526,14 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
       { method: 'POST', path: '/api/reports/summary-export', token, body: { report_ids: [id, second.id] } },
       200,
     );
+    // Analytics: a summary gone (a write that failed) is rebuilt from the items on read.
+    for (const [fn, handler, path] of [
+      ['analyticsGet', analyticsGetHandler, '/api/analytics'],
+      ['analyticsExport', analyticsExportHandler, '/api/analytics/export'],
+    ] as const) {
+      await ddb().send(new DeleteCommand({ TableName: tableName(), Key: summaryKey(me.user.id, id, 0) }));
+      await call(fn, handler, { method: 'GET', path, token, query: { seller_id: sellerId } }, 200);
+    }
     await as('reportsCombine', async () => {
       let job = bodyOf<{ job_id: string; status: string; report_id?: string }>(
         await combineHandler(

@@ -5,6 +5,7 @@ import { api } from './api/client';
 import { pluralRows } from './api/errors';
 import { AuthProvider, useAuth } from './lib/auth';
 import { UploadTray, UploadsProvider } from './lib/uploads';
+import { AnalyticsPage } from './pages/analytics-page';
 import { ConfirmPage } from './pages/confirm-page';
 import { ForgotPasswordPage } from './pages/forgot-password-page';
 import { LoginPage } from './pages/login-page';
@@ -62,6 +63,14 @@ export function App() {
             }
           />
           <Route
+            path="/analytics"
+            element={
+              <SignedIn>
+                <AnalyticsPage />
+              </SignedIn>
+            }
+          />
+          <Route
             path="/products"
             element={
               <SignedIn>
@@ -77,7 +86,14 @@ export function App() {
               </SignedIn>
             }
           />
-          <Route path="/" element={<Navigate to="/reports" replace />} />
+          <Route
+            path="/"
+            element={
+              <SignedIn>
+                <Landing />
+              </SignedIn>
+            }
+          />
           <Route
             path="*"
             element={
@@ -94,7 +110,7 @@ export function App() {
 
 function GuestOnly({ children }: { children: ReactNode }) {
   const { token } = useAuth();
-  if (token) return <Navigate to="/reports" replace />;
+  if (token) return <Navigate to="/" replace />;
   return <div className="guest-layout">{children}</div>;
 }
 
@@ -113,12 +129,13 @@ function Shell({ children }: { children: ReactNode }) {
     <div className="shell">
       <header className="topbar">
         <div className="topbar-inner">
-          <NavLink to="/reports" className="brand">
+          <NavLink to="/" className="brand" end>
             <span className="brand-mark" aria-hidden="true" />
             Прибыльность WB
           </NavLink>
           <nav className="nav" aria-label="Разделы">
             <NavLink to="/reports">Отчёты</NavLink>
+            <NavLink to="/analytics">Аналитика</NavLink>
             <NavLink to="/products">Себестоимость</NavLink>
             <NavLink to="/settings">Настройки</NavLink>
           </nav>
@@ -141,6 +158,14 @@ function Shell({ children }: { children: ReactNode }) {
       <UploadTray />
     </div>
   );
+}
+
+/** The landing page: analytics once the seller has two or more reports, else the reports page (upload first). */
+function Landing() {
+  const reports = useQuery({ queryKey: ['reports', 'landing'], queryFn: () => api.listReports({}) });
+  if (reports.isPending) return null;
+  const many = (reports.data?.items.length ?? 0) >= 2;
+  return <Navigate to={many ? '/analytics' : '/reports'} replace />;
 }
 
 function NotFound() {

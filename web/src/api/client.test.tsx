@@ -31,6 +31,7 @@ function renderLogin() {
           <Routes>
             <Route path="/login" element={<LoginPage />} />
             <Route path="/reports" element={<div>Список отчётов</div>} />
+            <Route path="/" element={<div>Главная: аналитика или отчёты</div>} />
           </Routes>
         </AuthProvider>
       </MemoryRouter>
@@ -121,14 +122,14 @@ describe('session handling', () => {
     expect(screen.queryByText('Список отчётов')).toBeNull();
   });
 
-  it('stores the token and email after a successful sign-in and opens the reports', async () => {
+  it('stores the token and email after a successful sign-in and opens the landing page', async () => {
     mockFetch(() => json(200, { token: 'jwt-new', user: { id: 'u1', email: 'seller@example.ru' } }));
     renderLogin();
     fireEvent.change(screen.getByLabelText('Email'), { target: { value: ' seller@example.ru ' } });
     fireEvent.change(screen.getByLabelText('Пароль'), { target: { value: 'Secret-pass-42' } });
     fireEvent.click(screen.getByRole('button', { name: 'Войти' }));
 
-    await screen.findByText('Список отчётов');
+    await screen.findByText('Главная: аналитика или отчёты');
     expect(window.localStorage.getItem(TOKEN_KEY)).toBe('jwt-new');
     expect(window.localStorage.getItem(EMAIL_KEY)).toBe('seller@example.ru');
   });

@@ -2,6 +2,8 @@
 import { ApiError, apiErrorFrom, networkError, type ApiErrorBody } from './errors';
 import { endSessionAndReload, getToken } from './session';
 import type {
+  Analytics,
+  AnalyticsParams,
   CombineJob,
   ImportResult,
   AppConfig,
@@ -311,6 +313,16 @@ export const api = {
   downloadSource: (id: string) => requestFile(`/reports/${enc(id)}/source`, `report-${id}-source`),
   summaryExport: (reportIds: string[]) =>
     requestFile('/reports/summary-export', 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
+
+  // Period analytics
+  analytics: (p: AnalyticsParams) =>
+    request<Analytics>('/analytics', {
+      query: { from: p.from, to: p.to, seller_id: p.seller_id, article: p.article },
+    }),
+  exportAnalytics: (p: AnalyticsParams) =>
+    requestFile('/analytics/export', `analytics-${p.from ?? ''}-${p.to ?? ''}.xlsx`, {
+      query: { from: p.from, to: p.to, seller_id: p.seller_id },
+    }),
 
   // Catalog and sellers
   listProducts: (search: string, cursor?: string | null, missing = false) =>

@@ -244,3 +244,74 @@ export interface ImportResult {
   created: number;
   errors: Array<{ row: number; message: string }>;
 }
+
+// Period analytics (GET /api/analytics): money in roubles, margin in %.
+export type AbcLetter = 'A' | 'B' | 'C';
+export type MarginGroup = 'high' | 'low' | 'loss';
+
+export interface AnalyticsFigures {
+  realization: number;
+  for_pay: number;
+  payout: number;
+  profit: number;
+  margin: number | null;
+  sales_qty: number;
+  returns_qty: number;
+  expenses: number;
+}
+
+export interface AnalyticsWeek extends AnalyticsFigures {
+  period_from: string;
+  period_to: string;
+  report_ids: string[];
+}
+
+export interface AnalyticsArticle {
+  article: string;
+  realization: number;
+  profit: number;
+  margin: number | null;
+  sales_qty: number;
+  returns_qty: number;
+  abc_revenue: AbcLetter | null;
+  abc_profit: AbcLetter | null;
+  margin_group: MarginGroup | null;
+}
+
+export interface AnalyticsWarning {
+  code: 'missing_week' | 'duplicate_report' | 'report_processing' | 'stale_report' | 'summary_unavailable' | string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+export interface Analytics {
+  range: { from: string; to: string };
+  previous_range: { from: string; to: string };
+  seller_id: string | null;
+  available: { report_count: number; first_week: string | null; last_week: string | null };
+  weeks: AnalyticsWeek[];
+  totals: AnalyticsFigures;
+  previous: AnalyticsFigures & { change: Record<keyof AnalyticsFigures, number | null> };
+  articles: AnalyticsArticle[];
+  margin_groups: Record<MarginGroup, { count: number; realization: number; profit: number }>;
+  warnings: AnalyticsWarning[];
+  history?: {
+    article: string;
+    weeks: Array<{
+      period_from: string;
+      period_to: string;
+      realization: number;
+      profit: number;
+      margin: number | null;
+      sales_qty: number;
+      returns_qty: number;
+    }>;
+  };
+}
+
+export interface AnalyticsParams {
+  from?: string;
+  to?: string;
+  seller_id?: string | null;
+  article?: string;
+}

@@ -43,26 +43,6 @@ class FakeXhr {
   }
 }
 
-/** A report as the columns answer carries it: no `items`, the (here empty) items as `item_columns`. */
-function asColumns(report: { items?: unknown[] }) {
-  const { items: _items, ...rest } = report;
-  return {
-    ...rest,
-    item_columns: {
-      count: 0,
-      item_id: [],
-      article: [],
-      category: [],
-      nm_id: [],
-      brand: [],
-      fields: [],
-      effective: [],
-      computed: {},
-      manual_values: {},
-    },
-  };
-}
-
 type Call = { url: string; method: string; body: unknown };
 let calls: Call[];
 let countAnswer: Response;
@@ -102,10 +82,23 @@ beforeEach(() => {
         });
       if (url === '/api/reports/count-rows') return countAnswer;
       if (url === '/api/reports/upload') return uploadAnswer();
-      // The client follows a processing report with GET /api/reports/rep-9?items=columns.
-      if (url === '/api/reports/rep-9?items=columns') {
+      if (url.includes('/api/reports/rep-9')) {
         const next = reportAnswers.length > 1 ? reportAnswers.shift() : reportAnswers[0];
-        return json(200, { report: asColumns(next as { items?: unknown[] }) });
+        // GET /reports/{id}?items=columns: the items as columns (none while processing or failed).
+        const { items: _items, ...rest } = next as { items?: unknown };
+        const item_columns = {
+          count: 0,
+          fields: [],
+          item_id: [],
+          article: [],
+          category: [],
+          nm_id: [],
+          brand: [],
+          effective: [],
+          computed: {},
+          manual_values: {},
+        };
+        return json(200, { report: { ...rest, item_columns } });
       }
       return json(404, { error: { code: 'not_found', message: 'Not found' } });
     }),

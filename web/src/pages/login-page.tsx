@@ -30,7 +30,7 @@ export function LoginPage() {
     try {
       const result = await api.login(email.trim(), password);
       signIn(result.token, result.user?.email ?? email.trim());
-      navigate(from && from.startsWith('/') ? from : '/reports', { replace: true });
+      navigate(from && from.startsWith('/') ? from : '/', { replace: true });
     } catch (e) {
       setError(e);
       setBusy(false);

@@ -1,0 +1,258 @@
+/**
+ * npm run bench:analytics [-- --weeks 52 --articles 5000 --runs 5]
+ *
+ * Period analytics at a big seller's size on the local stack: starts DynamoDB Local (and the other
+ * emulators) on free ports, creates a user with `--weeks` weekly reports of `--articles` articles each
+ * (items built by the engine from random aggregates; report records through the repository; summaries
+ * through writeReportSummary, the call uploads make) and a catalog of every article, then times
+ * GET /api/analytics through the real handler (auth, user read, one Query each of reports, summaries,
+ * catalog and sellers, the math, JSON with gzip) for the default range, the whole year, the year with a
+ * seller filter and with one article's history, and GET /api/analytics/export. Prints a table (median
+ * and max of `--runs` runs) and, last, one line `analytics 52w x 5000 articles: <median> s` for
+ * `npm run bench:api`. Exported as benchAnalytics() for that script.
+ */
+import * as os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { startEmulators, type Emulators } from './local/emulators';
+
+export interface AnalyticsBenchRow {
+  what: string;
+  median_s: number;
+  max_s: number;
+  /** CPU of this process (the handler's own work; DynamoDB Local's JVM is apart), median. */
+  cpu_s: number;
+  bytes: number;
+}
+
+export interface AnalyticsBenchResult {
+  weeks: number;
+  articles: number;
+  setup_s: number;
+  summary_kb: number;
+  rows: AnalyticsBenchRow[];
+}
+
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Needs the emulators' environment in process.env (startEmulators or a running stack). */
+export async function benchAnalytics(opts: {
+  weeks: number;
+  articles: number;
+  runs: number;
+}): Promise<AnalyticsBenchResult> {
+  const { resetConfig } = await import('../shared/config');
+  resetConfig();
+  const { ddb } = await import('../shared/store/client');
+  const { createUser } = await import('../shared/store/users.repo');
+  const { ensureSellerByNumber } = await import('../shared/store/sellers.repo');
+  const { ensureProducts } = await import('../shared/store/products.repo');
+  const { reportPutTransactItem, markReportReady, newReportId } = await import('../shared/store/reports.repo');
+  const { buildItems, computeTotals, commissionByCategory, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } =
+    await import('../shared/report');
+  const { writeReportSummary } = await import('../shared/reports/analytics');
+  const { encodeChunks, summarizeItems } = await import('../shared/analytics/summary');
+  const { signToken } = await import('../shared/auth/tokens');
+  const { apiEvent } = await import('../shared/http/test-event');
+  const { handler: getHandler } = await import('../functions/analytics/get.handler');
+  const { handler: exportHandler } = await import('../functions/analytics/export.handler');
+
+  const setup0 = performance.now();
+  const user = await createUser({ email: `bench-analytics-${Date.now()}@example.com`, confirmed: true, limits: 0 });
+  const seller = await ensureSellerByNumber(user.id, '4242424');
+  const names = Array.from(
+    { length: opts.articles },
+    (_, i) => `ART-${String(i).padStart(5, '0')}-${i % 7 ? 'x' : 'платье'}`,
+  );
+  await ensureProducts(user.id, names);
+  let summaryBytes = 0;
+  const monday0 = Date.UTC(2025, 0, 6);
+  for (let w = 0; w < opts.weeks; w++) {
+    const r = rng(w + 1);
+    const articles = names.map((article) => {
+      const aggregates = Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as Record<string, number>;
+      const sales = Math.floor(r() * 20);
+      const price = 50_000 + Math.floor(r() * 300_000);
+      aggregates.sales_qty = sales;
+      aggregates.returns_qty = Math.floor(r() * 3);
+      aggregates.seller_price = sales * price;
+      aggregates.sales_seller_price = sales * price;
+      aggregates.realization = Math.round(sales * price * (0.7 + r() * 0.2));
+      aggregates.commission = Math.round(aggregates.realization * 0.2);
+      aggregates.acquiring = Math.round(aggregates.realization * 0.015);
+      aggregates.for_pay = aggregates.realization - aggregates.commission - aggregates.acquiring;
+      aggregates.logistics = Math.floor(r() * 30_000);
+      aggregates.storage = Math.floor(r() * 5_000);
+      return { article, category: 'Платья', nm_id: String(100000 + w), brand: 'Бренд', aggregates };
+    });
+    const { items } = buildItems({ articles: articles as never }, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+    const from = new Date(monday0 + w * 7 * 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(monday0 + (w * 7 + 6) * 86_400_000).toISOString().slice(0, 10);
+    const id = newReportId();
+    const record = {
+      id,
+      user_id: user.id,
+      title: `Неделя ${from}`,
+      report_number: String(900000000 + w),
+      seller_id: seller.id,
+      period_from: from,
+      period_to: to,
+      rows: opts.articles * 4,
+      format: 'xlsx' as const,
+      is_combined: false,
+      source_path: null,
+      source_name: null,
+      source_size: null,
+      created_at: new Date().toISOString(),
+      tax_profile: DEFAULT_TAX_PROFILE,
+      totals: computeTotals(items.map((i) => i.effective)),
+      commission_by_category: commissionByCategory(items),
+      warnings: [],
+      item_count: items.length,
+    };
+    await ddb().send(new TransactWriteCommand({ TransactItems: [reportPutTransactItem(record)] }));
+    await markReportReady(user.id, id);
+    await writeReportSummary({ ...record, version: 1 }, items);
+    if (w === 0) summaryBytes = encodeChunks(summarizeItems(items).articles).reduce((s, c) => s + c.length, 0);
+  }
+  const setup_s = (performance.now() - setup0) / 1000;
+
+  const token = signToken({ user_id: user.id }, 'access');
+  const yearFrom = new Date(monday0).toISOString().slice(0, 10);
+  const yearTo = new Date(monday0 + (opts.weeks * 7 - 1) * 86_400_000).toISOString().slice(0, 10);
+  const cases: Array<{ what: string; run: () => Promise<{ statusCode?: number; body?: string }> }> = [
+    {
+      what: 'GET /api/analytics (default: last 12 weeks with reports)',
+      run: () =>
+        getHandler(apiEvent({ method: 'GET', path: '/api/analytics', token, headers: { 'accept-encoding': 'gzip' } })),
+    },
+    {
+      what: `GET /api/analytics (${opts.weeks} weeks)`,
+      run: () =>
+        getHandler(
+          apiEvent({
+            method: 'GET',
+            path: '/api/analytics',
+            token,
+            query: { from: yearFrom, to: yearTo },
+            headers: { 'accept-encoding': 'gzip' },
+          }),
+        ),
+    },
+    {
+      what: `GET /api/analytics (${opts.weeks} weeks, seller filter)`,
+      run: () =>
+        getHandler(
+          apiEvent({
+            method: 'GET',
+            path: '/api/analytics',
+            token,
+            query: { from: yearFrom, to: yearTo, seller_id: seller.id },
+            headers: { 'accept-encoding': 'gzip' },
+          }),
+        ),
+    },
+    {
+      what: `GET /api/analytics (${opts.weeks} weeks + one article's history)`,
+      run: () =>
+        getHandler(
+          apiEvent({
+            method: 'GET',
+            path: '/api/analytics',
+            token,
+            query: { from: yearFrom, to: yearTo, article: names[1] },
+            headers: { 'accept-encoding': 'gzip' },
+          }),
+        ),
+    },
+    {
+      what: `GET /api/analytics/export (${opts.weeks} weeks, XLSX)`,
+      run: () =>
+        exportHandler(
+          apiEvent({ method: 'GET', path: '/api/analytics/export', token, query: { from: yearFrom, to: yearTo } }),
+        ),
+    },
+  ];
+  const rows: AnalyticsBenchRow[] = [];
+  for (const c of cases) {
+    const times: number[] = [];
+    const cpus: number[] = [];
+    let bytes = 0;
+    await c.run(); // warm: module-level caches, the JIT — a warm Lambda
+    for (let i = 0; i < opts.runs; i++) {
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      const r = await c.run();
+      const cpu = process.cpuUsage(c0);
+      times.push((performance.now() - t0) / 1000);
+      cpus.push((cpu.user + cpu.system) / 1e6);
+      if (r.statusCode !== 200) throw new Error(`${c.what} answered ${r.statusCode}: ${(r.body ?? '').slice(0, 300)}`);
+      bytes = Buffer.byteLength(r.body ?? '', 'utf8');
+    }
+    rows.push({ what: c.what, median_s: median(times), max_s: Math.max(...times), cpu_s: median(cpus), bytes });
+  }
+  return { weeks: opts.weeks, articles: opts.articles, setup_s, summary_kb: summaryBytes / 1024, rows };
+}
+
+export function formatAnalyticsBench(r: AnalyticsBenchResult): string {
+  const lines = [
+    `${r.weeks} weekly reports × ${r.articles} articles; one summary ${r.summary_kb.toFixed(0)} KB (gzip JSON); setup ${r.setup_s.toFixed(1)} s`,
+    '',
+    '| request | median wall s | max wall s | median CPU s (handler process) | body (as sent) |',
+    '|---|---|---|---|---|',
+    ...r.rows.map(
+      (x) =>
+        `| ${x.what} | ${x.median_s.toFixed(3)} | ${x.max_s.toFixed(3)} | ${x.cpu_s.toFixed(3)} | ${(x.bytes / 1024).toFixed(0)} KB |`,
+    ),
+  ];
+  const year = r.rows[1];
+  lines.push('', `load average (1 min) at the end: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+  lines.push('', `analytics ${r.weeks}w x ${r.articles} articles: ${year.median_s.toFixed(3)} s (target ≤ 1 s)`);
+  return lines.join('\n');
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      weeks: { type: 'string', default: '52' },
+      articles: { type: 'string', default: '5000' },
+      runs: { type: 'string', default: '5' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log('npm run bench:analytics [-- --weeks 52 --articles 5000 --runs 5]');
+    return;
+  }
+  let emulators: Emulators | null = null;
+  try {
+    emulators = await startEmulators();
+    Object.assign(process.env, emulators.env);
+    const r = await benchAnalytics({
+      weeks: Number(values.weeks),
+      articles: Number(values.articles),
+      runs: Number(values.runs),
+    });
+    console.log(formatAnalyticsBench(r));
+  } finally {
+    await emulators?.stop();
+  }
+}
+
+if (require.main === module) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,218 @@
+/**
+ * Report summaries for analytics (keys.ts: pk `USER#<userId>`, sk `SUMMARY#<reportId>#<chunk>`). A
+ * summary is derived data: written after a report's items and totals are final (upload, rebuild,
+ * manual value), tagged with the report's `version`, and never newer data overwritten by older (a
+ * conditional Put per chunk). Analytics reads every summary of a user with one Query; a summary whose
+ * version differs from its report's, or with a chunk missing, is rebuilt from the items on read.
+ *
+ * Chunk 0 (the head) carries the report-level totals, the content fingerprint and the chunk count; every
+ * chunk carries a gzip'd column-wise slice of the articles (`data`). Chunks beyond the head's count,
+ * left by an earlier, bigger summary, are ignored and deleted with the report.
+ */
+import { BatchWriteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  decodeArticles,
+  encodeChunks,
+  type ArticleFigures,
+  type SummaryContent,
+  type WeekFigures,
+} from '../analytics/summary';
+import { ddb, tableName } from './client';
+import { isConditionFailed } from './dynamo-errors';
+import { periodsOf } from './products.repo';
+import type { CostPricePeriod } from '../report/periods';
+import { PRODUCT_PREFIX, REPORT_PREFIX, SUMMARY_PREFIX, reportKey, summaryKey } from './keys';
+
+export interface StoredSummary {
+  report_id: string;
+  version: number;
+  totals: WeekFigures;
+  content_hash: string;
+  /** False when a chunk is missing or from another version (a write was interrupted). */
+  complete: boolean;
+  /** Decodes the articles (only for the reports a request needs). */
+  articles(): ArticleFigures[];
+}
+
+async function queryAll(input: QueryCommandInput): Promise<Array<Record<string, unknown>>> {
+  const out: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const r = await ddb().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    out.push(...(r.Items ?? []));
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/**
+ * Writes the summary of `reportId` at `version`. Each chunk is a Put on the condition that the stored
+ * one is not newer; the head goes last. Returns false when a newer summary is already there.
+ */
+export async function putSummary(
+  userId: string,
+  reportId: string,
+  version: number,
+  content: SummaryContent,
+): Promise<boolean> {
+  const chunks = encodeChunks(content.articles);
+  const order = [...chunks.keys()].slice(1).concat(0);
+  for (const i of order) {
+    const item: Record<string, unknown> = {
+      ...summaryKey(userId, reportId, i),
+      type: 'report_summary',
+      report_id: reportId,
+      version,
+      chunk: i,
+      data: chunks[i],
+    };
+    if (i === 0)
+      Object.assign(item, { chunks: chunks.length, totals: content.totals, content_hash: content.content_hash });
+    try {
+      await ddb().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk) OR #version <= :v',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':v': version },
+        }),
+      );
+    } catch (e) {
+      if (isConditionFailed(e)) return false;
+      throw e;
+    }
+  }
+  return true;
+}
+
+/** Every summary of the user, by report id (one Query of the user's partition). */
+export async function listSummaries(userId: string): Promise<Map<string, StoredSummary>> {
+  const rows = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': summaryKey(userId, 'x', 0).pk, ':prefix': SUMMARY_PREFIX },
+  });
+  const byReport = new Map<string, Array<Record<string, unknown>>>();
+  for (const row of rows) {
+    const id = String(row.report_id);
+    byReport.set(id, [...(byReport.get(id) ?? []), row]);
+  }
+  const out = new Map<string, StoredSummary>();
+  for (const [id, list] of byReport) {
+    const head = list.find((r) => Number(r.chunk) === 0);
+    if (!head) continue;
+    const version = Number(head.version);
+    const count = Number(head.chunks);
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < count; i++) {
+      const c = list.find((r) => Number(r.chunk) === i && Number(r.version) === version);
+      if (c) parts.push(c.data as Uint8Array);
+    }
+    out.set(id, {
+      report_id: id,
+      version,
+      totals: head.totals as WeekFigures,
+      content_hash: String(head.content_hash ?? ''),
+      complete: parts.length === count,
+      articles: () => parts.flatMap((p) => decodeArticles(p)),
+    });
+  }
+  return out;
+}
+
+/** The dated cost prices of every product in the user's catalog, by article (one Query). */
+export async function listCostPrices(userId: string): Promise<Map<string, CostPricePeriod[]>> {
+  const rows = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': reportKey(userId, 'x').pk, ':prefix': PRODUCT_PREFIX },
+    ProjectionExpression: 'article, cost_price, cost_prices',
+  });
+  return new Map(rows.map((r) => [String(r.article), periodsOf(r)]));
+}
+
+/** Deletes every chunk of a report's summary (with the report). */
+export async function deleteSummary(userId: string, reportId: string): Promise<void> {
+  const first = summaryKey(userId, reportId, 0);
+  const keys = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': first.pk, ':prefix': first.sk.slice(0, first.sk.lastIndexOf('#') + 1) },
+    ProjectionExpression: 'pk, sk',
+    ConsistentRead: true,
+  });
+  for (let i = 0; i < keys.length; i += 25) {
+    let pending = keys.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } }));
+    for (let attempt = 0; pending.length > 0 && attempt < 8; attempt++) {
+      const r = await ddb().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    }
+  }
+}
+
+/** What analytics reads of a report record (a projection: never the totals or category lists). */
+export interface ReportHead {
+  id: string;
+  title: string;
+  status: string;
+  is_combined: boolean;
+  seller_id: string | null;
+  report_number: string | null;
+  period_from: string | null;
+  period_to: string | null;
+  created_at: string;
+  version: number;
+  items_gen: number;
+  identity?: unknown;
+  stale?: unknown;
+  tax_profile?: unknown;
+  allocation?: { method?: string } | null;
+}
+
+const HEAD_ATTRIBUTES = [
+  'id',
+  'title',
+  'status',
+  'is_combined',
+  'seller_id',
+  'report_number',
+  'period_from',
+  'period_to',
+  'created_at',
+  'version',
+  'items_gen',
+  'identity',
+  'stale',
+  'tax_profile',
+  'allocation',
+] as const;
+
+/** Every report record of the user, any status, projected to what analytics needs. */
+export async function listReportHeads(userId: string): Promise<ReportHead[]> {
+  const rows = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': reportKey(userId, 'x').pk, ':prefix': REPORT_PREFIX },
+    ProjectionExpression: HEAD_ATTRIBUTES.map((a) => `#${a}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(HEAD_ATTRIBUTES.map((a) => [`#${a}`, a])),
+    ConsistentRead: true,
+  });
+  return rows.map((r) => ({
+    id: String(r.id),
+    title: String(r.title ?? ''),
+    status: String(r.status ?? 'ready'),
+    is_combined: r.is_combined === true,
+    seller_id: typeof r.seller_id === 'string' ? r.seller_id : null,
+    report_number: typeof r.report_number === 'string' ? r.report_number : null,
+    period_from: typeof r.period_from === 'string' ? r.period_from : null,
+    period_to: typeof r.period_to === 'string' ? r.period_to : null,
+    created_at: String(r.created_at ?? ''),
+    version: Number(r.version ?? 1),
+    items_gen: Number(r.items_gen ?? 1),
+    identity: r.identity,
+    stale: r.stale,
+    tax_profile: r.tax_profile,
+    allocation: (r.allocation as ReportHead['allocation']) ?? null,
+  }));
+}
