@@ -20,6 +20,35 @@ const awsOrHttp = [
   '**/log',
 ];
 
+// Layer rules (issue 11; docs/ARCHITECTURE.md). In flat config a later block replaces a rule's options for
+// the files it matches, so each block lists every pattern that applies to its files.
+const noFunctions = { group: ['**/functions/*'], message: 'functions/ is a leaf: import from shared/ instead' };
+const noS3 = {
+  group: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner', '**/files/client'],
+  message: 'S3 access lives in shared/files (objects.ts): call its functions',
+};
+const noAwsOrHttp = {
+  group: ['@aws-sdk/*', '@middy/*', 'aws-lambda', '**/http', '**/http/*', '**/files/client'],
+  message:
+    'use cases are free of AWS and HTTP: use shared/files, shared/store, shared/mail; answers are built in functions/',
+};
+const storeLimits = {
+  group: ['**/http', '**/http/*', '**/auth', '**/auth/*'],
+  message: 'stores throw domain errors (shared/errors.ts) and know nothing of HTTP or auth',
+};
+const webLimits = {
+  group: [
+    '**/shared/**',
+    '!**/shared/report',
+    '!**/shared/report/index',
+    '!**/shared/report/fields',
+    '!**/shared/contract',
+    '!**/shared/contract/**',
+  ],
+  message: "web/ imports only the engine's public surface (shared/report) and shared/contract",
+};
+const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
 module.exports = tseslint.config(
   {
     ignores: [
@@ -40,12 +69,30 @@ module.exports = tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
-      // Nothing imports from functions/ (ARCHITECTURE: dependency direction).
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/functions/*'], message: 'functions/ is a leaf: import from shared/ instead' }] },
-      ],
+      // Nothing imports from functions/ (docs/ARCHITECTURE.md: dependency direction).
+      ...restrict(noFunctions),
     },
+  },
+  {
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['shared/files/**'],
+    rules: restrict(noFunctions, noS3),
+  },
+  {
+    // Use cases: no AWS SDK, no middy, no HTTP (their adapters are shared/store, shared/files, shared/mail).
+    files: [
+      'shared/reports/**/*.ts',
+      'shared/auth/**/*.ts',
+      'shared/catalog/**/*.ts',
+      'shared/analytics/**/*.ts',
+      'shared/jobs/**/*.ts',
+      'shared/export/**/*.ts',
+    ],
+    rules: restrict(noFunctions, noAwsOrHttp),
+  },
+  {
+    files: ['shared/store/**/*.ts'],
+    rules: restrict(noFunctions, noS3, storeLimits),
   },
   {
     // shared/report is the pure domain: no AWS, no middy, no HTTP, nothing else of ours.
@@ -58,12 +105,13 @@ module.exports = tseslint.config(
     },
   },
   {
-    // Tests drive handlers in-process (API.md routes with hand-built events); production code may not.
+    // Tests drive handlers in-process (docs/API.md routes with hand-built events); production code may not.
     files: ['test/**/*.ts', 'functions/**/*.test.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['web/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
+    rules: restrict(noFunctions, webLimits),
   },
 );

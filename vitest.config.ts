@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Four suites with their own commands (HOUSE-STYLE: unit and integration are separate projects).
+// Four suites with their own commands (docs/ARCHITECTURE.md: unit and integration are separate projects).
 // scripts/test.ts runs them in order and prints the CI summary line.
 export default defineConfig({
   test: {

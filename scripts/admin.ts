@@ -1,5 +1,5 @@
 /**
- * Operator tool (API.md: no route grants admin).
+ * Operator tool (docs/API.md: no route grants admin).
  *
  *   npm run admin -- grant <email>          make the account an administrator
  *   npm run admin -- top-up <email> <rows>  add row limits (same transaction as the top-up route)

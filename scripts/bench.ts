@@ -6,7 +6,7 @@
  * - countRows (ours): the row count the upload check uses;
  * - readReport + buildItems (ours): the whole engine;
  * - SheetJS (@e965/xlsx, {dense:true}) read + the same aggregation (its rows fed to createAggregator);
- * - floor (ARCHITECTURE.md): inflating the sheet XML with the same zip reading the engine uses (1 MB reads,
+ * - floor (docs/ARCHITECTURE.md): inflating the sheet XML with the same zip reading the engine uses (1 MB reads,
  *   1 MB inflate pieces), decoding it as UTF-8 and counting `<row` — what any parser of the text must pay.
  * Wall time is the work inside the child (module loading excluded); peak RSS is the child's
  * process.resourceUsage().maxRSS, so it includes Node itself. Median of N runs (default 3).
@@ -360,7 +360,7 @@ async function parent(): Promise<void> {
     );
   const inflate300 = get(300_000, 'inflate');
   const overInflate = ratio(ours300?.seconds, inflate300?.seconds);
-  // Not a target: a stricter yardstick than the handbook's floor, shown so nobody mistakes one for the other.
+  // Not a target: a stricter yardstick than the floor (README, Performance), shown so nobody mistakes one for the other.
   if (overInflate !== undefined)
     lines.push(
       `ours / inflate-only at 300k: ${overInflate.toFixed(2)}× wall, ${ratio(ours300?.cpuSeconds, inflate300?.cpuSeconds)?.toFixed(2)}× CPU`,

@@ -3,10 +3,10 @@
  *
  * Reads a WB detailed report (zip / xlsx / xls) with the report engine and prints the per-article table
  * (article, sales, returns, realization, for_pay, logistics, profit, margin) with a totals line, or with
- * --json one JSON document: report metadata, every METRICS.md field per item in roubles, totals,
+ * --json one JSON document: report metadata, every docs/METRICS.md field per item in roubles, totals,
  * commission by category and warnings.
  *
- * --tax system[:usn_rate[:vat_rate]]  system: usn_income | usn_income_expenses | none (METRICS.md, Settings).
+ * --tax system[:usn_rate[:vat_rate]]  system: usn_income | usn_income_expenses | none (docs/METRICS.md, Settings).
  * --cost-prices file                  "article;cost" lines, cost per unit in roubles; ';' or ',' separated,
  *                                     header line optional.
  * Exit codes: 0 done, 1 the file was refused (message on stderr), 2 bad arguments.

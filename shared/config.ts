@@ -60,6 +60,8 @@ const schema = z.object({
   SUPPORT_CONTACT: z.string().max(200).default(''),
   /** The demo account's email, set only by the local stack (`npm start`): the sign-in page names it. */
   DEMO_EMAIL: z.string().max(200).default(''),
+  /** CloudWatch namespace of the EMF metrics (shared/metrics.ts). */
+  METRICS_NAMESPACE: z.string().min(1).default('ReportProfitability'),
   DYNAMODB_ENDPOINT: optionalUrl,
   S3_ENDPOINT: optionalUrl,
   /** Where browsers reach S3 for presigned URLs when it differs from S3_ENDPOINT (local stack). */

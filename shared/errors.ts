@@ -1,5 +1,5 @@
 /**
- * The one error family of the application (HOUSE-STYLE: one error model). Every layer throws an
+ * The one error family of the application (docs/ARCHITECTURE.md: one error model). Every layer throws an
  * AppError (or a pure-domain error that `toAppError` knows); shared/http turns it into
  * `{"error": {"code", "message", "details"}}` with its status, in exactly one middleware.
  */
@@ -72,7 +72,7 @@ export const internal = () => new AppError(500, 'internal_error', 'internal erro
 
 /**
  * Pure-domain errors of shared/report that are the caller's fault and map to 422 with their own code
- * (API.md: manual value on a non-correctable field → 422 `field_not_correctable`). Matched by name so
+ * (docs/API.md: manual value on a non-correctable field → 422 `field_not_correctable`). Matched by name so
  * this module does not import the report builder.
  */
 const DOMAIN_422 = new Set(['FieldNotCorrectableError', 'InvalidManualValueError', 'ManualValueOutOfRangeError']);

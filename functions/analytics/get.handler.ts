@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { http, type HttpOptions, type HttpRequest } from '../../shared/http';
-import { reportJson } from '../../shared/reports/large-json';
+import { reportJson } from '../../shared/http/large-json';
 import { getAnalytics } from '../../shared/reports/analytics';
 
 export const analyticsQuery = z.object({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { http, type HttpOptions, type HttpRequest } from '../../shared/http';
 import { getReportView, presentView, presentViewColumns } from '../../shared/reports/queries';
-import { reportJson } from '../../shared/reports/large-json';
+import { reportJson } from '../../shared/http/large-json';
 
 const route = {
   auth: 'user',

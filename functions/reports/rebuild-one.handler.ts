@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { http, type HttpOptions, type HttpRequest } from '../../shared/http';
 import { presentDropped, presentReport } from '../../shared/reports/present';
 import { startRebuild } from '../../shared/reports/rebuild';
-import { reportJson } from '../../shared/reports/large-json';
+import { reportJson } from '../../shared/http/large-json';
 
 const route = { auth: 'user', path: z.object({ id: z.string() }) } satisfies HttpOptions;
 

@@ -5,7 +5,7 @@ import { failureError } from '../../shared/reports/failures';
 import { fileRefOf } from '../../shared/reports/file-input';
 import { presentReport } from '../../shared/reports/present';
 import { uploadReport } from '../../shared/reports/upload';
-import { reportJson } from '../../shared/reports/large-json';
+import { reportJson } from '../../shared/http/large-json';
 
 const route = {
   auth: 'user',

@@ -20,7 +20,7 @@ export interface OfflineOptions {
 }
 
 export interface Offline {
-  /** `http://127.0.0.1:<port>/api`: the base every route of API.md hangs under. */
+  /** `http://127.0.0.1:<port>/api`: the base every route of docs/API.md hangs under. */
   apiUrl: string;
   /** `http://127.0.0.1:<port>`: the server root (what a proxy targets). */
   baseUrl: string;

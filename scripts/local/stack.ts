@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { resetConfig } from '../../shared/config';
+import { hashPassword } from '../../shared/auth/passwords';
 import { ensureDemoUser } from '../../shared/store/seed';
 import { seedDemoReport } from './demo-report';
 import { emulatorEnv, startEmulators } from './emulators';
@@ -182,7 +183,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     Object.assign(process.env, env);
     resetConfig();
     const seeding = (async () => {
-      const demo = await ensureDemoUser({ email: DEMO_EMAIL, password: demoPassword });
+      const demo = await ensureDemoUser({ email: DEMO_EMAIL, passwordHash: await hashPassword(demoPassword) });
       const report = await seedDemoReport({ userId: demo.userId, userCreated: demo.created });
       return { demo, report };
     })();

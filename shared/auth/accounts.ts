@@ -1,5 +1,5 @@
 /**
- * Account use cases of API.md "Auth". Handlers in functions/auth parse input and shape output; the
+ * Account use cases of docs/API.md "Auth". Handlers in functions/auth parse input and shape output; the
  * rules live here.
  */
 import { getConfig } from '../config';
@@ -28,7 +28,7 @@ import {
 import { burnPasswordCheck, generatePassword, hashPassword, verifyPassword } from './passwords';
 import { signToken, verifyToken } from './tokens';
 
-/** API.md: at most 3 confirmation (or reset) mails per hour per address. */
+/** docs/API.md: at most 3 confirmation (or reset) mails per hour per address. */
 export const MAILS_PER_HOUR = 3;
 
 function mailSlot(kind: 'confirm_mail' | 'reset_mail', email: string): Promise<boolean> {

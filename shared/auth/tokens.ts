@@ -4,8 +4,8 @@ import { getConfig } from '../config';
 import { AppError, badRequest, unauthorized } from '../errors';
 
 /**
- * The three token scenarios of API.md. A token carries its scenario, and every verification names the
- * scenario(s) it accepts, so a confirm link can never serve as a session (ARCHITECTURE: tokens of one
+ * The three token scenarios of docs/API.md. A token carries its scenario, and every verification names the
+ * scenario(s) it accepts, so a confirm link can never serve as a session (docs/ARCHITECTURE.md: tokens of one
  * scenario are rejected where another is expected).
  */
 export type TokenScenario = 'confirm' | 'reset' | 'access';
@@ -22,7 +22,7 @@ export interface TokenPayload {
   exp: number;
 }
 
-/** Lifetimes of API.md: confirm 24 h, reset 1 h, access ACCESS_TOKEN_TTL (7 days by default). */
+/** Lifetimes of docs/API.md: confirm 24 h, reset 1 h, access ACCESS_TOKEN_TTL (7 days by default). */
 export const TOKEN_TTL: Record<Exclude<TokenScenario, 'access'>, string> = { confirm: '24h', reset: '1h' };
 
 type Ttl = NonNullable<SignOptions['expiresIn']>;

@@ -1,5 +1,5 @@
 /**
- * Reading a cost-price file for the catalog import (API.md: POST /api/products/import).
+ * Reading a cost-price file for the catalog import (docs/API.md: POST /api/products/import).
  * In: the file's bytes (csv, xlsx; an old xls is read too), told apart by content, not by name.
  * Out: the good rows (article, cost price in kopecks) and the per-row errors with the file's own row
  * numbers (as Excel shows them), so good rows can be applied even when others fail.

@@ -1,4 +1,4 @@
-/** JSON shapes of the catalog routes (API.md, Catalog and sellers): money in roubles with 2 decimals. */
+/** JSON shapes of the catalog routes (docs/API.md, Catalog and sellers): money in roubles with 2 decimals. */
 import { kopecksToRoubles } from '../report/fields';
 import type { AllocationMethod } from '../report/allocation';
 import type { CostPricePeriod, TaxPeriod } from '../report/periods';

@@ -2,7 +2,7 @@ import { FIELD_BY_NAME, FIELDS, type FieldDef, type FieldName } from '../report/
 import type { ItemValues, TaxProfile } from '../report/types';
 
 /**
- * Item columns of the export in the order of METRICS.md "The way from the seller's price to profit":
+ * Item columns of the export in the order of docs/METRICS.md "The way from the seller's price to profit":
  * quantities and price references first, then seller_price − wb_discount = realization;
  * realization − commission − acquiring − attorney_services ≈ for_pay; for_pay + compensations +
  * additional_payments + loyalty − logistics … − ads − vat − usn − cost_total = profit; then the
@@ -50,7 +50,7 @@ export const EXPORT_FIELD_ORDER: readonly FieldName[] = [
 ];
 
 /**
- * Fields whose total is not the sum of the items: per-unit prices and percentages. METRICS.md: ratios in
+ * Fields whose total is not the sum of the items: per-unit prices and percentages. docs/METRICS.md: ratios in
  * the totals row are recomputed from the totals, so they are taken from the report's totals.
  */
 export const RATIO_FIELDS: ReadonlySet<FieldName> = new Set<FieldName>([
@@ -61,7 +61,7 @@ export const RATIO_FIELDS: ReadonlySet<FieldName> = new Set<FieldName>([
   'roi',
 ]);
 
-/** What WB transfers (METRICS.md, payout): sign and field of each line of the reconciliation. */
+/** What WB transfers (docs/METRICS.md, payout): sign and field of each line of the reconciliation. */
 export const PAYOUT_LINES: ReadonlyArray<{ sign: 1 | -1; field: FieldName }> = [
   { sign: 1, field: 'for_pay' },
   { sign: 1, field: 'compensations' },

@@ -1,7 +1,7 @@
 /**
  * A small hand-built report for the export tests: two ordinary articles (one with a manual correction),
  * an article that looks like a formula, and the "" article that carries account-level costs.
- * Derived values follow METRICS.md (usn_income 6 %, no VAT) so the numbers are a consistent report, not
+ * Derived values follow docs/METRICS.md (usn_income 6 %, no VAT) so the numbers are a consistent report, not
  * noise: payout reconciles, totals are sums, margin comes from the totals.
  */
 import { FIELDS, type FieldName } from '../report/fields';
@@ -46,7 +46,7 @@ const ZERO_AGGREGATES: AggregateValues = {
 const round = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-/** METRICS.md "Derived values per item" over effective inputs (a manual value wins, later fields use it). */
+/** docs/METRICS.md "Derived values per item" over effective inputs (a manual value wins, later fields use it). */
 export function deriveValues(
   agg: AggregateValues,
   costPrice: number,

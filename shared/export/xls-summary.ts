@@ -1,5 +1,5 @@
 /**
- * The legacy .xls summary (API.md: POST /api/reports/summary-export).
+ * The legacy .xls summary (docs/API.md: POST /api/reports/summary-export).
  * In: one SummaryRow per report (number, seller, period, rows, the report's totals) and the template's
  * bytes (the project's fixtures/templates/summary-template.xls by default).
  * Out: the template filled with one row per report below its header and an "Итого" row, as BIFF8 .xls.
@@ -99,7 +99,7 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 const roundKop = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
 
 /**
- * Totals over the reports: additive fields summed; ratios recomputed from the sums as METRICS.md says for
+ * Totals over the reports: additive fields summed; ratios recomputed from the sums as docs/METRICS.md says for
  * combined reports (average price, unit cost, percents weighted by realization).
  */
 export function summaryTotals(reports: readonly SummaryRow[]): ItemValues {

@@ -1,5 +1,5 @@
 /**
- * The report as an .xlsx workbook (API.md: GET /api/reports/{id}/export).
+ * The report as an .xlsx workbook (docs/API.md: GET /api/reports/{id}/export).
  * In: the report's metadata, items with computed/manual/effective values, totals, commission by category.
  * Out: the file's bytes. Sheets: "Отчёт" (one row per item, effective values, corrected cells filled and
  * annotated, totals row), "Комиссия по категориям", "Сводка" (metadata, payout reconciliation, warnings).
@@ -95,7 +95,7 @@ function fitWidth(texts: Iterable<string>, min: number, max: number): number {
 /**
  * Totals row values: additive fields are the exact sums of the item column (in kopecks, then roubles);
  * ratios (average price, unit cost, percents) are the report's totals, which the engine recomputes from
- * the sums (METRICS.md, Units and rounding). Returns also the fields where the report's own totals disagree
+ * the sums (docs/METRICS.md, Units and rounding). Returns also the fields where the report's own totals disagree
  * with the sums, so the export says so instead of hiding it.
  */
 export function exportTotals(report: Pick<ExportReport, 'items' | 'totals'>): {
@@ -207,7 +207,7 @@ function addCommissionSheet(wb: ExcelJS.Workbook, report: ExportReport): void {
   setText(totals.getCell(1), TOTALS_LABEL);
   totals.getCell(2).value = kopecksToRoubles(realization);
   totals.getCell(3).value = kopecksToRoubles(commission);
-  // Recomputed from the totals, like every ratio of a totals row (METRICS.md).
+  // Recomputed from the totals, like every ratio of a totals row (docs/METRICS.md).
   if (realization !== 0) totals.getCell(4).value = Math.round((commission / realization) * 10000) / 100;
   styleTotals(totals);
   ws.commit();

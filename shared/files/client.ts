@@ -10,7 +10,7 @@ function make(endpoint: string | undefined): S3Client {
     region: c.AWS_REGION,
     endpoint,
     forcePathStyle: endpoint !== undefined,
-    // s3rver stores streamed uploads corrupted when the SDK adds its default checksums (ARCHITECTURE.md).
+    // s3rver stores streamed uploads corrupted when the SDK adds its default checksums (docs/ARCHITECTURE.md).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });

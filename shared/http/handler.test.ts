@@ -1,8 +1,8 @@
 import jwt from 'jsonwebtoken';
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { signToken } from '../auth/tokens';
-import { resetConfig } from '../config';
+import { ConfigError, resetConfig } from '../config';
 import { notFound } from '../errors';
 import { ReportError } from '../report/errors';
 import type { UserRecord } from '../store/users.repo';
@@ -31,17 +31,16 @@ function user(id: string, role: string): UserRecord {
   };
 }
 
-beforeAll(() => {
-  Object.assign(process.env, {
-    JWT_SECRET: SECRET,
-    TABLE_NAME: 't',
-    BUCKET_NAME: 'bucket',
-    MAIL_FROM: 'noreply@example.com',
-    APP_URL: 'http://localhost:5173',
-    MAX_UPLOAD_BYTES: '1000',
-  });
-  resetConfig();
+// Set before any `http(...)` below runs: building a handler parses the configuration (cold start).
+Object.assign(process.env, {
+  JWT_SECRET: SECRET,
+  TABLE_NAME: 't',
+  BUCKET_NAME: 'bucket',
+  MAIL_FROM: 'noreply@example.com',
+  APP_URL: 'http://localhost:5173',
+  MAX_UPLOAD_BYTES: '1000',
 });
+resetConfig();
 
 beforeEach(() => {
   users.clear();
@@ -116,11 +115,10 @@ describe('input parsing and validation', () => {
 describe('error mapping', () => {
   const throwing = (err: unknown) => http({ auth: 'none' }, async () => Promise.reject(err));
 
-  it('maps AppErrors to their status and the API.md body, with CORS headers', async () => {
+  it('maps AppErrors to their status and the docs/API.md body', async () => {
     const r = await throwing(notFound('Report not found'))(apiEvent());
     expect(r.statusCode).toBe(404);
     expect(bodyOf(r)).toEqual({ error: { code: 'not_found', message: 'Report not found', details: {} } });
-    expect(r.headers?.['Access-Control-Allow-Origin']).toBe('*');
     expect(r.headers?.['Content-Type']).toMatch(/application\/json/);
   });
 
@@ -144,12 +142,12 @@ describe('error mapping', () => {
     const err = new Error(
       'ValidationException: One or more parameter values were invalid: table report-profitability-prod',
     );
-    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const event = apiEvent();
     const r = await throwing(err)(event);
     expect(r.statusCode).toBe(500);
     expect(bodyOf(r)).toEqual({ error: { code: 'internal_error', message: 'internal error', details: {} } });
-    // The cause goes to the log, tagged with the request id, and only there.
+    // The cause goes to the log (Powertools writes errors to stderr), tagged with the request id, and only there.
     const logged = spy.mock.calls.map((c) => String(c[0])).join('\n');
     spy.mockRestore();
     expect(logged).toContain(event.requestContext.requestId);
@@ -159,15 +157,15 @@ describe('error mapping', () => {
   });
 
   it('catches a thrown non-Error value too', async () => {
-    vi.spyOn(console, 'error').mockImplementationOnce(() => undefined);
+    vi.spyOn(process.stderr, 'write').mockImplementationOnce(() => true);
     const r = await throwing('boom')(apiEvent());
     expect(r.statusCode).toBe(500);
   });
 
-  it('adds CORS headers to successful answers as well', async () => {
+  it('sets no CORS headers itself: serverless.yml (API Gateway) is their one source', async () => {
     const r = await http({ auth: 'none' }, async () => json(201, { ok: true }))(apiEvent());
     expect(r.statusCode).toBe(201);
-    expect(r.headers?.['Access-Control-Allow-Origin']).toBe('*');
+    expect(Object.keys(r.headers ?? {}).filter((h) => /^access-control-/i.test(h))).toEqual([]);
   });
 });
 
@@ -311,5 +309,27 @@ describe('multipart', () => {
     );
     expect(r.statusCode).toBe(400);
     expect(bodyOf<ErrorBody>(r).error.code).toBe('invalid_multipart');
+  });
+});
+
+describe('cold start', () => {
+  it('building a handler with a setting missing fails at once, naming it', () => {
+    const saved = process.env.TABLE_NAME;
+    delete process.env.TABLE_NAME;
+    resetConfig();
+    try {
+      let caught: unknown;
+      try {
+        http({ auth: 'none' }, async () => json(200, {}));
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as ConfigError).variables).toEqual(['TABLE_NAME']);
+      expect((caught as Error).message).toContain('TABLE_NAME: missing');
+    } finally {
+      process.env.TABLE_NAME = saved;
+      resetConfig();
+    }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The one middy stack every HTTP route uses (HOUSE-STYLE: the middleware chain lives in one place).
+ * The one middy stack every HTTP route uses (docs/ARCHITECTURE.md: the middleware chain lives in one place).
  *
  *   const route = { auth: 'user', body: z.object({...}) } satisfies HttpOptions;
  *   export async function main(req: HttpRequest<typeof route>): Promise<HttpResult> { ... }
@@ -7,12 +7,16 @@
  *
  * `main` receives the already authenticated, parsed and validated request; `handler` takes the raw
  * API Gateway HTTP API (v2) event. Order of the stack (before: top-down; after/onError: bottom-up):
+ *   0. (outside middy) the request's log scope: request id, function name, cold start and later the user
+ *      id on every log line (shared/log.ts); the stored metrics flushed as one EMF line at the end
  *   1. request context: request id, timing, one access log line
- *   2. CORS headers on every answer, errors included
- *   3. error mapper: catches EVERYTHING (serverless-offline answers 200 with an errorMessage when a
+ *   2. error mapper: catches EVERYTHING (serverless-offline answers 200 with an errorMessage when a
  *      handler throws), maps it with toAppError, logs a 500's cause with the request id
- *   4. auth (before input, so an anonymous caller gets 401, not a validation message)
- *   5. input: body (JSON, base64 too; multipart; raw binary), query and path, validated with zod
+ *   3. auth (before input, so an anonymous caller gets 401, not a validation message)
+ *   4. input: body (JSON, base64 too; multipart; raw binary), query and path, validated with zod
+ *
+ * CORS is not here: API Gateway answers preflights and sets the CORS headers on every answer from
+ * `provider.httpApi.cors` in serverless.yml (the one source; serverless-offline does the same locally).
  */
 import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
@@ -22,7 +26,8 @@ import { getConfig } from '../config';
 import { badRequest, toAppError, validation } from '../errors';
 import type { UserRecord } from '../store/users.repo';
 import { authenticate, type AuthMode } from './auth';
-import { describeError, log } from '../log';
+import { appendRequestKeys, describeError, invocationKeys, log, requestLogKeys, withRequestLog } from '../log';
+import { publishMetrics } from '../metrics';
 import { parseMultipart, type UploadedFile } from './multipart';
 import { json, type HttpResult } from './responses';
 
@@ -99,7 +104,7 @@ const requestContext = (): Mw => ({
   name: 'request-context',
   before: (request) => {
     const event = request.event;
-    const requestId = event.requestContext?.requestId || request.context?.awsRequestId || randomUUID();
+    const requestId = requestLogKeys()?.request_id ?? requestIdOf(event, request.context);
     states.set(event, {
       requestId,
       start: Date.now(),
@@ -116,31 +121,19 @@ const requestContext = (): Mw => ({
   onError: (request) => accessLog(request.event, request.response),
 });
 
+function requestIdOf(event: APIGatewayProxyEventV2, context: Partial<Context> | undefined): string {
+  return event.requestContext?.requestId || context?.awsRequestId || randomUUID();
+}
+
 function accessLog(event: APIGatewayProxyEventV2, response: HttpResult | null | undefined): void {
   const s = states.get(event);
   log('info', 'request', {
-    request_id: s?.requestId,
     method: event.requestContext?.http?.method,
     path: event.rawPath,
     status: response?.statusCode,
     duration_ms: s ? Date.now() - s.start : undefined,
-    user_id: s?.user?.id,
   });
 }
-
-const CORS: Record<string, string> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key',
-  'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
-  'Access-Control-Expose-Headers': 'Content-Disposition, Retry-After',
-};
-
-const cors = (): Mw => {
-  const add = (request: { response: HttpResult | null }) => {
-    if (request.response) request.response = { ...request.response, headers: { ...CORS, ...request.response.headers } };
-  };
-  return { name: 'cors', after: add, onError: add };
-};
 
 const errorMapper = (): Mw => ({
   name: 'error-mapper',
@@ -148,7 +141,7 @@ const errorMapper = (): Mw => ({
     const err = toAppError(request.error);
     const requestId = states.get(request.event)?.requestId ?? request.context?.awsRequestId;
     if (err.status >= 500) log('error', 'unhandled error', { request_id: requestId, ...describeError(request.error) });
-    else log('info', 'request rejected', { request_id: requestId, status: err.status, code: err.code });
+    else log('info', 'request rejected', { status: err.status, code: err.code });
     const response = json(err.status, { error: { code: err.code, message: err.message, details: err.details } });
     request.response = { ...response, headers: { ...response.headers, ...err.headers } };
   },
@@ -158,7 +151,9 @@ const auth = (mode: AuthMode): Mw => ({
   name: 'auth',
   before: async (request) => {
     if (mode === 'none') return;
-    stateOf(request.event).user = await authenticate(request.event.headers, mode);
+    const user = await authenticate(request.event.headers, mode);
+    stateOf(request.event).user = user;
+    appendRequestKeys({ user_id: user.id });
   },
 });
 
@@ -210,9 +205,14 @@ const input = (o: HttpOptions): Mw => ({
 
 /**
  * Wraps a route function in the stack. The result is the Lambda handler (serverless.yml points at it);
- * it never throws: every failure becomes an API.md error body.
+ * it never throws: every failure becomes an docs/API.md error body. Building it parses the configuration
+ * (throws ConfigError when a setting is missing).
  */
 export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHandler {
+  // Cold start: the handler module builds its stack when Lambda loads it, so a missing or malformed
+  // setting fails the init phase here, naming every offending variable (ConfigError), instead of
+  // answering 500 on the first request. getConfig() parses once per process and caches.
+  getConfig();
   const mode = options.auth ?? 'user';
   const core = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {
     const s = stateOf(event);
@@ -234,21 +234,24 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
   };
   const wrapped = middy<APIGatewayProxyEventV2, HttpResult>(core).use([
     requestContext(),
-    cors(),
     errorMapper(),
     auth(mode),
     input(options),
   ]);
   return async (event, context) => {
-    try {
-      return await wrapped(event, (context ?? {}) as Context);
-    } catch (e) {
-      // Only reachable if a middleware's own onError failed; still answer in the API's shape.
-      log('error', 'error mapper failed', describeError(e));
-      return {
-        ...json(500, { error: { code: 'internal_error', message: 'internal error', details: {} } }),
-        headers: { ...CORS, 'Content-Type': 'application/json; charset=utf-8' },
-      };
-    }
+    return withRequestLog(invocationKeys(requestIdOf(event, context), context), async () => {
+      try {
+        return await wrapped(event, (context ?? {}) as Context);
+      } catch (e) {
+        // Only reachable if a middleware's own onError failed; still answer in the API's shape.
+        log('error', 'error mapper failed', describeError(e));
+        return {
+          ...json(500, { error: { code: 'internal_error', message: 'internal error', details: {} } }),
+          headers: { 'Content-Type': 'application/json; charset=utf-8' },
+        };
+      } finally {
+        publishMetrics();
+      }
+    });
   };
 }

@@ -62,7 +62,7 @@ describe('combine job registry', () => {
   });
 
   it('a failing job ends failed with the error code and message, no report id', async () => {
-    const silence = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const silence = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const app = startJob('u1', 2, async () => {
       throw new AppError(404, 'report_not_found', 'Report not found');
     });

@@ -1,5 +1,5 @@
 /**
- * The in-process combine job registry (ARCHITECTURE.md, Combine jobs): a Map in the memory of the one
+ * The in-process combine job registry (docs/ARCHITECTURE.md, Combine jobs): a Map in the memory of the one
  * process that serves both combine routes. A job is a promise that reports progress and ends with the
  * new report's id; jobs are forgotten an hour after they finish. A restart loses every job, so an
  * unknown id is a normal answer (404), not a failure.
@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { toAppError } from '../errors';
+import { describeError, log } from '../log';
 
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
 
@@ -114,8 +115,7 @@ async function execute(job: JobRecord): Promise<void> {
     job.status = 'failed';
     if (err.status >= 500) {
       // The job outlives its request, so nothing else would log the cause.
-      const cause = e instanceof Error ? { name: e.name, message: e.message, stack: e.stack } : { value: String(e) };
-      console.error(JSON.stringify({ level: 'error', msg: 'job failed', job_id: job.id, owner: job.owner, ...cause }));
+      log('error', 'job failed', { job_id: job.id, owner: job.owner, ...describeError(e) });
     }
   } finally {
     job.finished_at = Date.now();

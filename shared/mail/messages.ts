@@ -1,7 +1,7 @@
 /**
  * Texts of the service's mail, in Russian, each as a plain and an HTML part. Pure functions of their
  * inputs: `appUrl` is APP_URL (the web page), links lead to its /confirm page, which calls
- * `GET /api/auth/confirm` for both the confirm and the reset scenario (API.md).
+ * `GET /api/auth/confirm` for both the confirm and the reset scenario (docs/API.md).
  */
 import { PRODUCT_NAME } from '../product';
 import type { MailMessage } from './send';

@@ -1,5 +1,5 @@
 /**
- * Per-article accumulators (METRICS.md, Aggregates per article): a RowSink that the readers feed row by row,
+ * Per-article accumulators (docs/METRICS.md, Aggregates per article): a RowSink that the readers feed row by row,
  * so nothing holds the sheet. Money is summed as integer kopecks parsed straight from the cell text.
  *
  * Hot path: called once per row for files of several hundred thousand rows, so it keeps one mutable

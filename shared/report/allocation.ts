@@ -1,5 +1,5 @@
 /**
- * Spreading the costs without an article over the articles (METRICS.md, Allocation of costs without an
+ * Spreading the costs without an article over the articles (docs/METRICS.md, Allocation of costs without an
  * article). The «Без артикула» item carries account-level storage, acceptance, deductions, penalties and
  * ads; each article gets a share of each of them by the chosen base (its realization, or its net units
  * sold), split exactly with the largest remainder method, and the no-article item gets minus their sum.

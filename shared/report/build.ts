@@ -1,5 +1,5 @@
 /**
- * Items of a report from its parsed aggregates and the snapshot settings (METRICS.md, Settings that enter the
+ * Items of a report from its parsed aggregates and the snapshot settings (docs/METRICS.md, Settings that enter the
  * computation; Manual values). `computed` never carries a correction; `effective` is what the user sees.
  */
 import { allocateUnassigned, DEFAULT_ALLOCATION, type AllocationSummary } from './allocation';

@@ -1,9 +1,9 @@
 /**
- * Row classes of METRICS.md ("Row classes"): which operation (Обоснование для оплаты) feeds which aggregate,
+ * Row classes of docs/METRICS.md ("Row classes"): which operation (Обоснование для оплаты) feeds which aggregate,
  * and in which direction.
  */
 
-/** Trim, collapse white space, lower-case, ё→е: the comparison form of operation and header text (WB-REPORT.md). */
+/** Trim, collapse white space, lower-case, ё→е: the comparison form of operation and header text (docs/WB-REPORT.md). */
 export function normalizeText(text: string | undefined): string {
   if (text === undefined) return '';
   return text.trim().replace(/\s+/g, ' ').toLowerCase().replace(/ё/g, 'е');
@@ -22,7 +22,7 @@ export interface OperationClass {
    * Other classes: 1.
    */
   sign: 1 | -1;
-  /** The operation is one WB-REPORT.md lists (or matches a class): an unlisted one is reported when it carries no counted money. */
+  /** The operation is one docs/WB-REPORT.md lists (or matches a class): an unlisted one is reported when it carries no counted money. */
   known: boolean;
 }
 
@@ -47,7 +47,7 @@ const LOGISTICS: ReadonlyMap<string, 1 | -1> = new Map<string, 1 | -1>([
 const PICKUP = 'возмещение за выдачу и возврат товаров на пвз';
 const ACQUIRING_CORRECTION = 'корректировка эквайринга';
 
-/** Operations of the "anything else" class that WB-REPORT.md lists: their money is in the column-driven amounts. */
+/** Operations of the "anything else" class that docs/WB-REPORT.md lists: their money is in the column-driven amounts. */
 const KNOWN_OTHER: ReadonlySet<string> = new Set(
   [
     'Возмещение издержек по перевозке/по складским операциям с товаром',
@@ -89,7 +89,7 @@ export function classifyNormalized(op: string): OperationClass {
       op.startsWith('оплата') ||
       op === 'авансовая оплата за товар без движения' ||
       op === 'добровольная компенсация при возврате' ||
-      // Listed in WB-REPORT.md; a compensation of goods although it does not start with "компенсация".
+      // Listed in docs/WB-REPORT.md; a compensation of goods although it does not start with "компенсация".
       op === 'частичная компенсация брака')
   ) {
     return { cls: 'compensation', sign: 1, known: true };
@@ -110,7 +110,7 @@ export function docDirection(text: string | undefined): 1 | -1 | 0 {
   return 0;
 }
 
-/** Direction s of a realization or compensation row (METRICS.md): the document type when set, else the operation's default. */
+/** Direction s of a realization or compensation row (docs/METRICS.md): the document type when set, else the operation's default. */
 export function rowDirection(op: OperationClass, docType: string | undefined): 1 | -1 {
   const d = docDirection(docType);
   return d === 0 ? op.sign : d;

@@ -1,5 +1,5 @@
 /**
- * Combining reports (METRICS.md, Combining reports): items of 2+ reports merged by article. Additive fields
+ * Combining reports (docs/METRICS.md, Combining reports): items of 2+ reports merged by article. Additive fields
  * are summed from the sources' EFFECTIVE values, so corrections carry over; ratios are recomputed on the sums.
  */
 import { percentOf } from './derive';

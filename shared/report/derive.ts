@@ -1,5 +1,5 @@
 /**
- * Derived values per item (METRICS.md, Derived values per item), computed in the table's order from the
+ * Derived values per item (docs/METRICS.md, Derived values per item), computed in the table's order from the
  * EFFECTIVE inputs: a manual value where one is set, else the computed one. A manual value on a derived
  * field (cost_price, vat, usn, profit, margin) wins and every later field uses it.
  */
@@ -16,7 +16,7 @@ export function percentOf(part: number, whole: number): number {
 export const USN_MIN_TAX_RATE = 1;
 
 /**
- * Σ income tax base → USN per the tax profile (METRICS.md: usn). «Доходы минус расходы»:
+ * Σ income tax base → USN per the tax profile (docs/METRICS.md: usn). «Доходы минус расходы»:
  * max(rate × (income − expenses), 1 % × income) — the minimum tax is annual, so on a week it is an
  * estimate (usnMinimumApplies tells when it decided the value).
  */

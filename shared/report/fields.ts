@@ -1,5 +1,5 @@
 /**
- * Every per-item number of METRICS.md, with its unit and role. One table that the engine, the store,
+ * Every per-item number of docs/METRICS.md, with its unit and role. One table that the engine, the store,
  * the API (kopecks → roubles), the exports and the web page all read, so a field is named once.
  *
  * Units as held in memory and in storage:
@@ -12,7 +12,7 @@ export type FieldUnit = 'money' | 'qty' | 'percent';
 export interface FieldDef {
   readonly name: string;
   readonly unit: FieldUnit;
-  /** Accepts a manual value (METRICS.md, Manual values). */
+  /** Accepts a manual value (docs/METRICS.md, Manual values). */
   readonly correctable: boolean;
   /** How a combined report gets it: 'sum' of the sources' effective values, or 'recompute' on the sums. */
   readonly combine: 'sum' | 'recompute';
@@ -28,7 +28,7 @@ const f = <N extends string>(
   title: string,
 ) => ({ name, unit, correctable, combine, title }) as const satisfies FieldDef;
 
-/** Aggregates read from the report rows (METRICS.md, Aggregates per article). */
+/** Aggregates read from the report rows (docs/METRICS.md, Aggregates per article). */
 export const AGGREGATE_FIELDS = [
   f('sales_qty', 'qty', true, 'sum', 'Продажи, шт'),
   f('returns_qty', 'qty', true, 'sum', 'Возвраты, шт'),
@@ -55,7 +55,7 @@ export const AGGREGATE_FIELDS = [
   f('category_commission_percent', 'percent', false, 'recompute', 'Размер кВВ, %'),
 ] as const;
 
-/** Snapshot of settings and values derived per item (METRICS.md, Derived values per item), in computation order. */
+/** Snapshot of settings and values derived per item (docs/METRICS.md, Derived values per item), in computation order. */
 export const DERIVED_FIELDS = [
   f('cost_price', 'money', true, 'recompute', 'Себестоимость за шт, ₽'),
   f('net_qty', 'qty', false, 'recompute', 'Чистые продажи, шт'),

@@ -200,7 +200,7 @@ describe('golden: wb-detail-2022-49col.xlsx', () => {
       rowsByArticle[a] = (rowsByArticle[a] ?? 0) + 1;
     }
     expect(checkIdentity(result.articles, rowsByArticle)).toEqual([]);
-    // and the per-row identity, as WB-REPORT.md states it, on the sheet itself
+    // and the per-row identity, as docs/WB-REPORT.md states it, on the sheet itself
     const off = sheetRows
       .filter((r) => col(r, 'supplier_oper_name') === 'Продажа')
       .map(

@@ -1,5 +1,5 @@
 /**
- * The 1-kopeck identity of METRICS.md: on realization rows, realization − for_pay = commission + acquiring +
+ * The 1-kopeck identity of docs/METRICS.md: on realization rows, realization − for_pay = commission + acquiring +
  * attorney_services, within 1 kopeck per realization row (WB rounds each column on its own). Holds when the
  * file has every column and no pickup or "Корректировка эквайринга" rows (those add to acquiring /
  * attorney_services outside realization). A reusable check for tests of readers and of the engine.

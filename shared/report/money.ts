@@ -1,5 +1,5 @@
 /**
- * Number and date text of a report cell → the engine's units, without float sums (METRICS.md, Units and rounding).
+ * Number and date text of a report cell → the engine's units, without float sums (docs/METRICS.md, Units and rounding).
  * Money cells go straight from decimal text to integer kopecks: the digits are read as an integer mantissa and
  * a power of ten, so "1557.71" is 155771 exactly and never 155770.99999999997.
  */

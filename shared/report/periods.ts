@@ -1,5 +1,5 @@
 /**
- * Settings by date (METRICS.md, Settings that enter the computation): a tax profile and a cost price are
+ * Settings by date (docs/METRICS.md, Settings that enter the computation): a tax profile and a cost price are
  * lists of periods, each in force from its `valid_from` (YYYY-MM-DD; null = from the beginning) until the
  * next one starts. A report takes the values in force on the middle day of its period.
  */

@@ -1,6 +1,6 @@
 /**
  * The contract between the file readers (zip/xlsx/xls) and the per-article accumulators.
- * Readers map header text to these canonical keys (WB-REPORT.md) and decode ONLY these columns,
+ * Readers map header text to these canonical keys (docs/WB-REPORT.md) and decode ONLY these columns,
  * handing each data row straight to a sink: nothing holds the whole sheet.
  */
 
@@ -44,7 +44,7 @@ export const KEY_INDEX: Readonly<Record<MetricKey, number>> = Object.fromEntries
   METRIC_KEYS.map((k, i) => [k, i]),
 ) as Record<MetricKey, number>;
 
-/** A file without any of these is not a detailed report (WB-REPORT.md, Required keys). */
+/** A file without any of these is not a detailed report (docs/WB-REPORT.md, Required keys). */
 export const REQUIRED_KEYS: readonly MetricKey[] = [
   'sa_name',
   'doc_type_name',

@@ -1,5 +1,5 @@
 /**
- * Report level (METRICS.md, Report level): totals are the sums of the item values, so an export's totals row
+ * Report level (docs/METRICS.md, Report level): totals are the sums of the item values, so an export's totals row
  * equals its column sums; ratios are recomputed from the totals.
  */
 import { percentOf } from './derive';

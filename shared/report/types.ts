@@ -1,7 +1,7 @@
 import type { AllocationMethod } from './allocation';
 import type { AggregateField, FieldName } from './fields';
 
-/** Per-item values keyed by METRICS.md field name; money in kopecks, percents like 27.5, null where undefined (e.g. margin when realization ≤ 0). */
+/** Per-item values keyed by docs/METRICS.md field name; money in kopecks, percents like 27.5, null where undefined (e.g. margin when realization ≤ 0). */
 export type ItemValues = Record<FieldName, number | null>;
 export type AggregateValues = Record<AggregateField, number>;
 /** Manual corrections of one item (only correctable fields), same units as ItemValues. */

@@ -1,5 +1,5 @@
 /**
- * Combining reports (API.md: POST /api/reports/combine; METRICS.md, Combining reports).
+ * Combining reports (docs/API.md: POST /api/reports/combine; docs/METRICS.md, Combining reports).
  * In: the caller, 2..100 distinct report ids, an optional title.
  * Out: a job (shared/jobs/registry.ts) whose result is the id of a new combined report.
  * Steps: check every id is one of the caller's ready reports (any missing → 404 before a job starts);

@@ -1,5 +1,5 @@
 /**
- * Files a user takes away (API.md: export, source, summary-export). Everything is looked up under the
+ * Files a user takes away (docs/API.md: export, source, summary-export). Everything is looked up under the
  * caller's id, so another user's report is a 404 like a missing one.
  *
  * - reportWorkbook: the report as .xlsx (shared/export/xlsx-export.ts), named after its number.
@@ -8,15 +8,12 @@
  *   five minutes that names the file the same way.
  * - summaryWorkbook: the legacy .xls summary of 1..100 reports (shared/export/xls-summary.ts).
  */
-import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { getConfig } from '../config';
 import { notFound } from '../errors';
 import { exportSummaryXls } from '../export/xls-summary';
 import { exportReportXlsx } from '../export/xlsx-export';
 import type { ExportReport, SummaryRow } from '../export/types';
-import { bucketName, s3, s3Public } from '../files/client';
-import { contentDisposition } from '../http/responses';
+import { objectSize, presignGet, readObject } from '../files/objects';
 import { getReportItems } from '../store/reports.repo';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import { assertNoOverlap, reportNotFound, requireReports } from './combine';
@@ -78,19 +75,6 @@ export function sourceContentType(filename: string): string {
   return SOURCE_TYPES[ext] ?? 'application/octet-stream';
 }
 
-function isMissingObject(e: unknown): boolean {
-  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
-  const status = err.$metadata?.httpStatusCode;
-  // Without s3:ListBucket, AWS answers a missing key with 403; s3rver with 404.
-  return (
-    err.name === 'NoSuchKey' ||
-    err.name === 'NotFound' ||
-    err.name === 'AccessDenied' ||
-    status === 404 ||
-    status === 403
-  );
-}
-
 export type SourceOut = ({ kind: 'inline' } & FileOut) | { kind: 'redirect'; url: string };
 
 /** GET /api/reports/{id}/source: no stored file (combined report, or the object is gone) → 404 `source_missing`. */
@@ -102,34 +86,16 @@ export async function reportSource(userId: string, reportId: string): Promise<So
   const contentType = sourceContentType(filename);
   let size = record.source_size;
   if (size === null || size === undefined) {
-    try {
-      size = Number((await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }))).ContentLength ?? 0);
-    } catch (e) {
-      if (isMissingObject(e)) throw sourceMissing();
-      throw e;
-    }
+    size = await objectSize(key);
+    if (size === null) throw sourceMissing();
   }
   if (size > getConfig().MAX_INLINE_SOURCE_BYTES) {
-    const url = await getSignedUrl(
-      s3Public(),
-      new GetObjectCommand({
-        Bucket: bucketName(),
-        Key: key,
-        ResponseContentDisposition: contentDisposition(filename),
-        ResponseContentType: contentType,
-      }),
-      { expiresIn: SOURCE_URL_TTL_SECONDS },
-    );
+    const url = await presignGet(key, SOURCE_URL_TTL_SECONDS, { filename, contentType });
     return { kind: 'redirect', url };
   }
-  try {
-    const r = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
-    const data = Buffer.from(await (r.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
-    return { kind: 'inline', filename, contentType, data };
-  } catch (e) {
-    if (isMissingObject(e)) throw sourceMissing();
-    throw e;
-  }
+  const data = await readObject(key);
+  if (!data) throw sourceMissing();
+  return { kind: 'inline', filename, contentType, data };
 }
 
 /** POST /api/reports/summary-export: one template row per report, in the order given. */

@@ -1,5 +1,5 @@
 /**
- * The file a report route works on (API.md: JSON `{upload_id}` of the caller's own upload OR a
+ * The file a report route works on (docs/API.md: JSON `{upload_id}` of the caller's own upload OR a
  * multipart `file`), made readable by the report engine. An upload id is looked up under the caller's
  * id only, so another user's id is simply not found (404).
  */
@@ -7,7 +7,7 @@ import { getConfig } from '../config';
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../errors';
 import type { ReportSource } from '../report';
 import { getUpload } from '../store/uploads.repo';
-import { downloadToTemp, objectSize } from './storage';
+import { downloadToTemp, objectSize } from '../files/objects';
 
 export const ACCEPTED_EXTENSIONS = ['zip', 'xlsx', 'xls'] as const;
 

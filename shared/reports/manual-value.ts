@@ -1,5 +1,5 @@
 /**
- * A manual value on one item (API.md: PUT /api/reports/items/{item_id}/manual-value; METRICS.md,
+ * A manual value on one item (docs/API.md: PUT /api/reports/items/{item_id}/manual-value; docs/METRICS.md,
  * Manual values). Input: the caller, the item id, the field and a value in API units (money in
  * roubles) or null to remove. Output: the item and the report's new totals. Steps: find the item and
  * its report (404 otherwise) → apply the value to the effective values with the report's snapshot

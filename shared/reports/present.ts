@@ -1,5 +1,5 @@
 /**
- * Stored reports and items (kopecks) → API JSON (API.md, Reports): money fields become roubles with
+ * Stored reports and items (kopecks) → API JSON (docs/API.md, Reports): money fields become roubles with
  * 2 decimals, counts and percents stay as they are. The unit of every field comes from fields.ts.
  */
 import { ALLOCATED_FIELDS, type AllocationMethod, type AllocationSummary } from '../report/allocation';

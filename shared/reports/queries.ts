@@ -1,5 +1,5 @@
 /**
- * Reading and deleting reports (API.md: list, get, delete). Everything is looked up under the
+ * Reading and deleting reports (docs/API.md: list, get, delete). Everything is looked up under the
  * caller's id, so another user's report is simply not found (404).
  */
 import { conflict, notFound } from '../errors';
@@ -29,7 +29,7 @@ import {
 import { recoverAbandonedUploads } from './recover';
 import { catalogForStaleCheck, isStale } from './settings';
 import { combinedStaleness, type Staleness } from './combined-stale';
-import { deleteObject } from './storage';
+import { deleteObject } from '../files/objects';
 import { deleteIdentity } from '../store/identities.repo';
 
 export const reportNotFound = () => notFound('Report not found', 'report_not_found');

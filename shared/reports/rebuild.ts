@@ -1,5 +1,5 @@
 /**
- * Rebuilding reports (API.md: POST /api/reports/{id}/rebuild and POST /api/reports/rebuild).
+ * Rebuilding reports (docs/API.md: POST /api/reports/{id}/rebuild and POST /api/reports/rebuild).
  * Input: the caller and a report id. Output: the rebuilt report and the corrections whose article is
  * gone. Steps: the stored source (409 `source_missing` without one) → re-parse → CURRENT catalog cost
  * prices and tax profile → the old items' manual values re-applied by article → the new items written
@@ -38,7 +38,7 @@ import type { UserRecord } from '../store/users.repo';
 import { writeReportSummary } from './analytics';
 import { requireReport, sellerOf } from './queries';
 import { resolveReportSettings } from './settings';
-import { downloadToTemp } from './storage';
+import { downloadToTemp } from '../files/objects';
 import { missingArticles } from './upload';
 
 const MAX_ATTEMPTS = 3;

@@ -42,7 +42,7 @@ import {
   type ReportRecord,
 } from '../store/reports.repo';
 import { invokeWorker } from '../worker/invoke';
-import { deleteObject } from './storage';
+import { deleteObject } from '../files/objects';
 import { deleteIdentity } from '../store/identities.repo';
 import { removeSellerIfUnused } from '../store/sellers.repo';
 

@@ -1,5 +1,5 @@
 /**
- * Uploading a report (API.md: count-rows, upload) and the upload URL. The upload route charges and
+ * Uploading a report (docs/API.md: count-rows, upload) and the upload URL. The upload route charges and
  * hands the report to the worker (shared/reports/worker.ts); it does no parsing of its own beyond the
  * row count.
  */
@@ -8,6 +8,7 @@ import { getConfig } from '../config';
 import { AppError, badRequest, notFound, paymentRequired, unprocessable } from '../errors';
 import { computeTotals, countRows, type ReadLimits, type RowCount } from '../report';
 import { describeError, log } from '../log';
+import { countMetric } from '../metrics';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
 import type { StoredItem } from '../store/items.repo';
@@ -34,7 +35,7 @@ import { failUpload, recoverAbandonedUploads } from './recover';
 import { duplicateReport, findDuplicate, identityOfFile, type DuplicateOf } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
-import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from './storage';
+import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from '../files/objects';
 import { invokeWorker } from '../worker/invoke';
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
@@ -158,7 +159,7 @@ async function priorClaim(keys: string[], fingerprint: string): Promise<UploadCl
 }
 
 /**
- * upload (API.md, and the asynchronous flow of the README): a repeat of an earlier request (same
+ * upload (docs/API.md, and the asynchronous flow of the README): a repeat of an earlier request (same
  * Idempotency-Key or upload_id of this user) answers that request's report and charges nothing.
  * Otherwise: recount the rows, 402 when the caller's limits are short (nothing stored or charged), store
  * the source file, then charge the rows in ONE transaction with the `expense` record, the report record
@@ -244,6 +245,8 @@ export async function uploadReport(
   } finally {
     await file.cleanup();
   }
+  countMetric('Uploads');
+  log('info', 'report uploaded', { report_id: record.id, rows: record.rows, format: record.format });
   try {
     await invokeWorker({ kind: 'report', user_id: user.id, report_id: record.id, task_id: taskId });
   } catch (e) {

@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { getConfig } from '../config';
 import { AppError, toAppError } from '../errors';
 import { describeError, log } from '../log';
+import { countMetric, durationMetric } from '../metrics';
 import { buildItems, commissionByCategory, computeTotals, readReport, type ComputedItem } from '../report';
 import { writeItems } from '../store/items.repo';
 import { ensureProducts } from '../store/products.repo';
@@ -46,7 +47,7 @@ import { rebuildReport } from './rebuild';
 import { resolveReportSettings } from './settings';
 import { periodTitle } from './report-identity';
 import { missingArticles } from './upload';
-import { downloadToTemp } from './storage';
+import { downloadToTemp } from '../files/objects';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
 
@@ -188,6 +189,7 @@ async function buildUpload(
   }
   hb.check();
   hb.note({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows }, true);
+  countMetric('RowsProcessed', parsed.rows);
   const articles = parsed.articles.map((a) => a.article);
   const seller = parsed.seller_number ? await ensureSellerByNumber(user.id, parsed.seller_number) : null;
   ctx.sellerId = seller?.id ?? null;
@@ -226,6 +228,7 @@ async function buildUpload(
 async function rebuild(user: UserRecord, record: ReportRecord, owner: string, hb: Heartbeat): Promise<void> {
   hb.note({ step: 'reading' }, true);
   const r = await rebuildReport(user, record.id, (p) => hb.note(p));
+  countMetric('RowsProcessed', r.record.rows);
   hb.check();
   await hb.stop();
   const ok = await finishRebuildTask(user.id, record.id, owner, {
@@ -288,9 +291,11 @@ export async function runWorkerEvent(event: WorkerEvent): Promise<WorkerOutcome>
   }
   const hb = new Heartbeat(record, owner, c.WORKER_LEASE_MS);
   const ctx = { sellerId: null as string | null };
+  const started = Date.now();
   try {
     if (record.task === 'rebuild') await rebuild(user, record, owner, hb);
     else await buildUpload(user, record, owner, hb, ctx);
+    durationMetric(record.task === 'rebuild' ? 'RebuildDuration' : 'UploadDuration', Date.now() - started);
     log('info', 'report task done', { report_id: record.id, task: record.task, attempts });
     return 'ready';
   } catch (e) {

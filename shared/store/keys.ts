@@ -1,5 +1,5 @@
 /**
- * Key formats of the single table (ARCHITECTURE.md "Data"). Table: `pk`, `sk` (strings); GSIs `gsi1`
+ * Key formats of the single table (docs/ARCHITECTURE.md "Data"). Table: `pk`, `sk` (strings); GSIs `gsi1`
  * (`gsi1pk`, `gsi1sk`) and `gsi2` (`gsi2pk`, `gsi2sk`), projection ALL; TTL attribute `ttl` (epoch s).
  * Every record also carries `type` (the entity) so scans and debugging read well.
  *

@@ -219,7 +219,7 @@ export interface TopUpResult {
 }
 
 /**
- * Admin top-up (API.md): limits += rows, initial_limits := the new limits, a `topup` history record
+ * Admin top-up (docs/API.md): limits += rows, initial_limits := the new limits, a `topup` history record
  * and, with a key, the idempotency record holding the result — ONE transaction. A key seen before
  * returns the first result and changes nothing (keys are global across users: one key, one operation);
  * a key seen before with another user or another number of rows → 422 `idempotency_key_reused`.

@@ -2,7 +2,6 @@
  * Reference data and the demo account of the local stack (scripts/start.ts) and of tests.
  * Both functions are idempotent: safe on every start.
  */
-import { hashPassword } from '../auth/passwords';
 import { getConfig } from '../config';
 import { conflict } from '../errors';
 import { ensureRole } from './roles.repo';
@@ -15,13 +14,13 @@ export async function ensureSeed(): Promise<void> {
 }
 
 /**
- * A confirmed `seller` with the given password and INITIAL_LIMITS, created when the address has no
+ * A confirmed `seller` with the given password hash (the caller hashes: a store knows no auth) and INITIAL_LIMITS, created when the address has no
  * account. An existing account is left exactly as it is (`created: false`), so a restart never
  * resets a demo user's limits or a password someone changed.
  */
 export async function ensureDemoUser(input: {
   email: string;
-  password: string;
+  passwordHash: string;
 }): Promise<{ created: boolean; userId: string }> {
   await ensureSeed();
   const existing = await getUserByEmail(input.email);
@@ -31,7 +30,7 @@ export async function ensureDemoUser(input: {
       email: input.email,
       role: 'seller',
       confirmed: true,
-      passwordHash: await hashPassword(input.password),
+      passwordHash: input.passwordHash,
       limits: getConfig().INITIAL_LIMITS,
     });
     return { created: true, userId: user.id };

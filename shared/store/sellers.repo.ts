@@ -1,5 +1,5 @@
 /**
- * Sellers of a user (API.md, Catalog and sellers). A seller is created on demand when an uploaded
+ * Sellers of a user (docs/API.md, Catalog and sellers). A seller is created on demand when an uploaded
  * file's name carries a seller number; `USER#<userId>` / `SELLERNUM#<number>` is the uniqueness marker
  * (seller by user and number), written in ONE transaction with the seller record under
  * `attribute_not_exists`, so two concurrent uploads of the same seller's files create one seller.

@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 
 /**
- * The single table every repository shares (ARCHITECTURE.md "Data"). Items carry `pk`/`sk`; two
+ * The single table every repository shares (docs/ARCHITECTURE.md "Data"). Items carry `pk`/`sk`; two
  * overloaded global secondary indexes (`gsi1`, `gsi2`) serve the second access path of an entity
  * (user by email, reports by seller, item by item_id, ...). Repositories own their key formats.
  * serverless.yml declares the same schema for AWS; test/e2e/package.test.ts keeps the two in step.

@@ -1,5 +1,5 @@
 /**
- * Sliding-window send counters ("at most 3 mails per hour per address", API.md). One record per
+ * Sliding-window send counters ("at most 3 mails per hour per address", docs/API.md). One record per
  * (kind, address) holds the timestamps of the sends inside the window. A send is allowed when fewer
  * than `limit` timestamps are younger than the window; the new list is written on the condition that
  * the record is still the version we read, so concurrent requests cannot both take the last slot.

@@ -1,5 +1,5 @@
 /**
- * Presigned uploads (API.md, upload-url): which file name an upload id of a user stands for.
+ * Presigned uploads (docs/API.md, upload-url): which file name an upload id of a user stands for.
  * pk `USER#<userId>`, sk `UPLOAD#<uploadId>`, kept for a day (`ttl`). The S3 key embeds the user id
  * too, so an upload id of another user resolves to nothing (→ 404). Why a record at all: the Lambda
  * role may not list the bucket, so the key cannot be found from the id alone.

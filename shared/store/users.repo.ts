@@ -29,7 +29,7 @@ export interface UserRecord {
   password_changed_at?: string;
 }
 
-/** What the API shows of a user (API.md `GET /api/auth/me`). */
+/** What the API shows of a user (docs/API.md `GET /api/auth/me`). */
 export interface PublicUser {
   id: string;
   email: string;

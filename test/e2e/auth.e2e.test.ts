@@ -64,7 +64,33 @@ describe('auth over HTTP (serverless-offline)', () => {
       limits: 10_000,
       initial_limits: 10_000,
     });
-    expect(me.headers.get('access-control-allow-origin')).toBe('*');
+
+    // CORS comes from serverless.yml's httpApi.cors alone (the handlers set none): the web origin
+    // (webOrigin, http://localhost:5173 by default) is answered, and a preflight admits the headers
+    // the web sends and exposes the ones it reads.
+    const webOrigin = 'http://localhost:5173';
+    const fromWeb = await fetch(`${offline.apiUrl}/auth/me`, {
+      headers: { authorization: `Bearer ${token}`, origin: webOrigin },
+    });
+    expect(fromWeb.status).toBe(200);
+    expect(fromWeb.headers.get('access-control-allow-origin')).toBe(webOrigin);
+    expect(fromWeb.headers.get('access-control-expose-headers')?.split(',')).toEqual(
+      expect.arrayContaining(['Content-Disposition', 'Location', 'Retry-After']),
+    );
+    const preflight = await fetch(`${offline.apiUrl}/reports/upload`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: webOrigin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, idempotency-key',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(webOrigin);
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase().split(',')).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'idempotency-key']),
+    );
+    expect(preflight.headers.get('access-control-allow-methods')?.split(',')).toContain('POST');
 
     const adminEmail = `e2e-admin-${randomUUID()}@example.com`;
     const adminSession = await signUp(adminEmail);

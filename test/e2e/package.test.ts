@@ -159,7 +159,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(existsSync(path.join(outDir, 'cloudformation-template-update-stack.json'))).toBe(true);
   });
 
-  it('lists exactly the routes of API.md, each served by its own function (combine: one for both)', () => {
+  it('lists exactly the routes of docs/API.md, each served by its own function (combine: one for both)', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey as string);
     expect(routes.sort()).toEqual(ROUTES.map(([m, p]) => `${m} ${p}`).sort());
     // Which function serves each route: route → integration → function.

@@ -1,5 +1,5 @@
 /**
- * Limits at upload (API.md, Upload; ARCHITECTURE.md, Security and reliability): exactly `rows` charged
+ * Limits at upload (docs/API.md, Upload; docs/ARCHITECTURE.md, Security and reliability): exactly `rows` charged
  * with one `expense` record; a shortfall is a 402 that leaves limits, history, reports and files
  * unchanged; concurrent uploads never overdraw; a failure after the charge refunds and leaves nothing.
  */

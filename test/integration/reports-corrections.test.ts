@@ -1,5 +1,5 @@
 /**
- * Manual values and rebuilds in-process against the emulators (METRICS.md, Manual values): a
+ * Manual values and rebuilds in-process against the emulators (docs/METRICS.md, Manual values): a
  * correction changes effective values and totals but never computed ones; null removes it; a rebuild
  * re-applies it by article and lists the ones whose article is gone; no source → 409; rebuild many.
  */

@@ -22,7 +22,7 @@ import {
 } from '../../shared/report';
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
 import { DEFAULT_TAX_PROFILE } from '../../shared/report/types';
-import { putObject, sourceObjectKey } from '../../shared/reports/storage';
+import { putObject, sourceObjectKey } from '../../shared/files/objects';
 import { writeItems } from '../../shared/store/items.repo';
 import { chargeLimits } from '../../shared/store/limits.repo';
 import { newReportId, reportPutTransactItem, type ReportRecord } from '../../shared/store/reports.repo';

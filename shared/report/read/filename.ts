@@ -10,7 +10,7 @@ const EXTENSION = /\.(zip|xlsx|xlsm|xls)$/i;
 const COPY_SUFFIX = /^[\s\-–—()\d]*(?:(?:копия|copy)[\s\-–—()\d]*)?$/i;
 
 /**
- * Report and seller numbers from a file name (WB-REPORT.md, "File-name metadata").
+ * Report and seller numbers from a file name (docs/WB-REPORT.md, "File-name metadata").
  * Numbers stay strings: daily report numbers have 15 digits.
  */
 export function parseFileMeta(name: string): FileMeta {

@@ -2,7 +2,7 @@ import { ReportError } from '../errors';
 import { KEY_INDEX, REQUIRED_KEYS, type MetricKey } from '../row-sink';
 
 /**
- * Header text → canonical key (WB statistics API field names), WB-REPORT.md "Columns".
+ * Header text → canonical key (WB statistics API field names), docs/WB-REPORT.md "Columns".
  * The first spelling of each key is its current title (used in messages); the rest are older or
  * English-locale spellings. Only METRIC_KEYS reach the sink, but the whole table is mapped so a
  * known column is never mistaken for an unknown one.
@@ -126,7 +126,7 @@ const SPELLINGS: ReadonlyArray<readonly [key: string, ...titles: string[]]> = [
   ['sale_price_wholesale_discount_prc', 'Оптовая скидка для бизнеса, %'],
 ];
 
-/** Trim, collapse white space (incl. no-break spaces), lower-case, fold ё→е (WB-REPORT.md, Traps). */
+/** Trim, collapse white space (incl. no-break spaces), lower-case, fold ё→е (docs/WB-REPORT.md, Traps). */
 export function normalizeHeader(text: string): string {
   return text.replace(/\s+/g, ' ').trim().toLowerCase().replace(/ё/g, 'е');
 }
@@ -150,7 +150,7 @@ const BY_MATCH_FORM: ReadonlyMap<string, string> = (() => {
   return map;
 })();
 
-/** Canonical key of every column known to the handbook (not only the metric ones). */
+/** Canonical key of every column documented in docs/WB-REPORT.md (not only the metric ones). */
 export const KNOWN_KEYS: readonly string[] = SPELLINGS.map(([key]) => key);
 
 /** The current Russian title of a key, for messages. */
@@ -158,7 +158,7 @@ export function titleOf(key: string): string {
   return SPELLINGS.find(([k]) => k === key)?.[1] ?? key;
 }
 
-/** Canonical key of a header cell's text, or null for a column the handbook does not know. */
+/** Canonical key of a header cell's text, or null for a column docs/WB-REPORT.md does not list. */
 export function headerKey(text: string): string | null {
   return BY_MATCH_FORM.get(matchForm(text)) ?? null;
 }
@@ -167,7 +167,7 @@ export interface ColumnMap {
   /** Column index (0-based) → index into METRIC_KEYS, -1 for columns the metrics do not read. */
   readonly toMetric: Int16Array;
   readonly present: ReadonlySet<MetricKey>;
-  /** Header texts of columns the handbook does not know (ignored). */
+  /** Header texts of columns docs/WB-REPORT.md does not list (ignored). */
   readonly unknown: readonly string[];
 }
 

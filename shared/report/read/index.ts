@@ -79,7 +79,7 @@ function emptyReport(result: SheetScanResult): ReportError {
     : new ReportError('empty_report', 'The sheet is empty: no header row and no data.');
 }
 
-/** Picks the report inside a zip of reports (WB-REPORT.md: first .xlsx in central-directory order). */
+/** Picks the report inside a zip of reports (docs/WB-REPORT.md: first .xlsx in central-directory order). */
 function pickReport(zip: ZipArchive) {
   const candidates = zip.entries.filter((e) => !isJunkEntry(e.fileName));
   const entry =

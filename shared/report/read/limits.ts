@@ -1,5 +1,5 @@
 /**
- * Caps on what an uploaded file may make us do (ARCHITECTURE: uploaded files are hostile until read).
+ * Caps on what an uploaded file may make us do (docs/ARCHITECTURE.md: uploaded files are hostile until read).
  * Each cap has its own ReportError code so the API can tell the user which one was hit.
  */
 export interface ReadLimits {

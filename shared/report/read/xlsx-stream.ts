@@ -1,5 +1,5 @@
 /**
- * Our own streaming .xlsx reader (ARCHITECTURE, Performance): scans the inflated sheet XML as bytes for
+ * Our own streaming .xlsx reader (docs/ARCHITECTURE.md, Performance): scans the inflated sheet XML as bytes for
  * `<row`, `<c`, `<v>`, `<is><t>`, without an XML library, and decodes UTF-8 only for the cells of the
  * columns the metrics read. Memory stays flat whatever the sheet size: only an unfinished tag or the
  * text of the current cell survives from one inflated chunk to the next.

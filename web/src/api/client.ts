@@ -1,4 +1,4 @@
-// The only way the page talks to the backend: the HTTP contract of shared/docs/API.md.
+// The only way the page talks to the backend: the HTTP contract of docs/API.md.
 import { ApiError, apiErrorFrom, networkError, type ApiErrorBody } from './errors';
 import { endSessionAndReload, getToken } from './session';
 import type {

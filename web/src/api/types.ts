@@ -1,4 +1,4 @@
-// Shapes of the HTTP contract (shared/docs/API.md). Money is roubles with 2 decimals here, as in JSON.
+// Shapes of the HTTP contract (docs/API.md). Money is roubles with 2 decimals here, as in JSON.
 
 export type TaxSystem = 'usn_income' | 'usn_income_expenses' | 'none';
 
@@ -70,7 +70,7 @@ export interface AppConfig {
   demo_email: string | null;
 }
 
-/** Per-item (or totals) values keyed by METRICS.md field name; null where undefined (margin with no realization). */
+/** Per-item (or totals) values keyed by docs/METRICS.md field name; null where undefined (margin with no realization). */
 export type Values = Record<string, number | null | undefined>;
 
 export interface SellerRef {

@@ -17,7 +17,7 @@ const n = (v: number | null | undefined) => (typeof v === 'number' && Number.isF
 const cents = (v: number) => Math.round(v * 100) / 100;
 
 /**
- * METRICS.md "The way from the seller's price to profit", on the report's totals. Where a milestone
+ * docs/METRICS.md "The way from the seller's price to profit", on the report's totals. Where a milestone
  * differs from the running sum (WB's per-column rounding, manual corrections) the gap is its own step,
  * so the picture always adds up.
  */

@@ -39,7 +39,7 @@ interface Props {
   disabled?: boolean;
 }
 
-/** Tax profile of METRICS.md: tax system, USN rate (0–15 %), VAT rate (0/5/7/10/22 %). */
+/** Tax profile of docs/METRICS.md: tax system, USN rate (0–15 %), VAT rate (0/5/7/10/22 %). */
 export function TaxProfileForm({ value, onChange, idPrefix, disabled }: Props) {
   return (
     <div className="tax-form">

@@ -15,7 +15,7 @@ export function fieldTitle(name: string): string {
 }
 
 /**
- * Column groups of the items table, in the order of METRICS.md "The way from the seller's price to
+ * Column groups of the items table, in the order of docs/METRICS.md "The way from the seller's price to
  * profit" (and of the export's columns).
  */
 export const COLUMN_GROUPS: ReadonlyArray<{ id: string; title: string; fields: readonly string[] }> = [

@@ -19,7 +19,8 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { bucketName, s3, s3Public } from '../files/client';
+import { bucketName, s3, s3Public } from './client';
+import { contentDisposition } from './content-disposition';
 
 export const sourceObjectKey = (userId: string, reportId: string, filename: string): string =>
   `sources/${userId}/${reportId}/${filename}`;
@@ -110,4 +111,33 @@ export async function downloadToTemp(key: string, filename: string): Promise<Loc
     throw e;
   }
   return { path: file, size, cleanup };
+}
+
+/** A presigned GET that makes the browser save the object as `filename` with `contentType`. */
+export async function presignGet(
+  key: string,
+  expiresIn: number,
+  download: { filename: string; contentType: string },
+): Promise<string> {
+  return getSignedUrl(
+    s3Public(),
+    new GetObjectCommand({
+      Bucket: bucketName(),
+      Key: key,
+      ResponseContentDisposition: contentDisposition(download.filename),
+      ResponseContentType: download.contentType,
+    }),
+    { expiresIn },
+  );
+}
+
+/** The whole object in memory, or null when it is not there (callers cap the size first). */
+export async function readObject(key: string): Promise<Buffer | null> {
+  try {
+    const r = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
+    return Buffer.from(await (r.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+  } catch (e) {
+    if (isMissing(e)) return null;
+    throw e;
+  }
 }

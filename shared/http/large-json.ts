@@ -5,7 +5,7 @@
  * Gateway, which passes the bytes and the Content-Encoding through).
  */
 import { gzipSync } from 'node:zlib';
-import type { HttpResult } from '../http';
+import type { HttpResult } from './responses';
 
 /** Bodies above this size are compressed when the client accepts gzip. */
 export const GZIP_FROM_BYTES = 256 * 1024;

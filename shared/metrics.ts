@@ -1,0 +1,48 @@
+/**
+ * Business metrics through AWS Lambda Powertools Metrics: CloudWatch Embedded Metric Format, i.e. one
+ * JSON line on stdout per invocation that CloudWatch turns into metrics (no API call, no IAM). Locally
+ * the lines just go to the log. Metrics are stored while a request runs and flushed once at its end by
+ * the HTTP stack (shared/http/handler.ts) and the worker's handler; the namespace is METRICS_NAMESPACE (config).
+ *
+ * Names (docs/OPERATIONS.md, Metrics): `Uploads` (Count, route), `RowsProcessed` (Count: report rows read
+ * by the worker for an upload or rebuild), `UploadDuration` / `RebuildDuration` (Milliseconds).
+ */
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { getConfig } from './config';
+
+let instance: Metrics | undefined;
+
+function metrics(): Metrics {
+  instance ??= new Metrics({
+    namespace: getConfig().METRICS_NAMESPACE,
+    serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'report-profitability',
+  });
+  return instance;
+}
+
+export function countMetric(name: string, value = 1): void {
+  metrics().addMetric(name, MetricUnit.Count, value);
+}
+
+export function durationMetric(name: string, ms: number): void {
+  metrics().addMetric(name, MetricUnit.Milliseconds, Math.max(0, Math.round(ms)));
+}
+
+/**
+ * Writes the stored metrics as one EMF line and clears them (nothing is written when none were stored).
+ * Under vitest the line is dropped unless POWERTOOLS_METRICS_DISABLED is set explicitly, so test output
+ * stays readable; the metrics unit test sets it to `false`.
+ */
+export function publishMetrics(): void {
+  if (!instance?.hasStoredMetrics()) return;
+  if (process.env.VITEST && process.env.POWERTOOLS_METRICS_DISABLED === undefined) {
+    instance.clearMetrics();
+    return;
+  }
+  instance.publishStoredMetrics();
+}
+
+/** Tests that change the configuration build a fresh instance. */
+export function resetMetrics(): void {
+  instance = undefined;
+}
