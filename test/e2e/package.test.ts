@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import yauzl from 'yauzl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tableDefinition } from '../../shared/store/table';
 import { MAIL, WORKER, resourceName } from '../support/cfn';
 
@@ -568,6 +568,23 @@ describe('npm run package (offline, no AWS credentials)', () => {
     const codeRoot = path.join(root, workFolder, 'unzipped');
     const zips = readdirSync(outDir).filter((f) => f.endsWith('.zip'));
     expect(zips).toHaveLength(new Set(ROUTES.map(([, , f]) => f)).size + 1);
+    // A handler parses its settings as it loads (cold start), as on Lambda, where the template's
+    // environment is set: give the loader one of the same shape (values are never used).
+    const deployed: Record<string, string> = {
+      JWT_SECRET: 'packaging-test-secret-0123456789',
+      TABLE_NAME: 'report-profitability-prod',
+      BUCKET_NAME: 'report-profitability-prod-files',
+      MAIL_FROM: 'no-reply@example.org',
+      APP_URL: 'https://app.example.org',
+    };
+    const saved = Object.fromEntries(Object.keys(deployed).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, deployed);
+    onTestFinished(() => {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    });
     for (const [alias, fn] of ofType('AWS::Lambda::Function')) {
       const handler = fn.Properties.Handler as string;
       const zipName = path.basename(fn.Properties.Code.S3Key as string);
