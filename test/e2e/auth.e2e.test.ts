@@ -3,7 +3,7 @@
  * Local and the SES emulator. The admin is made with the operator tool itself (`npm run admin`'s
  * script), as an operator would.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,13 +29,24 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-function admin(...args: string[]): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [require.resolve('tsx/cli', { paths: [root] }), 'scripts/admin.ts', ...args], {
-    cwd: root,
-    env: { ...process.env, ...emulators.env },
-    encoding: 'utf8',
+/**
+ * Runs the operator tool. Asynchronously on purpose: a spawnSync blocks this process's event loop for
+ * the tool's whole run (seconds under load), longer than the server's keep-alive timeout, so the
+ * pooled connection's close is only seen after the next request was written on it ("fetch failed:
+ * other side closed"). With the loop free, the client notices the close and opens a new connection.
+ */
+function admin(...args: string[]): Promise<{ status: number | null; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [require.resolve('tsx/cli', { paths: [root] }), 'scripts/admin.ts', ...args],
+      { cwd: root, env: { ...process.env, ...emulators.env }, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        const status = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+        resolve({ status, out: `${stdout}${stderr}` });
+      },
+    );
   });
-  return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
 describe('auth over HTTP (serverless-offline)', () => {
@@ -86,7 +97,7 @@ describe('auth over HTTP (serverless-offline)', () => {
     expect(
       (await call('POST', '/auth/top-up', { token: adminSession.token, body: { email, rows: 2500 } })).status,
     ).toBe(403);
-    const granted = admin('grant', adminEmail);
+    const granted = await admin('grant', adminEmail);
     expect(granted.status, granted.out).toBe(0);
 
     const topUp = await call('POST', '/auth/top-up', {
@@ -102,7 +113,7 @@ describe('auth over HTTP (serverless-offline)', () => {
     expect(repeat.body).toEqual(topUp.body);
 
     // The operator tool's own top-up goes through the same transaction.
-    const cli = admin('top-up', email, '500');
+    const cli = await admin('top-up', email, '500');
     expect(cli.status, cli.out).toBe(0);
     expect(cli.out).toContain('limits 13000');
 

@@ -9,7 +9,7 @@
  *   - every recorded call is allowed by its role (action and resource, with IAM's wildcards);
  *   - every action the role grants was used by at least one of those calls, so no grant is idle.
  */
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -60,6 +60,7 @@ import { runWorkerEvent, workerHooks } from '../../shared/reports/worker';
 import { setWorkerInvoker } from '../../shared/worker/invoke';
 import { ddb, tableName } from '../../shared/store/client';
 import { productKey, summaryKey } from '../../shared/store/keys';
+import { ensureSellerByNumber, getSeller } from '../../shared/store/sellers.repo';
 import { createUser, setRole } from '../../shared/store/users.repo';
 import { waitForMail, type SentMail } from '../support/emulators';
 import { chargedBuildingReport, makeReport } from '../support/reports';
@@ -404,7 +405,15 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
       { method: 'POST', path: '/api/reports/count-rows', token, body: { upload_id: target.upload_id } },
       200,
     );
-    await chargedBuildingReport(me.user.id, makeReport({ seed: 11, rows: 40 }), ABANDONED_UPLOAD_AFTER_MS + 60_000);
+    // A pre-worker upload that died after its charge, with the seller it created on demand: the upload's
+    // sweep undoes it and removes that seller, since no report links it (gsi1).
+    const orphanSeller = await ensureSellerByNumber(me.user.id, String(900_000_000 + randomInt(99_999_999)));
+    await chargedBuildingReport(
+      me.user.id,
+      makeReport({ seed: 11, rows: 40 }),
+      ABANDONED_UPLOAD_AFTER_MS + 60_000,
+      orphanSeller.id,
+    );
     const byId = bodyOf<{ report: ApiReport }>(
       await call(
         'reportsUpload',
@@ -413,6 +422,7 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
         201,
       ),
     ).report;
+    expect(await getSeller(me.user.id, orphanSeller.id)).toBeNull();
     const multipart = (g: { filename: string; file: Buffer }) => {
       const { body, contentType } = multipartBody({ filename: g.filename, content: g.file });
       return { method: 'POST', path: '/api/reports/upload', token, body, headers: { 'content-type': contentType } };

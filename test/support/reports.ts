@@ -149,12 +149,14 @@ export interface ChargedBuildingReport {
 
 /**
  * The state an upload leaves when its process dies after the charge: the limits charged together with
- * the `building` record (created `ageMs` ago), the source stored, the items written.
+ * the `building` record (created `ageMs` ago), the source stored, the items written. `sellerId`: the
+ * seller the upload linked (e.g. one it created on demand), none by default.
  */
 export async function chargedBuildingReport(
   userId: string,
   g: GeneratedReport,
   ageMs: number,
+  sellerId: string | null = null,
 ): Promise<ChargedBuildingReport> {
   const parsed = await readReport({ buffer: g.file, filename: g.filename });
   const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
@@ -166,7 +168,7 @@ export async function chargedBuildingReport(
     user_id: userId,
     title: 'crashed upload',
     report_number: parsed.report_number,
-    seller_id: null,
+    seller_id: sellerId,
     period_from: parsed.period_from,
     period_to: parsed.period_to,
     rows: parsed.rows,

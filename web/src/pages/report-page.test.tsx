@@ -5,7 +5,7 @@ import { cleanup, render, screen, within } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
-import type { ReportDetail } from '../api/types';
+import type { ReportDetail, ReportDetailColumns } from '../api/types';
 import { createQueryClient } from '../lib/query-client';
 import { ReportPage } from './report-page';
 
@@ -36,13 +36,34 @@ const report: ReportDetail = {
     'Себестоимость, налоговые настройки или способ распределения расходов изменились после построения отчёта.',
 };
 
+const { items: _items, ...reportWithoutItems } = report;
+const reportAsColumns: ReportDetailColumns = {
+  ...reportWithoutItems,
+  item_columns: {
+    count: 0,
+    item_id: [],
+    article: [],
+    category: [],
+    nm_id: [],
+    brand: [],
+    fields: [],
+    effective: [],
+    computed: {},
+    manual_values: {},
+  },
+};
+
 beforeEach(() => {
   window.localStorage.setItem(TOKEN_KEY, 'jwt');
   vi.stubGlobal(
     'fetch',
     vi.fn(
       async () =>
-        new Response(JSON.stringify({ report }), { status: 200, headers: { 'Content-Type': 'application/json' } }),
+        // The page asks GET /api/reports/r1?items=columns: the items travel as columns.
+        new Response(JSON.stringify({ report: reportAsColumns }), {
+          status: 200,
+          headers: { 'Content-Type': 'application/json' },
+        }),
     ),
   );
 });
