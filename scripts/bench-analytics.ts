@@ -171,7 +171,7 @@ export async function benchAnalytics(opts: {
             method: 'GET',
             path: '/api/analytics',
             token,
-            query: { from: yearFrom, to: yearTo, article: names[1] },
+            query: { from: yearFrom, to: yearTo, article: names[1]! },
             headers: { 'accept-encoding': 'gzip' },
           }),
         ),
@@ -200,7 +200,7 @@ export async function benchAnalytics(opts: {
       if (r.statusCode !== 200) throw new Error(`${c.what} answered ${r.statusCode}: ${(r.body ?? '').slice(0, 300)}`);
       bytes = Buffer.byteLength(r.body ?? '', 'utf8');
     }
-    rows.push({ what: c.what, median_s: median(times), max_s: Math.max(...times), cpu_s: median(cpus), bytes });
+    rows.push({ what: c.what, median_s: median(times)!, max_s: Math.max(...times), cpu_s: median(cpus)!, bytes });
   }
   return { weeks: opts.weeks, articles: opts.articles, setup_s, summary_kb: summaryBytes / 1024, rows };
 }
@@ -216,8 +216,8 @@ export function formatAnalyticsBench(r: AnalyticsBenchResult): string {
         `| ${x.what} | ${x.median_s.toFixed(3)} | ${x.max_s.toFixed(3)} | ${x.cpu_s.toFixed(3)} | ${(x.bytes / 1024).toFixed(0)} KB |`,
     ),
   ];
-  const year = r.rows[1];
-  lines.push('', `load average (1 min) at the end: ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
+  const year = r.rows[1]!;
+  lines.push('', `load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`);
   lines.push('', `analytics ${r.weeks}w x ${r.articles} articles: ${year.median_s.toFixed(3)} s (target ≤ 1 s)`);
   return lines.join('\n');
 }

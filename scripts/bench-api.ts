@@ -148,7 +148,7 @@ async function upload(api: Api, file: string, what: string): Promise<UploadTimin
   const id = up.json.report?.id;
   if ((up.status !== 201 && up.status !== 202) || !id) {
     // serverless-offline answers a Lambda timeout as 200 {errorMessage}: count it as the 504 it is.
-    const failed = calls[calls.length - 1];
+    const failed = calls[calls.length - 1]!;
     if (up.status < 500) failed.status = 504;
     log(`${what}: answered ${up.status} after ${sec(answerMs)} s: ${JSON.stringify(up.json).slice(0, 160)}`);
     // The work may go on after the answer (the issue's "built in the background"): wait for a new report.
@@ -278,9 +278,9 @@ async function measurePage(webUrl: string, token: string, email: string, reportI
       summaryMs,
       firstRowsMs,
       frames: sorted.length,
-      medianFrameMs: q(0.5),
-      p90FrameMs: q(0.9),
-      maxFrameMs: sorted[sorted.length - 1],
+      medianFrameMs: q(0.5)!,
+      p90FrameMs: q(0.9)!,
+      maxFrameMs: sorted[sorted.length - 1]!,
       longTasks: frames.longTasks,
     };
   } finally {
@@ -290,7 +290,7 @@ async function measurePage(webUrl: string, token: string, email: string, reportI
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  return s[Math.floor(s.length / 2)]!;
 }
 
 async function main() {
@@ -299,10 +299,10 @@ async function main() {
   const rowsOut: Array<[string, string, string, string]> = [];
   const add = (what: string, target: string, measured: string, met: boolean | null) => {
     rowsOut.push([what, target, measured, met === null ? '—' : met ? 'met' : 'not met']);
-    log(`| ${rowsOut[rowsOut.length - 1].join(' | ')} |`);
+    log(`| ${rowsOut[rowsOut.length - 1]!.join(' | ')} |`);
   };
   let stack: Stack | null = null;
-  const load0 = loadavg()[0];
+  const load0 = loadavg()[0]!;
   try {
     log(`generating ${o.rows} rows × ${o.articles} articles (zip, 2026, WB style) in ${dir}`);
     const big = writeReportFile(
@@ -403,7 +403,7 @@ async function main() {
         million = await millionChild(m.path, stack.env, user.id);
       } catch (e) {
         // E.g. the file is over the engine's size cap (a 1M-row zip is ~370 MB): reported, not fatal.
-        millionError = (e instanceof Error ? e.message : String(e)).split('\n')[0].slice(0, 200);
+        millionError = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.slice(0, 200);
         log(`1M rows failed: ${millionError}`);
       }
     }
@@ -463,12 +463,12 @@ async function main() {
     if (millionError)
       add(`${(o.millionRows / 1e6).toFixed(1)}M rows processed`, 'peak RSS ≤ 1 GB', `failed: ${millionError}`, false);
     const bad = calls.filter((x) => x.status >= 500 || x.ms >= 29_000);
-    const slowest = calls.reduce((a, b) => (b.ms > a.ms ? b : a), calls[0]);
+    const slowest = calls.reduce((a, b) => (b.ms > a!.ms ? b : a), calls[0]);
     add(
       `every request of the run (${calls.length})`,
       'never 5xx, never ≥ 29 s',
       bad.length === 0
-        ? `none; slowest ${slowest.what} ${sec(slowest.ms)} s`
+        ? `none; slowest ${slowest!.what} ${sec(slowest!.ms)} s`
         : bad.map((b) => `${b.what} ${b.status} ${sec(b.ms)} s`).join('; '),
       bad.length === 0,
     );
@@ -483,7 +483,7 @@ async function main() {
       );
     }
     const out = [
-      `Node ${process.version}; load average (1 min) at start ${load0.toFixed(1)}, at end ${loadavg()[0].toFixed(1)}`,
+      `Node ${process.version}; load average (1 min) at start ${load0.toFixed(1)}, at end ${loadavg()[0]!.toFixed(1)}`,
       '',
       '| what | target | measured | |',
       '|---|---|---|---|',

@@ -68,7 +68,7 @@ async function measure(method: Method, file: string): Promise<Measurement> {
   } else if (method === 'sheetjs' && engine && settings && XLSX && headersModule) {
     const { mapHeaderRow } = headersModule;
     const wb = XLSX.read(fs.readFileSync(file), { dense: true });
-    const ws = wb.Sheets[wb.SheetNames[0]];
+    const ws = wb.Sheets[wb.SheetNames[0]!];
     if (!ws) throw new Error(`SheetJS read no worksheet from the file (${wb.SheetNames.length} sheet names)`);
     const data = (ws['!data'] ?? []) as Array<Array<{ v?: unknown } | undefined> | undefined>;
     const headers = new Map<number, string>();
@@ -85,7 +85,7 @@ async function measure(method: Method, file: string): Promise<Measurement> {
       cells.fill(undefined);
       let any = false;
       for (let c = 0; c < row.length && c < map.toMetric.length; c++) {
-        const k = map.toMetric[c];
+        const k = map.toMetric[c]!;
         if (k < 0) continue;
         const v = row[c]?.v;
         if (v === undefined || v === null || v === '') continue;
@@ -225,7 +225,7 @@ function runChild(script: string, method: Method, file: string): RunResult {
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
 interface Row {
@@ -267,7 +267,7 @@ async function parent(): Promise<void> {
   const runs = Number(values.runs);
   const sizes = values.sizes.split(',').map(Number);
   fs.mkdirSync(CACHE, { recursive: true });
-  const load0 = os.loadavg()[0];
+  const load0 = os.loadavg()[0]!;
   const files = new Map<number, string>();
   for (const n of sizes) files.set(n, await ensureFile(n));
   if (values['generate-only']) return;
@@ -311,8 +311,8 @@ async function parent(): Promise<void> {
               seconds: median(ms.map((m) => m.seconds)),
               cpuSeconds: median(ms.map((m) => m.cpuSeconds)),
               rssMb: median(ms.map((m) => m.rssMb)),
-              rows: ms[0].rows,
-              check: ms[0].check,
+              rows: ms[0]!.rows,
+              check: ms[0]!.check,
               failed,
             },
       );
@@ -366,7 +366,7 @@ async function parent(): Promise<void> {
       `ours / inflate-only at 300k: ${overInflate.toFixed(2)}× wall, ${ratio(ours300?.cpuSeconds, inflate300?.cpuSeconds)?.toFixed(2)}× CPU`,
     );
   lines.push(
-    `load average (1 min) at start ${load0.toFixed(1)}, at end ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
+    `load average (1 min) at start ${load0.toFixed(1)}, at end ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
   );
   const verdict = (ok: boolean | undefined): string => (ok === undefined ? 'not measured' : ok ? 'met' : 'NOT met');
   lines.push('');
@@ -395,7 +395,7 @@ async function child(method: Method, file: string): Promise<void> {
 
 if (require.main === module) {
   const i = process.argv.indexOf('--child');
-  const run = i >= 0 ? child(process.argv[i + 1] as Method, process.argv[i + 2]) : parent();
+  const run = i >= 0 ? child(process.argv[i + 1] as Method, process.argv[i + 2]!) : parent();
   run.catch((err: unknown) => {
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;

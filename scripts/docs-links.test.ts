@@ -37,7 +37,7 @@ function anchors(file: string): Set<string> {
   for (const m of readFileSync(file, 'utf8')
     .replace(/^(```|~~~)[\s\S]*?^\1/gm, '')
     .matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const base = slug(m[1]);
+    const base = slug(m[1]!);
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     out.add(n === 0 ? base : `${base}-${n}`);
@@ -46,7 +46,7 @@ function anchors(file: string): Set<string> {
 }
 
 function links(md: string): string[] {
-  return [...prose(md).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]);
+  return [...prose(md).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!);
 }
 
 describe('documentation links', () => {

@@ -39,7 +39,7 @@ class UsageError extends Error {}
 export function parseTax(text: string): TaxProfile {
   const [system, usn, vat, ...rest] = text.split(':').map((s) => s.trim());
   if (rest.length > 0) throw new UsageError(`--tax: expected system:usn_rate:vat_rate, got "${text}"`);
-  if (!(system in DEFAULT_USN_RATES))
+  if (!(system! in DEFAULT_USN_RATES))
     throw new UsageError(`--tax: unknown tax system "${system}" (usn_income, usn_income_expenses, none)`);
   const tax_system = system as TaxSystem;
   const usn_rate = usn === undefined || usn === '' ? DEFAULT_USN_RATES[tax_system] : Number(usn.replace(',', '.'));
@@ -56,7 +56,7 @@ export function parseCostPrices(text: string): Record<string, number> {
   const out: Record<string, number> = {};
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
+    const line = lines[i]!;
     if (line.trim() === '') continue;
     const sep = line.includes(';') ? line.lastIndexOf(';') : line.lastIndexOf(',');
     if (sep < 0) throw new UsageError(`--cost-prices line ${i + 1}: expected "article;cost", got "${line}"`);
@@ -97,7 +97,7 @@ function money(k: number | null): string {
   if (k === null) return '—';
   const neg = k < 0;
   const [int, frac] = (Math.abs(k) / 100).toFixed(2).split('.');
-  return `${neg ? '-' : ''}${int.replace(/\B(?=(\d{3})+(?!\d))/g, ' ')}.${frac}`;
+  return `${neg ? '-' : ''}${int!.replace(/\B(?=(\d{3})+(?!\d))/g, ' ')}.${frac}`;
 }
 
 function pct(p: number | null): string {
@@ -120,9 +120,9 @@ function table(items: ComputedItem[], totals: ItemValues): string {
   const body = sorted.map((it) => row(it.article === '' ? 'Без артикула' : it.article, it.effective));
   const total = row('ИТОГО', totals);
   const all = [head, ...body, total];
-  const width = head.map((_, c) => Math.max(...all.map((r) => r[c].length)));
+  const width = head.map((_, c) => Math.max(...all.map((r) => r[c]!.length)));
   const fmt = (r: string[]): string =>
-    r.map((cell, c) => (c === 0 ? cell.padEnd(width[c]) : cell.padStart(width[c]))).join('  ');
+    r.map((cell, c) => (c === 0 ? cell.padEnd(width[c]!) : cell.padStart(width[c]!))).join('  ');
   const rule = width.map((w) => '-'.repeat(w)).join('  ');
   return [fmt(head), rule, ...body.map(fmt), rule, fmt(total)].join('\n');
 }
@@ -152,7 +152,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1)
     throw new UsageError('usage: npm run report -- <file> [--json] [--cost-prices prices.csv] [--tax usn_income:6:0]');
-  const file = positionals[0];
+  const file = positionals[0]!;
   const tax = values.tax ? parseTax(values.tax) : DEFAULT_TAX_PROFILE;
   let costPrices: Record<string, number> = {};
   if (values['cost-prices']) {
@@ -166,7 +166,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
 
-  const parsed = await readReport({ path: file });
+  const parsed = await readReport({ path: file! });
   const { items } = buildItems(parsed, { tax, costPrices });
   const totals = computeTotals(items.map((i) => i.effective));
   const byCategory = commissionByCategory(items);

@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   for (const note of s.notes) console.log(`  ${note}`);
   console.log(`\n  Logs: ${path.relative(repoRoot, logDir)}/   ·   Ctrl-C stops everything.\n`);
 
-  stopMailWatch = watchMail(s.env.SES_ENDPOINT, (mail) => {
+  stopMailWatch = watchMail(s.env.SES_ENDPOINT!, (mail) => {
     console.log(`✉  "${mail.subject}" to ${mail.to.join(', ')}`);
     for (const link of mail.links) console.log(`     ${link}`);
   });

@@ -62,7 +62,7 @@ export async function serveApiDocs(
   res: ServerResponse,
   opts: { apiUrl?: string } = {},
 ): Promise<boolean> {
-  const url = (req.url ?? '/').split('?')[0];
+  const url = (req.url ?? '/').split('?')[0]!;
   if (url !== API_DOCS_PATH && !url.startsWith(`${API_DOCS_PATH}/`)) return false;
   const name = url.slice(API_DOCS_PATH.length + 1);
   if (url === API_DOCS_PATH) {

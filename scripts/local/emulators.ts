@@ -100,7 +100,7 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
       }),
     ]);
     const env = emulatorEnv(ports, opts.env);
-    const credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY };
+    const credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! };
     const dynamoClient = new DynamoDBClient({ region: env.AWS_REGION, endpoint: env.DYNAMODB_ENDPOINT, credentials });
     const s3Client = new S3Client({
       region: env.AWS_REGION,
@@ -111,8 +111,11 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
     try {
-      const origins = opts.corsOrigins ?? [new URL(env.APP_URL).origin];
-      await Promise.all([ensureTable(dynamoClient, env.TABLE_NAME), ensureBucket(s3Client, env.BUCKET_NAME, origins)]);
+      const origins = opts.corsOrigins ?? [new URL(env.APP_URL!).origin];
+      await Promise.all([
+        ensureTable(dynamoClient, env.TABLE_NAME!),
+        ensureBucket(s3Client, env.BUCKET_NAME!, origins),
+      ]);
     } finally {
       dynamoClient.destroy();
       s3Client.destroy();

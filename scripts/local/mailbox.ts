@@ -86,7 +86,7 @@ export async function startMailbox(opts: {
   apiUrl?: string;
 }): Promise<{ url: string; stop(): Promise<void> }> {
   const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0]!;
     if (path === API_DOCS_PATH || path.startsWith(`${API_DOCS_PATH}/`)) {
       serveApiDocs(req, res, { apiUrl: opts.apiUrl }).catch((e: Error) => {
         res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });

@@ -193,7 +193,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     })();
     const mailboxP = startMailbox({
       port: ports.mailbox,
-      sesEndpoint: env.SES_ENDPOINT,
+      sesEndpoint: env.SES_ENDPOINT!,
       apiUrl: `http://localhost:${ports.api}`,
     }).then((m) => {
       stops.push(m.stop);
@@ -227,8 +227,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         mailbox: mailbox.url,
         apiDocs: `${webUrl ?? mailbox.url.replace(/\/$/, '')}/api-docs/`,
         ses: `http://localhost:${ports.ses}`,
-        dynamodb: env.DYNAMODB_ENDPOINT,
-        s3: env.S3_ENDPOINT,
+        dynamodb: env.DYNAMODB_ENDPOINT!,
+        s3: env.S3_ENDPOINT!,
       },
       ports,
       demo: { email: DEMO_EMAIL, password: demoPassword, created: demo.created, passwordKnown },

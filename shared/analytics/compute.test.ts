@@ -164,12 +164,12 @@ describe('computeAnalytics', () => {
   it('weeks, totals, previous range, articles, groups and warnings', () => {
     const w = ['2026-05-04', '2026-05-11', '2026-05-18', '2026-05-25'];
     const reports = [
-      info('1', w[0]), // previous range
-      info('2', w[2]),
-      info('3', w[2], { identity: 'i-2', created_at: '2025-12-31T00:00:00Z', title: 'старый' }), // older copy of 2
-      info('4', w[3], { stale: true }),
-      info('5', w[3], { is_combined: true }),
-      info('6', w[3], { status: 'building', period_from: null, period_to: null }),
+      info('1', w[0]!), // previous range
+      info('2', w[2]!),
+      info('3', w[2]!, { identity: 'i-2', created_at: '2025-12-31T00:00:00Z', title: 'старый' }), // older copy of 2
+      info('4', w[3]!, { stale: true }),
+      info('5', w[3]!, { is_combined: true }),
+      info('6', w[3]!, { status: 'building', period_from: null, period_to: null }),
     ];
     const figs = new Map<string, ReportFigures>([
       ['1', figures([art('A', 10000, 1000)])],
@@ -178,7 +178,7 @@ describe('computeAnalytics', () => {
       ['4', figures([art('A', 10000, 1000, 2, 1), art('C', 3000, 300)])],
       ['5', figures([art('A', 1, 1)])],
     ]);
-    const r = computeAnalytics({ from: w[1], to: addDays(w[3], 6), reports, figures: figs, article: 'A' });
+    const r = computeAnalytics({ from: w[1]!, to: addDays(w[3]!, 6), reports, figures: figs, article: 'A' });
     expect(r.weeks.map((x) => [x.period_from, x.report_ids])).toEqual([
       [w[1], []],
       [w[2], ['2']],
@@ -192,8 +192,8 @@ describe('computeAnalytics', () => {
     expect(r.previous.change.realization).toBe(240);
     const byArticle = Object.fromEntries(r.articles.map((a) => [a.article, a]));
     expect(byArticle.A).toMatchObject({ realization: 30000, profit: 6000, margin: 20, sales_qty: 3, returns_qty: 1 });
-    expect(byArticle.A.abc_revenue).toBe('A');
-    expect(byArticle.A.margin_group).toBe('high');
+    expect(byArticle.A!.abc_revenue).toBe('A');
+    expect(byArticle.A!.margin_group).toBe('high');
     expect(byArticle.B).toMatchObject({ abc_revenue: 'C', abc_profit: 'C', margin_group: 'loss' });
     expect(byArticle.C).toMatchObject({ abc_revenue: 'B', abc_profit: 'C', margin_group: 'low' });
     expect(byArticle['']).toMatchObject({ abc_revenue: null, margin_group: null });
@@ -208,7 +208,7 @@ describe('computeAnalytics', () => {
       ['report_processing', { report_id: '6' }],
       ['stale_report', { report_id: '4' }],
     ]);
-    expect(r.warnings[0].message).toBe('нет отчёта за 11.05–17.05');
+    expect(r.warnings[0]!.message).toBe('нет отчёта за 11.05–17.05');
     expect(r.history?.weeks.map((x) => x.profit)).toEqual([0, 5000, 1000]);
   });
 });

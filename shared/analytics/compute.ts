@@ -143,12 +143,12 @@ export const inRange = (r: Pick<ReportInfo, 'period_from' | 'period_to'>, from: 
 export function defaultRange(counted: ReadonlyArray<ReportInfo>, count = 12): { from: string; to: string } | null {
   const weeks = [...new Set(counted.map((r) => weekStart(r.period_from as string)))].sort();
   if (weeks.length === 0) return null;
-  const floor = addDays(weeks[weeks.length - 1], -7 * 51);
+  const floor = addDays(weeks[weeks.length - 1]!, -7 * 51);
   const last = weeks.slice(-count).filter((w) => w >= floor);
   const newest = counted
     .filter((r) => weekStart(r.period_from as string) === last[last.length - 1])
-    .reduce((m, r) => ((r.period_to as string) > m ? (r.period_to as string) : m), addDays(last[last.length - 1], 6));
-  return { from: last[0], to: newest };
+    .reduce((m, r) => ((r.period_to as string) > m ? (r.period_to as string) : m), addDays(last[last.length - 1]!, 6));
+  return { from: last[0]!, to: newest };
 }
 
 // ---------------------------------------------------------------------------------------------

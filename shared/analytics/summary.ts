@@ -114,12 +114,12 @@ export function decodeArticles(data: Uint8Array): ArticleFigures[] {
   const out: ArticleFigures[] = new Array<ArticleFigures>(body.a.length);
   for (let i = 0; i < body.a.length; i++)
     out[i] = {
-      article: body.a[i],
-      realization: realization[i],
-      profit: profit[i],
-      sales_qty: sales[i],
-      returns_qty: returns[i],
-      cost_price: cost[i],
+      article: body.a[i]!,
+      realization: realization![i]!,
+      profit: profit![i]!,
+      sales_qty: sales![i]!,
+      returns_qty: returns![i]!,
+      cost_price: cost![i]!,
     };
   return out;
 }

@@ -92,7 +92,7 @@ function findHeader(rows: readonly string[][]): HeaderMatch | { missing: string[
     let aBest = 0;
     let cBest = 0;
     let dBest = 0;
-    rows[r].forEach((cell, c) => {
+    rows[r]!.forEach((cell, c) => {
       const h = normalizeImportHeader(cell);
       const a = articleScore(h);
       const p = costScore(h);
@@ -141,7 +141,7 @@ export function rowsToImport(rows: readonly string[][]): CatalogFile {
   }
   const out: CatalogFile = { rows: [], errors: [] };
   for (let r = header.index + 1; r < rows.length; r++) {
-    const cells = rows[r];
+    const cells = rows[r]!;
     if (cells.every((c) => c.trim() === '')) continue;
     const row = r + 1;
     const article = (cells[header.article] ?? '').trim();

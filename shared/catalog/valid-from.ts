@@ -22,7 +22,7 @@ export function parseValidFrom(text: string): string | undefined | { error: stri
   let m: RegExpExecArray | null;
   if ((m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ].*)?$/.exec(t))) iso = `${m[1]}-${m[2]}-${m[3]}`;
   else if ((m = /^(\d{1,2})\.(\d{1,2})\.(\d{2}|\d{4})$/.exec(t)))
-    iso = `${m[3].length === 2 ? `20${m[3]}` : m[3]}-${m[2].padStart(2, '0')}-${m[1].padStart(2, '0')}`;
+    iso = `${m[3]!.length === 2 ? `20${m[3]}` : m[3]}-${m[2]!.padStart(2, '0')}-${m[1]!.padStart(2, '0')}`;
   else if (/^\d{5}(\.\d+)?$/.test(t)) {
     // Excel's serial day number (1900 system): day 25569 is 1970-01-01.
     const days = Math.floor(Number(t));

@@ -35,7 +35,7 @@ describe('the OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     let operations = 0;
     for (const [key, r] of routes) {
-      const op = doc.paths[r.path]?.[r.method.toLowerCase()];
+      const op = doc.paths[r.path]?.[r.method.toLowerCase()]!;
       expect(op?.operationId, `${r.method} ${r.path}`).toBe(key);
       operations++;
       if (r.body) expect(op.requestBody, key).toBeDefined();
@@ -51,7 +51,7 @@ describe('the OpenAPI document', () => {
     // Every $ref points at a component that exists.
     const text = JSON.stringify(doc);
     for (const m of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g))
-      expect(doc.components.schemas[m[1]], m[1]).toBeDefined();
+      expect(doc.components.schemas[m[1]!], m[1]).toBeDefined();
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Report', 'Item', 'Error', 'User']));
   });
 });

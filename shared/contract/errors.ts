@@ -161,7 +161,7 @@ export function statusesOf(code: ErrorCode): readonly number[] {
 
 /** The usual status of a code. */
 export function statusOf(code: ErrorCode): number {
-  return statusesOf(code)[0];
+  return statusesOf(code)[0]!;
 }
 
 /** `{"error": {"code", "message", "details"}}`: every non-2xx JSON answer of the API. */

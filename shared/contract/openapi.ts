@@ -71,7 +71,7 @@ function rewriteRefs(value: unknown, names: Map<string, string>): unknown {
     for (const [k, v] of Object.entries(value)) {
       if (k === '$ref' && typeof v === 'string') {
         const m = /^#\/\$defs\/(.+)$/.exec(v);
-        out[k] = m ? `#/components/schemas/${names.get(m[1]) ?? m[1]}` : v;
+        out[k] = m ? `#/components/schemas/${names.get(m[1]!) ?? m[1]}` : v;
       } else if (k === 'id' && typeof v === 'string') continue;
       else out[k] = rewriteRefs(v, names);
     }

@@ -27,7 +27,7 @@ function readBack(buf: Buffer): {
   // An .xls (BIFF8 compound file) begins with the OLE signature.
   expect(buf.subarray(0, 8).toString('hex')).toBe('d0cf11e0a1b11ae1');
   const wb = XLSX.read(buf, { type: 'buffer' });
-  const grid = XLSX.utils.sheet_to_json<unknown[]>(wb.Sheets[wb.SheetNames[0]], {
+  const grid = XLSX.utils.sheet_to_json<unknown[]>(wb.Sheets[wb.SheetNames[0]!]!, {
     header: 1,
     blankrows: true,
     defval: null,
@@ -122,7 +122,7 @@ describe('summary template', () => {
     // Compared by content: SheetJS keeps number formats it has seen in a process-wide table, so the bytes
     // written after other exports in the same process may carry extra (unused) format records.
     const content = (buf: Buffer) => {
-      const ws = XLSX.read(buf, { type: 'buffer', cellStyles: true }).Sheets['Сводная'];
+      const ws = XLSX.read(buf, { type: 'buffer', cellStyles: true }).Sheets['Сводная']!;
       return {
         cells: XLSX.utils.sheet_to_json(ws, { header: 1, blankrows: true }),
         merges: ws['!merges'],
@@ -136,8 +136,8 @@ describe('summary template', () => {
     const { grid, header, headerRow } = readBack(loadSummaryTemplate());
     expect(headerRow).toBe(SUMMARY_TEMPLATE_HEADER_ROW);
     expect(header).toEqual(SUMMARY_TEMPLATE_HEADERS);
-    expect(String(grid[0][0])).toContain('Сводная ведомость');
-    expect(grid[headerRow + 2][0]).toBe(SUMMARY_TEMPLATE_FOOTER);
+    expect(String(grid[0]![0])).toContain('Сводная ведомость');
+    expect(grid[headerRow + 2]![0]).toBe(SUMMARY_TEMPLATE_FOOTER);
     for (const h of NOT_COMPUTED) expect(header).toContain(h);
   });
 });
@@ -147,44 +147,44 @@ describe('exportSummaryXls', () => {
   const out = readBack(exportSummaryXls(input));
   const { grid, col, headerRow } = out;
   const rowOf = (i: number) => grid[headerRow + 1 + i];
-  const totalsRow = grid[headerRow + 1 + input.length];
+  const totalsRow = grid[headerRow + 1 + input.length]!;
 
   it('keeps the template: title, header, sheet name', () => {
-    expect(String(grid[0][0])).toContain('Сводная ведомость');
+    expect(String(grid[0]![0])).toContain('Сводная ведомость');
     expect(grid[headerRow]).toEqual(SUMMARY_TEMPLATE_HEADERS);
     expect(out.wb.SheetNames).toEqual(['Сводная']);
   });
 
   it('writes one row per report with number, seller, period, rows and totals in roubles', () => {
     const r0 = rowOf(0);
-    expect(r0[col('№ п/п')]).toBe(1);
-    expect(r0[col('Номер отчёта')]).toBe('123456789');
-    expect(r0[col('Наименование')]).toBe('Отчёт 123456789');
-    expect(r0[col('Продавец')]).toBe('ИП Иванов');
-    expect(r0[col('Код продавца WB')]).toBe('987654');
-    expect(r0[col('Период с')]).toBe(excelDate('2022-12-05'));
-    expect(r0[col('Период по')]).toBe(excelDate('2022-12-11'));
-    expect(r0[col('Кол-во строк')]).toBe(49);
-    expect(r0[col('Продано, шт.')]).toBe(14);
-    expect(r0[col('Возвраты, шт.')]).toBe(1);
-    expect(r0[col('Реализация, руб.')]).toBe(24499.5);
-    expect(r0[col('Займы, руб.')]).toBe(1000);
+    expect(r0![col('№ п/п')]).toBe(1);
+    expect(r0![col('Номер отчёта')]).toBe('123456789');
+    expect(r0![col('Наименование')]).toBe('Отчёт 123456789');
+    expect(r0![col('Продавец')]).toBe('ИП Иванов');
+    expect(r0![col('Код продавца WB')]).toBe('987654');
+    expect(r0![col('Период с')]).toBe(excelDate('2022-12-05'));
+    expect(r0![col('Период по')]).toBe(excelDate('2022-12-11'));
+    expect(r0![col('Кол-во строк')]).toBe(49);
+    expect(r0![col('Продано, шт.')]).toBe(14);
+    expect(r0![col('Возвраты, шт.')]).toBe(1);
+    expect(r0![col('Реализация, руб.')]).toBe(24499.5);
+    expect(r0![col('Займы, руб.')]).toBe(1000);
     for (const [h, f] of MONEY_HEADERS) {
       for (let i = 0; i < input.length; i++)
-        expect(kop(rowOf(i)[col(h)]), `${h} of report ${i}`).toBe(input[i].totals[f]);
+        expect(kop(rowOf(i)![col(h)]), `${h} of report ${i}`).toBe(input[i]!.totals[f]);
     }
-    expect(rowOf(0)[col('Маржа, %')]).toBe(input[0].totals.margin);
+    expect(rowOf(0)![col('Маржа, %')]).toBe(input[0]!.totals.margin);
     const r2 = rowOf(2);
-    expect(r2[col('№ п/п')]).toBe(3);
-    expect(r2[col('Номер отчёта')]).toBeNull();
-    expect(r2[col('Продавец')]).toBeNull();
-    expect(r2[col('Период с')]).toBeNull();
+    expect(r2![col('№ п/п')]).toBe(3);
+    expect(r2![col('Номер отчёта')]).toBeNull();
+    expect(r2![col('Продавец')]).toBeNull();
+    expect(r2![col('Период с')]).toBeNull();
   });
 
   it('writes a totals row whose sums equal the column sums and whose margin comes from the sums', () => {
     expect(totalsRow[col('№ п/п')]).toBe('Итого');
     for (const [h] of MONEY_HEADERS) {
-      const sum = input.reduce((s, _r, i) => s + kop(rowOf(i)[col(h)]), 0);
+      const sum = input.reduce((s, _r, i) => s + kop(rowOf(i)![col(h)]), 0);
       expect(kop(totalsRow[col(h)]), h).toBe(sum);
     }
     expect(totalsRow[col('Кол-во строк')]).toBe(64);
@@ -198,21 +198,21 @@ describe('exportSummaryXls', () => {
 
   it('leaves the columns the product does not compute empty', () => {
     for (let i = 0; i <= input.length; i++) {
-      for (const h of NOT_COMPUTED) expect(grid[headerRow + 1 + i][col(h)], `${h} row ${i}`).toBeNull();
+      for (const h of NOT_COMPUTED) expect(grid[headerRow + 1 + i]![col(h)], `${h} row ${i}`).toBeNull();
     }
   });
 
   it('moves the signature line below the totals', () => {
-    expect(grid[headerRow + 1 + input.length + 1].every((v) => v === null)).toBe(true);
-    expect(grid[headerRow + 1 + input.length + 3][0]).toBe(SUMMARY_TEMPLATE_FOOTER);
+    expect(grid[headerRow + 1 + input.length + 1]!.every((v) => v === null)).toBe(true);
+    expect(grid[headerRow + 1 + input.length + 3]![0]).toBe(SUMMARY_TEMPLATE_FOOTER);
   });
 
   it('maps columns by header text, not by position', () => {
     const shuffled = ['Комментарий', 'Прибыль, руб.', 'Реализация, ₽', 'Номер отчёта', 'Продавец', 'Ответственный'];
     const res = readBack(exportSummaryXls(input, buildSummaryTemplate(shuffled)));
     const r0 = res.grid[res.headerRow + 1];
-    expect(r0).toEqual([null, input[0].totals.profit! / 100, 24499.5, '123456789', 'ИП Иванов', null]);
-    const t = res.grid[res.headerRow + 1 + input.length];
+    expect(r0).toEqual([null, input[0]!.totals.profit! / 100, 24499.5, '123456789', 'ИП Иванов', null]);
+    const t = res.grid[res.headerRow + 1 + input.length]!;
     // No "№" column: the label goes to the leftmost column without a total of its own.
     expect(t[res.col('Номер отчёта')]).toBe('Итого');
     expect(t[res.col('Комментарий')]).toBeNull();
@@ -221,10 +221,10 @@ describe('exportSummaryXls', () => {
 
   it('writes a formula-looking report number and seller name as text', () => {
     const wb = XLSX.read(
-      exportSummaryXls([{ ...input[0], report_number: '=1+1', seller: { number: '@x', name: '=HYPERLINK("x")' } }]),
+      exportSummaryXls([{ ...input[0]!, report_number: '=1+1', seller: { number: '@x', name: '=HYPERLINK("x")' } }]),
       { type: 'buffer', cellFormula: true },
     );
-    const ws = wb.Sheets[wb.SheetNames[0]];
+    const ws = wb.Sheets[wb.SheetNames[0]!]!;
     const cells = Object.entries(ws).filter(([k]) => !k.startsWith('!')) as Array<[string, XLSX.CellObject]>;
     expect(cells.filter(([, c]) => c.f !== undefined)).toEqual([]);
     const texts = cells.map(([, c]) => c.v);

@@ -230,7 +230,7 @@ function shiftFooter(ws: XLSX.WorkSheet, afterRow: number, by: number): void {
  */
 export function exportSummaryXls(reports: readonly SummaryRow[], template: Buffer = loadSummaryTemplate()): Buffer {
   const wb = XLSX.read(template, { type: 'buffer', cellStyles: true, cellNF: true });
-  const ws = wb.Sheets[wb.SheetNames[0]];
+  const ws = wb.Sheets[wb.SheetNames[0]!];
   if (!ws) throw new Error('summary template has no sheet');
   const { row: headerRow, columns, labelCol } = findHeader(ws);
   const range = XLSX.utils.decode_range(ws['!ref'] ?? 'A1:A1');

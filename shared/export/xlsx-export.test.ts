@@ -83,7 +83,7 @@ describe('export column order', () => {
       'profit',
     ];
     for (let i = 1; i < way.length; i++)
-      expect(pos(way[i]), `${way[i - 1]} before ${way[i]}`).toBeGreaterThan(pos(way[i - 1]));
+      expect(pos(way[i]!), `${way[i - 1]} before ${way[i]}`).toBeGreaterThan(pos(way[i - 1]!));
   });
 });
 
@@ -145,7 +145,7 @@ describe('exportReportXlsx', () => {
     expect(logistics.note).toBe('Рассчитано: 350,00 ₽');
     expect((logistics.fill as ExcelJS.FillPattern).fgColor?.argb).toBe(MANUAL_FILL_ARGB);
     // computed profit of ART-2: 8 100 − 486 (УСН 6 %) − 5 286,50 (expenses) + 50 (additional payments)
-    expect(report.items[1].computed.profit).toBe(237_750);
+    expect(report.items[1]!.computed.profit).toBe(237_750);
     expect(ws.getRow(3).getCell(col('profit')).note).toBe('Рассчитано: 2 377,50 ₽');
     // an uncorrected cell carries neither
     const realization = ws.getRow(3).getCell(col('realization'));

@@ -137,7 +137,7 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
     texts((i) => i.brand),
   ];
   ws.columns = [
-    ...TEXT_COLUMNS.map((c, i) => ({ width: fitWidth([c.title, ...textSources[i]], c.width[0], c.width[1]) })),
+    ...TEXT_COLUMNS.map((c, i) => ({ width: fitWidth([c.title, ...textSources[i]!], c.width[0], c.width[1]) })),
     // Money columns fit "-12 345 678,90"; the header wraps onto up to three lines.
     ...defs.map((def) => ({ width: def.unit === 'money' ? 15 : 11 })),
   ];
@@ -155,7 +155,7 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
     setText(row.getCell(3), item.nm_id);
     setText(row.getCell(4), item.brand);
     defs.forEach((def, i) => {
-      const field = EXPORT_FIELD_ORDER[i];
+      const field = EXPORT_FIELD_ORDER[i]!;
       const cell = row.getCell(firstField + i);
       const value = cellNumber(def, item.effective[field]);
       if (value !== null) cell.value = value;
@@ -172,7 +172,7 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
   setText(totalsRow.getCell(1), TOTALS_LABEL);
   defs.forEach((def, i) => {
     const cell = totalsRow.getCell(firstField + i);
-    const value = cellNumber(def, totals[EXPORT_FIELD_ORDER[i]]);
+    const value = cellNumber(def, totals[EXPORT_FIELD_ORDER[i]!]);
     if (value !== null) cell.value = value;
     cell.numFmt = NUM_FMT[def.unit];
   });

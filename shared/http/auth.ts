@@ -10,7 +10,7 @@ export function bearerToken(headers: Record<string, string | undefined> | undefi
   for (const [k, v] of Object.entries(headers)) {
     if (k.toLowerCase() === 'authorization' && v) {
       const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(v);
-      return m ? m[1] : null;
+      return m ? m[1]! : null;
     }
   }
   return null;

@@ -126,8 +126,8 @@ describe('metrics', () => {
     const emf = lines.filter((l) => '_aws' in l);
     expect(emf).toHaveLength(1);
     expect(emf[0]).toMatchObject({ Uploads: 1, RowsProcessed: 1234 });
-    const directive = (emf[0]._aws as { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] })
-      .CloudWatchMetrics[0];
+    const directive = (emf[0]!._aws as { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] })
+      .CloudWatchMetrics[0]!;
     expect(directive.Namespace).toBe('UnitTestNamespace');
     expect(directive.Metrics.map((m) => m.Name).sort()).toEqual(['RowsProcessed', 'Uploads']);
 

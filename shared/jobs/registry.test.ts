@@ -81,7 +81,7 @@ describe('combine job registry', () => {
       error: { code: 'internal_error', message: 'internal error' },
     });
     expect(silence).toHaveBeenCalledTimes(1);
-    expect(String(silence.mock.calls[0][0])).toContain('DynamoDB said something internal');
+    expect(String(silence.mock.calls[0]![0])).toContain('DynamoDB said something internal');
     silence.mockRestore();
   });
 
@@ -109,10 +109,10 @@ describe('combine job registry', () => {
     const jobs = bodies.map((b) => startJob('u1', 1, b.run));
     await flush();
     expect(jobs.map((j) => getJob('u1', j.id)?.status)).toEqual([...Array(MAX_RUNNING).fill('running'), 'queued']);
-    bodies[0].resolve('R0');
+    bodies[0]!.resolve('R0');
     await flush();
     await flush();
-    expect(getJob('u1', jobs[MAX_RUNNING].id)?.status).toBe('running');
+    expect(getJob('u1', jobs[MAX_RUNNING]!.id)?.status).toBe('running');
     bodies.slice(1).forEach((b, i) => b.resolve(`R${i + 1}`));
     await flush();
     expect(jobs.map((j) => getJob('u1', j.id)?.status)).toEqual(jobs.map(() => 'done'));

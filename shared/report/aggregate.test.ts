@@ -331,7 +331,7 @@ describe('createAggregator: column variants', () => {
       present,
     );
     // (1000 − 400) − (850 − 340) − (15 − 6) − (10 − 4) = 600 − 510 − 9 − 6 = 75
-    expect(r.articles[0].aggregates.commission).toBe(7500);
+    expect(r.articles[0]!.aggregates.commission).toBe(7500);
   });
 
   it('period falls back to the order date per row; Excel serials count', () => {
@@ -368,7 +368,7 @@ describe('createAggregator: column variants', () => {
     ]);
     expect(r.articles).toHaveLength(1);
     expect(r.articles[0]).toMatchObject({ article: 'C', category: 'Носки' });
-    expect(r.articles[0].aggregates.logistics).toBe(1500);
+    expect(r.articles[0]!.aggregates.logistics).toBe(1500);
   });
 
   it('copes with a reader that reuses one cells array', () => {
@@ -400,8 +400,8 @@ describe('createAggregator: column variants', () => {
       sale({ quantity: '1', retail_amount: 'н/д', ppvz_for_pay: '5' }),
       sale({ quantity: '1', retail_amount: '-', ppvz_for_pay: '5' }),
     ]);
-    expect(r.articles[0].aggregates.realization).toBe(0);
-    expect(r.articles[0].aggregates.for_pay).toBe(1000);
+    expect(r.articles[0]!.aggregates.realization).toBe(0);
+    expect(r.articles[0]!.aggregates.for_pay).toBe(1000);
     expect(r.warnings).toEqual([
       expect.objectContaining({
         code: 'invalid_number',

@@ -38,8 +38,8 @@ function expectAllocation(parsed: Pick<ParsedReport, 'articles'>, settings: Repo
   if (unassigned) expect(unassigned.computed.allocated_expenses).toBe(method === 'none' ? 0 : -spread);
   built.items.forEach((it, i) => {
     // Profit includes the share; the tax base does not move.
-    expect(it.computed.profit).toBe((none.items[i].computed.profit ?? 0) - (it.computed.allocated_expenses ?? 0));
-    expect(it.computed.usn).toBe(none.items[i].computed.usn);
+    expect(it.computed.profit).toBe((none.items[i]!.computed.profit ?? 0) - (it.computed.allocated_expenses ?? 0));
+    expect(it.computed.usn).toBe(none.items[i]!.computed.usn);
     expect(Number.isInteger(it.computed.allocated_expenses)).toBe(true);
     const base = method === 'quantity' ? it.computed.net_qty : it.computed.realization;
     if (it.article !== '' && (method === 'none' || (base ?? 0) <= 0)) expect(it.computed.allocated_expenses).toBe(0);
@@ -111,7 +111,7 @@ describe('allocateUnassigned on hand-worked numbers', () => {
   it('none, nothing to spread, or no base: nothing moves and the summary says why', () => {
     expect(allocateUnassigned(items, 'none').allocated).toEqual([0, 0, 0, 0]);
     expect(allocateUnassigned(items.slice(0, 3), 'realization').summary.reason).toBe('nothing_to_spread');
-    expect(allocateUnassigned([items[2], items[3]], 'realization').summary).toMatchObject({
+    expect(allocateUnassigned([items[2]!, items[3]!], 'realization').summary).toMatchObject({
       reason: 'no_base',
       total: 0,
     });
@@ -133,7 +133,9 @@ describe('allocation on the real 2022 report', () => {
 
   for (const method of METHODS)
     it(`${method}: with account-level storage, acceptance, deductions, penalties and ads added — Σ = 0, totals to the kopeck`, () => {
-      const zero = Object.fromEntries(Object.keys(parsed.articles[0].aggregates).map((k) => [k, 0])) as AggregateValues;
+      const zero = Object.fromEntries(
+        Object.keys(parsed.articles[0]!.aggregates).map((k) => [k, 0]),
+      ) as AggregateValues;
       const withUnassigned = {
         articles: [
           ...parsed.articles,
@@ -161,7 +163,7 @@ describe('allocation on the real 2022 report', () => {
       expect(receivers.length).toBe(built.allocation.articles);
       // The biggest seller by the base carries the biggest share.
       const key = method === 'quantity' ? 'net_qty' : 'realization';
-      const top = [...built.items].sort((a, b) => (b.computed[key] ?? 0) - (a.computed[key] ?? 0))[0];
+      const top = [...built.items].sort((a, b) => (b.computed[key] ?? 0) - (a.computed[key] ?? 0))[0]!;
       expect(Math.max(...built.items.map((i) => i.computed.allocated_expenses ?? 0))).toBe(
         top.computed.allocated_expenses,
       );
@@ -180,7 +182,7 @@ describe('allocation on generated reports with storage and deductions', () => {
         const parsed = await readReport({ buffer: g.file, filename: g.filename });
         const unassigned = g.expected.articles.find((a) => a.article === '');
         expect(unassigned, 'the generator books account-level costs').toBeDefined();
-        const built = expectAllocation(parsed, { tax, costPrices: { [parsed.articles[1].article]: 12_345 } }, method);
+        const built = expectAllocation(parsed, { tax, costPrices: { [parsed.articles[1]!.article]: 12_345 } }, method);
         if (method !== 'none') {
           expect(built.allocation.spread).toEqual({
             storage: unassigned!.aggregates.storage,

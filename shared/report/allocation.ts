@@ -61,7 +61,7 @@ export function largestRemainder(amount: number, weights: readonly number[]): nu
   rems.sort((a, b) => (a.r === b.r ? (a.w === b.w ? a.i - b.i : b.w - a.w) : a.r > b.r ? -1 : 1));
   for (const { i } of rems) {
     if (left <= 0) break;
-    shares[i] += 1n;
+    shares[i]! += 1n;
     left--;
   }
   return shares.map((s) => sign * Number(s) + 0);
@@ -87,7 +87,7 @@ export function allocateUnassigned(
   if (method === 'none') return { allocated, summary };
   const unassigned = items.findIndex((it) => it.article === '');
   const amounts = zeroSpread();
-  if (unassigned >= 0) for (const f of ALLOCATED_FIELDS) amounts[f] = Number(items[unassigned].computed[f] ?? 0);
+  if (unassigned >= 0) for (const f of ALLOCATED_FIELDS) amounts[f] = Number(items[unassigned]!.computed[f] ?? 0);
   if (ALLOCATED_FIELDS.every((f) => amounts[f] === 0))
     return { allocated, summary: { ...summary, reason: 'nothing_to_spread' } };
   const baseOf = (v: ItemValues): number =>
@@ -107,7 +107,7 @@ export function allocateUnassigned(
   for (const f of ALLOCATED_FIELDS) {
     if (amounts[f] === 0) continue;
     const shares = largestRemainder(amounts[f], weights);
-    shares.forEach((s, k) => (allocated[receivers[k]] += s));
+    shares.forEach((s, k) => (allocated[receivers[k]!]! += s));
     total += amounts[f];
   }
   allocated[unassigned] = -total + 0;
@@ -133,7 +133,7 @@ export function combineAllocations(
     for (const f of ALLOCATED_FIELDS) spread[f] += s.spread[f] ?? 0;
     total += s.total;
   }
-  const method = known[0].method;
+  const method = known[0]!.method;
   const mixed = known.length !== sources.length || known.some((s) => s.method !== method);
   return { summary: { method, spread, total, articles: Math.max(...known.map((s) => s.articles)) }, mixed };
 }

@@ -68,7 +68,7 @@ describe('buildItems', () => {
     const [a, none] = items;
     expect(a).toMatchObject({ article: 'A', category: 'Футболки', nm_id: '1', brand: 'B', manual_values: {} });
     // cost 4 · 500.00; expenses = 1 000 + 200 + 2 000 = 3 200.00; usn 300.00; profit = 5 000 − 300 − 3 200
-    expect(a.computed).toMatchObject({
+    expect(a!.computed).toMatchObject({
       cost_price: 50_000,
       net_qty: 4,
       cost_total: 200_000,
@@ -78,8 +78,8 @@ describe('buildItems', () => {
       margin: 30,
       roi: 75,
     });
-    expect(a.effective).toEqual(a.computed);
-    expect(none.computed).toMatchObject({ cost_price: 0, profit: -30_000, payout: -30_000, margin: null, roi: null });
+    expect(a!.effective).toEqual(a!.computed);
+    expect(none!.computed).toMatchObject({ cost_price: 0, profit: -30_000, payout: -30_000, margin: null, roi: null });
   });
 
   it('applies manual values by article and drops those whose article is gone', () => {
@@ -87,7 +87,7 @@ describe('buildItems', () => {
       A: { logistics: 0, profit: 100_000 },
       GONE: { realization: 5 },
     });
-    const a = items[0];
+    const a = items[0]!;
     expect(a.manual_values).toEqual({ logistics: 0, profit: 100_000 });
     expect(a.computed.logistics).toBe(20_000);
     expect(a.effective.logistics).toBe(0);
@@ -100,13 +100,13 @@ describe('buildItems', () => {
 
   it('a stored manual value on a field that no longer accepts one is dropped, not applied', () => {
     const { items, dropped } = buildItems(parsed, settings, { A: { payout: 1 } as never });
-    expect(items[0].manual_values).toEqual({});
+    expect(items[0]!.manual_values).toEqual({});
     expect(dropped).toEqual([{ article: 'A', field: 'payout', value: 1 }]);
   });
 });
 
 describe('applyManualValue', () => {
-  const item = buildItems(parsed, settings).items[0];
+  const item = buildItems(parsed, settings).items[0]!;
 
   it('sets a value, re-derives effective values, leaves computed alone', () => {
     const next = applyManualValue(item, 'realization', 600_000, settings.tax);
@@ -151,7 +151,7 @@ describe('applyManualValue', () => {
 
 describe('rederiveItem', () => {
   it('re-derives under a new tax profile and keeps the corrections', () => {
-    const set = applyManualValue(buildItems(parsed, settings).items[0], 'logistics', 0, settings.tax);
+    const set = applyManualValue(buildItems(parsed, settings).items[0]!, 'logistics', 0, settings.tax);
     const next = rederiveItem(set, { tax_system: 'none', usn_rate: 0, vat_rate: 0 });
     expect(next.computed.usn).toBe(0);
     expect(next.computed.profit).toBe(180_000);

@@ -114,7 +114,7 @@ export function buildItems(
   // First the values without any allocation: the bases and the amounts to spread come from them.
   const bare = parsed.articles.map((art) => ({
     article: art.article,
-    computed: deriveValues(art.aggregates, costOf(art.article), settings.tax, {}),
+    computed: deriveValues(art.aggregates, costOf(art.article)!, settings.tax, {}),
   }));
   const { allocated, summary } = allocateUnassigned(bare, settings.allocation ?? DEFAULT_ALLOCATION);
   const items: ComputedItem[] = parsed.articles.map((art, i) => {
@@ -135,9 +135,9 @@ export function buildItems(
       category: art.category,
       nm_id: art.nm_id,
       brand: art.brand,
-      computed: deriveValues(art.aggregates, costPrice, settings.tax, {}, allocated[i]),
+      computed: deriveValues(art.aggregates, costPrice!, settings.tax, {}, allocated[i]),
       manual_values: manual,
-      effective: deriveValues(art.aggregates, costPrice, settings.tax, manual, allocated[i]),
+      effective: deriveValues(art.aggregates, costPrice!, settings.tax, manual, allocated[i]),
     };
   });
   for (const [article, values] of Object.entries(manualByArticle)) {

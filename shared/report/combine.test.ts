@@ -76,7 +76,7 @@ const week2Built = buildItems(
   settings,
 ).items;
 // A correction in week 2 carries over into the combination.
-const week2 = [applyManualValue(week2Built[0], 'realization', 210_000, settings.tax), week2Built[1]];
+const week2 = [applyManualValue(week2Built[0]!, 'realization', 210_000, settings.tax), week2Built[1]!];
 
 describe('combineItems', () => {
   const combined = combineItems([week1, week2]);
@@ -90,7 +90,7 @@ describe('combineItems', () => {
 
   it('sums the sources’ effective values, so corrections carry over', () => {
     // week 2 A: income 210 000; expenses 50 000 + 100 000 = 150 000; usn 12 600; profit 47 400
-    expect(week2[0].effective.profit).toBe(47_400);
+    expect(week2[0]!.effective.profit).toBe(47_400);
     expect(a.effective).toMatchObject({
       sales_qty: 7,
       returns_qty: 1,
@@ -127,7 +127,7 @@ describe('combineItems', () => {
       avg_seller_price: null,
     });
     const b = combined.find((i) => i.article === 'B')!;
-    expect(b.effective).toEqual({ ...week1[1].effective });
+    expect(b.effective).toEqual({ ...week1[1]!.effective });
   });
 });
 

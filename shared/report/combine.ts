@@ -83,6 +83,6 @@ export function combinePeriods(periods: ReadonlyArray<Period>): Period {
 /** The sources' seller when they all share one, else null. */
 export function combineSellers(sellers: ReadonlyArray<string | null>): string | null {
   if (sellers.length === 0) return null;
-  const first = sellers[0];
+  const first = sellers[0]!;
   return sellers.every((s) => s === first) ? first : null;
 }

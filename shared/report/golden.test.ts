@@ -52,7 +52,7 @@ let result: AggregatorResult;
 
 beforeAll(() => {
   const wb = XLSX.read(readFileSync(FILE));
-  const ws = wb.Sheets[wb.SheetNames[0]];
+  const ws = wb.Sheets[wb.SheetNames[0]!]!;
   const matrix = XLSX.utils.sheet_to_json<unknown[]>(ws, { header: 1, raw: true, defval: null });
   header = (matrix[0] as unknown[]).map((h) => String(h));
   sheetRows = matrix
@@ -94,9 +94,9 @@ function expectedFor(article: string) {
   const realization = sum(sales, (r) => kop(col(r, 'retail_amount')));
   const sellerPrice = sum(sales, (r) => kop(col(r, 'retail_price_withdisc_rub')) * Number(col(r, 'quantity')));
   return {
-    category: String(col(sales[0] ?? rows[0], 'subject_name')),
-    nm_id: String(col(rows[0], 'nm_id')),
-    brand: String(col(rows[0], 'brand_name')),
+    category: String(col((sales[0] ?? rows[0])!, 'subject_name')),
+    nm_id: String(col(rows[0]!, 'nm_id')),
+    brand: String(col(rows[0]!, 'brand_name')),
     aggregates: {
       sales_qty: sum(sales, (r) => Number(col(r, 'quantity'))),
       returns_qty: 0,

@@ -40,7 +40,7 @@ export function scanScaled(text: string | undefined, scale: number): number {
   if (n === 1 && scale >= 0 && scale <= 22) {
     // A single digit ("0" fills most money columns of most rows): what the general reading gives.
     const d = text.charCodeAt(0) - C_0;
-    if (d >= 0 && d <= 9) return d * POW10[scale];
+    if (d >= 0 && d <= 9) return d * POW10[scale]!;
   }
   let i = 0;
   while (i < n && isSpace(text.charCodeAt(i))) i++;
@@ -125,11 +125,11 @@ export function scanScaled(text: string | undefined, scale: number): number {
   const shift = exp10 + scale;
   let result: number;
   if (shift >= 0) {
-    result = shift <= 22 ? mantissa * POW10[shift] : mantissa * Math.pow(10, shift);
+    result = shift <= 22 ? mantissa * POW10[shift]! : mantissa * Math.pow(10, shift);
   } else if (-shift > 16) {
     result = 0; // mantissa < 10^16, so the value is below half a unit
   } else {
-    const p = POW10[-shift];
+    const p = POW10[-shift]!;
     const r = mantissa % p; // exact for integers below 2^53
     result = (mantissa - r) / p;
     if (r * 2 >= p) result += 1;

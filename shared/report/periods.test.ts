@@ -80,7 +80,7 @@ describe('periods', () => {
       },
       { tax: r.profile, costPrices: {}, allocation: 'none' },
     );
-    expect(items[0].computed.vat).toBe(0);
+    expect(items[0]!.computed.vat).toBe(0);
   });
 
   it('saving refuses a period whose VAT rate does not exist on its first day', () => {

@@ -59,7 +59,7 @@ export function periodInForce<P extends { valid_from: string | null }>(
   const sorted = sortPeriods(periods);
   if (sorted.length === 0) return null;
   const on = date ?? today;
-  let found: P = sorted[0];
+  let found: P = sorted[0]!;
   for (const p of sorted) if (p.valid_from === null || p.valid_from <= on) found = p;
   return found;
 }

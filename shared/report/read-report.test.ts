@@ -25,7 +25,7 @@ describe('readReport / countRows', () => {
     expect(report).toMatchObject({ ...count, period_from: '2022-10-27', period_to: '2022-10-29' });
     expect(report.articles.map((a) => a.article)).toEqual(['ART-1']);
     expect(report.articles[0]).toMatchObject({ category: 'Бумага', nm_id: '74672028' });
-    expect(report.articles[0].aggregates).toMatchObject({ sales_qty: 3, returns_qty: 1, for_pay: 260025 });
+    expect(report.articles[0]!.aggregates).toMatchObject({ sales_qty: 3, returns_qty: 1, for_pay: 260025 });
   });
 
   it('count the real report like readReport does', async () => {

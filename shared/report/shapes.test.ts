@@ -171,8 +171,8 @@ describe('every report shape gives the generator’s numbers to the kopeck', () 
     for (let seed = 100; seed < 106; seed++) {
       const g = generateReport({
         rows: 150,
-        layout: layouts[seed % 3],
-        format: formats[(seed >> 1) % 3],
+        layout: layouts[seed % 3]!,
+        format: formats[(seed >> 1) % 3]!,
         wbStyle: seed % 2 === 0,
         seed,
         articles: 2 + (seed % 5),

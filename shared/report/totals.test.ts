@@ -85,7 +85,7 @@ describe('computeTotals', () => {
 
 describe('commissionByCategory', () => {
   it('per category on effective values, biggest realization first', () => {
-    const corrected = [applyManualValue(items[0], 'commission', 110_000, settings.tax), items[1], items[2]];
+    const corrected = [applyManualValue(items[0]!, 'commission', 110_000, settings.tax), items[1]!, items[2]!];
     expect(commissionByCategory(corrected)).toEqual([
       { category: 'Футболки', realization: 500_000, commission: 110_000, percent: 22 },
       { category: 'Носки', realization: 300_000, commission: 45_000, percent: 15 },

@@ -117,7 +117,7 @@ function priceOn(
 ): number {
   const periods = prices.get(article);
   if (!periods || periods.length === 0) return 0;
-  if (periods.length === 1) return periods[0].cost_price;
+  if (periods.length === 1) return periods[0]!.cost_price;
   return costPriceOn(periods, date) ?? 0;
 }
 

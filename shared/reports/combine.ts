@@ -97,7 +97,7 @@ export function assertNoOverlap(records: ReadonlyArray<ReportRecord>): void {
       : overlap.reason === 'combined_with_source'
         ? 'The selection holds a combined report together with one of its sources'
         : 'The selection holds two combined reports with a source in common',
-    { report_ids: overlap.report_ids, titles: [a.title, b.title], reason: overlap.reason },
+    { report_ids: overlap.report_ids, titles: [a!.title, b!.title], reason: overlap.reason },
   );
 }
 
@@ -138,7 +138,7 @@ async function combineSources(
   const itemsOf = (s: { items: StoredItem[] }): ComputedItem[] =>
     s.items.map(({ item_id: _id, rev: _rev, ...item }) => item);
   const records = sources.map((s) => s.record);
-  const tax = records[0].tax_profile;
+  const tax = records[0]!.tax_profile;
   // Corrections made on the combined report itself come back by article (recombine).
   const items = combineItems(sources.map(itemsOf)).map((item) => {
     let out = item;
@@ -289,11 +289,11 @@ export async function recombineReport(userId: string, reportId: string, progress
  */
 export async function startRecombine(userId: string, reportId: string): Promise<JobSnapshot> {
   const [record] = await requireReports(userId, [reportId]);
-  if (!record.is_combined || !record.source_report_ids?.length) throw notCombined();
-  const missing = await missingSources(userId, record);
+  if (!record!.is_combined || !record!.source_report_ids?.length) throw notCombined();
+  const missing = await missingSources(userId, record!);
   if (missing.length > 0) throw sourcesMissing(missing);
-  const job = startJob(userId, record.source_report_ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
-    recombineReport(userId, record.id, progress),
+  const job = startJob(userId, record!.source_report_ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
+    recombineReport(userId, record!.id, progress),
   );
   return waitFor(job, getConfig().COMBINE_WAIT_MS);
 }

@@ -57,7 +57,7 @@ export function staleReason(changes: ReadonlyArray<SourceChange>): string | null
 export async function combinedStaleness(userId: string, record: ReportRecord): Promise<Staleness> {
   if (!record.is_combined || !record.sources?.length) return { stale: false, reason: null, changes: [] };
   const found = await Promise.all(record.sources.map((s) => getReport(userId, s.id)));
-  const current = new Map(record.sources.map((s, i) => [s.id, found[i]]));
+  const current = new Map(record.sources.map((s, i) => [s.id, found[i] ?? null]));
   const changes = sourceChanges(record.sources, current);
   return { stale: changes.length > 0, reason: staleReason(changes), changes };
 }

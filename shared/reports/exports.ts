@@ -44,27 +44,27 @@ export interface FileOut {
 export async function reportWorkbook(userId: string, reportId: string): Promise<FileOut> {
   const [record] = await requireReports(userId, [reportId]);
   const [items, seller] = await Promise.all([
-    getReportItems(record),
-    record.seller_id ? getSeller(userId, record.seller_id) : Promise.resolve(null),
+    getReportItems(record!),
+    record!.seller_id ? getSeller(userId, record!.seller_id) : Promise.resolve(null),
   ]);
   const report: ExportReport = {
-    id: record.id,
-    title: record.title,
-    report_number: record.report_number,
+    id: record!.id,
+    title: record!.title,
+    report_number: record!.report_number,
     seller: seller ? { number: seller.number, name: seller.name } : null,
-    period_from: record.period_from,
-    period_to: record.period_to,
-    rows: record.rows,
-    is_combined: record.is_combined,
-    ...(record.source_report_ids ? { source_report_ids: record.source_report_ids } : {}),
-    created_at: record.created_at,
-    tax_profile: record.tax_profile,
+    period_from: record!.period_from,
+    period_to: record!.period_to,
+    rows: record!.rows,
+    is_combined: record!.is_combined,
+    ...(record!.source_report_ids ? { source_report_ids: record!.source_report_ids } : {}),
+    created_at: record!.created_at,
+    tax_profile: record!.tax_profile,
     items,
-    totals: record.totals,
-    commission_by_category: record.commission_by_category,
-    warnings: record.warnings,
+    totals: record!.totals,
+    commission_by_category: record!.commission_by_category,
+    warnings: record!.warnings,
   };
-  const base = record.report_number ? `Отчёт ${record.report_number}` : record.title;
+  const base = record!.report_number ? `Отчёт ${record!.report_number}` : record!.title;
   return { filename: `${safeName(base)}.xlsx`, contentType: XLSX_TYPE, data: await exportReportXlsx(report) };
 }
 
@@ -80,11 +80,11 @@ export type SourceOut = ({ kind: 'inline' } & FileOut) | { kind: 'redirect'; url
 /** GET /api/reports/{id}/source: no stored file (combined report, or the object is gone) → 404 `source_missing`. */
 export async function reportSource(userId: string, reportId: string): Promise<SourceOut> {
   const [record] = await requireReports(userId, [reportId]);
-  if (!record.source_path) throw sourceMissing();
-  const key = record.source_path;
-  const filename = record.source_name ?? key.split('/').pop() ?? 'source';
+  if (!record!.source_path) throw sourceMissing();
+  const key = record!.source_path;
+  const filename = record!.source_name ?? key.split('/').pop() ?? 'source';
   const contentType = sourceContentType(filename);
-  let size = record.source_size;
+  let size = record!.source_size;
   if (size === null || size === undefined) {
     size = await objectSize(key);
     if (size === null) throw sourceMissing();

@@ -27,7 +27,7 @@ const MESSAGES: Record<string, string> = {
 export function failureOf(e: unknown): ReportFailure {
   const err = toAppError(e);
   const code = err.status >= 500 ? 'processing_failed' : err.code;
-  return { code, message: MESSAGES[code] ?? MESSAGES.processing_failed };
+  return { code, message: MESSAGES[code] ?? MESSAGES.processing_failed! };
 }
 
 /** HTTP status of a stored failure (the file's errors keep theirs: 413/415/422; a server fault 500). */

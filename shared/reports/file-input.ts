@@ -13,7 +13,7 @@ export const ACCEPTED_EXTENSIONS = ['zip', 'xlsx', 'xls'] as const;
 
 export function extensionOf(filename: string): string {
   const m = /\.([^.]+)$/.exec(filename);
-  return m ? m[1].toLowerCase() : '';
+  return m ? m[1]!.toLowerCase() : '';
 }
 
 /** A file name safe to put into an S3 key: no directories, no control characters, bounded length. */

@@ -109,7 +109,7 @@ describe('presenter', () => {
     expect(full.commission_by_category).toEqual([
       { category: 'Платья', realization: 1000.5, commission: 20.01, percent: 2 },
     ]);
-    expect(full.warnings[0].details).toEqual({ operation: 'X', rows: 2, amount: 19.99 });
+    expect(full.warnings[0]!.details).toEqual({ operation: 'X', rows: 2, amount: 19.99 });
     expect(full).not.toHaveProperty('user_id');
     expect(full).not.toHaveProperty('version');
   });

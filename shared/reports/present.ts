@@ -83,7 +83,7 @@ export function presentItemColumns(items: ReadonlyArray<StoredItem>): ApiItemCol
     manual_values: manual,
   };
   for (let r = 0; r < n; r++) {
-    const it = items[r];
+    const it = items[r]!;
     out.item_id[r] = it.item_id;
     out.article[r] = it.article;
     out.category[r] = it.category;
@@ -92,9 +92,9 @@ export function presentItemColumns(items: ReadonlyArray<StoredItem>): ApiItemCol
     const eff = it.effective as Record<string, number | null | undefined>;
     const comp = it.computed as Record<string, number | null | undefined>;
     for (let f = 0; f < FIELD_NAMES.length; f++) {
-      const name = FIELD_NAMES[f];
+      const name = FIELD_NAMES[f]!;
       const e = eff[name] ?? null;
-      effective[f][r] = e === null ? null : MONEY[f] ? kopecksToRoubles(e) : e;
+      effective[f]![r] = e === null ? null : MONEY[f] ? kopecksToRoubles(e) : e;
       const c = comp[name] ?? null;
       if (c !== e) (computed[name] ??= {})[r] = c === null ? null : MONEY[f] ? kopecksToRoubles(c) : c;
     }

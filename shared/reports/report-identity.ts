@@ -98,13 +98,13 @@ export function findOverlap(selection: ReadonlyArray<OverlapSubject>): Overlap |
   const covers = selection.map((r) => new Set(coverOf(r)));
   for (let i = 0; i < selection.length; i++) {
     for (let j = i + 1; j < selection.length; j++) {
-      const a = selection[i];
-      const b = selection[j];
-      if (![...covers[i]].some((x) => covers[j].has(x))) continue;
+      const a = selection[i]!;
+      const b = selection[j]!;
+      if (![...covers[i]!].some((x) => covers[j]!.has(x))) continue;
       const reason: OverlapReason =
         !a.is_combined && !b.is_combined
           ? 'same_report'
-          : covers[i].has(`id:${b.id}`) || covers[j].has(`id:${a.id}`)
+          : covers[i]!.has(`id:${b.id}`) || covers[j]!.has(`id:${a.id}`)
             ? 'combined_with_source'
             : 'shared_source';
       return { report_ids: [a.id, b.id], reason };

@@ -197,7 +197,7 @@ export function catalogForStaleCheck(
 export function assertTaxPeriods(periods: readonly TaxPeriod[]): void {
   const bad = invalidVatPeriods(periods);
   if (bad.length === 0) return;
-  const first = bad[0];
+  const first = bad[0]!;
   throw unprocessable(
     'vat_rate_not_in_force',
     `VAT ${first.vat_rate} % does not exist on ${first.valid_from}` +

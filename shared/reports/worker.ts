@@ -77,7 +77,7 @@ export function parseFaults(spec: string): Fault[] {
     const parts = Object.fromEntries(
       rule.split(',').map((p) => {
         const [k, v = ''] = p.split('=');
-        return [k.trim(), v.trim()];
+        return [k!.trim(), v.trim()];
       }),
     );
     const n = Number(parts.fail_after_items);

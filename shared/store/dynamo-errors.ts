@@ -14,7 +14,7 @@ export function cancellationCodes(e: unknown): string[] | null {
   if (reasons && reasons.length > 0) return reasons.map((r) => r.Code ?? 'None');
   // DynamoDB Local sometimes leaves CancellationReasons out; its message lists them: "[None, ConditionalCheckFailed]".
   const m = /\[([^\]]*)\]/.exec(e.message);
-  return m ? m[1].split(',').map((s) => s.trim()) : [];
+  return m ? m[1]!.split(',').map((s) => s.trim()) : [];
 }
 
 /** Conflicts with a concurrent transaction: safe to retry the whole transaction. */

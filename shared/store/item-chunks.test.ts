@@ -73,12 +73,12 @@ describe('item chunks', () => {
 
   it('manual values written with the items survive (a rebuild re-applies corrections)', async () => {
     const items = await itemsOf(400, 40);
-    const corrected = applyManualValue(items[3], 'logistics', 777_00, DEFAULT_TAX_PROFILE);
+    const corrected = applyManualValue(items[3]!, 'logistics', 777_00, DEFAULT_TAX_PROFILE);
     const withManual = items.map((it, i) => (i === 3 ? corrected : it));
     const back = encodeChunks(withManual).flatMap((c) => decodeChunk(c.data));
-    expect(back[3].manual_values).toEqual({ logistics: 777_00 });
-    expect(back[3].effective).toEqual(corrected.effective);
-    expect(back[3].computed).toEqual(items[3].computed);
+    expect(back[3]!.manual_values).toEqual({ logistics: 777_00 });
+    expect(back[3]!.effective).toEqual(corrected.effective);
+    expect(back[3]!.computed).toEqual(items[3]!.computed);
     expect(back[4]).toEqual(items[4]);
   });
 });
@@ -87,7 +87,7 @@ describe('assembleItems', () => {
   it('lays correction records over their items and gives ids of the generation', async () => {
     const items = await itemsOf(400, 40);
     const gen = 3;
-    const corrected = applyManualValue(items[5], 'ads', 100_00, DEFAULT_TAX_PROFILE);
+    const corrected = applyManualValue(items[5]!, 'ads', 100_00, DEFAULT_TAX_PROFILE);
     const correction = {
       sk: `ITEM#${gen * GEN_SPAN + 6}`,
       manual_values: corrected.manual_values,
@@ -96,10 +96,10 @@ describe('assembleItems', () => {
     };
     const out = assembleItems('R1', gen, chunkRows(items, gen), [correction]);
     expect(out).toHaveLength(items.length);
-    expect(out[0].item_id).toBe(`R1.${gen * GEN_SPAN + 1}`);
+    expect(out[0]!.item_id).toBe(`R1.${gen * GEN_SPAN + 1}`);
     expect(out[5]).toMatchObject({ item_id: `R1.${gen * GEN_SPAN + 6}`, rev: 2, manual_values: { ads: 100_00 } });
-    expect(out[5].effective).toEqual(corrected.effective);
-    expect(out[5].computed).toEqual(items[5].computed);
+    expect(out[5]!.effective).toEqual(corrected.effective);
+    expect(out[5]!.computed).toEqual(items[5]!.computed);
     expect(out[6]).toEqual({ ...items[6], item_id: `R1.${gen * GEN_SPAN + 7}`, rev: 0 });
   });
 
@@ -153,9 +153,9 @@ describe('isolation', () => {
     const pks: string[] = [];
     for (const { input } of sent) {
       const req = input.RequestItems as Record<string, Array<{ PutRequest?: { Item: { pk: string } } }>> | undefined;
-      if (req) for (const r of req.t) pks.push(r.PutRequest!.Item.pk);
+      if (req) for (const r of req.t!) pks.push(r.PutRequest!.Item.pk);
       const values = input.ExpressionAttributeValues as Record<string, string> | undefined;
-      if (values) pks.push(values[':pk']);
+      if (values) pks.push(values[':pk']!);
       const key = input.Key as { pk: string } | undefined;
       if (key) pks.push(key.pk);
     }

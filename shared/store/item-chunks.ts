@@ -41,7 +41,7 @@ const FIELD_NAMES: string[] = FIELDS.map((f) => f.name);
 function valuesOf(values: ItemValues): Values {
   const out: Values = new Array<number | null>(FIELD_NAMES.length);
   for (let i = 0; i < FIELD_NAMES.length; i++) {
-    const v = (values as Record<string, number | null | undefined>)[FIELD_NAMES[i]];
+    const v = (values as Record<string, number | null | undefined>)[FIELD_NAMES[i]!];
     out[i] = v === undefined ? null : v;
   }
   return out;
@@ -93,12 +93,12 @@ export function encodeChunks(items: ReadonlyArray<ComputedItem>): EncodedChunk[]
   let start = 0;
   let raw = 0;
   for (let i = 0; i < rows.length; i++) {
-    if (raw > 0 && raw + rows[i].length > TARGET_RAW_BYTES) {
+    if (raw > 0 && raw + rows[i]!.length > TARGET_RAW_BYTES) {
       emit(start, i);
       start = i;
       raw = 0;
     }
-    raw += rows[i].length + 1;
+    raw += rows[i]!.length + 1;
   }
   if (start < rows.length) emit(start, rows.length);
   return out;
@@ -106,7 +106,7 @@ export function encodeChunks(items: ReadonlyArray<ComputedItem>): EncodedChunk[]
 
 function objectOf(fields: string[], values: Values): ItemValues {
   const out: Record<string, number | null> = {};
-  for (let i = 0; i < fields.length; i++) out[fields[i]] = values[i] ?? null;
+  for (let i = 0; i < fields.length; i++) out[fields[i]!] = values[i] ?? null;
   return out as ItemValues;
 }
 

@@ -73,7 +73,7 @@ async function pool<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T
     while (next < tasks.length && failure === null) {
       const i = next++;
       try {
-        out[i] = await tasks[i]();
+        out[i] = await tasks[i]!();
       } catch (e) {
         failure ??= e;
       }
@@ -238,7 +238,7 @@ export async function getItemsOfGen(userId: string, reportId: string, gen: numbe
       }),
     ),
   );
-  return assembleItems(reportId, gen, chunkRows, itemRows);
+  return assembleItems(reportId, gen, chunkRows!, itemRows!);
 }
 
 /** The current generation of a report (1 when the record predates generations), or null when there is no report. */
@@ -268,7 +268,7 @@ export async function getItems(userId: string, reportId: string, gen?: number): 
 /** The report id an item id belongs to, or null when the id has the wrong shape. */
 export function reportIdOfItem(itemId: string): string | null {
   const m = /^([0-9A-Za-z]+)\.(\d{6,})$/.exec(itemId);
-  return m ? m[1] : null;
+  return m ? m[1]! : null;
 }
 
 /**

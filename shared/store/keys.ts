@@ -85,7 +85,7 @@ export const itemId = (reportId: string, seq: number): string => `${reportId}.${
 export function itemKey(userId: string, id: string): Key | null {
   const m = /^([0-9A-Za-z]+)\.(\d{6,})$/.exec(id);
   if (!m) return null;
-  return { pk: itemsPartition(userId, m[1]), sk: `${ITEM_PREFIX}${m[2]}` };
+  return { pk: itemsPartition(userId, m[1]!), sk: `${ITEM_PREFIX}${m[2]}` };
 }
 
 export const SELLER_PREFIX = 'SELLER#';
@@ -145,7 +145,7 @@ export function newId(now = Date.now()): string {
     if (i < 0) {
       time += 1;
     } else {
-      rand[i] += 1;
+      rand[i]! += 1;
     }
   } else {
     rand = [...randomBytes(16)].map((b) => b % 32);

@@ -138,7 +138,7 @@ const chunk = <T>(xs: readonly T[], n: number): T[][] => {
 async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < items.length) await fn(items[next++]);
+    while (next < items.length) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
 }
@@ -249,7 +249,7 @@ export async function ensureProducts(userId: string, articles: readonly string[]
           await ddb().send(
             new PutCommand({
               TableName: tableName(),
-              Item: productItem(userId, pending[0], [], now),
+              Item: productItem(userId, pending[0]!, [], now),
               ConditionExpression: 'attribute_not_exists(pk)',
             }),
           );
@@ -478,6 +478,6 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
   const more = items.length > limit || !exhausted;
   return {
     items: page.map((i) => i.product),
-    next_cursor: more && page.length > 0 ? encodeCursor(page[page.length - 1].sk) : null,
+    next_cursor: more && page.length > 0 ? encodeCursor(page[page.length - 1]!.sk) : null,
   };
 }

@@ -142,7 +142,7 @@ const text = async (testId: string) => squash(await page.getByTestId(testId).tex
 async function waitForReportPage(known: string[]): Promise<string> {
   await page.waitForURL((url) => {
     const m = /^\/reports\/([^/]+)$/.exec(url.pathname);
-    return m !== null && !known.includes(decodeURIComponent(m[1]));
+    return m !== null && !known.includes(decodeURIComponent(m[1]!));
   });
   const id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() as string);
   await page.getByTestId('report-title').waitFor();
@@ -520,7 +520,7 @@ describe('the seller in the browser', () => {
         expiresIn: 600,
         jwtid: randomUUID(),
       });
-      const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, stack.env.JWT_SECRET, {
+      const expired = jwt.sign({ ...claims, exp: Math.floor(Date.now() / 1000) - 60 }, stack.env.JWT_SECRET!, {
         algorithm: 'HS256',
         jwtid: randomUUID(),
       });

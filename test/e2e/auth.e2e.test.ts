@@ -23,7 +23,7 @@ beforeAll(async () => {
   ({ emulators, offline, call } = stack);
 });
 
-const signUp = (email: string) => signUpByMail(offline.apiUrl, emulators.env.SES_ENDPOINT, email);
+const signUp = (email: string) => signUpByMail(offline.apiUrl, emulators.env.SES_ENDPOINT!, email);
 
 afterAll(async () => {
   await stack?.stop();

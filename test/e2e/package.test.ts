@@ -144,7 +144,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       }),
     );
     for (const [m, p, fn] of ROUTES) {
-      expect(servedBy.get(`${m} ${p}`), `${m} ${p}`).toBe(`${fn[0].toUpperCase()}${fn.slice(1)}LambdaFunction`);
+      expect(servedBy.get(`${m} ${p}`), `${m} ${p}`).toBe(`${fn[0]!.toUpperCase()}${fn.slice(1)}LambdaFunction`);
     }
     // Plus the report worker, which serves no route.
     expect(ofType('AWS::Lambda::Function')).toHaveLength(new Set(ROUTES.map(([, , f]) => f)).size + 1);
@@ -153,14 +153,14 @@ describe('npm run package (offline, no AWS credentials)', () => {
   it('matches the routes docs/API.md documents, one heading per route', () => {
     const apiMd = readFileSync(path.join(root, 'docs', 'API.md'), 'utf8');
     const documented = [...apiMd.matchAll(/^### `(GET|POST|PUT|PATCH|DELETE) (\/api\/[^`?\s]*)/gm)].map(
-      (m) => `${m[1]} ${shape(m[2])}`,
+      (m) => `${m[1]} ${shape(m[2]!)}`,
     );
     expect(documented.length).toBe(new Set(documented).size);
     expect(documented.sort()).toEqual([...new Set(ROUTES.map(([m, p]) => `${m} ${shape(p)}`))].sort());
   });
 
   it('declares the table of shared/store/table.ts with point-in-time recovery and TTL on `ttl`', () => {
-    const [[, table]] = ofType('AWS::DynamoDB::Table');
+    const [[, table]] = ofType('AWS::DynamoDB::Table') as [[string, { Type: string; Properties: Record<string, any> }]];
     const def = tableDefinition('x');
     const p = table.Properties;
     expect(p.TableName).toBe('report-profitability-prod');
@@ -175,7 +175,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
   it('throttles every route at the stage, and the expensive and sign-in routes tighter (routes created first)', () => {
     const stages = ofType('AWS::ApiGatewayV2::Stage');
     expect(stages).toHaveLength(1);
-    const [, stage] = stages[0];
+    const [, stage] = stages[0]!;
     const props = stage.Properties as {
       DefaultRouteSettings: { ThrottlingRateLimit: number; ThrottlingBurstLimit: number };
       RouteSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
@@ -196,7 +196,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
     );
     const dependsOn = new Set((stage as { DependsOn?: string[] }).DependsOn ?? []);
     for (const key of limited) {
-      const s = props.RouteSettings[key];
+      const s = props.RouteSettings[key]!;
       expect(s, key).toBeDefined();
       expect(s.ThrottlingRateLimit).toBeLessThan(props.DefaultRouteSettings.ThrottlingRateLimit);
       expect(s.ThrottlingBurstLimit).toBeGreaterThanOrEqual(s.ThrottlingRateLimit);
@@ -210,7 +210,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
 
   it('declares a private, encrypted bucket that lets the web page PUT and expires abandoned uploads', () => {
     const bucketId = 'FilesBucket';
-    const p = template.Resources[bucketId].Properties;
+    const p = template.Resources[bucketId]!.Properties;
     expect(p.PublicAccessBlockConfiguration).toEqual({
       BlockPublicAcls: true,
       BlockPublicPolicy: true,
@@ -223,14 +223,14 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(p.CorsConfiguration.CorsRules[0].AllowedMethods).toEqual(expect.arrayContaining(['PUT', 'GET', 'HEAD']));
     expect(p.CorsConfiguration.CorsRules[0].ExposedHeaders).toContain('ETag');
     // The framework's deployment bucket is private too.
-    expect(template.Resources.ServerlessDeploymentBucket.Properties.PublicAccessBlockConfiguration).toEqual(
+    expect(template.Resources.ServerlessDeploymentBucket!.Properties.PublicAccessBlockConfiguration).toEqual(
       p.PublicAccessBlockConfiguration,
     );
     expect(p.LifecycleConfiguration.Rules).toContainEqual(
       expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' }),
     );
     // Functions get the generated name by Ref, and the secret through a deploy-time reference.
-    const fn = template.Resources.ReportsGetLambdaFunction.Properties;
+    const fn = template.Resources.ReportsGetLambdaFunction!.Properties;
     expect(fn.Environment.Variables.BUCKET_NAME).toEqual({ Ref: bucketId });
     expect(fn.Environment.Variables.JWT_SECRET).toBe('{{resolve:secretsmanager:report-profitability/prod/jwt-secret}}');
   });
@@ -316,12 +316,12 @@ describe('npm run package (offline, no AWS credentials)', () => {
       Condition?: unknown;
     };
     const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
-    const alias = (fn: string) => `${fn[0].toUpperCase()}${fn.slice(1)}`;
+    const alias = (fn: string) => `${fn[0]!.toUpperCase()}${fn.slice(1)}`;
 
     function roleOf(fn: string): { id: string; role: Template['Resources'][string] } {
-      const f = template.Resources[`${alias(fn)}LambdaFunction`];
+      const f = template.Resources[`${alias(fn)}LambdaFunction`]!;
       const id = (f.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-      return { id, role: template.Resources[id] };
+      return { id, role: template.Resources[id]! };
     }
 
     function statementsOf(fn: string): Statement[] {
@@ -378,10 +378,10 @@ describe('npm run package (offline, no AWS credentials)', () => {
             Resource: { 'Fn::GetAtt': [`${alias(fn)}LogGroup`, 'Arn'] },
           },
         ]);
-        const group = template.Resources[`${alias(fn)}LogGroup`];
+        const group = template.Resources[`${alias(fn)}LogGroup`]!;
         expect(group.Type).toBe('AWS::Logs::LogGroup');
         expect(group.Properties.LogGroupName).toBe(
-          `/aws/lambda/${template.Resources[`${alias(fn)}LambdaFunction`].Properties.FunctionName as string}`,
+          `/aws/lambda/${template.Resources[`${alias(fn)}LambdaFunction`]!.Properties.FunctionName as string}`,
         );
       }
     });
@@ -403,7 +403,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
 
     it('grants each function exactly the table actions, indexes, bucket prefixes and mail its code uses', () => {
       for (const fn of functions()) {
-        const want = Object.fromEntries(Object.entries(EXPECTED[fn]).map(([r, a]) => [r, [...a].sort()]));
+        const want = Object.fromEntries(Object.entries(EXPECTED[fn]!).map(([r, a]) => [r, [...a].sort()]));
         expect(permissions(fn), fn).toEqual(want);
       }
     });
@@ -500,30 +500,30 @@ describe('npm run package (offline, no AWS credentials)', () => {
 
     it('declares the worker with minutes of timeout, its own memory, two async retries and an on-failure queue', () => {
       const worker = fnOf('ReportsWorker');
-      expect(worker.Properties.Timeout).toBe(900);
-      expect(worker.Properties.MemorySize).toBe(3008);
-      expect(worker.Properties.FunctionName).toBe('report-profitability-prod-reportsWorker');
+      expect(worker!.Properties.Timeout).toBe(900);
+      expect(worker!.Properties.MemorySize).toBe(3008);
+      expect(worker!.Properties.FunctionName).toBe('report-profitability-prod-reportsWorker');
       const configs = ofType('AWS::Lambda::EventInvokeConfig').filter(
         ([, r]) => (r.Properties.FunctionName as { Ref: string }).Ref === 'ReportsWorkerLambdaFunction',
       );
       expect(configs).toHaveLength(1);
-      const props = configs[0][1].Properties;
+      const props = configs[0]![1].Properties;
       expect(props.MaximumRetryAttempts).toBe(2);
       expect(props.DestinationConfig).toEqual({
         OnFailure: { Destination: { 'Fn::GetAtt': ['WorkerFailuresQueue', 'Arn'] } },
       });
-      expect(template.Resources.WorkerFailuresQueue.Type).toBe('AWS::SQS::Queue');
+      expect(template.Resources.WorkerFailuresQueue!.Type).toBe('AWS::SQS::Queue');
       // Every function knows the worker by the name it is deployed under.
       for (const fn of ['ReportsUpload', 'ReportsList', 'ReportsRebuildOne', 'ReportsRebuildMany', 'ReportsWorker'])
-        expect(fnOf(fn).Properties.Environment.Variables.WORKER_FUNCTION_NAME, fn).toBe(
+        expect(fnOf(fn)!.Properties.Environment.Variables.WORKER_FUNCTION_NAME, fn).toBe(
           'report-profitability-prod-reportsWorker',
         );
       // The test hook is off outside the local stage.
-      expect(worker.Properties.Environment.Variables.WORKER_FAULT).toBe('');
+      expect(worker!.Properties.Environment.Variables.WORKER_FAULT).toBe('');
     });
 
     it('keeps the combine function to one execution environment (reserved concurrency 1), so its job registry is one', () => {
-      expect(fnOf('ReportsCombine').Properties.ReservedConcurrentExecutions).toBe(1);
+      expect(fnOf('ReportsCombine')!.Properties.ReservedConcurrentExecutions).toBe(1);
       // Only combine: reserving for others would take from the account's pool for nothing.
       const reserved = ofType('AWS::Lambda::Function').filter(
         ([, r]) => r.Properties.ReservedConcurrentExecutions !== undefined,

@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 
 /** A new account signed up by mail; its access token. */
-const signUp = async (email: string) => (await signUpByMail(offline.apiUrl, emulators.env.SES_ENDPOINT, email)).token;
+const signUp = async (email: string) => (await signUpByMail(offline.apiUrl, emulators.env.SES_ENDPOINT!, email)).token;
 
 afterAll(async () => {
   await stack?.stop();
@@ -254,7 +254,7 @@ describe('reports over HTTP (serverless-offline)', () => {
     expect(xls.status).toBe(200);
     expect(xls.headers.get('content-type')).toBe('application/vnd.ms-excel');
     const sbook = XLSX.read(xls.bytes, { type: 'buffer' });
-    const rows = XLSX.utils.sheet_to_json<unknown[]>(sbook.Sheets[sbook.SheetNames[0]], {
+    const rows = XLSX.utils.sheet_to_json<unknown[]>(sbook.Sheets[sbook.SheetNames[0]!]!, {
       header: 1,
       raw: true,
       defval: null,
@@ -262,8 +262,8 @@ describe('reports over HTTP (serverless-offline)', () => {
     const h = rows.findIndex((r) => r.includes('Номер отчёта'));
     const numCol = (rows[h] as string[]).indexOf('Номер отчёта');
     const sumRealCol = (rows[h] as string[]).indexOf('Реализация, руб.');
-    expect([rows[h + 1][numCol], rows[h + 2][numCol]]).toEqual([a.report_number, b.report_number]);
-    expect(rows[h + 1][sumRealCol]).toBe(aNow.totals.realization);
+    expect([rows[h + 1]![numCol], rows[h + 2]![numCol]]).toEqual([a.report_number, b.report_number]);
+    expect(rows[h + 1]![sumRealCol]).toBe(aNow.totals.realization);
 
     // 6. The source comes back byte for byte under its own name.
     const src = await download('GET', `/reports/${a.id}/source`, token);

@@ -38,7 +38,15 @@ interface Launched {
 }
 
 async function launch(): Promise<Launched> {
-  const [api, lambda, web, mailbox, ses, dynamodb, s3] = await freePorts(7);
+  const [api, lambda, web, mailbox, ses, dynamodb, s3] = (await freePorts(7)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const ports = {
     API_PORT: api,
     LAMBDA_PORT: lambda,
@@ -86,7 +94,7 @@ function processesOn(ports: number[]): Array<{ pid: number; cmd: string }> {
       continue;
     }
     for (let i = 0; i + 1 < args.length; i++) {
-      if (/^--?(httpPort|lambdaPort|port)$/.test(args[i]) && wanted.has(args[i + 1])) {
+      if (/^--?(httpPort|lambdaPort|port)$/.test(args[i]!) && wanted.has(args[i + 1]!)) {
         out.push({ pid: Number(entry), cmd: args.join(' ') });
         break;
       }

@@ -63,7 +63,7 @@ describe('local stack (npm start)', () => {
       body: JSON.stringify({ email: 'new.person@example.com' }),
     });
     expect(reg.status).toBe(202);
-    const mail = await waitForMail(s.env.SES_ENDPOINT, 'new.person@example.com');
+    const mail = await waitForMail(s.env.SES_ENDPOINT!, 'new.person@example.com');
     const confirmLink = mail.links.find((l) => l.includes('/confirm?token='));
     expect(confirmLink?.startsWith(`http://localhost:${s.ports.web}/confirm?token=`)).toBe(true);
     const page = await (await fetch(s.urls.mailbox)).text();

@@ -130,7 +130,7 @@ describe('the report worker over HTTP (serverless-offline, async invoke)', () =>
     // The progress moves: some answer shows rows read or items being written.
     expect(processing.some((s) => (s.progress?.rows_read ?? 0) > 0 || s.progress?.step === 'writing')).toBe(true);
 
-    const ready = seen[seen.length - 1];
+    const ready = seen[seen.length - 1]!;
     expect(ready.status).toBe('ready');
     expect(ready.progress).toBeUndefined();
     expect(ready.items.length).toBe(g.expected.articles.length);
@@ -156,7 +156,7 @@ describe('the report worker over HTTP (serverless-offline, async invoke)', () =>
     const ids = new Set(answers.map((a) => a.body.report.id));
     expect(ids.size).toBe(1);
     const [id] = [...ids];
-    expect((await follow(u.token, id)).at(-1)?.status).toBe('ready');
+    expect((await follow(u.token, id!)).at(-1)?.status).toBe('ready');
     expect((await getUserById(u.id))?.limits).toBe(10_000 - 500);
     expect(await history(u.id)).toEqual([['expense', 500, id]]);
   }, 120_000);

@@ -172,7 +172,7 @@ describe('GET /api/analytics', () => {
     // Cost prices before the uploads: two articles with sales.
     const w2 = week(2);
     const sold = w2.expected.articles.filter((a) => a.article !== '' && a.aggregates.sales_qty > 0);
-    [a1, a2] = [sold[0].article, sold[1].article];
+    [a1, a2] = [sold[0]!.article, sold[1]!.article];
     await setPrice(u, a1, 350);
     await setPrice(u, a2, 120);
     const before = { [a1]: 35000, [a2]: 12000 };
@@ -216,12 +216,12 @@ describe('GET /api/analytics', () => {
     ).toBe(200);
 
     // A combined report of weeks 4 and 6: left out, its sources count.
-    ids.combined = await combine(u, [ids.w4, ids.w6]);
+    ids.combined = await combine(u, [ids.w4!, ids.w6]);
 
     // The price of a1 changes for the whole year; every report but week 6 is rebuilt with it, so week 6
     // stays stale.
     await setPrice(u, a1, 400, '2026-01-01');
-    for (const k of ['w2', 'w3', 'w4', 'w7']) await rebuild(u, ids[k]);
+    for (const k of ['w2', 'w3', 'w4', 'w7']) await rebuild(u, ids[k]!);
 
     // Another seller of the same user in week 4, and a report still building in week 4.
     const otherSeller = await uploadOk(u.token, week(4, OTHER_SELLER));
@@ -235,7 +235,7 @@ describe('GET /api/analytics', () => {
     sellerId = w7report.seller?.id as string;
 
     // The summary of week 4 is lost (a write that failed): analytics rebuilds it from the items.
-    await ddb().send(new DeleteCommand({ TableName: tableName(), Key: summaryKey(u.id, ids.w4, 0) }));
+    await ddb().send(new DeleteCommand({ TableName: tableName(), Key: summaryKey(u.id, ids.w4!, 0) }));
 
     for (const s of [2, 3, 4]) expectedItems[`w${s}`] = await engineItems(week(s), tax, after);
     expectedItems.w6 = await engineItems(w6, tax, before);
@@ -253,18 +253,18 @@ describe('GET /api/analytics', () => {
 
     const weekOf: Record<string, string[]> = { 4: ['w4'], 5: [], 6: ['w6'], 7: ['w7'] };
     expect(r.weeks.map((w) => [w.period_from, w.period_to, w.report_ids])).toEqual(
-      [4, 5, 6, 7].map((s) => [monday(s), sunday(s), weekOf[s].map((k) => ids[k])]),
+      [4, 5, 6, 7].map((s) => [monday(s), sunday(s), weekOf[s]!.map((k) => ids[k])]),
     );
     const figs: Record<string, Figures> = Object.fromEntries(
       Object.entries(expectedItems).map(([k, items]) => [k, weekFigures(items)]),
     );
     for (const [i, s] of [4, 5, 6, 7].entries()) {
-      const { period_from: _f, period_to: _t, report_ids: _r, ...values } = r.weeks[i];
-      expect(values, `week ${s}`).toEqual(asApi(sum(weekOf[s].map((k) => figs[k]))));
+      const { period_from: _f, period_to: _t, report_ids: _r, ...values } = r.weeks[i]!;
+      expect(values, `week ${s}`).toEqual(asApi(sum(weekOf[s]!.map((k) => figs[k]!))));
     }
-    const total = sum([figs.w4, figs.w6, figs.w7]);
+    const total = sum([figs.w4!, figs.w6!, figs.w7!]);
     expect(r.totals).toEqual(asApi(total));
-    const prev = sum([figs.w2, figs.w3]);
+    const prev = sum([figs.w2!, figs.w3!]);
     const { change, ...previous } = r.previous;
     expect(previous).toEqual(asApi(prev));
     for (const k of FIELDS)
@@ -278,7 +278,7 @@ describe('GET /api/analytics', () => {
       { realization: number; profit: number; sales_qty: number; returns_qty: number }
     >();
     for (const k of ['w4', 'w6', 'w7'])
-      for (const it of expectedItems[k]) {
+      for (const it of expectedItems[k]!) {
         const x = perArticle.get(it.article) ?? { realization: 0, profit: 0, sales_qty: 0, returns_qty: 0 };
         x.realization += it.effective.realization ?? 0;
         x.profit += it.effective.profit ?? 0;
@@ -311,9 +311,9 @@ describe('GET /api/analytics', () => {
                 ? 'low'
                 : 'loss';
       if (group) {
-        groups[group].count++;
-        groups[group].realization += x.realization;
-        groups[group].profit += x.profit;
+        groups[group]!.count++;
+        groups[group]!.realization += x.realization;
+        groups[group]!.profit += x.profit;
       }
       expect(got.get(a), a).toEqual({
         article: a,
@@ -350,8 +350,8 @@ describe('GET /api/analytics', () => {
 
   it('counts every seller without the filter, and says what is still building', async () => {
     const r = await analyticsOk(u.token, { from: monday(4), to: sunday(7) });
-    expect(r.weeks[0].report_ids.sort()).toEqual([ids.w4, ids.otherSeller].sort());
-    const total = sum([...['w4', 'w6', 'w7', 'otherSeller'].map((k) => weekFigures(expectedItems[k]))]);
+    expect(r.weeks[0]!.report_ids.sort()).toEqual([ids.w4, ids.otherSeller].sort());
+    const total = sum([...['w4', 'w6', 'w7', 'otherSeller'].map((k) => weekFigures(expectedItems[k]!))]);
     expect(r.totals).toEqual(asApi(total));
     expect(r.warnings.map((w) => [w.code, w.details])).toContainEqual([
       'report_processing',
@@ -365,7 +365,7 @@ describe('GET /api/analytics', () => {
     const r = await analyticsOk(u.token, { seller_id: sellerId, article: a1 });
     expect(r.range).toEqual({ from: monday(2), to: sunday(7) });
     expect(r.available).toEqual({ report_count: 5, first_week: monday(2), last_week: monday(7) });
-    const profitOf = (k: string) => expectedItems[k].find((i) => i.article === a1)?.effective.profit ?? 0;
+    const profitOf = (k: string) => expectedItems[k]!.find((i) => i.article === a1)?.effective.profit ?? 0;
     expect(r.history?.weeks.map((w) => [w.period_from, w.profit])).toEqual([
       [monday(2), rub(profitOf('w2'))],
       [monday(3), rub(profitOf('w3'))],
@@ -382,7 +382,7 @@ describe('GET /api/analytics', () => {
     const otherMe = await analyticsOk(other.token, { from: monday(4), to: sunday(7) });
     expect(otherMe.totals).toEqual(asApi(weekFigures(await engineItems(week(4, '999003'), DEFAULT_TAX_PROFILE, {}))));
     const [theirSeller] = await listSellers(other.id);
-    const r = await analytics(u.token, { seller_id: theirSeller.id });
+    const r = await analytics(u.token, { seller_id: theirSeller!.id });
     expect(r.statusCode).toBe(404);
     expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('seller_not_found');
     const mine = await analyticsOk(u.token, { from: monday(4), to: sunday(7) });
@@ -422,10 +422,10 @@ describe('GET /api/analytics', () => {
     expect(weeks?.getRow(4 + 4).getCell(8).value).toBe(json.totals.profit);
     const arts = wb.getWorksheet('Артикулы');
     expect(arts?.rowCount).toBe(json.articles.length + 1);
-    const first = json.articles[0];
+    const first = json.articles[0]!;
     expect(arts?.getRow(2).getCell(2).value).toBe(first.realization);
     expect(arts?.getRow(2).getCell(7).value).toBe(first.abc_revenue ?? '');
-    expect(wb.getWorksheet('Группы маржи')?.getRow(2).getCell(2).value).toBe(json.margin_groups.high.count);
+    expect(wb.getWorksheet('Группы маржи')?.getRow(2).getCell(2).value).toBe(json.margin_groups.high!.count);
   });
 
   it('removes a deleted report summary and its duplicate warning', async () => {
@@ -434,7 +434,7 @@ describe('GET /api/analytics', () => {
         method: 'DELETE',
         path: `/api/reports/${ids.w6old}`,
         token: u.token,
-        pathParameters: { id: ids.w6old },
+        pathParameters: { id: ids.w6old! },
       }),
     );
     expect(r.statusCode).toBe(204);

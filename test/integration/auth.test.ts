@@ -302,12 +302,12 @@ describe('what must not happen', () => {
     await register(email);
     const links = (await mailTo(email, CONFIRM_SUBJECT)).map(tokenOf);
     expect(links).toHaveLength(2);
-    const first = await confirm(links[1]);
+    const first = await confirm(links[1]!);
     expect(bodyOf(first)).toEqual({ status: 'confirmed', email });
-    const second = await confirm(links[1]);
+    const second = await confirm(links[1]!);
     expect(second.statusCode).toBe(200);
     expect(bodyOf(second)).toEqual({ status: 'already_confirmed' });
-    expect(bodyOf(await confirm(links[0]))).toEqual({ status: 'already_confirmed' });
+    expect(bodyOf(await confirm(links[0]!))).toEqual({ status: 'already_confirmed' });
     expect(await mailTo(email, PASSWORD_SUBJECT)).toHaveLength(1);
   });
 
@@ -323,7 +323,7 @@ describe('what must not happen', () => {
     ]);
     const passwordMails = await mailTo(email, PASSWORD_SUBJECT);
     expect(passwordMails).toHaveLength(1);
-    expect((await login(email, passwordOf(passwordMails[0]))).statusCode).toBe(200);
+    expect((await login(email, passwordOf(passwordMails[0]!))).statusCode).toBe(200);
   });
 });
 

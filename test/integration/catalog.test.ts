@@ -218,7 +218,7 @@ describe('products: import', () => {
     const body = bodyOf<{ updated: number; created: number; errors: Array<{ row: number; message: string }> }>(r);
     expect(body).toMatchObject({ updated: 1, created: 2 });
     expect(body.errors.map((e) => e.row)).toEqual([4, 5, 6]);
-    expect(body.errors[1].message).toMatch(/отрицательн/);
+    expect(body.errors[1]!.message).toMatch(/отрицательн/);
     expect(await getCostPrices(u.id, ['EXIST-1', 'NEW/1', 'NEW-2', 'NEW-3', 'NEW-4'])).toEqual({
       'EXIST-1': 123_456,
       'NEW/1': 9990,
@@ -287,7 +287,7 @@ describe('sellers', () => {
     expect(new Set(results.map((s) => s.id)).size).toBe(1);
     expect(results[0]).toMatchObject({ number: '1202289', name: 'Продавец 1202289', tax: null });
     const other = await ensureSellerByNumber(u.id, '777');
-    expect(other.id).not.toBe(results[0].id);
+    expect(other.id).not.toBe(results[0]!.id);
     expect((await listSellers(u.id)).map((s) => s.number).sort()).toEqual(['1202289', '777']);
   });
 

@@ -89,7 +89,7 @@ function grantsByFunction(): Map<string, Grant[]> {
   const out = new Map<string, Grant[]>();
   for (const [fn, def] of Object.entries(config.functions)) {
     const grants: Grant[] = [];
-    for (const policy of config.resources.Resources[def.role].Properties.Policies) {
+    for (const policy of config.resources.Resources[def.role]!.Properties.Policies) {
       for (const s of policy.PolicyDocument.Statement) {
         if (s.Effect !== 'Allow') continue;
         const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
@@ -473,7 +473,7 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
         200,
       ),
     ).report;
-    const item = report.items[0];
+    const item = report.items[0]!;
     const manual = (value: number | null) => ({
       method: 'PUT',
       path: `/api/reports/items/${item.item_id}/manual-value`,

@@ -165,8 +165,8 @@ describe('listLimitHistory', () => {
     for (let i = 1; i <= 55; i++) await chargeLimits({ userId, rows: 1 });
     const first = await listLimitHistory(userId);
     expect(first.items).toHaveLength(50);
-    expect(first.items[0].limits_after).toBe(945);
-    expect(first.items[49].limits_after).toBe(994);
+    expect(first.items[0]!.limits_after).toBe(945);
+    expect(first.items[49]!.limits_after).toBe(994);
     expect(first.next_cursor).toEqual(expect.any(String));
     const second = await listLimitHistory(userId, first.next_cursor);
     expect(second.items.map((h) => h.limits_after)).toEqual([995, 996, 997, 998, 999]);

@@ -75,7 +75,7 @@ const patch = (token: string, id: string, body: unknown) =>
   updateHandler(apiEvent({ method: 'PATCH', path: `/api/reports/${id}`, token, pathParameters: { id }, body }));
 
 async function correct(token: string, report: ApiReport, value: number) {
-  const item = report.items[0];
+  const item = report.items[0]!;
   const r = await manualValueHandler(
     apiEvent({
       method: 'PUT',
@@ -317,18 +317,18 @@ describe('PATCH /api/reports/{id}', () => {
     const plain = await uploadOk(u.token, { filename: 'отчёт.xlsx', file: g.file });
     expect(plain.seller).toBeNull();
     const [seller] = await listSellers(u.id);
-    expect(seller.id).toBe(withSeller.seller?.id);
+    expect(seller!.id).toBe(withSeller.seller?.id);
 
-    const r = await patch(u.token, plain.id, { title: '  Май, неделя 3 ', seller_id: seller.id });
+    const r = await patch(u.token, plain.id, { title: '  Май, неделя 3 ', seller_id: seller!.id });
     expect(r.statusCode, r.body).toBe(200);
     const summary = bodyOf<{ report: ApiReportSummary }>(r).report;
-    expect(summary).toMatchObject({ id: plain.id, title: 'Май, неделя 3', seller: { id: seller.id } });
+    expect(summary).toMatchObject({ id: plain.id, title: 'Май, неделя 3', seller: { id: seller!.id } });
     const got = await getReportOk(u.token, plain.id);
     expect(got.title).toBe('Май, неделя 3');
-    expect(got.seller?.id).toBe(seller.id);
+    expect(got.seller?.id).toBe(seller!.id);
     // Listed under the seller now.
     const bySeller = await listHandler(
-      apiEvent({ method: 'GET', path: '/api/reports', token: u.token, query: { seller_id: seller.id } }),
+      apiEvent({ method: 'GET', path: '/api/reports', token: u.token, query: { seller_id: seller!.id } }),
     );
     expect(bodyOf<{ items: ApiReportSummary[] }>(bySeller).items.map((x) => x.id)).toContain(plain.id);
 
@@ -336,10 +336,10 @@ describe('PATCH /api/reports/{id}', () => {
     const other = await newUser(10_000);
     await uploadOk(other.token, makeReport({ rows: 50, seed: 70 }));
     const [foreign] = await listSellers(other.id);
-    const refused = await patch(u.token, plain.id, { seller_id: foreign.id });
+    const refused = await patch(u.token, plain.id, { seller_id: foreign!.id });
     expect(refused.statusCode).toBe(404);
     expect(bodyOf<{ error: { code: string } }>(refused).error.code).toBe('seller_not_found');
-    expect((await getReportOk(u.token, plain.id)).seller?.id).toBe(seller.id);
+    expect((await getReportOk(u.token, plain.id)).seller?.id).toBe(seller!.id);
     // Another user's report → 404.
     expect((await patch(other.token, plain.id, { title: 'чужой' })).statusCode).toBe(404);
     // Empty patch and empty title → 400.
@@ -351,7 +351,7 @@ describe('PATCH /api/reports/{id}', () => {
     expect(unlinked.statusCode).toBe(200);
     expect((await getReportOk(u.token, plain.id)).seller).toBeNull();
     const again = await listHandler(
-      apiEvent({ method: 'GET', path: '/api/reports', token: u.token, query: { seller_id: seller.id } }),
+      apiEvent({ method: 'GET', path: '/api/reports', token: u.token, query: { seller_id: seller!.id } }),
     );
     expect(bodyOf<{ items: ApiReportSummary[] }>(again).items.map((x) => x.id)).not.toContain(plain.id);
   });

@@ -83,8 +83,8 @@ describe('missing cost prices', () => {
     const sold = g.expected.articles.filter((a) => a.article !== '' && a.aggregates.sales_qty > 0);
     expect(sold.length).toBeGreaterThan(3);
     // Two of them priced before the upload (one at 0: a price set to 0 is a price).
-    expect((await putPrice(u.token, sold[0].article, { cost_price: 123.45 })).statusCode).toBe(200);
-    expect((await putPrice(u.token, sold[1].article, { cost_price: 0 })).statusCode).toBe(200);
+    expect((await putPrice(u.token, sold[0]!.article, { cost_price: 123.45 })).statusCode).toBe(200);
+    expect((await putPrice(u.token, sold[1]!.article, { cost_price: 0 })).statusCode).toBe(200);
     const report = await uploadOk(u.token, g);
 
     const missing = sold.slice(2);
@@ -103,22 +103,22 @@ describe('missing cost prices', () => {
     const unpriced = g.expected.articles.filter((a) => a.article !== '').slice(0);
     const expectedMissing = unpriced
       .map((a) => a.article)
-      .filter((a) => a !== sold[0].article && a !== sold[1].article)
+      .filter((a) => a !== sold[0]!.article && a !== sold[1]!.article)
       .sort();
     expect(flagged.map((p) => p.article).sort()).toEqual(expectedMissing);
     expect(flagged.every((p) => p.cost_price === 0 && p.cost_price_set === false)).toBe(true);
 
     // The seller fills one: it leaves the filter, the report is stale, a rebuild counts one less.
-    expect(bodyOf(await putPrice(u.token, missing[0].article, { cost_price: 10 }))).toMatchObject({
+    expect(bodyOf(await putPrice(u.token, missing[0]!.article, { cost_price: 10 }))).toMatchObject({
       cost_price: 10,
       cost_price_set: true,
       cost_prices: [{ valid_from: null, cost_price: 10 }],
     });
-    expect((await listMissing(u.token)).some((p) => p.article === missing[0].article)).toBe(false);
+    expect((await listMissing(u.token)).some((p) => p.article === missing[0]!.article)).toBe(false);
     expect((await getReportOk(u.token, report.id)).stale).toBe(true);
     const rebuilt = await rebuild(u.token, report.id);
     expect(warning(rebuilt, 'missing_cost_price')?.details).toMatchObject({ articles: missing.length - 1 });
-    expect(rebuilt.items.find((i) => i.article === missing[0].article)?.computed.cost_price).toBe(10);
+    expect(rebuilt.items.find((i) => i.article === missing[0]!.article)?.computed.cost_price).toBe(10);
   });
 });
 
@@ -168,7 +168,7 @@ describe('allocation of costs without an article', () => {
     expect((await getReportOk(u.token, report.id)).stale).toBe(false);
 
     // Per seller: none wins over the user's quantity.
-    const seller = (await listSellers(u.id))[0];
+    const seller = (await listSellers(u.id))[0]!;
     const s = await patchSeller(u.token, seller.id, { allocation: 'none' });
     expect(s.statusCode).toBe(200);
     expect(bodyOf(s)).toMatchObject({ allocation: 'none' });
@@ -248,7 +248,7 @@ describe('taxes and cost prices by date', () => {
         details: { periods: [{ valid_from: bad.valid_from, vat_rate: bad.vat_rate }] },
       });
     }
-    const seller = (await listSellers(u.id))[0];
+    const seller = (await listSellers(u.id))[0]!;
     const sellerRefused = await patchSeller(u.token, seller.id, {
       tax_periods: [{ valid_from: '2024-12-31', tax_system: 'usn_income', usn_rate: 6, vat_rate: 7 }],
     });
@@ -274,15 +274,15 @@ describe('taxes and cost prices by date', () => {
       (x) => x.article !== '' && x.aggregates.sales_qty > x.aggregates.returns_qty,
     );
     // First prices: from the beginning.
-    await putPrice(u.token, a.article, { cost_price: 100 });
-    await putPrice(u.token, b.article, { cost_price: 40 });
+    await putPrice(u.token, a!.article, { cost_price: 100 });
+    await putPrice(u.token, b!.article, { cost_price: 40 });
     const report = await uploadOk(u.token, g);
     const item = (rep: ApiReport, art: string) => rep.items.find((i) => i.article === art)!;
-    expect(item(report, a.article).computed.cost_price).toBe(100);
+    expect(item(report, a!.article).computed.cost_price).toBe(100);
 
     // A change without a date applies from today: the February 2026 report keeps 100, even rebuilt.
     const changed = bodyOf<{ cost_price: number; cost_prices: unknown }>(
-      await putPrice(u.token, a.article, { cost_price: 150 }),
+      await putPrice(u.token, a!.article, { cost_price: 150 }),
     );
     const today = new Date().toISOString().slice(0, 10);
     expect(changed).toMatchObject({
@@ -293,20 +293,20 @@ describe('taxes and cost prices by date', () => {
       ],
     });
     expect((await getReportOk(u.token, report.id)).stale).toBe(false);
-    expect(item(await rebuild(u.token, report.id), a.article).computed.cost_price).toBe(100);
+    expect(item(await rebuild(u.token, report.id), a!.article).computed.cost_price).toBe(100);
 
     // The seller dates the change into the report's period: stale, and a rebuild takes it.
-    expect((await putPrice(u.token, a.article, { cost_price: 130, valid_from: '2026-01-01' })).statusCode).toBe(200);
+    expect((await putPrice(u.token, a!.article, { cost_price: 130, valid_from: '2026-01-01' })).statusCode).toBe(200);
     expect((await getReportOk(u.token, report.id)).stale).toBe(true);
     const rebuilt = await rebuild(u.token, report.id);
-    expect(item(rebuilt, a.article).computed.cost_price).toBe(130);
-    expect(kop(item(rebuilt, a.article).computed.cost_total)).toBe(
-      13_000 * (a.aggregates.sales_qty - a.aggregates.returns_qty),
+    expect(item(rebuilt, a!.article).computed.cost_price).toBe(130);
+    expect(kop(item(rebuilt, a!.article).computed.cost_total)).toBe(
+      13_000 * (a!.aggregates.sales_qty - a!.aggregates.returns_qty),
     );
-    expect((await putPrice(u.token, a.article, { cost_price: 1, valid_from: '2026-02-30' })).statusCode).toBe(400);
+    expect((await putPrice(u.token, a!.article, { cost_price: 1, valid_from: '2026-02-30' })).statusCode).toBe(400);
 
     // Import with a date column: b gets 55 from 2026-02-01 (inside the report's period's middle).
-    const csv = `Артикул;Себестоимость;Действует с\n${b.article};55;01.02.2026\n${b.article};60;01.03.2027\n`;
+    const csv = `Артикул;Себестоимость;Действует с\n${b!.article};55;01.02.2026\n${b!.article};60;01.03.2027\n`;
     const { body, contentType } = multipartBody({ filename: 'prices.csv', content: Buffer.from(csv, 'utf8') });
     const imp = await importProductsHandler(
       apiEvent({
@@ -318,12 +318,12 @@ describe('taxes and cost prices by date', () => {
       }),
     );
     expect(imp.statusCode).toBe(200);
-    expect((await getProducts(u.id, [b.article])).get(b.article)?.cost_prices).toEqual([
+    expect((await getProducts(u.id, [b!.article])).get(b!.article)?.cost_prices).toEqual([
       { valid_from: null, cost_price: 4_000 },
       { valid_from: '2026-02-01', cost_price: 5_500 },
       { valid_from: '2027-03-01', cost_price: 6_000 },
     ]);
-    expect(item(await rebuild(u.token, report.id), b.article).computed.cost_price).toBe(55);
+    expect(item(await rebuild(u.token, report.id), b!.article).computed.cost_price).toBe(55);
   });
 });
 

@@ -105,14 +105,14 @@ describe('combine', () => {
     expect(c.seller?.id).not.toBe(a.seller?.id);
     // A correction on the first report: the combined report must carry it over.
     const item = a.items.find((i) => i.article !== '' && (i.computed.logistics ?? 0) !== 0) ?? a.items[0];
-    correctedArticle = item.article;
+    correctedArticle = item!.article;
     const r = await manualValueHandler(
       apiEvent({
         method: 'PUT',
-        path: `/api/reports/items/${item.item_id}/manual-value`,
+        path: `/api/reports/items/${item!.item_id}/manual-value`,
         token: owner.token,
         body: { field: 'logistics', value: 4321.09 },
-        pathParameters: { item_id: item.item_id },
+        pathParameters: { item_id: item!.item_id },
       }),
     );
     expect(r.statusCode).toBe(200);
@@ -139,21 +139,21 @@ describe('combine', () => {
     // Both files are of one seller: the combined report keeps it.
     expect(rc!.seller_id).toBe(a.seller!.id);
 
-    const articles = new Set([...ia, ...ib].map((i) => i.article));
-    expect(new Set(ic.map((i) => i.article))).toEqual(articles);
-    for (const item of ic) {
-      const parts = [...ia, ...ib].filter((i) => i.article === item.article);
+    const articles = new Set([...ia!, ...ib!].map((i) => i.article));
+    expect(new Set(ic!.map((i) => i.article))).toEqual(articles);
+    for (const item of ic!) {
+      const parts = [...ia!, ...ib!].filter((i) => i.article === item.article);
       for (const f of SUMMED) {
         expect(item.effective[f], `${item.article}.${f}`).toBe(parts.reduce((s, p) => s + (p.effective[f] ?? 0), 0));
       }
     }
     // The correction (4321.09 ₽ of logistics) is inside the combined number, not the computed one.
-    const corrected = ia.find((i) => i.article === correctedArticle)!;
+    const corrected = ia!.find((i) => i.article === correctedArticle)!;
     expect(corrected.effective.logistics).toBe(432_109);
-    const other = ib.find((i) => i.article === correctedArticle)?.effective.logistics ?? 0;
-    expect(ic.find((i) => i.article === correctedArticle)!.effective.logistics).toBe(432_109 + other);
-    expect(rc!.totals).toEqual(computeTotals(ic.map((i) => i.effective)));
-    expect(rc!.commission_by_category).toEqual(commissionByCategory(ic));
+    const other = ib!.find((i) => i.article === correctedArticle)?.effective.logistics ?? 0;
+    expect(ic!.find((i) => i.article === correctedArticle)!.effective.logistics).toBe(432_109 + other);
+    expect(rc!.totals).toEqual(computeTotals(ic!.map((i) => i.effective)));
+    expect(rc!.commission_by_category).toEqual(commissionByCategory(ic!));
 
     // Through the API: a report like any other, summary fields as documented.
     const api = await getReportOk(owner.token, job.report_id!);
@@ -284,7 +284,7 @@ describe('export, source and summary', () => {
 
   it('an article starting with "=" is exported as text, not as a formula', async () => {
     const parsed = await readReport({ buffer: gen.file, filename: gen.filename });
-    parsed.articles[parsed.articles.length - 1].article = '=HYPERLINK("http://evil","x")';
+    parsed.articles[parsed.articles.length - 1]!.article = '=HYPERLINK("http://evil","x")';
     const { items } = buildItems(parsed, { tax: report.tax_profile, costPrices: {} });
     const record: ReportRecord = {
       id: newReportId(),
@@ -349,7 +349,7 @@ describe('export, source and summary', () => {
     expect(r.headers?.['Content-Type']).toBe('application/vnd.ms-excel');
     expect(r.headers?.['Content-Disposition']).toMatch(/^attachment;.*\.xls/);
     const wb = XLSX.read(fileOf(r), { type: 'buffer' });
-    const rows = XLSX.utils.sheet_to_json<unknown[]>(wb.Sheets[wb.SheetNames[0]], {
+    const rows = XLSX.utils.sheet_to_json<unknown[]>(wb.Sheets[wb.SheetNames[0]!]!, {
       header: 1,
       raw: true,
       defval: null,
@@ -360,12 +360,12 @@ describe('export, source and summary', () => {
     const numCol = header.indexOf('Номер отчёта');
     const realCol = header.indexOf('Реализация, руб.');
     const rowsCol = header.indexOf('Кол-во строк');
-    expect(rows[h + 1][numCol]).toBe(report.report_number);
-    expect(rows[h + 1][realCol]).toBe(report.totals.realization);
-    expect(rows[h + 1][rowsCol]).toBe(report.rows);
-    expect(rows[h + 2][numCol]).toBe(second.report_number);
-    expect(rows[h + 2][realCol]).toBe(second.totals.realization);
-    const totals = rows[h + 3];
+    expect(rows[h + 1]![numCol]).toBe(report.report_number);
+    expect(rows[h + 1]![realCol]).toBe(report.totals.realization);
+    expect(rows[h + 1]![rowsCol]).toBe(report.rows);
+    expect(rows[h + 2]![numCol]).toBe(second.report_number);
+    expect(rows[h + 2]![realCol]).toBe(second.totals.realization);
+    const totals = rows[h + 3]!;
     expect(totals.some((v) => v === 'Итого')).toBe(true);
     expect(totals[realCol]).toBeCloseTo((report.totals.realization ?? 0) + (second.totals.realization ?? 0), 2);
   });

@@ -132,13 +132,13 @@ describe('manual value', () => {
     const items = report.items.filter((i) => i.article !== '').slice(0, 6);
     const results = await Promise.all([
       ...items.map((i) => putValue(u.token, i.item_id, { field: 'logistics', value: 1000 })),
-      putValue(u.token, items[0].item_id, { field: 'storage', value: 77 }),
+      putValue(u.token, items[0]!.item_id, { field: 'storage', value: 77 }),
     ]);
     expect(results.map((r) => r.statusCode)).toEqual(results.map(() => 200));
     const after = await getReportOk(u.token, report.id);
     for (const f of ['logistics', 'storage', 'profit', 'payout', 'expenses'])
       expect(kop(after.totals[f]), f).toBe(sumKopecks(after.items, f));
-    expect(after.items.find((i) => i.item_id === items[0].item_id)?.manual_values).toEqual({
+    expect(after.items.find((i) => i.item_id === items[0]!.item_id)?.manual_values).toEqual({
       logistics: 1000,
       storage: 77,
     });

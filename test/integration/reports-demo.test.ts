@@ -20,14 +20,14 @@ describe('demo sample report', () => {
     const { items } = await listReports(u.id);
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ rows: DEMO_REPORT_ROWS, is_combined: false });
-    expect(items[0].source_path).toMatch(new RegExp(`^sources/${u.id}/${items[0].id}/`));
-    expect((await getReportItems(items[0])).length).toBe(items[0].item_count);
+    expect(items[0]!.source_path).toMatch(new RegExp(`^sources/${u.id}/${items[0]!.id}/`));
+    expect((await getReportItems(items[0]!)).length).toBe(items[0]!.item_count);
     expect((await getUserById(u.id))?.limits).toBe(10_000 - DEMO_REPORT_ROWS);
     expect((await listLimitHistory(u.id)).items.map((h) => h.operation)).toEqual(['expense']);
 
     expect((await seedDemoReport({ userId: u.id, userCreated: false })).seeded).toBe(false);
     const { removeReport } = await import('../../shared/reports/queries');
-    await removeReport(u.id, items[0].id);
+    await removeReport(u.id, items[0]!.id);
     expect((await seedDemoReport({ userId: u.id, userCreated: false })).seeded).toBe(false);
     expect((await listReports(u.id)).items).toEqual([]);
   });

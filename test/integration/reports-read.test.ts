@@ -80,7 +80,7 @@ describe('get', () => {
     const [seller] = await listSellers(u.id);
     await updateTax(u.id, { tax_system: 'none', usn_rate: 0, vat_rate: 0 });
     expect((await getReportOk(u.token, id)).stale).toBe(true);
-    await updateSeller(u.id, seller.id, { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 } });
+    await updateSeller(u.id, seller!.id, { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 } });
     expect((await getReportOk(u.token, id)).stale).toBe(false);
     expect((await getUserById(u.id))?.tax.tax_system).toBe('none');
   });
@@ -132,7 +132,7 @@ describe('get', () => {
       return bodyOf<{ report: ApiReportColumns }>(r).report;
     };
     // A correction, so computed and effective differ somewhere.
-    const target = report.items[3];
+    const target = report.items[3]!;
     const corrected = await manualValueHandler(
       apiEvent({
         method: 'PUT',
@@ -150,11 +150,11 @@ describe('get', () => {
     expect(c.count).toBe(items.length);
     const rebuilt = Array.from({ length: c.count }, (_, r) => {
       const effective: Record<string, number | null> = {};
-      c.fields.forEach((f, k) => (effective[f] = c.effective[k][r]));
+      c.fields.forEach((f, k) => (effective[f] = c.effective[k]![r]!));
       const computed = { ...effective };
       const manual: Record<string, number | null> = {};
-      for (const [f, rows] of Object.entries(c.computed)) if (r in rows) computed[f] = rows[r];
-      for (const [f, rows] of Object.entries(c.manual_values)) if (r in rows) manual[f] = rows[r];
+      for (const [f, rows] of Object.entries(c.computed)) if (r in rows) computed[f] = rows[r]!;
+      for (const [f, rows] of Object.entries(c.manual_values)) if (r in rows) manual[f] = rows[r]!;
       return {
         item_id: c.item_id[r],
         article: c.article[r],
@@ -167,7 +167,7 @@ describe('get', () => {
       };
     });
     expect(rebuilt).toEqual(items);
-    expect(rebuilt[3].manual_values).toEqual({ logistics: 4321.5 });
+    expect(rebuilt[3]!.manual_values).toEqual({ logistics: 4321.5 });
     expect(c.computed.logistics).toEqual({ 3: target.computed.logistics });
 
     // Stale: a price of an article outside the report changes nothing; one inside does.
@@ -214,7 +214,7 @@ describe('list', () => {
       pages++;
     } while (cursor && pages < 10);
     expect(all.map((s) => s.id)).toEqual([...ids].reverse());
-    const first = all[2];
+    const first = all[2]!;
     expect(first).toMatchObject({
       rows: 30,
       is_combined: false,

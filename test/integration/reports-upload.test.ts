@@ -117,7 +117,7 @@ describe('upload', () => {
     // Seller auto-linked from the file name; articles joined the catalog with cost price 0.
     const sellers = await listSellers(u.id);
     expect(sellers.map((s) => s.number)).toEqual([g.expected.seller_number]);
-    expect(report.seller).toEqual({ id: sellers[0].id, number: g.expected.seller_number, name: sellers[0].name });
+    expect(report.seller).toEqual({ id: sellers[0]!.id, number: g.expected.seller_number, name: sellers[0]!.name });
     const named = g.expected.articles.map((a) => a.article).filter((a) => a !== '');
     const prices = await getCostPrices(u.id, named);
     expect(Object.keys(prices).sort()).toEqual(named.sort());
@@ -130,7 +130,7 @@ describe('upload', () => {
     await uploadOk(u.token, first);
     const [seller] = await listSellers(u.id);
     const tax = { tax_system: 'usn_income_expenses' as const, usn_rate: 15, vat_rate: 5 as const };
-    await updateSeller(u.id, seller.id, { tax });
+    await updateSeller(u.id, seller!.id, { tax });
     // The same week again, on purpose (a new tax profile): allowed as a duplicate.
     const second = await uploadOk(u.token, makeReport({ rows: 60, seed: 21 }), { allow_duplicate: 'true' });
     expect(second.tax_profile).toEqual(tax);
@@ -398,7 +398,7 @@ describe('hostile input through the API: documented status, nothing stored or ch
     // Re-save the sheet without two required columns.
     const XLSX = await import('@e965/xlsx');
     const wb = XLSX.read(g.file, { type: 'buffer' });
-    const ws = wb.Sheets[wb.SheetNames[0]];
+    const ws = wb.Sheets[wb.SheetNames[0]!]!;
     const rows = XLSX.utils.sheet_to_json<unknown[]>(ws, { header: 1 });
     const header = rows[0] as string[];
     const drop = new Set(['Кол-во', 'Вайлдберриз реализовал Товар (Пр)'].filter((h) => header.includes(h)));

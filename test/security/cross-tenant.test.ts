@@ -37,16 +37,16 @@ const ROUTES: Route[] = (() => {
   let handler = '';
   for (const line of text.split('\n')) {
     const h = /^\s+handler:\s*(\S+)/.exec(line);
-    if (h) handler = h[1];
+    if (h) handler = h[1]!;
     const e = /^\s+- httpApi:\s*\{\s*method:\s*(\w+),\s*path:\s*(?:'([^']+)'|([^\s,}]+))/.exec(line);
     if (!e) continue;
-    const method = e[1];
+    const method = e[1]!;
     const p = e[2] ?? e[3];
     // Public: the contract's routes with auth 'none' (sign-up, sign-in, confirm, reset, config, the OpenAPI document).
     const open = Object.values(CONTRACT_ROUTES).some(
       (r) => r.auth === 'none' && r.method === method.toUpperCase() && r.path === p,
     );
-    out.push({ method: method.toUpperCase(), path: p, handler, auth: !open });
+    out.push({ method: method.toUpperCase(), path: p!, handler, auth: !open });
   }
   return out;
 })();
@@ -67,7 +67,7 @@ const BODIES: Record<string, unknown> = {
 /** Another id of the same shape: one character changed inside it (digits stay digits, letters letters). */
 function madeUp(id: string): string {
   const i = Math.min(5, id.length - 1);
-  const c = id[i];
+  const c = id[i]!;
   const next = /\d/.test(c)
     ? String((Number(c) + 1) % 10)
     : c === 'Z' || c === 'z'
@@ -126,10 +126,10 @@ describe('cross-tenant attempts on every id-taking route (from serverless.yml)',
     a = {
       owner,
       reportId: first.id,
-      itemId: first.items[0].item_id,
-      sellerId: seller.id,
+      itemId: first.items[0]!.item_id,
+      sellerId: seller!.id,
       jobId,
-      article: first.items[0].article,
+      article: first.items[0]!.article,
     };
   });
 
@@ -156,8 +156,8 @@ describe('cross-tenant attempts on every id-taking route (from serverless.yml)',
               ? a.sellerId
               : a.reportId;
       const other = madeUp(foreign);
-      const r1 = await call(route, intruder.token, { [kind]: foreign });
-      const r2 = await call(route, intruder.token, { [kind]: other });
+      const r1 = await call(route, intruder.token, { [kind!]: foreign });
+      const r2 = await call(route, intruder.token, { [kind!]: other });
       expect(r1.statusCode, `${route.method} ${route.path}`).toBeGreaterThanOrEqual(400);
       expect(r1.statusCode).toBeLessThan(500);
       // An answer may echo the id asked for; apart from that, byte for byte the same.
@@ -232,7 +232,7 @@ describe('forged and misused tokens on every authenticated route (from serverles
     for (const route of authRoutes) {
       for (const [name, header] of forgeries()) {
         const params: Record<string, string> = {};
-        for (const m of route.path.matchAll(/\{([a-z_]+)\}/g)) params[m[1]] = 'X';
+        for (const m of route.path.matchAll(/\{([a-z_]+)\}/g)) params[m[1]!] = 'X';
         const r = await call(route, null, params, header || undefined);
         if (r.statusCode !== 401) failures.push(`${route.method} ${route.path} with ${name}: ${r.statusCode}`);
       }

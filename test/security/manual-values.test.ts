@@ -39,20 +39,20 @@ describe('manual value bounds', () => {
     const { u, report, items } = await reportOfTwoArticles();
     const [a, b] = items;
     const refused: Array<[string, string, number]> = [
-      [a.item_id, 'logistics', 80_000_000_000_000],
-      [b.item_id, 'logistics', 80_000_000_000_000],
-      [a.item_id, 'logistics', 1e15],
+      [a!.item_id, 'logistics', 80_000_000_000_000],
+      [b!.item_id, 'logistics', 80_000_000_000_000],
+      [a!.item_id, 'logistics', 1e15],
       // The attack run sent 90071992547409.93, which a JS number holds as 90071992547409.94.
-      [a.item_id, 'realization', 90071992547409.94],
-      [a.item_id, 'logistics', -100_000_000_000.01],
-      [a.item_id, 'logistics', 12.345],
-      [a.item_id, 'sales_qty', 1e308],
-      [a.item_id, 'sales_qty', -1],
-      [a.item_id, 'sales_qty', 2.5],
-      [a.item_id, 'returns_qty', 1_000_000_001],
-      [a.item_id, 'margin', 1e308],
-      [a.item_id, 'margin', -10_000.01],
-      [a.item_id, 'cost_price', -1],
+      [a!.item_id, 'realization', 90071992547409.94],
+      [a!.item_id, 'logistics', -100_000_000_000.01],
+      [a!.item_id, 'logistics', 12.345],
+      [a!.item_id, 'sales_qty', 1e308],
+      [a!.item_id, 'sales_qty', -1],
+      [a!.item_id, 'sales_qty', 2.5],
+      [a!.item_id, 'returns_qty', 1_000_000_001],
+      [a!.item_id, 'margin', 1e308],
+      [a!.item_id, 'margin', -10_000.01],
+      [a!.item_id, 'cost_price', -1],
     ];
     for (const [itemId, field, value] of refused) {
       const r = await putValue(u.token, itemId, { field, value });
@@ -68,13 +68,13 @@ describe('manual value bounds', () => {
     const { u, report, items } = await reportOfTwoArticles();
     const [a, b] = items;
     const accepted: Array<[string, string, number]> = [
-      [a.item_id, 'logistics', 100_000_000_000],
-      [b.item_id, 'logistics', 100_000_000_000],
-      [a.item_id, 'storage', -100_000_000_000],
-      [a.item_id, 'sales_qty', 1_000_000_000],
-      [b.item_id, 'margin', -10_000],
-      [b.item_id, 'cost_price', 0],
-      [b.item_id, 'penalties', 0.01],
+      [a!.item_id, 'logistics', 100_000_000_000],
+      [b!.item_id, 'logistics', 100_000_000_000],
+      [a!.item_id, 'storage', -100_000_000_000],
+      [a!.item_id, 'sales_qty', 1_000_000_000],
+      [b!.item_id, 'margin', -10_000],
+      [b!.item_id, 'cost_price', 0],
+      [b!.item_id, 'penalties', 0.01],
     ];
     for (const [itemId, field, value] of accepted) {
       const r = await putValue(u.token, itemId, { field, value });
@@ -87,7 +87,7 @@ describe('manual value bounds', () => {
         total: sumKopecks(after.items, field),
       });
     }
-    expect(after.items.find((i) => i.item_id === a.item_id)!.effective.logistics).toBe(100_000_000_000);
+    expect(after.items.find((i) => i.item_id === a!.item_id)!.effective.logistics).toBe(100_000_000_000);
   });
 
   it('concurrent corrections of different items of one report all land in the totals', async () => {

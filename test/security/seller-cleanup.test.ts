@@ -41,7 +41,7 @@ describe('seller created by an aborted upload', () => {
     const first = makeReport({ rows: 120, seed: 1282 });
     expect((await uploadMultipart(u.token, first)).statusCode).toBe(201);
     const [seller] = await listSellers(u.id);
-    expect(seller.number).toBe(sellerOf(first.filename));
+    expect(seller!.number).toBe(sellerOf(first.filename));
     const second = makeReport({ rows: 130, seed: 1283 });
     failAfterCharge();
     const r = await uploadMultipart(u.token, {
@@ -49,7 +49,7 @@ describe('seller created by an aborted upload', () => {
       file: second.file,
     });
     expect(r.statusCode).toBe(500);
-    expect((await listSellers(u.id)).map((s) => s.id)).toEqual([seller.id]);
+    expect((await listSellers(u.id)).map((s) => s.id)).toEqual([seller!.id]);
   });
 
   it('stays when the user has renamed it (their data), even with no report left', async () => {

@@ -9,7 +9,7 @@ export const WORKER = 'function:reportsWorker';
 export function resourceName(r: unknown): string {
   if (typeof r === 'string') return r;
   const o = r as Record<string, unknown>;
-  if (o['Fn::GetAtt']) return (o['Fn::GetAtt'] as string[])[0];
+  if (o['Fn::GetAtt']) return (o['Fn::GetAtt'] as string[])[0]!;
   if (o.Ref) return `\${${o.Ref as string}}`;
   if (o['Fn::Join']) {
     const [sep, parts] = o['Fn::Join'] as [string, unknown[]];

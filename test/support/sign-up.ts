@@ -26,7 +26,7 @@ export function confirmTokenOf(mail: SentMail): string {
 export function passwordOf(mail: SentMail): string {
   const found = /\n\n([A-Za-z0-9]{12,})\n\n/.exec(mail.text);
   expect(found, `password in "${mail.subject}": ${mail.text}`).not.toBeNull();
-  return (found as RegExpExecArray)[1];
+  return (found as RegExpExecArray)[1]!;
 }
 
 export interface HttpAnswer<T> {

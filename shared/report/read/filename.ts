@@ -27,5 +27,5 @@ export function parseFileMeta(name: string): FileMeta {
     if (COPY_SUFFIX.test(stem.slice(i + 1 + digits[0].length))) seller = digits[0];
     break;
   }
-  return { report_number: report ? report[1] : null, seller_number: seller };
+  return { report_number: report ? (report[1] ?? null) : null, seller_number: seller };
 }

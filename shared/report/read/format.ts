@@ -89,7 +89,7 @@ function asText(head: Buffer): string | null {
     return even.swap16().toString('utf16le');
   }
   for (let i = 0; i < head.length; i++) {
-    const b = head[i];
+    const b = head[i]!;
     if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return null;
   }
   return head.toString('utf8');

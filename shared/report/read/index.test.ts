@@ -146,7 +146,7 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
       ...BASIC_ROWS.slice(0, 3),
       [],
       [null, ' ', null, '\t'],
-      BASIC_ROWS[3],
+      BASIC_ROWS[3]!,
     ];
     const r = await read({ buffer: wbXlsx(rows) });
     expect(r.rows).toBe(3);
@@ -204,7 +204,7 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
       const buffer = wbXlsx(rows, { strings });
       const whole = await read({ buffer });
       expect(whole.rows).toBe(40);
-      expect(whole.data[3].subject_name).toBe(long.slice(3));
+      expect(whole.data[3]!.subject_name).toBe(long.slice(3));
       for (const chunkSize of [1, 2, 3, 7]) {
         const tiny = await read({ buffer }, {}, { chunkSize });
         expect(tiny.data).toEqual(whole.data);
@@ -359,7 +359,7 @@ describe('scanReport on zips of reports', () => {
   const report = wbXlsx(BASIC_ROWS);
 
   it('picks the first .xlsx in directory order, skipping __MACOSX, and reads metadata from its name', async () => {
-    const other = wbXlsx([[...BASIC_HEADER], BASIC_ROWS[1]]);
+    const other = wbXlsx([[...BASIC_HEADER], BASIC_ROWS[1]!]);
     const zip = writeZip([
       { name: '__MACOSX/._Еженедельный детализированный отчет №786182326_1202289 - 1.xlsx', data: 'resource fork' },
       { name: 'readme.txt', data: 'hello' },
@@ -431,7 +431,7 @@ function biff8(rows: CellInput[][]): Buffer {
 
 describe('scanReport on .xls (BIFF8)', () => {
   it('reads the header, values and empty-row rule like the xlsx reader', async () => {
-    const rows: CellInput[][] = [[], ...BASIC_ROWS.slice(0, 3), [null, '  '], BASIC_ROWS[3]];
+    const rows: CellInput[][] = [[], ...BASIC_ROWS.slice(0, 3), [null, '  '], BASIC_ROWS[3]!];
     const buffer = biff8(rows);
     const r = await read({ buffer, filename: '№786182326_1202289.xls' });
     expect(r).toMatchObject({ format: 'xls', rows: 3, report_number: '786182326', seller_number: '1202289' });
@@ -553,16 +553,16 @@ describe('scanReport refusals', () => {
 
   it('caps the cell length in read and unread columns alike', async () => {
     const withCell = (text: string, column: number) => {
-      const row: CellInput[] = [...BASIC_ROWS[1]];
+      const row: CellInput[] = [...BASIC_ROWS[1]!];
       row[column] = text;
       return wbXlsx([[...BASIC_HEADER, 'Srid'], row]);
     };
     // Headers are cells too: the longest basic one has 46 characters.
     const ten = 'Ёжик-12345'.repeat(5);
-    expect((await read({ buffer: withCell(ten, 3) }, { maxCellLength: 50 })).data[0].sa_name).toBe(ten);
+    expect((await read({ buffer: withCell(ten, 3) }, { maxCellLength: 50 })).data[0]!.sa_name).toBe(ten);
     for (const column of [3, 11]) {
       for (const strings of ['str', 'shared'] as const) {
-        const row: CellInput[] = [...BASIC_ROWS[1]];
+        const row: CellInput[] = [...BASIC_ROWS[1]!];
         row[column] = `${ten}!`;
         const buffer = wbXlsx([[...BASIC_HEADER, 'Srid'], row], { strings });
         const err = await failure(scanReport({ buffer }, collectSink(), { maxCellLength: 50 }));

@@ -161,7 +161,7 @@ function run(
     let at = 0;
     let i = 0;
     while (at < xml.length && !scanner.done) {
-      const size = chunks[i++ % chunks.length];
+      const size = chunks[i++ % chunks.length]!;
       scanner.feed(xml.subarray(at, at + size));
       at += size;
     }

@@ -64,7 +64,7 @@ const fromCharCode = String.fromCharCode;
 /** Bytes [s, e) are ASCII without `&` or `_`: their text is their bytes, nothing to decode. */
 function plainText(buf: Buffer, s: number, e: number): boolean {
   for (let k = s; k < e; k++) {
-    const b = buf[k];
+    const b = buf[k]!;
     if (b >= 0x80 || b === AMP || b === UNDERSCORE) return false;
   }
   return true;
@@ -74,7 +74,7 @@ function plainText(buf: Buffer, s: number, e: number): boolean {
 function asciiText(buf: Buffer, s: number, e: number): string {
   if (e - s > 12) return (buf as unknown as SliceBuffer).latin1Slice(s, e);
   let t = '';
-  for (let k = s; k < e; k++) t += fromCharCode(buf[k]);
+  for (let k = s; k < e; k++) t += fromCharCode(buf[k]!);
   return t;
 }
 
@@ -119,17 +119,17 @@ export class TextCache {
     const length = e - s;
     if (length > TEXT_CACHE_BYTES) return decodeText(buf, s, e);
     let h = length;
-    for (let k = s; k < e; k++) h = Math.imul(h ^ buf[k], 0x01000193);
+    for (let k = s; k < e; k++) h = Math.imul(h ^ buf[k]!, 0x01000193);
     const slot = (h ^ (h >>> 15)) & this.mask;
     const at = slot * TEXT_CACHE_BYTES;
     const bytes = this.bytes;
     if (this.lengths[slot] === length) {
       let k = 0;
       while (k < length && bytes[at + k] === buf[s + k]) k++;
-      if (k === length) return this.texts[slot];
+      if (k === length) return this.texts[slot]!;
     }
     const text = decodeText(buf, s, e);
-    for (let k = 0; k < length; k++) bytes[at + k] = buf[s + k];
+    for (let k = 0; k < length; k++) bytes[at + k] = buf[s + k]!;
     this.lengths[slot] = length;
     this.texts[slot] = text;
     return text;
@@ -619,7 +619,7 @@ export class SheetScanner extends XmlByteScanner {
       }
       // <c …>
       if (buf[i + 1] !== 0x63) break;
-      b = buf[i + 2];
+      b = buf[i + 2]!;
       if (b !== SP && b !== GT && b !== SLASH && b !== TAB && b !== LF && b !== CR) break;
       // Its attributes in one pass, in the form writers use (name="value" or name='value', white space
       // between); anything else is read tag by tag. The tag ends at the first `>`, as in `scan`.
@@ -628,7 +628,7 @@ export class SheetScanner extends XmlByteScanner {
       let type = T_NUMBER;
       let gt = -1;
       while (k < n) {
-        b = buf[k];
+        b = buf[k]!;
         if (b === GT) {
           gt = k;
           break;
@@ -643,13 +643,13 @@ export class SheetScanner extends XmlByteScanner {
           continue;
         }
         const an = k;
-        while (k < n && (b = buf[k]) !== EQ && b > SP && b !== GT && b !== SLASH) k++;
+        while (k < n && (b = buf[k]!) !== EQ && b > SP && b !== GT && b !== SLASH) k++;
         if (k + 1 >= n) break rows;
         if (b !== EQ) break rows;
         const q = buf[++k];
         if (q !== QUOTE && q !== APOS) break rows;
         const vs = ++k;
-        while (k < n && (b = buf[k]) !== q && b !== GT) k++;
+        while (k < n && (b = buf[k]!) !== q && b !== GT) k++;
         if (k >= n) break rows;
         if (b === GT) break rows;
         if (an + 1 === vs - 2) {
@@ -673,7 +673,7 @@ export class SheetScanner extends XmlByteScanner {
       for (;;) {
         while (i < n && buf[i] !== LT) i++;
         if (i + 5 > n) break rows;
-        b = buf[i + 1];
+        b = buf[i + 1]!;
         if (b === SLASH) {
           if (buf[i + 2] === 0x63 && buf[i + 3] === GT) break;
           break rows;
@@ -695,7 +695,7 @@ export class SheetScanner extends XmlByteScanner {
           while (i < n && buf[i] !== LT) i++;
           if (i + 3 > n) break rows;
           if (buf[i + 1] !== 0x74) break rows;
-          b = buf[i + 2];
+          b = buf[i + 2]!;
           if (b === GT) {
             ts = i + 3;
           } else if (b === SP || b === TAB || b === LF || b === CR) {
@@ -718,7 +718,7 @@ export class SheetScanner extends XmlByteScanner {
           i += 5;
         } else if (b === 0x66) {
           // <f …>formula</f> or <f …/>: not read
-          b = buf[i + 2];
+          b = buf[i + 2]!;
           if (b !== GT && b !== SP && b !== SLASH && b !== TAB && b !== LF && b !== CR) break rows;
           let g = i + 2;
           while (g < n && buf[g] !== GT) g++;
@@ -746,7 +746,7 @@ export class SheetScanner extends XmlByteScanner {
           if (target !== -1) {
             const value = sst.get(index);
             if (value !== undefined && value !== '') {
-              cells[target] = value;
+              cells[target!] = value;
               dirty = true;
             }
           }
@@ -755,7 +755,7 @@ export class SheetScanner extends XmlByteScanner {
           if (rawLength > rawCap) break;
           if (!nonEmpty) {
             for (let k = ts; k < te; k++) {
-              b = buf[k];
+              b = buf[k]!;
               if (b !== SP && b !== LF && b !== CR && b !== TAB) {
                 nonEmpty = true;
                 break;
@@ -768,7 +768,7 @@ export class SheetScanner extends XmlByteScanner {
             const value = plainText(buf, ts, te) ? asciiText(buf, ts, te) : this.texts.decode(buf, ts, te);
             if (value.length > maxLength) break;
             if (value !== '') {
-              cells[target] = value;
+              cells[target!] = value;
               dirty = true;
             }
           }
@@ -819,7 +819,7 @@ export class SheetScanner extends XmlByteScanner {
     if (!this.headerDone) this.target = HEADER_TARGET;
     else {
       const tm = this.toMetric;
-      this.target = tm !== null && col < tm.length ? tm[col] : -1;
+      this.target = tm !== null && col < tm.length ? tm[col]! : -1;
       // A cell nobody reads in a row already known to count: jump to its end tag.
       if (this.target === -1 && this.rowNonEmpty) {
         this.skipToCellEnd = true;
@@ -924,7 +924,7 @@ function cellEnd(buf: Buffer, p: number, limit: number): number {
     if (buf[i] !== LT || buf[i + 1] !== SLASH) continue;
     let j = i + 2;
     if (buf[j] === 0x63 && buf[j + 1] === GT) return i;
-    while (j < limit && buf[j] !== COLON && buf[j] !== GT && buf[j] > SP) j++;
+    while (j < limit && buf[j] !== COLON && buf[j] !== GT && buf[j]! > SP) j++;
     if (buf[j] === COLON && buf[j + 1] === 0x63 && buf[j + 2] === GT) return i;
   }
   return -1;
@@ -942,7 +942,7 @@ function rowEnd(buf: Buffer, p: number, limit: number): number {
     let j = i - 1;
     if (buf[j] === COLON) {
       j--;
-      while (j > p && buf[j] !== SLASH && buf[j] !== LT && buf[j] > SP) j--;
+      while (j > p && buf[j] !== SLASH && buf[j] !== LT && buf[j]! > SP) j--;
     }
     if (buf[j] === SLASH && buf[j - 1] === LT) return j - 1;
     i += ROW_END.length;
@@ -958,12 +958,12 @@ function parseCellAttributes(buf: Buffer, k: number, stop: number): void {
   let col = -1;
   let type = T_NUMBER;
   while (k < stop) {
-    if (buf[k] <= SP) {
+    if (buf[k]! <= SP) {
       k++;
       continue;
     }
     const an = k;
-    while (k < stop && buf[k] !== EQ && buf[k] > SP) k++;
+    while (k < stop && buf[k] !== EQ && buf[k]! > SP) k++;
     const anLen = k - an;
     while (k < stop && buf[k] !== QUOTE && buf[k] !== APOS) k++;
     if (k >= stop) break;
@@ -998,7 +998,7 @@ function digitsIndex(buf: Buffer, s: number, e: number): number {
   let v = 0;
   let digits = 0;
   for (let i = s; i < e; i++) {
-    const b = buf[i];
+    const b = buf[i]!;
     if (b >= 0x30 && b <= 0x39) {
       v = v * 10 + (b - 0x30);
       digits++;
@@ -1012,7 +1012,7 @@ function digitsIndex(buf: Buffer, s: number, e: number): number {
 function parseColumn(buf: Buffer, s: number, e: number): number {
   let c = 0;
   for (let k = s; k < e; k++) {
-    const b = buf[k];
+    const b = buf[k]!;
     if (b >= 0x41 && b <= 0x5a) c = c * 26 + (b - 0x40);
     else if (b >= 0x61 && b <= 0x7a) c = c * 26 + (b - 0x60);
     else break;
@@ -1047,7 +1047,7 @@ interface SheetParts {
 
 function attr(attrs: string, name: string): string | null {
   const m = new RegExp(`(?:^|\\s)(?:[\\w.-]+:)?${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(attrs);
-  return m ? decodeEntities(m[1] ?? m[2]) : null;
+  return m ? decodeEntities((m[1] ?? m[2])!) : null;
 }
 
 /** Resolves a relationship target relative to xl/ (or absolute from the package root). */
@@ -1078,11 +1078,11 @@ async function locateParts(zip: ZipArchive): Promise<SheetParts> {
     const wb = await readSmallPart(zip, workbook);
     const relText = await readSmallPart(zip, rels);
     const first = /<(?:[\w.-]+:)?sheet\b([^>]*)>/.exec(wb);
-    const relId = first ? attr(first[1], 'id') : null;
+    const relId = first ? attr(first[1]!, 'id') : null;
     for (const m of relText.matchAll(/<(?:[\w.-]+:)?Relationship\b([^>]*)>/g)) {
-      const id = attr(m[1], 'Id');
-      const type = attr(m[1], 'Type') ?? '';
-      const target = attr(m[1], 'Target');
+      const id = attr(m[1]!, 'Id');
+      const type = attr(m[1]!, 'Type') ?? '';
+      const target = attr(m[1]!, 'Target');
       if (target === null) continue;
       if (relId !== null && id === relId) sheet = zip.find(resolveTarget(target));
       else if (type.endsWith('/sharedStrings')) sharedStrings = zip.find(resolveTarget(target));
@@ -1315,12 +1315,12 @@ class CellRowScanner extends XmlByteScanner implements CellScanControl {
 /** The `r` attribute of a `<row` tag's bytes [k, stop) as a positive integer, 0 when absent. */
 function rowAttribute(buf: Buffer, k: number, stop: number): number {
   while (k < stop) {
-    if (buf[k] <= SP) {
+    if (buf[k]! <= SP) {
       k++;
       continue;
     }
     const an = k;
-    while (k < stop && buf[k] !== EQ && buf[k] > SP) k++;
+    while (k < stop && buf[k] !== EQ && buf[k]! > SP) k++;
     const anLen = k - an;
     while (k < stop && buf[k] !== QUOTE && buf[k] !== APOS) k++;
     if (k >= stop) break;

@@ -34,13 +34,13 @@ export function itemsFromColumns(c: ItemColumns): Item[] {
   const nf = c.fields.length;
   for (let r = 0; r < c.count; r++) {
     const effective: Record<string, number | null> = {};
-    for (let f = 0; f < nf; f++) effective[c.fields[f]] = c.effective[f][r] ?? null;
+    for (let f = 0; f < nf; f++) effective[c.fields[f]!] = c.effective[f]![r] ?? null;
     out[r] = {
-      item_id: c.item_id[r],
-      article: c.article[r],
-      category: c.category[r],
-      nm_id: c.nm_id[r],
-      brand: c.brand[r],
+      item_id: c.item_id[r]!,
+      article: c.article[r]!,
+      category: c.category[r]!,
+      nm_id: c.nm_id[r]!,
+      brand: c.brand[r]!,
       computed: effective,
       manual_values: {},
       effective,
@@ -48,12 +48,12 @@ export function itemsFromColumns(c: ItemColumns): Item[] {
   }
   for (const [field, rows] of Object.entries(c.computed))
     for (const [r, v] of Object.entries(rows)) {
-      const item = out[Number(r)];
+      const item = out[Number(r)]!;
       if (item.computed === item.effective) item.computed = { ...item.effective };
       item.computed[field] = v;
     }
   for (const [field, rows] of Object.entries(c.manual_values))
-    for (const [r, v] of Object.entries(rows)) out[Number(r)].manual_values[field] = v;
+    for (const [r, v] of Object.entries(rows)) out[Number(r)]!.manual_values[field] = v;
   return out;
 }
 
@@ -199,7 +199,7 @@ export function fileNameFromDisposition(header: string | null): string | null {
   const star = /filename\*\s*=\s*([^']*)''([^;]+)/i.exec(header);
   if (star) {
     try {
-      return decodeURIComponent(star[2].trim().replace(/^"|"$/g, ''));
+      return decodeURIComponent(star[2]!.trim().replace(/^"|"$/g, ''));
     } catch {
       // fall through to the plain form
     }

@@ -5,7 +5,7 @@ import { apiErrorFrom, CLIENT_MESSAGES, messageFor } from './errors';
 const codes = Object.keys(ERRORS) as ErrorCode[];
 const statusOf = (code: ErrorCode): number => {
   const s: number | readonly number[] = ERRORS[code].status;
-  return typeof s === 'number' ? s : s[0];
+  return typeof s === 'number' ? s : s[0]!;
 };
 
 describe('error messages', () => {

@@ -40,16 +40,16 @@ const MESSAGES: Record<string, string> = {
 
 /** Fallback by status when the code is unknown to this page. */
 const BY_STATUS: Record<number, string> = {
-  400: MESSAGES.validation_error,
-  401: MESSAGES.unauthorized,
-  402: MESSAGES.insufficient_limits,
-  403: MESSAGES.forbidden,
-  404: MESSAGES.not_found,
+  400: MESSAGES.validation_error!,
+  401: MESSAGES.unauthorized!,
+  402: MESSAGES.insufficient_limits!,
+  403: MESSAGES.forbidden!,
+  404: MESSAGES.not_found!,
   409: 'Действие невозможно в текущем состоянии.',
-  413: MESSAGES.file_too_large,
-  415: MESSAGES.unsupported_format,
+  413: MESSAGES.file_too_large!,
+  415: MESSAGES.unsupported_format!,
   422: 'Файл не удалось прочитать как детализированный отчёт Wildberries.',
-  429: MESSAGES.rate_limited,
+  429: MESSAGES.rate_limited!,
 };
 
 const rowsWord = (n: number): string => {
@@ -97,7 +97,7 @@ export function messageFor(status: number, code: string, details: Record<string,
   }
   if (MESSAGES[code]) return MESSAGES[code];
   if (BY_STATUS[status]) return BY_STATUS[status];
-  if (status >= 500) return MESSAGES.internal_error;
+  if (status >= 500) return MESSAGES.internal_error!;
   return 'Что-то пошло не так. Попробуйте ещё раз.';
 }
 
@@ -131,7 +131,7 @@ export function apiErrorFrom(status: number, body: ApiErrorBody | undefined): Ap
 }
 
 export function networkError(): ApiError {
-  return new ApiError(0, 'network_error', MESSAGES.network_error);
+  return new ApiError(0, 'network_error', MESSAGES.network_error!);
 }
 
 /** Any thrown value → a Russian sentence for the page. */

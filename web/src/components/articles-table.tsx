@@ -138,8 +138,8 @@ export function ArticlesTable({
     overscan: 12,
   });
   const virtualRows = virtualizer.getVirtualItems();
-  const padTop = virtualRows.length > 0 ? virtualRows[0].start : 0;
-  const padBottom = virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1].end : 0;
+  const padTop = virtualRows.length > 0 ? virtualRows[0]!.start : 0;
+  const padBottom = virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1]!.end : 0;
   const columns = table.getVisibleLeafColumns();
 
   return (
@@ -234,10 +234,10 @@ export function ArticlesTable({
               </tr>
             ) : null}
             {virtualRows.map((v) => {
-              const a = rows[v.index].original;
+              const a = rows[v.index]!.original;
               return (
                 <tr
-                  key={rows[v.index].id}
+                  key={rows[v.index]!.id}
                   className={`article-row${selected === a.article ? ' selected' : ''}`}
                   data-testid="article-row"
                   data-article={a.article}

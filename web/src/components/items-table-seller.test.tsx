@@ -52,7 +52,7 @@ describe('items table as a seller uses it', () => {
   it('shows the computed value and a refusal (as an error) in the editor panel, and saves by tap', async () => {
     const corrected = item('i1', 'A-1', { logistics: 150 }, { logistics: 150 });
     const onSave = vi.fn(async () => corrected);
-    render(<ItemsTable items={[corrected, items[1]]} totals={totals} onSave={onSave} />);
+    render(<ItemsTable items={[corrected, items[1]!]} totals={totals} onSave={onSave} />);
     expect(screen.getByTestId('correction-hint').textContent).not.toMatch(/наведите/i);
 
     fireEvent.click(screen.getByRole('button', { name: 'Изменить: Логистика, A-1' }));

@@ -100,11 +100,11 @@ export function columnWindow(
   if (width <= 0 || columns.length <= 1) return [1, columns.length - 1];
   const lo = left - COLUMN_OVERSCAN_LEFT_PX;
   const hi = left + width + COLUMN_OVERSCAN_RIGHT_PX;
-  let x = columnWidth(columns[0]);
+  let x = columnWidth(columns[0]!);
   let from = -1;
   let to = columns.length - 1;
   for (let i = 1; i < columns.length; i++) {
-    const w = columnWidth(columns[i]);
+    const w = columnWidth(columns[i]!);
     if (from < 0 && x + w > lo) from = i;
     if (x >= hi) {
       to = i - 1;
@@ -204,9 +204,9 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
     () => columnWindow(leafColumns, view.left, view.width),
     [leafColumns, view.left, view.width],
   );
-  const paddingTop = virtualRows.length > 0 ? virtualRows[0].start : 0;
+  const paddingTop = virtualRows.length > 0 ? virtualRows[0]!.start : 0;
   const paddingBottom =
-    virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1].end : 0;
+    virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1]!.end : 0;
 
   const tableWidth = useMemo(() => leafColumns.reduce((w, c) => w + columnWidth(c), 0), [leafColumns]);
 
@@ -384,7 +384,7 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
               </tr>
             ) : null}
             {virtualRows.map((virtualRow) => {
-              const row = rows[virtualRow.index];
+              const row = rows[virtualRow.index]!;
               const item = row.original;
               return (
                 <ItemRow
@@ -510,7 +510,7 @@ const ItemRow = memo(function ItemRow({
   const gapAfter = Math.max(0, columns.length - 1 - colTo);
   return (
     <tr data-testid={`row-${item.article}`} style={{ height: ROW_HEIGHT }}>
-      {cellOf(shown[0])}
+      {cellOf(shown[0]!)}
       {gapBefore > 0 ? <td key="gap-before" className="col-gap" colSpan={gapBefore} /> : null}
       {shown.slice(1).map(cellOf)}
       {gapAfter > 0 ? <td key="gap-after" className="col-gap" colSpan={gapAfter} /> : null}

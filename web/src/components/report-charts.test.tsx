@@ -54,8 +54,8 @@ describe('the way from the seller price to profit', () => {
     const group = [...chart.querySelectorAll('g')].find((g) => g.querySelector('text')?.textContent === 'К выплате')!;
     const [label, amount] = group.querySelectorAll('text');
     const bar = group.querySelector('rect')!;
-    expect(label.getAttribute('y')).toBe(amount.getAttribute('y'));
-    expect(Number(bar.getAttribute('y'))).toBeGreaterThan(Number(label.getAttribute('y')));
+    expect(label!.getAttribute('y')).toBe(amount!.getAttribute('y'));
+    expect(Number(bar.getAttribute('y'))).toBeGreaterThan(Number(label!.getAttribute('y')));
     expect(chart.getAttribute('viewBox')).toMatch(/^0 0 360 /);
   });
 

@@ -157,7 +157,7 @@ describe('analytics page', () => {
       if (url.includes('article=ART-1'))
         a.history = {
           article: 'ART-1',
-          weeks: a.weeks.map((w, i) => ({ ...w, profit: [100, 0, -40][i], realization: 500 })),
+          weeks: a.weeks.map((w, i) => ({ ...w, profit: [100, 0, -40][i]!, realization: 500 })),
         };
       return json(200, a);
     };

@@ -333,7 +333,7 @@ function TaxPeriodsFields({
           type="button"
           className="btn btn-small"
           disabled={disabled}
-          onClick={() => onChange([...periods, { ...periods[periods.length - 1], valid_from: null }])}
+          onClick={() => onChange([...periods, { ...periods[periods.length - 1]!, valid_from: null }])}
           data-testid={addTestId}
         >
           Добавить период
@@ -346,8 +346,8 @@ function TaxPeriodsFields({
 /** One profile from the beginning goes as the plain `tax` the API always took; several as `tax_periods`. */
 function plainOrPeriods(periods: TaxPeriod[]): { tax: TaxProfile } | { tax_periods: TaxPeriod[] } {
   const [first] = periods;
-  return periods.length === 1 && first.valid_from === null
-    ? { tax: { tax_system: first.tax_system, usn_rate: first.usn_rate, vat_rate: first.vat_rate } }
+  return periods.length === 1 && first!.valid_from === null
+    ? { tax: { tax_system: first!.tax_system, usn_rate: first!.usn_rate, vat_rate: first!.vat_rate } }
     : { tax_periods: periods };
 }
 

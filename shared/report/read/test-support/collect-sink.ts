@@ -16,7 +16,7 @@ export function collectSink(): RowSink & {
       if (sink.present === null) throw new Error('row before begin');
       const out: Partial<Record<MetricKey, string>> = {};
       cells.forEach((v, i) => {
-        if (v !== undefined) out[METRIC_KEYS[i]] = v;
+        if (v !== undefined) out[METRIC_KEYS[i]!] = v;
       });
       sink.rows.push(out);
     },
