@@ -109,7 +109,7 @@ export function watchMail(sesEndpoint: string, onMail: (mail: SentMail) => void,
     } catch {
       // the emulator is restarting or stopping; try again next tick
     }
-    if (!stopped) timer = setTimeout(tick, intervalMs);
+    if (!stopped) timer = setTimeout(() => void tick(), intervalMs);
   };
   void tick();
   return () => {

@@ -13,6 +13,7 @@ import jwt from 'jsonwebtoken';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../shared/auth/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
+import { ROUTES as CONTRACT_ROUTES } from '../../shared/contract/routes';
 import type { HttpHandler } from '../../shared/http';
 import { apiEvent, bodyOf } from '../../shared/http/test-event';
 import { getCostPrices } from '../../shared/store/products.repo';
@@ -41,7 +42,10 @@ const ROUTES: Route[] = (() => {
     if (!e) continue;
     const method = e[1];
     const p = e[2] ?? e[3];
-    const open = /^\/api\/(auth\/(register|login|confirm|forgot-password)|config|docs)/.test(p);
+    // Public: the contract's routes with auth 'none' (sign-up, sign-in, confirm, reset, config, the OpenAPI document).
+    const open = Object.values(CONTRACT_ROUTES).some(
+      (r) => r.auth === 'none' && r.method === method.toUpperCase() && r.path === p,
+    );
     out.push({ method: method.toUpperCase(), path: p, handler, auth: !open });
   }
   return out;

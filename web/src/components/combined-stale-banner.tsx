@@ -40,13 +40,15 @@ export function CombinedStaleBanner({ report }: { report: Report }) {
       setJob(null);
       return;
     }
-    const timer = window.setTimeout(async () => {
-      try {
-        setJob(await api.combineStatus(job.job_id));
-      } catch (e) {
-        setError(e);
-        setJob(null);
-      }
+    const timer = window.setTimeout(() => {
+      void (async () => {
+        try {
+          setJob(await api.combineStatus(job.job_id));
+        } catch (e) {
+          setError(e);
+          setJob(null);
+        }
+      })();
     }, POLL_MS);
     return () => window.clearTimeout(timer);
   }, [job, queryClient, report.id]);
@@ -85,7 +87,7 @@ export function CombinedStaleBanner({ report }: { report: Report }) {
           <button
             type="button"
             className="btn btn-primary btn-small"
-            onClick={recombine}
+            onClick={() => void recombine()}
             disabled={busy}
             data-testid="recombine-button"
           >

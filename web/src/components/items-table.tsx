@@ -409,7 +409,7 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
                   readOnly={readOnly}
                   onStartEdit={startEdit}
                   onCancel={cancelEdit}
-                  onSave={save}
+                  onSave={(...args) => void save(...args)}
                 />
               );
             })}

@@ -60,7 +60,7 @@ export function ReportMetaForm({ report }: { report: Report }) {
   };
 
   return (
-    <form className="report-meta-form" onSubmit={submit} data-testid="report-meta-form">
+    <form className="report-meta-form" onSubmit={(e) => void submit(e)} data-testid="report-meta-form">
       <label>
         Название
         <input

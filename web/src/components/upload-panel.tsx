@@ -207,7 +207,7 @@ export function UploadPanel() {
               type="button"
               className="btn btn-primary"
               disabled={!stage.count.enough}
-              onClick={() => confirmUpload(stage.file, stage.uploadId, stage.count)}
+              onClick={() => void confirmUpload(stage.file, stage.uploadId, stage.count)}
             >
               {stage.count.duplicate_of ? 'Всё равно загрузить' : 'Загрузить отчёт'}
             </button>
@@ -235,7 +235,9 @@ export function UploadPanel() {
               <button
                 type="button"
                 className="btn"
-                onClick={() => confirmUpload(stage.file as File, stage.uploadId as string, stage.count as RowCount)}
+                onClick={() =>
+                  void confirmUpload(stage.file as File, stage.uploadId as string, stage.count as RowCount)
+                }
               >
                 Повторить
               </button>

@@ -103,7 +103,7 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
         toast({ kind: 'error', text: `«${title}» не обработан: ${message}`, reportId: report.id });
         return;
       }
-      if (onReportsPages(pathRef.current)) navigate(`/reports/${encodeURIComponent(report.id)}`);
+      if (onReportsPages(pathRef.current)) void navigate(`/reports/${encodeURIComponent(report.id)}`);
       else toast({ kind: 'success', text: `Отчёт «${title}» готов.`, reportId: report.id });
     },
     [navigate, refreshAfter, toast],
@@ -137,23 +137,25 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (!processingIds) return;
     let stopped = false;
-    const timer = window.setInterval(async () => {
-      for (const id of processingIds.split(',')) {
-        try {
-          const { report } = await api.getReport(id);
-          if (stopped) return;
-          if (report.status === 'processing') {
-            setUploads((prev) =>
-              prev.map((u) => (u.reportId === id ? { ...u, title: report.title, progress: report.progress } : u)),
-            );
-          } else {
-            queryClient.setQueryData(['report', id], { report });
-            finish(report);
+    const timer = window.setInterval(() => {
+      void (async () => {
+        for (const id of processingIds.split(',')) {
+          try {
+            const { report } = await api.getReport(id);
+            if (stopped) return;
+            if (report.status === 'processing') {
+              setUploads((prev) =>
+                prev.map((u) => (u.reportId === id ? { ...u, title: report.title, progress: report.progress } : u)),
+              );
+            } else {
+              queryClient.setQueryData(['report', id], { report });
+              finish(report);
+            }
+          } catch {
+            // A failed poll is retried on the next tick.
           }
-        } catch {
-          // A failed poll is retried on the next tick.
         }
-      }
+      })();
     }, UPLOAD_POLL_MS);
     return () => {
       stopped = true;

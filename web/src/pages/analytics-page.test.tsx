@@ -94,7 +94,9 @@ beforeEach(() => {
       const url = String(input);
       urls.push(url);
       if (url === '/api/sellers')
-        return json(200, { items: [{ id: 's1', number: '42', name: 'ИП Иванов', tax: null }] });
+        return json(200, {
+          items: [{ id: 's1', number: '42', name: 'ИП Иванов', tax: null, tax_periods: null, allocation: null }],
+        });
       return answer(url);
     }),
   );

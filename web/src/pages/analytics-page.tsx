@@ -250,7 +250,7 @@ export function AnalyticsPage() {
             ))}
           </select>
         </label>
-        <button type="button" className="btn btn-small" onClick={exportXlsx} disabled={!data || exporting}>
+        <button type="button" className="btn btn-small" onClick={() => void exportXlsx()} disabled={!data || exporting}>
           {exporting ? 'Готовим XLSX…' : 'Скачать XLSX'}
         </button>
       </section>

@@ -44,7 +44,7 @@ export function EmailForm({
   };
 
   return (
-    <form onSubmit={submit} className="form" aria-label={label} noValidate>
+    <form onSubmit={(e) => void submit(e)} className="form" aria-label={label} noValidate>
       <label>
         Email
         <input

@@ -30,7 +30,7 @@ export function LoginPage() {
     try {
       const result = await api.login(email.trim(), password);
       signIn(result.token, result.user?.email ?? email.trim());
-      navigate(from && from.startsWith('/') ? from : '/', { replace: true });
+      void navigate(from && from.startsWith('/') ? from : '/', { replace: true });
     } catch (e) {
       setError(e);
       setBusy(false);
@@ -77,7 +77,7 @@ export function LoginPage() {
           Сессия завершилась. Войдите снова.
         </div>
       ) : null}
-      <form onSubmit={submit} className="form" aria-label="Вход">
+      <form onSubmit={(e) => void submit(e)} className="form" aria-label="Вход">
         <label>
           Email
           <input

@@ -171,7 +171,7 @@ export function ReportPage() {
           type="button"
           className="btn btn-primary"
           disabled={busy !== null}
-          onClick={() => run('export', async () => saveFile(await api.exportReport(report.id)))}
+          onClick={() => void run('export', async () => saveFile(await api.exportReport(report.id)))}
         >
           {busy === 'export' ? 'Готовим XLSX…' : 'Скачать XLSX'}
         </button>
@@ -180,7 +180,7 @@ export function ReportPage() {
           className="btn"
           disabled={busy !== null || !report.source_available}
           title={report.source_available ? 'Скачать файл, из которого построен отчёт' : noSourceReason}
-          onClick={() => run('source', async () => saveFile(await api.downloadSource(report.id)))}
+          onClick={() => void run('source', async () => saveFile(await api.downloadSource(report.id)))}
         >
           {busy === 'source' ? 'Скачиваем…' : 'Исходный файл'}
         </button>
@@ -266,7 +266,7 @@ export function ReportPage() {
           title="Пересобрать отчёт?"
           confirmLabel="Пересобрать"
           busy={busy === 'rebuild'}
-          onConfirm={rebuild}
+          onConfirm={() => void rebuild()}
           onCancel={() => setAskRebuild(false)}
           testId="rebuild-dialog"
         >

@@ -121,7 +121,7 @@ export function ReportsPage() {
       setCombining(false);
       setCombineJob(null);
       setSelected(new Set());
-      navigate(`/reports/${encodeURIComponent(reportId)}`);
+      void navigate(`/reports/${encodeURIComponent(reportId)}`);
       return;
     }
     if (combineJob.status === 'failed' || combineJob.status === 'done') {
@@ -132,16 +132,18 @@ export function ReportsPage() {
       setCombineJob(null);
       return;
     }
-    const timer = window.setTimeout(async () => {
-      const current = jobRef.current;
-      if (!current) return;
-      try {
-        setCombineJob(await api.combineStatus(current.job_id));
-      } catch (e) {
-        setActionError(e);
-        setCombining(false);
-        setCombineJob(null);
-      }
+    const timer = window.setTimeout(() => {
+      void (async () => {
+        const current = jobRef.current;
+        if (!current) return;
+        try {
+          setCombineJob(await api.combineStatus(current.job_id));
+        } catch (e) {
+          setActionError(e);
+          setCombining(false);
+          setCombineJob(null);
+        }
+      })();
     }, POLL_MS);
     return () => window.clearTimeout(timer);
   }, [combineJob, navigate, queryClient]);
@@ -200,7 +202,7 @@ export function ReportsPage() {
               className="btn btn-small"
               disabled={selectedIds.length === 0 || exporting || combining}
               title={selectedIds.length === 0 ? 'Отметьте отчёты галочками' : undefined}
-              onClick={exportSummary}
+              onClick={() => void exportSummary()}
               data-testid="summary-button"
             >
               {exporting ? 'Готовим файл…' : 'Сводный XLS'}
@@ -345,7 +347,7 @@ export function ReportsPage() {
           confirmLabel="Удалить"
           danger
           busy={deleting}
-          onConfirm={deleteReport}
+          onConfirm={() => void deleteReport()}
           onCancel={() => setToDelete(null)}
           testId="delete-dialog"
         >
@@ -360,7 +362,7 @@ export function ReportsPage() {
         <ConfirmDialog
           title={`Объединить ${plural(selectedIds.length, ['отчёт', 'отчёта', 'отчётов'])}?`}
           confirmLabel="Объединить"
-          onConfirm={startCombine}
+          onConfirm={() => void startCombine()}
           onCancel={() => setAskCombine(false)}
           testId="combine-dialog"
         >

@@ -74,7 +74,7 @@ function SaveRow({
         <button
           type="button"
           className={small ? 'btn btn-primary btn-small' : 'btn btn-primary'}
-          onClick={saving.save}
+          onClick={() => void saving.save()}
           disabled={saving.busy}
           data-testid={testId}
         >
