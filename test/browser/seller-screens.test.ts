@@ -172,6 +172,21 @@ describe('issue 13: every main page on a desktop and on a phone', () => {
   step('correction by tap: the editor shows the computed value, a refusal as an error, then what changed', async () => {
     const p = phone.page;
     const cell = p.locator('td[data-testid$="-logistics"] button.cell-edit').first();
+    // Columns are windowed (only those near the visible part render): swipe the table sideways, as a
+    // seller does, until the logistics column is drawn.
+    const box = p.getByTestId('items-table');
+    await expect
+      .poll(
+        async () => {
+          if ((await cell.count()) > 0) return true;
+          await box.evaluate((el) => {
+            (el as unknown as { scrollLeft: number }).scrollLeft += 300;
+          });
+          return false;
+        },
+        { timeout: 15_000, interval: 100 },
+      )
+      .toBe(true);
     await cell.scrollIntoViewIfNeeded();
     const label = (await cell.getAttribute('aria-label')) ?? '';
     const article = label.replace('Изменить: Логистика, ', '');

@@ -96,15 +96,16 @@ export function columnWindow(
   columns: ReadonlyArray<Column<Item, unknown>>,
   left: number,
   width: number,
+  narrow = isNarrow(width),
 ): [number, number] {
   if (width <= 0 || columns.length <= 1) return [1, columns.length - 1];
   const lo = left - COLUMN_OVERSCAN_LEFT_PX;
   const hi = left + width + COLUMN_OVERSCAN_RIGHT_PX;
-  let x = columnWidth(columns[0]!);
+  let x = columnWidth(columns[0]!, narrow);
   let from = -1;
   let to = columns.length - 1;
   for (let i = 1; i < columns.length; i++) {
-    const w = columnWidth(columns[i]!);
+    const w = columnWidth(columns[i]!, narrow);
     if (from < 0 && x + w > lo) from = i;
     if (x >= hi) {
       to = i - 1;
@@ -117,7 +118,13 @@ export function columnWindow(
 
 /** Pixel width of a column (the table's layout is fixed, so widths never follow the rows on screen). */
 const WIDTH_BY_ID: Record<string, number> = { article: 200, nm_id: 100, category: 160 };
-function columnWidth(column: Column<Item, unknown>): number {
+/** On a phone the sticky article column is capped (styles.css, max-width 640px) so the figures keep the screen. */
+const NARROW_ARTICLE_WIDTH = 110;
+/** A table box this narrow (measured, in px) is a phone's: the article column takes NARROW_ARTICLE_WIDTH. */
+const NARROW_BOX_PX = 600;
+const isNarrow = (boxWidth: number) => boxWidth > 0 && boxWidth < NARROW_BOX_PX;
+function columnWidth(column: Column<Item, unknown>, narrow = false): number {
+  if (narrow && column.id === 'article') return NARROW_ARTICLE_WIDTH;
   return WIDTH_BY_ID[column.id] ?? 112;
 }
 
@@ -200,15 +207,16 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
       resize?.disconnect();
     };
   }, []);
+  const narrow = isNarrow(view.width);
   const [colFrom, colTo] = useMemo(
-    () => columnWindow(leafColumns, view.left, view.width),
-    [leafColumns, view.left, view.width],
+    () => columnWindow(leafColumns, view.left, view.width, narrow),
+    [leafColumns, view.left, view.width, narrow],
   );
   const paddingTop = virtualRows.length > 0 ? virtualRows[0]!.start : 0;
   const paddingBottom =
     virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1]!.end : 0;
 
-  const tableWidth = useMemo(() => leafColumns.reduce((w, c) => w + columnWidth(c), 0), [leafColumns]);
+  const tableWidth = useMemo(() => leafColumns.reduce((w, c) => w + columnWidth(c, narrow), 0), [leafColumns, narrow]);
 
   const save = useCallback(
     async (item: Item, field: string, value: number | null) => {
@@ -353,7 +361,7 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
           {/* Fixed column widths (table-layout: fixed): rows mounted while scrolling never re-measure the table. */}
           <colgroup>
             {leafColumns.map((column) => (
-              <col key={column.id} style={{ width: columnWidth(column) }} />
+              <col key={column.id} style={{ width: columnWidth(column, narrow) }} />
             ))}
           </colgroup>
           <thead>
