@@ -35,8 +35,9 @@ describe('the OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     let operations = 0;
     for (const [key, r] of routes) {
-      const op = doc.paths[r.path]?.[r.method.toLowerCase()]!;
-      expect(op?.operationId, `${r.method} ${r.path}`).toBe(key);
+      const op = doc.paths[r.path]?.[r.method.toLowerCase()];
+      if (!op) throw new Error(`${r.method} ${r.path} is not in docs/openapi.json`);
+      expect(op.operationId, `${r.method} ${r.path}`).toBe(key);
       operations++;
       if (r.body) expect(op.requestBody, key).toBeDefined();
       for (const status of Object.keys(r.responses)) expect(op.responses[status], `${key} ${status}`).toBeDefined();
