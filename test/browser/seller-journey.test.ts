@@ -130,6 +130,8 @@ interface ApiReport {
   totals: Values;
   items: ApiItem[];
   stale?: boolean;
+  warnings: Array<{ code: string; details?: Record<string, unknown> }>;
+  allocation?: { method: string; total: number; spread: Record<string, number> } | null;
 }
 
 const getReport = async (id: string) =>
@@ -259,6 +261,27 @@ describe('the seller in the browser', () => {
       expect(await text(`cell-${item.article}-realization`)).toBe(roubles(item.effective.realization as number));
     }
     await screenshot(page, '03-report');
+  });
+
+  step('trust: the missing-cost banner and the allocation panel say what the report holds', async () => {
+    const report = await getReport(id1);
+    // A new seller has priced nothing: every article that sold is named as missing a cost price.
+    const missing = report.warnings.find((w) => w.code === 'missing_cost_price');
+    const sold = report1.expected.articles.filter((a) => a.article !== '' && a.aggregates.sales_qty > 0).length;
+    expect(missing?.details?.articles).toBe(sold);
+    expect(await text('missing-cost-count')).toBe(int(sold));
+    // The default allocation spreads the «Без артикула» costs; the panel shows the method and the sum.
+    expect(report.allocation?.method).toBe('realization');
+    expect(await text('allocation-method')).toMatch(/^Распределены по \d+ артикул/);
+    // The row is a heading cell and an amount cell: their texts run together in textContent.
+    expect(await text('allocation-total')).toBe(`Всего распределено${rub(report.allocation?.total ?? 0)}`);
+    await screenshot(page, '03b-missing-costs-and-allocation');
+    // The banner's link opens the catalog filtered on the products without a price.
+    await page.getByTestId('missing-cost-link').click();
+    await page.waitForURL(/\/products\?missing=1/);
+    await page.getByTestId('products-table').waitFor();
+    await page.goBack();
+    await page.getByTestId('figure-profit').waitFor();
   });
 
   step('correction in place: the cell is marked, the totals follow', async () => {
@@ -545,7 +568,13 @@ describe('the seller in the browser', () => {
       await page.waitForURL('**/reports');
       await page.getByTestId('limits-chip').waitFor();
       await setStoredToken(expired);
-      await page.getByRole('navigation', { name: 'Разделы' }).getByRole('link', { name: 'Себестоимость' }).click();
+      // A move inside the app meets the 401 — unless the page's own next poll (the reports list
+      // refreshes while a report is processing) met it first and the nav is already gone.
+      await page
+        .getByRole('navigation', { name: 'Разделы' })
+        .getByRole('link', { name: 'Себестоимость' })
+        .click({ timeout: 10_000 })
+        .catch(() => undefined);
       await page.waitForURL('**/login');
       await page.getByTestId('session-ended').waitFor();
       expect(await storedSession()).toEqual({ token: null, email: null });

@@ -2,7 +2,7 @@
 // with a link to fill them in the catalog) and how the costs without an article were spread.
 import { Link } from 'react-router-dom';
 import type { AllocationMethod, ReportAllocation, ReportWarning } from '../api/types';
-import { formatInt, formatPercent, formatRub, plural } from '../lib/format';
+import { formatInt, formatPercent, formatRub, pluralForm } from '../lib/format';
 
 /** The catalog filtered to the products without a cost price. */
 export const MISSING_COST_LINK = '/products?missing=1';
@@ -16,7 +16,7 @@ export function MissingCostBanner({ warnings }: { warnings: ReportWarning[] | un
     <div className="alert alert-warning missing-cost-banner" role="status" data-testid="missing-cost-banner">
       <span>
         Не указана себестоимость у <strong data-testid="missing-cost-count">{formatInt(n)}</strong>{' '}
-        {plural(n, ['артикула', 'артикулов', 'артикулов'])} с продажами
+        {pluralForm(n, ['артикула', 'артикулов', 'артикулов'])} с продажами
         {share !== null && share !== undefined ? (
           <>
             {' '}
@@ -67,9 +67,9 @@ export function AllocationPanel({ allocation }: { allocation: ReportAllocation |
         <>
           <p data-testid="allocation-method">
             Распределены по {formatInt(allocation.articles)}{' '}
-            {plural(allocation.articles, ['артикулу', 'артикулам', 'артикулам'])} {ALLOCATION_TITLES[allocation.method]}
-            : доля каждого — в колонке «Распределённые расходы», она уже учтена в прибыли, марже и ROI. Итоги отчёта не
-            меняются.
+            {pluralForm(allocation.articles, ['артикулу', 'артикулам', 'артикулам'])}{' '}
+            {ALLOCATION_TITLES[allocation.method]}: доля каждого — в колонке «Распределённые расходы», она уже учтена в
+            прибыли, марже и ROI. Итоги отчёта не меняются.
           </p>
           <table className="allocation-table">
             <tbody>

@@ -96,16 +96,19 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1).replace('.', ',')} МБ`;
 }
 
-/** Russian plural: plural(3, ['отчёт', 'отчёта', 'отчётов']) → "3 отчёта". */
-export function plural(n: number, forms: readonly [string, string, string]): string {
+/** The Russian plural form of a word for n: pluralForm(3, ['артикул', 'артикула', 'артикулов']) = 'артикула'. */
+export function pluralForm(n: number, forms: readonly [string, string, string]): string {
   const abs = Math.abs(n);
   const mod10 = abs % 10;
   const mod100 = abs % 100;
-  const form =
-    mod10 === 1 && mod100 !== 11
-      ? forms[0]
-      : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)
-        ? forms[1]
-        : forms[2];
-  return `${n.toLocaleString('ru-RU')} ${form}`;
+  return mod10 === 1 && mod100 !== 11
+    ? forms[0]
+    : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)
+      ? forms[1]
+      : forms[2];
+}
+
+/** The number and its word: plural(3, ['артикул', 'артикула', 'артикулов']) = '3 артикула'. */
+export function plural(n: number, forms: readonly [string, string, string]): string {
+  return `${n.toLocaleString('ru-RU')} ${pluralForm(n, forms)}`;
 }
