@@ -20,6 +20,7 @@ import {
   PutCommand,
   QueryCommand,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { AllocationSummary } from '../report/allocation';
 import type {
@@ -168,6 +169,19 @@ function fromItem(item: Record<string, unknown>): ReportRecord {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ...rest } = item;
   const r = rest as unknown as ReportRecord;
   return { ...r, items_gen: Number(r.items_gen ?? 1), version: Number(r.version ?? 1), status: r.status ?? 'ready' };
+}
+
+/** A conditional update of one report record: the record after it, or null when its condition failed. */
+async function updateReportIf(
+  input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>,
+): Promise<ReportRecord | null> {
+  try {
+    const r = await ddb().send(new UpdateCommand({ TableName: tableName(), ...input, ReturnValues: 'ALL_NEW' }));
+    return r.Attributes ? fromItem(r.Attributes) : null;
+  } catch (e) {
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
 }
 
 /** Whether a report has complete items: ready, or being rebuilt (its current generation stays readable). */
@@ -371,23 +385,13 @@ export async function claimBuildingReport(
   reportId: string,
   now = new Date(),
 ): Promise<ReportRecord | null> {
-  try {
-    const r = await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        UpdateExpression: 'SET recovering_at = if_not_exists(recovering_at, :now)',
-        ConditionExpression: 'attribute_exists(pk) AND #s = :building',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':now': now.toISOString(), ':building': 'building' },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return r.Attributes ? fromItem(r.Attributes) : null;
-  } catch (e) {
-    if (isConditionFailed(e)) return null;
-    throw e;
-  }
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression: 'SET recovering_at = if_not_exists(recovering_at, :now)',
+    ConditionExpression: 'attribute_exists(pk) AND #s = :building',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':building': 'building' },
+  });
 }
 
 /**
@@ -480,24 +484,14 @@ export async function updateReport(
     values[`:${k}`] = v;
     sets.push(`#${k} = :${k}`);
   }
-  try {
-    const r = await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression:
-          'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ...values, ':one': 1 },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return r.Attributes ? fromItem(r.Attributes) : null;
-  } catch (e) {
-    if (isConditionFailed(e)) return null;
-    throw e;
-  }
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ConditionExpression:
+      'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: { ...values, ':one': 1 },
+  });
 }
 
 /**
@@ -533,23 +527,13 @@ export async function updateReportMeta(
     }
   }
   if (sets.length === 0) return getReport(userId, reportId);
-  try {
-    const r = await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_exists(pk) AND (#s = :ready OR attribute_not_exists(#s))',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return r.Attributes ? fromItem(r.Attributes) : null;
-  } catch (e) {
-    if (isConditionFailed(e)) return null;
-    throw e;
-  }
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    ConditionExpression: 'attribute_exists(pk) AND (#s = :ready OR attribute_not_exists(#s))',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
 }
 
 export interface ItemCorrection {
@@ -776,34 +760,24 @@ export async function startRebuildTask(
   leaseMs: number,
 ): Promise<ReportRecord | null> {
   const now = new Date().toISOString();
-  try {
-    const r = await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        UpdateExpression:
-          'SET #s = :processing, task = :rebuild, task_id = :task, progress = :progress, lease_until = :until, attempts = :zero, gsi2pk = :g2pk, gsi2sk = :g2sk REMOVE lease_owner',
-        ConditionExpression: 'attribute_exists(pk) AND #s = :ready',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':processing': 'processing',
-          ':ready': 'ready',
-          ':rebuild': 'rebuild',
-          ':task': taskId,
-          ':progress': queuedProgress(0),
-          ':until': Date.now() + leaseMs,
-          ':zero': 0,
-          ':g2pk': reportBuildingIndex(userId, now).gsi2pk,
-          ':g2sk': now,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return r.Attributes ? fromItem(r.Attributes) : null;
-  } catch (e) {
-    if (isConditionFailed(e)) return null;
-    throw e;
-  }
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression:
+      'SET #s = :processing, task = :rebuild, task_id = :task, progress = :progress, lease_until = :until, attempts = :zero, gsi2pk = :g2pk, gsi2sk = :g2sk REMOVE lease_owner',
+    ConditionExpression: 'attribute_exists(pk) AND #s = :ready',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':processing': 'processing',
+      ':ready': 'ready',
+      ':rebuild': 'rebuild',
+      ':task': taskId,
+      ':progress': queuedProgress(0),
+      ':until': Date.now() + leaseMs,
+      ':zero': 0,
+      ':g2pk': reportBuildingIndex(userId, now).gsi2pk,
+      ':g2sk': now,
+    },
+  });
 }
 
 /**
@@ -818,31 +792,21 @@ export async function claimReportTask(
   leaseMs: number,
   now = Date.now(),
 ): Promise<ReportRecord | null> {
-  try {
-    const r = await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        UpdateExpression:
-          'SET lease_owner = :owner, lease_until = :until, attempts = if_not_exists(attempts, :zero) + :one',
-        ConditionExpression: '#s = :processing AND (attribute_not_exists(lease_owner) OR lease_until < :now)',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':processing': 'processing',
-          ':owner': owner,
-          ':until': now + leaseMs,
-          ':now': now,
-          ':zero': 0,
-          ':one': 1,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return r.Attributes ? fromItem(r.Attributes) : null;
-  } catch (e) {
-    if (isConditionFailed(e)) return null;
-    throw e;
-  }
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression:
+      'SET lease_owner = :owner, lease_until = :until, attempts = if_not_exists(attempts, :zero) + :one',
+    ConditionExpression: '#s = :processing AND (attribute_not_exists(lease_owner) OR lease_until < :now)',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':processing': 'processing',
+      ':owner': owner,
+      ':until': now + leaseMs,
+      ':now': now,
+      ':zero': 0,
+      ':one': 1,
+    },
+  });
 }
 
 /** Renews the lease of `owner` and saves its progress. False when the lease was lost (another worker took over). */
@@ -958,23 +922,13 @@ export async function finishUploadTask(
     values[':g1sk'] = g.gsi1sk;
     sets.push('gsi1pk = :g1pk', 'gsi1sk = :g1sk');
   }
-  try {
-    const r = await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        UpdateExpression: `SET ${sets.join(', ')} ${PROCESSING_CLEANUP}`,
-        ConditionExpression: '#s = :processing AND lease_owner = :owner',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return r.Attributes ? fromItem(r.Attributes) : null;
-  } catch (e) {
-    if (isConditionFailed(e)) return null;
-    throw e;
-  }
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression: `SET ${sets.join(', ')} ${PROCESSING_CLEANUP}`,
+    ConditionExpression: '#s = :processing AND lease_owner = :owner',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
 }
 
 /**
