@@ -304,11 +304,15 @@ async function main() {
   let stack: Stack | null = null;
   const load0 = loadavg()[0]!;
   try {
-    log(`generating ${o.rows} rows × ${o.articles} articles (zip, 2026, WB style) in ${dir}`);
-    const big = writeReportFile(
-      { rows: o.rows, articles: o.articles, layout: '2026', format: 'zip', wbStyle: true, seed: 8 },
-      dir,
+    log(`generating 4 weeks of ${o.rows} rows × ${o.articles} articles (zip, 2026, WB style) in ${dir}`);
+    // One seller's four weekly reports: the same articles, each week its own report number and period.
+    const weeks = [0, 1, 2, 3].map((week) =>
+      writeReportFile(
+        { rows: o.rows, articles: o.articles, layout: '2026', format: 'zip', wbStyle: true, seed: 8, week },
+        dir,
+      ),
     );
+    const big = weeks[0]!;
     log('starting the stack on free ports');
     stack = await startStack({ dataDir: path.join(dir, 'data'), freePorts: true, web: o.browser });
     const email = `bench-${Date.now()}@example.com`;
@@ -323,7 +327,7 @@ async function main() {
     const first = await upload(api, big.path, 'upload 1');
     log(`upload 1: answered ${first.status} in ${sec(first.answerMs)} s, ready in ${sec(first.readyMs)} s`);
     log('upload 2 (catalog already knows every article)');
-    const second = await upload(api, big.path, 'upload 2');
+    const second = await upload(api, weeks[1]!.path, 'upload 2');
     log(`upload 2: answered ${second.status} in ${sec(second.answerMs)} s, ready in ${sec(second.readyMs)} s`);
 
     const check = await api.call<ReportAnswer>('check', 'GET', `/reports/${first.id}`);
@@ -363,9 +367,9 @@ async function main() {
     }
 
     log(`XLSX export median ${sec(median(exports))} s`);
-    log('two more uploads, then combine of 4');
-    const third = await upload(api, big.path, 'upload 3');
-    const fourth = await upload(api, big.path, 'upload 4');
+    log('two more weeks, then combine of 4');
+    const third = await upload(api, weeks[2]!.path, 'upload 3');
+    const fourth = await upload(api, weeks[3]!.path, 'upload 4');
     const ids = [first.id, second.id, third.id, fourth.id];
     const tc = performance.now();
     const c = await api.call<{ job_id: string; status: string; report_id?: string }>(

@@ -1,5 +1,5 @@
 /**
- * npm run fixtures -- --rows N --layout 2026|2025|2022 --format xlsx|zip|xls [--wb-style] [--out DIR] [--seed S]
+ * npm run fixtures -- --rows N --layout 2026|2025|2022 --format xlsx|zip|xls [--wb-style] [--out DIR] [--seed S] [--week W]
  *                     [--english] [--articles N] [--zip-extras] [--unknown "Операция"]
  * Writes a generated WB detailed report and `<file>.expected.json` (the per-article answer key), prints both paths.
  * Without --wb-style the xlsx is in the shape of a file re-saved by Excel (shared strings).
@@ -24,6 +24,7 @@ Writes a generated WB detailed report and <file>.expected.json (the per-article 
   --articles N        number of distinct articles (default: derived from --rows)
   --out DIR           output folder (default .cache/fixtures)
   --seed S            random seed (default 1)
+  --week W            week of the period (default: seed % 20); the same seller and articles, its own report number
   --english           English-locale headers
   --zip-extras        add a __MACOSX entry and a readme to the zip
   --unknown TEXT      add rows of an unknown operation (repeatable)
@@ -43,6 +44,7 @@ function main(): void {
       'wb-style': { type: 'boolean', default: false },
       out: { type: 'string', default: path.join('.cache', 'fixtures') },
       seed: { type: 'string', default: '1' },
+      week: { type: 'string' },
       english: { type: 'boolean', default: false },
       articles: { type: 'string' },
       'zip-extras': { type: 'boolean', default: false },
@@ -58,6 +60,8 @@ function main(): void {
   if (!['xlsx', 'zip', 'xls'].includes(format)) fail('--format must be xlsx, zip or xls');
   const seed = Number(values.seed);
   if (!Number.isInteger(seed)) fail('--seed must be an integer');
+  const week = values.week === undefined ? undefined : Number(values.week);
+  if (week !== undefined && (!Number.isInteger(week) || week < 0)) fail('--week must be a whole number');
   const articles = values.articles === undefined ? undefined : Number(values.articles);
   if (articles !== undefined && (!Number.isInteger(articles) || articles < 1))
     fail('--articles must be a positive integer');
@@ -72,6 +76,7 @@ function main(): void {
       seed,
       englishHeaders: values.english,
       articles,
+      week,
       zipExtras: values['zip-extras'],
       unknownOperations: values.unknown,
     },

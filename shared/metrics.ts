@@ -46,3 +46,16 @@ export function publishMetrics(): void {
 export function resetMetrics(): void {
   instance = undefined;
 }
+
+/** Milliseconds per step of one piece of work, for its log line (`steps_ms`): where the time went. */
+export class StepTimer {
+  readonly steps: Record<string, number> = {};
+  private last = performance.now();
+
+  /** Ends the step running since the previous lap (or since the timer started) under `name`. */
+  lap(name: string): void {
+    const now = performance.now();
+    this.steps[name] = (this.steps[name] ?? 0) + Math.round(now - this.last);
+    this.last = now;
+  }
+}

@@ -9,7 +9,7 @@ import type { RowCount as RowCountJson, UploadUrl } from '../contract/shapes';
 import { AppError, badRequest, notFound, paymentRequired, unprocessable } from '../errors';
 import { computeTotals, countRows, type ReadLimits, type RowCount } from '../report';
 import { describeError, log } from '../log';
-import { countMetric } from '../metrics';
+import { countMetric, StepTimer } from '../metrics';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
 import type { StoredItem } from '../store/items.repo';
@@ -159,6 +159,7 @@ export async function uploadReport(
   ref: FileRef | null,
   opts: UploadOptions = {},
 ): Promise<UploadResult> {
+  const time = new StepTimer();
   const keys = claimKeys(user.id, ref, opts.idempotencyKey);
   const fingerprint = fingerprintOf(ref);
   const waitMs = opts.waitMs ?? getConfig().UPLOAD_WAIT_MS;
@@ -167,7 +168,9 @@ export async function uploadReport(
 
   const swept = await recoverAbandonedUploads(user.id);
   const limits = user.limits + swept.refunded_rows;
+  time.lap('claims');
   const file = await openInputFile(user.id, ref);
+  time.lap('open');
   let record: ReportRecord;
   let taskId: string;
   try {
@@ -182,7 +185,9 @@ export async function uploadReport(
         throw duplicateReport(dup);
       }
     }
+    time.lap('identity');
     const count = await countRows(file.source, readLimits());
+    time.lap('count');
     // An early answer for the common case; the charge's condition is what holds under concurrency.
     if (count.rows > limits) throw paymentRequired(count.rows, limits);
     taskId = newReportId();
@@ -190,6 +195,7 @@ export async function uploadReport(
     await (file.origin.kind === 'upload'
       ? copyObject(file.origin.key, record.source_path as string)
       : putObject(record.source_path as string, file.origin.buffer));
+    time.lap('store_source');
     try {
       await chargeLimits({
         userId: user.id,
@@ -214,6 +220,7 @@ export async function uploadReport(
       }
       throw e;
     }
+    time.lap('charge');
     if (!opts.allowDuplicate) {
       // Two uploads of one report at once both pass the early check; each wrote its identity record in
       // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
@@ -232,13 +239,19 @@ export async function uploadReport(
     await file.cleanup();
   }
   countMetric('Uploads');
-  log('info', 'report uploaded', { report_id: record.id, rows: record.rows, format: record.format });
   try {
     await invokeWorker({ kind: 'report', user_id: user.id, report_id: record.id, task_id: taskId });
   } catch (e) {
     // The report stays processing; recovery hands it to a worker once its lease runs out.
     log('error', 'worker invoke failed', { report_id: record.id, ...describeError(e) });
   }
+  time.lap('invoke');
+  log('info', 'report uploaded', {
+    report_id: record.id,
+    rows: record.rows,
+    format: record.format,
+    steps_ms: time.steps,
+  });
   return awaitReport(user.id, record.id, waitMs);
 }
 

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { getConfig } from '../config';
 import { AppError, toAppError } from '../errors';
 import { describeError, log } from '../log';
-import { countMetric, durationMetric } from '../metrics';
+import { countMetric, durationMetric, StepTimer } from '../metrics';
 import { buildItems, commissionByCategory, computeTotals, readReport, type ComputedItem } from '../report';
 import { writeItems } from '../store/items.repo';
 import { ensureProducts } from '../store/products.repo';
@@ -170,10 +170,12 @@ async function buildUpload(
   owner: string,
   hb: Heartbeat,
   ctx: { sellerId: string | null },
+  time: StepTimer,
 ): Promise<void> {
   if (!record.source_path) throw new AppError(409, 'source_missing', 'The report has no stored source file');
   const local = await downloadToTemp(record.source_path, record.source_name ?? 'source');
   if (!local) throw new AppError(409, 'source_missing', 'The stored source file is missing');
+  time.lap('download');
   hb.note({ step: 'reading', rows_read: 0 }, true);
   let parsed;
   try {
@@ -187,6 +189,7 @@ async function buildUpload(
   } finally {
     await local.cleanup();
   }
+  time.lap('read');
   hb.check();
   hb.note({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows }, true);
   countMetric('RowsProcessed', parsed.rows);
@@ -194,7 +197,9 @@ async function buildUpload(
   const seller = parsed.seller_number ? await ensureSellerByNumber(user.id, parsed.seller_number) : null;
   ctx.sellerId = seller?.id ?? null;
   const resolved = await resolveReportSettings(user, seller, parsed, articles);
+  time.lap('settings');
   const { items, allocation, warnings } = buildItems(parsed, resolved.settings);
+  time.lap('items');
   hb.check();
   hb.note({ step: 'writing', items_total: items.length, items_written: 0 }, true);
   await maybeFault(record, items);
@@ -202,6 +207,7 @@ async function buildUpload(
     ensureProducts(user.id, missingArticles(articles, resolved.known)),
     writeItems(user.id, record.id, record.items_gen ?? 1, items),
   ]);
+  time.lap('write');
   if (workerHooks.afterItems) await workerHooks.afterItems(record.id);
   hb.check();
   hb.note({ step: 'finishing', items_written: items.length }, true);
@@ -222,7 +228,9 @@ async function buildUpload(
     item_count: items.length,
   });
   if (!done) throw new LeaseLost();
+  time.lap('finish');
   await writeReportSummary(done, items);
+  time.lap('summary');
 }
 
 async function rebuild(user: UserRecord, record: ReportRecord, owner: string, hb: Heartbeat): Promise<void> {
@@ -292,11 +300,12 @@ export async function runWorkerEvent(event: WorkerEvent): Promise<WorkerOutcome>
   const hb = new Heartbeat(record, owner, c.WORKER_LEASE_MS);
   const ctx = { sellerId: null as string | null };
   const started = Date.now();
+  const time = new StepTimer();
   try {
     if (record.task === 'rebuild') await rebuild(user, record, owner, hb);
-    else await buildUpload(user, record, owner, hb, ctx);
+    else await buildUpload(user, record, owner, hb, ctx, time);
     durationMetric(record.task === 'rebuild' ? 'RebuildDuration' : 'UploadDuration', Date.now() - started);
-    log('info', 'report task done', { report_id: record.id, task: record.task, attempts });
+    log('info', 'report task done', { report_id: record.id, task: record.task, attempts, steps_ms: time.steps });
     return 'ready';
   } catch (e) {
     await hb.stop();
