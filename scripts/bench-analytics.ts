@@ -32,6 +32,10 @@ export interface AnalyticsBenchResult {
   setup_s: number;
   summary_kb: number;
   rows: AnalyticsBenchRow[];
+  /** The bench user's access token and the whole range, to time the same request over HTTP. */
+  token: string;
+  from: string;
+  to: string;
 }
 
 function rng(seed: number) {
@@ -202,7 +206,16 @@ export async function benchAnalytics(opts: {
     }
     rows.push({ what: c.what, median_s: median(times)!, max_s: Math.max(...times), cpu_s: median(cpus)!, bytes });
   }
-  return { weeks: opts.weeks, articles: opts.articles, setup_s, summary_kb: summaryBytes / 1024, rows };
+  return {
+    weeks: opts.weeks,
+    articles: opts.articles,
+    setup_s,
+    summary_kb: summaryBytes / 1024,
+    rows,
+    token,
+    from: yearFrom,
+    to: yearTo,
+  };
 }
 
 export function formatAnalyticsBench(r: AnalyticsBenchResult): string {

@@ -1,34 +1,34 @@
 /**
- * Child of `npm run bench:api`: processes one big report file as the upload's processing does (the
- * engine reads it, items are built and stored as chunks under a fresh report id of the given user)
- * and prints {ms, rssMb, items, rows} as its last line: peak RSS of this process alone.
- * Usage: tsx scripts/bench-api-worker.ts <file> <userId> (the stack's environment in process.env).
+ * Child of `npm run bench:api`: the 1M-row step. The parent PUT the file through a presigned URL of the
+ * stack; this process takes that upload as the upload route does (uploadReport: recount, charge, store
+ * the report as `processing`) and runs the report worker's use case on it (runWorkerEvent: read,
+ * price, write the item chunks, mark ready) — the same code as the two Lambda functions, in one process
+ * of its own so its peak RSS is theirs together (an upper bound of the worker's). Prints
+ * {ms, rssMb, items, rows, status} as its last line.
+ * Usage: tsx scripts/bench-api-worker.ts <userId> <uploadId> (the stack's environment in process.env).
  */
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { buildItems, readReport } from '../shared/report';
-import { DEFAULT_TAX_PROFILE } from '../shared/report/types';
-import { deleteItems, writeItems } from '../shared/store/items.repo';
-import { newReportId } from '../shared/store/reports.repo';
+import { uploadReport } from '../shared/reports/upload';
+import { getReportAnyStatus } from '../shared/store/reports.repo';
+import { getUserById } from '../shared/store/users.repo';
+import { idleWorkers } from '../shared/worker/invoke';
 
 async function main() {
-  const [file, userId] = process.argv.slice(2);
-  if (!file || !userId) throw new Error('Usage: bench-api-worker.ts <file> <userId>');
+  const [userId, uploadId] = process.argv.slice(2);
+  if (!userId || !uploadId) throw new Error('Usage: bench-api-worker.ts <userId> <uploadId>');
+  // No function name: the worker runs in this process (shared/worker/invoke.ts), not in serverless-offline.
+  process.env.WORKER_FUNCTION_NAME = '';
+  const user = await getUserById(userId);
+  if (!user) throw new Error(`no user ${userId}`);
   const t = performance.now();
-  // A 1M-row WB-style zip is ~370 MB with ~3 GB of sheet XML: over the service's caps (200 MB,
-  // 1.5 GB inflated), which refuse it with file_too_large. The caps are raised here only to measure
-  // the memory of reading it; the upload route would refuse this file.
-  const parsed = await readReport(
-    { path: file, filename: path.basename(file) },
-    { maxCompressedBytes: 2 * 1024 ** 3, maxInflatedBytes: 16 * 1024 ** 3 },
-  );
-  const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
-  const reportId = newReportId();
-  await writeItems(userId, reportId, 1, items);
+  const { record } = await uploadReport(user, { uploadId }, { waitMs: 0 });
+  await idleWorkers();
   const ms = performance.now() - t;
-  await deleteItems(userId, reportId);
+  const done = await getReportAnyStatus(userId, record.id);
   const rssMb = process.resourceUsage().maxRSS / 1024;
-  console.log(JSON.stringify({ ms, rssMb, items: items.length, rows: parsed.rows }));
+  console.log(
+    JSON.stringify({ ms, rssMb, items: done?.item_count ?? 0, rows: done?.rows ?? 0, status: done?.status ?? 'gone' }),
+  );
 }
 
 main().catch((e: unknown) => {

@@ -13,7 +13,7 @@ describe('parseConfig', () => {
   it('applies the documented defaults', () => {
     const c = parseConfig(base);
     expect(c.INITIAL_LIMITS).toBe(10_000);
-    expect(c.MAX_UPLOAD_BYTES).toBe(200 * 1024 * 1024);
+    expect(c.MAX_UPLOAD_BYTES).toBe(512 * 1024 * 1024);
     expect(c.COMBINE_WAIT_MS).toBe(10_000);
     expect(c.DYNAMODB_ENDPOINT).toBeUndefined();
   });

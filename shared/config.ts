@@ -24,7 +24,7 @@ const schema = z.object({
     .number()
     .int()
     .positive()
-    .default(200 * 1024 * 1024),
+    .default(512 * 1024 * 1024),
   /** Source files up to this size are served through the API body; bigger ones get a 302 to a presigned GET. */
   MAX_INLINE_SOURCE_BYTES: z.coerce
     .number()
@@ -36,6 +36,11 @@ const schema = z.object({
   COMBINE_STATUS_WAIT_MS: z.coerce.number().int().nonnegative().default(5_000),
   /** How long upload and rebuild wait for the worker before answering 202 `processing`. */
   UPLOAD_WAIT_MS: z.coerce.number().int().nonnegative().default(8_000),
+  /**
+   * Reports of more rows than this are not waited for at all: the worker could not finish them within
+   * UPLOAD_WAIT_MS anyway, so upload and rebuild answer 202 at once and the seller follows the progress.
+   */
+  UPLOAD_WAIT_ROWS: z.coerce.number().int().nonnegative().default(100_000),
   /**
    * The report worker (functions/reports/worker.handler.ts), invoked asynchronously. Empty: run it in
    * this process (integration tests, scripts); on AWS and under serverless-offline its function name.

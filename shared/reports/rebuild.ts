@@ -40,7 +40,7 @@ import { writeReportSummary } from './analytics';
 import { requireReport, sellerOf } from './queries';
 import { resolveReportSettings } from './settings';
 import { downloadToTemp } from '../files/objects';
-import { missingArticles } from './upload';
+import { missingArticles, workerWaitMs } from './upload';
 
 const MAX_ATTEMPTS = 3;
 
@@ -134,19 +134,15 @@ export interface StartedRebuild {
 /**
  * POST /api/reports/{id}/rebuild: checks the report can be rebuilt (409 `source_missing` without a
  * stored source), puts it into `processing` (task rebuild; its current items stay readable), hands it
- * to the worker and waits up to UPLOAD_WAIT_MS. A report already being rebuilt is not started twice:
+ * to the worker and waits for it as long as workerWaitMs (upload.ts) allows. A report already being rebuilt is not started twice:
  * that task is followed instead. A rebuild that failed within the wait answers its error (the report
  * stays as it was).
  */
-export async function startRebuild(
-  user: UserRecord,
-  reportId: string,
-  waitMs = getConfig().UPLOAD_WAIT_MS,
-): Promise<StartedRebuild> {
+export async function startRebuild(user: UserRecord, reportId: string, waitMs?: number): Promise<StartedRebuild> {
   const record = await requireReport(user.id, reportId);
   if (!record.source_path || record.is_combined) throw sourceMissing();
   const taskId = await queueRebuild(user.id, record);
-  return awaitRebuild(user.id, reportId, taskId, waitMs);
+  return awaitRebuild(user.id, reportId, taskId, waitMs ?? workerWaitMs(record.rows));
 }
 
 /** Starts (or joins) the rebuild task of a report with a source; its task id. */
@@ -192,15 +188,11 @@ export type { RebuildManyResult };
 /**
  * Rebuilds the listed reports, or every report of the caller with a stored source when no ids are
  * given: each is handed to the worker as its own task (recover.ts picks up any that stop), then the
- * route waits up to UPLOAD_WAIT_MS for them together. Unknown, malformed or foreign ids are skipped as
+ * route waits for them together as long as workerWaitMs of their rows together allows. Unknown, malformed or foreign ids are skipped as
  * `not_found`, reports without a source (combined ones) as `source_missing`; a rebuild that failed
  * within the wait with its error code.
  */
-export async function rebuildMany(
-  user: UserRecord,
-  reportIds?: string[],
-  waitMs = getConfig().UPLOAD_WAIT_MS,
-): Promise<RebuildManyResult> {
+export async function rebuildMany(user: UserRecord, reportIds?: string[], waitMs?: number): Promise<RebuildManyResult> {
   const records = reportIds
     ? await Promise.all(
         [...new Set(reportIds)].map(async (id) => ({
@@ -213,6 +205,7 @@ export async function rebuildMany(
         .map((r) => ({ id: r.id, record: r }));
   const result: RebuildManyResult = { rebuilt: [], processing: [], skipped: [] };
   const tasks: Array<{ id: string; taskId: string }> = [];
+  let rows = 0;
   for (const { id, record } of records) {
     if (!record) {
       result.skipped.push({ id, reason: 'not_found' });
@@ -224,13 +217,14 @@ export async function rebuildMany(
     }
     try {
       tasks.push({ id, taskId: await queueRebuild(user.id, record) });
+      rows += record.rows;
     } catch (e) {
       const err = toAppError(e);
       if (err.status === 500) log('error', 'rebuild failed to start', { report_id: id, ...describeError(e) });
       result.skipped.push({ id, reason: e instanceof AppError ? err.code : 'internal_error' });
     }
   }
-  const deadline = Date.now() + waitMs;
+  const deadline = Date.now() + (waitMs ?? workerWaitMs(rows));
   await Promise.all(
     tasks.map(async ({ id, taskId }) => {
       try {

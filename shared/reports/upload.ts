@@ -104,7 +104,7 @@ function titleOf(filename: string): string {
 export interface UploadOptions {
   /** The `Idempotency-Key` header: the same key (per user) gives the same report, charged once. */
   idempotencyKey?: string;
-  /** How long to wait for the worker (default UPLOAD_WAIT_MS). */
+  /** How long to wait for the worker (default: workerWaitMs of the file's rows). */
   waitMs?: number;
   /** Upload even when the user already has a report of the same identity (else 409 `duplicate_report`). */
   allowDuplicate?: boolean;
@@ -150,7 +150,7 @@ async function priorClaim(keys: string[], fingerprint: string): Promise<UploadCl
  * Otherwise: recount the rows, 402 when the caller's limits are short (nothing stored or charged), store
  * the source file, then charge the rows in ONE transaction with the `expense` record, the report record
  * (`processing`) and the idempotency claims; hand the report to the worker (asynchronous invoke) and wait
- * up to UPLOAD_WAIT_MS for it. Concurrent repeats race on the claims inside that transaction: one
+ * for it as long as workerWaitMs allows. Concurrent repeats race on the claims inside that transaction: one
  * charges, the others answer its report. First, this user's reports whose processing stopped are
  * picked up (recover.ts), so a refund they get counts for this upload.
  */
@@ -162,7 +162,7 @@ export async function uploadReport(
   const time = new StepTimer();
   const keys = claimKeys(user.id, ref, opts.idempotencyKey);
   const fingerprint = fingerprintOf(ref);
-  const waitMs = opts.waitMs ?? getConfig().UPLOAD_WAIT_MS;
+  let waitMs = opts.waitMs ?? getConfig().UPLOAD_WAIT_MS;
   const prior = await priorClaim(keys, fingerprint);
   if (prior) return awaitReport(user.id, prior.report_id, waitMs);
 
@@ -186,16 +186,30 @@ export async function uploadReport(
       }
     }
     time.lap('identity');
-    const count = await countRows(file.source, readLimits());
-    time.lap('count');
-    // An early answer for the common case; the charge's condition is what holds under concurrency.
-    if (count.rows > limits) throw paymentRequired(count.rows, limits);
+    // The source is stored while the rows are counted (a copy inside S3 for an upload); a count that
+    // refuses the file removes it again.
+    const id = newReportId();
+    const sourceKey = sourceObjectKey(user.id, id, file.filename);
+    const stored = (
+      file.origin.kind === 'upload' ? copyObject(file.origin.key, sourceKey) : putObject(sourceKey, file.origin.buffer)
+    ).then(() => time.lap('store_source'));
+    let count: RowCount;
+    try {
+      count = await countRows(file.source, readLimits());
+      time.lap('count');
+      // An early answer for the common case; the charge's condition is what holds under concurrency.
+      if (count.rows > limits) throw paymentRequired(count.rows, limits);
+      await stored;
+    } catch (e) {
+      await stored.catch(() => undefined);
+      await deleteObject(sourceKey).catch((err: unknown) =>
+        log('error', 'source cleanup failed', { report_id: id, error: String(err) }),
+      );
+      throw e;
+    }
+    waitMs = opts.waitMs ?? workerWaitMs(count.rows);
     taskId = newReportId();
-    record = { ...newUploadRecord(user, file, count), identity };
-    await (file.origin.kind === 'upload'
-      ? copyObject(file.origin.key, record.source_path as string)
-      : putObject(record.source_path as string, file.origin.buffer));
-    time.lap('store_source');
+    record = { ...newUploadRecord(user, file, count, id), identity };
     try {
       await chargeLimits({
         userId: user.id,
@@ -255,8 +269,7 @@ export async function uploadReport(
   return awaitReport(user.id, record.id, waitMs);
 }
 
-function newUploadRecord(user: UserRecord, file: InputFile, count: RowCount): ReportRecord {
-  const id = newReportId();
+function newUploadRecord(user: UserRecord, file: InputFile, count: RowCount, id: string): ReportRecord {
   return {
     id,
     user_id: user.id,
@@ -278,6 +291,16 @@ function newUploadRecord(user: UserRecord, file: InputFile, count: RowCount): Re
     warnings: [],
     item_count: 0,
   };
+}
+
+/**
+ * How long a route waits for the worker on a report of `rows` rows: UPLOAD_WAIT_MS, or not at all above
+ * UPLOAD_WAIT_ROWS — such a report cannot be ready within the wait, so waiting would only hold back the
+ * 202 (and the progress the seller could already see).
+ */
+export function workerWaitMs(rows: number): number {
+  const c = getConfig();
+  return rows > c.UPLOAD_WAIT_ROWS ? 0 : c.UPLOAD_WAIT_MS;
 }
 
 /** Poll interval while waiting for the worker. */

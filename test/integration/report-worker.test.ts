@@ -19,7 +19,7 @@ import { getItems } from '../../shared/store/items.repo';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { claimReportTask, getReportAnyStatus } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
-import { idleWorkers, setWorkerInvoker } from '../../shared/worker/invoke';
+import { idleWorkers, setWorkerInvoker, type WorkerEvent } from '../../shared/worker/invoke';
 import {
   getReportOk,
   makeReport,
@@ -31,7 +31,7 @@ import {
   type TestUser,
 } from '../support/reports';
 
-const ENV = ['UPLOAD_WAIT_MS', 'WORKER_FAULT', 'WORKER_LEASE_MS'] as const;
+const ENV = ['UPLOAD_WAIT_MS', 'UPLOAD_WAIT_ROWS', 'WORKER_FAULT', 'WORKER_LEASE_MS'] as const;
 
 function setEnv(values: Partial<Record<(typeof ENV)[number], string>>) {
   for (const k of ENV) delete process.env[k];
@@ -105,6 +105,24 @@ describe('upload through the worker', () => {
     expect(Math.round(ready.totals.realization! * 100)).toBe(sum('realization'));
     expect(ready.totals.sales_qty).toBe(sum('sales_qty'));
     expect(await history(u.id)).toEqual([['expense', 300, report.id]]);
+  });
+
+  it('a file of more rows than UPLOAD_WAIT_ROWS is not waited for: 202 at once; one within it waits: 201', async () => {
+    setEnv({ UPLOAD_WAIT_MS: '20000', UPLOAD_WAIT_ROWS: '250' });
+    const u = await newUser(1000);
+    // Queued, not run: a wait would last the whole UPLOAD_WAIT_MS (20 s, over the test's timeout).
+    const queued: WorkerEvent[] = [];
+    setWorkerInvoker(async (e) => {
+      queued.push(e);
+    });
+    const big = await uploadMultipart(u.token, makeReport({ rows: 300, seed: 66 }));
+    expect(big.statusCode).toBe(202);
+    expect(bodyOf<{ report: ApiReport }>(big).report).toMatchObject({ status: 'processing', rows: 300 });
+    expect(queued).toHaveLength(1);
+    setWorkerInvoker(null);
+    const small = await uploadMultipart(u.token, makeReport({ rows: 200, seed: 67 }));
+    expect(small.statusCode).toBe(201);
+    expect(bodyOf<{ report: ApiReport }>(small).report.status).toBe('ready');
   });
 
   it('the same upload_id three times at once charges once and answers one report', async () => {

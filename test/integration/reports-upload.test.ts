@@ -207,7 +207,7 @@ describe('upload-url', () => {
         method: 'POST',
         path: '/api/reports/upload-url',
         token: u.token,
-        body: { filename: 'a.zip', size: 200 * 1024 * 1024 + 1 },
+        body: { filename: 'a.zip', size: 512 * 1024 * 1024 + 1 },
       }),
     );
     expect(big.statusCode).toBe(413);
@@ -314,7 +314,8 @@ describe('hostile input through the API: documented status, nothing stored or ch
   }
 
   /**
-   * A real bomb: an .xlsx whose sheet inflates to 1.6 GB of zeros from ~1.6 MB. Built fast by repeating
+   * A real bomb: an .xlsx whose sheet inflates to 1.6 GB of zeros from ~1.6 MB (stopped by the ratio cap
+   * at 256 MB, long before the absolute 4 GB: shared/report/read/limits.ts). Built fast by repeating
    * one sync-flushed deflate block of 16 MB of zeros (its back-references only ever see zeros) and
    * closing the stream with an empty final block; the headers state the true size and CRC.
    */

@@ -6,7 +6,7 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ReportError } from '../errors';
 import { scanReport, type ReportSource, type ScanOptions } from './index';
-import type { ReadLimits } from './limits';
+import { DEFAULT_READ_LIMITS, inflateCap, type ReadLimits } from './limits';
 import { collectSink } from './test-support/collect-sink';
 import { BASIC_HEADER, sheetXml, wbXlsx, xlsxPackage, type CellInput } from './test-support/xlsx-builder';
 import { writeZip } from './test-support/zip-writer';
@@ -533,6 +533,14 @@ describe('scanReport refusals', () => {
       scanReport({ buffer: writeZip([{ name: 'r.xlsx', data: padded }]) }, null, { maxInflatedBytes: 1024 * 1024 }),
     );
     expect(sum.code).toBe('zip_bomb');
+  });
+
+  it('caps inflation by ratio: past 256 MB, no more than maxInflateRatio × the file', () => {
+    expect(inflateCap(1_000_000, DEFAULT_READ_LIMITS)).toBe(256 * 1024 * 1024);
+    // A 1M-row portal week (~370 MB, ~3 GB of XML) stays under the absolute cap.
+    expect(inflateCap(370 * 1024 * 1024, DEFAULT_READ_LIMITS)).toBe(4 * 1024 * 1024 * 1024);
+    expect(inflateCap(10 * 1024 * 1024, { ...DEFAULT_READ_LIMITS, maxInflateRatio: 50 })).toBe(500 * 1024 * 1024);
+    // A bomb through the API, stopped by this ratio: test/integration/reports-upload.test.ts.
   });
 
   it('stops an entry that inflates beyond its declared size', async () => {

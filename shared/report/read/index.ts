@@ -11,7 +11,7 @@ import type { RowSink } from '../row-sink';
 import type { FileMeta, ReportFormat } from '../types';
 import { parseFileMeta } from './filename';
 import { HEAD_BYTES, describeHead, detectFormat, isOle2Magic, isZipMagic, unsupportedFormat } from './format';
-import { resolveLimits, type ReadLimits } from './limits';
+import { inflateCap, resolveLimits, type ReadLimits } from './limits';
 import { scanXls } from './xls';
 import { scanXlsx, type SheetScanResult } from './xlsx-stream';
 import { ZipArchive, isJunkEntry, type InflateBudget, type ZipStreamOptions } from './zip';
@@ -112,7 +112,7 @@ export async function scanReport(
   const lim = resolveLimits(limits);
   const input = await openInput(source, lim);
   const fromUpload = parseFileMeta(input.name ?? '');
-  const budget: InflateBudget = { used: 0, max: lim.maxInflatedBytes };
+  const budget: InflateBudget = { used: 0, max: inflateCap(input.size, lim) };
   const zipOptions: ZipStreamOptions = { chunkSize: options.chunkSize };
 
   let format: ReportFormat;
