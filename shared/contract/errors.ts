@@ -74,6 +74,10 @@ export const ERRORS = {
   },
   password_changed: { status: 409, message: 'Пароль только что изменён другим запросом. Войдите снова.' },
   duplicate_report: { status: 409, message: 'Этот отчёт уже загружен. Повторная загрузка спишет лимиты ещё раз.' },
+  source_changed: {
+    status: 409,
+    message: 'Файл изменился после подсчёта строк. Лимиты возвращены; загрузите отчёт ещё раз.',
+  },
   // 413, 415
   file_too_large: { status: 413, message: 'Файл слишком большой.' },
   unsupported_format: {

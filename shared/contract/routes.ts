@@ -222,6 +222,7 @@ export const ROUTES = {
       ...FILE_INPUT_ERRORS,
       'insufficient_limits',
       'duplicate_report',
+      'source_changed',
       'invalid_seller_number',
       'transaction_conflict',
       'processing_failed',

@@ -45,28 +45,37 @@ export async function presignPut(key: string, size: number, expiresIn: number): 
   });
 }
 
-/** Size of an object, or null when it is not there. */
-export async function objectSize(key: string): Promise<number | null> {
+/** Size and ETag of an object (the ETag changes whenever its bytes do), or null when it is not there. */
+export async function objectHead(key: string): Promise<{ size: number; etag: string | null } | null> {
   try {
     const r = await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }));
-    return Number(r.ContentLength ?? 0);
+    return { size: Number(r.ContentLength ?? 0), etag: r.ETag ?? null };
   } catch (e) {
     if (isMissing(e)) return null;
     throw e;
   }
 }
 
+/** Size of an object, or null when it is not there. */
+export async function objectSize(key: string): Promise<number | null> {
+  return (await objectHead(key))?.size ?? null;
+}
+
 export async function putObject(key: string, body: Buffer): Promise<void> {
   await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: key, Body: body, ContentLength: body.length }));
 }
 
-/** Server-side copy (no bytes through the Lambda). */
-export async function copyObject(from: string, to: string): Promise<void> {
+/**
+ * Server-side copy (no bytes through the Lambda). With `ifMatch`, S3 copies only while the source still
+ * has that ETag (the bytes that were counted), else refuses with 412.
+ */
+export async function copyObject(from: string, to: string, ifMatch?: string | null): Promise<void> {
   await s3().send(
     new CopyObjectCommand({
       Bucket: bucketName(),
       Key: to,
       CopySource: `${bucketName()}/${encodeURIComponent(from).replace(/%2F/g, '/')}`,
+      ...(ifMatch ? { CopySourceIfMatch: ifMatch } : {}),
     }),
   );
 }

@@ -21,8 +21,8 @@ export interface DuplicateOf {
 export async function identityOfFile(file: Pick<InputFile, 'filename' | 'source'>): Promise<string> {
   const meta = parseFileMeta(file.filename);
   if (meta.seller_number && meta.report_number) return reportIdentity(meta, '');
-  const src = file.source as { buffer?: Buffer; path?: string };
-  const sha = await sha256Of(src.buffer ? { buffer: src.buffer } : { path: src.path as string });
+  const src = await file.source();
+  const sha = await sha256Of('buffer' in src ? { buffer: src.buffer } : { path: src.path });
   return reportIdentity(meta, sha);
 }
 

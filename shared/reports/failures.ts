@@ -19,6 +19,7 @@ const MESSAGES: Record<string, string> = {
   empty_report: 'В отчёте нет ни одной строки с данными.',
   corrupt_file: 'Файл повреждён или не читается.',
   source_missing: 'Исходный файл отчёта не найден в хранилище.',
+  source_changed: 'Файл изменился после подсчёта строк. Лимиты возвращены; загрузите отчёт ещё раз.',
   report_busy: 'Отчёт меняли одновременно с пересчётом; запустите пересчёт ещё раз.',
   processing_failed: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
 };
@@ -35,7 +36,7 @@ export function failureStatus(code: string): number {
   if (code === 'processing_failed') return 500;
   if (code === 'unsupported_format') return 415;
   if (code === 'file_too_large') return 413;
-  if (code === 'source_missing' || code === 'report_busy') return 409;
+  if (code === 'source_missing' || code === 'report_busy' || code === 'source_changed') return 409;
   return 422;
 }
 

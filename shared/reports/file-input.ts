@@ -6,8 +6,8 @@
 import { getConfig } from '../config';
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../errors';
 import type { ReportSource } from '../report';
-import { getUpload } from '../store/uploads.repo';
-import { downloadToTemp, objectSize } from '../files/objects';
+import { getUpload, type UploadCount } from '../store/uploads.repo';
+import { downloadToTemp, objectHead, type LocalCopy } from '../files/objects';
 
 export const ACCEPTED_EXTENSIONS = ['zip', 'xlsx', 'xls'] as const;
 
@@ -50,44 +50,57 @@ export type FileRef = { uploadId: string } | { file: { filename: string; buffer:
 export interface InputFile {
   filename: string;
   size: number;
-  source: ReportSource;
-  /** Where the bytes are: the upload's S3 key, or the in-memory buffer of a multipart request. */
-  origin: { kind: 'upload'; key: string; uploadId: string } | { kind: 'buffer'; buffer: Buffer };
+  /**
+   * The bytes as the report engine reads them: the multipart buffer, or the upload downloaded to a
+   * temporary file on first use (a route that needs no byte of it downloads nothing).
+   */
+  source: () => Promise<ReportSource>;
+  /** Where the bytes are: the upload's S3 key (and ETag), or the in-memory buffer of a multipart request. */
+  origin: { kind: 'upload'; key: string; uploadId: string; etag: string | null } | { kind: 'buffer'; buffer: Buffer };
+  /** count-rows' answer for exactly these bytes (same ETag), when it was asked before. */
+  counted: UploadCount | null;
   /** Removes temporary files (idempotent). */
   cleanup: () => Promise<void>;
 }
 
-/**
- * Opens the file of a request. Unknown or foreign upload id, or an upload whose object was never
- * PUT → 404 `upload_not_found`; neither an upload id nor a file → 400.
- */
 export async function openInputFile(userId: string, ref: FileRef | null): Promise<InputFile> {
   if (!ref) throw badRequest('validation_error', 'Send JSON {"upload_id"} or a multipart/form-data "file"');
   if ('file' in ref) {
     const filename = cleanFilename(ref.file.filename);
     assertAcceptedName(filename);
     assertAcceptedSize(ref.file.buffer.length);
+    const buffer = ref.file.buffer;
     return {
       filename,
-      size: ref.file.buffer.length,
-      source: { buffer: ref.file.buffer, filename },
-      origin: { kind: 'buffer', buffer: ref.file.buffer },
+      size: buffer.length,
+      source: () => Promise.resolve({ buffer, filename }),
+      origin: { kind: 'buffer', buffer },
+      counted: null,
       cleanup: async () => undefined,
     };
   }
   const upload = await getUpload(userId, ref.uploadId);
   if (!upload) throw notFound('Upload not found', 'upload_not_found');
-  const size = await objectSize(upload.key);
-  if (size === null) throw notFound('The file of this upload was not received', 'upload_not_found');
-  assertAcceptedSize(size);
-  const local = await downloadToTemp(upload.key, upload.filename);
-  if (!local) throw notFound('The file of this upload was not received', 'upload_not_found');
+  const head = await objectHead(upload.key);
+  if (!head) throw notFound('The file of this upload was not received', 'upload_not_found');
+  assertAcceptedSize(head.size);
+  let local: Promise<LocalCopy | null> | null = null;
+  const counted = upload.counted && head.etag !== null && upload.counted.etag === head.etag ? upload.counted : null;
   return {
     filename: upload.filename,
-    size: local.size,
-    source: { path: local.path, filename: upload.filename },
-    origin: { kind: 'upload', key: upload.key, uploadId: upload.upload_id },
-    cleanup: local.cleanup,
+    size: head.size,
+    source: async () => {
+      local ??= downloadToTemp(upload.key, upload.filename);
+      const copy = await local;
+      if (!copy) throw notFound('The file of this upload was not received', 'upload_not_found');
+      return { path: copy.path, filename: upload.filename };
+    },
+    origin: { kind: 'upload', key: upload.key, uploadId: upload.upload_id, etag: head.etag },
+    counted,
+    cleanup: async () => {
+      const copy = await local?.catch(() => null);
+      await copy?.cleanup();
+    },
   };
 }
 

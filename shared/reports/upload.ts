@@ -22,7 +22,7 @@ import {
   type ReportRecord,
 } from '../store/reports.repo';
 import { getSeller, type SellerRecord } from '../store/sellers.repo';
-import { createUpload } from '../store/uploads.repo';
+import { createUpload, saveUploadCount } from '../store/uploads.repo';
 import type { UserRecord } from '../store/users.repo';
 import {
   assertAcceptedName,
@@ -71,10 +71,22 @@ export type CountResult = RowCountJson;
 export async function countReportRows(user: UserRecord, ref: FileRef | null): Promise<CountResult> {
   const file = await openInputFile(user.id, ref);
   try {
-    const [c, duplicateOf] = await Promise.all([
-      countRows(file.source, readLimits()),
-      identityOfFile(file).then((identity) => findDuplicate(user.id, identity)),
-    ]);
+    const known = file.counted;
+    const [c, identity] = known
+      ? [known, known.identity]
+      : await Promise.all([file.source().then((src) => countRows(src, readLimits())), identityOfFile(file)]);
+    const duplicateOf = await findDuplicate(user.id, identity);
+    if (!known && file.origin.kind === 'upload' && file.origin.etag) {
+      // The upload that follows this preview charges this count for these bytes instead of reading them again.
+      await saveUploadCount(user.id, file.origin.uploadId, {
+        etag: file.origin.etag,
+        rows: c.rows,
+        format: c.format,
+        report_number: c.report_number,
+        seller_number: c.seller_number,
+        identity,
+      });
+    }
     return {
       rows: c.rows,
       limits: user.limits,
@@ -176,7 +188,7 @@ export async function uploadReport(
   try {
     // A duplicate is refused before anything is charged (issue 9) — unless it is this very request's
     // concurrent twin, which answers with the report of the twin that won.
-    const identity = await identityOfFile(file);
+    const identity = file.counted?.identity ?? (await identityOfFile(file));
     if (!opts.allowDuplicate) {
       const dup = await findDuplicate(user.id, identity);
       if (dup) {
@@ -191,11 +203,14 @@ export async function uploadReport(
     const id = newReportId();
     const sourceKey = sourceObjectKey(user.id, id, file.filename);
     const stored = (
-      file.origin.kind === 'upload' ? copyObject(file.origin.key, sourceKey) : putObject(sourceKey, file.origin.buffer)
+      file.origin.kind === 'upload'
+        ? copyObject(file.origin.key, sourceKey, file.origin.etag)
+        : putObject(sourceKey, file.origin.buffer)
     ).then(() => time.lap('store_source'));
     let count: RowCount;
     try {
-      count = await countRows(file.source, readLimits());
+      // A preview (count-rows) of these very bytes counted them already; else they are read here.
+      count = file.counted ?? (await countRows(await file.source(), readLimits()));
       time.lap('count');
       // An early answer for the common case; the charge's condition is what holds under concurrency.
       if (count.rows > limits) throw paymentRequired(count.rows, limits);

@@ -190,6 +190,10 @@ async function buildUpload(
     await local.cleanup();
   }
   time.lap('read');
+  if (parsed.rows > record.rows) {
+    // The bytes are not the ones counted and charged (the upload was replaced after count-rows).
+    throw new AppError(409, 'source_changed', `The file has ${parsed.rows} rows; ${record.rows} were charged`);
+  }
   hb.check();
   hb.note({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows }, true);
   countMetric('RowsProcessed', parsed.rows);

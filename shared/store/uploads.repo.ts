@@ -4,8 +4,9 @@
  * too, so an upload id of another user resolves to nothing (→ 404). Why a record at all: the Lambda
  * role may not list the bucket, so the key cannot be found from the id alone.
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
+import { isConditionFailed } from './dynamo-errors';
 import { newId, ttlIn } from './keys';
 
 export interface UploadRecord {
@@ -17,6 +18,23 @@ export interface UploadRecord {
   key: string;
   size: number;
   created_at: string;
+  /** What count-rows found in the uploaded bytes, tied to their ETag (see saveUploadCount). */
+  counted?: UploadCount;
+}
+
+/**
+ * The row count and identity of an upload's bytes, as count-rows computed them. The upload route
+ * charges this count instead of reading the file again, but only while the object's ETag is still
+ * `etag` (a new PUT to the same key changes it); the worker checks the rows it reads against the charge.
+ */
+export interface UploadCount {
+  etag: string;
+  rows: number;
+  format: 'zip' | 'xlsx' | 'xls';
+  report_number: string | null;
+  seller_number: string | null;
+  /** The report identity (shared/reports/report-identity.ts) of these bytes. */
+  identity: string;
 }
 
 const UPLOAD_TTL_SECONDS = 24 * 3600;
@@ -60,4 +78,21 @@ export async function getUpload(userId: string, uploadId: string): Promise<Uploa
   if (typeof r.Item.ttl === 'number' && r.Item.ttl * 1000 < Date.now()) return null;
   const { pk: _p, sk: _s, type: _t, ttl: _ttl, ...rest } = r.Item;
   return rest as UploadRecord;
+}
+
+/** Remembers count-rows' answer for these bytes of the upload (no-op when the upload is gone). */
+export async function saveUploadCount(userId: string, uploadId: string, count: UploadCount): Promise<void> {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: uploadKey(userId, uploadId),
+        UpdateExpression: 'SET counted = :c',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':c': count },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailed(e)) throw e;
+  }
 }

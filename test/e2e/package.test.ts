@@ -265,7 +265,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       authChangePassword: { [TABLE]: db('GetItem', 'UpdateItem') },
       appConfig: {},
       reportsUploadUrl: { [TABLE]: db('GetItem', 'PutItem'), [UPLOADS]: s3('PutObject') },
-      reportsCountRows: { [TABLE]: db('GetItem', 'Query'), [UPLOADS]: s3('GetObject') },
+      reportsCountRows: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [UPLOADS]: s3('GetObject') },
       reportsUpload: {
         [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
         // gsi1: the sweep of an abandoned upload asks whether its on-demand seller is still referred to

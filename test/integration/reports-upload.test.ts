@@ -5,7 +5,7 @@
  * gets its documented status with nothing stored or charged.
  */
 import * as zlib from 'node:zlib';
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
@@ -18,6 +18,7 @@ import type { ApiReport } from '../../shared/reports/present';
 import { ddb, tableName } from '../../shared/store/client';
 import { getCostPrices } from '../../shared/store/products.repo';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
+import { getUpload, saveUploadCount } from '../../shared/store/uploads.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import {
   byArticle,
@@ -172,6 +173,58 @@ describe('upload', () => {
     expect(again.statusCode).toBe(201);
     expect(bodyOf<{ report: ApiReport }>(again).report.id).toBe(report.id);
     expect((await getUserById(u.id))?.limits).toBe(10_000 - g.expected.rows);
+  });
+
+  it('an upload after its count-rows charges the counted rows for the same bytes, and recounts new bytes', async () => {
+    const u = await newUser(10_000);
+    const g = makeReport({ rows: 90, format: 'zip', layout: '2026', seed: 31 });
+    const uploadId = await presignedUpload(u.token, g);
+    const count = (id: string) =>
+      countRowsHandler(
+        apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: { upload_id: id } }),
+      );
+    expect(bodyOf<{ rows: number }>(await count(uploadId)).rows).toBe(g.expected.rows);
+    // The count is kept with the upload, tied to the bytes' ETag.
+    const kept = await getUpload(u.id, uploadId);
+    expect(kept?.counted).toMatchObject({ rows: g.expected.rows, format: 'zip', etag: expect.any(String) });
+    const r = await uploadById(u.token, uploadId);
+    expect(r.statusCode).toBe(201);
+    expect(bodyOf<{ report: ApiReport }>(r).report.rows).toBe(g.expected.rows);
+    expect((await getUserById(u.id))?.limits).toBe(10_000 - g.expected.rows);
+
+    // Other bytes under a counted upload (a second PUT): the ETag differs, so the upload counts them itself.
+    const other = makeReport({ rows: 140, format: 'zip', layout: '2026', seed: 32 });
+    const second = await presignedUpload(u.token, { filename: other.filename, file: g.file });
+    expect((await count(second)).statusCode).toBe(200);
+    const upload = await getUpload(u.id, second);
+    await s3().send(new PutObjectCommand({ Bucket: bucketName(), Key: upload!.key, Body: other.file }));
+    const r2 = await uploadById(u.token, second);
+    expect(r2.statusCode).toBe(201);
+    expect(bodyOf<{ report: ApiReport }>(r2).report.rows).toBe(other.expected.rows);
+    expect((await getUserById(u.id))?.limits).toBe(10_000 - g.expected.rows - other.expected.rows);
+  });
+
+  it('a kept count below the rows the worker reads fails the report source_changed, refunded once', async () => {
+    const u = await newUser(10_000);
+    const g = makeReport({ rows: 120, format: 'zip', layout: '2026', seed: 33 });
+    const uploadId = await presignedUpload(u.token, g);
+    const upload = await getUpload(u.id, uploadId);
+    const head = await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: upload!.key }));
+    // As if the bytes had changed between the count and the copy (S3 refuses that copy on AWS: CopySourceIfMatch).
+    await saveUploadCount(u.id, uploadId, {
+      etag: head.ETag!,
+      rows: 10,
+      format: 'zip',
+      report_number: null,
+      seller_number: null,
+      identity: 'test-identity',
+    });
+    const r = await uploadById(u.token, uploadId);
+    const err = bodyOf<{ error: { code: string; details: { report_id: string; refunded_rows: number } } }>(r).error;
+    expect(r.statusCode).toBe(409);
+    expect(err.code).toBe('source_changed');
+    expect(err.details.refunded_rows).toBe(10);
+    expect((await getUserById(u.id))?.limits).toBe(10_000);
   });
 
   it('counts rows of an xls by multipart and says when limits are not enough', async () => {
