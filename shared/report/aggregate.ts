@@ -115,7 +115,8 @@ export interface AggregatorResult {
 
 export type Aggregator = RowSink & { finish(): AggregatorResult };
 
-export function createAggregator(): Aggregator {
+/** `onArticle` hears each article code (not the empty one) once, the first time a row names it. */
+export function createAggregator(onArticle?: (article: string) => void): Aggregator {
   const accs = new Map<string, Acc>();
   const opCache = new Map<string, OperationClass>();
   const docCache = new Map<string, 1 | -1 | 0>();
@@ -185,6 +186,7 @@ export function createAggregator(): Aggregator {
     if (acc === undefined) {
       acc = new Acc(article);
       accs.set(article, acc);
+      if (onArticle !== undefined && article !== '') onArticle(article);
     }
     lastRawArticle = raw;
     lastAcc = acc;

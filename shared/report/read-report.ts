@@ -10,13 +10,20 @@ import type { ParsedReport, RowCount } from './types';
 
 export type { ReadLimits, ReportSource } from './read';
 
-/** `onRows`, when given, is told the count of data rows read so far after every row (keep it cheap). */
+export interface ReadHooks {
+  /** Told the count of data rows read so far after every row (keep it cheap). */
+  onRows?: (rows: number) => void;
+  /** Told each article code once, as soon as a row names it (e.g. to look it up while the rest is read). */
+  onArticle?: (article: string) => void;
+}
+
 export async function readReport(
   source: ReportSource,
   limits?: Partial<ReadLimits>,
-  onRows?: (rows: number) => void,
+  hooks: ReadHooks = {},
 ): Promise<ParsedReport> {
-  const aggregator = createAggregator();
+  const { onRows, onArticle } = hooks;
+  const aggregator = createAggregator(onArticle);
   let rows = 0;
   const sink: RowSink = onRows
     ? {

@@ -80,8 +80,10 @@ export async function rebuildReport(
       parsed = await readReport(
         { path: local.path, filename: record.source_name ?? undefined },
         { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
-        (rows) => {
-          if (rows % 5_000 === 0) onProgress({ rows_read: rows });
+        {
+          onRows: (rows) => {
+            if (rows % 5_000 === 0) onProgress({ rows_read: rows });
+          },
         },
       );
     } finally {

@@ -8,7 +8,8 @@
  *      retry and a recovery re-invoke never run the same task side by side;
  *   2. renew the lease while working (a heartbeat that also saves the progress: step, rows read,
  *      items written); a lost lease stops this attempt;
- *   3. upload: read the stored source, link the seller, price from the catalog, write the items as
+ *   3. upload: read the stored source (the catalog looked up and extended meanwhile: catalog-sync.ts),
+ *      link the seller, price from the catalog, write the items as
  *      generation 1 with their deterministic ids (a repeated attempt overwrites the same items, never
  *      adds), then mark the report ready; rebuild: rebuild.ts rebuildReport (a new generation switched
  *      in one conditional update), then `ready` with `last_rebuild`;
@@ -25,7 +26,6 @@ import { describeError, log } from '../log';
 import { countMetric, durationMetric, StepTimer } from '../metrics';
 import { buildItems, commissionByCategory, computeTotals, readReport, type ComputedItem } from '../report';
 import { writeItems } from '../store/items.repo';
-import { ensureProducts } from '../store/products.repo';
 import {
   claimReportTask,
   finishRebuildTask,
@@ -44,9 +44,9 @@ import { failureOf } from './failures';
 import { dropUnusedSeller, failUpload } from './recover';
 import { writeReportSummary } from './analytics';
 import { rebuildReport } from './rebuild';
-import { resolveReportSettings } from './settings';
+import { resolveReportSettings, settingsDate } from './settings';
+import { CatalogSync } from './catalog-sync';
 import { periodTitle } from './report-identity';
-import { missingArticles } from './upload';
 import { downloadToTemp } from '../files/objects';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
@@ -110,6 +110,14 @@ async function maybeFault(record: ReportRecord, items: ReadonlyArray<ComputedIte
   throw new InjectedFault(n);
 }
 
+/** What an attempt created on the way, for giveUp to take back when the upload fails for good. */
+interface WorkerContext {
+  /** The seller this upload linked (created on demand). */
+  sellerId: string | null;
+  /** The catalog sync of this attempt (the products it added). */
+  catalog: CatalogSync | null;
+}
+
 class Heartbeat {
   progress: ReportProgress;
   lost = false;
@@ -169,7 +177,7 @@ async function buildUpload(
   record: ReportRecord,
   owner: string,
   hb: Heartbeat,
-  ctx: { sellerId: string | null },
+  ctx: WorkerContext,
   time: StepTimer,
 ): Promise<void> {
   if (!record.source_path) throw new AppError(409, 'source_missing', 'The report has no stored source file');
@@ -177,13 +185,19 @@ async function buildUpload(
   if (!local) throw new AppError(409, 'source_missing', 'The stored source file is missing');
   time.lap('download');
   hb.note({ step: 'reading', rows_read: 0 }, true);
+  // The catalog is looked up and extended while the file is read (catalog-sync.ts).
+  const catalog = new CatalogSync(user.id);
+  ctx.catalog = catalog;
   let parsed;
   try {
     parsed = await readReport(
       { path: local.path, filename: record.source_name ?? undefined },
       { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
-      (rows) => {
-        if (rows % ROWS_PER_NOTE === 0) hb.note({ rows_read: rows });
+      {
+        onRows: (rows) => {
+          if (rows % ROWS_PER_NOTE === 0) hb.note({ rows_read: rows });
+        },
+        onArticle: (article) => catalog.add(article),
       },
     );
   } finally {
@@ -200,17 +214,20 @@ async function buildUpload(
   const articles = parsed.articles.map((a) => a.article);
   const seller = parsed.seller_number ? await ensureSellerByNumber(user.id, parsed.seller_number) : null;
   ctx.sellerId = seller?.id ?? null;
-  const resolved = await resolveReportSettings(user, seller, parsed, articles);
+  const resolved = await resolveReportSettings(
+    user,
+    seller,
+    parsed,
+    articles,
+    catalog.done(articles, settingsDate(parsed)),
+  );
   time.lap('settings');
   const { items, allocation, warnings } = buildItems(parsed, resolved.settings);
   time.lap('items');
   hb.check();
   hb.note({ step: 'writing', items_total: items.length, items_written: 0 }, true);
   await maybeFault(record, items);
-  await Promise.all([
-    ensureProducts(user.id, missingArticles(articles, resolved.known)),
-    writeItems(user.id, record.id, record.items_gen ?? 1, items),
-  ]);
+  await writeItems(user.id, record.id, record.items_gen ?? 1, items);
   time.lap('write');
   if (workerHooks.afterItems) await workerHooks.afterItems(record.id);
   hb.check();
@@ -256,8 +273,9 @@ export async function giveUp(
   record: ReportRecord,
   owner: string | null,
   failure: ReportFailure,
-  sellerId: string | null = null,
+  ctx: WorkerContext = { sellerId: null, catalog: null },
 ): Promise<void> {
+  const sellerId = ctx.sellerId;
   try {
     if (record.task === 'rebuild') {
       await finishRebuildTask(record.user_id, record.id, owner, {
@@ -270,6 +288,7 @@ export async function giveUp(
       // The seller this upload created on demand goes too when nothing else refers to it (first: the
       // route answers as soon as the report reads failed).
       await dropUnusedSeller(record.user_id, sellerId);
+      await ctx.catalog?.undo();
       await failUpload(record, failure);
     }
   } catch (e) {
@@ -302,7 +321,7 @@ export async function runWorkerEvent(event: WorkerEvent): Promise<WorkerOutcome>
     return 'failed';
   }
   const hb = new Heartbeat(record, owner, c.WORKER_LEASE_MS);
-  const ctx = { sellerId: null as string | null };
+  const ctx: WorkerContext = { sellerId: null, catalog: null };
   const started = Date.now();
   const time = new StepTimer();
   try {
@@ -327,7 +346,7 @@ export async function runWorkerEvent(event: WorkerEvent): Promise<WorkerOutcome>
       ...describeError(e),
     });
     if (permanent || attempts >= c.WORKER_MAX_ATTEMPTS) {
-      await giveUp(record, owner, failureOf(e), ctx.sellerId);
+      await giveUp(record, owner, failureOf(e), ctx);
       return 'failed';
     }
     if (await releaseReportTask(record.user_id, record.id, owner, c.WORKER_LEASE_MS)) {

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import {
   BatchGetCommand,
   BatchWriteCommand,
+  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -234,11 +235,25 @@ const TRANSACT_CONCURRENCY = 8;
  * after a backoff. So concurrent uploads never replace a price the seller set.
  */
 export async function ensureProducts(userId: string, articles: readonly string[]): Promise<void> {
+  await ensureProductsFound(userId, articles);
+}
+
+export interface EnsuredProducts {
+  /** The products that were there before (with their prices). */
+  found: Map<string, ProductRecord>;
+  /** The articles this call added, all with `created_at` = `updated_at` = `at`. */
+  created: string[];
+  at: string;
+}
+
+/** ensureProducts that answers what it found and what it added: one read serves the prices and the writes. */
+export async function ensureProductsFound(userId: string, articles: readonly string[]): Promise<EnsuredProducts> {
   const wanted = distinctArticles(articles);
-  if (wanted.length === 0) return;
-  const existing = new Set((await getProducts(userId, wanted)).keys());
-  const missing = wanted.filter((a) => !existing.has(a));
   const now = new Date().toISOString();
+  const created: string[] = [];
+  if (wanted.length === 0) return { found: new Map(), created, at: now };
+  const found = await getProducts(userId, wanted);
+  const missing = wanted.filter((a) => !found.has(a));
   await inParallel(chunk(missing, TRANSACT_MAX), TRANSACT_CONCURRENCY, async (part) => {
     let pending = part;
     for (let attempt = 0; pending.length > 0; attempt++) {
@@ -266,6 +281,7 @@ export async function ensureProducts(userId: string, articles: readonly string[]
             }),
           );
         }
+        created.push(...pending);
         pending = [];
       } catch (e) {
         if (isConditionFailed(e)) {
@@ -282,6 +298,7 @@ export async function ensureProducts(userId: string, articles: readonly string[]
       }
     }
   });
+  return { found, created, at: now };
 }
 
 /** BatchWrite puts in chunks of 25, several in flight, retrying UnprocessedItems with backoff. */
@@ -480,4 +497,26 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
     items: page.map((i) => i.product),
     next_cursor: more && page.length > 0 ? encodeCursor(page[page.length - 1]!.sk) : null,
   };
+}
+
+/**
+ * Removes products an upload added (`ensureProductsFound`'s `created`) when its report failed, unless
+ * anything changed them since (a price set: `updated_at` moved on). Best effort, for a failed upload to
+ * leave nothing behind.
+ */
+export async function removeUntouchedProducts(userId: string, articles: readonly string[], at: string): Promise<void> {
+  await inParallel([...articles], CONCURRENCY, async (article) => {
+    try {
+      await ddb().send(
+        new DeleteCommand({
+          TableName: tableName(),
+          Key: productRecordKey(userId, article),
+          ConditionExpression: 'updated_at = :at AND cost_price_set = :no',
+          ExpressionAttributeValues: { ':at': at, ':no': false },
+        }),
+      );
+    } catch (e) {
+      if (!isConditionFailed(e)) throw e;
+    }
+  });
 }

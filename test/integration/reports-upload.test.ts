@@ -16,7 +16,7 @@ import { apiEvent, bodyOf } from '../../shared/http/test-event';
 import { DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/report';
 import type { ApiReport } from '../../shared/reports/present';
 import { ddb, tableName } from '../../shared/store/client';
-import { getCostPrices } from '../../shared/store/products.repo';
+import { getCostPrices, listProducts } from '../../shared/store/products.repo';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
 import { getUpload, saveUploadCount } from '../../shared/store/uploads.repo';
 import { getUserById } from '../../shared/store/users.repo';
@@ -225,6 +225,8 @@ describe('upload', () => {
     expect(err.code).toBe('source_changed');
     expect(err.details.refunded_rows).toBe(10);
     expect((await getUserById(u.id))?.limits).toBe(10_000);
+    // The catalog entries the worker added while reading are taken back with the failed report.
+    expect((await listProducts(u.id, {})).items).toEqual([]);
   });
 
   it('counts rows of an xls by multipart and says when limits are not enough', async () => {
