@@ -11,6 +11,7 @@ import { displayArticle } from '../lib/fields';
 import { formatDate, formatInt, formatPercent, formatRub } from '../lib/format';
 import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { useTitle } from '../lib/use-title';
+import { SellerOptions } from '../components/seller-options';
 
 const PRESETS = [4, 12, 26, 52] as const;
 
@@ -128,7 +129,6 @@ export function AnalyticsPage() {
   const [exportError, setExportError] = useState<unknown>(null);
   const narrow = useNarrowScreen();
 
-  const sellers = useQuery({ queryKey: ['sellers'], queryFn: api.listSellers });
   // The default range (the last 12 weeks with reports) also tells where the newest week is.
   const base = useQuery({
     queryKey: ['analytics', 'default', sellerId],
@@ -244,12 +244,7 @@ export function AnalyticsPage() {
         <label className="inline-label">
           Продавец
           <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">
-            <option value="">Все продавцы</option>
-            {(sellers.data?.items ?? []).map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name ? `${s.name} (${s.number})` : s.number}
-              </option>
-            ))}
+            <SellerOptions empty="Все продавцы" />
           </select>
         </label>
         <button type="button" className="btn btn-small" onClick={() => void exportXlsx()} disabled={!data || exporting}>

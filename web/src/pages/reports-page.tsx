@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { api } from '../api/client';
 import { messageFor } from '../api/errors';
@@ -16,6 +16,7 @@ import { useReportActions } from '../lib/use-report-actions';
 import { useReportSelection } from '../lib/use-report-selection';
 import { useTitle } from '../lib/use-title';
 import { describeProgress } from '../lib/uploads';
+import { SellerOptions } from '../components/seller-options';
 
 const POLL_MS = 1000;
 
@@ -24,7 +25,6 @@ export function ReportsPage() {
   const [params, setParams] = useSearchParams();
   const sellerId = params.get('seller') ?? '';
 
-  const sellers = useQuery({ queryKey: ['sellers'], queryFn: api.listSellers });
   const reports = useInfiniteQuery({
     queryKey: ['reports', sellerId],
     queryFn: ({ pageParam }) => api.listReports({ seller_id: sellerId || null, cursor: pageParam }),
@@ -70,12 +70,7 @@ export function ReportsPage() {
                 setParams(next, { replace: true });
               }}
             >
-              <option value="">Все продавцы</option>
-              {(sellers.data?.items ?? []).map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name ? `${s.name} (${s.number})` : s.number}
-                </option>
-              ))}
+              <SellerOptions empty="Все продавцы" />
             </select>
           </label>
         </div>
