@@ -6,41 +6,28 @@
  * as GET /api/analytics answers; the ABC chip filters, an article opens its weekly history, the seller
  * filter narrows it all. Screenshots in test-artifacts/screenshots/.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../scripts/fixtures/generate';
-import { launchChromium, rub, screenshot, squash, watchConsole, type ConsoleIssue } from './support/browser';
-import { startTestStack, type TestStack } from './support/stack';
+import { rub, screenshot, squash, watchConsole, type ConsoleIssue } from './support/browser';
+import { openBrowserSession, type BrowserSession } from './support/session';
+import type { TestStack } from './support/stack';
 
+let session: BrowserSession;
 let stack: TestStack;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let issues: ConsoleIssue[];
 let tmp: string;
 
 beforeAll(async () => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'browser-analytics-'));
-  stack = await startTestStack();
-  browser = await launchChromium();
-  context = await browser.newContext({
-    acceptDownloads: true,
-    viewport: { width: 1440, height: 900 },
-    locale: 'ru-RU',
-  });
-  page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  issues = watchConsole(page);
+  session = await openBrowserSession('browser-analytics-');
+  ({ stack, page, issues, tmp } = session);
 });
 
 afterAll(async () => {
-  await context?.close().catch(() => undefined);
-  await browser?.close().catch(() => undefined);
-  await stack?.stop();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  await session?.close();
 });
 
 interface Analytics {
@@ -158,5 +145,78 @@ describe('the analytics page in the browser', () => {
     expect(filtered.weeks.flatMap((w) => w.report_ids)).toHaveLength(3);
 
     expect(issues, 'console errors or uncaught exceptions on the page').toEqual([]);
+  });
+
+  it('on a phone (390×844): the page fits the screen, the charts and the table are on it, labels readable', async () => {
+    const phone = await session.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+      locale: 'ru-RU',
+    });
+    try {
+      const p = await phone.newPage();
+      p.setDefaultTimeout(30_000);
+      const phoneIssues = watchConsole(p);
+      await p.goto(`${stack.web}/login`);
+      await p.getByLabel('Email').fill(stack.demo.email);
+      await p.getByLabel('Пароль').fill(stack.demo.password);
+      await p.getByRole('button', { name: 'Войти' }).click();
+      await p.waitForURL('**/analytics');
+      await p.getByTestId('weeks-chart').waitFor();
+      await p.getByTestId('article-row').first().waitFor();
+
+      const width = await p.evaluate(() => {
+        const g = globalThis as unknown as {
+          innerWidth: number;
+          document: { documentElement: { scrollWidth: number } };
+        };
+        return { scroll: g.document.documentElement.scrollWidth, inner: g.innerWidth };
+      });
+      expect(width.inner).toBe(390);
+      expect(width.scroll, 'no sideways scroll of the page').toBeLessThanOrEqual(width.inner);
+
+      // The period picker, the figures, both charts and the table are on screen, each within its width.
+      for (const testId of ['analytics-figures', 'weeks-chart', 'margin-groups-chart', 'articles-table']) {
+        const el = p.getByTestId(testId);
+        expect(await el.isVisible(), testId).toBe(true);
+        const box = (await el.boundingBox())!;
+        expect(box.x, testId).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, `${testId} within the screen`).toBeLessThanOrEqual(390);
+      }
+      // The table's header row sits at the top of its box (no gap a group row would fill).
+      const tableTop = (await p.getByTestId('articles-table').boundingBox())!.y;
+      const headTop = (await p.locator('[data-testid="articles-table"] thead th').first().boundingBox())!.y;
+      expect(Math.abs(headTop - tableTop), 'the table header at the top of its box').toBeLessThanOrEqual(2);
+      for (const control of await p.locator('.analytics-controls > *').all()) {
+        const box = (await control.boundingBox())!;
+        expect(box.x + box.width, 'the period picker within the screen').toBeLessThanOrEqual(390);
+      }
+      // Chart labels are drawn at a readable size, not a desktop chart shrunk to the phone.
+      const sizes = await p
+        .locator('[data-testid="weeks-chart"] text, [data-testid="margin-groups-chart"] text')
+        .evaluateAll((els) =>
+          els.map(
+            (e) => (e as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height,
+          ),
+        );
+      expect(sizes.length).toBeGreaterThan(5);
+      expect(Math.min(...sizes), 'the smallest chart label, px').toBeGreaterThanOrEqual(10);
+      // Every margin-group amount is inside the screen.
+      const rights = await p
+        .locator('[data-testid="margin-groups-chart"] text')
+        .evaluateAll((els) =>
+          els.map(
+            (e) => (e as unknown as { getBoundingClientRect(): { right: number } }).getBoundingClientRect().right,
+          ),
+        );
+      for (const right of rights) expect(right).toBeLessThanOrEqual(390);
+
+      await screenshot(p, '20-analytics-phone');
+      expect(phoneIssues, 'console errors or uncaught exceptions on the phone').toEqual([]);
+    } finally {
+      await phone.close().catch(() => undefined);
+    }
   });
 });

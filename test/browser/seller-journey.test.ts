@@ -8,12 +8,11 @@
  * The steps share one browser page and build on each other; a failed step marks the rest as not run.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import jwt from 'jsonwebtoken';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport, type GeneratedReport } from '../../scripts/fixtures/generate';
 import { columnTitle } from '../../shared/export/columns';
@@ -23,7 +22,6 @@ import { CONFIRM_SUBJECT, PASSWORD_SUBJECT, confirmLinkOf, passwordOf } from '..
 import {
   BROWSER_401,
   int,
-  launchChromium,
   roubles,
   rowsWord,
   rub,
@@ -32,34 +30,23 @@ import {
   watchConsole,
   type ConsoleIssue,
 } from './support/browser';
-import { startTestStack, type TestStack } from './support/stack';
+import { openBrowserSession, type BrowserSession } from './support/session';
+import type { TestStack } from './support/stack';
 
+let session: BrowserSession;
 let stack: TestStack;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let issues: ConsoleIssue[];
 let tmp: string;
 
 beforeAll(async () => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'browser-files-'));
-  stack = await startTestStack();
-  browser = await launchChromium();
-  context = await browser.newContext({
-    acceptDownloads: true,
-    viewport: { width: 1440, height: 900 },
-    locale: 'ru-RU',
-  });
-  page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  issues = watchConsole(page);
+  session = await openBrowserSession('browser-files-');
+  ({ stack, context, page, issues, tmp } = session);
 });
 
 afterAll(async () => {
-  await context?.close().catch(() => undefined);
-  await browser?.close().catch(() => undefined);
-  await stack?.stop();
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  await session?.close();
 });
 
 // ---------------------------------------------------------------------------------------------

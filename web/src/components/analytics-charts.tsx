@@ -3,8 +3,11 @@
 import { useState } from 'react';
 import type { Analytics, AnalyticsWeek, MarginGroup } from '../api/types';
 import { formatInt, formatMoney, formatPercent } from '../lib/format';
+import { ChartSvg, ValueTicks, valueAxis } from './chart-parts';
 
 const WIDTH = 1000;
+/** Phones: charts drawn 360 units wide, so 11.5-unit labels stay about 11 px on the screen. */
+const NARROW_WIDTH = 360;
 
 export const SERIES = [
   { key: 'realization', title: 'Реализация', className: 'series-realization' },
@@ -15,18 +18,17 @@ export const SERIES = [
 /** dd.mm of YYYY-MM-DD. */
 export const ddmm = (d: string) => `${d.slice(8, 10)}.${d.slice(5, 7)}`;
 
-/** A round step for an axis covering [min, max] with about `ticks` lines. */
-function niceTicks(min: number, max: number, ticks = 4): number[] {
-  const span = max - min || 1;
-  const raw = span / ticks;
-  const pow = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? raw;
-  const out: number[] = [];
-  for (let v = Math.ceil(min / step) * step; v <= max + 1e-9; v += step) out.push(Math.round(v * 100) / 100);
-  return out;
+/**
+ * The plot of a by-week chart: its width, the room left of it for the value labels, one slot per week,
+ * and every how many weeks a date is written under the bars (at most 6 dates on a phone, 13 elsewhere).
+ */
+function weekPlot(weeks: number, narrow: boolean | undefined) {
+  const width = narrow ? NARROW_WIDTH : WIDTH;
+  const left = narrow ? 52 : 70;
+  const right = narrow ? 6 : 10;
+  const slot = (width - left - right) / Math.max(1, weeks);
+  return { width, left, right, slot, labelEvery: Math.max(1, Math.ceil(weeks / (narrow ? 6 : 13))) };
 }
-
-const short = new Intl.NumberFormat('ru-RU', { notation: 'compact', maximumFractionDigits: 1 });
 
 export function weekTooltip(w: AnalyticsWeek): string {
   if (w.report_ids.length === 0) return `${ddmm(w.period_from)}–${ddmm(w.period_to)}: нет отчёта`;
@@ -41,38 +43,28 @@ export function weekTooltip(w: AnalyticsWeek): string {
 }
 
 /** Realization, payout and profit per week: three bars side by side; a week without a report is hatched. */
-export function WeeksChart({ weeks }: { weeks: AnalyticsWeek[] }) {
+export function WeeksChart({ weeks, narrow }: { weeks: AnalyticsWeek[]; narrow?: boolean }) {
   const [hover, setHover] = useState<number | null>(null);
-  const height = 300;
+  const { width, left, right, slot, labelEvery } = weekPlot(weeks.length, narrow);
+  const height = narrow ? 230 : 300;
   const top = 16;
   const bottom = 40;
-  const left = 70;
-  const right = 10;
-  const values = weeks.flatMap((w) => SERIES.map((s) => w[s.key]));
-  const ticks = niceTicks(Math.min(0, ...values), Math.max(0, ...values));
-  const min = Math.min(0, ticks[0] ?? 0);
-  const max = Math.max(0, ticks[ticks.length - 1] ?? 1);
-  const y = (v: number) => top + ((max - v) / (max - min || 1)) * (height - top - bottom);
-  const slot = (WIDTH - left - right) / Math.max(1, weeks.length);
+  const { ticks, y } = valueAxis(
+    weeks.flatMap((w) => SERIES.map((s) => w[s.key])),
+    top,
+    height - bottom,
+  );
   const bar = Math.max(2, Math.min(22, (slot * 0.8) / SERIES.length));
-  const labelEvery = Math.ceil(weeks.length / 13);
   return (
-    <svg
-      className="chart chart-weeks"
-      viewBox={`0 0 ${WIDTH} ${height}`}
-      role="img"
-      aria-label="Реализация, к выплате и прибыль по неделям"
-      data-testid="weeks-chart"
-      preserveAspectRatio="xMinYMin meet"
+    <ChartSvg
+      width={width}
+      height={height}
+      label="Реализация, к выплате и прибыль по неделям"
+      testId="weeks-chart"
+      className="chart-weeks"
+      narrow={narrow}
     >
-      {ticks.map((t) => (
-        <g key={t}>
-          <line x1={left} x2={WIDTH - right} y1={y(t)} y2={y(t)} className={t === 0 ? 'chart-axis' : 'chart-grid'} />
-          <text x={left - 6} y={y(t)} className="chart-tick" textAnchor="end" dominantBaseline="middle">
-            {short.format(t)}
-          </text>
-        </g>
-      ))}
+      <ValueTicks ticks={ticks} y={y} left={left} right={width - right} />
       {weeks.map((w, i) => {
         const x0 = left + i * slot;
         const groupLeft = x0 + (slot - bar * SERIES.length) / 2;
@@ -103,16 +95,14 @@ export function WeeksChart({ weeks }: { weeks: AnalyticsWeek[] }) {
             ) : (
               SERIES.map((s, j) => {
                 const v = w[s.key];
-                const cls = s.key === 'profit' && v < 0 ? 'series-loss' : s.className;
                 return (
-                  <rect
+                  <ValueBar
                     key={s.key}
                     x={groupLeft + j * bar}
-                    y={Math.min(y(v), y(0))}
                     width={bar - 1}
-                    height={Math.max(1, Math.abs(y(v) - y(0)))}
-                    rx={2}
-                    className={cls}
+                    value={v}
+                    y={y}
+                    className={s.key === 'profit' && v < 0 ? 'series-loss' : s.className}
                   />
                 );
               })
@@ -125,7 +115,33 @@ export function WeeksChart({ weeks }: { weeks: AnalyticsWeek[] }) {
           </g>
         );
       })}
-    </svg>
+    </ChartSvg>
+  );
+}
+
+/** A vertical bar from zero to `value`, at least a pixel high so a zero week still shows. */
+function ValueBar({
+  x,
+  width,
+  value,
+  y,
+  className,
+}: {
+  x: number;
+  width: number;
+  value: number;
+  y: (v: number) => number;
+  className: string;
+}) {
+  return (
+    <rect
+      x={x}
+      y={Math.min(y(value), y(0))}
+      width={width}
+      height={Math.max(1, Math.abs(y(value) - y(0)))}
+      rx={2}
+      className={className}
+    />
   );
 }
 
@@ -135,22 +151,25 @@ export const GROUP_TITLES: Record<MarginGroup, string> = {
   loss: 'Убыточные (< 0)',
 };
 
+const groupTooltip = (g: MarginGroup, v: Analytics['margin_groups'][MarginGroup]) =>
+  `${GROUP_TITLES[g]}: ${formatInt(v.count)} арт., реализация ${formatMoney(v.realization)} ₽, прибыль ${formatMoney(v.profit)} ₽`;
+
 /** Per margin group: its share of realization (bar), articles and profit. */
-export function MarginGroupsChart({ groups }: { groups: Analytics['margin_groups'] }) {
+export function MarginGroupsChart({ groups, narrow }: { groups: Analytics['margin_groups']; narrow?: boolean }) {
   const order: MarginGroup[] = ['high', 'low', 'loss'];
   const total = order.reduce((s, g) => s + Math.max(0, groups[g].realization), 0) || 1;
+  if (narrow) return <NarrowMarginGroups groups={groups} order={order} total={total} />;
   const row = 46;
   const labelW = 170;
   const valueW = 330;
   const barMax = WIDTH - labelW - valueW - 20;
   return (
-    <svg
-      className="chart chart-groups"
-      viewBox={`0 0 ${WIDTH} ${order.length * row + 8}`}
-      role="img"
-      aria-label="Группы маржи"
-      data-testid="margin-groups-chart"
-      preserveAspectRatio="xMinYMin meet"
+    <ChartSvg
+      width={WIDTH}
+      height={order.length * row + 8}
+      label="Группы маржи"
+      testId="margin-groups-chart"
+      className="chart-groups"
     >
       {order.map((g, i) => {
         const v = groups[g];
@@ -158,7 +177,7 @@ export function MarginGroupsChart({ groups }: { groups: Analytics['margin_groups
         const yy = i * row + 6;
         return (
           <g key={g} data-testid={`margin-group-${g}`}>
-            <title>{`${GROUP_TITLES[g]}: ${formatInt(v.count)} арт., реализация ${formatMoney(v.realization)} ₽, прибыль ${formatMoney(v.profit)} ₽`}</title>
+            <title>{groupTooltip(g, v)}</title>
             <text
               x={labelW}
               y={yy + row / 2 - 4}
@@ -183,62 +202,107 @@ export function MarginGroupsChart({ groups }: { groups: Analytics['margin_groups
           </g>
         );
       })}
-    </svg>
+    </ChartSvg>
+  );
+}
+
+/** Phones: per group its name and count, the bar under them across the width, then realization and profit. */
+function NarrowMarginGroups({
+  groups,
+  order,
+  total,
+}: {
+  groups: Analytics['margin_groups'];
+  order: MarginGroup[];
+  total: number;
+}) {
+  const row = 62;
+  return (
+    <ChartSvg
+      width={NARROW_WIDTH}
+      height={order.length * row + 4}
+      label="Группы маржи"
+      testId="margin-groups-chart"
+      className="chart-groups"
+      narrow
+    >
+      {order.map((g, i) => {
+        const v = groups[g];
+        const yy = i * row;
+        return (
+          <g key={g} data-testid={`margin-group-${g}`}>
+            <title>{groupTooltip(g, v)}</title>
+            <text x={4} y={yy + 14} className="chart-label strong">
+              {GROUP_TITLES[g]}
+            </text>
+            <text x={NARROW_WIDTH - 4} y={yy + 14} className="chart-value" textAnchor="end">
+              {`${formatInt(v.count)} арт.`}
+            </text>
+            <rect
+              x={4}
+              y={yy + 21}
+              width={Math.max(1.5, (Math.max(0, v.realization) / total) * (NARROW_WIDTH - 8))}
+              height={12}
+              rx={3}
+              className={`group-${g}`}
+            />
+            <text x={4} y={yy + 50} className="chart-value">
+              {`${formatMoney(v.realization)} ₽ · прибыль `}
+              <tspan className={v.profit < 0 ? 'negative' : undefined}>{formatMoney(v.profit)}</tspan>
+            </text>
+          </g>
+        );
+      })}
+    </ChartSvg>
   );
 }
 
 /** One article's profit by week (the weekly history). */
-export function ArticleHistoryChart({ history }: { history: NonNullable<Analytics['history']> }) {
-  const height = 180;
+export function ArticleHistoryChart({
+  history,
+  narrow,
+}: {
+  history: NonNullable<Analytics['history']>;
+  narrow?: boolean;
+}) {
+  const { width, left, right, slot, labelEvery } = weekPlot(history.weeks.length, narrow);
+  const height = narrow ? 160 : 180;
   const top = 12;
   const bottom = 28;
-  const left = 70;
-  const values = history.weeks.map((w) => w.profit);
-  const ticks = niceTicks(Math.min(0, ...values), Math.max(0, ...values), 3);
-  const min = Math.min(0, ticks[0] ?? 0);
-  const max = Math.max(0, ticks[ticks.length - 1] ?? 1);
-  const y = (v: number) => top + ((max - v) / (max - min || 1)) * (height - top - bottom);
-  const slot = (WIDTH - left - 10) / Math.max(1, history.weeks.length);
+  const { ticks, y } = valueAxis(
+    history.weeks.map((w) => w.profit),
+    top,
+    height - bottom,
+    3,
+  );
   const bar = Math.max(2, Math.min(40, slot * 0.7));
-  const labelEvery = Math.ceil(history.weeks.length / 13);
   return (
-    <svg
-      className="chart chart-history"
-      viewBox={`0 0 ${WIDTH} ${height}`}
-      role="img"
-      aria-label={`Прибыль артикула ${history.article} по неделям`}
-      data-testid="article-history-chart"
-      preserveAspectRatio="xMinYMin meet"
+    <ChartSvg
+      width={width}
+      height={height}
+      label={`Прибыль артикула ${history.article} по неделям`}
+      testId="article-history-chart"
+      className="chart-history"
+      narrow={narrow}
     >
-      {ticks.map((t) => (
-        <g key={t}>
-          <line x1={left} x2={WIDTH - 10} y1={y(t)} y2={y(t)} className={t === 0 ? 'chart-axis' : 'chart-grid'} />
-          <text x={left - 6} y={y(t)} className="chart-tick" textAnchor="end" dominantBaseline="middle">
-            {short.format(t)}
-          </text>
+      <ValueTicks ticks={ticks} y={y} left={left} right={width - right} />
+      {history.weeks.map((w, i) => (
+        <g key={w.period_from}>
+          <title>{`${ddmm(w.period_from)}–${ddmm(w.period_to)}: прибыль ${formatMoney(w.profit)} ₽, реализация ${formatMoney(w.realization)} ₽, маржа ${formatPercent(w.margin)}, продажи ${formatInt(w.sales_qty)} шт`}</title>
+          <ValueBar
+            x={left + i * slot + (slot - bar) / 2}
+            width={bar}
+            value={w.profit}
+            y={y}
+            className={w.profit < 0 ? 'series-loss' : 'series-profit'}
+          />
+          {i % labelEvery === 0 ? (
+            <text x={left + i * slot + slot / 2} y={height - 8} className="chart-tick" textAnchor="middle">
+              {ddmm(w.period_from)}
+            </text>
+          ) : null}
         </g>
       ))}
-      {history.weeks.map((w, i) => {
-        const x0 = left + i * slot + (slot - bar) / 2;
-        return (
-          <g key={w.period_from}>
-            <title>{`${ddmm(w.period_from)}–${ddmm(w.period_to)}: прибыль ${formatMoney(w.profit)} ₽, реализация ${formatMoney(w.realization)} ₽, маржа ${formatPercent(w.margin)}, продажи ${formatInt(w.sales_qty)} шт`}</title>
-            <rect
-              x={x0}
-              y={Math.min(y(w.profit), y(0))}
-              width={bar}
-              height={Math.max(1, Math.abs(y(w.profit) - y(0)))}
-              rx={2}
-              className={w.profit < 0 ? 'series-loss' : 'series-profit'}
-            />
-            {i % labelEvery === 0 ? (
-              <text x={left + i * slot + slot / 2} y={height - 8} className="chart-tick" textAnchor="middle">
-                {ddmm(w.period_from)}
-              </text>
-            ) : null}
-          </g>
-        );
-      })}
-    </svg>
+    </ChartSvg>
   );
 }

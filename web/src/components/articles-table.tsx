@@ -10,8 +10,9 @@ import {
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { AbcLetter, AnalyticsArticle, MarginGroup } from '../api/types';
 import { displayArticle } from '../lib/fields';
-import { formatInt, formatMoney, formatPercent } from '../lib/format';
+import { articlesCount, formatInt, formatMoney, formatPercent } from '../lib/format';
 import { GROUP_TITLES } from './analytics-charts';
+import { SortHeader } from './sort-header';
 
 const ROW_HEIGHT = 34;
 const LETTERS: AbcLetter[] = ['A', 'B', 'C'];
@@ -154,9 +155,7 @@ export function ArticlesTable({
           onChange={(e) => setSearch(e.target.value)}
         />
         <span className="muted small" data-testid="articles-count">
-          {filtered.length === articles.length
-            ? `Артикулов: ${formatInt(articles.length)}`
-            : `Найдено ${formatInt(filtered.length)} из ${formatInt(articles.length)}`}
+          {articlesCount(filtered.length, articles.length)}
         </span>
       </div>
       <div className="table-toolbar chips-row">
@@ -200,31 +199,13 @@ export function ArticlesTable({
         <table className="items-table articles-table" aria-rowcount={rows.length + 1}>
           <thead>
             <tr className="header-row">
-              {columns.map((column) => {
-                const sorted = column.getIsSorted();
-                const unit = (column.columnDef.meta as { unit: Unit }).unit;
-                const title = String(column.columnDef.header ?? '');
-                return (
-                  <th
-                    key={column.id}
-                    scope="col"
-                    className={`${unit === 'text' ? '' : 'num'}${column.id === 'article' ? ' sticky-col col-article' : ''}`}
-                    aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
-                  >
-                    <button
-                      type="button"
-                      className="sort-button"
-                      onClick={column.getToggleSortingHandler()}
-                      title={`Сортировать: ${title}`}
-                    >
-                      <span>{title}</span>
-                      <span className="sort-mark" aria-hidden="true">
-                        {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : ''}
-                      </span>
-                    </button>
-                  </th>
-                );
-              })}
+              {columns.map((column) => (
+                <SortHeader
+                  key={column.id}
+                  column={column}
+                  className={`${(column.columnDef.meta as { unit: Unit }).unit === 'text' ? '' : 'num'}${column.id === 'article' ? ' sticky-col col-article' : ''}`}
+                />
+              ))}
             </tr>
           </thead>
           <tbody>

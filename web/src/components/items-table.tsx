@@ -11,8 +11,9 @@ import {
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Item, Values } from '../api/contract';
 import { COLUMN_GROUPS, displayArticle, FIELD_BY_NAME, type FieldUnit } from '../lib/fields';
-import { editText, formatByUnit, formatInt, normaliseForUnit, parseNumberInput } from '../lib/format';
+import { articlesCount, editText, formatByUnit, formatInt, normaliseForUnit, parseNumberInput } from '../lib/format';
 import { ErrorMessage } from './error-message';
+import { SortHeader } from './sort-header';
 
 const ROW_HEIGHT = 34;
 
@@ -302,9 +303,7 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
           onChange={(e) => setSearch(e.target.value)}
         />
         <span className="muted small" data-testid="items-count">
-          {filtered.length === items.length
-            ? `Артикулов: ${formatInt(items.length)}`
-            : `Найдено ${formatInt(filtered.length)} из ${formatInt(items.length)}`}
+          {articlesCount(filtered.length, items.length)}
           {correctedCount > 0 ? ` · исправлено вручную: ${correctedCount}` : ''}
         </span>
         <div className="group-toggles" role="group" aria-label="Группы колонок">
@@ -457,26 +456,11 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
 
 function HeaderCell({ column }: { column: Column<Item, unknown> }) {
   const meta = column.columnDef.meta as ColumnMeta;
-  const sorted = column.getIsSorted();
-  const title = String(column.columnDef.header ?? '');
   return (
-    <th
-      scope="col"
+    <SortHeader
+      column={column}
       className={`${meta.unit ? 'num' : ''} ${meta.className ?? ''}${column.id === 'article' ? ' sticky-col' : ''} group-${meta.groupId}`}
-      aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
-    >
-      <button
-        type="button"
-        className="sort-button"
-        onClick={column.getToggleSortingHandler()}
-        title={`Сортировать: ${title}`}
-      >
-        <span>{title}</span>
-        <span className="sort-mark" aria-hidden="true">
-          {sorted === 'asc' ? '▲' : sorted === 'desc' ? '▼' : ''}
-        </span>
-      </button>
-    </th>
+    />
   );
 }
 

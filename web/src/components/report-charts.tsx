@@ -1,8 +1,9 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import type { Item, Values } from '../api/contract';
 import { displayArticle, fieldTitle } from '../lib/fields';
 import { formatMoney } from '../lib/format';
 import { useNarrowScreen } from '../lib/use-narrow-screen';
+import { ChartSvg, zeroScale } from './chart-parts';
 
 interface Step {
   label: string;
@@ -76,33 +77,24 @@ const LABEL_W = 230;
 const VALUE_W = 130;
 const WIDTH = 1000;
 
-function scale(values: number[], x0: number, x1: number) {
-  const min = Math.min(0, ...values);
-  const max = Math.max(0, ...values);
-  const span = max - min || 1;
-  return (v: number) => x0 + ((v - min) / span) * (x1 - x0);
-}
-
 /** Narrow screens (phones): the label above each bar, the amount at its right, the chart as wide as the screen. */
 const NARROW_WIDTH = 360;
 const NARROW_ROW = 40;
 
 export function NarrowWaterfall({ steps }: { steps: Step[] }) {
-  const x = scale(
+  const x = zeroScale(
     steps.flatMap((s) => [s.start, s.end]),
     4,
     NARROW_WIDTH - 4,
   );
   const height = steps.length * NARROW_ROW + 6;
   return (
-    <svg
-      className="chart chart-narrow"
-      viewBox={`0 0 ${NARROW_WIDTH} ${height}`}
-      role="img"
-      aria-label="Путь от цены продавца к прибыли"
-      data-testid="waterfall-chart"
-      data-layout="narrow"
-      preserveAspectRatio="xMinYMin meet"
+    <ChartSvg
+      width={NARROW_WIDTH}
+      height={height}
+      label="Путь от цены продавца к прибыли"
+      testId="waterfall-chart"
+      narrow
     >
       <line x1={x(0)} x2={x(0)} y1={0} y2={height} className="chart-axis" />
       {steps.map((s, i) => {
@@ -130,65 +122,104 @@ export function NarrowWaterfall({ steps }: { steps: Step[] }) {
           </g>
         );
       })}
-    </svg>
+    </ChartSvg>
+  );
+}
+
+/** One row of a wide horizontal bar chart: the label before the plot, the bar from `from` to `to`, the amount at the right edge. */
+function BarRow({
+  y,
+  title,
+  label,
+  strong,
+  from,
+  to,
+  barClass,
+  value,
+  negative,
+  children,
+}: {
+  y: number;
+  title: string;
+  label: string;
+  strong?: boolean;
+  from: number;
+  to: number;
+  barClass: string;
+  value: string;
+  negative: boolean;
+  children?: ReactNode;
+}) {
+  return (
+    <g>
+      <title>{title}</title>
+      <text
+        x={LABEL_W}
+        y={y + ROW / 2}
+        className={`chart-label${strong ? ' strong' : ''}`}
+        textAnchor="end"
+        dominantBaseline="middle"
+      >
+        {label}
+      </text>
+      <rect
+        x={Math.min(from, to)}
+        y={y + 4}
+        width={Math.max(1.5, Math.abs(to - from))}
+        height={ROW - 10}
+        rx={3}
+        className={barClass}
+      />
+      {children}
+      <text
+        x={WIDTH - 4}
+        y={y + ROW / 2}
+        className={`chart-value${negative ? ' negative' : ''}${strong ? ' strong' : ''}`}
+        textAnchor="end"
+        dominantBaseline="middle"
+      >
+        {value}
+      </text>
+    </g>
   );
 }
 
 export function WaterfallChart({ totals, narrow }: { totals: Values; narrow?: boolean }) {
   const steps = useMemo(() => waterfallSteps(totals), [totals]);
   if (narrow) return <NarrowWaterfall steps={steps} />;
-  const x = scale(
+  const x = zeroScale(
     steps.flatMap((s) => [s.start, s.end]),
     LABEL_W + 10,
     WIDTH - VALUE_W - 10,
   );
   const height = steps.length * ROW + 10;
   return (
-    <svg
-      className="chart"
-      viewBox={`0 0 ${WIDTH} ${height}`}
-      role="img"
-      aria-label="Путь от цены продавца к прибыли"
-      data-testid="waterfall-chart"
-      preserveAspectRatio="xMinYMin meet"
-    >
+    <ChartSvg width={WIDTH} height={height} label="Путь от цены продавца к прибыли" testId="waterfall-chart">
       <line x1={x(0)} x2={x(0)} y1={0} y2={height} className="chart-axis" />
       {steps.map((s, i) => {
         const y = i * ROW + 5;
-        const left = Math.min(x(s.start), x(s.end));
-        const w = Math.max(1.5, Math.abs(x(s.end) - x(s.start)));
         const cls =
           s.kind === 'total' ? (s.value < 0 ? 'bar-total-negative' : 'bar-total') : s.value < 0 ? 'bar-down' : 'bar-up';
         return (
-          <g key={`${s.label}-${i}`}>
-            <title>{`${s.label}: ${formatMoney(s.value)} ₽`}</title>
-            <text
-              x={LABEL_W}
-              y={y + ROW / 2}
-              className={`chart-label${s.kind === 'total' ? ' strong' : ''}`}
-              textAnchor="end"
-              dominantBaseline="middle"
-            >
-              {s.label}
-            </text>
-            <rect x={left} y={y + 4} width={w} height={ROW - 10} rx={3} className={cls} />
+          <BarRow
+            key={`${s.label}-${i}`}
+            y={y}
+            title={`${s.label}: ${formatMoney(s.value)} ₽`}
+            label={s.label}
+            strong={s.kind === 'total'}
+            from={x(s.start)}
+            to={x(s.end)}
+            barClass={cls}
+            value={`${s.kind === 'delta' && s.value > 0 ? '+' : ''}${formatMoney(s.value)}`}
+            negative={s.value < 0}
+          >
             {i < steps.length - 1 ? (
               <line x1={x(s.end)} x2={x(s.end)} y1={y + ROW - 6} y2={y + ROW + 4} className="chart-connector" />
             ) : null}
-            <text
-              x={WIDTH - 4}
-              y={y + ROW / 2}
-              className={`chart-value${s.value < 0 ? ' negative' : ''}${s.kind === 'total' ? ' strong' : ''}`}
-              textAnchor="end"
-              dominantBaseline="middle"
-            >
-              {s.kind === 'delta' && s.value > 0 ? '+' : ''}
-              {formatMoney(s.value)}
-            </text>
-          </g>
+          </BarRow>
         );
       })}
-    </svg>
+    </ChartSvg>
   );
 }
 
@@ -205,54 +236,33 @@ export function topByProfit(items: Item[], best = 10, worst = 5): Item[] {
 export function ProfitByArticleChart({ items }: { items: Item[] }) {
   const rows = useMemo(() => topByProfit(items), [items]);
   if (rows.length === 0) return <p className="muted">Нет артикулов с прибылью или убытком.</p>;
-  const x = scale(
+  const x = zeroScale(
     rows.map((r) => n(r.effective.profit)),
     LABEL_W + 10,
     WIDTH - VALUE_W - 10,
   );
   const height = rows.length * ROW + 10;
   return (
-    <svg
-      className="chart"
-      viewBox={`0 0 ${WIDTH} ${height}`}
-      role="img"
-      aria-label="Прибыль по артикулам"
-      data-testid="profit-chart"
-      preserveAspectRatio="xMinYMin meet"
-    >
+    <ChartSvg width={WIDTH} height={height} label="Прибыль по артикулам" testId="profit-chart">
       <line x1={x(0)} x2={x(0)} y1={0} y2={height} className="chart-axis" />
       {rows.map((item, i) => {
         const profit = n(item.effective.profit);
-        const y = i * ROW + 5;
-        const left = Math.min(x(0), x(profit));
         const label = displayArticle(item.article);
         return (
-          <g key={item.item_id}>
-            <title>{`${label}: ${formatMoney(profit)} ₽`}</title>
-            <text x={LABEL_W} y={y + ROW / 2} className="chart-label" textAnchor="end" dominantBaseline="middle">
-              {label.length > 30 ? `${label.slice(0, 29)}…` : label}
-            </text>
-            <rect
-              x={left}
-              y={y + 4}
-              width={Math.max(1.5, Math.abs(x(profit) - x(0)))}
-              height={ROW - 10}
-              rx={3}
-              className={profit < 0 ? 'bar-down' : 'bar-up'}
-            />
-            <text
-              x={WIDTH - 4}
-              y={y + ROW / 2}
-              className={`chart-value${profit < 0 ? ' negative' : ''}`}
-              textAnchor="end"
-              dominantBaseline="middle"
-            >
-              {formatMoney(profit)}
-            </text>
-          </g>
+          <BarRow
+            key={item.item_id}
+            y={i * ROW + 5}
+            title={`${label}: ${formatMoney(profit)} ₽`}
+            label={label.length > 30 ? `${label.slice(0, 29)}…` : label}
+            from={x(0)}
+            to={x(profit)}
+            barClass={profit < 0 ? 'bar-down' : 'bar-up'}
+            value={formatMoney(profit)}
+            negative={profit < 0}
+          />
         );
       })}
-    </svg>
+    </ChartSvg>
   );
 }
 

@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { Report } from '../api/contract';
 import { ErrorMessage } from './error-message';
+import { SellerOptions } from './seller-options';
 
 /**
  * Renaming a report and linking it to one of the user's sellers (PATCH /api/reports/{id}). Closed it
@@ -15,7 +16,6 @@ export function ReportMetaForm({ report }: { report: Report }) {
   const [sellerId, setSellerId] = useState(report.seller?.id ?? '');
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const sellers = useQuery({ queryKey: ['sellers'], queryFn: api.listSellers, enabled: open });
 
   if (!open) {
     return (
@@ -75,12 +75,7 @@ export function ReportMetaForm({ report }: { report: Report }) {
       <label>
         Продавец
         <select value={sellerId} onChange={(e) => setSellerId(e.target.value)} aria-label="Продавец отчёта">
-          <option value="">Не указан</option>
-          {(sellers.data?.items ?? []).map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name ? `${s.name} (${s.number})` : s.number}
-            </option>
-          ))}
+          <SellerOptions empty="Не указан" />
         </select>
       </label>
       <div className="button-row">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDateTime, formatPercent } from './format';
+import { articlesCount, formatDateTime, formatPercent } from './format';
 
 const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 
@@ -13,5 +13,12 @@ describe('formats', () => {
     const d = new Date(iso);
     const local = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
     expect(formatDateTime(iso)).toContain(local);
+  });
+});
+
+describe('articlesCount', () => {
+  it('says how many articles, or how many of them a search found', () => {
+    expect(articlesCount(1200, 1200).replace(/[\u00a0\u202f]/g, ' ')).toBe('Артикулов: 1 200');
+    expect(articlesCount(3, 1200).replace(/[\u00a0\u202f]/g, ' ')).toBe('Найдено 3 из 1 200');
   });
 });

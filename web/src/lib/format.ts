@@ -21,6 +21,11 @@ export function formatInt(n: number | null | undefined): string {
   return isNumber(n) ? integer.format(n) : '—';
 }
 
+/** A table's count of articles: «Артикулов: 12», or «Найдено 3 из 12» while a search or filter hides some. */
+export function articlesCount(shown: number, total: number): string {
+  return shown === total ? `Артикулов: ${formatInt(total)}` : `Найдено ${formatInt(shown)} из ${formatInt(total)}`;
+}
+
 export function formatPercent(p: number | null | undefined): string {
   return isNumber(p) ? `${percent.format(p)} %` : '—';
 }

@@ -9,7 +9,9 @@ import { ErrorMessage } from '../components/error-message';
 import { Spinner } from '../components/progress-bar';
 import { displayArticle } from '../lib/fields';
 import { formatDate, formatInt, formatPercent, formatRub } from '../lib/format';
+import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { useTitle } from '../lib/use-title';
+import { SellerOptions } from '../components/seller-options';
 
 const PRESETS = [4, 12, 26, 52] as const;
 
@@ -125,8 +127,8 @@ export function AnalyticsPage() {
   const [draft, setDraft] = useState(custom);
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<unknown>(null);
+  const narrow = useNarrowScreen();
 
-  const sellers = useQuery({ queryKey: ['sellers'], queryFn: api.listSellers });
   // The default range (the last 12 weeks with reports) also tells where the newest week is.
   const base = useQuery({
     queryKey: ['analytics', 'default', sellerId],
@@ -242,12 +244,7 @@ export function AnalyticsPage() {
         <label className="inline-label">
           Продавец
           <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">
-            <option value="">Все продавцы</option>
-            {(sellers.data?.items ?? []).map((s) => (
-              <option key={s.id} value={s.id}>
-                {s.name ? `${s.name} (${s.number})` : s.number}
-              </option>
-            ))}
+            <SellerOptions empty="Все продавцы" />
           </select>
         </label>
         <button type="button" className="btn btn-small" onClick={() => void exportXlsx()} disabled={!data || exporting}>
@@ -301,7 +298,7 @@ export function AnalyticsPage() {
               </div>
             </div>
             <div className="chart-wrap">
-              <WeeksChart weeks={data.weeks} />
+              <WeeksChart weeks={data.weeks} narrow={narrow} />
             </div>
           </section>
 
@@ -310,7 +307,7 @@ export function AnalyticsPage() {
               <h2 id="groups-title">Группы маржи</h2>
             </div>
             <div className="chart-wrap">
-              <MarginGroupsChart groups={data.margin_groups} />
+              <MarginGroupsChart groups={data.margin_groups} narrow={narrow} />
             </div>
           </section>
 
@@ -324,7 +321,7 @@ export function AnalyticsPage() {
               </div>
               {history.data?.history ? (
                 <div className="chart-wrap">
-                  <ArticleHistoryChart history={history.data.history} />
+                  <ArticleHistoryChart history={history.data.history} narrow={narrow} />
                 </div>
               ) : history.error ? (
                 <ErrorMessage error={history.error} />

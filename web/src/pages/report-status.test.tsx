@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import type { CombineJob, ReportSummary } from '../api/types';
-import { ReportStatusBadge, combineStepText } from './reports-page';
+import { combineStepText } from '../lib/use-combine-job';
+import { ReportStatusBadge } from './reports-page';
 
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
 

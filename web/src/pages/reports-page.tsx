@@ -1,29 +1,30 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useNavigate, useSearchParams } from 'react-router-dom';
-import { api, saveFile } from '../api/client';
-import { ApiError, messageFor } from '../api/errors';
-import type { CombineJob, ReportSummary } from '../api/contract';
+import { useMemo, useState } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router-dom';
+import { api } from '../api/client';
+import { messageFor } from '../api/errors';
+import type { ReportSummary } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
 import { LoadMore } from '../components/load-more';
 import { ConfirmDialog } from '../components/modal';
-import { ProgressBar, Spinner } from '../components/progress-bar';
+import { Spinner } from '../components/progress-bar';
+import { CombineDialog, CombineProgress, ReportSelectionBar } from '../components/report-selection-bar';
 import { UploadPanel } from '../components/upload-panel';
 import { formatDateTime, formatInt, formatPeriod, formatRub, plural } from '../lib/format';
+import { useCombineJob } from '../lib/use-combine-job';
+import { useReportActions } from '../lib/use-report-actions';
+import { useReportSelection } from '../lib/use-report-selection';
 import { useTitle } from '../lib/use-title';
 import { describeProgress } from '../lib/uploads';
+import { SellerOptions } from '../components/seller-options';
 
-const MAX_SELECTED = 100;
 const POLL_MS = 1000;
 
 export function ReportsPage() {
   useTitle('Отчёты');
   const [params, setParams] = useSearchParams();
   const sellerId = params.get('seller') ?? '';
-  const queryClient = useQueryClient();
-  const navigate = useNavigate();
 
-  const sellers = useQuery({ queryKey: ['sellers'], queryFn: api.listSellers });
   const reports = useInfiniteQuery({
     queryKey: ['reports', sellerId],
     queryFn: ({ pageParam }) => api.listReports({ seller_id: sellerId || null, cursor: pageParam }),
@@ -35,118 +36,15 @@ export function ReportsPage() {
   });
   const items = useMemo(() => reports.data?.pages.flatMap((p) => p.items) ?? [], [reports.data]);
 
-  const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [toDelete, setToDelete] = useState<ReportSummary | null>(null);
-  const [deleting, setDeleting] = useState(false);
+  // One error line for every action of the page: each clears it when it starts.
   const [actionError, setActionError] = useState<unknown>(null);
-  const [exporting, setExporting] = useState(false);
-  const [combining, setCombining] = useState(false);
-  const [combineJob, setCombineJob] = useState<CombineJob | null>(null);
-  const [combineTitle, setCombineTitle] = useState('');
+  const selection = useReportSelection(items);
+  const { selectedIds } = selection;
+  const actions = useReportActions(setActionError);
+  const combine = useCombineJob({ setError: setActionError, onDone: selection.clear });
+  const [toDelete, setToDelete] = useState<ReportSummary | null>(null);
   const [askCombine, setAskCombine] = useState(false);
-
-  // Keep the selection to reports still on screen (after a delete or a filter change).
-  useEffect(() => {
-    setSelected((prev) => {
-      const visible = new Set(items.map((r) => r.id));
-      const next = new Set([...prev].filter((id) => visible.has(id)));
-      return next.size === prev.size ? prev : next;
-    });
-  }, [items]);
-
-  const toggle = (id: string) =>
-    setSelected((prev) => {
-      const next = new Set(prev);
-      if (next.has(id)) next.delete(id);
-      else if (next.size < MAX_SELECTED) next.add(id);
-      return next;
-    });
-
-  const allSelected = items.length > 0 && items.slice(0, MAX_SELECTED).every((r) => selected.has(r.id));
-  const toggleAll = () => setSelected(allSelected ? new Set() : new Set(items.slice(0, MAX_SELECTED).map((r) => r.id)));
-
-  const selectedIds = items.filter((r) => selected.has(r.id)).map((r) => r.id);
-
-  const deleteReport = async () => {
-    if (!toDelete) return;
-    setDeleting(true);
-    setActionError(null);
-    try {
-      await api.deleteReport(toDelete.id);
-      queryClient.removeQueries({ queryKey: ['report', toDelete.id] });
-      await queryClient.invalidateQueries({ queryKey: ['reports'] });
-      setToDelete(null);
-    } catch (e) {
-      setActionError(e);
-      setToDelete(null);
-    } finally {
-      setDeleting(false);
-    }
-  };
-
-  const exportSummary = async () => {
-    setExporting(true);
-    setActionError(null);
-    try {
-      saveFile(await api.summaryExport(selectedIds));
-    } catch (e) {
-      setActionError(e);
-    } finally {
-      setExporting(false);
-    }
-  };
-
-  const startCombine = async () => {
-    setAskCombine(false);
-    setCombining(true);
-    setActionError(null);
-    setCombineJob(null);
-    try {
-      const job = await api.combine(selectedIds, combineTitle.trim() || undefined);
-      setCombineJob(job);
-    } catch (e) {
-      setActionError(e);
-      setCombining(false);
-    }
-  };
-
-  // Poll the combine job until it is done or failed; a done job opens the new report.
-  const jobRef = useRef<CombineJob | null>(null);
-  jobRef.current = combineJob;
-  useEffect(() => {
-    if (!combineJob) return;
-    if (combineJob.status === 'done' && combineJob.report_id) {
-      const reportId = combineJob.report_id;
-      void queryClient.invalidateQueries({ queryKey: ['reports'] });
-      setCombining(false);
-      setCombineJob(null);
-      setSelected(new Set());
-      void navigate(`/reports/${encodeURIComponent(reportId)}`);
-      return;
-    }
-    if (combineJob.status === 'failed' || combineJob.status === 'done') {
-      setCombining(false);
-      const err = combineJob.error;
-      const code = typeof err === 'object' && err?.code ? err.code : 'internal_error';
-      setActionError(new ApiError(500, code, `Не удалось объединить отчёты. ${messageFor(500, code)}`));
-      setCombineJob(null);
-      return;
-    }
-    const timer = window.setTimeout(() => {
-      void (async () => {
-        const current = jobRef.current;
-        if (!current) return;
-        try {
-          setCombineJob(await api.combineStatus(current.job_id));
-        } catch (e) {
-          setActionError(e);
-          setCombining(false);
-          setCombineJob(null);
-        }
-      })();
-    }, POLL_MS);
-    return () => window.clearTimeout(timer);
-  }, [combineJob, navigate, queryClient]);
+  const [combineTitle, setCombineTitle] = useState('');
 
   return (
     <div className="page">
@@ -172,69 +70,23 @@ export function ReportsPage() {
                 setParams(next, { replace: true });
               }}
             >
-              <option value="">Все продавцы</option>
-              {(sellers.data?.items ?? []).map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name ? `${s.name} (${s.number})` : s.number}
-                </option>
-              ))}
+              <SellerOptions empty="Все продавцы" />
             </select>
           </label>
         </div>
 
         {items.length > 0 ? (
-          <div className="selection-bar" data-testid="selection-bar">
-            <span>
-              Выбрано: <strong>{selectedIds.length}</strong>
-            </span>
-            <button
-              type="button"
-              className="btn btn-primary btn-small"
-              disabled={selectedIds.length < 2 || combining}
-              title={selectedIds.length < 2 ? 'Выберите хотя бы два отчёта' : undefined}
-              onClick={() => setAskCombine(true)}
-              data-testid="combine-button"
-            >
-              Объединить
-            </button>
-            <button
-              type="button"
-              className="btn btn-small"
-              disabled={selectedIds.length === 0 || exporting || combining}
-              title={selectedIds.length === 0 ? 'Отметьте отчёты галочками' : undefined}
-              onClick={() => void exportSummary()}
-              data-testid="summary-button"
-            >
-              {exporting ? 'Готовим файл…' : 'Сводный XLS'}
-            </button>
-            {selectedIds.length > 0 ? (
-              <button type="button" className="btn btn-ghost btn-small" onClick={() => setSelected(new Set())}>
-                Снять выбор
-              </button>
-            ) : null}
-            <span className="hint" data-testid="selection-hint">
-              {selectedIds.length === 0
-                ? 'Отметьте отчёты галочками: сводный XLS — по одному или нескольким, объединение — от двух.'
-                : selectedIds.length === 1
-                  ? 'Для объединения отметьте ещё хотя бы один отчёт.'
-                  : ''}
-            </span>
-          </div>
+          <ReportSelectionBar
+            count={selectedIds.length}
+            combining={combine.combining}
+            exporting={actions.exporting}
+            onCombine={() => setAskCombine(true)}
+            onExport={() => void actions.exportSummary(selectedIds)}
+            onClear={selection.clear}
+          />
         ) : null}
 
-        {combining ? (
-          <div className="combine-progress" data-testid="combine-progress">
-            <ProgressBar
-              label="Объединяем отчёты"
-              value={
-                combineJob && combineJob.progress.total > 0
-                  ? combineJob.progress.done / combineJob.progress.total
-                  : undefined
-              }
-              detail={combineJob ? combineStepText(combineJob) : 'Запускаем…'}
-            />
-          </div>
-        ) : null}
+        {combine.combining ? <CombineProgress job={combine.job} /> : null}
 
         <ErrorMessage error={actionError} testId="reports-error" />
 
@@ -254,7 +106,12 @@ export function ReportsPage() {
               <thead>
                 <tr>
                   <th className="col-check">
-                    <input type="checkbox" aria-label="Выбрать все отчёты" checked={allSelected} onChange={toggleAll} />
+                    <input
+                      type="checkbox"
+                      aria-label="Выбрать все отчёты"
+                      checked={selection.allSelected}
+                      onChange={selection.toggleAll}
+                    />
                   </th>
                   <th>Отчёт</th>
                   <th>Продавец</th>
@@ -272,15 +129,15 @@ export function ReportsPage() {
                   <tr
                     key={r.id}
                     data-testid={`report-row-${r.id}`}
-                    className={selected.has(r.id) ? 'selected' : undefined}
+                    className={selection.isSelected(r.id) ? 'selected' : undefined}
                   >
                     <td className="col-check">
                       <input
                         type="checkbox"
                         aria-label={`Выбрать отчёт ${r.report_number ?? r.title}`}
                         disabled={r.status === 'failed' || (r.status === 'processing' && r.task === 'upload')}
-                        checked={selected.has(r.id)}
-                        onChange={() => toggle(r.id)}
+                        checked={selection.isSelected(r.id)}
+                        onChange={() => selection.toggle(r.id)}
                       />
                     </td>
                     <td className="card-title">
@@ -346,8 +203,11 @@ export function ReportsPage() {
           title="Удалить отчёт?"
           confirmLabel="Удалить"
           danger
-          busy={deleting}
-          onConfirm={() => void deleteReport()}
+          busy={actions.deleting}
+          onConfirm={() => {
+            const report = toDelete;
+            void actions.deleteReport(report).then(() => setToDelete(null));
+          }}
           onCancel={() => setToDelete(null)}
           testId="delete-dialog"
         >
@@ -359,42 +219,19 @@ export function ReportsPage() {
       ) : null}
 
       {askCombine ? (
-        <ConfirmDialog
-          title={`Объединить ${plural(selectedIds.length, ['отчёт', 'отчёта', 'отчётов'])}?`}
-          confirmLabel="Объединить"
-          onConfirm={() => void startCombine()}
+        <CombineDialog
+          count={selectedIds.length}
+          title={combineTitle}
+          onTitle={setCombineTitle}
+          onConfirm={() => {
+            setAskCombine(false);
+            void combine.start(selectedIds, combineTitle);
+          }}
           onCancel={() => setAskCombine(false)}
-          testId="combine-dialog"
-        >
-          <p>
-            Товары будут сложены по артикулу с учётом ручных корректировок. Исходные отчёты останутся без изменений,
-            лимиты не списываются.
-          </p>
-          <label className="form-field">
-            Название (необязательно)
-            <input
-              type="text"
-              value={combineTitle}
-              maxLength={200}
-              onChange={(e) => setCombineTitle(e.target.value)}
-              placeholder="Например, Декабрь 2025"
-            />
-          </label>
-        </ConfirmDialog>
+        />
       ) : null}
     </div>
   );
-}
-
-/** "Читаем отчёт 2 из 4", "Сводим артикулы", "Записываем сводный отчёт": the combine job's step. */
-export function combineStepText(job: CombineJob): string {
-  const { done, total, step } = job.progress;
-  const sources = Math.max(0, total - 2);
-  if (step === 'reading') return `Читаем отчёт ${Math.min(done + 1, sources)} из ${sources}`;
-  if (step === 'merging') return 'Сводим артикулы';
-  if (step === 'writing') return 'Записываем сводный отчёт';
-  if (step === 'done') return 'Готово';
-  return `${done} из ${total}`;
 }
 
 /** Processing (with its progress) or failed (why, and that the limits came back); nothing when ready. */

@@ -1,0 +1,43 @@
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { api, saveFile } from '../api/client';
+import type { ReportSummary } from '../api/contract';
+
+/**
+ * The reports list's one-shot actions: deleting a report and the summary XLS of the ticked ones. Errors
+ * go to `setError`, which each action clears first (the page shows one error for all its actions).
+ */
+export function useReportActions(setError: (error: unknown) => void) {
+  const queryClient = useQueryClient();
+  const [deleting, setDeleting] = useState(false);
+  const [exporting, setExporting] = useState(false);
+
+  /** Deletes the report and forgets it; resolves once the list is refetched (or the delete failed). */
+  const deleteReport = async (report: ReportSummary) => {
+    setDeleting(true);
+    setError(null);
+    try {
+      await api.deleteReport(report.id);
+      queryClient.removeQueries({ queryKey: ['report', report.id] });
+      await queryClient.invalidateQueries({ queryKey: ['reports'] });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setDeleting(false);
+    }
+  };
+
+  const exportSummary = async (reportIds: string[]) => {
+    setExporting(true);
+    setError(null);
+    try {
+      saveFile(await api.summaryExport(reportIds));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  return { deleting, deleteReport, exporting, exportSummary };
+}
