@@ -172,9 +172,16 @@ export async function computeUserAnalytics(
   if (sellerId !== null && !(await getSeller(user.id, sellerId)))
     throw notFound('Seller not found', 'seller_not_found');
 
+  // The summaries are read by ranges of the report ids (in parallel), so they wait for the heads.
+  const headsRead = listReportHeads(user.id);
   const [allHeads, summaries, prices, sellers] = await Promise.all([
-    listReportHeads(user.id),
-    listSummaries(user.id),
+    headsRead,
+    headsRead.then((hs) =>
+      listSummaries(
+        user.id,
+        hs.map((h) => h.id),
+      ),
+    ),
     listCostPrices(user.id),
     listSellers(user.id),
   ]);
