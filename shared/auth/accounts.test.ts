@@ -247,6 +247,12 @@ describe('login', () => {
     expect(verifyPassword).not.toHaveBeenCalled();
   });
 
+  it('an unconfirmed account is refused even with its right password', async () => {
+    vi.mocked(getUserByEmail).mockResolvedValue({ ...unconfirmed, password_hash: 'hash(right-password)' });
+    expect((await failure(login(EMAIL, 'right-password'))).code).toBe('invalid_credentials');
+    expect(clearFailures).not.toHaveBeenCalled();
+  });
+
   it('a locked address → 429 before the password is looked at, with the longer wait', async () => {
     vi.mocked(lockedFor).mockImplementation(async (policy) => (policy.kind === 'login_account' ? 30 : 90));
     const e = await failure(login(EMAIL, 'right-password', '1.2.3.4'));
