@@ -4,7 +4,9 @@
  * these tests need no emulator and run in milliseconds. The integration suite (test/integration) runs
  * the same use cases against DynamoDB Local and s3rver.
  */
+import { expect } from 'vitest';
 import { resetConfig } from './config';
+import { AppError } from './errors';
 import type { ReportRecord } from './store/reports.repo';
 import type { UserRecord } from './store/users.repo';
 
@@ -67,4 +69,14 @@ export function unitReport(over: Partial<ReportRecord> = {}): ReportRecord {
     items_gen: 1,
     ...over,
   };
+}
+
+/** The AppError a use case refused with (the test fails when it resolved or threw something else). */
+export async function refusal(p: Promise<unknown>): Promise<AppError> {
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(AppError);
+  return e as AppError;
 }

@@ -16,7 +16,7 @@ import {
   getUserById,
   resetPasswordOnce,
 } from '../store/users.repo';
-import { setUnitEnv, unitUser } from '../unit-fixtures';
+import { refusal, setUnitEnv, unitUser } from '../unit-fixtures';
 import {
   ACCOUNT_LOCKOUT,
   IP_LOCKOUT,
@@ -59,15 +59,6 @@ setUnitEnv();
 const EMAIL = 'seller@example.com';
 const confirmed = unitUser({ email: EMAIL, confirmed: true, password_hash: 'hash(right-password)' });
 const unconfirmed = unitUser({ email: EMAIL, confirmed: false, password_hash: undefined });
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
-}
 
 /** The token inside the one mail sent (a confirmation or reset link). */
 function mailedToken(): string {
@@ -118,7 +109,7 @@ describe('register (no enumeration: every outcome is the same 202 at the route)'
 
   it("the source IP's hourly budget spent: 429 too_many_attempts before any account work", async () => {
     vi.mocked(consumeSlot).mockResolvedValue({ ok: false, retryAfter: 120 });
-    const e = await failure(register(EMAIL, '1.2.3.4'));
+    const e = await refusal(register(EMAIL, '1.2.3.4'));
     expect([e.status, e.code]).toEqual([429, 'too_many_attempts']);
     expect(createUser).not.toHaveBeenCalled();
   });
@@ -179,14 +170,14 @@ describe('confirm', () => {
 
   it('a reset link of an unconfirmed account → 400 invalid_token', async () => {
     vi.mocked(getUserById).mockResolvedValue(unconfirmed);
-    expect((await failure(confirm(signToken({ user_id: 'u1' }, 'reset')))).code).toBe('invalid_token');
+    expect((await refusal(confirm(signToken({ user_id: 'u1' }, 'reset')))).code).toBe('invalid_token');
     expect(resetPasswordOnce).not.toHaveBeenCalled();
   });
 
   it('an access token, a bad token or an unknown user → 400 invalid_token', async () => {
     vi.mocked(getUserById).mockResolvedValue(null);
     for (const token of [signToken({ user_id: 'u1' }, 'access'), 'garbage', signToken({ user_id: 'u1' }, 'confirm')])
-      expect(await failure(confirm(token))).toMatchObject({ status: 400, code: 'invalid_token' });
+      expect(await refusal(confirm(token))).toMatchObject({ status: 400, code: 'invalid_token' });
     expect(sendMail).not.toHaveBeenCalled();
   });
 });
@@ -215,7 +206,7 @@ describe('forgotPassword', () => {
 
   it('the IP budget is that of resets, and spent → 429', async () => {
     vi.mocked(consumeSlot).mockResolvedValue({ ok: false, retryAfter: 5 });
-    expect((await failure(forgotPassword(EMAIL, '9.9.9.9'))).status).toBe(429);
+    expect((await refusal(forgotPassword(EMAIL, '9.9.9.9'))).status).toBe(429);
     expect(vi.mocked(consumeSlot).mock.calls[0]![0]).toMatchObject({ kind: 'reset_ip', subject: '9.9.9.9' });
   });
 });
@@ -231,7 +222,7 @@ describe('login', () => {
 
   it('a wrong password → 401 invalid_credentials, a failure counted for the address and the IP', async () => {
     vi.mocked(getUserByEmail).mockResolvedValue(confirmed);
-    const e = await failure(login(EMAIL, 'wrong', '1.2.3.4'));
+    const e = await refusal(login(EMAIL, 'wrong', '1.2.3.4'));
     expect([e.status, e.code]).toEqual([401, 'invalid_credentials']);
     expect(recordFailure).toHaveBeenCalledWith(ACCOUNT_LOCKOUT, EMAIL);
     expect(recordFailure).toHaveBeenCalledWith(IP_LOCKOUT, '1.2.3.4');
@@ -240,7 +231,7 @@ describe('login', () => {
   it('an unknown address and an unconfirmed account answer the same 401, after a burned bcrypt check', async () => {
     for (const u of [null, unconfirmed]) {
       vi.mocked(getUserByEmail).mockResolvedValue(u);
-      const e = await failure(login(EMAIL, 'right-password'));
+      const e = await refusal(login(EMAIL, 'right-password'));
       expect([e.status, e.code]).toEqual([401, 'invalid_credentials']);
     }
     expect(burnPasswordCheck).toHaveBeenCalledTimes(2);
@@ -249,13 +240,13 @@ describe('login', () => {
 
   it('an unconfirmed account is refused even with its right password', async () => {
     vi.mocked(getUserByEmail).mockResolvedValue({ ...unconfirmed, password_hash: 'hash(right-password)' });
-    expect((await failure(login(EMAIL, 'right-password'))).code).toBe('invalid_credentials');
+    expect((await refusal(login(EMAIL, 'right-password'))).code).toBe('invalid_credentials');
     expect(clearFailures).not.toHaveBeenCalled();
   });
 
   it('a locked address → 429 before the password is looked at, with the longer wait', async () => {
     vi.mocked(lockedFor).mockImplementation(async (policy) => (policy.kind === 'login_account' ? 30 : 90));
-    const e = await failure(login(EMAIL, 'right-password', '1.2.3.4'));
+    const e = await refusal(login(EMAIL, 'right-password', '1.2.3.4'));
     expect([e.status, e.code]).toEqual([429, 'too_many_attempts']);
     expect(e.message).toContain('90');
     expect(getUserByEmail).not.toHaveBeenCalled();
@@ -265,15 +256,15 @@ describe('login', () => {
 
 describe('changePassword', () => {
   it('a wrong current password → 400 invalid_current_password (never 401)', async () => {
-    const e = await failure(changePassword(confirmed, 'wrong', 'new-password-1'));
+    const e = await refusal(changePassword(confirmed, 'wrong', 'new-password-1'));
     expect([e.status, e.code]).toEqual([400, 'invalid_current_password']);
     expect(changePasswordHash).not.toHaveBeenCalled();
   });
 
   it('a new password under 8 characters → 400 weak_password (characters, not UTF-16 units)', async () => {
-    expect((await failure(changePassword(confirmed, 'right-password', 'short'))).code).toBe('weak_password');
+    expect((await refusal(changePassword(confirmed, 'right-password', 'short'))).code).toBe('weak_password');
     // Seven emoji are 14 UTF-16 units but 7 characters.
-    expect((await failure(changePassword(confirmed, 'right-password', '😀'.repeat(7)))).code).toBe('weak_password');
+    expect((await refusal(changePassword(confirmed, 'right-password', '😀'.repeat(7)))).code).toBe('weak_password');
     vi.mocked(changePasswordHash).mockResolvedValue(true as never);
     await changePassword(confirmed, 'right-password', 'пароль12');
     expect(changePasswordHash).toHaveBeenCalledOnce();
@@ -281,7 +272,7 @@ describe('changePassword', () => {
 
   it('conditional on the old hash; a concurrent change first → 409 password_changed', async () => {
     vi.mocked(changePasswordHash).mockResolvedValue(false as never);
-    const e = await failure(changePassword(confirmed, 'right-password', 'new-password-1'));
+    const e = await refusal(changePassword(confirmed, 'right-password', 'new-password-1'));
     expect([e.status, e.code]).toEqual([409, 'password_changed']);
     expect(vi.mocked(changePasswordHash).mock.calls[0]![0]).toMatchObject({
       expectedHash: 'hash(right-password)',

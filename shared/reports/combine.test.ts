@@ -14,7 +14,7 @@ import {
   replaceItems,
   type ReportRecord,
 } from '../store/reports.repo';
-import { setUnitEnv, unitReport } from '../unit-fixtures';
+import { refusal, setUnitEnv, unitReport } from '../unit-fixtures';
 import { assertNoOverlap, recombineReport, requireReports, startCombine, startRecombine } from './combine';
 
 vi.mock('../store/reports.repo', () => ({
@@ -37,15 +37,6 @@ function catchSync(fn: () => void): AppError {
     return e as AppError;
   }
   throw new Error('expected a refusal');
-}
-
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
 }
 
 let reports: Map<string, ReportRecord>;
@@ -82,7 +73,7 @@ beforeEach(() => {
 
 describe('requireReports', () => {
   it("→ 404 report_not_found listing every id that is not the caller's, in the order given", async () => {
-    const e = await failure(requireReports('u1', ['x', 'a', 'y']));
+    const e = await refusal(requireReports('u1', ['x', 'a', 'y']));
     expect([e.status, e.code, e.details.report_ids]).toEqual([404, 'report_not_found', ['x', 'y']]);
   });
 });
@@ -146,7 +137,7 @@ describe('startCombine', () => {
 
   it('an overlapping selection is refused before any job starts', async () => {
     reports.set('b', { ...reports.get('b')!, identity: 'ia' });
-    expect((await failure(startCombine('u1', ['a', 'b']))).code).toBe('overlapping_reports');
+    expect((await refusal(startCombine('u1', ['a', 'b']))).code).toBe('overlapping_reports');
     expect(getReportItems).not.toHaveBeenCalled();
   });
 
@@ -163,19 +154,19 @@ describe('startCombine', () => {
 
 describe('recombine', () => {
   it('an uploaded report → 422 not_combined', async () => {
-    expect(await failure(startRecombine('u1', 'a'))).toMatchObject({ status: 422, code: 'not_combined' });
+    expect(await refusal(startRecombine('u1', 'a'))).toMatchObject({ status: 422, code: 'not_combined' });
   });
 
   it('a combined report whose source was deleted → 409 source_missing naming it', async () => {
     reports.set('c', unitReport({ id: 'c', is_combined: true, source_report_ids: ['a', 'gone'] }));
-    const e = await failure(startRecombine('u1', 'c'));
+    const e = await refusal(startRecombine('u1', 'c'));
     expect([e.status, e.code, e.details.report_ids]).toEqual([409, 'source_missing', ['gone']]);
   });
 
   it('a combined report changed on every try → 409 report_busy after three attempts', async () => {
     reports.set('c', unitReport({ id: 'c', is_combined: true, source_report_ids: ['a', 'b'] }));
     vi.mocked(replaceItems).mockResolvedValue(null);
-    expect((await failure(recombineReport('u1', 'c', progress))).code).toBe('report_busy');
+    expect((await refusal(recombineReport('u1', 'c', progress))).code).toBe('report_busy');
     expect(replaceItems).toHaveBeenCalledTimes(3);
   });
 

@@ -6,7 +6,6 @@
  * test/integration/reports-corrections.test.ts and report-settings.test.ts run rebuilds end to end.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { AppError } from '../errors';
 import { buildItems, readReport } from '../report';
 import { downloadToTemp } from '../files/objects';
 import type { StoredItem } from '../store/items.repo';
@@ -21,12 +20,12 @@ import {
   type ReportRecord,
 } from '../store/reports.repo';
 import { invokeWorker } from '../worker/invoke';
-import { setUnitEnv, unitReport, unitUser } from '../unit-fixtures';
+import { refusal, setUnitEnv, unitReport, unitUser } from '../unit-fixtures';
 import { requireReport } from './queries';
 import { rebuildMany, rebuildReport, startRebuild } from './rebuild';
 import { resolveReportSettings } from './settings';
 
-vi.mock('../log', () => ({ log: vi.fn(), describeError: (e: unknown) => ({ error: String(e) }) }));
+vi.mock('../log');
 vi.mock('../report', async (actual) => ({
   ...(await actual<typeof import('../report')>()),
   readReport: vi.fn(),
@@ -71,15 +70,6 @@ function stored(article: string, manual: Record<string, number> = {}): StoredIte
   return { article, manual_values: manual } as unknown as StoredItem;
 }
 
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
-}
-
 beforeEach(() => {
   vi.resetAllMocks();
   vi.mocked(requireReport).mockResolvedValue(unitReport());
@@ -103,14 +93,14 @@ describe('rebuildReport (the worker body)', () => {
   it('a combined report, or one without a stored source → 409 source_missing, nothing read', async () => {
     for (const record of [unitReport({ is_combined: true }), unitReport({ source_path: null })]) {
       vi.mocked(requireReport).mockResolvedValue(record);
-      expect(await failure(rebuildReport(user, 'r1'))).toMatchObject({ status: 409, code: 'source_missing' });
+      expect(await refusal(rebuildReport(user, 'r1'))).toMatchObject({ status: 409, code: 'source_missing' });
     }
     expect(downloadToTemp).not.toHaveBeenCalled();
   });
 
   it('a stored source gone from S3 → 409 source_missing', async () => {
     vi.mocked(downloadToTemp).mockResolvedValue(null);
-    expect((await failure(rebuildReport(user, 'r1'))).code).toBe('source_missing');
+    expect((await refusal(rebuildReport(user, 'r1'))).code).toBe('source_missing');
     expect(replaceItems).not.toHaveBeenCalled();
   });
 
@@ -145,7 +135,7 @@ describe('rebuildReport (the worker body)', () => {
 
   it('refused three times → 409 report_busy', async () => {
     vi.mocked(replaceItems).mockResolvedValue(null);
-    expect((await failure(rebuildReport(user, 'r1'))).code).toBe('report_busy');
+    expect((await refusal(rebuildReport(user, 'r1'))).code).toBe('report_busy');
     expect(replaceItems).toHaveBeenCalledTimes(3);
   });
 });
@@ -153,7 +143,7 @@ describe('rebuildReport (the worker body)', () => {
 describe('startRebuild (the route)', () => {
   it('without a source → 409 source_missing and no task started', async () => {
     vi.mocked(requireReport).mockResolvedValue(unitReport({ source_path: null }));
-    expect((await failure(startRebuild(user, 'r1', 0))).code).toBe('source_missing');
+    expect((await refusal(startRebuild(user, 'r1', 0))).code).toBe('source_missing');
     expect(startRebuildTask).not.toHaveBeenCalled();
   });
 
@@ -189,7 +179,7 @@ describe('startRebuild (the route)', () => {
     vi.mocked(getReportAnyStatus).mockResolvedValue(
       unitReport({ status: 'processing', task: 'upload', task_id: 'tup' }),
     );
-    expect((await failure(startRebuild(user, 'r1', 0))).code).toBe('report_busy');
+    expect((await refusal(startRebuild(user, 'r1', 0))).code).toBe('report_busy');
   });
 
   it("a rebuild that failed within the wait answers its error; another task's outcome is not taken for it", async () => {
@@ -197,7 +187,7 @@ describe('startRebuild (the route)', () => {
     vi.mocked(getReportAnyStatus).mockResolvedValueOnce(
       unitReport({ last_rebuild: { task_id: 'tnew', finished_at: 'x', dropped: [], error } }),
     );
-    expect(await failure(startRebuild(user, 'r1', 0))).toMatchObject({ status: 422, code: 'missing_headers' });
+    expect(await refusal(startRebuild(user, 'r1', 0))).toMatchObject({ status: 422, code: 'missing_headers' });
     vi.mocked(getReportAnyStatus).mockResolvedValueOnce(
       unitReport({ last_rebuild: { task_id: 'tolder', finished_at: 'x', dropped: [], error } }),
     );

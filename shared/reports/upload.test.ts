@@ -11,13 +11,13 @@ import { getIdempotentRecord } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
 import { deleteReport, getReportAnyStatus, getReportItems, newReportId } from '../store/reports.repo';
 import { invokeWorker } from '../worker/invoke';
-import { setUnitEnv, unitReport, unitUser } from '../unit-fixtures';
+import { refusal, setUnitEnv, unitReport, unitUser } from '../unit-fixtures';
 import { findDuplicate } from './duplicates';
 import { openInputFile, type InputFile } from './file-input';
 import { failUpload, recoverAbandonedUploads } from './recover';
 import { uploadReport } from './upload';
 
-vi.mock('../log', () => ({ log: vi.fn(), describeError: (e: unknown) => ({ error: String(e) }) }));
+vi.mock('../log');
 vi.mock('../report', async (actual) => ({ ...(await actual<typeof import('../report')>()), countRows: vi.fn() }));
 vi.mock('../store/idempotency.repo', () => ({
   getIdempotentRecord: vi.fn(),
@@ -104,15 +104,6 @@ beforeEach(() => {
   vi.mocked(getReportItems).mockResolvedValue([]);
 });
 
-async function failure(p: Promise<unknown>): Promise<AppError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(AppError);
-  return e as AppError;
-}
-
 describe('uploadReport: repeats', () => {
   it('a repeat with the same upload_id answers the prior report and charges nothing', async () => {
     vi.mocked(getIdempotentRecord).mockImplementation(async (_scope, key) =>
@@ -141,7 +132,7 @@ describe('uploadReport: repeats', () => {
     vi.mocked(getIdempotentRecord).mockImplementation(async (_scope, key) =>
       key === claimKey('k1') ? { result: { report_id: 'old' }, fingerprint: 'upload:other' } : null,
     );
-    const e = await failure(uploadReport(user, { uploadId: 'up1' }, { idempotencyKey: 'k1' }));
+    const e = await refusal(uploadReport(user, { uploadId: 'up1' }, { idempotencyKey: 'k1' }));
     expect([e.status, e.code, e.details.report_id]).toEqual([422, 'idempotency_key_reused', 'old']);
     expect(chargeLimits).not.toHaveBeenCalled();
   });
@@ -155,7 +146,7 @@ describe('uploadReport: repeats', () => {
 describe('uploadReport: refusals before the charge', () => {
   it('a duplicate → 409 duplicate_report before any charge, nothing stored', async () => {
     vi.mocked(findDuplicate).mockResolvedValue({ id: 'dup', title: 'Старый', created_at: '2024-01-01T00:00:00Z' });
-    const e = await failure(uploadReport(user, { uploadId: 'up1' }));
+    const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect([e.status, e.code, e.details.report_id]).toEqual([409, 'duplicate_report', 'dup']);
     expect(chargeLimits).not.toHaveBeenCalled();
     expect(copyObject).not.toHaveBeenCalled();
@@ -182,7 +173,7 @@ describe('uploadReport: refusals before the charge', () => {
 
   it('limits short → 402 insufficient_limits, the stored source removed, nothing charged', async () => {
     vi.mocked(countRows).mockResolvedValue(rowCount(101));
-    const e = await failure(uploadReport(user, { uploadId: 'up1' }));
+    const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect([e.status, e.code, e.details]).toEqual([402, 'insufficient_limits', { rows: 101, limits: 100 }]);
     expect(chargeLimits).not.toHaveBeenCalled();
     expect(deleteObject).toHaveBeenCalledWith('sources/u1/rep1/report.xlsx');
@@ -198,7 +189,7 @@ describe('uploadReport: refusals before the charge', () => {
 
   it('a count that refuses the file removes the stored source and passes the error on', async () => {
     vi.mocked(countRows).mockRejectedValue(new AppError(422, 'missing_headers', 'no headers'));
-    const e = await failure(uploadReport(user, { uploadId: 'up1' }));
+    const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect(e.code).toBe('missing_headers');
     expect(copyObject).toHaveBeenCalledWith('uploads/u1/up1/report.xlsx', 'sources/u1/rep1/report.xlsx');
     expect(deleteObject).toHaveBeenCalledWith('sources/u1/rep1/report.xlsx');
@@ -236,7 +227,7 @@ describe('uploadReport: the charge', () => {
 
   it('a charge refused by the balance removes the stored source and answers 402', async () => {
     vi.mocked(chargeLimits).mockRejectedValue(new AppError(402, 'insufficient_limits', 'short', {}));
-    const e = await failure(uploadReport(user, { uploadId: 'up1' }));
+    const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect(e.status).toBe(402);
     expect(deleteObject).toHaveBeenCalledWith('sources/u1/rep1/report.xlsx');
     expect(invokeWorker).not.toHaveBeenCalled();
@@ -254,7 +245,7 @@ describe('uploadReport: the charge', () => {
 
   it('a conflict on the report record itself (item 0) is not taken for a twin', async () => {
     vi.mocked(chargeLimits).mockRejectedValue(conflict('transaction_conflict', 'x', { item_index: 0 }));
-    const e = await failure(uploadReport(user, { uploadId: 'up1' }));
+    const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect(e.code).toBe('transaction_conflict');
     expect(getIdempotentRecord).toHaveBeenCalledTimes(1);
   });
@@ -263,7 +254,7 @@ describe('uploadReport: the charge', () => {
     vi.mocked(findDuplicate).mockImplementation(async (_u, _i, exclude) =>
       exclude === 'rep1' ? { id: 'rival', title: 'Т', created_at: '2024-01-01T00:00:00Z' } : null,
     );
-    const e = await failure(uploadReport(user, { uploadId: 'up1' }));
+    const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect([e.code, e.details.report_id]).toEqual(['duplicate_report', 'rival']);
     expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('duplicate_report');
     expect(deleteReport).toHaveBeenCalledWith('u1', 'rep1');
@@ -279,7 +270,7 @@ describe('uploadReport: the charge', () => {
 
   it('a report gone while waiting → 404 report_not_found', async () => {
     vi.mocked(getReportAnyStatus).mockResolvedValue(null);
-    const e = await failure(uploadReport(user, { uploadId: 'up1' }));
+    const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect([e.status, e.code]).toEqual([404, 'report_not_found']);
   });
 });

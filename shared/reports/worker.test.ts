@@ -28,7 +28,7 @@ import { dropUnusedSeller, failUpload } from './recover';
 import { resolveReportSettings } from './settings';
 import { parseFaults, runWorkerEvent } from './worker';
 
-vi.mock('../log', () => ({ log: vi.fn(), describeError: (e: unknown) => ({ error: String(e) }) }));
+vi.mock('../log');
 vi.mock('../report', async (actual) => ({
   ...(await actual<typeof import('../report')>()),
   readReport: vi.fn(),
