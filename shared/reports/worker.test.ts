@@ -1,5 +1,62 @@
-import { describe, expect, it } from 'vitest';
-import { parseFaults } from './worker';
+/**
+ * Unit tier (fast, no emulators): runWorkerEvent is real; the report store, S3 files, the engine's
+ * reader, settings, the recovery helpers (failUpload/dropUnusedSeller) and the invoker are vi.mock'ed,
+ * so each test checks one decision of the worker in milliseconds (claim, retry or give up, lost lease).
+ * test/integration/report-worker.test.ts runs the worker against DynamoDB Local and s3rver.
+ */
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { AppError } from '../errors';
+import { buildItems, readReport } from '../report';
+import { downloadToTemp } from '../files/objects';
+import { writeItems } from '../store/items.repo';
+import {
+  claimReportTask,
+  finishRebuildTask,
+  finishUploadTask,
+  getReportAnyStatus,
+  releaseReportTask,
+  renewReportTask,
+} from '../store/reports.repo';
+import { ensureSellerByNumber } from '../store/sellers.repo';
+import { getUserById } from '../store/users.repo';
+import type { WorkerEvent } from '../worker/invoke';
+import { invokeWorker } from '../worker/invoke';
+import { setUnitEnv, unitReport, unitUser } from '../unit-fixtures';
+import { writeReportSummary } from './analytics';
+import { rebuildReport } from './rebuild';
+import { dropUnusedSeller, failUpload } from './recover';
+import { resolveReportSettings } from './settings';
+import { parseFaults, runWorkerEvent } from './worker';
+
+vi.mock('../log');
+vi.mock('../report', async (actual) => ({
+  ...(await actual<typeof import('../report')>()),
+  readReport: vi.fn(),
+  buildItems: vi.fn(),
+}));
+vi.mock('../files/objects', () => ({ downloadToTemp: vi.fn() }));
+vi.mock('../store/items.repo', () => ({ writeItems: vi.fn() }));
+vi.mock('../store/products.repo', () => ({ ensureProducts: vi.fn() }));
+vi.mock('../store/reports.repo', () => ({
+  claimReportTask: vi.fn(),
+  finishRebuildTask: vi.fn(),
+  finishUploadTask: vi.fn(),
+  getReportAnyStatus: vi.fn(),
+  releaseReportTask: vi.fn(),
+  renewReportTask: vi.fn(),
+}));
+vi.mock('../store/sellers.repo', () => ({ ensureSellerByNumber: vi.fn() }));
+vi.mock('../store/users.repo', () => ({ getUserById: vi.fn() }));
+vi.mock('../worker/invoke', () => ({ invokeWorker: vi.fn() }));
+vi.mock('./recover', () => ({ dropUnusedSeller: vi.fn(), failUpload: vi.fn() }));
+vi.mock('./analytics', () => ({ writeReportSummary: vi.fn() }));
+vi.mock('./rebuild', () => ({ rebuildReport: vi.fn() }));
+vi.mock('./settings', () => ({ resolveReportSettings: vi.fn() }));
+vi.mock('./upload', () => ({
+  missingArticles: (a: readonly string[], known: ReadonlySet<string>) => a.filter((x) => !known.has(x)),
+}));
+
+setUnitEnv({ WORKER_MAX_ATTEMPTS: '3' });
 
 describe('WORKER_FAULT rules', () => {
   it('reads one or several rules, times defaulting to always, and ignores malformed ones', () => {
@@ -10,5 +67,184 @@ describe('WORKER_FAULT rules', () => {
       { failAfterItems: 0, times: Infinity, match: 'always-' },
     ]);
     expect(parseFaults('fail_after_items=-1;fail_after_items=x')).toEqual([]);
+  });
+});
+
+const event: WorkerEvent = { kind: 'report', user_id: 'u1', report_id: 'r1', task_id: 't1' };
+const processing = (over = {}) =>
+  unitReport({ status: 'processing', task: 'upload', task_id: 't1', attempts: 1, ...over });
+
+const parsed = {
+  rows: 3,
+  format: 'xlsx',
+  articles: [{ article: 'A' }, { article: 'B' }],
+  seller_number: '777',
+  report_number: '123',
+  period_from: '2024-01-01',
+  period_to: '2024-01-07',
+  warnings: [],
+};
+
+function item(article: string) {
+  return { article, effective: {}, computed: {}, manual_values: {} };
+}
+
+beforeEach(() => {
+  vi.resetAllMocks();
+  vi.mocked(getReportAnyStatus).mockResolvedValue(processing());
+  vi.mocked(claimReportTask).mockResolvedValue(processing());
+  vi.mocked(getUserById).mockResolvedValue(unitUser());
+  vi.mocked(renewReportTask).mockResolvedValue(true);
+  vi.mocked(releaseReportTask).mockResolvedValue(true);
+  vi.mocked(invokeWorker).mockResolvedValue(undefined as never);
+  vi.mocked(downloadToTemp).mockResolvedValue({ path: '/tmp/x', size: 1, cleanup: async () => undefined } as never);
+  vi.mocked(readReport).mockResolvedValue(parsed as never);
+  vi.mocked(ensureSellerByNumber).mockResolvedValue({ id: 's1' } as never);
+  vi.mocked(resolveReportSettings).mockResolvedValue({
+    settings: { tax: unitUser().tax, costPrices: {}, allocation: 'realization' },
+    known: new Set(['A']),
+    warnings: [],
+    date: '2024-01-04',
+  } as never);
+  vi.mocked(buildItems).mockReturnValue({
+    items: [item('A'), item('B')],
+    allocation: undefined,
+    warnings: [],
+  } as never);
+  vi.mocked(finishUploadTask).mockImplementation(async () => processing({ status: 'ready' }));
+  vi.mocked(finishRebuildTask).mockResolvedValue(true as never);
+});
+
+describe('runWorkerEvent: which events run', () => {
+  it('an event of another task is skipped without a claim', async () => {
+    expect(await runWorkerEvent({ ...event, task_id: 'old' })).toBe('skipped');
+    expect(claimReportTask).not.toHaveBeenCalled();
+  });
+
+  it('a report no longer processing (ready, failed or gone) is skipped', async () => {
+    vi.mocked(getReportAnyStatus).mockResolvedValueOnce(unitReport({ status: 'ready', task_id: 't1' }));
+    expect(await runWorkerEvent(event)).toBe('skipped');
+    vi.mocked(getReportAnyStatus).mockResolvedValueOnce(null);
+    expect(await runWorkerEvent(event)).toBe('skipped');
+    expect(claimReportTask).not.toHaveBeenCalled();
+  });
+
+  it('a claim refused (a live worker holds the lease) is skipped and writes nothing', async () => {
+    vi.mocked(claimReportTask).mockResolvedValue(null);
+    expect(await runWorkerEvent(event)).toBe('skipped');
+    expect(downloadToTemp).not.toHaveBeenCalled();
+    expect(failUpload).not.toHaveBeenCalled();
+  });
+
+  it('attempts already past WORKER_MAX_ATTEMPTS (a run that died) end the upload failed and refunded', async () => {
+    vi.mocked(claimReportTask).mockResolvedValue(processing({ attempts: 4 }));
+    expect(await runWorkerEvent(event)).toBe('failed');
+    expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('processing_failed');
+    expect(downloadToTemp).not.toHaveBeenCalled();
+  });
+
+  it('a user gone ends the task failed', async () => {
+    vi.mocked(getUserById).mockResolvedValue(null);
+    expect(await runWorkerEvent(event)).toBe('failed');
+    expect(failUpload).toHaveBeenCalledOnce();
+  });
+});
+
+describe('runWorkerEvent: an upload', () => {
+  it('writes the items, adds only the unknown articles and marks the report ready with its seller', async () => {
+    expect(await runWorkerEvent(event)).toBe('ready');
+    expect(writeItems).toHaveBeenCalledWith('u1', 'r1', 1, [item('A'), item('B')]);
+    const { ensureProducts } = await import('../store/products.repo');
+    expect(ensureProducts).toHaveBeenCalledWith('u1', ['B']);
+    const fields = vi.mocked(finishUploadTask).mock.calls[0]![3];
+    expect(fields).toMatchObject({ seller_id: 's1', report_number: '123', item_count: 2, title: 'Отчёт' });
+    expect(writeReportSummary).toHaveBeenCalledOnce();
+  });
+
+  it('without a report number the period names the report', async () => {
+    vi.mocked(readReport).mockResolvedValue({ ...parsed, report_number: null } as never);
+    await runWorkerEvent(event);
+    expect(vi.mocked(finishUploadTask).mock.calls[0]![3].title).not.toBe('Отчёт');
+  });
+
+  it("a file error (4xx) ends at once: failed with the file's code and refunded, no retry", async () => {
+    vi.mocked(readReport).mockRejectedValue(new AppError(422, 'missing_headers', 'no headers'));
+    expect(await runWorkerEvent(event)).toBe('failed');
+    expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('missing_headers');
+    expect(releaseReportTask).not.toHaveBeenCalled();
+    expect(invokeWorker).not.toHaveBeenCalled();
+  });
+
+  it('a missing source is a 409 source_missing: failed at once', async () => {
+    vi.mocked(downloadToTemp).mockResolvedValue(null);
+    expect(await runWorkerEvent(event)).toBe('failed');
+    expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('source_missing');
+  });
+
+  it('a server fault (5xx) before the last attempt releases the lease and re-invokes the same event', async () => {
+    vi.mocked(writeItems).mockRejectedValue(new Error('DynamoDB throttled'));
+    expect(await runWorkerEvent(event)).toBe('retrying');
+    expect(releaseReportTask).toHaveBeenCalledOnce();
+    expect(invokeWorker).toHaveBeenCalledWith(event);
+    expect(failUpload).not.toHaveBeenCalled();
+  });
+
+  it('a release refused (another worker took over) does not re-invoke', async () => {
+    vi.mocked(writeItems).mockRejectedValue(new Error('boom'));
+    vi.mocked(releaseReportTask).mockResolvedValue(false);
+    expect(await runWorkerEvent(event)).toBe('retrying');
+    expect(invokeWorker).not.toHaveBeenCalled();
+  });
+
+  it('a server fault on the last attempt (WORKER_MAX_ATTEMPTS) fails, refunds and drops the seller it created', async () => {
+    vi.mocked(claimReportTask).mockResolvedValue(processing({ attempts: 3 }));
+    vi.mocked(writeItems).mockRejectedValue(new Error('boom'));
+    expect(await runWorkerEvent(event)).toBe('failed');
+    expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('processing_failed');
+    expect(dropUnusedSeller).toHaveBeenCalledWith('u1', 's1');
+    expect(invokeWorker).not.toHaveBeenCalled();
+  });
+
+  it('a lease lost while reading: nothing is written after, no failure, no retry', async () => {
+    vi.mocked(renewReportTask).mockResolvedValue(false);
+    // The read yields to the timers, so the heartbeat's refused renewal lands before the next check.
+    vi.mocked(readReport).mockImplementation(async () => {
+      await new Promise((r) => setTimeout(r, 0));
+      return parsed as never;
+    });
+    expect(await runWorkerEvent(event)).toBe('lost');
+    expect(writeItems).not.toHaveBeenCalled();
+    expect(finishUploadTask).not.toHaveBeenCalled();
+    expect(failUpload).not.toHaveBeenCalled();
+    expect(releaseReportTask).not.toHaveBeenCalled();
+  });
+
+  it('a finish refused by its lease condition is lost, not ready', async () => {
+    vi.mocked(finishUploadTask).mockResolvedValue(null);
+    expect(await runWorkerEvent(event)).toBe('lost');
+    expect(writeReportSummary).not.toHaveBeenCalled();
+    expect(failUpload).not.toHaveBeenCalled();
+  });
+});
+
+describe('runWorkerEvent: a rebuild', () => {
+  beforeEach(() => {
+    const rebuilding = processing({ task: 'rebuild' });
+    vi.mocked(getReportAnyStatus).mockResolvedValue(rebuilding);
+    vi.mocked(claimReportTask).mockResolvedValue(rebuilding);
+  });
+
+  it('ends ready with last_rebuild listing the dropped corrections', async () => {
+    const dropped = [{ article: 'Z', field: 'cost_price', value: 1 }];
+    vi.mocked(rebuildReport).mockResolvedValue({ record: unitReport(), items: [], seller: null, dropped } as never);
+    expect(await runWorkerEvent(event)).toBe('ready');
+    expect(vi.mocked(finishRebuildTask).mock.calls[0]![3]).toMatchObject({ task_id: 't1', dropped });
+  });
+
+  it('a permanent failure keeps the report as it was: the error goes into last_rebuild, nothing refunded', async () => {
+    vi.mocked(rebuildReport).mockRejectedValue(new AppError(409, 'source_missing', 'gone'));
+    expect(await runWorkerEvent(event)).toBe('failed');
+    expect(vi.mocked(finishRebuildTask).mock.calls[0]![3]).toMatchObject({ error: { code: 'source_missing' } });
+    expect(failUpload).not.toHaveBeenCalled();
   });
 });

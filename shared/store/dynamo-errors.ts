@@ -5,6 +5,20 @@ export function isConditionFailed(e: unknown): boolean {
 }
 
 /**
+ * A conditional write (Put, Update or Delete with a ConditionExpression): true when it was written,
+ * false when its condition failed; any other error is passed on.
+ */
+export async function conditionHeld(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (e) {
+    if (isConditionFailed(e)) return false;
+    throw e;
+  }
+}
+
+/**
  * For a cancelled TransactWriteItems: one reason code per item in request order ("None",
  * "ConditionalCheckFailed", "TransactionConflict", ...); null when `e` is another error.
  */

@@ -34,7 +34,14 @@ import type {
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI2 } from './table';
-import { backoff, cancellationCodes, isConditionFailed, isTransactionConflict, sleep } from './dynamo-errors';
+import {
+  backoff,
+  cancellationCodes,
+  conditionHeld,
+  isConditionFailed,
+  isTransactionConflict,
+  sleep,
+} from './dynamo-errors';
 import { deleteItems, getItemsOfGen, writeItems, type StoredItem } from './items.repo';
 import { REPORT_PREFIX, itemKey, newId, reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -399,8 +406,8 @@ export async function claimBuildingReport(
  * the caller's to undo before). False when it is not building anymore or already gone.
  */
 export async function deleteBuildingReport(userId: string, reportId: string): Promise<boolean> {
-  try {
-    await ddb().send(
+  return conditionHeld(
+    ddb().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: reportKey(userId, reportId),
@@ -408,12 +415,8 @@ export async function deleteBuildingReport(userId: string, reportId: string): Pr
         ExpressionAttributeNames: { '#s': 'status' },
         ExpressionAttributeValues: { ':building': 'building' },
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailed(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /**
@@ -817,8 +820,8 @@ export async function renewReportTask(
   leaseMs: number,
   progress: ReportProgress,
 ): Promise<boolean> {
-  try {
-    await ddb().send(
+  return conditionHeld(
+    ddb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: reportKey(userId, reportId),
@@ -832,12 +835,8 @@ export async function renewReportTask(
           ':progress': progress,
         },
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailed(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /**
@@ -854,8 +853,8 @@ export async function releaseReportTask(
   leaseMs: number,
   now = Date.now(),
 ): Promise<boolean> {
-  try {
-    await ddb().send(
+  return conditionHeld(
+    ddb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: reportKey(userId, reportId),
@@ -869,12 +868,8 @@ export async function releaseReportTask(
           ...(owner === null ? { ':now': now } : { ':owner': owner }),
         },
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailed(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /** The fields of an uploaded report the worker learns by reading the file. */
@@ -942,8 +937,8 @@ export async function finishRebuildTask(
   owner: string | null,
   last: LastRebuild,
 ): Promise<boolean> {
-  try {
-    await ddb().send(
+  return conditionHeld(
+    ddb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: reportKey(userId, reportId),
@@ -962,12 +957,8 @@ export async function finishRebuildTask(
           ...(owner === null ? {} : { ':owner': owner }),
         },
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailed(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
-import { isConditionFailed } from './dynamo-errors';
+import { conditionHeld } from './dynamo-errors';
 import { roleKey } from './keys';
 
 /** The roles the application knows: `seller` for every registered user, `admin` for operators. */
@@ -14,17 +14,13 @@ export async function roleExists(name: string): Promise<boolean> {
 
 /** Creates the role record when missing; true when this call created it. */
 export async function ensureRole(name: string, description: string): Promise<boolean> {
-  try {
-    await ddb().send(
+  return conditionHeld(
+    ddb().send(
       new PutCommand({
         TableName: tableName(),
         Item: { ...roleKey(name), type: 'role', name, description, created_at: new Date().toISOString() },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailed(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }

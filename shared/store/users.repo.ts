@@ -5,7 +5,7 @@ import { DEFAULT_ALLOCATION, type AllocationMethod } from '../report/allocation'
 import { periodInForce, sortPeriods, type TaxPeriod } from '../report/periods';
 import { DEFAULT_TAX_PROFILE, type TaxProfile } from '../report/types';
 import { ddb, putNew, tableName, updateExisting } from './client';
-import { cancellationCodes, isConditionFailed } from './dynamo-errors';
+import { cancellationCodes, conditionHeld } from './dynamo-errors';
 import { emailKey, newId, normalizeEmail, usedTokenKey, userKey } from './keys';
 import { roleExists } from './roles.repo';
 import type { User } from '../contract/shapes';
@@ -146,8 +146,8 @@ export async function getUserByEmail(email: string): Promise<UserRecord | null> 
  */
 export async function confirmUser(userId: string, passwordHash: string): Promise<boolean> {
   const now = new Date().toISOString();
-  try {
-    await ddb().send(
+  return conditionHeld(
+    ddb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: userKey(userId),
@@ -155,12 +155,8 @@ export async function confirmUser(userId: string, passwordHash: string): Promise
         ConditionExpression: 'attribute_exists(pk) AND confirmed = :f',
         ExpressionAttributeValues: { ':t': true, ':f': false, ':now': now, ':h': passwordHash },
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailed(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /** Replaces the password hash of an existing user (seed, admin tooling). */
@@ -230,8 +226,8 @@ export async function changePasswordHash(input: {
   passwordHash: string;
   changedAt: string;
 }): Promise<boolean> {
-  try {
-    await ddb().send(
+  return conditionHeld(
+    ddb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: userKey(input.userId),
@@ -239,12 +235,8 @@ export async function changePasswordHash(input: {
         ConditionExpression: 'attribute_exists(pk) AND password_hash = :old',
         ExpressionAttributeValues: { ':h': input.passwordHash, ':now': input.changedAt, ':old': input.expectedHash },
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailed(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /** Replaces the user-level default tax profile with one profile from the beginning (validated by the caller). */

@@ -1,0 +1,252 @@
+/**
+ * Unit tier (fast, no emulators): rebuildReport, startRebuild and rebuildMany are real; the report
+ * store, S3 files, the engine's reader and item builder, settings and the worker invoker are
+ * vi.mock'ed, so each decision (source missing, corrections carried by article, retry on a concurrent
+ * change, joining a running rebuild, skipping) is checked in milliseconds.
+ * test/integration/reports-corrections.test.ts and report-settings.test.ts run rebuilds end to end.
+ */
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildItems, readReport } from '../report';
+import { downloadToTemp } from '../files/objects';
+import type { StoredItem } from '../store/items.repo';
+import {
+  getReport,
+  getReportAnyStatus,
+  getReportItems,
+  listAllReports,
+  newReportId,
+  replaceItems,
+  startRebuildTask,
+  type ReportRecord,
+} from '../store/reports.repo';
+import { invokeWorker } from '../worker/invoke';
+import { refusal, setUnitEnv, unitReport, unitUser } from '../unit-fixtures';
+import { requireReport } from './queries';
+import { rebuildMany, rebuildReport, startRebuild } from './rebuild';
+import { resolveReportSettings } from './settings';
+
+vi.mock('../log');
+vi.mock('../report', async (actual) => ({
+  ...(await actual<typeof import('../report')>()),
+  readReport: vi.fn(),
+  buildItems: vi.fn(),
+}));
+vi.mock('../files/objects', () => ({ downloadToTemp: vi.fn() }));
+vi.mock('../store/products.repo', () => ({ ensureProducts: vi.fn() }));
+vi.mock('../store/reports.repo', () => ({
+  getReport: vi.fn(),
+  getReportAnyStatus: vi.fn(),
+  getReportItems: vi.fn(),
+  isReportId: (id: unknown) => typeof id === 'string' && /^[0-9A-Za-z]{1,64}$/.test(id),
+  listAllReports: vi.fn(),
+  newReportId: vi.fn(),
+  replaceItems: vi.fn(),
+  startRebuildTask: vi.fn(),
+}));
+vi.mock('../store/sellers.repo', () => ({ getSeller: vi.fn() }));
+vi.mock('../worker/invoke', () => ({ invokeWorker: vi.fn() }));
+vi.mock('./analytics', () => ({ writeReportSummary: vi.fn() }));
+vi.mock('./queries', () => ({ requireReport: vi.fn(), sellerOf: vi.fn() }));
+vi.mock('./settings', () => ({ resolveReportSettings: vi.fn() }));
+vi.mock('./upload', () => ({
+  missingArticles: (a: readonly string[], known: ReadonlySet<string>) => a.filter((x) => !known.has(x)),
+  workerWaitMs: () => 0,
+}));
+
+setUnitEnv();
+
+const user = unitUser();
+const parsed = {
+  rows: 7,
+  format: 'xlsx',
+  articles: [{ article: 'A' }, { article: 'B' }],
+  report_number: '9',
+  period_from: '2024-02-01',
+  period_to: '2024-02-07',
+  warnings: [{ code: 'from_file', message: 'f' }],
+};
+
+function stored(article: string, manual: Record<string, number> = {}): StoredItem {
+  return { article, manual_values: manual } as unknown as StoredItem;
+}
+
+beforeEach(() => {
+  vi.resetAllMocks();
+  vi.mocked(requireReport).mockResolvedValue(unitReport());
+  vi.mocked(downloadToTemp).mockResolvedValue({ path: '/tmp/x', size: 1, cleanup: async () => undefined } as never);
+  vi.mocked(readReport).mockResolvedValue(parsed as never);
+  vi.mocked(getReportItems).mockResolvedValue([]);
+  vi.mocked(resolveReportSettings).mockResolvedValue({
+    settings: { tax: user.tax, costPrices: {}, allocation: 'realization' },
+    known: new Set(['A']),
+    warnings: [{ code: 'vat_rate_adjusted', message: 'v' }],
+    date: '2024-02-04',
+  } as never);
+  vi.mocked(buildItems).mockReturnValue({ items: [], dropped: [], allocation: undefined, warnings: [] } as never);
+  vi.mocked(replaceItems).mockImplementation(async (record: ReportRecord) => ({ record, items: [] }) as never);
+  vi.mocked(newReportId).mockReturnValue('tnew');
+  vi.mocked(startRebuildTask).mockResolvedValue(true as never);
+  vi.mocked(invokeWorker).mockResolvedValue(undefined as never);
+});
+
+describe('rebuildReport (the worker body)', () => {
+  it('a combined report, or one without a stored source → 409 source_missing, nothing read', async () => {
+    for (const record of [unitReport({ is_combined: true }), unitReport({ source_path: null })]) {
+      vi.mocked(requireReport).mockResolvedValue(record);
+      expect(await refusal(rebuildReport(user, 'r1'))).toMatchObject({ status: 409, code: 'source_missing' });
+    }
+    expect(downloadToTemp).not.toHaveBeenCalled();
+  });
+
+  it('a stored source gone from S3 → 409 source_missing', async () => {
+    vi.mocked(downloadToTemp).mockResolvedValue(null);
+    expect((await refusal(rebuildReport(user, 'r1'))).code).toBe('source_missing');
+    expect(replaceItems).not.toHaveBeenCalled();
+  });
+
+  it('carries the corrections over by article (items without one add nothing) and returns the dropped ones', async () => {
+    vi.mocked(getReportItems).mockResolvedValue([
+      stored('A', { cost_price: 1500 }),
+      stored('B'),
+      stored('GONE', { qty: 2 }),
+    ]);
+    const dropped = [{ article: 'GONE', field: 'qty', value: 2 }];
+    vi.mocked(buildItems).mockReturnValue({ items: [], dropped, allocation: undefined, warnings: [] } as never);
+    const r = await rebuildReport(user, 'r1');
+    expect(vi.mocked(buildItems).mock.calls[0]![2]).toEqual({ A: { cost_price: 1500 }, GONE: { qty: 2 } });
+    expect(r.dropped).toEqual(dropped);
+  });
+
+  it("switches to the new items with the file's rows, period and the settings' warnings first", async () => {
+    await rebuildReport(user, 'r1');
+    const patch = vi.mocked(replaceItems).mock.calls[0]![2];
+    expect(patch).toMatchObject({ rows: 7, period_from: '2024-02-01', period_to: '2024-02-07', report_number: '9' });
+    expect(patch.warnings?.map((w) => w.code)).toEqual(['vat_rate_adjusted', 'from_file']);
+    const { ensureProducts } = await import('../store/products.repo');
+    expect(ensureProducts).toHaveBeenCalledWith('u1', ['B']);
+  });
+
+  it('a report changed meanwhile (replace refused) is rebuilt again from its new state', async () => {
+    vi.mocked(replaceItems).mockResolvedValueOnce(null);
+    await rebuildReport(user, 'r1');
+    expect(replaceItems).toHaveBeenCalledTimes(2);
+    expect(requireReport).toHaveBeenCalledTimes(2);
+  });
+
+  it('refused three times → 409 report_busy', async () => {
+    vi.mocked(replaceItems).mockResolvedValue(null);
+    expect((await refusal(rebuildReport(user, 'r1'))).code).toBe('report_busy');
+    expect(replaceItems).toHaveBeenCalledTimes(3);
+  });
+});
+
+describe('startRebuild (the route)', () => {
+  it('without a source → 409 source_missing and no task started', async () => {
+    vi.mocked(requireReport).mockResolvedValue(unitReport({ source_path: null }));
+    expect((await refusal(startRebuild(user, 'r1', 0))).code).toBe('source_missing');
+    expect(startRebuildTask).not.toHaveBeenCalled();
+  });
+
+  it('starts a task, invokes the worker and answers 202-style while it runs', async () => {
+    vi.mocked(getReportAnyStatus).mockResolvedValue(
+      unitReport({ status: 'processing', task: 'rebuild', task_id: 'tnew' }),
+    );
+    const r = await startRebuild(user, 'r1', 0);
+    expect(r.done).toBe(false);
+    expect(invokeWorker).toHaveBeenCalledWith({ kind: 'report', user_id: 'u1', report_id: 'r1', task_id: 'tnew' });
+  });
+
+  it('a report already being rebuilt is joined, not started twice', async () => {
+    const running = unitReport({ status: 'processing', task: 'rebuild', task_id: 'told' });
+    vi.mocked(requireReport).mockResolvedValue(running);
+    vi.mocked(getReportAnyStatus).mockResolvedValue(running);
+    expect((await startRebuild(user, 'r1', 0)).done).toBe(false);
+    expect(startRebuildTask).not.toHaveBeenCalled();
+    expect(invokeWorker).not.toHaveBeenCalled();
+  });
+
+  it('a start refused because another request started a rebuild meanwhile joins that task', async () => {
+    vi.mocked(startRebuildTask).mockResolvedValue(false as never);
+    vi.mocked(getReportAnyStatus).mockResolvedValue(
+      unitReport({ status: 'processing', task: 'rebuild', task_id: 'tother' }),
+    );
+    expect((await startRebuild(user, 'r1', 0)).done).toBe(false);
+    expect(invokeWorker).not.toHaveBeenCalled();
+  });
+
+  it('a start refused for another reason (an upload still processing) → 409 report_busy', async () => {
+    vi.mocked(startRebuildTask).mockResolvedValue(false as never);
+    vi.mocked(getReportAnyStatus).mockResolvedValue(
+      unitReport({ status: 'processing', task: 'upload', task_id: 'tup' }),
+    );
+    expect((await refusal(startRebuild(user, 'r1', 0))).code).toBe('report_busy');
+  });
+
+  it("a rebuild that failed within the wait answers its error; another task's outcome is not taken for it", async () => {
+    const error = { code: 'missing_headers', message: 'm' };
+    vi.mocked(getReportAnyStatus).mockResolvedValueOnce(
+      unitReport({ last_rebuild: { task_id: 'tnew', finished_at: 'x', dropped: [], error } }),
+    );
+    expect(await refusal(startRebuild(user, 'r1', 0))).toMatchObject({ status: 422, code: 'missing_headers' });
+    vi.mocked(getReportAnyStatus).mockResolvedValueOnce(
+      unitReport({ last_rebuild: { task_id: 'tolder', finished_at: 'x', dropped: [], error } }),
+    );
+    expect((await startRebuild(user, 'r1', 0)).done).toBe(true);
+  });
+
+  it('a rebuild finished within the wait answers its items and dropped corrections', async () => {
+    const dropped = [{ article: 'GONE', field: 'qty', value: 2 }];
+    vi.mocked(getReportAnyStatus).mockResolvedValue(
+      unitReport({ last_rebuild: { task_id: 'tnew', finished_at: 'x', dropped } }),
+    );
+    vi.mocked(getReportItems).mockResolvedValue([stored('A')]);
+    const r = await startRebuild(user, 'r1', 0);
+    expect([r.done, r.items.length, r.dropped]).toEqual([true, 1, dropped]);
+  });
+
+  it('a failed worker invoke still answers (recovery re-invokes after the lease)', async () => {
+    vi.mocked(invokeWorker).mockRejectedValue(new Error('lambda down'));
+    vi.mocked(getReportAnyStatus).mockResolvedValue(
+      unitReport({ status: 'processing', task: 'rebuild', task_id: 'tnew' }),
+    );
+    expect((await startRebuild(user, 'r1', 0)).done).toBe(false);
+  });
+});
+
+describe('rebuildMany', () => {
+  it('skips unknown, malformed and combined ids, counts a repeated id once, keeps the order given', async () => {
+    vi.mocked(getReport).mockImplementation(async (_u, id) =>
+      id === 'ok1' || id === 'ok2' ? unitReport({ id }) : id === 'comb' ? unitReport({ id, is_combined: true }) : null,
+    );
+    vi.mocked(getReportAnyStatus).mockImplementation(async (_u, id) => unitReport({ id }));
+    const r = await rebuildMany(user, ['ok2', 'nope', 'comb', 'bad id!', 'ok1', 'ok2'], 0);
+    expect(r.rebuilt).toEqual(['ok2', 'ok1']);
+    expect(r.skipped).toEqual([
+      { id: 'nope', reason: 'not_found' },
+      { id: 'comb', reason: 'source_missing' },
+      { id: 'bad id!', reason: 'not_found' },
+    ]);
+    expect(startRebuildTask).toHaveBeenCalledTimes(2);
+    expect(vi.mocked(getReport).mock.calls.map((c) => c[1])).not.toContain('bad id!');
+  });
+
+  it('without ids rebuilds every report with a stored source', async () => {
+    vi.mocked(listAllReports).mockResolvedValue([
+      unitReport({ id: 'a' }),
+      unitReport({ id: 'c', is_combined: true, source_path: null }),
+      unitReport({ id: 'b' }),
+    ]);
+    vi.mocked(getReportAnyStatus).mockImplementation(async (_u, id) =>
+      unitReport({ id, status: 'processing', task: 'rebuild', task_id: 'tnew' }),
+    );
+    const r = await rebuildMany(user, undefined, 0);
+    expect(r).toEqual({ rebuilt: [], processing: ['a', 'b'], skipped: [] });
+  });
+
+  it('a report busy with another task is skipped with report_busy', async () => {
+    vi.mocked(getReport).mockResolvedValue(unitReport({ id: 'a' }));
+    vi.mocked(startRebuildTask).mockResolvedValue(false as never);
+    vi.mocked(getReportAnyStatus).mockResolvedValue(unitReport({ status: 'processing', task: 'upload' }));
+    expect((await rebuildMany(user, ['a'], 0)).skipped).toEqual([{ id: 'a', reason: 'report_busy' }]);
+  });
+});
