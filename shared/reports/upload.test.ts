@@ -32,7 +32,7 @@ vi.mock('../store/reports.repo', () => ({
   processingReportPut: vi.fn((record: { id: string }, taskId: string) => ({ processing: record.id, taskId })),
 }));
 vi.mock('../store/sellers.repo', () => ({ getSeller: vi.fn() }));
-vi.mock('../store/uploads.repo', () => ({ createUpload: vi.fn(), getUpload: vi.fn() }));
+vi.mock('../store/uploads.repo', () => ({ createUpload: vi.fn(), getUpload: vi.fn(), saveUploadCount: vi.fn() }));
 vi.mock('../store/identities.repo', () => ({
   identityPutTransactItem: vi.fn((_u: string, identity: string) => ({ identity })),
 }));
@@ -45,6 +45,7 @@ vi.mock('../files/objects', () => ({
   sourceObjectKey: (user: string, id: string, name: string) => `sources/${user}/${id}/${name}`,
   downloadToTemp: vi.fn(),
   objectSize: vi.fn(),
+  objectHead: vi.fn(),
 }));
 vi.mock('../worker/invoke', () => ({ invokeWorker: vi.fn() }));
 vi.mock('./recover', () => ({ failUpload: vi.fn(), recoverAbandonedUploads: vi.fn() }));
@@ -67,8 +68,9 @@ function uploadedFile(): InputFile {
   return {
     filename: 'report.xlsx',
     size: 1234,
-    source: { path: '/tmp/report.xlsx', filename: 'report.xlsx' },
-    origin: { kind: 'upload', key: 'uploads/u1/up1/report.xlsx', uploadId: 'up1' },
+    source: async () => ({ path: '/tmp/report.xlsx', filename: 'report.xlsx' }),
+    origin: { kind: 'upload', key: 'uploads/u1/up1/report.xlsx', uploadId: 'up1', etag: '"e1"' },
+    counted: null,
     cleanup,
   };
 }
@@ -191,9 +193,23 @@ describe('uploadReport: refusals before the charge', () => {
     vi.mocked(countRows).mockRejectedValue(new AppError(422, 'missing_headers', 'no headers'));
     const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect(e.code).toBe('missing_headers');
-    expect(copyObject).toHaveBeenCalledWith('uploads/u1/up1/report.xlsx', 'sources/u1/rep1/report.xlsx');
+    expect(copyObject).toHaveBeenCalledWith('uploads/u1/up1/report.xlsx', 'sources/u1/rep1/report.xlsx', '"e1"');
     expect(deleteObject).toHaveBeenCalledWith('sources/u1/rep1/report.xlsx');
     expect(chargeLimits).not.toHaveBeenCalled();
+  });
+
+  it('a count kept by count-rows for these bytes is charged without reading the file', async () => {
+    const source = vi.fn(async () => ({ path: '/tmp/report.xlsx' }));
+    vi.mocked(openInputFile).mockResolvedValue({
+      ...uploadedFile(),
+      source,
+      counted: { ...rowCount(70), etag: '"e1"', identity: 'KEPT' },
+    });
+    await uploadReport(user, { uploadId: 'up1' });
+    expect(countRows).not.toHaveBeenCalled();
+    expect(source).not.toHaveBeenCalled();
+    expect(findDuplicate).toHaveBeenCalledWith('u1', 'KEPT');
+    expect(vi.mocked(chargeLimits).mock.calls[0]![0]).toMatchObject({ rows: 70 });
   });
 
   it('a multipart file is stored with putObject, not copied', async () => {

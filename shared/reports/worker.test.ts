@@ -36,7 +36,11 @@ vi.mock('../report', async (actual) => ({
 }));
 vi.mock('../files/objects', () => ({ downloadToTemp: vi.fn() }));
 vi.mock('../store/items.repo', () => ({ writeItems: vi.fn() }));
-vi.mock('../store/products.repo', () => ({ ensureProducts: vi.fn() }));
+vi.mock('./catalog-sync', () => ({
+  CatalogSync: vi.fn(function CatalogSync() {
+    return catalog;
+  }),
+}));
 vi.mock('../store/reports.repo', () => ({
   claimReportTask: vi.fn(),
   finishRebuildTask: vi.fn(),
@@ -51,7 +55,10 @@ vi.mock('../worker/invoke', () => ({ invokeWorker: vi.fn() }));
 vi.mock('./recover', () => ({ dropUnusedSeller: vi.fn(), failUpload: vi.fn() }));
 vi.mock('./analytics', () => ({ writeReportSummary: vi.fn() }));
 vi.mock('./rebuild', () => ({ rebuildReport: vi.fn() }));
-vi.mock('./settings', () => ({ resolveReportSettings: vi.fn() }));
+vi.mock('./settings', () => ({ resolveReportSettings: vi.fn(), settingsDate: vi.fn(() => '2024-01-04') }));
+
+/** The catalog sync of the attempt (catalog-sync.ts, tested on its own). */
+const catalog = vi.hoisted(() => ({ add: vi.fn(), done: vi.fn(), undo: vi.fn() }));
 vi.mock('./upload', () => ({
   missingArticles: (a: readonly string[], known: ReadonlySet<string>) => a.filter((x) => !known.has(x)),
 }));
@@ -113,6 +120,8 @@ beforeEach(() => {
   } as never);
   vi.mocked(finishUploadTask).mockImplementation(async () => processing({ status: 'ready' }));
   vi.mocked(finishRebuildTask).mockResolvedValue(true as never);
+  catalog.done.mockResolvedValue({ prices: {}, known: new Set(['A']) });
+  catalog.undo.mockResolvedValue(0);
 });
 
 describe('runWorkerEvent: which events run', () => {
@@ -151,11 +160,13 @@ describe('runWorkerEvent: which events run', () => {
 });
 
 describe('runWorkerEvent: an upload', () => {
-  it('writes the items, adds only the unknown articles and marks the report ready with its seller', async () => {
+  it('writes the items, syncs the catalog with the articles and marks the report ready with its seller', async () => {
     expect(await runWorkerEvent(event)).toBe('ready');
     expect(writeItems).toHaveBeenCalledWith('u1', 'r1', 1, [item('A'), item('B')]);
-    const { ensureProducts } = await import('../store/products.repo');
-    expect(ensureProducts).toHaveBeenCalledWith('u1', ['B']);
+    // The catalog is synced with the report's articles, and its prices go to the settings.
+    expect(catalog.done).toHaveBeenCalledWith(['A', 'B'], '2024-01-04');
+    expect(vi.mocked(resolveReportSettings).mock.calls[0]![4]).toBe(catalog.done.mock.results[0]!.value);
+    expect(catalog.undo).not.toHaveBeenCalled();
     const fields = vi.mocked(finishUploadTask).mock.calls[0]![3];
     expect(fields).toMatchObject({ seller_id: 's1', report_number: '123', item_count: 2, title: 'Отчёт' });
     expect(writeReportSummary).toHaveBeenCalledOnce();
@@ -173,6 +184,15 @@ describe('runWorkerEvent: an upload', () => {
     expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('missing_headers');
     expect(releaseReportTask).not.toHaveBeenCalled();
     expect(invokeWorker).not.toHaveBeenCalled();
+    // What the read added to the catalog is taken back.
+    expect(catalog.undo).toHaveBeenCalledOnce();
+  });
+
+  it('more rows in the file than were charged (the bytes changed after the count) → failed source_changed', async () => {
+    vi.mocked(readReport).mockResolvedValue({ ...parsed, rows: 11 } as never); // the record charged 10
+    expect(await runWorkerEvent(event)).toBe('failed');
+    expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('source_changed');
+    expect(writeItems).not.toHaveBeenCalled();
   });
 
   it('a missing source is a 409 source_missing: failed at once', async () => {
