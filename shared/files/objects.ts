@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -21,6 +21,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { bucketName, s3, s3Public } from './client';
 import { contentDisposition } from './content-disposition';
+import { SourceReadError, type RangeSource } from '../report/read/range-source';
 
 export const sourceObjectKey = (userId: string, reportId: string, filename: string): string =>
   `sources/${userId}/${reportId}/${filename}`;
@@ -149,4 +150,48 @@ export async function readObject(key: string): Promise<Buffer | null> {
     if (isMissing(e)) return null;
     throw e;
   }
+}
+
+/**
+ * An object for the report engine to read by byte ranges where it lies (no temporary copy: the
+ * download overlaps the reading). Every range is a GET conditional on the ETag seen first, so bytes of
+ * two versions are never mixed; a failure of the store is a SourceReadError (retried, never taken for
+ * a corrupt file). Null when the object is missing.
+ */
+export async function objectRanges(
+  key: string,
+  known?: { size: number; etag: string | null },
+): Promise<(RangeSource & { etag: string | null }) | null> {
+  const head = known ?? (await objectHead(key));
+  if (!head) return null;
+  const { size, etag } = head;
+  return {
+    size,
+    etag,
+    readRange(start: number, end: number): Readable {
+      const out = new PassThrough({ highWaterMark: 1024 * 1024 });
+      if (end <= start) {
+        out.end();
+        return out;
+      }
+      s3()
+        .send(
+          new GetObjectCommand({
+            Bucket: bucketName(),
+            Key: key,
+            Range: `bytes=${start}-${end - 1}`,
+            ...(etag ? { IfMatch: etag } : {}),
+          }),
+        )
+        .then((r) => {
+          const body = r.Body as Readable;
+          body.on('error', (e) => out.destroy(new SourceReadError('reading the stored file failed', { cause: e })));
+          body.pipe(out);
+          // A consumer that stops early (destroy) must not leave the download running.
+          out.on('close', () => body.destroy());
+        })
+        .catch((e: unknown) => out.destroy(new SourceReadError('reading the stored file failed', { cause: e })));
+      return out;
+    },
+  };
 }

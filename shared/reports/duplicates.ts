@@ -22,7 +22,7 @@ export async function identityOfFile(file: Pick<InputFile, 'filename' | 'source'
   const meta = parseFileMeta(file.filename);
   if (meta.seller_number && meta.report_number) return reportIdentity(meta, '');
   const src = await file.source();
-  const sha = await sha256Of('buffer' in src ? { buffer: src.buffer } : { path: src.path });
+  const sha = await sha256Of(src);
   return reportIdentity(meta, sha);
 }
 

@@ -7,7 +7,7 @@ import { getConfig } from '../config';
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../errors';
 import type { ReportSource } from '../report';
 import { getUpload, type UploadCount } from '../store/uploads.repo';
-import { downloadToTemp, objectHead, type LocalCopy } from '../files/objects';
+import { objectHead, objectRanges } from '../files/objects';
 
 export const ACCEPTED_EXTENSIONS = ['zip', 'xlsx', 'xls'] as const;
 
@@ -51,8 +51,8 @@ export interface InputFile {
   filename: string;
   size: number;
   /**
-   * The bytes as the report engine reads them: the multipart buffer, or the upload downloaded to a
-   * temporary file on first use (a route that needs no byte of it downloads nothing).
+   * The bytes as the report engine reads them: the multipart buffer, or the upload read by byte ranges
+   * where it lies (a route that needs no byte of it reads nothing).
    */
   source: () => Promise<ReportSource>;
   /** Where the bytes are: the upload's S3 key (and ETag), or the in-memory buffer of a multipart request. */
@@ -84,23 +84,19 @@ export async function openInputFile(userId: string, ref: FileRef | null): Promis
   const head = await objectHead(upload.key);
   if (!head) throw notFound('The file of this upload was not received', 'upload_not_found');
   assertAcceptedSize(head.size);
-  let local: Promise<LocalCopy | null> | null = null;
   const counted = upload.counted && head.etag !== null && upload.counted.etag === head.etag ? upload.counted : null;
   return {
     filename: upload.filename,
     size: head.size,
+    // Read where it lies, by ranges of the object as it was when opened (its ETag): no local copy.
     source: async () => {
-      local ??= downloadToTemp(upload.key, upload.filename);
-      const copy = await local;
-      if (!copy) throw notFound('The file of this upload was not received', 'upload_not_found');
-      return { path: copy.path, filename: upload.filename };
+      const ranges = await objectRanges(upload.key, head);
+      if (!ranges) throw notFound('The file of this upload was not received', 'upload_not_found');
+      return { ranges, filename: upload.filename };
     },
     origin: { kind: 'upload', key: upload.key, uploadId: upload.upload_id, etag: head.etag },
     counted,
-    cleanup: async () => {
-      const copy = await local?.catch(() => null);
-      await copy?.cleanup();
-    },
+    cleanup: async () => undefined,
   };
 }
 

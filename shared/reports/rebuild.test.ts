@@ -7,7 +7,7 @@
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildItems, readReport } from '../report';
-import { downloadToTemp } from '../files/objects';
+import { objectRanges } from '../files/objects';
 import type { StoredItem } from '../store/items.repo';
 import {
   getReport,
@@ -31,7 +31,7 @@ vi.mock('../report', async (actual) => ({
   readReport: vi.fn(),
   buildItems: vi.fn(),
 }));
-vi.mock('../files/objects', () => ({ downloadToTemp: vi.fn() }));
+vi.mock('../files/objects', () => ({ objectRanges: vi.fn() }));
 vi.mock('../store/products.repo', () => ({ ensureProducts: vi.fn() }));
 vi.mock('../store/reports.repo', () => ({
   getReport: vi.fn(),
@@ -73,7 +73,7 @@ function stored(article: string, manual: Record<string, number> = {}): StoredIte
 beforeEach(() => {
   vi.resetAllMocks();
   vi.mocked(requireReport).mockResolvedValue(unitReport());
-  vi.mocked(downloadToTemp).mockResolvedValue({ path: '/tmp/x', size: 1, cleanup: async () => undefined } as never);
+  vi.mocked(objectRanges).mockResolvedValue({ size: 1, etag: null, readRange: vi.fn() } as never);
   vi.mocked(readReport).mockResolvedValue(parsed as never);
   vi.mocked(getReportItems).mockResolvedValue([]);
   vi.mocked(resolveReportSettings).mockResolvedValue({
@@ -95,11 +95,11 @@ describe('rebuildReport (the worker body)', () => {
       vi.mocked(requireReport).mockResolvedValue(record);
       expect(await refusal(rebuildReport(user, 'r1'))).toMatchObject({ status: 409, code: 'source_missing' });
     }
-    expect(downloadToTemp).not.toHaveBeenCalled();
+    expect(objectRanges).not.toHaveBeenCalled();
   });
 
   it('a stored source gone from S3 → 409 source_missing', async () => {
-    vi.mocked(downloadToTemp).mockResolvedValue(null);
+    vi.mocked(objectRanges).mockResolvedValue(null);
     expect((await refusal(rebuildReport(user, 'r1'))).code).toBe('source_missing');
     expect(replaceItems).not.toHaveBeenCalled();
   });

@@ -39,7 +39,7 @@ import type { UserRecord } from '../store/users.repo';
 import { writeReportSummary } from './analytics';
 import { requireReport, sellerOf } from './queries';
 import { resolveReportSettings } from './settings';
-import { downloadToTemp } from '../files/objects';
+import { objectRanges } from '../files/objects';
 import { missingArticles, workerWaitMs } from './upload';
 
 const MAX_ATTEMPTS = 3;
@@ -73,22 +73,17 @@ export async function rebuildReport(
     onProgress({ step: 'reading', rows_read: 0 });
     const record = await requireReport(user.id, reportId);
     if (!record.source_path || record.is_combined) throw sourceMissing();
-    const local = await downloadToTemp(record.source_path, record.source_name ?? 'source');
-    if (!local) throw sourceMissing();
-    let parsed;
-    try {
-      parsed = await readReport(
-        { path: local.path, filename: record.source_name ?? undefined },
-        { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
-        {
-          onRows: (rows) => {
-            if (rows % 5_000 === 0) onProgress({ rows_read: rows });
-          },
+    const ranges = await objectRanges(record.source_path);
+    if (!ranges) throw sourceMissing();
+    const parsed = await readReport(
+      { ranges, filename: record.source_name ?? undefined },
+      { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
+      {
+        onRows: (rows) => {
+          if (rows % 5_000 === 0) onProgress({ rows_read: rows });
         },
-      );
-    } finally {
-      await local.cleanup();
-    }
+      },
+    );
     onProgress({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows });
     const articles = parsed.articles.map((a) => a.article);
     const [seller, oldItems] = await Promise.all([sellerOf(user.id, record), getReportItems(record)]);

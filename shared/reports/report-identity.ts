@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import type { ReportSource } from '../report';
 
 export interface IdentityMeta {
   seller_number: string | null;
@@ -26,12 +27,12 @@ export function reportIdentity(meta: IdentityMeta, sha256: string): string {
 }
 
 /** SHA-256 (hex) of a report source: bytes in memory, or a file on disk read as a stream. */
-export async function sha256Of(source: { buffer: Buffer } | { path: string }): Promise<string> {
+export async function sha256Of(source: ReportSource): Promise<string> {
   const hash = createHash('sha256');
   if ('buffer' in source) return hash.update(source.buffer).digest('hex');
   await new Promise<void>((resolve, reject) => {
-    createReadStream(source.path)
-      .on('data', (chunk) => hash.update(chunk))
+    ('ranges' in source ? source.ranges.readRange(0, source.ranges.size) : createReadStream(source.path))
+      .on('data', (chunk: Buffer) => hash.update(chunk))
       .on('end', () => resolve())
       .on('error', reject);
   });

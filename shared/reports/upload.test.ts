@@ -43,7 +43,7 @@ vi.mock('../files/objects', () => ({
   presignPut: vi.fn(),
   putObject: vi.fn(),
   sourceObjectKey: (user: string, id: string, name: string) => `sources/${user}/${id}/${name}`,
-  downloadToTemp: vi.fn(),
+  objectRanges: vi.fn(),
   objectSize: vi.fn(),
   objectHead: vi.fn(),
 }));

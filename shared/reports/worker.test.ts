@@ -7,7 +7,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../errors';
 import { buildItems, readReport } from '../report';
-import { downloadToTemp } from '../files/objects';
+import { objectRanges } from '../files/objects';
 import { writeItems } from '../store/items.repo';
 import {
   claimReportTask,
@@ -34,7 +34,7 @@ vi.mock('../report', async (actual) => ({
   readReport: vi.fn(),
   buildItems: vi.fn(),
 }));
-vi.mock('../files/objects', () => ({ downloadToTemp: vi.fn() }));
+vi.mock('../files/objects', () => ({ objectRanges: vi.fn() }));
 vi.mock('../store/items.repo', () => ({ writeItems: vi.fn() }));
 vi.mock('./catalog-sync', () => ({
   CatalogSync: vi.fn(function CatalogSync() {
@@ -104,7 +104,7 @@ beforeEach(() => {
   vi.mocked(renewReportTask).mockResolvedValue(true);
   vi.mocked(releaseReportTask).mockResolvedValue(true);
   vi.mocked(invokeWorker).mockResolvedValue(undefined as never);
-  vi.mocked(downloadToTemp).mockResolvedValue({ path: '/tmp/x', size: 1, cleanup: async () => undefined } as never);
+  vi.mocked(objectRanges).mockResolvedValue({ size: 1, etag: null, readRange: vi.fn() } as never);
   vi.mocked(readReport).mockResolvedValue(parsed as never);
   vi.mocked(ensureSellerByNumber).mockResolvedValue({ id: 's1' } as never);
   vi.mocked(resolveReportSettings).mockResolvedValue({
@@ -141,7 +141,7 @@ describe('runWorkerEvent: which events run', () => {
   it('a claim refused (a live worker holds the lease) is skipped and writes nothing', async () => {
     vi.mocked(claimReportTask).mockResolvedValue(null);
     expect(await runWorkerEvent(event)).toBe('skipped');
-    expect(downloadToTemp).not.toHaveBeenCalled();
+    expect(objectRanges).not.toHaveBeenCalled();
     expect(failUpload).not.toHaveBeenCalled();
   });
 
@@ -149,7 +149,7 @@ describe('runWorkerEvent: which events run', () => {
     vi.mocked(claimReportTask).mockResolvedValue(processing({ attempts: 4 }));
     expect(await runWorkerEvent(event)).toBe('failed');
     expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('processing_failed');
-    expect(downloadToTemp).not.toHaveBeenCalled();
+    expect(objectRanges).not.toHaveBeenCalled();
   });
 
   it('a user gone ends the task failed', async () => {
@@ -196,7 +196,7 @@ describe('runWorkerEvent: an upload', () => {
   });
 
   it('a missing source is a 409 source_missing: failed at once', async () => {
-    vi.mocked(downloadToTemp).mockResolvedValue(null);
+    vi.mocked(objectRanges).mockResolvedValue(null);
     expect(await runWorkerEvent(event)).toBe('failed');
     expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('source_missing');
   });

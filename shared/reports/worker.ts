@@ -47,7 +47,7 @@ import { rebuildReport } from './rebuild';
 import { resolveReportSettings, settingsDate } from './settings';
 import { CatalogSync } from './catalog-sync';
 import { periodTitle } from './report-identity';
-import { downloadToTemp } from '../files/objects';
+import { objectRanges } from '../files/objects';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
 
@@ -181,28 +181,24 @@ async function buildUpload(
   time: StepTimer,
 ): Promise<void> {
   if (!record.source_path) throw new AppError(409, 'source_missing', 'The report has no stored source file');
-  const local = await downloadToTemp(record.source_path, record.source_name ?? 'source');
-  if (!local) throw new AppError(409, 'source_missing', 'The stored source file is missing');
-  time.lap('download');
+  // Read where it lies, by byte ranges (the download overlaps the reading; no temporary copy).
+  const ranges = await objectRanges(record.source_path);
+  if (!ranges) throw new AppError(409, 'source_missing', 'The stored source file is missing');
+  time.lap('open');
   hb.note({ step: 'reading', rows_read: 0 }, true);
   // The catalog is looked up and extended while the file is read (catalog-sync.ts).
   const catalog = new CatalogSync(user.id);
   ctx.catalog = catalog;
-  let parsed;
-  try {
-    parsed = await readReport(
-      { path: local.path, filename: record.source_name ?? undefined },
-      { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
-      {
-        onRows: (rows) => {
-          if (rows % ROWS_PER_NOTE === 0) hb.note({ rows_read: rows });
-        },
-        onArticle: (article) => catalog.add(article),
+  const parsed = await readReport(
+    { ranges, filename: record.source_name ?? undefined },
+    { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
+    {
+      onRows: (rows) => {
+        if (rows % ROWS_PER_NOTE === 0) hb.note({ rows_read: rows });
       },
-    );
-  } finally {
-    await local.cleanup();
-  }
+      onArticle: (article) => catalog.add(article),
+    },
+  );
   time.lap('read');
   if (parsed.rows > record.rows) {
     // The bytes are not the ones counted and charged (the upload was replaced after count-rows).

@@ -15,8 +15,13 @@ import { inflateCap, resolveLimits, type ReadLimits } from './limits';
 import { scanXls } from './xls';
 import { scanXlsx, type SheetScanResult } from './xlsx-stream';
 import { ZipArchive, isJunkEntry, type InflateBudget, type ZipStreamOptions } from './zip';
+import { readRangeToBuffer, type RangeSource } from './range-source';
 
-export type ReportSource = { buffer: Buffer; filename?: string } | { path: string; filename?: string };
+/** The file: in memory, on disk, or read by byte ranges where it lies (range-source.ts). */
+export type ReportSource =
+  | { buffer: Buffer; filename?: string }
+  | { path: string; filename?: string }
+  | { ranges: RangeSource; filename?: string };
 
 export interface ScanResult extends FileMeta {
   format: ReportFormat;
@@ -27,6 +32,7 @@ export type { ReadLimits } from './limits';
 export { DEFAULT_READ_LIMITS } from './limits';
 export { parseFileMeta } from './filename';
 export { detectFormat } from './format';
+export { SourceReadError, type RangeSource } from './range-source';
 
 /** Test hook: re-slice inflated data into tiny pieces to exercise chunk boundaries. */
 export interface ScanOptions {
@@ -36,7 +42,7 @@ export interface ScanOptions {
 interface Input {
   head: Buffer;
   size: number;
-  source: { buffer: Buffer } | { path: string };
+  source: { buffer: Buffer } | { path: string } | { ranges: RangeSource };
   name: string | undefined;
 }
 
@@ -50,6 +56,12 @@ async function openInput(source: ReportSource, limits: ReadLimits): Promise<Inpu
       source: { buffer: source.buffer },
       name: source.filename,
     };
+  }
+  if ('ranges' in source) {
+    const size = source.ranges.size;
+    checkSize(size, limits);
+    const head = await readRangeToBuffer(source.ranges, 0, Math.min(HEAD_BYTES, size));
+    return { head, size, source: { ranges: source.ranges }, name: source.filename };
   }
   const { size } = await stat(source.path);
   checkSize(size, limits);
@@ -121,7 +133,12 @@ export async function scanReport(
 
   if (isOle2Magic(input.head)) {
     format = 'xls';
-    const buffer = 'buffer' in input.source ? input.source.buffer : await readFile(input.source.path);
+    const buffer =
+      'buffer' in input.source
+        ? input.source.buffer
+        : 'ranges' in input.source
+          ? await readRangeToBuffer(input.source.ranges, 0, input.size)
+          : await readFile(input.source.path);
     result = scanXls(buffer, sink, lim);
   } else if (isZipMagic(input.head)) {
     const zip = await ZipArchive.open(input.source, lim, budget);

@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { ReportError } from '../errors';
 import type { ReadLimits } from './limits';
+import { RangeReader, SourceReadError, type RangeSource } from './range-source';
 
 /** Inflated bytes used so far by one scan, shared by every entry and nested archive it opens. */
 export interface InflateBudget {
@@ -36,7 +37,7 @@ interface LocalHeaderReader {
   ): void;
 }
 
-type ZipSource = { buffer: Buffer } | { path: string };
+type ZipSource = { buffer: Buffer } | { path: string } | { ranges: RangeSource };
 
 /**
  * Turns anything yauzl, zlib, SheetJS or the file system throws into corrupt_file (ReportErrors pass
@@ -72,8 +73,11 @@ export class ZipArchive {
       validateEntrySizes: true,
     };
     const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-      const done = (err: Error | null, z?: yauzl.ZipFile) => (err || !z ? reject(asCorrupt(err)) : resolve(z));
+      const done = (err: Error | null, z?: yauzl.ZipFile) =>
+        err || !z ? reject(err instanceof SourceReadError ? err : asCorrupt(err)) : resolve(z);
       if ('buffer' in source) yauzl.fromBuffer(source.buffer, options, done);
+      else if ('ranges' in source)
+        yauzl.fromRandomAccessReader(new RangeReader(source.ranges), source.ranges.size, options, done);
       else yauzl.open(source.path, options, done);
     });
     const ownsFile = !('buffer' in source);
@@ -86,13 +90,7 @@ export class ZipArchive {
         );
       }
       const entries = await listEntries(zip);
-      return new ZipArchive(
-        zip,
-        'buffer' in source ? { buffer: source.buffer } : { path: source.path },
-        entries,
-        budget,
-        ownsFile,
-      );
+      return new ZipArchive(zip, source, entries, budget, ownsFile);
     } catch (err) {
       if (ownsFile) zip.close();
       throw err;
@@ -136,6 +134,8 @@ export class ZipArchive {
       }
       finished = true;
     } catch (err) {
+      // The store failing is no fault of the file: passed on as it is (a worker retries it).
+      if (err instanceof SourceReadError) throw err;
       throw asCorrupt(err);
     } finally {
       if (!finished) {
@@ -206,7 +206,9 @@ export class ZipArchive {
     const start = await new Promise<number>((resolve, reject) => {
       try {
         (this.zip as unknown as LocalHeaderReader).readLocalFileHeader(entry, { minimal: true }, (err, header) =>
-          err || !header ? reject(asCorrupt(err)) : resolve(header.fileDataStart),
+          err || !header
+            ? reject(err instanceof SourceReadError ? err : asCorrupt(err))
+            : resolve(header.fileDataStart),
         );
       } catch (err) {
         reject(asCorrupt(err));
@@ -218,6 +220,7 @@ export class ZipArchive {
       return Readable.from(pieces(buffer, start, start + size), { objectMode: false, highWaterMark: READ_PIECE });
     }
     if (size === 0) return Readable.from([], { objectMode: false });
+    if ('ranges' in this.source) return this.source.ranges.readRange(start, start + size);
     return createReadStream(this.source.path, { start, end: start + size - 1, highWaterMark: READ_PIECE });
   }
 }
@@ -248,7 +251,7 @@ function listEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
       zip.on('error', () => undefined);
       resolve(entries);
     });
-    zip.once('error', (err: unknown) => reject(asCorrupt(err)));
+    zip.once('error', (err: unknown) => reject(err instanceof SourceReadError ? err : asCorrupt(err)));
     zip.readEntry();
   });
 }
