@@ -8,7 +8,8 @@ import { METRIC_KEYS, type RowSink } from '../row-sink';
 import { DEFAULT_READ_LIMITS, type ReadLimits } from './limits';
 import type { SharedStrings } from './shared-strings';
 import { SheetScanner } from './sheet-scanner';
-import { BASIC_HEADER, columnName, escapeXml } from './test-support/xlsx-builder';
+import { columnName, escapeXml } from '../../../scripts/fixtures/xlsx-writer';
+import { BASIC_HEADER } from './test-support/basic-header';
 
 /** The reference: every tag through `tag`, no fast path. */
 class TagByTagScanner extends SheetScanner {
