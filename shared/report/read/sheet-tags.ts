@@ -5,7 +5,7 @@
  * cell's value becomes is the subclass's. Also the byte-level helpers of cells and rows both use.
  */
 import type { SharedStrings } from './shared-strings';
-import { APOS, COLON, EQ, GT, LT, QUOTE, SLASH, SP, digitsIndex } from './xml-bytes';
+import { APOS, BANG, COLON, CR, EQ, GT, LF, LT, QMARK, QUOTE, SLASH, SP, TAB, digitsIndex } from './xml-bytes';
 import { XmlByteScanner } from './xml-scanner';
 import { asCorrupt } from './zip';
 
@@ -49,10 +49,25 @@ export abstract class SheetTagScanner extends XmlByteScanner {
   }
 
   protected tag(buf: Buffer, start: number, end: number): void {
-    const len = this.tagName(buf, start, end);
-    if (len < 0) return;
-    const close = this.closing;
-    const ns = this.nameAt;
+    // The local name as `tagName` reads it, written out here: this is the hot path of tag-by-tag
+    // reading, and the call cost ~4% CPU on an x:-prefixed Excel sheet of 100k rows.
+    let i = start + 1;
+    let b = buf[i];
+    let close = false;
+    if (b === SLASH) {
+      close = true;
+      i++;
+    } else if (b === QMARK || b === BANG) {
+      return;
+    }
+    let ns = i;
+    while (i < end) {
+      b = buf[i];
+      if (b === SP || b === SLASH || b === TAB || b === LF || b === CR) break;
+      if (b === COLON) ns = i + 1;
+      i++;
+    }
+    const len = i - ns;
     const c0 = buf[ns];
     const selfClosing = buf[end - 1] === SLASH;
     if (len === 1) {
