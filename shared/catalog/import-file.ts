@@ -14,7 +14,7 @@ import { payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors'
 import { ReportError } from '../report/errors';
 import { scanScaled } from '../report/money';
 import { resolveLimits, type ReadLimits } from '../report/read/limits';
-import { scanXlsxCells } from '../report/read/xlsx-stream';
+import { scanXlsxCells } from '../report/read/cell-rows';
 import { ZipArchive } from '../report/read/zip';
 import { MAX_ARTICLE_LENGTH, type ImportRow } from '../store/products.repo';
 import { parseValidFrom, validFromScore } from './valid-from';

@@ -2,8 +2,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ReportError } from './errors';
 import { countRows, readReport } from './read-report';
-import { BASIC_HEADER, wbXlsx, type CellInput } from './read/test-support/xlsx-builder';
-import { writeZip } from './read/test-support/zip-writer';
+import { wbXlsx, type CellInput } from '../../scripts/fixtures/xlsx-writer';
+import { writeZip } from '../../scripts/fixtures/zip-writer';
+import { BASIC_HEADER } from './read/test-support/basic-header';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/wb-detail-2022-49col.xlsx');
 

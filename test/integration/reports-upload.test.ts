@@ -10,6 +10,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
 import { handler as uploadUrlHandler } from '../../functions/reports/upload-url.handler';
+import { ZipWriter } from '../../scripts/fixtures/zip-writer';
 import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
 import { apiEvent, bodyOf } from '../../shared/http/test-event';
@@ -317,62 +318,11 @@ describe('upload-url', () => {
 });
 
 describe('hostile input through the API: documented status, nothing stored or charged', () => {
-  interface RawEntry {
-    name: string;
-    /** Raw deflate data. */
-    data: Buffer;
-    crc: number;
-    usize: number;
-  }
-
-  function deflated(name: string, text: string): RawEntry {
-    const buf = Buffer.from(text, 'utf8');
-    return { name, data: zlib.deflateRawSync(buf), crc: zlib.crc32(buf), usize: buf.length };
-  }
-
-  function zipOf(entries: RawEntry[]): Buffer {
-    const parts: Buffer[] = [];
-    const centrals: Buffer[] = [];
-    let offset = 0;
-    for (const e of entries) {
-      const name = Buffer.from(e.name, 'utf8');
-      const local = Buffer.alloc(30);
-      local.writeUInt32LE(0x04034b50, 0);
-      local.writeUInt16LE(20, 4);
-      local.writeUInt16LE(8, 8);
-      local.writeUInt32LE(e.crc >>> 0, 14);
-      local.writeUInt32LE(e.data.length, 18);
-      local.writeUInt32LE(e.usize, 22);
-      local.writeUInt16LE(name.length, 26);
-      const central = Buffer.alloc(46);
-      central.writeUInt32LE(0x02014b50, 0);
-      central.writeUInt16LE(20, 4);
-      central.writeUInt16LE(20, 6);
-      central.writeUInt16LE(8, 10);
-      central.writeUInt32LE(e.crc >>> 0, 16);
-      central.writeUInt32LE(e.data.length, 20);
-      central.writeUInt32LE(e.usize, 24);
-      central.writeUInt16LE(name.length, 28);
-      central.writeUInt32LE(offset, 42);
-      parts.push(local, name, e.data);
-      centrals.push(central, name);
-      offset += local.length + name.length + e.data.length;
-    }
-    const cd = Buffer.concat(centrals);
-    const end = Buffer.alloc(22);
-    end.writeUInt32LE(0x06054b50, 0);
-    end.writeUInt16LE(entries.length, 8);
-    end.writeUInt16LE(entries.length, 10);
-    end.writeUInt32LE(cd.length, 12);
-    end.writeUInt32LE(offset, 16);
-    return Buffer.concat([...parts, cd, end]);
-  }
-
   /**
    * A real bomb: an .xlsx whose sheet inflates to 1.6 GB of zeros from ~1.6 MB (stopped by the ratio cap
    * at 256 MB, long before the absolute 4 GB: shared/report/read/limits.ts). Built fast by repeating
    * one sync-flushed deflate block of 16 MB of zeros (its back-references only ever see zeros) and
-   * closing the stream with an empty final block; the headers state the true size and CRC.
+   * closing the stream with an empty final block (the zip writer's end); the headers state the true size and CRC.
    */
   function zipBomb(): Buffer {
     const zeros = Buffer.alloc(16 * 1024 * 1024);
@@ -380,27 +330,26 @@ describe('hostile input through the API: documented status, nothing stored or ch
     const copies = 100;
     let crc = 0;
     for (let i = 0; i < copies; i++) crc = zlib.crc32(zeros, crc);
-    const sheet: RawEntry = {
-      name: 'xl/worksheets/sheet1.xml',
-      data: Buffer.concat([...Array.from({ length: copies }, () => block), Buffer.from([0x03, 0x00])]),
+    const zip = ZipWriter.toMemory();
+    zip.add(
+      '[Content_Types].xml',
+      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+    );
+    zip.add(
+      'xl/workbook.xml',
+      '<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
+    );
+    zip.add(
+      'xl/_rels/workbook.xml.rels',
+      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+    );
+    const sheet = zip.entry('xl/worksheets/sheet1.xml');
+    sheet.writeDeflated(Buffer.concat(Array.from({ length: copies }, () => block)), {
       crc,
-      usize: zeros.length * copies,
-    };
-    return zipOf([
-      deflated(
-        '[Content_Types].xml',
-        '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
-      ),
-      deflated(
-        'xl/workbook.xml',
-        '<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>',
-      ),
-      deflated(
-        'xl/_rels/workbook.xml.rels',
-        '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
-      ),
-      sheet,
-    ]);
+      size: zeros.length * copies,
+    });
+    sheet.end();
+    return zip.finishToBuffer();
   }
 
   const cases: Array<{ name: string; file: () => { filename: string; file: Buffer }; status: number; code: string }> = [

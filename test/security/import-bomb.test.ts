@@ -55,7 +55,7 @@ async function loopTurns<T>(work: () => Promise<T>): Promise<{ result: T; turns:
 describe('catalog import bomb', () => {
   it('120 numeric columns × 100,000 rows: 422 import_too_large at once, memory flat, nothing imported', async () => {
     const u = await newUser(100_000, 'security');
-    const { file, sheetBytes } = await importBomb({ columns: 120, rows: 100_000 });
+    const { file, sheetBytes } = importBomb({ columns: 120, rows: 100_000 });
     expect(file.length).toBeLessThan(2 * 1024 * 1024);
     expect(sheetBytes).toBeGreaterThan(180 * 1024 * 1024);
     const event = importEvent(u.token, file);
@@ -91,7 +91,7 @@ describe('catalog import bomb', () => {
     const u = await newUser(100_000, 'security');
     const other = await newUser(100_000, 'security');
     // ~30 MB of sheet XML (just under the cap), 120 columns, 14,000 rows of which 2 columns are read.
-    const { file, sheetBytes } = await importBomb({ columns: 120, rows: 14_000 });
+    const { file, sheetBytes } = importBomb({ columns: 120, rows: 14_000 });
     expect(sheetBytes).toBeLessThan(MAX_IMPORT_INFLATED_BYTES);
     const meEvent = apiEvent({ method: 'GET', path: '/api/auth/me', token: other.token });
 

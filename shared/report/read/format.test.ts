@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReportError } from '../errors';
 import { detectFormat } from './format';
-import { writeZip } from './test-support/zip-writer';
+import { writeZip } from '../../../scripts/fixtures/zip-writer';
 
 function unsupported(head: Buffer): ReportError {
   try {

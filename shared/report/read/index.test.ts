@@ -8,8 +8,9 @@ import { ReportError } from '../errors';
 import { scanReport, type ReportSource, type ScanOptions } from './index';
 import { DEFAULT_READ_LIMITS, inflateCap, type ReadLimits } from './limits';
 import { collectSink } from './test-support/collect-sink';
-import { BASIC_HEADER, sheetXml, wbXlsx, xlsxPackage, type CellInput } from './test-support/xlsx-builder';
-import { writeZip } from './test-support/zip-writer';
+import { sheetXml, wbXlsx, xlsxPackage, type CellInput } from '../../../scripts/fixtures/xlsx-writer';
+import { writeZip } from '../../../scripts/fixtures/zip-writer';
+import { BASIC_HEADER } from './test-support/basic-header';
 
 const FIXTURE = path.resolve(__dirname, '../../../fixtures/wb-detail-2022-49col.xlsx');
 

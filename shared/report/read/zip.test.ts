@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ReportError } from '../errors';
 import { DEFAULT_READ_LIMITS } from './limits';
 import { ZipArchive } from './zip';
-import { writeZip } from './test-support/zip-writer';
+import { writeZip } from '../../../scripts/fixtures/zip-writer';
 
 /** 3.5 MB of varied text: more than one compressed read piece stored, several inflate pieces deflated. */
 const BIG = Buffer.from(Array.from({ length: 120_000 }, (_, i) => `<row r="${i}">Строка ${i * 7919}</row>`).join(''));

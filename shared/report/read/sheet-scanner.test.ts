@@ -6,8 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { ReportError } from '../errors';
 import { METRIC_KEYS, type RowSink } from '../row-sink';
 import { DEFAULT_READ_LIMITS, type ReadLimits } from './limits';
-import { SheetScanner, TextCache, type SharedStrings } from './xlsx-stream';
-import { BASIC_HEADER, columnName, escapeXml } from './test-support/xlsx-builder';
+import type { SharedStrings } from './shared-strings';
+import { SheetScanner } from './sheet-scanner';
+import { columnName, escapeXml } from '../../../scripts/fixtures/xlsx-writer';
+import { BASIC_HEADER } from './test-support/basic-header';
 
 /** The reference: every tag through `tag`, no fast path. */
 class TagByTagScanner extends SheetScanner {
@@ -242,31 +244,6 @@ describe('SheetScanner fast rows', () => {
     // data[0] is the begin line; data[3002] is row i = 3001, article (3001 · 7) mod 3000 = 7
     expect(fast.data[3002]).toContain(`sa_name=${article(7)}`);
     expect(fast.data[3002]).toContain('subject_name=Ёлка 7');
-  });
-
-  it('TextCache: a hit only on the very same bytes, whatever shares a slot', () => {
-    const texts = [
-      'Ёлка-1',
-      'Ёлка-2',
-      'Ёлка-1',
-      'Ёлка-12',
-      'ёлка-1',
-      'A&amp;Ё',
-      'Ёлка-1',
-      'Ё'.repeat(40),
-      'Ё'.repeat(39) + 'Ж',
-      'Ё'.repeat(40),
-    ];
-    const bytes = texts.map((t) => Buffer.from(`<v>${t}</v>`));
-    for (const slots of [1, 2, 1024]) {
-      const cache = new TextCache(slots);
-      for (let round = 0; round < 3; round++) {
-        bytes.forEach((b, i) => {
-          const text = cache.decode(b, 3, b.length - 4);
-          expect(text).toBe(texts[i] === 'A&amp;Ё' ? 'A&Ё' : texts[i]);
-        });
-      }
-    }
   });
 
   it('refuses what the tag-by-tag reading refuses, with the same code', () => {
