@@ -22,7 +22,14 @@ import {
 import { badRequest, conflict } from '../errors';
 import { costPriceOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../report/periods';
 import { ddb, tableName } from './client';
-import { backoff, cancellationCodes, isConditionFailed, isTransactionConflict, sleep } from './dynamo-errors';
+import {
+  backoff,
+  cancellationCodes,
+  conditionHeld,
+  isConditionFailed,
+  isTransactionConflict,
+  sleep,
+} from './dynamo-errors';
 import { PRODUCT_PREFIX, productKey, type Key } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
 
@@ -506,17 +513,15 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
  */
 export async function removeUntouchedProducts(userId: string, articles: readonly string[], at: string): Promise<void> {
   await inParallel([...articles], CONCURRENCY, async (article) => {
-    try {
-      await ddb().send(
+    await conditionHeld(
+      ddb().send(
         new DeleteCommand({
           TableName: tableName(),
           Key: productRecordKey(userId, article),
           ConditionExpression: 'updated_at = :at AND cost_price_set = :no',
           ExpressionAttributeValues: { ':at': at, ':no': false },
         }),
-      );
-    } catch (e) {
-      if (!isConditionFailed(e)) throw e;
-    }
+      ),
+    );
   });
 }

@@ -6,7 +6,7 @@
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
-import { isConditionFailed } from './dynamo-errors';
+import { conditionHeld } from './dynamo-errors';
 import { newId, ttlIn } from './keys';
 
 export interface UploadRecord {
@@ -82,8 +82,8 @@ export async function getUpload(userId: string, uploadId: string): Promise<Uploa
 
 /** Remembers count-rows' answer for these bytes of the upload (no-op when the upload is gone). */
 export async function saveUploadCount(userId: string, uploadId: string, count: UploadCount): Promise<void> {
-  try {
-    await ddb().send(
+  await conditionHeld(
+    ddb().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: uploadKey(userId, uploadId),
@@ -91,8 +91,6 @@ export async function saveUploadCount(userId: string, uploadId: string, count: U
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':c': count },
       }),
-    );
-  } catch (e) {
-    if (!isConditionFailed(e)) throw e;
-  }
+    ),
+  );
 }
