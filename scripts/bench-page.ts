@@ -26,12 +26,14 @@ import { stopGroup, tail, track } from './local/process';
 import { startStack, type Stack } from './local/stack';
 import { webConfig } from './local/web';
 
-export const BENCH_PAGE_USAGE = `usage: npm run bench:page -- [--articles 5000] [--rows 20000] [--runs 3] [--only dev|prod] [--json]
+export const BENCH_PAGE_USAGE = `usage: npm run bench:page -- [--articles 5000] [--rows 20000] [--runs 3] [--only dev|prod] [--compare DIR] [--json]
 
 Measures the report page (summary, first rows, scroll frame times) of a generated report of
 --rows rows × --articles articles on the Vite dev server and on the production build.
   --runs N      median of N runs per server (default 3), the servers alternating
   --only S      measure one server: dev or prod
+  --compare DIR also measure a production build already in DIR (e.g. of an earlier commit:
+                vite build --config web/vite.config.ts --outDir DIR), in the same alternation
   --json        also print the numbers as JSON`;
 
 export interface PageNumbers {
@@ -138,11 +140,12 @@ interface Options {
   rows: number;
   runs: number;
   only: 'dev' | 'prod' | null;
+  compare: string | null;
   json: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { articles: 5000, rows: 20_000, runs: 3, only: null, json: false };
+  const o: Options = { articles: 5000, rows: 20_000, runs: 3, only: null, compare: null, json: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = () => {
@@ -157,6 +160,11 @@ function parseArgs(argv: string[]): Options {
       const v = argv[++i];
       if (v !== 'dev' && v !== 'prod') throw new Error(`--only takes dev or prod\n${BENCH_PAGE_USAGE}`);
       o.only = v;
+    } else if (a === '--compare') {
+      const v = argv[++i];
+      if (!v || !existsSync(path.join(v, 'index.html')))
+        throw new Error(`--compare needs a folder with a built index.html\n${BENCH_PAGE_USAGE}`);
+      o.compare = path.resolve(v);
     } else if (a === '--json') o.json = true;
     else if (a === '--help' || a === '-h') {
       console.log(BENCH_PAGE_USAGE);
@@ -285,7 +293,7 @@ async function main() {
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-page-'));
   const load0 = loadavg()[0]!;
   let stack: Stack | null = null;
-  let preview: { url: string; stop(): Promise<void> } | null = null;
+  const previews: Array<{ url: string; stop(): Promise<void> }> = [];
   try {
     log(`report of ${o.rows} rows × ${o.articles} articles (zip, 2026, WB style)`);
     const file = cachedReportFile({
@@ -296,7 +304,7 @@ async function main() {
       wbStyle: true,
       seed: 8,
     });
-    const servers: Array<{ name: 'dev' | 'prod'; url: string }> = [];
+    const servers: Array<{ name: string; label: string; url: string }> = [];
     const wantDev = o.only !== 'prod';
     const wantProd = o.only !== 'dev';
     const outDir = path.join(dir, 'dist');
@@ -306,10 +314,15 @@ async function main() {
     }
     log('starting the stack on free ports');
     stack = await startStack({ dataDir: path.join(dir, 'data'), freePorts: true, web: wantDev });
-    if (wantDev && stack.urls.web) servers.push({ name: 'dev', url: stack.urls.web });
+    const api = `http://localhost:${stack.ports.api}`;
+    if (wantDev && stack.urls.web) servers.push({ name: 'dev', label: 'dev (Vite dev server)', url: stack.urls.web });
     if (wantProd) {
-      preview = await startPreview(outDir, `http://localhost:${stack.ports.api}`);
-      servers.push({ name: 'prod', url: preview.url });
+      previews.push(await startPreview(outDir, api));
+      servers.push({ name: 'prod', label: 'production (vite build + preview)', url: previews.at(-1)!.url });
+    }
+    if (o.compare) {
+      previews.push(await startPreview(o.compare, api));
+      servers.push({ name: 'compare', label: `production, ${o.compare}`, url: previews.at(-1)!.url });
     }
     const email = `bench-page-${Date.now()}@example.com`;
     const user = await createUser({ email, confirmed: true, limits: 100_000_000 });
@@ -343,16 +356,15 @@ async function main() {
     for (const s of servers) {
       const m = medianOf(results.get(s.name)!);
       medians[s.name] = m;
-      const label = s.name === 'dev' ? 'dev (Vite dev server)' : 'production (vite build + preview)';
       lines.push(
-        `| ${label} | ${f(m.summaryMs)} | ${f(m.firstRowsMs)} | ${f(m.medianFrameMs, 1)} | ${f(m.p90FrameMs, 1)} | ` +
+        `| ${s.label} | ${f(m.summaryMs)} | ${f(m.firstRowsMs)} | ${f(m.medianFrameMs, 1)} | ${f(m.p90FrameMs, 1)} | ` +
           `${f(m.maxFrameMs)} | ${f(m.longTasks)} | ${f(m.scriptMs)} / ${f(m.layoutMs)} / ${f(m.styleMs)} | ${f(m.nodes)} |`,
       );
     }
     console.log(lines.join('\n'));
     if (o.json) console.log(JSON.stringify({ medians, runs: Object.fromEntries(results) }));
   } finally {
-    if (preview) await preview.stop();
+    for (const p of previews) await p.stop();
     if (stack) await stack.stop();
     rmSync(dir, { recursive: true, force: true });
   }
