@@ -101,8 +101,13 @@ function buildColumns(): ColumnDef<Item, unknown>[] {
 const COLUMNS = buildColumns();
 
 /** Pixels of columns rendered beyond the visible part: to the left, and (more) to the right, where reading goes. */
-const COLUMN_OVERSCAN_LEFT_PX = 480;
-const COLUMN_OVERSCAN_RIGHT_PX = 1000;
+const COLUMN_OVERSCAN_LEFT_PX = 320;
+const COLUMN_OVERSCAN_RIGHT_PX = 720;
+/**
+ * The scroll position the column window follows, in steps of this many pixels: a sideways scroll
+ * re-renders the table once a step, not once an event (the overscan covers the step).
+ */
+const COLUMN_STEP_PX = 80;
 
 /**
  * The window of columns to render, [from, to] by index (column 0, the sticky article, is always
@@ -203,16 +208,22 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
   useEffect(() => {
     const el = scrollEl;
     if (!el) return;
-    const update = () =>
-      setView((v) =>
-        v.left === el.scrollLeft && v.width === el.clientWidth ? v : { left: el.scrollLeft, width: el.clientWidth },
-      );
+    const update = () => {
+      const left = Math.floor(el.scrollLeft / COLUMN_STEP_PX) * COLUMN_STEP_PX;
+      const width = el.clientWidth;
+      setView((v) => (v.left === left && v.width === width ? v : { left, width }));
+    };
+    // A vertical scroll changes neither: the width is read on resize only.
+    const onScroll = () => {
+      const left = Math.floor(el.scrollLeft / COLUMN_STEP_PX) * COLUMN_STEP_PX;
+      setView((v) => (v.left === left ? v : { ...v, left }));
+    };
     update();
-    el.addEventListener('scroll', update, { passive: true });
+    el.addEventListener('scroll', onScroll, { passive: true });
     const resize = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(update);
     resize?.observe(el);
     return () => {
-      el.removeEventListener('scroll', update);
+      el.removeEventListener('scroll', onScroll);
       resize?.disconnect();
     };
   }, [scrollEl]);
