@@ -8,14 +8,16 @@
  * (presigned PUT, then POST /api/reports/upload).
  *
  * Per server: time to the summary figures and to the first table rows after navigation, then the
- * items table scrolled by 240 px per animation frame for 180 frames: frame intervals (median, p90,
- * max), long tasks, and where the main thread went (Chromium's Performance.getMetrics over the scroll).
- * Median of --runs runs, alternating the servers so that a load change hits both.
+ * items table brought on screen (bench:api's probe scrolled it below the fold, where nothing of it is
+ * painted) and scrolled by 240 px per animation frame for 180 frames: frame intervals (median, p90,
+ * max), long tasks, where the main thread went (Chromium's Performance.getMetrics over the scroll),
+ * and the elements on the page. Median of --runs runs, alternating the servers so that a load change
+ * hits both (--compare adds an earlier build to the alternation).
  *
  * `measurePage` is also used by scripts/bench-api.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { signToken } from '../shared/auth/tokens';
@@ -26,7 +28,7 @@ import { stopGroup, tail, track } from './local/process';
 import { startStack, type Stack } from './local/stack';
 import { webConfig } from './local/web';
 
-export const BENCH_PAGE_USAGE = `usage: npm run bench:page -- [--articles 5000] [--rows 20000] [--runs 3] [--only dev|prod] [--compare DIR] [--json]
+export const BENCH_PAGE_USAGE = `usage: npm run bench:page -- [--articles 5000] [--rows 20000] [--runs 3] [--only dev|prod] [--compare DIR] [--screenshot DIR] [--json]
 
 Measures the report page (summary, first rows, scroll frame times) of a generated report of
 --rows rows × --articles articles on the Vite dev server and on the production build.
@@ -34,6 +36,7 @@ Measures the report page (summary, first rows, scroll frame times) of a generate
   --only S      measure one server: dev or prod
   --compare DIR also measure a production build already in DIR (e.g. of an earlier commit:
                 vite build --config web/vite.config.ts --outDir DIR), in the same alternation
+  --screenshot DIR  a screenshot of each server's page after its first scroll, into DIR
   --json        also print the numbers as JSON`;
 
 export interface PageNumbers {
@@ -49,8 +52,9 @@ export interface PageNumbers {
   layoutMs?: number;
   styleMs?: number;
   layouts?: number;
-  /** DOM nodes of the page after the scroll. */
-  nodes?: number;
+  /** Elements of the page, and of the items table, after the scroll. */
+  elements?: number;
+  tableElements?: number;
 }
 
 /** Scrolls the items table by 240 px per animation frame for 180 frames; frame intervals and long tasks. */
@@ -82,6 +86,7 @@ export async function measurePage(
   token: string,
   email: string,
   reportId: string,
+  screenshot?: string,
 ): Promise<PageNumbers> {
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({
@@ -104,6 +109,8 @@ export async function measurePage(
     const summaryMs = Date.now() - t0;
     await page.waitForSelector('[data-testid="items-table"] tbody tr[data-testid^="row-"]', { timeout: 120_000 });
     const firstRowsMs = Date.now() - t0;
+    // The table on screen, as a seller scrolling it sees it (below the fold nothing of it is painted).
+    await page.evaluate(`document.querySelector('[data-testid="items-table"]').scrollIntoView({ block: 'center' })`);
     await page.waitForTimeout(500);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Performance.enable');
@@ -113,6 +120,15 @@ export async function measurePage(
     // Browser code as text: this file is compiled without the DOM library.
     const frames = (await page.evaluate(SCROLL_PROBE)) as { times: number[]; longTasks: number };
     const after = await metrics();
+    const counts = (await page.evaluate(
+      `({ page: document.getElementsByTagName('*').length, table: document.querySelector('[data-testid="items-table"]').getElementsByTagName('*').length })`,
+    )) as { page: number; table: number };
+    if (screenshot) {
+      // Sideways too, so that the sticky article column and the column window show.
+      await page.evaluate(`document.querySelector('[data-testid="items-table"]').scrollLeft += 900`);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: screenshot });
+    }
     const delta = (name: string, scale = 1000) => ((after.get(name) ?? 0) - (before.get(name) ?? 0)) * scale;
     const sorted = [...frames.times].sort((a, b) => a - b);
     const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
@@ -128,7 +144,8 @@ export async function measurePage(
       layoutMs: delta('LayoutDuration'),
       styleMs: delta('RecalcStyleDuration'),
       layouts: delta('LayoutCount', 1),
-      nodes: after.get('Nodes'),
+      elements: counts.page,
+      tableElements: counts.table,
     };
   } finally {
     await browser.close();
@@ -141,11 +158,20 @@ interface Options {
   runs: number;
   only: 'dev' | 'prod' | null;
   compare: string | null;
+  screenshot: string | null;
   json: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { articles: 5000, rows: 20_000, runs: 3, only: null, compare: null, json: false };
+  const o: Options = {
+    articles: 5000,
+    rows: 20_000,
+    runs: 3,
+    only: null,
+    compare: null,
+    screenshot: null,
+    json: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = () => {
@@ -165,6 +191,10 @@ function parseArgs(argv: string[]): Options {
       if (!v || !existsSync(path.join(v, 'index.html')))
         throw new Error(`--compare needs a folder with a built index.html\n${BENCH_PAGE_USAGE}`);
       o.compare = path.resolve(v);
+    } else if (a === '--screenshot') {
+      const v = argv[++i];
+      if (!v) throw new Error(`--screenshot needs a folder\n${BENCH_PAGE_USAGE}`);
+      o.screenshot = path.resolve(v);
     } else if (a === '--json') o.json = true;
     else if (a === '--help' || a === '-h') {
       console.log(BENCH_PAGE_USAGE);
@@ -335,7 +365,9 @@ async function main() {
       // Alternate which server goes first, so that neither always meets a warmer or a busier machine.
       const order = run % 2 === 0 ? servers : [...servers].reverse();
       for (const s of order) {
-        const n = await measurePage(s.url, token, email, reportId);
+        const shot = o.screenshot && run === 0 ? path.join(o.screenshot, `${s.name}.png`) : undefined;
+        if (shot) mkdirSync(o.screenshot!, { recursive: true });
+        const n = await measurePage(s.url, token, email, reportId, shot);
         results.get(s.name)!.push(n);
         log(
           `run ${run + 1} ${s.name}: frames median ${n.medianFrameMs.toFixed(1)} ms, p90 ${n.p90FrameMs.toFixed(1)} ms, ` +
@@ -349,7 +381,7 @@ async function main() {
       `${o.rows} rows × ${o.articles} articles; Chromium headless 1440×900; median of ${o.runs} run(s); ` +
         `load average (1 min) at start ${load0.toFixed(1)}, at end ${loadavg()[0]!.toFixed(1)}`,
       '',
-      '| server | summary ms | first rows ms | frame median ms | p90 ms | max ms | long tasks | script / layout / style ms during scroll | DOM nodes |',
+      '| server | summary ms | first rows ms | frame median ms | p90 ms | max ms | long tasks | script / layout / style ms during scroll | elements: page / table |',
       '|---|---|---|---|---|---|---|---|---|',
     ];
     const medians: Record<string, PageNumbers> = {};
@@ -358,7 +390,7 @@ async function main() {
       medians[s.name] = m;
       lines.push(
         `| ${s.label} | ${f(m.summaryMs)} | ${f(m.firstRowsMs)} | ${f(m.medianFrameMs, 1)} | ${f(m.p90FrameMs, 1)} | ` +
-          `${f(m.maxFrameMs)} | ${f(m.longTasks)} | ${f(m.scriptMs)} / ${f(m.layoutMs)} / ${f(m.styleMs)} | ${f(m.nodes)} |`,
+          `${f(m.maxFrameMs)} | ${f(m.longTasks)} | ${f(m.scriptMs)} / ${f(m.layoutMs)} / ${f(m.styleMs)} | ${f(m.elements)} / ${f(m.tableElements)} |`,
       );
     }
     console.log(lines.join('\n'));
