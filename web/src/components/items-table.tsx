@@ -659,7 +659,7 @@ interface ValueCellProps {
   actions: RowActions;
 }
 
-/** Cell text per item and field, formatted once: Intl formatting is most of what a new row costs. */
+/** Cell text per item and field, formatted once (a row mounts again each time it scrolls back in). */
 const cellTexts = new WeakMap<Item, Map<string, string>>();
 function cellText(item: Item, field: string, unit: FieldUnit): string {
   let texts = cellTexts.get(item);
