@@ -102,7 +102,7 @@ const COLUMNS = buildColumns();
 
 /** Pixels of columns rendered beyond the visible part: to the left, and (more) to the right, where reading goes. */
 const COLUMN_OVERSCAN_LEFT_PX = 320;
-const COLUMN_OVERSCAN_RIGHT_PX = 720;
+const COLUMN_OVERSCAN_RIGHT_PX = 1000;
 /**
  * The scroll position the column window follows, in steps of this many pixels: a sideways scroll
  * re-renders the table once a step, not once an event (the overscan covers the step).
