@@ -29,6 +29,7 @@ import { createUser } from '../shared/store/users.repo';
 import { writeReportFile, type GenerateOptions } from './fixtures/generate';
 import { startStack, type Stack } from './local/stack';
 import { benchAnalytics } from './bench-analytics';
+import { measurePage, type PageNumbers } from './bench-page';
 
 interface Options {
   rows: number;
@@ -245,81 +246,6 @@ function millionChild(env: Record<string, string>, userId: string, uploadId: str
       resolve(JSON.parse(last) as MillionRun);
     });
   });
-}
-
-interface PageNumbers {
-  summaryMs: number;
-  firstRowsMs: number;
-  frames: number;
-  medianFrameMs: number;
-  p90FrameMs: number;
-  maxFrameMs: number;
-  longTasks: number;
-}
-
-/** Scrolls the items table by 240 px per animation frame for 180 frames; frame intervals and long tasks. */
-const SCROLL_PROBE = `(async () => {
-  const el = document.querySelector('[data-testid="items-table"]');
-  let longTasks = 0;
-  const obs = new PerformanceObserver((l) => (longTasks += l.getEntries().length));
-  try { obs.observe({ type: 'longtask', buffered: false }); } catch {}
-  const times = [];
-  await new Promise((done) => {
-    let last = performance.now();
-    let n = 0;
-    const step = () => {
-      const now = performance.now();
-      times.push(now - last);
-      last = now;
-      el.scrollTop += 240;
-      if (++n < 180) requestAnimationFrame(step); else done();
-    };
-    requestAnimationFrame(step);
-  });
-  obs.disconnect();
-  return { times: times.slice(1), longTasks };
-})()`;
-
-/** The report page in Chromium: summary and first rows after navigation, then scroll frame times. */
-async function measurePage(webUrl: string, token: string, email: string, reportId: string): Promise<PageNumbers> {
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-    await page.goto(`${webUrl}/login`);
-    await page.evaluate(
-      `localStorage.setItem('svc_token', ${JSON.stringify(token)}); localStorage.setItem('svc_email', ${JSON.stringify(email)})`,
-    );
-    // Warm the dev server's module graph so the measured load is the page's own work.
-    await page.goto(`${webUrl}/reports`);
-    await page.waitForLoadState('networkidle');
-    const t0 = Date.now();
-    await page.goto(`${webUrl}/reports/${reportId}`);
-    await page.waitForSelector('[data-testid^="figure-"]', { timeout: 60_000 });
-    const summaryMs = Date.now() - t0;
-    await page.waitForSelector('[data-testid="items-table"] tbody tr[data-testid^="row-"]', { timeout: 120_000 });
-    const firstRowsMs = Date.now() - t0;
-    await page.waitForTimeout(500);
-    // Browser code as text: this file is compiled without the DOM library.
-    const frames = (await page.evaluate(SCROLL_PROBE)) as { times: number[]; longTasks: number };
-    const sorted = [...frames.times].sort((a, b) => a - b);
-    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-    return {
-      summaryMs,
-      firstRowsMs,
-      frames: sorted.length,
-      medianFrameMs: q(0.5)!,
-      p90FrameMs: q(0.9)!,
-      maxFrameMs: sorted[sorted.length - 1]!,
-      longTasks: frames.longTasks,
-    };
-  } finally {
-    await browser.close();
-  }
 }
 
 /** `upload 300000 rows: claims 30, open 13, …` from a log line of the upload route or the worker. */

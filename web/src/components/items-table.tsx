@@ -1,4 +1,14 @@
-import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import {
+  memo,
+  useCallback,
+  useDeferredValue,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+} from 'react';
 import {
   createColumnHelper,
   getCoreRowModel,
@@ -6,6 +16,7 @@ import {
   useReactTable,
   type Column,
   type ColumnDef,
+  type Row,
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -16,6 +27,11 @@ import { ErrorMessage } from './error-message';
 import { SortHeader } from './sort-header';
 
 const ROW_HEIGHT = 34;
+/**
+ * Rows rendered beyond the visible ones on each side. Rows render in the scroll event itself (the
+ * virtualiser flushes synchronously), so a fast scroll shows no blank rows; more would only add DOM.
+ */
+const ROW_OVERSCAN = 6;
 
 interface ColumnMeta {
   unit?: FieldUnit;
@@ -86,8 +102,13 @@ function buildColumns(): ColumnDef<Item, unknown>[] {
 const COLUMNS = buildColumns();
 
 /** Pixels of columns rendered beyond the visible part: to the left, and (more) to the right, where reading goes. */
-const COLUMN_OVERSCAN_LEFT_PX = 480;
+const COLUMN_OVERSCAN_LEFT_PX = 320;
 const COLUMN_OVERSCAN_RIGHT_PX = 1000;
+/**
+ * The scroll position the column window follows, in steps of this many pixels: a sideways scroll
+ * re-renders the table once a step, not once an event (the overscan covers the step).
+ */
+const COLUMN_STEP_PX = 80;
 
 /**
  * The window of columns to render, [from, to] by index (column 0, the sticky article, is always
@@ -150,7 +171,8 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
   const [saving, setSaving] = useState<string | null>(null);
   const [saveError, setSaveError] = useState<unknown>(null);
   const [lastChange, setLastChange] = useState<CorrectionChange | null>(null);
-  const scrollRef = useRef<HTMLDivElement>(null);
+  // The scroll box as state: the body's virtualiser (a child) needs it on its next render.
+  const [scrollEl, setScrollEl] = useState<HTMLDivElement | null>(null);
 
   useEffect(() => saveColumnChoice(choice), [choice]);
 
@@ -181,42 +203,36 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
   const rows = table.getRowModel().rows;
   const leafColumns = table.getVisibleLeafColumns();
 
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-  });
-  const virtualRows = virtualizer.getVirtualItems();
-
   // Columns are windowed too: a row renders the sticky article cell, the columns near the visible
   // part (COLUMN_OVERSCAN_*_PX) and one empty cell spanning each side's others.
   const [view, setView] = useState({ left: 0, width: 0 });
   useEffect(() => {
-    const el = scrollRef.current;
+    const el = scrollEl;
     if (!el) return;
-    const update = () =>
-      setView((v) =>
-        v.left === el.scrollLeft && v.width === el.clientWidth ? v : { left: el.scrollLeft, width: el.clientWidth },
-      );
+    const update = () => {
+      const left = Math.floor(el.scrollLeft / COLUMN_STEP_PX) * COLUMN_STEP_PX;
+      const width = el.clientWidth;
+      setView((v) => (v.left === left && v.width === width ? v : { left, width }));
+    };
+    // A vertical scroll changes neither: the width is read on resize only.
+    const onScroll = () => {
+      const left = Math.floor(el.scrollLeft / COLUMN_STEP_PX) * COLUMN_STEP_PX;
+      setView((v) => (v.left === left ? v : { ...v, left }));
+    };
     update();
-    el.addEventListener('scroll', update, { passive: true });
+    el.addEventListener('scroll', onScroll, { passive: true });
     const resize = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(update);
     resize?.observe(el);
     return () => {
-      el.removeEventListener('scroll', update);
+      el.removeEventListener('scroll', onScroll);
       resize?.disconnect();
     };
-  }, []);
+  }, [scrollEl]);
   const narrow = isNarrow(view.width);
   const [colFrom, colTo] = useMemo(
     () => columnWindow(leafColumns, view.left, view.width, narrow),
     [leafColumns, view.left, view.width, narrow],
   );
-  const paddingTop = virtualRows.length > 0 ? virtualRows[0]!.start : 0;
-  const paddingBottom =
-    virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1]!.end : 0;
-
   const tableWidth = useMemo(() => leafColumns.reduce((w, c) => w + columnWidth(c, narrow), 0), [leafColumns, narrow]);
 
   const save = useCallback(
@@ -273,6 +289,23 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
     if (typeof value === 'number' && normaliseForUnit(unit, value) === normalised) return setEditing(null);
     void save(item, editing.field, normalised);
   }, [editing, saving, itemById, save]);
+
+  // One object of handlers for every row, the same for the table's life: a row re-renders only when
+  // its own item, its editing state or the column window changes, never because the table did.
+  const latest = useRef({ changeDraft, commitEdit, startEdit, cancelEdit, save });
+  useLayoutEffect(() => {
+    latest.current = { changeDraft, commitEdit, startEdit, cancelEdit, save };
+  });
+  const actions = useMemo<RowActions>(
+    () => ({
+      onDraft: (text) => latest.current.changeDraft(text),
+      onCommit: () => latest.current.commitEdit(),
+      onStartEdit: (itemId, field) => latest.current.startEdit(itemId, field),
+      onCancel: () => latest.current.cancelEdit(),
+      onSave: (item, field, value) => void latest.current.save(item, field, value),
+    }),
+    [],
+  );
 
   const toggleGroup = (id: string) =>
     setChoice((prev) => ({
@@ -351,7 +384,7 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
       <ErrorMessage error={saveError} testId="cell-save-error" />
       <div
         className="table-scroll"
-        ref={scrollRef}
+        ref={setScrollEl}
         data-testid="items-table"
         // Few articles: no empty box under the totals row (room for the two header rows and the totals).
         style={{ height: `min(70vh, 760px, ${rows.length * ROW_HEIGHT + 150}px)` }}
@@ -384,40 +417,17 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
               </tr>
             ))}
           </thead>
-          <tbody>
-            {paddingTop > 0 ? (
-              <tr aria-hidden="true" className="spacer">
-                <td colSpan={leafColumns.length} style={{ height: paddingTop }} />
-              </tr>
-            ) : null}
-            {virtualRows.map((virtualRow) => {
-              const row = rows[virtualRow.index]!;
-              const item = row.original;
-              return (
-                <ItemRow
-                  key={row.id}
-                  item={item}
-                  columns={leafColumns}
-                  colFrom={colFrom}
-                  colTo={colTo}
-                  editingField={editing?.itemId === item.item_id ? editing.field : null}
-                  draft={editing?.itemId === item.item_id ? editing : null}
-                  onDraft={changeDraft}
-                  onCommit={commitEdit}
-                  savingField={saving?.startsWith(`${item.item_id}:`) ? saving.slice(item.item_id.length + 1) : null}
-                  readOnly={readOnly}
-                  onStartEdit={startEdit}
-                  onCancel={cancelEdit}
-                  onSave={(...args) => void save(...args)}
-                />
-              );
-            })}
-            {paddingBottom > 0 ? (
-              <tr aria-hidden="true" className="spacer">
-                <td colSpan={leafColumns.length} style={{ height: paddingBottom }} />
-              </tr>
-            ) : null}
-          </tbody>
+          <ItemsBody
+            rows={rows}
+            columns={leafColumns}
+            colFrom={colFrom}
+            colTo={colTo}
+            scrollEl={scrollEl}
+            editing={editing}
+            saving={saving}
+            readOnly={readOnly}
+            actions={actions}
+          />
           <tfoot>
             <tr className="totals-row" data-testid="totals-row">
               {leafColumns.map((column) => {
@@ -464,21 +474,98 @@ function HeaderCell({ column }: { column: Column<Item, unknown> }) {
   );
 }
 
+/** What a row's cells do; one stable object for the table's life (see ItemsTable). */
+interface RowActions {
+  onDraft: (text: string) => void;
+  onCommit: () => void;
+  onStartEdit: (itemId: string, field: string) => void;
+  onCancel: () => void;
+  onSave: (item: Item, field: string, value: number | null) => void;
+}
+
+interface ItemsBodyProps {
+  rows: Row<Item>[];
+  columns: Column<Item, unknown>[];
+  colFrom: number;
+  colTo: number;
+  scrollEl: HTMLDivElement | null;
+  editing: EditState | null;
+  saving: string | null;
+  readOnly?: boolean;
+  actions: RowActions;
+}
+
+/**
+ * The rows near the visible part of the scroll box. Its own component with the virtualiser, so that a
+ * vertical scroll re-renders this body alone (not the header, the footer or the toolbar), and rows
+ * already on screen are skipped (memoised ItemRow).
+ */
+const ItemsBody = memo(function ItemsBody({
+  rows,
+  columns,
+  colFrom,
+  colTo,
+  scrollEl,
+  editing,
+  saving,
+  readOnly,
+  actions,
+}: ItemsBodyProps) {
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollEl,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: ROW_OVERSCAN,
+  });
+  const virtualRows = virtualizer.getVirtualItems();
+  const paddingTop = virtualRows.length > 0 ? virtualRows[0]!.start : 0;
+  const paddingBottom =
+    virtualRows.length > 0 ? virtualizer.getTotalSize() - virtualRows[virtualRows.length - 1]!.end : 0;
+  return (
+    <tbody>
+      {paddingTop > 0 ? (
+        <tr aria-hidden="true" className="spacer">
+          <td colSpan={columns.length} style={{ height: paddingTop }} />
+        </tr>
+      ) : null}
+      {virtualRows.map((virtualRow) => {
+        const row = rows[virtualRow.index]!;
+        const item = row.original;
+        const mine = editing?.itemId === item.item_id ? editing : null;
+        return (
+          <ItemRow
+            key={row.id}
+            item={item}
+            columns={columns}
+            colFrom={colFrom}
+            colTo={colTo}
+            editing={mine}
+            savingField={saving?.startsWith(`${item.item_id}:`) ? saving.slice(item.item_id.length + 1) : null}
+            readOnly={readOnly}
+            actions={actions}
+          />
+        );
+      })}
+      {paddingBottom > 0 ? (
+        <tr aria-hidden="true" className="spacer">
+          <td colSpan={columns.length} style={{ height: paddingBottom }} />
+        </tr>
+      ) : null}
+    </tbody>
+  );
+});
+
 interface ItemRowProps {
   item: Item;
   columns: Column<Item, unknown>[];
   /** Columns rendered: the first (article) and colFrom…colTo; the others are covered by spanning empty cells. */
   colFrom: number;
   colTo: number;
-  editingField: string | null;
-  draft: EditState | null;
-  onDraft: (text: string) => void;
-  onCommit: () => void;
+  /** The open editor, when it is in this row. */
+  editing: EditState | null;
   savingField: string | null;
   readOnly?: boolean;
-  onStartEdit: (itemId: string, field: string) => void;
-  onCancel: () => void;
-  onSave: (item: Item, field: string, value: number | null) => void;
+  actions: RowActions;
 }
 
 const ItemRow = memo(function ItemRow({
@@ -486,22 +573,17 @@ const ItemRow = memo(function ItemRow({
   columns,
   colFrom,
   colTo,
-  editingField,
-  draft,
-  onDraft,
-  onCommit,
+  editing,
   savingField,
   readOnly,
-  onStartEdit,
-  onCancel,
-  onSave,
+  actions,
 }: ItemRowProps) {
   const article = displayArticle(item.article);
   const shown = columns.filter((_, i) => i === 0 || (i >= colFrom && i <= colTo));
   const gapBefore = Math.max(0, colFrom - 1);
   const gapAfter = Math.max(0, columns.length - 1 - colTo);
   return (
-    <tr data-testid={`row-${item.article}`} style={{ height: ROW_HEIGHT }}>
+    <tr data-testid={`row-${item.article}`} className="item-row">
       {cellOf(shown[0]!)}
       {gapBefore > 0 ? <td key="gap-before" className="col-gap" colSpan={gapBefore} /> : null}
       {shown.slice(1).map(cellOf)}
@@ -540,15 +622,10 @@ const ItemRow = memo(function ItemRow({
         field={column.id}
         unit={meta.unit}
         correctable={!readOnly && meta.correctable === true}
-        editing={editingField === column.id}
-        draft={editingField === column.id ? draft : null}
-        onDraft={onDraft}
-        onCommit={onCommit}
+        draft={editing?.field === column.id ? editing : null}
         saving={savingField === column.id}
         testId={testId}
-        onStartEdit={onStartEdit}
-        onCancel={onCancel}
-        onSave={onSave}
+        actions={actions}
       />
     );
   }
@@ -559,31 +636,32 @@ interface ValueCellProps {
   field: string;
   unit: FieldUnit;
   correctable: boolean;
-  editing: boolean;
+  /** The open editor, when it is on this cell. */
   draft: EditState | null;
-  onDraft: (text: string) => void;
-  onCommit: () => void;
   saving: boolean;
   testId: string;
-  onStartEdit: (itemId: string, field: string) => void;
-  onCancel: () => void;
-  onSave: (item: Item, field: string, value: number | null) => void;
+  actions: RowActions;
 }
 
-function ValueCell({
+/** Cell text per item and field, formatted once (a row mounts again each time it scrolls back in). */
+const cellTexts = new WeakMap<Item, Map<string, string>>();
+function cellText(item: Item, field: string, unit: FieldUnit): string {
+  let texts = cellTexts.get(item);
+  if (!texts) cellTexts.set(item, (texts = new Map()));
+  let text = texts.get(field);
+  if (text === undefined) texts.set(field, (text = formatByUnit(unit, item.effective[field])));
+  return text;
+}
+
+const ValueCell = memo(function ValueCell({
   item,
   field,
   unit,
   correctable,
-  editing,
   draft,
-  onDraft,
-  onCommit,
   saving,
   testId,
-  onStartEdit,
-  onCancel,
-  onSave,
+  actions,
 }: ValueCellProps) {
   const value = item.effective[field];
   const manual = item.manual_values?.[field];
@@ -596,7 +674,7 @@ function ValueCell({
   if (correctable) classes.push('editable');
   if (saving) classes.push('saving');
 
-  if (editing && draft) {
+  if (draft) {
     return (
       <td className={`${classes.join(' ')} editing`} data-testid={testId}>
         <CellEditor
@@ -604,15 +682,27 @@ function ValueCell({
           invalid={draft.invalid !== null}
           label={`${title}, ${article}`}
           disabled={saving}
-          onChange={onDraft}
-          onCancel={onCancel}
-          onCommit={onCommit}
+          onChange={actions.onDraft}
+          onCancel={actions.onCancel}
+          onCommit={actions.onCommit}
         />
       </td>
     );
   }
 
-  const text = formatByUnit(unit, value);
+  const text = cellText(item, field, unit);
+  // A correctable cell is one button (no wrapper) unless it also has the reset button.
+  const editButton = correctable ? (
+    <button
+      type="button"
+      className="cell-edit"
+      aria-label={`Изменить: ${title}, ${article}`}
+      disabled={saving}
+      onClick={() => actions.onStartEdit(item.item_id, field)}
+    >
+      {text}
+    </button>
+  ) : null;
   const cellTitle = corrected
     ? `Исправлено вручную. Рассчитано: ${formatByUnit(unit, item.computed[field])}`
     : undefined;
@@ -623,36 +713,28 @@ function ValueCell({
       title={cellTitle}
       data-corrected={corrected ? 'true' : undefined}
     >
-      {correctable ? (
+      {!correctable ? (
+        text
+      ) : corrected ? (
         <span className="cell-inner">
-          {corrected ? (
-            <button
-              type="button"
-              className="cell-reset"
-              aria-label={`Сбросить корректировку: ${title}, ${article}`}
-              title="Вернуть рассчитанное значение"
-              disabled={saving}
-              onClick={() => onSave(item, field, null)}
-            >
-              ↺
-            </button>
-          ) : null}
           <button
             type="button"
-            className="cell-edit"
-            aria-label={`Изменить: ${title}, ${article}`}
+            className="cell-reset"
+            aria-label={`Сбросить корректировку: ${title}, ${article}`}
+            title="Вернуть рассчитанное значение"
             disabled={saving}
-            onClick={() => onStartEdit(item.item_id, field)}
+            onClick={() => actions.onSave(item, field, null)}
           >
-            {text}
+            ↺
           </button>
+          {editButton}
         </span>
       ) : (
-        text
+        editButton
       )}
     </td>
   );
-}
+});
 
 interface CellEditorProps {
   text: string;
