@@ -9,23 +9,16 @@ import { METRIC_KEYS, type RowSink } from '../row-sink';
 import { mapHeaderRow, type ColumnMap } from './headers';
 import type { ReadLimits } from './limits';
 import type { SharedStrings } from './shared-strings';
-import { MAX_COLUMNS, SheetTagScanner, T_NUMBER, T_SHARED, parseColumn, parseType, rowEnd } from './sheet-tags';
-import {
-  APOS,
-  CR,
-  EQ,
-  GT,
-  LF,
-  LT,
-  QUOTE,
-  SLASH,
-  SP,
-  TAB,
-  TextCache,
-  asciiText,
-  digitsIndex,
-  plainText,
-} from './xml-bytes';
+import { SheetTagScanner } from './sheet-tags';
+import * as tags from './sheet-tags';
+import { TextCache } from './xml-bytes';
+import * as bytes from './xml-bytes';
+
+// Module-local copies of the byte constants and hot helpers: read through an import, each use in the
+// byte loops is a property access on the other module under per-file transforms (tsx, vitest) — a
+// 300k-row sheet took 19 s instead of 3 s that way; a bundle (Lambda) inlines them either way.
+const { MAX_COLUMNS, T_NUMBER, T_SHARED, parseColumn, parseType, rowEnd } = tags;
+const { APOS, CR, EQ, GT, LF, LT, QUOTE, SLASH, SP, TAB, asciiText, digitsIndex, plainText } = bytes;
 
 /** Target of a cell's text while the header row is being read. */
 const HEADER_TARGET = -2;

@@ -4,8 +4,13 @@
  * for as byte ranges, and carries only an unfinished tag (or row, for a fast path) across chunks.
  */
 import { ReportError } from '../errors';
-import { BANG, COLON, CR, GT, LF, LT, QMARK, SLASH, SP, TAB, decodeText, digitsIndex } from './xml-bytes';
+import * as bytes from './xml-bytes';
 import { asCorrupt } from './zip';
+
+// Module-local copies of the byte constants and hot helpers: read through an import, each use in the
+// byte loops is a property access on the other module under per-file transforms (tsx, vitest) — a
+// 300k-row sheet took 19 s instead of 3 s that way; a bundle (Lambda) inlines them either way.
+const { BANG, COLON, CR, GT, LF, LT, QMARK, SLASH, SP, TAB, decodeText, digitsIndex } = bytes;
 
 /** A single tag longer than this is not a spreadsheet (the longest real ones are namespace lists). */
 const MAX_TAG_BYTES = 1024 * 1024;
