@@ -2,8 +2,9 @@
  * Report summaries for analytics (keys.ts: pk `USER#<userId>`, sk `SUMMARY#<reportId>#<chunk>`). A
  * summary is derived data: written after a report's items and totals are final (upload, rebuild,
  * manual value), tagged with the report's `version`, and never newer data overwritten by older (a
- * conditional Put per chunk). Analytics reads the summaries of a user by a few parallel Queries (listSummaries); a summary whose
- * version differs from its report's, or with a chunk missing, is rebuilt from the items on read.
+ * conditional Put per chunk). Analytics reads the summaries of a user by a few parallel Queries
+ * (listSummaries); a summary whose version differs from its report's, or with a chunk missing, is
+ * rebuilt from the items on read.
  *
  * Chunk 0 (the head) carries the report-level totals, the content fingerprint and the chunk count; every
  * chunk carries a gzip'd column-wise slice of the articles (`data`). Chunks beyond the head's count,
