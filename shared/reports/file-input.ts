@@ -59,10 +59,12 @@ export interface InputFile {
   origin: { kind: 'upload'; key: string; uploadId: string; etag: string | null } | { kind: 'buffer'; buffer: Buffer };
   /** count-rows' answer for exactly these bytes (same ETag), when it was asked before. */
   counted: UploadCount | null;
-  /** Removes temporary files (idempotent). */
-  cleanup: () => Promise<void>;
 }
 
+/**
+ * Opens the file of a request (reads none of its bytes yet). Unknown or foreign upload id, or an upload
+ * whose object was never PUT → 404 `upload_not_found`; neither an upload id nor a file → 400.
+ */
 export async function openInputFile(userId: string, ref: FileRef | null): Promise<InputFile> {
   if (!ref) throw badRequest('validation_error', 'Send JSON {"upload_id"} or a multipart/form-data "file"');
   if ('file' in ref) {
@@ -76,7 +78,6 @@ export async function openInputFile(userId: string, ref: FileRef | null): Promis
       source: () => Promise.resolve({ buffer, filename }),
       origin: { kind: 'buffer', buffer },
       counted: null,
-      cleanup: async () => undefined,
     };
   }
   const upload = await getUpload(userId, ref.uploadId);
@@ -96,7 +97,6 @@ export async function openInputFile(userId: string, ref: FileRef | null): Promis
     },
     origin: { kind: 'upload', key: upload.key, uploadId: upload.upload_id, etag: head.etag },
     counted,
-    cleanup: async () => undefined,
   };
 }
 

@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError, conflict } from '../errors';
 import { countRows } from '../report';
-import { copyObject, deleteObject, putObject } from '../files/objects';
+import { copyObject, deleteObject, objectHead, putObject } from '../files/objects';
 import { getIdempotentRecord } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
 import { deleteReport, getReportAnyStatus, getReportItems, newReportId } from '../store/reports.repo';
@@ -62,7 +62,6 @@ vi.mock('./file-input', async (actual) => ({
 setUnitEnv();
 
 const user = unitUser({ limits: 100 });
-const cleanup = vi.fn(async () => undefined);
 
 function uploadedFile(): InputFile {
   return {
@@ -71,7 +70,6 @@ function uploadedFile(): InputFile {
     source: async () => ({ path: '/tmp/report.xlsx', filename: 'report.xlsx' }),
     origin: { kind: 'upload', key: 'uploads/u1/up1/report.xlsx', uploadId: 'up1', etag: '"e1"' },
     counted: null,
-    cleanup,
   };
 }
 
@@ -98,6 +96,7 @@ beforeEach(() => {
   vi.mocked(copyObject).mockResolvedValue(undefined as never);
   vi.mocked(putObject).mockResolvedValue(undefined as never);
   vi.mocked(deleteObject).mockResolvedValue(undefined as never);
+  vi.mocked(objectHead).mockResolvedValue({ size: 1234, etag: '"e1"' });
   vi.mocked(chargeLimits).mockResolvedValue({ limits_after: 60 } as never);
   vi.mocked(invokeWorker).mockResolvedValue(undefined as never);
   vi.mocked(getReportAnyStatus).mockImplementation(async (_u, id) =>
@@ -145,6 +144,27 @@ describe('uploadReport: repeats', () => {
   });
 });
 
+describe('uploadReport: a concurrent twin consumed the upload', () => {
+  it('reading fails because the twin charged and deleted the upload: the twin report is the answer', async () => {
+    vi.mocked(getIdempotentRecord)
+      .mockResolvedValueOnce(null) // no claim when this request started
+      .mockResolvedValue({ result: { report_id: 'twin' }, fingerprint: 'upload:up1' });
+    vi.mocked(countRows).mockRejectedValue(new Error('the object is gone'));
+    vi.mocked(getReportAnyStatus).mockResolvedValue(unitReport({ id: 'twin', status: 'processing' }));
+    const r = await uploadReport(user, { uploadId: 'up1' });
+    expect(r.record.id).toBe('twin');
+    expect(chargeLimits).not.toHaveBeenCalled();
+  });
+
+  it('the upload gone with no twin to answer → 404 upload_not_found, nothing charged', async () => {
+    vi.mocked(countRows).mockRejectedValue(new Error('the object is gone'));
+    vi.mocked(objectHead).mockResolvedValue(null);
+    const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
+    expect([e.status, e.code]).toEqual([404, 'upload_not_found']);
+    expect(chargeLimits).not.toHaveBeenCalled();
+  });
+});
+
 describe('uploadReport: refusals before the charge', () => {
   it('a duplicate → 409 duplicate_report before any charge, nothing stored', async () => {
     vi.mocked(findDuplicate).mockResolvedValue({ id: 'dup', title: 'Старый', created_at: '2024-01-01T00:00:00Z' });
@@ -152,7 +172,6 @@ describe('uploadReport: refusals before the charge', () => {
     expect([e.status, e.code, e.details.report_id]).toEqual([409, 'duplicate_report', 'dup']);
     expect(chargeLimits).not.toHaveBeenCalled();
     expect(copyObject).not.toHaveBeenCalled();
-    expect(cleanup).toHaveBeenCalled();
   });
 
   it('a duplicate whose twin request won the claim answers the twin report instead of 409', async () => {
@@ -263,7 +282,6 @@ describe('uploadReport: the charge', () => {
     vi.mocked(chargeLimits).mockRejectedValue(conflict('transaction_conflict', 'x', { item_index: 0 }));
     const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect(e.code).toBe('transaction_conflict');
-    expect(getIdempotentRecord).toHaveBeenCalledTimes(1);
   });
 
   it('a rival of the same identity found after the charge: this upload is failed, refunded and deleted → 409', async () => {

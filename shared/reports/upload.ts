@@ -36,7 +36,7 @@ import { failUpload, recoverAbandonedUploads } from './recover';
 import { duplicateReport, findDuplicate, identityOfFile } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
-import { copyObject, deleteObject, presignPut, putObject, sourceObjectKey } from '../files/objects';
+import { copyObject, deleteObject, objectHead, presignPut, putObject, sourceObjectKey } from '../files/objects';
 import { invokeWorker } from '../worker/invoke';
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
@@ -70,36 +70,32 @@ export type CountResult = RowCountJson;
 /** count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing. */
 export async function countReportRows(user: UserRecord, ref: FileRef | null): Promise<CountResult> {
   const file = await openInputFile(user.id, ref);
-  try {
-    const known = file.counted;
-    const [c, identity] = known
-      ? [known, known.identity]
-      : await Promise.all([file.source().then((src) => countRows(src, readLimits())), identityOfFile(file)]);
-    const duplicateOf = await findDuplicate(user.id, identity);
-    if (!known && file.origin.kind === 'upload' && file.origin.etag) {
-      // The upload that follows this preview charges this count for these bytes instead of reading them again.
-      await saveUploadCount(user.id, file.origin.uploadId, {
-        etag: file.origin.etag,
-        rows: c.rows,
-        format: c.format,
-        report_number: c.report_number,
-        seller_number: c.seller_number,
-        identity,
-      });
-    }
-    return {
+  const known = file.counted;
+  const [c, identity] = known
+    ? [known, known.identity]
+    : await Promise.all([file.source().then((src) => countRows(src, readLimits())), identityOfFile(file)]);
+  const duplicateOf = await findDuplicate(user.id, identity);
+  if (!known && file.origin.kind === 'upload' && file.origin.etag) {
+    // The upload that follows this preview charges this count for these bytes instead of reading them again.
+    await saveUploadCount(user.id, file.origin.uploadId, {
+      etag: file.origin.etag,
       rows: c.rows,
-      limits: user.limits,
-      limits_after: Math.max(0, user.limits - c.rows),
-      enough: c.rows <= user.limits,
       format: c.format,
       report_number: c.report_number,
       seller_number: c.seller_number,
-      duplicate_of: duplicateOf,
-    };
-  } finally {
-    await file.cleanup();
+      identity,
+    });
   }
+  return {
+    rows: c.rows,
+    limits: user.limits,
+    limits_after: Math.max(0, user.limits - c.rows),
+    enough: c.rows <= user.limits,
+    format: c.format,
+    report_number: c.report_number,
+    seller_number: c.seller_number,
+    duplicate_of: duplicateOf,
+  };
 }
 
 export interface UploadResult {
@@ -185,6 +181,7 @@ export async function uploadReport(
   time.lap('open');
   let record: ReportRecord;
   let taskId: string;
+  let charged = false;
   try {
     // A duplicate is refused before anything is charged (issue 9) — unless it is this very request's
     // concurrent twin, which answers with the report of the twin that won.
@@ -249,6 +246,7 @@ export async function uploadReport(
       }
       throw e;
     }
+    charged = true;
     time.lap('charge');
     if (!opts.allowDuplicate) {
       // Two uploads of one report at once both pass the early check; each wrote its identity record in
@@ -264,8 +262,18 @@ export async function uploadReport(
       // The upload is consumed (its bytes are the report's source now); a repeat is answered by its claim.
       await deleteObject(file.origin.key).catch(() => undefined);
     }
-  } finally {
-    await file.cleanup();
+  } catch (e) {
+    if (!charged) {
+      // A concurrent twin (same upload_id or Idempotency-Key) may have charged and consumed the upload
+      // while this request read it (the object is gone: its ranges or its copy fail): its report is
+      // this request's answer too.
+      const twin = await priorClaim(keys, fingerprint).catch(() => null);
+      if (twin) return awaitReport(user.id, twin.report_id, waitMs);
+      if (file.origin.kind === 'upload' && !(await objectHead(file.origin.key).catch(() => 'unknown'))) {
+        throw notFound('The file of this upload is gone', 'upload_not_found');
+      }
+    }
+    throw e;
   }
   countMetric('Uploads');
   try {
