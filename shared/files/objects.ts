@@ -185,6 +185,11 @@ export async function objectRanges(
         )
         .then((r) => {
           const body = r.Body as Readable;
+          if (out.destroyed) {
+            // The reader stopped before the bytes came (a refused file): no download to keep open.
+            body.destroy();
+            return;
+          }
           body.on('error', (e) => out.destroy(new SourceReadError('reading the stored file failed', { cause: e })));
           body.pipe(out);
           // A consumer that stops early (destroy) must not leave the download running.
