@@ -18,7 +18,7 @@
  * --keep (leave the temp folder). Prints a Markdown table (and JSON with --json).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,7 +26,10 @@ import { signToken } from '../shared/auth/tokens';
 import { buildItems, readReport } from '../shared/report';
 import { DEFAULT_TAX_PROFILE } from '../shared/report/types';
 import { createUser } from '../shared/store/users.repo';
-import { writeReportFile, type GenerateOptions } from './fixtures/generate';
+import { cachedReportFile } from './fixtures/generate';
+
+/** Generated files are kept here for the next run. */
+const BENCH_CACHE = path.join('.cache', 'bench-api');
 import { startStack, type Stack } from './local/stack';
 import { benchAnalytics } from './bench-analytics';
 import { measurePage, type PageNumbers } from './bench-page';
@@ -259,26 +262,6 @@ function stepsOf(line: string): string {
   }
 }
 
-/**
- * A generated report file, kept under .cache/bench-api/ for the next run (generation is deterministic
- * per options and takes longer than the upload it measures).
- */
-function cachedReportFile(opts: GenerateOptions): ReturnType<typeof writeReportFile> {
-  const dir = path.join(
-    '.cache',
-    'bench-api',
-    `${opts.rows}x${opts.articles ?? 0}-s${opts.seed ?? 1}-w${opts.week ?? 'x'}`,
-  );
-  const file = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith('.zip')) : undefined;
-  const expectedPath = file ? path.join(dir, `${file}.expected.json`) : '';
-  if (file && existsSync(expectedPath)) {
-    const expected = JSON.parse(readFileSync(expectedPath, 'utf8')) as ReturnType<typeof writeReportFile>['expected'];
-    return { path: path.join(dir, file), expectedPath, filename: file, expected };
-  }
-  rmSync(dir, { recursive: true, force: true });
-  return writeReportFile(opts, dir);
-}
-
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -298,15 +281,18 @@ async function main() {
     log(`generating 4 weeks of ${o.rows} rows × ${o.articles} articles (zip, 2026, WB style) in ${dir}`);
     // One seller's four weekly reports: the same articles, each week its own report number and period.
     const weeks = [0, 1, 2, 3].map((week) =>
-      cachedReportFile({
-        rows: o.rows,
-        articles: o.articles,
-        layout: '2026',
-        format: 'zip',
-        wbStyle: true,
-        seed: 8,
-        week,
-      }),
+      cachedReportFile(
+        {
+          rows: o.rows,
+          articles: o.articles,
+          layout: '2026',
+          format: 'zip',
+          wbStyle: true,
+          seed: 8,
+          week,
+        },
+        BENCH_CACHE,
+      ),
     );
     const big = weeks[0]!;
     log('starting the stack on free ports');
@@ -403,14 +389,17 @@ async function main() {
     let millionError: string | null = null;
     if (o.millionRows > 0) {
       log(`generating ${o.millionRows} rows`);
-      const m = cachedReportFile({
-        rows: o.millionRows,
-        articles: o.articles,
-        layout: '2026',
-        format: 'zip',
-        wbStyle: true,
-        seed: 9,
-      });
+      const m = cachedReportFile(
+        {
+          rows: o.millionRows,
+          articles: o.articles,
+          layout: '2026',
+          format: 'zip',
+          wbStyle: true,
+          seed: 9,
+        },
+        BENCH_CACHE,
+      );
       log(
         `PUT it (${(statSync(m.path).size / 1024 / 1024).toFixed(0)} MB), then the upload and the worker in a child process`,
       );
@@ -450,7 +439,7 @@ async function main() {
     }
 
     const ratio = first.readyMs / engine;
-    add('engine alone (read + items), 300k × 5,000', '—', `${sec(engine)} s`, null);
+    add(`engine alone (read + items), ${o.rows} × ${o.articles}`, '—', `${sec(engine)} s`, null);
     add(
       'upload 1 (new catalog): count-rows preview answers after the PUT',
       '—',

@@ -17,12 +17,12 @@
  * `measurePage` is also used by scripts/bench-api.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { signToken } from '../shared/auth/tokens';
 import { createUser } from '../shared/store/users.repo';
-import { writeReportFile, type GenerateOptions } from './fixtures/generate';
+import { cachedReportFile } from './fixtures/generate';
 import { freePort, waitForPort } from './local/ports';
 import { stopGroup, tail, track } from './local/process';
 import { startStack, type Stack } from './local/stack';
@@ -206,15 +206,6 @@ function parseArgs(argv: string[]): Options {
 
 const log = (line: string) => process.stderr.write(`[bench:page] ${line}\n`);
 
-/** A generated report file, kept under .cache/bench-page/ (generation is deterministic per options). */
-function cachedReportFile(opts: GenerateOptions): string {
-  const dir = path.join('.cache', 'bench-page', `${opts.rows}x${opts.articles ?? 0}-s${opts.seed ?? 1}`);
-  const file = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith('.zip')) : undefined;
-  if (file && existsSync(path.join(dir, `${file}.expected.json`))) return path.join(dir, file);
-  rmSync(dir, { recursive: true, force: true });
-  return writeReportFile(opts, dir).path;
-}
-
 /** Presigned PUT, then POST /reports/upload {upload_id}; polls until the report is ready. */
 async function uploadReport(api: string, token: string, file: string): Promise<string> {
   const call = async <T>(method: string, route: string, body?: unknown): Promise<{ status: number; json: T }> => {
@@ -326,14 +317,17 @@ async function main() {
   const previews: Array<{ url: string; stop(): Promise<void> }> = [];
   try {
     log(`report of ${o.rows} rows × ${o.articles} articles (zip, 2026, WB style)`);
-    const file = cachedReportFile({
-      rows: o.rows,
-      articles: o.articles,
-      layout: '2026',
-      format: 'zip',
-      wbStyle: true,
-      seed: 8,
-    });
+    const { path: file } = cachedReportFile(
+      {
+        rows: o.rows,
+        articles: o.articles,
+        layout: '2026',
+        format: 'zip',
+        wbStyle: true,
+        seed: 8,
+      },
+      path.join('.cache', 'bench-page'),
+    );
     const servers: Array<{ name: string; label: string; url: string }> = [];
     const wantDev = o.only !== 'prod';
     const wantProd = o.only !== 'dev';
