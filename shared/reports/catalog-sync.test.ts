@@ -10,7 +10,11 @@ const store = vi.hoisted(() => ({
   ensureProductsFound: vi.fn(),
   removeUntouchedProducts: vi.fn(),
 }));
-vi.mock('../store/products.repo', () => store);
+// The store's writes are mocked; its pure price rule (costPricesOn) is the real one.
+vi.mock('../store/products.repo', async (actual) => ({
+  costPricesOn: (await actual<typeof import('../store/products.repo')>()).costPricesOn,
+  ...store,
+}));
 
 const product = (article: string, cost_price: number): ProductRecord =>
   ({

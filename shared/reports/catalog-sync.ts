@@ -9,8 +9,7 @@
  * report), and the set of articles the catalog knew. The writes keep ensureProducts' rule: an existing
  * product is never touched, whatever runs at the same time.
  */
-import { costPriceOn } from '../report/periods';
-import { ensureProductsFound, removeUntouchedProducts, type ProductRecord } from '../store/products.repo';
+import { costPricesOn, ensureProductsFound, removeUntouchedProducts, type ProductRecord } from '../store/products.repo';
 
 /** Articles per look-up (DynamoDB's BatchGet and TransactWriteItems both take 100). */
 const BATCH = 100;
@@ -79,12 +78,7 @@ export class CatalogSync {
     this.flush();
     if (this.running > 0 || this.pending.length > 0) await new Promise<void>((wake) => this.idle.push(wake));
     if (this.failure !== null) throw this.failure;
-    const prices: Record<string, number> = {};
-    for (const p of this.found.values()) {
-      const price = costPriceOn(p.cost_prices, date);
-      if (price !== null) prices[p.article] = price;
-    }
-    return { prices, known: new Set(this.found.keys()) };
+    return { prices: costPricesOn(this.found.values(), date), known: new Set(this.found.keys()) };
   }
 
   /**

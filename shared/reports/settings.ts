@@ -7,16 +7,15 @@
  */
 import { DEFAULT_ALLOCATION, type AllocationMethod } from '../report/allocation';
 import { unprocessable } from '../errors';
-import {
-  costPriceOn,
-  invalidVatPeriods,
-  periodMiddle,
-  resolveTax,
-  type TaxPeriod,
-  type TaxResolution,
-} from '../report/periods';
+import { invalidVatPeriods, periodMiddle, resolveTax, type TaxPeriod, type TaxResolution } from '../report/periods';
 import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../report/types';
-import { getReportCostPrices, listProducts, type ProductPage, type ProductRecord } from '../store/products.repo';
+import {
+  costPricesOn,
+  getReportCostPrices,
+  listProducts,
+  type ProductPage,
+  type ProductRecord,
+} from '../store/products.repo';
 import type { ReportRecord } from '../store/reports.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
@@ -141,11 +140,7 @@ export async function isStale(
   if ((record.allocation?.method ?? DEFAULT_ALLOCATION) !== effectiveAllocation(user, seller)) return true;
   let prices: Record<string, number>;
   if (catalog) {
-    prices = {};
-    for (const p of (await catalog).values()) {
-      const price = costPriceOn(p.cost_prices, date);
-      if (price !== null) prices[p.article] = price;
-    }
+    prices = costPricesOn((await catalog).values(), date);
   } else {
     prices = (
       await getReportCostPrices(

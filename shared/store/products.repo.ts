@@ -213,12 +213,17 @@ export async function getReportCostPrices(
   date: string | null,
 ): Promise<{ prices: Record<string, number>; known: Set<string> }> {
   const products = await getProducts(userId, articles);
+  return { prices: costPricesOn(products.values(), date), known: new Set(products.keys()) };
+}
+
+/** The price in force on `date` of each product whose price the seller has set, by article. */
+export function costPricesOn(products: Iterable<ProductRecord>, date: string | null): Record<string, number> {
   const prices: Record<string, number> = {};
-  for (const p of products.values()) {
+  for (const p of products) {
     const price = costPriceOn(p.cost_prices, date);
     if (price !== null) prices[p.article] = price;
   }
-  return { prices, known: new Set(products.keys()) };
+  return prices;
 }
 
 /** Items per TransactWriteItems (DynamoDB's maximum). */
