@@ -5,11 +5,6 @@
  * (serverless.yml) and none lists the bucket, so a missing object answers 403 on AWS and 404 locally:
  * both read as "missing" here.
  */
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { PassThrough, type Readable } from 'node:stream';
 import {
   CopyObjectCommand,
@@ -83,44 +78,6 @@ export async function copyObject(from: string, to: string, ifMatch?: string | nu
 
 export async function deleteObject(key: string): Promise<void> {
   await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: key }));
-}
-
-export interface LocalCopy {
-  path: string;
-  size: number;
-  /** Removes the temporary file (idempotent). */
-  cleanup: () => Promise<void>;
-}
-
-/**
- * Downloads an object to a temporary file (big reports are read from disk by random access, not held
- * in memory). Null when the object is missing.
- */
-export async function downloadToTemp(key: string, filename: string): Promise<LocalCopy | null> {
-  let body: Readable;
-  let size: number;
-  try {
-    const r = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
-    body = r.Body as Readable;
-    size = Number(r.ContentLength ?? 0);
-  } catch (e) {
-    if (isMissing(e)) return null;
-    throw e;
-  }
-  const dir = await mkdtemp(path.join(tmpdir(), 'report-'));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
-  // The name inside the temp dir does not matter to the reader (it sniffs bytes); keep it plain.
-  const file = path.join(
-    dir,
-    path.extname(filename).replace(/[^.a-zA-Z0-9]/g, '') ? `source${path.extname(filename).toLowerCase()}` : 'source',
-  );
-  try {
-    await pipeline(body, createWriteStream(file));
-  } catch (e) {
-    await cleanup();
-    throw e;
-  }
-  return { path: file, size, cleanup };
 }
 
 /** A presigned GET that makes the browser save the object as `filename` with `contentType`. */
