@@ -77,14 +77,7 @@ export async function countReportRows(user: UserRecord, ref: FileRef | null): Pr
   const duplicateOf = await findDuplicate(user.id, identity);
   if (!known && file.origin.kind === 'upload' && file.origin.etag) {
     // The upload that follows this preview charges this count for these bytes instead of reading them again.
-    await saveUploadCount(user.id, file.origin.uploadId, {
-      etag: file.origin.etag,
-      rows: c.rows,
-      format: c.format,
-      report_number: c.report_number,
-      seller_number: c.seller_number,
-      identity,
-    });
+    await saveUploadCount(user.id, file.origin.uploadId, { ...c, etag: file.origin.etag, identity });
   }
   return {
     rows: c.rows,

@@ -271,7 +271,6 @@ export async function giveUp(
   failure: ReportFailure,
   ctx: WorkerContext = { sellerId: null, catalog: null },
 ): Promise<void> {
-  const sellerId = ctx.sellerId;
   try {
     if (record.task === 'rebuild') {
       await finishRebuildTask(record.user_id, record.id, owner, {
@@ -283,7 +282,7 @@ export async function giveUp(
     } else {
       // The seller this upload created on demand goes too when nothing else refers to it (first: the
       // route answers as soon as the report reads failed).
-      await dropUnusedSeller(record.user_id, sellerId);
+      await dropUnusedSeller(record.user_id, ctx.sellerId);
       await ctx.catalog?.undo();
       await failUpload(record, failure);
     }

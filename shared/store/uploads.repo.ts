@@ -8,6 +8,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
 import { conditionHeld } from './dynamo-errors';
 import { newId, ttlIn } from './keys';
+import type { RowCount } from '../report/types';
 
 export interface UploadRecord {
   upload_id: string;
@@ -27,12 +28,8 @@ export interface UploadRecord {
  * charges this count instead of reading the file again, but only while the object's ETag is still
  * `etag` (a new PUT to the same key changes it); the worker checks the rows it reads against the charge.
  */
-export interface UploadCount {
+export interface UploadCount extends RowCount {
   etag: string;
-  rows: number;
-  format: 'zip' | 'xlsx' | 'xls';
-  report_number: string | null;
-  seller_number: string | null;
   /** The report identity (shared/reports/report-identity.ts) of these bytes. */
   identity: string;
 }
