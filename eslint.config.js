@@ -39,13 +39,13 @@ const storeLimits = {
 const webLimits = {
   group: [
     '**/shared/**',
-    '!**/shared/report',
-    '!**/shared/report/index',
-    '!**/shared/report/fields',
+    '!**/shared/engine',
+    '!**/shared/engine/index',
+    '!**/shared/engine/fields',
     '!**/shared/contract',
     '!**/shared/contract/**',
   ],
-  message: "web/ imports only the engine's public surface (shared/report) and shared/contract",
+  message: "web/ imports only the engine's public surface (shared/engine) and shared/contract",
 };
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
@@ -94,8 +94,8 @@ module.exports = tseslint.config(
       'shared/reports/**/*.ts',
       'shared/auth/**/*.ts',
       'shared/catalog/**/*.ts',
-      'shared/analytics/**/*.ts',
-      'shared/jobs/**/*.ts',
+      'shared/engine/analytics/**/*.ts',
+      'shared/jobs/registry.ts',
       'shared/export/**/*.ts',
     ],
     rules: restrict(noFunctions, noAwsOrHttp),
@@ -105,12 +105,12 @@ module.exports = tseslint.config(
     rules: restrict(noFunctions, noS3, storeLimits),
   },
   {
-    // shared/report is the pure domain: no AWS, no middy, no HTTP, nothing else of ours.
-    files: ['shared/report/**/*.ts'],
+    // shared/engine is the pure domain: no AWS, no middy, no HTTP, nothing else of ours.
+    files: ['shared/engine/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: awsOrHttp, message: 'shared/report is pure: no AWS, HTTP or storage imports' }] },
+        { patterns: [{ group: awsOrHttp, message: 'shared/engine is pure: no AWS, HTTP or storage imports' }] },
       ],
     },
   },

@@ -64,11 +64,11 @@ export async function benchAnalytics(opts: {
   const { ensureProducts } = await import('../shared/store/products.repo');
   const { reportPutTransactItem, markReportReady, newReportId } = await import('../shared/store/reports.repo');
   const { buildItems, computeTotals, commissionByCategory, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } =
-    await import('../shared/report');
+    await import('../shared/engine');
   const { writeReportSummary } = await import('../shared/reports/analytics');
-  const { encodeChunks, summarizeItems } = await import('../shared/analytics/summary');
+  const { encodeChunks, summarizeItems } = await import('../shared/engine/analytics/summary');
   const { signToken } = await import('../shared/auth/tokens');
-  const { apiEvent } = await import('../shared/http/test-event');
+  const { apiEvent } = await import('../test/support/test-event');
   const { handler: getHandler } = await import('../functions/analytics/get.handler');
   const { handler: exportHandler } = await import('../functions/analytics/export.handler');
 

@@ -11,12 +11,12 @@ import { performance } from 'node:perf_hooks';
 import { uploadReport } from '../shared/reports/upload';
 import { getReportAnyStatus } from '../shared/store/reports.repo';
 import { getUserById } from '../shared/store/users.repo';
-import { idleWorkers } from '../shared/worker/invoke';
+import { idleWorkers } from '../shared/jobs/worker-invoke';
 
 async function main() {
   const [userId, uploadId] = process.argv.slice(2);
   if (!userId || !uploadId) throw new Error('Usage: bench-api-worker.ts <userId> <uploadId>');
-  // No function name: the worker runs in this process (shared/worker/invoke.ts), not in serverless-offline.
+  // No function name: the worker runs in this process (shared/jobs/worker-invoke.ts), not in serverless-offline.
   process.env.WORKER_FUNCTION_NAME = '';
   const user = await getUserById(userId);
   if (!user) throw new Error(`no user ${userId}`);

@@ -23,8 +23,8 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { signToken } from '../shared/auth/tokens';
-import { buildItems, readReport } from '../shared/report';
-import { DEFAULT_TAX_PROFILE } from '../shared/report/types';
+import { buildItems, readReport } from '../shared/engine';
+import { DEFAULT_TAX_PROFILE } from '../shared/engine/types';
 import { createUser } from '../shared/store/users.repo';
 import { cachedReportFile } from './fixtures/generate';
 

@@ -47,11 +47,11 @@ const CACHE = path.join(ROOT, '.cache', 'bench');
 async function measure(method: Method, file: string): Promise<Measurement> {
   // Modules are loaded before the clock starts: a Lambda pays that once per cold start, not per report.
   const floorLike = method === 'floor' || method === 'inflate';
-  const engine = floorLike ? null : await import('../shared/report');
-  const headersModule = method === 'sheetjs' ? await import('../shared/report/read/headers') : null;
+  const engine = floorLike ? null : await import('../shared/engine');
+  const headersModule = method === 'sheetjs' ? await import('../shared/engine/read/headers') : null;
   const XLSX = method === 'sheetjs' ? await import('@e965/xlsx') : null;
-  const zipModule = floorLike ? await import('../shared/report/read/zip') : null;
-  const limitsModule = floorLike ? await import('../shared/report/read/limits') : null;
+  const zipModule = floorLike ? await import('../shared/engine/read/zip') : null;
+  const limitsModule = floorLike ? await import('../shared/engine/read/limits') : null;
   const settings = engine ? { tax: engine.DEFAULT_TAX_PROFILE, costPrices: {} } : null;
 
   const cpu0 = process.cpuUsage();
@@ -119,13 +119,13 @@ function checksum(values: Array<Record<string, number | null>>): string {
 }
 
 /**
- * The floor: the sheet's XML inflated exactly as the engine's reader gets it (shared/report/read/zip.ts),
+ * The floor: the sheet's XML inflated exactly as the engine's reader gets it (shared/engine/read/zip.ts),
  * decoded as UTF-8 text and scanned for `<row`, nothing else. A parser of the text cannot do less;
  * ours decodes only the cells it needs, which is how it can come close to this.
  */
 async function countRowTags(
-  zipModule: typeof import('../shared/report/read/zip'),
-  limits: import('../shared/report/read/limits').ReadLimits,
+  zipModule: typeof import('../shared/engine/read/zip'),
+  limits: import('../shared/engine/read/limits').ReadLimits,
   file: string,
   decode: boolean,
 ): Promise<number> {

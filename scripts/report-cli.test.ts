@@ -18,7 +18,7 @@ import {
   readReport,
   type ItemValues,
   type ReportSettings,
-} from '../shared/report';
+} from '../shared/engine';
 import { parseCostPrices, parseTax } from './report-cli';
 
 const ROOT = path.resolve(__dirname, '..');

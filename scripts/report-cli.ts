@@ -31,7 +31,7 @@ import {
   type ItemValues,
   type TaxProfile,
   type TaxSystem,
-} from '../shared/report';
+} from '../shared/engine';
 
 class UsageError extends Error {}
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AppError, paymentRequired, toAppError, validation } from './errors';
-import { ReportError } from './report/errors';
+import { ReportError } from './engine/errors';
 
 describe('toAppError', () => {
   it('keeps an AppError as it is', () => {

@@ -4,7 +4,7 @@
  * `{"error": {"code", "message", "details"}}` with its status, in exactly one middleware.
  */
 import { statusOf, type CodeWithStatus, type ErrorCode } from './contract/errors';
-import { ReportError } from './report/errors';
+import { ReportError } from './engine/errors';
 
 export type Details = Record<string, unknown>;
 
@@ -82,7 +82,7 @@ export const tooManyAttempts = (retryAfterSeconds: number) =>
 export const internal = () => new AppError(500, 'internal_error', 'internal error');
 
 /**
- * Pure-domain errors of shared/report that are the caller's fault and map to 422 with their own code
+ * Pure-domain errors of shared/engine that are the caller's fault and map to 422 with their own code
  * (docs/API.md: manual value on a non-correctable field → 422 `field_not_correctable`). Matched by name so
  * this module does not import the report builder.
  */

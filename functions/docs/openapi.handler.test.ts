@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildOpenApi } from '../../shared/contract/openapi';
-import { apiEvent } from '../../shared/http/test-event';
+import { apiEvent } from '../../test/support/test-event';
 import { handler } from './openapi.handler';
 
 // http() parses the configuration when the handler module loads (cold start), as on Lambda, where

@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { presentProduct } from '../../shared/catalog/present';
 import { badRequest } from '../../shared/errors';
 import { ROUTES, reply, fromRoute, http, type HttpRequest } from '../../shared/http';
-import { roublesToKopecks } from '../../shared/report/fields';
+import { roublesToKopecks } from '../../shared/engine/fields';
 import { MAX_ARTICLE_LENGTH, putProduct } from '../../shared/store/products.repo';
 
 const contract = ROUTES.putProduct;

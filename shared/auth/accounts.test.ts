@@ -16,7 +16,7 @@ import {
   getUserById,
   resetPasswordOnce,
 } from '../store/users.repo';
-import { refusal, setUnitEnv, unitUser } from '../unit-fixtures';
+import { refusal, setUnitEnv, unitUser } from '../../test/support/unit-fixtures';
 import {
   ACCOUNT_LOCKOUT,
   IP_LOCKOUT,

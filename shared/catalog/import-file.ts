@@ -11,11 +11,11 @@
  */
 import * as XLSX from '@e965/xlsx';
 import { payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors';
-import { ReportError } from '../report/errors';
-import { scanScaled } from '../report/money';
-import { resolveLimits, type ReadLimits } from '../report/read/limits';
-import { scanXlsxCells } from '../report/read/cell-rows';
-import { ZipArchive } from '../report/read/zip';
+import { ReportError } from '../engine/errors';
+import { scanScaled } from '../engine/money';
+import { resolveLimits, type ReadLimits } from '../engine/read/limits';
+import { scanXlsxCells } from '../engine/read/cell-rows';
+import { ZipArchive } from '../engine/read/zip';
 import { MAX_ARTICLE_LENGTH, type ImportRow } from '../store/products.repo';
 import { parseValidFrom, validFromScore } from './valid-from';
 
@@ -265,7 +265,7 @@ function importError(e: unknown): unknown {
 }
 
 /**
- * An .xlsx read as the report reader reads one (shared/report/read: the zip by its central directory,
+ * An .xlsx read as the report reader reads one (shared/engine/read: the zip by its central directory,
  * the sheet inflated as a stream under the inflate budget, scanned as bytes): every column of the first
  * rows until the header is known, then only the columns the import reads. Declared sizes beyond the
  * budget are refused before anything is inflated, so an archive bomb costs milliseconds; the scan

@@ -1,5 +1,5 @@
 /** JSON shapes of the catalog routes (docs/API.md, Catalog and sellers): money in roubles with 2 decimals. */
-import { kopecksToRoubles } from '../report/fields';
+import { kopecksToRoubles } from '../engine/fields';
 import type { Product as ProductJson, Seller as SellerJson } from '../contract/shapes';
 import type { ProductRecord } from '../store/products.repo';
 

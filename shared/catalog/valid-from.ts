@@ -4,7 +4,7 @@
  * Values: 2026-03-01, 01.03.2026 (or 01.03.26), or an Excel date serial. An empty cell means "as a
  * plain PUT": the first price of a product from the beginning, a change from today.
  */
-import { isIsoDate } from '../report/periods';
+import { isIsoDate } from '../engine/periods';
 
 /** Header score of the date column (0: not one); headers are normalized (lower case, letters and digits only). */
 export function validFromScore(h: string): number {

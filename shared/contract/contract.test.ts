@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ReportError, type ReportErrorCode } from '../report/errors';
+import { ReportError, type ReportErrorCode } from '../engine/errors';
 import { AppError, toAppError } from '../errors';
 import { ERROR_CODES, ERRORS, statusesOf, statusOf, type ErrorCode } from './errors';
 import { buildOpenApi, openApiText } from './openapi';

@@ -89,7 +89,7 @@ export const ERRORS = {
     message:
       'Файл не является таблицей: внутри не Excel (.xlsx/.xls) и не zip-архив, хотя расширение похоже. Скачайте детализированный отчёт из личного кабинета WB ещё раз и загрузите его без изменений.',
   },
-  // 422: a file that cannot be read (the reader's codes, shared/report/errors.ts)
+  // 422: a file that cannot be read (the reader's codes, shared/engine/errors.ts)
   zip_bomb: { status: 422, message: 'Архив распаковывается в слишком большой объём и не может быть обработан.' },
   too_many_entries: { status: 422, message: 'В архиве слишком много файлов.' },
   too_many_rows: { status: 422, message: 'В файле слишком много строк.' },

@@ -1,6 +1,6 @@
 /** zod schemas of inputs several routes share (part of the contract; shared/http re-exports them). */
 import { z } from 'zod';
-import { TAX_SYSTEMS, USN_RATE_MAX, USN_RATE_MIN, VAT_RATES } from '../report/types';
+import { TAX_SYSTEMS, USN_RATE_MAX, USN_RATE_MIN, VAT_RATES } from '../engine/types';
 
 export { VAT_RATES };
 

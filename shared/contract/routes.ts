@@ -48,7 +48,7 @@ const route = <const R extends RouteSpec>(r: R): R => r;
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const XLS = 'application/vnd.ms-excel';
 
-/** What the reader refuses a file with (shared/report/errors.ts), besides 413 and 415. */
+/** What the reader refuses a file with (shared/engine/errors.ts), besides 413 and 415. */
 const READER_ERRORS = [
   'zip_bomb',
   'too_many_entries',

@@ -5,7 +5,7 @@
  * them. Schemas with an `id` become named components of the OpenAPI document.
  */
 import { z } from 'zod';
-import { TAX_SYSTEMS, VAT_RATES } from '../report/types';
+import { TAX_SYSTEMS, VAT_RATES } from '../engine/types';
 import {
   allocationSchema,
   emailSchema,
@@ -17,7 +17,7 @@ import {
 
 // --- Tax profile (docs/METRICS.md: VAT and USN) ---
 
-export { TAX_SYSTEMS, VAT_RATES, USN_RATE_MIN, USN_RATE_MAX, DEFAULT_USN_RATES } from '../report/types';
+export { TAX_SYSTEMS, VAT_RATES, USN_RATE_MIN, USN_RATE_MAX, DEFAULT_USN_RATES } from '../engine/types';
 
 export const taxSystemSchema = z.enum(TAX_SYSTEMS);
 

@@ -4,8 +4,8 @@
  * with ABC letters and margin group) and the warnings. Money in roubles with 2 decimals.
  */
 import ExcelJS from 'exceljs';
-import type { AnalyticsResult, Totals } from '../analytics/compute';
-import { kopecksToRoubles } from '../report/fields';
+import type { AnalyticsResult, Totals } from '../engine/analytics/compute';
+import { kopecksToRoubles } from '../engine/fields';
 import { safeText } from './columns';
 
 const GROUP_TITLE = { high: 'Маржа ≥ 20 %', low: 'Маржа 0–20 %', loss: 'Убыточные (< 0)' } as const;

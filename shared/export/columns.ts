@@ -1,8 +1,8 @@
-import { FIELD_BY_NAME, FIELD_ORDER, FIELDS, type FieldDef, type FieldName } from '../report/fields';
-import type { ItemValues, TaxProfile } from '../report/types';
+import { FIELD_BY_NAME, FIELD_ORDER, FIELDS, type FieldDef, type FieldName } from '../engine/fields';
+import type { ItemValues, TaxProfile } from '../engine/types';
 
 /**
- * Item columns of the export: the one column order of shared/report/fields.ts (FIELD_ORDER), the same
+ * Item columns of the export: the one column order of shared/engine/fields.ts (FIELD_ORDER), the same
  * as the web page's items table.
  */
 export const EXPORT_FIELD_ORDER: readonly FieldName[] = FIELD_ORDER;

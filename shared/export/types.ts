@@ -1,4 +1,4 @@
-import type { CategoryCommission, ComputedItem, ItemValues, TaxProfile } from '../report/types';
+import type { CategoryCommission, ComputedItem, ItemValues, TaxProfile } from '../engine/types';
 
 /** What the xlsx export needs of a report: its metadata, its items and the engine's report-level values. */
 export interface ExportReport {

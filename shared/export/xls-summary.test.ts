@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as XLSX from '@e965/xlsx';
 import { describe, expect, it } from 'vitest';
-import type { FieldName } from '../report/fields';
-import { sampleItems, totalsOf, makeItem } from './sample-report.fixture';
+import type { FieldName } from '../engine/fields';
+import { sampleItems, totalsOf, makeItem } from '../../test/support/sample-report.fixture';
 import {
   SUMMARY_TEMPLATE_FOOTER,
   SUMMARY_TEMPLATE_HEADERS,

@@ -9,8 +9,8 @@
  * empty. Text is written as string cells (no formulas are ever written).
  */
 import * as XLSX from '@e965/xlsx';
-import { FIELDS, kopecksToRoubles, type FieldDef, type FieldName } from '../report/fields';
-import type { ItemValues } from '../report/types';
+import { FIELDS, kopecksToRoubles, type FieldDef, type FieldName } from '../engine/fields';
+import type { ItemValues } from '../engine/types';
 import { RATIO_FIELDS, columnTitle, fieldDef, safeText } from './columns';
 import { loadSummaryTemplate } from './summary-template';
 import type { SummaryRow } from './types';

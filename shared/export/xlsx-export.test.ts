@@ -1,9 +1,9 @@
 import ExcelJS from 'exceljs';
 import yauzl from 'yauzl';
 import { describe, expect, it, beforeAll } from 'vitest';
-import { FIELDS, type FieldName } from '../report/fields';
+import { FIELDS, type FieldName } from '../engine/fields';
 import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, PAYOUT_LINES, columnTitle, fieldDef } from './columns';
-import { FORMULA_ARTICLE, sampleReport } from './sample-report.fixture';
+import { FORMULA_ARTICLE, sampleReport } from '../../test/support/sample-report.fixture';
 import {
   MANUAL_FILL_ARGB,
   PAYOUT_LABEL,
@@ -14,7 +14,7 @@ import {
   exportReportXlsx,
 } from './xlsx-export';
 import type { ExportReport } from './types';
-import type { ItemValues } from '../report/types';
+import type { ItemValues } from '../engine/types';
 
 /** Reads one entry of a zip (the xlsx) as text, to look at the XML Excel will see. */
 function zipEntry(buf: Buffer, name: string): Promise<string> {

@@ -11,8 +11,8 @@
  */
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { kopecksToRoubles, type FieldDef, type FieldName } from '../report/fields';
-import type { ItemValues } from '../report/types';
+import { kopecksToRoubles, type FieldDef, type FieldName } from '../engine/fields';
+import type { ItemValues } from '../engine/types';
 import {
   EXPORT_FIELD_ORDER,
   PAYOUT_LINES,

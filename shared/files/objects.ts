@@ -16,7 +16,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { bucketName, s3, s3Public } from './client';
 import { contentDisposition } from './content-disposition';
-import { SourceReadError, type RangeSource } from '../report/read/range-source';
+import { SourceReadError, type RangeSource } from '../engine/read/range-source';
 
 export const sourceObjectKey = (userId: string, reportId: string, filename: string): string =>
   `sources/${userId}/${reportId}/${filename}`;

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import { signToken } from '../auth/tokens';
 import { ConfigError, resetConfig } from '../config';
 import { notFound } from '../errors';
-import { ReportError } from '../report/errors';
+import { ReportError } from '../engine/errors';
 import type { UserRecord } from '../store/users.repo';
 import { http, type HttpOptions, type HttpRequest } from './handler';
 import { json } from './responses';
-import { apiEvent, bodyOf, multipartBody } from './test-event';
+import { apiEvent, bodyOf, multipartBody } from '../../test/support/test-event';
 
 // The store is the one collaborator mocked here: these tests are about the HTTP stack alone.
 const users = new Map<string, UserRecord>();

@@ -6,7 +6,7 @@ import { countMetric } from '../metrics';
 import type { UserRecord } from '../store/users.repo';
 import { http } from './handler';
 import { json } from './responses';
-import { apiEvent } from './test-event';
+import { apiEvent } from '../../test/support/test-event';
 
 // The store is the one collaborator mocked here: these tests are about what the HTTP stack adds to the
 // log lines and metrics of the code it runs.

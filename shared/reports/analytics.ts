@@ -8,7 +8,7 @@
  * caller's partition, so another user's data is unreachable. A summary missing or older than its
  * report (a write that failed after the report was final, or a report built before analytics existed)
  * is rebuilt from the report's items here, within a time budget; a report not reached in time is left
- * out with a warning. The math is pure: shared/analytics/compute.ts.
+ * out with a warning. The math is pure: shared/engine/analytics/compute.ts.
  *
  * writeReportSummary is THE one call that keeps summaries current: it follows every change of a report's
  * items or totals (upload, rebuild, manual value); removeReportSummary follows a delete.
@@ -28,15 +28,15 @@ import {
   type ReportFigures,
   type ReportInfo,
   type Totals,
-} from '../analytics';
+} from '../engine/analytics';
 import type { Analytics } from '../contract/shapes';
 import { badRequest, notFound } from '../errors';
 import { exportAnalyticsXlsx } from '../export/analytics-xlsx';
 import { log } from '../log';
-import { kopecksToRoubles } from '../report/fields';
-import type { ComputedItem, TaxProfile } from '../report/types';
-import { DEFAULT_ALLOCATION } from '../report/allocation';
-import { costPriceOn, type CostPricePeriod } from '../report/periods';
+import { kopecksToRoubles } from '../engine/fields';
+import type { ComputedItem, TaxProfile } from '../engine/types';
+import { DEFAULT_ALLOCATION } from '../engine/allocation';
+import { costPriceOn, type CostPricePeriod } from '../engine/periods';
 import { getItemsOfGen } from '../store/items.repo';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import {

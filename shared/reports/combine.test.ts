@@ -14,7 +14,7 @@ import {
   replaceItems,
   type ReportRecord,
 } from '../store/reports.repo';
-import { refusal, setUnitEnv, unitReport } from '../unit-fixtures';
+import { refusal, setUnitEnv, unitReport } from '../../test/support/unit-fixtures';
 import { assertNoOverlap, recombineReport, requireReports, startCombine, startRecombine } from './combine';
 
 vi.mock('../store/reports.repo', () => ({

@@ -20,8 +20,8 @@ import {
   combineSellers,
   commissionByCategory,
   computeTotals,
-} from '../report';
-import type { ComputedItem, ManualValues, ReportWarning, TaxProfile } from '../report/types';
+} from '../engine';
+import type { ComputedItem, ManualValues, ReportWarning, TaxProfile } from '../engine/types';
 import type { StoredItem } from '../store/items.repo';
 import {
   createReport,

@@ -5,7 +5,7 @@
  */
 import { getConfig } from '../config';
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../errors';
-import type { ReportSource } from '../report';
+import type { ReportSource } from '../engine';
 import { getUpload, type UploadCount } from '../store/uploads.repo';
 import { objectHead, objectRanges } from '../files/objects';
 

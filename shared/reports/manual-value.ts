@@ -17,7 +17,7 @@ import {
   isCorrectable,
   manualValueRange,
   type ItemValues,
-} from '../report';
+} from '../engine';
 import { backoff, sleep } from '../store/dynamo-errors';
 import { genOfItemId, reportIdOfItem, type StoredItem } from '../store/items.repo';
 import { getReport, getReportItems, saveItemCorrection } from '../store/reports.repo';

@@ -2,9 +2,9 @@
  * Stored reports and items (kopecks) → API JSON (docs/API.md, Reports): money fields become roubles with
  * 2 decimals, counts and percents stay as they are. The unit of every field comes from fields.ts.
  */
-import { ALLOCATED_FIELDS, type AllocationMethod, type AllocationSummary } from '../report/allocation';
-import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../report/fields';
-import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../report/types';
+import { ALLOCATED_FIELDS, type AllocationMethod, type AllocationSummary } from '../engine/allocation';
+import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../engine/fields';
+import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../engine/types';
 import type {
   CategoryCommission as ApiCategoryCommission,
   DroppedManualValue,

@@ -6,7 +6,7 @@
  * test/integration/reports-corrections.test.ts and report-settings.test.ts run rebuilds end to end.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildItems, readReport } from '../report';
+import { buildItems, readReport } from '../engine';
 import { objectRanges } from '../files/objects';
 import type { StoredItem } from '../store/items.repo';
 import {
@@ -19,15 +19,15 @@ import {
   startRebuildTask,
   type ReportRecord,
 } from '../store/reports.repo';
-import { invokeWorker } from '../worker/invoke';
-import { refusal, setUnitEnv, unitReport, unitUser } from '../unit-fixtures';
+import { invokeWorker } from '../jobs/worker-invoke';
+import { refusal, setUnitEnv, unitReport, unitUser } from '../../test/support/unit-fixtures';
 import { requireReport } from './queries';
 import { rebuildMany, rebuildReport, startRebuild } from './rebuild';
 import { resolveReportSettings } from './settings';
 
 vi.mock('../log');
-vi.mock('../report', async (actual) => ({
-  ...(await actual<typeof import('../report')>()),
+vi.mock('../engine', async (actual) => ({
+  ...(await actual<typeof import('../engine')>()),
   readReport: vi.fn(),
   buildItems: vi.fn(),
 }));
@@ -44,7 +44,7 @@ vi.mock('../store/reports.repo', () => ({
   startRebuildTask: vi.fn(),
 }));
 vi.mock('../store/sellers.repo', () => ({ getSeller: vi.fn() }));
-vi.mock('../worker/invoke', () => ({ invokeWorker: vi.fn() }));
+vi.mock('../jobs/worker-invoke', () => ({ invokeWorker: vi.fn() }));
 vi.mock('./analytics', () => ({ writeReportSummary: vi.fn() }));
 vi.mock('./queries', () => ({ requireReport: vi.fn(), sellerOf: vi.fn() }));
 vi.mock('./settings', () => ({ resolveReportSettings: vi.fn() }));

@@ -16,7 +16,7 @@ import {
   readReport,
   type DroppedManualValue,
   type ManualValues,
-} from '../report';
+} from '../engine';
 import { describeError, log } from '../log';
 import { ensureProducts } from '../store/products.repo';
 import {
@@ -33,7 +33,7 @@ import {
 } from '../store/reports.repo';
 import type { StoredItem } from '../store/items.repo';
 import { getSeller, type SellerRecord } from '../store/sellers.repo';
-import { invokeWorker } from '../worker/invoke';
+import { invokeWorker } from '../jobs/worker-invoke';
 import { failureError } from './failures';
 import type { UserRecord } from '../store/users.repo';
 import { writeReportSummary } from './analytics';

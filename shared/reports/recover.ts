@@ -41,7 +41,7 @@ import {
   type ReportFailure,
   type ReportRecord,
 } from '../store/reports.repo';
-import { invokeWorker } from '../worker/invoke';
+import { invokeWorker } from '../jobs/worker-invoke';
 import { deleteObject } from '../files/objects';
 import { deleteIdentity } from '../store/identities.repo';
 import { removeSellerIfUnused } from '../store/sellers.repo';

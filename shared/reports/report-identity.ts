@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { ReportSource } from '../report';
+import type { ReportSource } from '../engine';
 
 export interface IdentityMeta {
   seller_number: string | null;

@@ -5,10 +5,10 @@
  * day; the allocation method of the seller, else the user's. All are snapshot into the report;
  * `isStale` tells whether a rebuild would take different ones now.
  */
-import { DEFAULT_ALLOCATION, type AllocationMethod } from '../report/allocation';
+import { DEFAULT_ALLOCATION, type AllocationMethod } from '../engine/allocation';
 import { unprocessable } from '../errors';
-import { invalidVatPeriods, periodMiddle, resolveTax, type TaxPeriod, type TaxResolution } from '../report/periods';
-import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../report/types';
+import { invalidVatPeriods, periodMiddle, resolveTax, type TaxPeriod, type TaxResolution } from '../engine/periods';
+import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../engine/types';
 import {
   costPricesOn,
   getReportCostPrices,

@@ -5,20 +5,20 @@
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError, conflict } from '../errors';
-import { countRows } from '../report';
+import { countRows } from '../engine';
 import { copyObject, deleteObject, objectHead, putObject } from '../files/objects';
 import { getIdempotentRecord } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
 import { deleteReport, getReportAnyStatus, getReportItems, newReportId } from '../store/reports.repo';
-import { invokeWorker } from '../worker/invoke';
-import { refusal, setUnitEnv, unitReport, unitUser } from '../unit-fixtures';
+import { invokeWorker } from '../jobs/worker-invoke';
+import { refusal, setUnitEnv, unitReport, unitUser } from '../../test/support/unit-fixtures';
 import { findDuplicate } from './duplicates';
 import { openInputFile, type InputFile } from './file-input';
 import { failUpload, recoverAbandonedUploads } from './recover';
 import { uploadReport } from './upload';
 
 vi.mock('../log');
-vi.mock('../report', async (actual) => ({ ...(await actual<typeof import('../report')>()), countRows: vi.fn() }));
+vi.mock('../engine', async (actual) => ({ ...(await actual<typeof import('../engine')>()), countRows: vi.fn() }));
 vi.mock('../store/idempotency.repo', () => ({
   getIdempotentRecord: vi.fn(),
   idempotencyPut: vi.fn((scope: string, key: string) => ({ idempotency: `${scope}:${key}` })),
@@ -47,7 +47,7 @@ vi.mock('../files/objects', () => ({
   objectSize: vi.fn(),
   objectHead: vi.fn(),
 }));
-vi.mock('../worker/invoke', () => ({ invokeWorker: vi.fn() }));
+vi.mock('../jobs/worker-invoke', () => ({ invokeWorker: vi.fn() }));
 vi.mock('./recover', () => ({ failUpload: vi.fn(), recoverAbandonedUploads: vi.fn() }));
 vi.mock('./duplicates', async (actual) => ({
   ...(await actual<typeof import('./duplicates')>()),

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { getConfig } from '../config';
 import type { RowCount as RowCountJson, UploadUrl } from '../contract/shapes';
 import { AppError, badRequest, notFound, paymentRequired, unprocessable } from '../errors';
-import { computeTotals, countRows, type ReadLimits, type RowCount } from '../report';
+import { computeTotals, countRows, type ReadLimits, type RowCount } from '../engine';
 import { describeError, log } from '../log';
 import { countMetric, StepTimer } from '../metrics';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
@@ -37,7 +37,7 @@ import { duplicateReport, findDuplicate, identityOfFile } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, objectHead, presignPut, putObject, sourceObjectKey } from '../files/objects';
-import { invokeWorker } from '../worker/invoke';
+import { invokeWorker } from '../jobs/worker-invoke';
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
 

@@ -6,7 +6,7 @@
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../errors';
-import { buildItems, readReport } from '../report';
+import { buildItems, readReport } from '../engine';
 import { objectRanges } from '../files/objects';
 import { writeItems } from '../store/items.repo';
 import {
@@ -19,9 +19,9 @@ import {
 } from '../store/reports.repo';
 import { ensureSellerByNumber } from '../store/sellers.repo';
 import { getUserById } from '../store/users.repo';
-import type { WorkerEvent } from '../worker/invoke';
-import { invokeWorker } from '../worker/invoke';
-import { setUnitEnv, unitReport, unitUser } from '../unit-fixtures';
+import type { WorkerEvent } from '../jobs/worker-invoke';
+import { invokeWorker } from '../jobs/worker-invoke';
+import { setUnitEnv, unitReport, unitUser } from '../../test/support/unit-fixtures';
 import { writeReportSummary } from './analytics';
 import { rebuildReport } from './rebuild';
 import { dropUnusedSeller, failUpload } from './recover';
@@ -29,8 +29,8 @@ import { resolveReportSettings } from './settings';
 import { parseFaults, runWorkerEvent } from './worker';
 
 vi.mock('../log');
-vi.mock('../report', async (actual) => ({
-  ...(await actual<typeof import('../report')>()),
+vi.mock('../engine', async (actual) => ({
+  ...(await actual<typeof import('../engine')>()),
   readReport: vi.fn(),
   buildItems: vi.fn(),
 }));
@@ -51,7 +51,7 @@ vi.mock('../store/reports.repo', () => ({
 }));
 vi.mock('../store/sellers.repo', () => ({ ensureSellerByNumber: vi.fn() }));
 vi.mock('../store/users.repo', () => ({ getUserById: vi.fn() }));
-vi.mock('../worker/invoke', () => ({ invokeWorker: vi.fn() }));
+vi.mock('../jobs/worker-invoke', () => ({ invokeWorker: vi.fn() }));
 vi.mock('./recover', () => ({ dropUnusedSeller: vi.fn(), failUpload: vi.fn() }));
 vi.mock('./analytics', () => ({ writeReportSummary: vi.fn() }));
 vi.mock('./rebuild', () => ({ rebuildReport: vi.fn() }));

@@ -1,5 +1,5 @@
 /**
- * The report worker's use case (functions/reports/worker.handler.ts runs it; shared/worker/invoke.ts
+ * The report worker's use case (functions/reports/worker.handler.ts runs it; shared/jobs/worker-invoke.ts
  * queues it): builds an uploaded report, or rebuilds one, outside any HTTP request.
  *
  * One event = one attempt at one report's task:
@@ -24,7 +24,7 @@ import { getConfig } from '../config';
 import { AppError, toAppError } from '../errors';
 import { describeError, log } from '../log';
 import { countMetric, durationMetric, StepTimer } from '../metrics';
-import { buildItems, commissionByCategory, computeTotals, readReport, type ComputedItem } from '../report';
+import { buildItems, commissionByCategory, computeTotals, readReport, type ComputedItem } from '../engine';
 import { writeItems } from '../store/items.repo';
 import {
   claimReportTask,
@@ -39,7 +39,7 @@ import {
 } from '../store/reports.repo';
 import { ensureSellerByNumber } from '../store/sellers.repo';
 import { getUserById, type UserRecord } from '../store/users.repo';
-import { invokeWorker, type WorkerEvent } from '../worker/invoke';
+import { invokeWorker, type WorkerEvent } from '../jobs/worker-invoke';
 import { failureOf } from './failures';
 import { dropUnusedSeller, failUpload } from './recover';
 import { writeReportSummary } from './analytics';

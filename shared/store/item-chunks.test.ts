@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { generateReport } from '../../scripts/fixtures/generate';
-import { applyManualValue, buildItems, readReport } from '../report';
-import { DEFAULT_TAX_PROFILE, type ComputedItem } from '../report/types';
+import { applyManualValue, buildItems, readReport } from '../engine';
+import { DEFAULT_TAX_PROFILE, type ComputedItem } from '../engine/types';
 import { decodeChunk, encodeChunks, MAX_CHUNK_BYTES } from './item-chunks';
 import { assembleItems, deleteItems, GEN_SPAN, getItem, getItemsOfGen, writeItems } from './items.repo';
 import { itemsPartition } from './keys';

@@ -10,8 +10,8 @@
  * correction records (items.repo.ts) and are laid over the decoded items.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { FIELDS } from '../report/fields';
-import type { ComputedItem, ItemValues, ManualValues } from '../report/types';
+import { FIELDS } from '../engine/fields';
+import type { ComputedItem, ItemValues, ManualValues } from '../engine/types';
 
 /** Format version written into every chunk. */
 export const CHUNK_FORMAT = 1;

@@ -14,7 +14,7 @@
  * ItemValues (integer kopecks).
  */
 import { BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { ComputedItem, ItemValues, ManualValues } from '../report/types';
+import type { ComputedItem, ItemValues, ManualValues } from '../engine/types';
 import { ddb, tableName } from './client';
 import { backoff, sleep } from './dynamo-errors';
 import { decodeChunk, encodeChunks } from './item-chunks';

@@ -113,7 +113,7 @@ export const reportIdentityKey = (userId: string, identity: string, reportId: st
 });
 
 export const SUMMARY_PREFIX = 'SUMMARY#';
-/** One chunk of a report's analytics summary (shared/analytics/summary.ts), in the owner's partition. */
+/** One chunk of a report's analytics summary (shared/engine/analytics/summary.ts), in the owner's partition. */
 export const summaryKey = (userId: string, reportId: string, chunk: number): Key => ({
   pk: `USER#${userId}`,
   sk: `${SUMMARY_PREFIX}${reportId}#${String(chunk).padStart(3, '0')}`,

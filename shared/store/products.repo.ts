@@ -20,7 +20,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { badRequest, conflict } from '../errors';
-import { costPriceOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../report/periods';
+import { costPriceOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../engine/periods';
 import { ddb, tableName } from './client';
 import {
   backoff,

@@ -22,7 +22,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { AllocationSummary } from '../report/allocation';
+import type { AllocationSummary } from '../engine/allocation';
 import type {
   CategoryCommission,
   ComputedItem,
@@ -30,7 +30,7 @@ import type {
   ReportFormat,
   ReportWarning,
   TaxProfile,
-} from '../report/types';
+} from '../engine/types';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI2 } from './table';

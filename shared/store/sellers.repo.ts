@@ -6,9 +6,9 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest, notFound } from '../errors';
-import type { AllocationMethod } from '../report/allocation';
-import { sortPeriods, type TaxPeriod } from '../report/periods';
-import type { TaxProfile } from '../report/types';
+import type { AllocationMethod } from '../engine/allocation';
+import { sortPeriods, type TaxPeriod } from '../engine/periods';
+import type { TaxProfile } from '../engine/types';
 import { cleanPeriod, profileToday } from './users.repo';
 import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, isTransactionConflict, sleep, backoff } from './dynamo-errors';

@@ -17,11 +17,11 @@ import {
   type ArticleFigures,
   type SummaryContent,
   type WeekFigures,
-} from '../analytics/summary';
+} from '../engine/analytics/summary';
 import { ddb, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
 import { periodsOf } from './products.repo';
-import type { CostPricePeriod } from '../report/periods';
+import type { CostPricePeriod } from '../engine/periods';
 import { PRODUCT_PREFIX, REPORT_PREFIX, SUMMARY_PREFIX, reportKey, summaryKey } from './keys';
 
 export interface StoredSummary {

@@ -8,7 +8,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client';
 import { conditionHeld } from './dynamo-errors';
 import { newId, ttlIn } from './keys';
-import type { RowCount } from '../report/types';
+import type { RowCount } from '../engine/types';
 
 export interface UploadRecord {
   upload_id: string;

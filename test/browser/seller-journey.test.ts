@@ -16,7 +16,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport, type GeneratedReport } from '../../scripts/fixtures/generate';
 import { columnTitle } from '../../shared/export/columns';
-import { FIELDS } from '../../shared/report/fields';
+import { FIELDS } from '../../shared/engine/fields';
 import { waitForMail } from '../support/emulators';
 import { CONFIRM_SUBJECT, PASSWORD_SUBJECT, confirmLinkOf, passwordOf } from '../support/sign-up';
 import {

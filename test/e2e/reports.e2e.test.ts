@@ -11,7 +11,7 @@ import * as XLSX from '@e965/xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../scripts/fixtures/generate';
 import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
-import { DEFAULT_TAX_PROFILE, FIELDS, buildItems, kopecksToRoubles, readReport } from '../../shared/report';
+import { DEFAULT_TAX_PROFILE, FIELDS, buildItems, kopecksToRoubles, readReport } from '../../shared/engine';
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
 import type { Emulators } from '../support/emulators';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';

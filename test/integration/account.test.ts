@@ -15,7 +15,7 @@ import { handler as deleteHandler } from '../../functions/reports/delete.handler
 import { hashPassword } from '../../shared/auth/passwords';
 import { signToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { apiEvent, bodyOf } from '../support/test-event';
 import { createUser, getUserById } from '../../shared/store/users.repo';
 import { makeReport, newUser, uploadOk } from '../support/reports';
 

@@ -17,8 +17,8 @@ import { handler as manualValueHandler } from '../../functions/reports/manual-va
 import { handler as putProductHandler } from '../../functions/products/put.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
-import { applyManualValue, DEFAULT_TAX_PROFILE, percentOf, type ComputedItem } from '../../shared/report';
+import { apiEvent, bodyOf } from '../support/test-event';
+import { applyManualValue, DEFAULT_TAX_PROFILE, percentOf, type ComputedItem } from '../../shared/engine';
 import type { ApiReport } from '../../shared/reports/present';
 import { ddb, tableName } from '../../shared/store/client';
 import { summaryKey } from '../../shared/store/keys';

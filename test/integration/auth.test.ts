@@ -17,7 +17,7 @@ import { handler as updateMeHandler } from '../../functions/auth/update-me.handl
 import { grantAdmin } from '../../scripts/admin';
 import { signToken } from '../../shared/auth/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { apiEvent, bodyOf } from '../support/test-event';
 import { ddb, tableName } from '../../shared/store/client';
 import { hashPassword } from '../../shared/auth/passwords';
 import { ensureDemoUser, ensureSeed } from '../../shared/store/seed';

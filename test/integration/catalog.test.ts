@@ -14,7 +14,7 @@ import { handler as listSellersHandler } from '../../functions/sellers/list.hand
 import { handler as updateSellerHandler } from '../../functions/sellers/update.handler';
 import { signToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
+import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import {
   ensureProducts,
   getCostPrices,

@@ -51,13 +51,13 @@ import { handler as openapiHandler } from '../../functions/docs/openapi.handler'
 import { signToken } from '../../shared/auth/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
 import { bucketName, s3, s3Public } from '../../shared/files/client';
-import { apiEvent, bodyOf, multipartBody, type EventInput } from '../../shared/http/test-event';
+import { apiEvent, bodyOf, multipartBody, type EventInput } from '../support/test-event';
 import type { HttpResult } from '../../shared/http/responses';
 import { ses } from '../../shared/mail/client';
 import type { ApiReport } from '../../shared/reports/present';
 import { ABANDONED_UPLOAD_AFTER_MS } from '../../shared/reports/recover';
 import { runWorkerEvent, workerHooks } from '../../shared/reports/worker';
-import { setWorkerInvoker } from '../../shared/worker/invoke';
+import { setWorkerInvoker } from '../../shared/jobs/worker-invoke';
 import { ddb, tableName } from '../../shared/store/client';
 import { productKey, summaryKey } from '../../shared/store/keys';
 import { ensureSellerByNumber, getSeller } from '../../shared/store/sellers.repo';

@@ -8,7 +8,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
-import { bodyOf } from '../../shared/http/test-event';
+import { bodyOf } from '../support/test-event';
 import { workerHooks } from '../../shared/reports/worker';
 import { ddb, tableName } from '../../shared/store/client';
 import { listLimitHistory } from '../../shared/store/limits.repo';

@@ -14,7 +14,7 @@ import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-on
 import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
 import { handler as updateHandler } from '../../functions/reports/update.handler';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { apiEvent, bodyOf } from '../support/test-event';
 import type { ApiReport, ApiReportSummary } from '../../shared/reports/present';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { listAllReports } from '../../shared/store/reports.repo';

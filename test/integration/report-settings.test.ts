@@ -13,7 +13,7 @@ import { handler as putProductHandler } from '../../functions/products/put.handl
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { handler as updateSellerHandler } from '../../functions/sellers/update.handler';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
+import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import type { ApiReport } from '../../shared/reports/present';
 import { ensureProducts, getProducts, putProduct } from '../../shared/store/products.repo';
 import { listSellers } from '../../shared/store/sellers.repo';

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as listHandler } from '../../functions/reports/list.handler';
 import { handler as uploadHandler } from '../../functions/reports/upload.handler';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
+import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import type { ApiReport } from '../../shared/reports/present';
 import { recoverAbandonedUploads } from '../../shared/reports/recover';
 import { ddb, tableName } from '../../shared/store/client';
@@ -19,7 +19,7 @@ import { getItems } from '../../shared/store/items.repo';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { claimReportTask, getReportAnyStatus } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
-import { idleWorkers, setWorkerInvoker, type WorkerEvent } from '../../shared/worker/invoke';
+import { idleWorkers, setWorkerInvoker, type WorkerEvent } from '../../shared/jobs/worker-invoke';
 import {
   getReportOk,
   makeReport,

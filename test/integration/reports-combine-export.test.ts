@@ -15,7 +15,7 @@ import { handler as sourceHandler } from '../../functions/reports/source.handler
 import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
 import { resetConfig } from '../../shared/config';
 import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { apiEvent, bodyOf } from '../support/test-event';
 import {
   FIELDS,
   buildItems,
@@ -24,7 +24,7 @@ import {
   kopecksToRoubles,
   readReport,
   type FieldName,
-} from '../../shared/report';
+} from '../../shared/engine';
 import type { ApiReport } from '../../shared/reports/present';
 import {
   createReport,

@@ -10,14 +10,14 @@ import { handler as rebuildManyHandler } from '../../functions/reports/rebuild-m
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
-import { applyManualValue, DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/report';
+import { apiEvent, bodyOf } from '../support/test-event';
+import { applyManualValue, DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/engine';
 import type { ApiItem, ApiReport, ApiValues } from '../../shared/reports/present';
 import { rebuildMany as rebuildManyUseCase } from '../../shared/reports/rebuild';
 import { getItem } from '../../shared/store/items.repo';
 import { createReport, getReport } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
-import { idleWorkers } from '../../shared/worker/invoke';
+import { idleWorkers } from '../../shared/jobs/worker-invoke';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 
 beforeAll(() => resetConfig());

@@ -13,8 +13,8 @@ import { handler as manualValueHandler } from '../../functions/reports/manual-va
 import { handler as rebuildManyHandler } from '../../functions/reports/rebuild-many.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
-import { kopecksToRoubles } from '../../shared/report';
+import { apiEvent, bodyOf } from '../support/test-event';
+import { kopecksToRoubles } from '../../shared/engine';
 import type { ApiReport, ApiReportColumns, ApiReportSummary } from '../../shared/reports/present';
 import { WHOLE_CATALOG_FROM_ITEMS } from '../../shared/reports/settings';
 import { ddb, tableName } from '../../shared/store/client';

@@ -13,8 +13,8 @@ import { handler as uploadUrlHandler } from '../../functions/reports/upload-url.
 import { ZipWriter } from '../../scripts/fixtures/zip-writer';
 import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
-import { DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/report';
+import { apiEvent, bodyOf } from '../support/test-event';
+import { DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/engine';
 import type { ApiReport } from '../../shared/reports/present';
 import { ddb, tableName } from '../../shared/store/client';
 import { getCostPrices, listProducts } from '../../shared/store/products.repo';
@@ -320,7 +320,7 @@ describe('upload-url', () => {
 describe('hostile input through the API: documented status, nothing stored or charged', () => {
   /**
    * A real bomb: an .xlsx whose sheet inflates to 1.6 GB of zeros from ~1.6 MB (stopped by the ratio cap
-   * at 256 MB, long before the absolute 4 GB: shared/report/read/limits.ts). Built fast by repeating
+   * at 256 MB, long before the absolute 4 GB: shared/engine/read/limits.ts). Built fast by repeating
    * one sync-flushed deflate block of 16 MB of zeros (its back-references only ever see zeros) and
    * closing the stream with an empty final block (the zip writer's end); the headers state the true size and CRC.
    */

@@ -9,7 +9,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as listHandler } from '../../functions/reports/list.handler';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { apiEvent, bodyOf } from '../support/test-event';
 import { recoverAbandonedUploads, undoChargedUpload } from '../../shared/reports/recover';
 import { ddb, tableName } from '../../shared/store/client';
 import { listLimitHistory, refundLimits } from '../../shared/store/limits.repo';

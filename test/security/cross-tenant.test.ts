@@ -15,7 +15,7 @@ import { signToken } from '../../shared/auth/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
 import { ROUTES as CONTRACT_ROUTES } from '../../shared/contract/routes';
 import type { HttpHandler } from '../../shared/http';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { apiEvent, bodyOf } from '../support/test-event';
 import { getCostPrices } from '../../shared/store/products.repo';
 import { listSellers } from '../../shared/store/sellers.repo';
 import { makeReport, newUser, uploadOk, type TestUser } from '../support/reports';

@@ -8,7 +8,7 @@ import { handler as countRowsHandler } from '../../functions/reports/count-rows.
 import { handler as uploadHandler } from '../../functions/reports/upload.handler';
 import { handler as importHandler } from '../../functions/products/import.handler';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
+import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import { getUserById } from '../../shared/store/users.repo';
 import { makeReport, newUser, uploadMultipart } from '../support/reports';
 

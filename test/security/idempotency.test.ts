@@ -10,7 +10,7 @@ import { handler as topUpHandler } from '../../functions/auth/top-up.handler';
 import { grantAdmin } from '../../scripts/admin';
 import { signToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { apiEvent, bodyOf } from '../support/test-event';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { createUser, getUserById } from '../../shared/store/users.repo';
 

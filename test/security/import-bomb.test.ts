@@ -10,7 +10,7 @@ import { handler as meHandler } from '../../functions/auth/me.handler';
 import { handler as listProductsHandler } from '../../functions/products/list.handler';
 import { MAX_IMPORT_INFLATED_BYTES } from '../../shared/catalog/import-file';
 import { resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
+import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import { importBomb } from '../support/import-bomb';
 import { newUser } from '../support/reports';
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
-import { parseFileMeta } from '../../shared/report/read/filename';
+import { parseFileMeta } from '../../shared/engine/read/filename';
 import { workerHooks } from '../../shared/reports/worker';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
 import { getUserById } from '../../shared/store/users.repo';

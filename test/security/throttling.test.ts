@@ -15,7 +15,7 @@ import { handler as registerHandler } from '../../functions/auth/register.handle
 import { ACCOUNT_LOCKOUT, REQUESTS_PER_IP_PER_HOUR } from '../../shared/auth/accounts';
 import { hashPassword } from '../../shared/auth/passwords';
 import { getConfig, resetConfig } from '../../shared/config';
-import { apiEvent, bodyOf } from '../../shared/http/test-event';
+import { apiEvent, bodyOf } from '../support/test-event';
 import { ses } from '../../shared/mail/client';
 import { ddb } from '../../shared/store/client';
 import { lockedFor, recordFailure } from '../../shared/store/throttle.repo';

@@ -11,7 +11,7 @@ import { handler as uploadHandler } from '../../functions/reports/upload.handler
 import { handler as uploadUrlHandler } from '../../functions/reports/upload-url.handler';
 import { signToken } from '../../shared/auth/tokens';
 import { bucketName, s3 } from '../../shared/files/client';
-import { apiEvent, bodyOf, multipartBody } from '../../shared/http/test-event';
+import { apiEvent, bodyOf, multipartBody } from './test-event';
 import {
   buildItems,
   computeTotals,
@@ -19,9 +19,9 @@ import {
   readReport,
   type ComputedItem,
   type TaxProfile,
-} from '../../shared/report';
+} from '../../shared/engine';
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
-import { DEFAULT_TAX_PROFILE } from '../../shared/report/types';
+import { DEFAULT_TAX_PROFILE } from '../../shared/engine/types';
 import { putObject, sourceObjectKey } from '../../shared/files/objects';
 import { writeItems } from '../../shared/store/items.repo';
 import { chargeLimits } from '../../shared/store/limits.repo';

@@ -2,7 +2,7 @@
 // about 11 px), not the desktop picture shrunk; the value axis is round and includes zero.
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
-import type { AnalyticsWeek } from '../api/types';
+import type { AnalyticsWeek } from '../api/contract';
 import { MarginGroupsChart, WeeksChart } from './analytics-charts';
 import { valueAxis, zeroScale } from './chart-parts';
 

@@ -1,7 +1,7 @@
 // Charts of the analytics page, hand-written SVG like report-charts.tsx: weeks side by side, margin
 // groups, one article's profit by week. Tooltips are SVG <title>s (hover, and focus for keyboards).
 import { useState } from 'react';
-import type { Analytics, AnalyticsWeek, MarginGroup } from '../api/types';
+import type { Analytics, AnalyticsWeek, MarginGroup } from '../api/contract';
 import { formatInt, formatMoney, formatPercent } from '../lib/format';
 import { ChartSvg, ValueTicks, valueAxis } from './chart-parts';
 

@@ -8,7 +8,7 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { AbcLetter, AnalyticsArticle, MarginGroup } from '../api/types';
+import type { AbcLetter, AnalyticsArticle, MarginGroup } from '../api/contract';
 import { displayArticle } from '../lib/fields';
 import { articlesCount, formatInt, formatMoney, formatPercent } from '../lib/format';
 import { GROUP_TITLES } from './analytics-charts';

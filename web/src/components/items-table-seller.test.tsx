@@ -2,7 +2,7 @@
 // zero columns hidden by default (and remembered), filtered totals, a visible «Ничего не найдено».
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
-import type { Item, Values } from '../api/types';
+import type { Item, Values } from '../api/contract';
 import { allZeroFields, COLUMNS_KEY, ItemsTable, totalsOf } from './items-table';
 
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');

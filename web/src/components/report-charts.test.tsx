@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
-import type { Values } from '../api/types';
+import type { Values } from '../api/contract';
 import { ReportCharts, waterfallSteps } from './report-charts';
 
 const totals: Values = {

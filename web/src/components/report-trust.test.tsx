@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
-import type { ReportAllocation, ReportWarning } from '../api/types';
+import type { ReportAllocation, ReportWarning } from '../api/contract';
 import { AllocationPanel, MISSING_COST_LINK, MissingCostBanner } from './report-trust';
 
 afterEach(() => cleanup());

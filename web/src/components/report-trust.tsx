@@ -1,7 +1,7 @@
 // What a seller needs to trust a report's numbers: the articles sold without a cost price (a banner
 // with a link to fill them in the catalog) and how the costs without an article were spread.
 import { Link } from 'react-router-dom';
-import type { AllocationMethod, ReportAllocation, ReportWarning } from '../api/types';
+import type { AllocationMethod, ReportAllocation, ReportWarning } from '../api/contract';
 import { formatInt, formatPercent, formatRub, pluralForm } from '../lib/format';
 
 /** The catalog filtered to the products without a cost price. */

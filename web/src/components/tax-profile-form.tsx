@@ -13,7 +13,7 @@ export const TAX_SYSTEM_TITLES: Record<TaxSystem, string> = {
   none: 'Без налога на доход',
 };
 
-// The rates themselves are the contract's (defined once, in shared/report/types.ts).
+// The rates themselves are the contract's (defined once, in shared/engine/types.ts).
 export { VAT_RATES };
 export const DEFAULT_RATES: Readonly<Record<TaxSystem, number>> = DEFAULT_USN_RATES;
 type VatRate = TaxProfile['vat_rate'];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIELD_ORDER } from '../../../shared/report/fields';
+import { FIELD_ORDER } from '../../../shared/engine/fields';
 import { COLUMN_GROUPS, FIELDS } from './fields';
 
 describe('the items table columns', () => {

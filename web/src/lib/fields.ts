@@ -1,5 +1,5 @@
 // The per-item field table is shared with the backend (one list, one set of Russian titles).
-import { FIELD_BY_NAME, FIELD_GROUPS, FIELDS, type FieldDef, type FieldUnit } from '../../../shared/report/fields';
+import { FIELD_BY_NAME, FIELD_GROUPS, FIELDS, type FieldDef, type FieldUnit } from '../../../shared/engine/fields';
 
 export { FIELDS, FIELD_BY_NAME };
 export type { FieldDef, FieldUnit };

@@ -8,7 +8,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api/client';
 import { messageFor } from '../api/errors';
-import type { ReportDetail, ReportProgress, ReportSummary } from '../api/types';
+import type { Report, ReportProgress, ReportSummary } from '../api/contract';
 import { ProgressBar } from '../components/progress-bar';
 import { formatInt } from './format';
 
@@ -124,7 +124,7 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
       if (report.status === 'processing') {
         follow(report);
       } else {
-        queryClient.setQueryData(['report', report.id], { report: report as ReportDetail });
+        queryClient.setQueryData(['report', report.id], { report: report as Report });
         finish({ ...report, title: report.title || fileName });
       }
       return report;

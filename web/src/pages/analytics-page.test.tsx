@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
-import type { Analytics, AnalyticsArticle } from '../api/types';
+import type { Analytics, AnalyticsArticle } from '../api/contract';
 import { createQueryClient } from '../lib/query-client';
 import { AnalyticsPage, presetRange } from './analytics-page';
 

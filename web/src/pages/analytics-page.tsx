@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
-import type { Analytics, AnalyticsFigures, AnalyticsParams } from '../api/types';
+import type { Analytics, AnalyticsFigures, AnalyticsParams } from '../api/contract';
 import { ArticleHistoryChart, ddmm, MarginGroupsChart, SERIES, WeeksChart } from '../components/analytics-charts';
 import { ArticlesTable } from '../components/articles-table';
 import { ErrorMessage } from '../components/error-message';

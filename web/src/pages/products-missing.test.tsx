@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
-import type { Product } from '../api/types';
+import type { Product } from '../api/contract';
 import { createQueryClient } from '../lib/query-client';
 import { ProductsPage } from './products-page';
 

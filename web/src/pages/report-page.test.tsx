@@ -5,11 +5,11 @@ import { cleanup, render, screen, within } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
-import type { ReportDetail, ReportDetailColumns } from '../api/types';
+import type { Report, ReportColumns } from '../api/contract';
 import { createQueryClient } from '../lib/query-client';
 import { ReportPage } from './report-page';
 
-const report: ReportDetail = {
+const report: Report = {
   id: 'r1',
   status: 'ready',
   title: 'Отчёт № 555',
@@ -37,7 +37,7 @@ const report: ReportDetail = {
 };
 
 const { items: _items, ...reportWithoutItems } = report;
-const reportAsColumns: ReportDetailColumns = {
+const reportAsColumns: ReportColumns = {
   ...reportWithoutItems,
   item_columns: {
     count: 0,

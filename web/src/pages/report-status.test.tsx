@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
-import type { CombineJob, ReportSummary } from '../api/types';
+import type { CombineJob, ReportSummary } from '../api/contract';
 import { combineStepText } from '../lib/use-combine-job';
 import { ReportStatusBadge } from './reports-page';
 

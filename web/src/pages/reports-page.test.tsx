@@ -5,7 +5,7 @@ import { cleanup, fireEvent, render, screen, within } from '@testing-library/rea
 import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
-import type { ReportSummary } from '../api/types';
+import type { ReportSummary } from '../api/contract';
 import { createQueryClient } from '../lib/query-client';
 import { UploadsProvider } from '../lib/uploads';
 import { ReportsPage } from './reports-page';

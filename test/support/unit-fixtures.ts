@@ -5,10 +5,10 @@
  * the same use cases against DynamoDB Local and s3rver.
  */
 import { expect } from 'vitest';
-import { resetConfig } from './config';
-import { AppError } from './errors';
-import type { ReportRecord } from './store/reports.repo';
-import type { UserRecord } from './store/users.repo';
+import { resetConfig } from '../../shared/config';
+import { AppError } from '../../shared/errors';
+import type { ReportRecord } from '../../shared/store/reports.repo';
+import type { UserRecord } from '../../shared/store/users.repo';
 
 /** The settings getConfig needs (config.ts), plus `extra`; parsed again on the next getConfig(). */
 export function setUnitEnv(extra: Record<string, string> = {}): void {

@@ -16,7 +16,7 @@ export type TaxSystem = (typeof TAX_SYSTEMS)[number];
 /**
  * VAT rates the service knows (0 = not a VAT payer); docs/METRICS.md, tax profile. Each exists only on
  * some dates (5 and 7 from 2025, 22 from 2026, 20 before 2026): a dated period is checked on save (422
- * `vat_rate_not_in_force`), and a report applies the rule of shared/report/periods.ts.
+ * `vat_rate_not_in_force`), and a report applies the rule of shared/engine/periods.ts.
  */
 export const VAT_RATES = [0, 5, 7, 10, 20, 22] as const;
 export type VatRate = (typeof VAT_RATES)[number];

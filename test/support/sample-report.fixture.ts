@@ -4,7 +4,7 @@
  * Derived values follow docs/METRICS.md (usn_income 6 %, no VAT) so the numbers are a consistent report, not
  * noise: payout reconciles, totals are sums, margin comes from the totals.
  */
-import { FIELDS, type FieldName } from '../report/fields';
+import { FIELDS, type FieldName } from '../../shared/engine/fields';
 import type {
   AggregateValues,
   CategoryCommission,
@@ -12,8 +12,8 @@ import type {
   ItemValues,
   ManualValues,
   TaxProfile,
-} from '../report/types';
-import type { ExportReport } from './types';
+} from '../../shared/engine/types';
+import type { ExportReport } from '../../shared/export/types';
 
 export const SAMPLE_TAX: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 

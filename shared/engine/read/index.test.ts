@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { ReportError } from '../errors';
 import { scanReport, type ReportSource, type ScanOptions } from './index';
 import { DEFAULT_READ_LIMITS, inflateCap, type ReadLimits } from './limits';
-import { collectSink } from './test-support/collect-sink';
+import { collectSink } from '../../../test/support/read/collect-sink';
 import { sheetXml, wbXlsx, xlsxPackage, type CellInput } from '../../../scripts/fixtures/xlsx-writer';
 import { writeZip } from '../../../scripts/fixtures/zip-writer';
-import { BASIC_HEADER } from './test-support/basic-header';
+import { BASIC_HEADER } from '../../../test/support/read/basic-header';
 
 const FIXTURE = path.resolve(__dirname, '../../../fixtures/wb-detail-2022-49col.xlsx');
 

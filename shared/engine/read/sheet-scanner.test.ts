@@ -9,7 +9,7 @@ import { DEFAULT_READ_LIMITS, type ReadLimits } from './limits';
 import type { SharedStrings } from './shared-strings';
 import { SheetScanner } from './sheet-scanner';
 import { columnName, escapeXml } from '../../../scripts/fixtures/xlsx-writer';
-import { BASIC_HEADER } from './test-support/basic-header';
+import { BASIC_HEADER } from '../../../test/support/read/basic-header';
 
 /** The reference: every tag through `tag`, no fast path. */
 class TagByTagScanner extends SheetScanner {

@@ -14,7 +14,7 @@
  * - margin group: high ≥ 20 %, low 0–20 %, loss < 0; without positive realization, loss when the profit
  *   is negative, else low. The article without a code is in no group.
  */
-import { percentOf } from '../report/derive';
+import { percentOf } from '../derive';
 import { emptyWeekFigures, WEEK_FIELDS, type ArticleFigures, type WeekFigures } from './summary';
 
 export type AbcLetter = 'A' | 'B' | 'C';

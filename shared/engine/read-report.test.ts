@@ -4,7 +4,7 @@ import { ReportError } from './errors';
 import { countRows, readReport } from './read-report';
 import { wbXlsx, type CellInput } from '../../scripts/fixtures/xlsx-writer';
 import { writeZip } from '../../scripts/fixtures/zip-writer';
-import { BASIC_HEADER } from './read/test-support/basic-header';
+import { BASIC_HEADER } from '../../test/support/read/basic-header';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/wb-detail-2022-49col.xlsx');
 

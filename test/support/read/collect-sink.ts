@@ -1,4 +1,4 @@
-import { METRIC_KEYS, type MetricKey, type RowSink } from '../../row-sink';
+import { METRIC_KEYS, type MetricKey, type RowSink } from '../../../shared/engine/row-sink';
 
 /** A sink that keeps every row as {key: text} (tests only: the real accumulators keep nothing per row). */
 export function collectSink(): RowSink & {

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { ComputedItem, ItemValues } from '../report/types';
+import type { ComputedItem, ItemValues } from '../types';
 
 /** Report-level figures of a week (money in kopecks, quantities in units). */
 export const WEEK_FIELDS = [
