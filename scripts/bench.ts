@@ -360,7 +360,7 @@ async function parent(): Promise<void> {
     );
   const inflate300 = get(300_000, 'inflate');
   const overInflate = ratio(ours300?.seconds, inflate300?.seconds);
-  // Not a target: a stricter yardstick than the floor (README, Performance), shown so nobody mistakes one for the other.
+  // Not a target: a stricter yardstick than the floor (docs/PERFORMANCE.md), shown so nobody mistakes one for the other.
   if (overInflate !== undefined)
     lines.push(
       `ours / inflate-only at 300k: ${overInflate.toFixed(2)}× wall, ${ratio(ours300?.cpuSeconds, inflate300?.cpuSeconds)?.toFixed(2)}× CPU`,

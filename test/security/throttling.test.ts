@@ -209,7 +209,7 @@ describe('registration costs the same for new, pending and confirmed addresses',
     expect(ops.pending).toEqual(ops.fresh);
     expect(ops.confirmed).toEqual(ops.fresh);
 
-    // Measured on DynamoDB Local (for the README; not asserted: wall-clock on a shared machine).
+    // Measured on DynamoDB Local (for docs/SECURITY.md; not asserted: wall-clock on a shared machine).
     const time = async (email: string) => {
       const t = performance.now();
       await register(email, newIp());
