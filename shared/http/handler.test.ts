@@ -6,7 +6,8 @@ import { ConfigError, resetConfig } from '../config';
 import { notFound } from '../errors';
 import { ReportError } from '../engine/errors';
 import type { UserRecord } from '../store/users.repo';
-import { http, type HttpOptions, type HttpRequest } from './handler';
+import { ROUTES, type RouteSpec } from '../contract/routes';
+import { fromRoute, http, type HttpOptions, type HttpRequest } from './handler';
 import { json } from './responses';
 import { apiEvent, bodyOf, multipartBody } from '../../test/support/test-event';
 
@@ -331,5 +332,34 @@ describe('cold start', () => {
       process.env.TABLE_NAME = saved;
       resetConfig();
     }
+  });
+});
+
+describe('a JSON body that is not an object', () => {
+  // Every route of the contract that takes a JSON body, run through the stack with auth out of the way:
+  // `null`, `false`, `0`, a string and an array answer 400 validation_error before the route runs.
+  // `false` and `0` also arrive as raw values (serverless-offline hands them so; API Gateway a string).
+  const withBody = Object.entries(ROUTES).filter(([, r]) => 'body' in r && r.body);
+  it('covers the routes that take a JSON body', () => expect(withBody.length).toBeGreaterThanOrEqual(15));
+  const bodies: Array<[string, unknown]> = [
+    ['null', 'null'],
+    ['false', 'false'],
+    ['0', '0'],
+    ['a string', '"x"'],
+    ['an array', '[]'],
+    ['raw false', false],
+    ['raw 0', 0],
+  ];
+  describe.each(withBody)('%s', (_key, route) => {
+    const handler = http(fromRoute(route as RouteSpec, { auth: 'none' as const }), async () =>
+      json(200, { ran: true }),
+    );
+    it.each(bodies)('%s: 400 validation_error, the route does not run', async (_name, body) => {
+      const event = apiEvent({ method: route.method, body: 'x', headers: { 'content-type': 'application/json' } });
+      (event as { body?: unknown }).body = body;
+      const r = await handler(event, {} as never);
+      expect(r.statusCode).toBe(400);
+      expect(bodyOf<ErrorBody>(r).error.code).toBe('validation_error');
+    });
   });
 });

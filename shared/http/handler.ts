@@ -180,8 +180,12 @@ const auth = (mode: AuthMode): Mw => ({
 });
 
 function rawBodyOf(event: APIGatewayProxyEventV2): Buffer | null {
-  if (event.body === undefined || event.body === null) return null;
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+  const body: unknown = event.body;
+  if (body === undefined || body === null) return null;
+  // API Gateway always hands a string; serverless-offline hands a JSON body of `false` or `0` as that
+  // value. Both become the same text, so a route answers the same locally and on AWS.
+  if (typeof body !== 'string') return Buffer.from(JSON.stringify(body), 'utf8');
+  return event.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
 }
 
 function check(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
@@ -217,6 +221,14 @@ const input = (o: HttpOptions): Mw => ({
         } catch {
           throw badRequest('invalid_json', 'The request body is not valid JSON');
         }
+        // Every JSON body of the contract is an object: `null`, `false`, `0`, `"x"` or `[]` is refused
+        // here, before a schema's defaults could read it as "nothing given" (null on rebuild-many is not
+        // "rebuild all").
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+          throw validation(
+            [{ code: 'invalid_type', path: [], message: 'The request body must be a JSON object' }],
+            'body',
+          );
       }
       s.body = check(o.body, parsed, 'body');
     }
