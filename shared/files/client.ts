@@ -13,6 +13,11 @@ function make(endpoint: string | undefined): S3Client {
     // s3rver stores streamed uploads corrupted when the SDK adds its default checksums (docs/ARCHITECTURE.md).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // Bounded: a store that stops answering fails the call (the worker retries its attempt) instead of
+    // hanging until the function's timeout. requestTimeout is the socket's idle time, so a long streamed
+    // range read is not cut while bytes flow.
+    maxAttempts: 4,
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000 },
   });
 }
 

@@ -7,7 +7,12 @@ let client: SESv2Client | undefined;
 export function ses(): SESv2Client {
   if (!client) {
     const c = getConfig();
-    client = new SESv2Client({ region: c.AWS_REGION, endpoint: c.SES_ENDPOINT });
+    client = new SESv2Client({
+      region: c.AWS_REGION,
+      endpoint: c.SES_ENDPOINT,
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+    });
   }
   return client;
 }

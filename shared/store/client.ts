@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config';
 import { isConditionFailed } from './dynamo-errors';
+import { transientRetry } from './retry';
 
 let doc: DynamoDBDocumentClient | undefined;
 
@@ -14,7 +15,16 @@ let doc: DynamoDBDocumentClient | undefined;
 export function ddb(): DynamoDBDocumentClient {
   if (!doc) {
     const c = getConfig();
-    const raw = new DynamoDBClient({ region: c.AWS_REGION, endpoint: c.DYNAMODB_ENDPOINT, maxAttempts: 5 });
+    const raw = new DynamoDBClient({
+      region: c.AWS_REGION,
+      endpoint: c.DYNAMODB_ENDPOINT,
+      // Throttled single-item calls and batches: the SDK's standard retries (5 attempts, jittered).
+      maxAttempts: 5,
+      // A call that hangs fails instead of holding the function until its own timeout.
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+    });
+    // Transactions cancelled by throttling or a conflict: sent again (shared/store/retry.ts).
+    raw.middlewareStack.add(transientRetry({ attempts: 6 }), { step: 'initialize', name: 'transientTransactionRetry' });
     doc = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   }
   return doc;
