@@ -25,7 +25,7 @@ describe('parseConfig', () => {
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
       expect((e as ConfigError).variables.sort()).toEqual(['APP_URL', 'BUCKET_NAME', 'JWT_SECRET', 'MAIL_FROM']);
-      expect((e as Error).message).toContain('JWT_SECRET: missing');
+      expect((e as Error).message).toContain('JWT_SECRET: set JWT_SECRET or JWT_SECRET_PARAMETER');
     }
   });
 

@@ -14,7 +14,12 @@ const optionalUrl = z
 const schema = z.object({
   STAGE: z.string().min(1).default('local'),
   AWS_REGION: z.string().min(1).default('eu-central-1'),
-  JWT_SECRET: z.string().min(16, 'JWT_SECRET must be at least 16 characters'),
+  /**
+   * The key that signs sessions and mailed links. Locally (and in tests) its value; on AWS it is not in
+   * the environment: JWT_SECRET_PARAMETER names an SSM SecureString read at cold start (shared/secrets.ts).
+   */
+  JWT_SECRET: z.string().min(16, 'JWT_SECRET must be at least 16 characters').optional(),
+  JWT_SECRET_PARAMETER: z.string().startsWith('/').optional(),
   TABLE_NAME: z.string().min(1),
   BUCKET_NAME: z.string().min(3),
   MAIL_FROM: z.email(),
@@ -88,14 +93,20 @@ export class ConfigError extends Error {
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const r = schema.safeParse(env);
-  if (!r.success) {
-    const vars = [...new Set(r.error.issues.map((i) => String(i.path[0])))];
-    const detail = r.error.issues
-      .map((i) => `${String(i.path[0])}: ${i.input === undefined ? 'missing' : i.message}`)
-      .join('; ');
+  // One of the two names the JWT key: its value (local) or its SSM parameter (AWS).
+  const noJwt = !env.JWT_SECRET && !env.JWT_SECRET_PARAMETER;
+  if (!r.success || noJwt) {
+    const issues = [
+      ...(r.success
+        ? []
+        : r.error.issues.map((i) => ({ path: String(i.path[0]), missing: i.input === undefined, message: i.message }))),
+      ...(noJwt ? [{ path: 'JWT_SECRET', missing: false, message: 'set JWT_SECRET or JWT_SECRET_PARAMETER' }] : []),
+    ].sort((a, b) => a.path.localeCompare(b.path));
+    const vars = [...new Set(issues.map((i) => i.path))];
+    const detail = issues.map((i) => `${i.path}: ${i.missing ? 'missing' : i.message}`).join('; ');
     throw new ConfigError(vars, detail);
   }
-  return r.data;
+  return r.data!;
 }
 
 let cached: Config | undefined;

@@ -3,7 +3,7 @@ import { fromRoute, http, reply, ROUTES } from '../../shared/http';
 import { PRODUCT_NAME } from '../../shared/product';
 
 const contract = ROUTES.appConfig;
-const route = fromRoute(contract);
+const route = fromRoute(contract, { secrets: [] });
 
 /**
  * GET /api/config (public) → {product_name, support_contact, demo_email}: what the page shows before

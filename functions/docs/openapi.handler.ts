@@ -1,7 +1,7 @@
 import openapi from '../../docs/openapi.json';
 import { http, json, type HttpOptions } from '../../shared/http';
 
-const route = { auth: 'none' } satisfies HttpOptions;
+const route = { auth: 'none', secrets: [] } satisfies HttpOptions;
 
 /**
  * GET /api/openapi.json → the OpenAPI 3.1 document of the API, as committed in docs/openapi.json

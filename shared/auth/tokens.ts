@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import jwt, { type SignOptions } from 'jsonwebtoken';
 import { getConfig } from '../config';
+import { secret } from '../secrets';
 import { AppError, badRequest, unauthorized } from '../errors';
 
 /**
@@ -32,7 +33,7 @@ const ALGORITHM = 'HS256' as const;
 
 export function signToken(payload: { user_id: string }, scenario: TokenScenario, ttl?: string | number): string {
   const expiresIn = (ttl ?? (scenario === 'access' ? getConfig().ACCESS_TOKEN_TTL : TOKEN_TTL[scenario])) as Ttl;
-  return jwt.sign({ user_id: payload.user_id, scenario, iat_ms: Date.now() }, getConfig().JWT_SECRET, {
+  return jwt.sign({ user_id: payload.user_id, scenario, iat_ms: Date.now() }, secret('jwt'), {
     algorithm: ALGORITHM,
     expiresIn,
     jwtid: randomUUID(),
@@ -51,7 +52,7 @@ export function verifyToken(token: string, scenarios: TokenScenario | readonly T
       : badRequest('invalid_token', 'The link is invalid or has expired');
   let decoded: unknown;
   try {
-    decoded = jwt.verify(token, getConfig().JWT_SECRET, { algorithms: [ALGORITHM] });
+    decoded = jwt.verify(token, secret('jwt'), { algorithms: [ALGORITHM] });
   } catch {
     throw fail();
   }

@@ -29,6 +29,7 @@ import type { UserRecord } from '../store/users.repo';
 import { authenticate, type AuthMode } from './auth';
 import { appendRequestKeys, describeError, invocationKeys, log, requestLogKeys, withRequestLog } from '../log';
 import { publishMetrics } from '../metrics';
+import { loadSecrets, type SecretName } from '../secrets';
 import { parseMultipart, type UploadedFile } from './multipart';
 import { json, type HttpResult } from './responses';
 
@@ -43,6 +44,12 @@ export interface HttpOptions {
   binaryBody?: boolean;
   /** Accept multipart/form-data with a `file` field; the cap defaults to MAX_UPLOAD_BYTES. */
   multipart?: boolean | { maxFileBytes?: number };
+  /**
+   * Secrets the route reads (shared/secrets.ts), loaded before it runs. Default: the JWT key, which every
+   * authenticated route verifies with and the public auth routes sign with; a route that needs none says `[]`
+   * (and its function is granted none).
+   */
+  secrets?: readonly SecretName[];
 }
 
 /** The HttpOptions of a contract route: its auth and its input schemas, types preserved. */
@@ -169,6 +176,13 @@ const errorMapper = (): Mw => ({
   },
 });
 
+const secrets = (names: readonly SecretName[]): Mw => ({
+  name: 'secrets',
+  before: async () => {
+    if (names.length > 0) await loadSecrets(names);
+  },
+});
+
 const auth = (mode: AuthMode): Mw => ({
   name: 'auth',
   before: async (request) => {
@@ -269,6 +283,7 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
   const wrapped = middy<APIGatewayProxyEventV2, HttpResult>(core).use([
     requestContext(),
     errorMapper(),
+    secrets(options.secrets ?? ['jwt']),
     auth(mode),
     input(options),
   ]);

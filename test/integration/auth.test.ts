@@ -221,7 +221,7 @@ describe('what must not happen', () => {
     const user = await getUserByEmail(email);
     const expired = jwt.sign(
       { user_id: user!.id, scenario: 'confirm', exp: Math.floor(Date.now() / 1000) - 5 },
-      getConfig().JWT_SECRET,
+      getConfig().JWT_SECRET!,
       { algorithm: 'HS256', jwtid: randomUUID() },
     );
     const forged = jwt.sign({ user_id: user!.id, scenario: 'confirm' }, 'some-other-secret-of-32-characters', {

@@ -202,7 +202,7 @@ describe('forged and misused tokens on every authenticated route (from serverles
   });
 
   const forgeries = (): Array<[string, string]> => {
-    const secret = getConfig().JWT_SECRET;
+    const secret = getConfig().JWT_SECRET!;
     const base = { user_id: user.id, scenario: 'access' };
     const [h, p] = signToken({ user_id: user.id }, 'access').split('.');
     return [
