@@ -19,7 +19,8 @@ import { ZipArchive } from '../engine/read/zip';
 import { MAX_ARTICLE_LENGTH, type ImportRow } from '../store/products.repo';
 import { parseValidFrom, validFromScore } from './valid-from';
 
-export const MAX_IMPORT_BYTES = 5 * 1024 * 1024;
+// Fits Lambda's 6 MB request payload after base64 (shared/http/payload-limit.ts).
+export const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
 export const MAX_IMPORT_ROWS = 100_000;
 /**
  * What an .xlsx may unpack to (sheet, shared strings and package parts together). A price list of
@@ -343,7 +344,7 @@ const isOle2 = (b: Buffer) =>
 
 /** Reads a catalog file: see the module comment. */
 export async function readCatalogFile(buf: Buffer): Promise<CatalogFile> {
-  if (buf.length > MAX_IMPORT_BYTES) throw payloadTooLarge('Файл больше 5 МБ', { max_bytes: MAX_IMPORT_BYTES });
+  if (buf.length > MAX_IMPORT_BYTES) throw payloadTooLarge('Файл больше 4 МБ', { max_bytes: MAX_IMPORT_BYTES });
   if (buf.length === 0) throw unprocessable('empty_file', 'Файл пуст');
   if (isZip(buf)) return rowsToImport(await xlsxRows(buf));
   if (isOle2(buf)) return rowsToImport(spreadsheetRows(buf));

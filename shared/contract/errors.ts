@@ -80,6 +80,14 @@ export const ERRORS = {
   },
   // 413, 415
   file_too_large: { status: 413, message: 'Файл слишком большой.' },
+  request_too_large: {
+    status: 413,
+    message: 'Запрос больше 6 МБ: такие файлы загружаются напрямую в хранилище (кнопка загрузки делает это сама).',
+  },
+  response_too_large: {
+    status: 406,
+    message: 'Ответ больше 6 МБ: нужен клиент, принимающий сжатие gzip (Accept-Encoding: gzip).',
+  },
   unsupported_format: {
     status: 415,
     message: 'Этот тип файла не поддерживается. Загрузите отчёт в формате .zip, .xlsx или .xls.',

@@ -537,6 +537,9 @@ export function implicitErrors(r: RouteSpec): ErrorCode[] {
   if (r.body) out.push('invalid_json');
   if (r.auth !== 'none') out.push('unauthorized');
   if (r.auth === 'admin') out.push('forbidden');
+  // Lambda's 6 MB payload limit, checked by the HTTP stack on every route (shared/http/payload-limit.ts).
+  if (r.body || r.multipart) out.push('request_too_large');
+  out.push('response_too_large');
   out.push('internal_error');
   return out;
 }

@@ -363,3 +363,26 @@ describe('a JSON body that is not an object', () => {
     });
   });
 });
+
+describe("Lambda's payload limit on every route", () => {
+  const big = http({ auth: 'none' }, async () => json(200, { text: 'x'.repeat(7 * 1024 * 1024) }));
+  it('a big answer goes gzip-compressed to a client that accepts it', async () => {
+    const r = await big(apiEvent({ method: 'GET', headers: { 'accept-encoding': 'gzip' } }), {} as never);
+    expect(r.statusCode).toBe(200);
+    expect(r.headers?.['Content-Encoding']).toBe('gzip');
+  });
+  it('and is 406 response_too_large, never sent, to one that does not', async () => {
+    const r = await big(apiEvent({ method: 'GET' }), {} as never);
+    expect(r.statusCode).toBe(406);
+    expect(bodyOf<ErrorBody>(r).error.code).toBe('response_too_large');
+  });
+  it('a request body over the limit is 413 request_too_large before the route runs', async () => {
+    const route = http({ auth: 'none', body: z.object({ a: z.string() }) }, async () => json(200, { ran: true }));
+    const r = await route(
+      apiEvent({ body: { a: 'x'.repeat(6.2 * 1024 * 1024) }, headers: { 'content-type': 'application/json' } }),
+      {} as never,
+    );
+    expect(r.statusCode).toBe(413);
+    expect(bodyOf<ErrorBody>(r).error.code).toBe('request_too_large');
+  });
+});

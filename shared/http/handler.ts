@@ -31,6 +31,7 @@ import { appendRequestKeys, describeError, invocationKeys, log, requestLogKeys, 
 import { publishMetrics } from '../metrics';
 import { loadSecrets, type SecretName } from '../secrets';
 import { parseMultipart, type UploadedFile } from './multipart';
+import { checkRequestSize, fitResponse, MAX_INLINE_FILE_BYTES } from './payload-limit';
 import { json, type HttpResult } from './responses';
 
 export interface HttpOptions {
@@ -214,13 +215,17 @@ const input = (o: HttpOptions): Mw => ({
   before: async (request) => {
     const event = request.event;
     const s = stateOf(event);
+    checkRequestSize(event.body);
     const raw = rawBodyOf(event);
     const contentType = s.headers['content-type'] ?? '';
     if (o.multipart && /^multipart\/form-data/i.test(contentType)) {
-      const cap =
+      // A file sent in the request itself fits Lambda's payload after base64 (bigger ones go by presigned PUT).
+      const cap = Math.min(
         typeof o.multipart === 'object' && o.multipart.maxFileBytes
           ? o.multipart.maxFileBytes
-          : getConfig().MAX_UPLOAD_BYTES;
+          : getConfig().MAX_UPLOAD_BYTES,
+        MAX_INLINE_FILE_BYTES,
+      );
       const form = await parseMultipart(raw ?? Buffer.alloc(0), contentType, cap);
       s.file = form.file;
       s.body = check(o.body, form.fields, 'form fields');
@@ -278,7 +283,7 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
     const result = await fn(req);
     if (!result || typeof result !== 'object' || typeof result.statusCode !== 'number')
       throw new Error('http: route returned no response');
-    return result;
+    return fitResponse(result, s.headers['accept-encoding']);
   };
   const wrapped = middy<APIGatewayProxyEventV2, HttpResult>(core).use([
     requestContext(),
