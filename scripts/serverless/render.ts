@@ -8,7 +8,7 @@
  * the marker is. Sections: `functions`, `roles`, `stage-depends-on`, `stage-route-settings`.
  *
  * Extending it:
- * - a new per-function setting (say a schedule event or environment variables): add the field to
+ * - a new per-function setting (say environment variables or an SQS event): add the field to
  *   FunctionSpec (shared/contract/functions.ts) and write it in `functionEntry` below;
  * - a new kind of AWS access: add it to Access, turn it into statements in `statementsOf`, and teach
  *   test/integration/iam-coverage.test.ts (`grantsOf`) and test/e2e/package.test.ts (`expectedOf`)
@@ -127,7 +127,11 @@ export function statementsOf(fn: string, spec: FunctionSpec): Statement[] {
     });
   // Lambda delivers an event that failed every attempt to the on-failure queue with the function's role.
   if (spec.async?.onFailure)
-    out.push({ Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: { 'Fn::GetAtt': [spec.async.onFailure, 'Arn'] } });
+    out.push({
+      Effect: 'Allow',
+      Action: ['sqs:SendMessage'],
+      Resource: { 'Fn::GetAtt': [spec.async.onFailure, 'Arn'] },
+    });
   return out;
 }
 
@@ -146,8 +150,9 @@ function functionEntry(fn: FunctionName, spec: FunctionSpec): Record<string, Jso
       def.destinations = { onFailure: { type: 'sqs', arn: { 'Fn::GetAtt': [spec.async.onFailure, 'Arn'] } } };
   }
   if (spec.files?.length) def.package = { patterns: [...spec.files] };
-  const routes = routesOf(fn);
-  if (routes.length) def.events = routes.map((r) => ({ httpApi: { method: r.method, path: r.path } }));
+  const events: Json[] = routesOf(fn).map((r) => ({ httpApi: { method: r.method, path: r.path } }));
+  if (spec.schedule) events.push({ schedule: spec.schedule });
+  if (events.length) def.events = events;
   return def;
 }
 
@@ -172,7 +177,9 @@ function roleResource(fn: FunctionName, spec: FunctionSpec): Json {
 /** The throttled routes (`METHOD /path` → limits), in the order of the declarations. */
 export function throttledRoutes(): Array<[string, { rate: number; burst: number }]> {
   return functionEntries().flatMap(([fn, spec]) =>
-    spec.throttle ? routesOf(fn).map((r) => [`${r.method} ${r.path}`, spec.throttle!] as [string, typeof spec.throttle & object]) : [],
+    spec.throttle
+      ? routesOf(fn).map((r) => [`${r.method} ${r.path}`, spec.throttle!] as [string, typeof spec.throttle & object])
+      : [],
   );
 }
 
@@ -224,7 +231,11 @@ function block(v: Json[] | { [k: string]: Json }, indent: number): string[] {
     const one = `${pad}${lead}${flow(x)}`;
     // A list of mappings (events, statements) reads best one item a line, whatever its length.
     const listOfMaps = Array.isArray(x) && x.some(isCollection);
-    if (!isCollection(x) || (one.length <= WIDTH && !listOfMaps) || (Array.isArray(x) ? !x.length : !Object.keys(x).length)) {
+    if (
+      !isCollection(x) ||
+      (one.length <= WIDTH && !listOfMaps) ||
+      (Array.isArray(x) ? !x.length : !Object.keys(x).length)
+    ) {
       lines.push(one);
     } else if (Array.isArray(v)) {
       // A sequence item: its first line goes on the dash.

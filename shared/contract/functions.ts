@@ -25,13 +25,7 @@
  */
 
 export type TableAction =
-  | 'GetItem'
-  | 'BatchGetItem'
-  | 'Query'
-  | 'PutItem'
-  | 'UpdateItem'
-  | 'DeleteItem'
-  | 'BatchWriteItem';
+  'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
 export type TableIndex = 'gsi1' | 'gsi2';
 export type ObjectAction = 'GetObject' | 'PutObject' | 'DeleteObject';
 /** The bucket's two prefixes (shared/files/objects.ts): files as uploaded, and reports' stored sources. */
@@ -63,6 +57,8 @@ export interface FunctionSpec {
   reservedConcurrency?: number;
   /** Asynchronous invocation: Lambda's retries of a failed run, and where an event that failed them all goes. */
   async?: { maximumRetryAttempts: number; maximumEventAge: number; onFailure?: QueueResource };
+  /** An EventBridge schedule that runs it (`rate(5 minutes)`, `cron(...)`), besides any routes. */
+  schedule?: string;
   /** Files the function reads at run time besides its bundle (package patterns). */
   files?: readonly string[];
   /**
