@@ -1,12 +1,13 @@
 /**
  * The route table: every HTTP route of the API with its method, path, who may call it, its inputs,
  * its answers and the error codes it may answer with. Handlers take their input schemas from here
- * (shared/http `fromRoute`), the web client calls routes by their key, serverless.yml declares each
- * route on the function named in `fn` (a unit test holds them together), and docs/openapi.json is
+ * (shared/http `fromRoute`), the web client calls routes by their key, the function named in `fn`
+ * (functions.ts) serves the route (serverless.yml is generated from both), and docs/openapi.json is
  * generated from this table (openapi.ts).
  */
 import { z } from 'zod';
 import type { ErrorCode } from './errors';
+import type { FunctionName } from './functions';
 import * as s from './shapes';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -21,8 +22,8 @@ export interface ResponseSpec {
 }
 
 export interface RouteSpec {
-  /** The serverless.yml function serving the route. */
-  fn: string;
+  /** The function serving the route (functions.ts declares it; serverless.yml is generated from both). */
+  fn: FunctionName;
   method: Method;
   /** The path as API Gateway declares it, `{name}` for parameters. */
   path: string;

@@ -13,7 +13,7 @@ import {
  * The single table every repository shares (docs/ARCHITECTURE.md "Data"). Items carry `pk`/`sk`; two
  * overloaded global secondary indexes (`gsi1`, `gsi2`) serve the second access path of an entity
  * (user by email, reports by seller, item by item_id, ...). Repositories own their key formats.
- * serverless.yml declares the same schema for AWS; test/e2e/package.test.ts keeps the two in step.
+ * serverless.base.yml declares the same schema for AWS; test/e2e/package.test.ts keeps the two in step.
  */
 export const TTL_ATTRIBUTE = 'ttl';
 export const GSI1 = 'gsi1';

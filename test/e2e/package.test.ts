@@ -6,20 +6,24 @@ import os from 'node:os';
 import path from 'node:path';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { functionEntries, FUNCTIONS, type Access, type FunctionName } from '../../shared/contract/functions';
 import { ROUTES as CONTRACT_ROUTES } from '../../shared/contract/routes';
 import { tableDefinition } from '../../shared/store/table';
-import { MAIL, WORKER, resourceName } from '../support/cfn';
+import { functionResource, MAIL, resourceName } from '../support/cfn';
 
 /**
  * `serverless package` (what `npm run package` runs) must work on a machine with no AWS
  * credentials and no network, and its CloudFormation template must carry every route of docs/API.md,
- * the table of shared/store/table.ts and a private bucket. Each function's zip is loaded the way
- * the Lambda runtime loads it.
+ * every function as shared/contract/functions.ts declares it (settings, role, throttling), the table
+ * of shared/store/table.ts and a private bucket. Each function's zip is loaded the way the Lambda
+ * runtime loads it.
  */
 const root = path.resolve(__dirname, '..', '..');
 
-/** Every route of the contract (shared/contract/routes.ts): method, path as serverless.yml names it, function. */
+/** Every route of the contract (shared/contract/routes.ts): method, path as API Gateway names it, function. */
 const ROUTES: Array<[string, string, string]> = Object.values(CONTRACT_ROUTES).map((r) => [r.method, r.path, r.fn]);
+/** Every function of shared/contract/functions.ts, those that serve no route (the report worker) too. */
+const FUNCTION_NAMES = functionEntries().map(([fn]) => fn);
 
 const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
 
@@ -146,8 +150,12 @@ describe('npm run package (offline, no AWS credentials)', () => {
     for (const [m, p, fn] of ROUTES) {
       expect(servedBy.get(`${m} ${p}`), `${m} ${p}`).toBe(`${fn[0]!.toUpperCase()}${fn.slice(1)}LambdaFunction`);
     }
-    // Plus the report worker, which serves no route.
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(new Set(ROUTES.map(([, , f]) => f)).size + 1);
+    // And the functions that serve no route (the report worker): every declared function, no other.
+    expect(
+      ofType('AWS::Lambda::Function')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(FUNCTION_NAMES.map((fn) => `${fn[0]!.toUpperCase()}${fn.slice(1)}LambdaFunction`).sort());
   });
 
   it('matches the routes docs/API.md documents, one heading per route', () => {
@@ -181,16 +189,26 @@ describe('npm run package (offline, no AWS credentials)', () => {
       RouteSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }>;
     };
     expect(props.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
-    const limited = [
-      'POST /api/reports/upload',
-      'POST /api/reports/count-rows',
-      'POST /api/products/import',
-      'GET /api/reports/{id}/export',
-      'POST /api/reports/summary-export',
-      'POST /api/auth/login',
-      'POST /api/auth/register',
-      'POST /api/auth/forgot-password',
-    ];
+    // The limits each function declares (`throttle`), on each of its routes, and no others.
+    const declared = Object.fromEntries(
+      Object.values(CONTRACT_ROUTES).flatMap((r) => {
+        const t = (FUNCTIONS[r.fn] as { throttle?: { rate: number; burst: number } }).throttle;
+        return t ? [[`${r.method} ${r.path}`, { ThrottlingRateLimit: t.rate, ThrottlingBurstLimit: t.burst }]] : [];
+      }),
+    );
+    expect(props.RouteSettings).toEqual(declared);
+    const limited = Object.keys(declared);
+    // The sign-in, registration and expensive routes among them.
+    expect(limited).toEqual(
+      expect.arrayContaining([
+        'POST /api/reports/upload',
+        'POST /api/reports/count-rows',
+        'POST /api/products/import',
+        'POST /api/auth/login',
+        'POST /api/auth/register',
+        'POST /api/auth/forgot-password',
+      ]),
+    );
     const routeIds = new Map(
       ofType('AWS::ApiGatewayV2::Route').map(([id, r]) => [r.Properties.RouteKey as string, id]),
     );
@@ -236,79 +254,33 @@ describe('npm run package (offline, no AWS credentials)', () => {
   });
 
   /**
-   * Least privilege, one role per function (serverless.yml): what each function may do is exactly
-   * what its code does. The resources are written as their CloudFormation references
-   * (`Table`, `Table/index/gsi2`, `FilesBucket/uploads/*`, `ses:identity`).
+   * Least privilege, one role per function: what each function may do is exactly what its
+   * declaration (shared/contract/functions.ts, `access`) says, which test/integration/iam-coverage.test.ts
+   * holds to what its code does. The resources are written as their CloudFormation references
+   * (`Table`, `Table/index/gsi2`, `FilesBucket/uploads/*`, `ses:identity`, `function:<name>`).
    */
-  describe('IAM: one role per function, only what its code does', () => {
+  describe('IAM: one role per function, only what its declaration grants', () => {
     const TABLE = 'Table';
     const GSI1 = 'Table/index/gsi1';
     const GSI2 = 'Table/index/gsi2';
     const UPLOADS = 'FilesBucket/uploads/*';
     const SOURCES = 'FilesBucket/sources/*';
-    const db = (...actions: string[]) => actions.map((a) => `dynamodb:${a}`);
-    const s3 = (...actions: string[]) => actions.map((a) => `s3:${a}`);
-    const mail = ['ses:SendEmail'];
-    const invoke = ['lambda:InvokeFunction'];
     const QUEUE = 'WorkerFailuresQueue';
 
-    /** Every function's permissions besides its own log group: resource → actions. */
-    const EXPECTED: Record<string, Record<string, string[]>> = {
-      authRegister: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
-      authConfirm: { [TABLE]: db('GetItem', 'PutItem', 'UpdateItem'), [MAIL]: mail },
-      authLogin: { [TABLE]: db('GetItem', 'PutItem', 'DeleteItem') },
-      authMe: { [TABLE]: db('GetItem') },
-      authUpdateMe: { [TABLE]: db('GetItem', 'UpdateItem') },
-      authForgotPassword: { [TABLE]: db('GetItem', 'PutItem'), [MAIL]: mail },
-      authLimitHistory: { [TABLE]: db('GetItem', 'Query', 'BatchGetItem') },
-      authTopUp: { [TABLE]: db('GetItem', 'PutItem', 'UpdateItem') },
-      authChangePassword: { [TABLE]: db('GetItem', 'UpdateItem') },
-      appConfig: {},
-      reportsUploadUrl: { [TABLE]: db('GetItem', 'PutItem'), [UPLOADS]: s3('PutObject') },
-      reportsCountRows: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [UPLOADS]: s3('GetObject') },
-      reportsUpload: {
-        [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
-        // gsi1: the sweep of an abandoned upload asks whether its on-demand seller is still referred to
-        [GSI1]: db('Query'),
-        [GSI2]: db('Query'),
-        [UPLOADS]: s3('GetObject', 'DeleteObject'),
-        [SOURCES]: s3('PutObject', 'DeleteObject'),
-        [WORKER]: invoke,
-      },
-      reportsList: {
-        [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
-        [GSI1]: db('Query'),
-        [GSI2]: db('Query'),
-        [SOURCES]: s3('DeleteObject'),
-        [WORKER]: invoke,
-      },
-      reportsGet: { [TABLE]: db('GetItem', 'BatchGetItem', 'Query') },
-      reportsDelete: { [TABLE]: db('GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'), [SOURCES]: s3('DeleteObject') },
-      reportsUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
-      reportsManualValue: { [TABLE]: db('GetItem', 'Query', 'UpdateItem', 'PutItem') },
-      reportsRebuildOne: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
-      reportsRebuildMany: { [TABLE]: db('GetItem', 'Query', 'UpdateItem'), [WORKER]: invoke },
-      reportsWorker: {
-        [TABLE]: db('GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
-        [GSI1]: db('Query'),
-        [SOURCES]: s3('GetObject', 'DeleteObject'),
-        [WORKER]: invoke,
-        [QUEUE]: ['sqs:SendMessage'],
-      },
-      reportsExport: { [TABLE]: db('GetItem', 'Query') },
-      reportsSource: { [TABLE]: db('GetItem'), [SOURCES]: s3('GetObject') },
-      reportsSummaryExport: { [TABLE]: db('GetItem', 'Query') },
-      reportsCombine: { [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem') },
-      productsList: { [TABLE]: db('GetItem', 'Query') },
-      productsPut: { [TABLE]: db('GetItem', 'PutItem') },
-      productsImport: { [TABLE]: db('GetItem', 'BatchGetItem', 'BatchWriteItem') },
-      sellersList: { [TABLE]: db('GetItem', 'Query') },
-      sellersUpdate: { [TABLE]: db('GetItem', 'UpdateItem') },
-      // Its own log group only: the document is in the bundle.
-      apiOpenapi: {},
-      analyticsGet: { [TABLE]: db('GetItem', 'Query', 'PutItem') },
-      analyticsExport: { [TABLE]: db('GetItem', 'Query', 'PutItem') },
-    };
+    /** A function's permissions besides its own log group, from its declaration: resource → actions. */
+    function expectedOf(fn: FunctionName): Record<string, string[]> {
+      const spec = FUNCTIONS[fn] as { access: Access; async?: { onFailure?: string } };
+      const a = spec.access;
+      const out: Record<string, string[]> = {};
+      if (a.table) out[TABLE] = a.table.map((x) => `dynamodb:${x}`);
+      for (const index of a.indexes ?? []) out[`Table/index/${index}`] = ['dynamodb:Query'];
+      for (const [prefix, actions] of Object.entries(a.bucket ?? {}))
+        out[`FilesBucket/${prefix}/*`] = actions.map((x) => `s3:${x}`);
+      for (const target of a.invoke ?? []) out[functionResource(target)] = ['lambda:InvokeFunction'];
+      if (a.mail) out[MAIL] = ['ses:SendEmail'];
+      if (spec.async?.onFailure) out[spec.async.onFailure] = ['sqs:SendMessage'];
+      return out;
+    }
 
     type Statement = {
       Effect: string;
@@ -347,10 +319,9 @@ describe('npm run package (offline, no AWS credentials)', () => {
       return Object.fromEntries(Object.entries(out).map(([r, a]) => [r, [...a].sort()]));
     }
     const allActions = (fn: string) => statementsOf(fn).flatMap((s) => list(s.Action));
-    const functions = () => [...new Set(ROUTES.map(([, , f]) => f)), 'reportsWorker'];
+    const functions = () => FUNCTION_NAMES;
 
     it('gives every function a role of its own, assumable by Lambda only, with no managed policies', () => {
-      expect(Object.keys(EXPECTED).sort()).toEqual(functions().sort());
       const roleIds = functions().map((fn) => roleOf(fn).id);
       expect(new Set(roleIds).size).toBe(roleIds.length);
       for (const fn of functions()) {
@@ -403,9 +374,9 @@ describe('npm run package (offline, no AWS credentials)', () => {
       }
     });
 
-    it('grants each function exactly the table actions, indexes, bucket prefixes and mail its code uses', () => {
+    it('grants each function exactly the table actions, indexes, bucket prefixes, invokes and mail it declares', () => {
       for (const fn of functions()) {
-        const want = Object.fromEntries(Object.entries(EXPECTED[fn]!).map(([r, a]) => [r, [...a].sort()]));
+        const want = Object.fromEntries(Object.entries(expectedOf(fn)).map(([r, a]) => [r, [...a].sort()]));
         expect(permissions(fn), fn).toEqual(want);
       }
     });
@@ -432,21 +403,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       }
     });
 
-    it('gives S3 only to the functions that touch the bucket, and mail only to register, confirm and forgot-password', () => {
-      const usesS3 = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('s3:')));
-      expect(usesS3.sort()).toEqual(
-        [
-          'reportsUploadUrl',
-          'reportsCountRows',
-          'reportsUpload',
-          'reportsList',
-          'reportsDelete',
-          'reportsSource',
-          'reportsWorker',
-        ].sort(),
-      );
-      const mails = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('ses:')));
-      expect(mails.sort()).toEqual(['authConfirm', 'authForgotPassword', 'authRegister']);
+    it('keeps the bucket to its two prefixes and every grant to the stack’s own resources', () => {
       for (const fn of functions()) {
         const resources = Object.keys(permissions(fn));
         expect(
@@ -460,7 +417,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
               r.startsWith('Table/') ||
               r.startsWith('FilesBucket/') ||
               r === MAIL ||
-              r === WORKER ||
+              (r.startsWith('function:') && r.slice('function:'.length) in FUNCTIONS) ||
               r === QUEUE,
           ),
           fn,
@@ -481,56 +438,71 @@ describe('npm run package (offline, no AWS credentials)', () => {
       expect(allActions('productsImport').some((a) => a.startsWith('s3:'))).toBe(false);
       // Deleting a report removes its source object; it never reads the bucket.
       expect(permissions('reportsDelete')[SOURCES]).toEqual(['s3:DeleteObject']);
+      // Mail (abuse-prone) only from the three routes that send it.
+      const mails = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('ses:')));
+      expect(mails.sort()).toEqual(['authConfirm', 'authForgotPassword', 'authRegister']);
     });
 
-    it('lets only the routes that hand work to the worker (and the worker, for its retry) invoke it, and nothing else', () => {
-      const invokers = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('lambda:')));
-      expect(invokers.sort()).toEqual(
-        ['reportsUpload', 'reportsList', 'reportsRebuildOne', 'reportsRebuildMany', 'reportsWorker'].sort(),
-      );
-      for (const fn of invokers)
-        expect(Object.keys(permissions(fn)).filter((r) => r.startsWith('function:'))).toEqual([WORKER]);
-      // The ARN names the worker as deployed for this stage.
-      const statement = statementsOf('reportsUpload').find((st) => list(st.Action).includes('lambda:InvokeFunction'));
-      const joined = JSON.stringify(statement?.Resource);
-      expect(joined).toContain(':function:report-profitability-prod-reportsWorker');
+    it('names an invoked function by the name it is deployed under in this stage', () => {
+      const deployed = new Set(ofType('AWS::Lambda::Function').map(([, r]) => r.Properties.FunctionName as string));
+      let invokes = 0;
+      for (const fn of functions())
+        for (const st of statementsOf(fn).filter((x) => list(x.Action).includes('lambda:InvokeFunction'))) {
+          const name = /:function:([^"]+)"\]\]\}$/.exec(JSON.stringify(st.Resource))?.[1];
+          expect(name, fn).toMatch(/^report-profitability-prod-/);
+          expect(deployed.has(name!), `${fn} invokes ${name}`).toBe(true);
+          invokes++;
+        }
+      expect(invokes).toBeGreaterThan(0);
     });
   });
 
-  describe('the report worker and the combine function on Lambda', () => {
-    const fnOf = (alias: string) => template.Resources[`${alias}LambdaFunction`];
+  describe('each function on Lambda as declared', () => {
+    const fnOf = (fn: string) => template.Resources[`${fn[0]!.toUpperCase()}${fn.slice(1)}LambdaFunction`]!;
 
-    it('declares the worker with minutes of timeout, its own memory, two async retries and an on-failure queue', () => {
-      const worker = fnOf('ReportsWorker');
-      expect(worker!.Properties.Timeout).toBe(900);
-      expect(worker!.Properties.MemorySize).toBe(3008);
-      expect(worker!.Properties.FunctionName).toBe('report-profitability-prod-reportsWorker');
-      const configs = ofType('AWS::Lambda::EventInvokeConfig').filter(
-        ([, r]) => (r.Properties.FunctionName as { Ref: string }).Ref === 'ReportsWorkerLambdaFunction',
-      );
-      expect(configs).toHaveLength(1);
-      const props = configs[0]![1].Properties;
-      expect(props.MaximumRetryAttempts).toBe(2);
-      expect(props.DestinationConfig).toEqual({
-        OnFailure: { Destination: { 'Fn::GetAtt': ['WorkerFailuresQueue', 'Arn'] } },
-      });
-      expect(template.Resources.WorkerFailuresQueue!.Type).toBe('AWS::SQS::Queue');
-      // Every function knows the worker by the name it is deployed under.
-      for (const fn of ['ReportsUpload', 'ReportsList', 'ReportsRebuildOne', 'ReportsRebuildMany', 'ReportsWorker'])
-        expect(fnOf(fn)!.Properties.Environment.Variables.WORKER_FUNCTION_NAME, fn).toBe(
-          'report-profitability-prod-reportsWorker',
-        );
-      // The test hook is off outside the local stage.
-      expect(worker!.Properties.Environment.Variables.WORKER_FAULT).toBe('');
+    it('runs each function with its declared memory, timeout and reserved concurrency (the provider’s defaults otherwise)', () => {
+      for (const [fn, spec] of functionEntries()) {
+        const p = fnOf(fn).Properties;
+        expect(p.MemorySize, fn).toBe(spec.memorySize ?? 1024);
+        expect(p.Timeout, fn).toBe(spec.timeout ?? 29);
+        expect(p.ReservedConcurrentExecutions, fn).toBe(spec.reservedConcurrency);
+        expect(p.Architectures, fn).toEqual(['arm64']);
+        expect(p.FunctionName, fn).toBe(`report-profitability-prod-${fn}`);
+      }
+      // The combine job registry lives in one execution environment (docs/ARCHITECTURE.md).
+      expect(fnOf('reportsCombine').Properties.ReservedConcurrentExecutions).toBe(1);
     });
 
-    it('keeps the combine function to one execution environment (reserved concurrency 1), so its job registry is one', () => {
-      expect(fnOf('ReportsCombine')!.Properties.ReservedConcurrentExecutions).toBe(1);
-      // Only combine: reserving for others would take from the account's pool for nothing.
-      const reserved = ofType('AWS::Lambda::Function').filter(
-        ([, r]) => r.Properties.ReservedConcurrentExecutions !== undefined,
-      );
-      expect(reserved.map(([id]) => id)).toEqual(['ReportsCombineLambdaFunction']);
+    it('configures asynchronous invocation where declared: retries, event age and the on-failure queue', () => {
+      const configs = ofType('AWS::Lambda::EventInvokeConfig');
+      const withAsync = functionEntries().filter(([, spec]) => spec.async);
+      expect(withAsync.map(([fn]) => fn)).toContain('reportsWorker');
+      expect(configs).toHaveLength(withAsync.length);
+      for (const [fn, spec] of withAsync) {
+        const mine = configs.filter(
+          ([, r]) =>
+            (r.Properties.FunctionName as { Ref: string }).Ref ===
+            `${fn[0]!.toUpperCase()}${fn.slice(1)}LambdaFunction`,
+        );
+        expect(mine, fn).toHaveLength(1);
+        const props = mine[0]![1].Properties;
+        expect(props.MaximumRetryAttempts, fn).toBe(spec.async!.maximumRetryAttempts);
+        expect(props.MaximumEventAgeInSeconds, fn).toBe(spec.async!.maximumEventAge);
+        if (spec.async!.onFailure) {
+          expect(props.DestinationConfig, fn).toEqual({
+            OnFailure: { Destination: { 'Fn::GetAtt': [spec.async!.onFailure, 'Arn'] } },
+          });
+          expect(template.Resources[spec.async!.onFailure]!.Type).toBe('AWS::SQS::Queue');
+        }
+      }
+    });
+
+    it('tells every function the worker’s deployed name, and keeps the worker’s test hook off', () => {
+      for (const fn of FUNCTION_NAMES)
+        expect(fnOf(fn).Properties.Environment.Variables.WORKER_FUNCTION_NAME, fn).toBe(
+          'report-profitability-prod-reportsWorker',
+        );
+      expect(fnOf('reportsWorker').Properties.Environment.Variables.WORKER_FAULT).toBe('');
     });
   });
 
@@ -538,7 +510,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
     // Extract inside the repository so the bundles resolve the AWS SDK (excluded: the runtime has it).
     const codeRoot = path.join(root, workFolder, 'unzipped');
     const zips = readdirSync(outDir).filter((f) => f.endsWith('.zip'));
-    expect(zips).toHaveLength(new Set(ROUTES.map(([, , f]) => f)).size + 1);
+    expect(zips).toHaveLength(FUNCTION_NAMES.length);
     // A handler parses its settings as it loads (cold start), as on Lambda, where the template's
     // environment is set: give the loader one of the same shape (values are never used).
     const deployed: Record<string, string> = {
@@ -571,6 +543,9 @@ describe('npm run package (offline, no AWS credentials)', () => {
         alias,
       ).toBe(false);
       expect(typeof loadLikeLambda(dest, handler), `${alias}: ${handler}`).toBe('function');
+      // And the files it reads at run time (the summary template).
+      const spec = functionEntries().find(([f]) => `${f[0]!.toUpperCase()}${f.slice(1)}LambdaFunction` === alias)![1];
+      for (const f of spec.files ?? []) expect(names, `${alias}: ${f}`).toContain(f);
     }
   });
 });

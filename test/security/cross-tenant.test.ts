@@ -1,19 +1,19 @@
 /**
- * Tenancy and tokens on every route, generated from the route table (serverless.yml's httpApi events,
- * each route's handler called in-process against the emulators):
+ * Tenancy and tokens on every route, generated from the route table (shared/contract/routes.ts, each
+ * route's handler as its function declares it, called in-process against the emulators):
  * - every route taking an id, called by another user with the owner's ids, answers exactly what it
  *   answers for a made-up id of the same shape (status and body), and the owner's data is unchanged;
  * - every authenticated route refuses forged and misused tokens with 401.
- * A route added to serverless.yml is covered without editing this file; one whose id kind is unknown
+ * A route added to the contract is covered without editing this file; one whose id kind is unknown
  * here fails the test until it is described.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import jwt from 'jsonwebtoken';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../shared/auth/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
-import { ROUTES as CONTRACT_ROUTES } from '../../shared/contract/routes';
+import { FUNCTIONS } from '../../shared/contract/functions';
+import { ROUTES as CONTRACT_ROUTES, type RouteSpec } from '../../shared/contract/routes';
 import type { HttpHandler } from '../../shared/http';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { getCostPrices } from '../../shared/store/products.repo';
@@ -30,26 +30,14 @@ interface Route {
 }
 
 const root = path.resolve(__dirname, '../..');
-/** The httpApi events of serverless.yml, each with its function's handler (read line by line). */
-const ROUTES: Route[] = (() => {
-  const text = readFileSync(path.join(root, 'serverless.yml'), 'utf8');
-  const out: Route[] = [];
-  let handler = '';
-  for (const line of text.split('\n')) {
-    const h = /^\s+handler:\s*(\S+)/.exec(line);
-    if (h) handler = h[1]!;
-    const e = /^\s+- httpApi:\s*\{\s*method:\s*(\w+),\s*path:\s*(?:'([^']+)'|([^\s,}]+))/.exec(line);
-    if (!e) continue;
-    const method = e[1]!;
-    const p = e[2] ?? e[3];
-    // Public: the contract's routes with auth 'none' (sign-up, sign-in, confirm, reset, config, the OpenAPI document).
-    const open = Object.values(CONTRACT_ROUTES).some(
-      (r) => r.auth === 'none' && r.method === method.toUpperCase() && r.path === p,
-    );
-    out.push({ method: method.toUpperCase(), path: p!, handler, auth: !open });
-  }
-  return out;
-})();
+/** Every route of the contract, with the handler of the function serving it (shared/contract/functions.ts). */
+const ROUTES: Route[] = (Object.values(CONTRACT_ROUTES) as RouteSpec[]).map((r) => ({
+  method: r.method,
+  path: r.path,
+  handler: FUNCTIONS[r.fn].handler,
+  // Public: auth 'none' (sign-up, sign-in, confirm, reset, config, the OpenAPI document).
+  auth: r.auth !== 'none',
+}));
 
 async function handlerOf(route: Route): Promise<HttpHandler> {
   const file = route.handler.replace(/\.handler$/, '');
@@ -102,7 +90,7 @@ async function call(route: Route, token: string | null, params: Record<string, s
   return h(event);
 }
 
-describe('cross-tenant attempts on every id-taking route (from serverless.yml)', () => {
+describe('cross-tenant attempts on every id-taking route (from the route table)', () => {
   let a: Owned;
   let intruder: TestUser;
 
@@ -195,7 +183,7 @@ describe('cross-tenant attempts on every id-taking route (from serverless.yml)',
   });
 });
 
-describe('forged and misused tokens on every authenticated route (from serverless.yml)', () => {
+describe('forged and misused tokens on every authenticated route (from the route table)', () => {
   let user: TestUser;
   beforeAll(async () => {
     user = await newUser(1000, 'security');

@@ -2,10 +2,12 @@
 
 /** What every SES identity ARN of a statement reads as. */
 export const MAIL = 'ses:identity';
-/** What the report worker's function ARN reads as (built from its name, whatever the stage). */
-export const WORKER = 'function:reportsWorker';
+/** What a function's ARN reads as (built from its name, whatever the stage): `function:<name>`. */
+export const functionResource = (name: string) => `function:${name}`;
+/** The report worker's. */
+export const WORKER = functionResource('reportsWorker');
 
-/** A resource as its references read: GetAtt [X, Arn] → X, Ref X → ${X}, joins concatenated, the SES identities → MAIL. */
+/** A resource as its references read: GetAtt [X, Arn] → X, Ref X → ${X}, joins concatenated, a function's ARN → function:<name>, the SES identities → MAIL. */
 export function resourceName(r: unknown): string {
   if (typeof r === 'string') return r;
   const o = r as Record<string, unknown>;
@@ -14,7 +16,9 @@ export function resourceName(r: unknown): string {
   if (o['Fn::Join']) {
     const [sep, parts] = o['Fn::Join'] as [string, unknown[]];
     const joined = parts.map(resourceName).join(sep);
-    if (/:lambda:.*:function:.*-reportsWorker$/.test(joined)) return WORKER;
+    // `...:function:<service>-<stage>-<name>`: function names have no dash.
+    const fn = /:lambda:.*:function:.*-([A-Za-z0-9]+)$/.exec(joined);
+    if (fn) return functionResource(fn[1]!);
     return /:ses:.*:identity\//.test(joined) ? MAIL : joined;
   }
   if (o['Fn::Select'] || o['Fn::Split']) return '${select}';

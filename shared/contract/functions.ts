@@ -1,0 +1,372 @@
+/**
+ * Every Lambda function of the service, declared once: its handler, its runtime settings and what it
+ * may touch on AWS (its IAM role, by intent). The routes it serves are the ROUTES whose `fn` names it
+ * (routes.ts); a function no route names (the report worker) serves none.
+ *
+ * serverless.yml is generated from this file and serverless.base.yml (`npm run serverless:generate`,
+ * scripts/serverless/generate.ts): one function per entry, one HTTP event per route, one IAM role per
+ * function. The tests read this file too: test/integration/iam-coverage.test.ts runs each function
+ * with exactly the calls `access` allows, and test/e2e/package.test.ts checks the packaged template
+ * against it.
+ *
+ * IAM: a role allows only what its function's code does: writing its own log group (always, added by
+ * the generator); on the table, the item actions it performs (transactions are authorised per
+ * element: Put → PutItem, Update → UpdateItem; no function uses ConditionCheck; BatchWriteItem covers
+ * its puts and deletes; nothing scans and nothing describes the table); Query on exactly the indexes it
+ * reads (gsi1 = reports of one seller, gsi2 = a user's unfinished uploads; indexes are only ever
+ * queried); on the bucket, only the actions under the prefixes it touches (no function lists the
+ * bucket: a missing key answers 403, read as missing; HeadObject is authorised as s3:GetObject; a
+ * CopyObject needs GetObject on its source and PutObject on its target; a presigned URL carries the
+ * signer's permission for its action); ses:SendEmail from the MAIL_FROM identity; lambda:InvokeFunction
+ * on the functions it invokes asynchronously. No managed policies, no wildcard actions, no wildcard
+ * resources but the object keys under one prefix. Every authenticated route reads its caller (GetItem).
+ *
+ * This module is data only (no AWS, no Node APIs): the web client type-checks routes.ts against it.
+ */
+
+export type TableAction =
+  'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'BatchWriteItem';
+export type TableIndex = 'gsi1' | 'gsi2';
+export type ObjectAction = 'GetObject' | 'PutObject' | 'DeleteObject';
+/** The bucket's two prefixes (shared/files/objects.ts): files as uploaded, and reports' stored sources. */
+export type BucketPrefix = 'uploads' | 'sources';
+/** The resources of serverless.base.yml a function may name. */
+export type QueueResource = 'WorkerFailuresQueue';
+
+/** What a function may do on AWS besides writing its own log group; absent = nothing. */
+export interface Access {
+  /** Item actions on the table itself. */
+  table?: readonly TableAction[];
+  /** The indexes it queries (dynamodb:Query on each). */
+  indexes?: readonly TableIndex[];
+  /** Object actions under each bucket prefix (`<prefix>/*`). */
+  bucket?: Partial<Record<BucketPrefix, readonly ObjectAction[]>>;
+  /** The functions it invokes asynchronously (lambda:InvokeFunction, by the deployed name). */
+  invoke?: readonly string[];
+  /** ses:SendEmail from the MAIL_FROM identity (its domain, or the address itself). */
+  mail?: true;
+}
+
+export interface FunctionSpec {
+  /** The module and its export as the Lambda runtime names it: `functions/<area>/<name>.handler.handler`. */
+  handler: string;
+  /** MB; the provider's default (1024) when absent. */
+  memorySize?: number;
+  /** Seconds; the provider's default (29, API Gateway's limit) when absent. */
+  timeout?: number;
+  reservedConcurrency?: number;
+  /** Asynchronous invocation: Lambda's retries of a failed run, and where an event that failed them all goes. */
+  async?: { maximumRetryAttempts: number; maximumEventAge: number; onFailure?: QueueResource };
+  /** An EventBridge schedule that runs it (`rate(5 minutes)`, `cron(...)`), besides any routes. */
+  schedule?: string;
+  /** Files the function reads at run time besides its bundle (package patterns). */
+  files?: readonly string[];
+  /**
+   * API Gateway throttling of each of its routes (requests per second for the whole stage, and the
+   * bucket size); the stage's default (100/200, serverless.base.yml) when absent.
+   */
+  throttle?: { rate: number; burst: number };
+  access: Access;
+}
+
+export const FUNCTIONS = {
+  // --- auth ---
+  authRegister: {
+    handler: 'functions/auth/register.handler.handler',
+    throttle: { rate: 5, burst: 10 },
+    access: {
+      // the user by email, the `seller` role record, the new user with its email marker (one
+      // transaction of two Puts), the mail throttle record
+      table: ['GetItem', 'PutItem'],
+      mail: true,
+    },
+  },
+  authConfirm: {
+    handler: 'functions/auth/confirm.handler.handler',
+    access: {
+      // the user; confirm = conditional Update; a reset link = used-token Put + password Update (one
+      // transaction)
+      table: ['GetItem', 'PutItem', 'UpdateItem'],
+      mail: true,
+    },
+  },
+  authLogin: {
+    handler: 'functions/auth/login.handler.handler',
+    throttle: { rate: 20, burst: 40 },
+    access: {
+      // the user by email; failed sign-ins counted per address and source (throttle Get + conditional
+      // Put), forgotten on success (Delete)
+      table: ['GetItem', 'PutItem', 'DeleteItem'],
+    },
+  },
+  authMe: {
+    handler: 'functions/auth/me.handler.handler',
+    // the caller (every authenticated route reads its user)
+    access: { table: ['GetItem'] },
+  },
+  authUpdateMe: {
+    handler: 'functions/auth/update-me.handler.handler',
+    // the caller; its tax profile
+    access: { table: ['GetItem', 'UpdateItem'] },
+  },
+  authForgotPassword: {
+    handler: 'functions/auth/forgot-password.handler.handler',
+    throttle: { rate: 5, burst: 10 },
+    access: {
+      // the user by email, the mail throttle record
+      table: ['GetItem', 'PutItem'],
+      mail: true,
+    },
+  },
+  authLimitHistory: {
+    handler: 'functions/auth/limit-history.handler.handler',
+    // the caller; its history (the user's partition); the titles of the page's reports
+    access: { table: ['GetItem', 'Query', 'BatchGetItem'] },
+  },
+  authTopUp: {
+    handler: 'functions/auth/top-up.handler.handler',
+    // the caller, the user, the idempotency key, the balance; limits Update + history Put +
+    // idempotency Put (one transaction)
+    access: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
+  },
+  authChangePassword: {
+    handler: 'functions/auth/change-password.handler.handler',
+    // the caller; the conditional Update of its password hash
+    access: { table: ['GetItem', 'UpdateItem'] },
+  },
+  appConfig: {
+    handler: 'functions/config/get.handler.handler',
+    // reads its environment only: no table, bucket or mail
+    access: {},
+  },
+
+  // --- reports ---
+  reportsUploadUrl: {
+    handler: 'functions/reports/upload-url.handler.handler',
+    access: {
+      // the caller; the upload record
+      table: ['GetItem', 'PutItem'],
+      // the presigned PUT the browser sends carries this permission
+      bucket: { uploads: ['PutObject'] },
+    },
+  },
+  reportsCountRows: {
+    handler: 'functions/reports/count-rows.handler.handler',
+    // The file is read where it lies (ranged GETs, no /tmp copy); a zipped report is held once in
+    // memory while counted (a 1M-row week: ~370 MB).
+    memorySize: 2048,
+    throttle: { rate: 10, burst: 20 },
+    access: {
+      // the caller; the upload record (Get, and Update: the count kept for the upload that follows);
+      // the report of a duplicate (Get) found by its identity record (Query of the user's partition)
+      table: ['GetItem', 'Query', 'UpdateItem'],
+      // size (HeadObject) and bytes of the upload; counting stores and deletes nothing
+      bucket: { uploads: ['GetObject'] },
+    },
+  },
+  reportsUpload: {
+    handler: 'functions/reports/upload.handler.handler',
+    // As count-rows: the file is read where it lies; a zipped report is held once in memory.
+    memorySize: 2048,
+    throttle: { rate: 10, burst: 20 },
+    access: {
+      // the caller, upload record, idempotency claims (Get), limits charge (Update + history Put +
+      // report Put + claim Puts, one transaction), the report while waiting for the worker (Get) and
+      // its items once ready (Query); the recovery sweep (recover.ts): hand a stuck report to a worker
+      // (Update), fail + refund (Update + Puts), undo a pre-worker upload (claim Update, items Query +
+      // BatchWrite deletes, record Delete)
+      table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+      // gsi2: the sweep's unfinished uploads; gsi1: undoing a pre-worker upload removes the seller it
+      // created on demand only when no report links it (recover.ts dropUnusedSeller)
+      indexes: ['gsi1', 'gsi2'],
+      bucket: {
+        // reads the upload (and is the source of the copy to sources/), deletes it once consumed
+        uploads: ['GetObject', 'DeleteObject'],
+        // stores the source (copy or multipart bytes); deletes it when the charge is refused or an
+        // upload is undone
+        sources: ['PutObject', 'DeleteObject'],
+      },
+      // hands the report to the worker
+      invoke: ['reportsWorker'],
+    },
+  },
+  reportsList: {
+    handler: 'functions/reports/list.handler.handler',
+    access: {
+      // the caller; its reports (the user's partition; gsi1 for one seller) and sellers; the sweep of
+      // abandoned uploads (recover.ts: gsi2, claim Update, refund Update + Puts, items Query +
+      // BatchWrite deletes, record Delete)
+      table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+      indexes: ['gsi1', 'gsi2'],
+      // the sweep deletes the stored source of an abandoned upload
+      bucket: { sources: ['DeleteObject'] },
+      // the sweep hands a report whose worker died to a new one
+      invoke: ['reportsWorker'],
+    },
+  },
+  reportsGet: {
+    handler: 'functions/reports/get.handler.handler',
+    // the caller, report, seller; items (Query); current cost prices for `stale` (BatchGet)
+    access: { table: ['GetItem', 'BatchGetItem', 'Query'] },
+  },
+  reportsDelete: {
+    handler: 'functions/reports/delete.handler.handler',
+    access: {
+      // the caller, report; items (Query + BatchWrite deletes), record and identity record (Delete)
+      table: ['GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'],
+      // the report's stored source
+      bucket: { sources: ['DeleteObject'] },
+    },
+  },
+  reportsUpdate: {
+    handler: 'functions/reports/update.handler.handler',
+    // the caller, report, seller; title and seller link (conditional Update)
+    access: { table: ['GetItem', 'UpdateItem'] },
+  },
+  reportsManualValue: {
+    handler: 'functions/reports/manual-value.handler.handler',
+    // the caller, report, item; item values and report totals (conditional Updates); items for the
+    // totals (Query); the report's analytics summary (conditional Put)
+    access: { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem'] },
+  },
+  reportsRebuildOne: {
+    handler: 'functions/reports/rebuild-one.handler.handler',
+    memorySize: 2048,
+    access: {
+      // the caller, report, seller (Get); the rebuild task (conditional Update); the rebuilt items once
+      // the worker is done (Query). The worker reads and writes the rest
+      table: ['GetItem', 'Query', 'UpdateItem'],
+      invoke: ['reportsWorker'],
+    },
+  },
+  reportsRebuildMany: {
+    handler: 'functions/reports/rebuild-many.handler.handler',
+    memorySize: 2048,
+    access: {
+      // as reportsRebuildOne, plus the caller's reports (Query of the user's partition)
+      table: ['GetItem', 'Query', 'UpdateItem'],
+      invoke: ['reportsWorker'],
+    },
+  },
+  reportsExport: {
+    handler: 'functions/reports/export.handler.handler',
+    memorySize: 2048,
+    throttle: { rate: 10, burst: 20 },
+    // the caller, report, seller; items (Query)
+    access: { table: ['GetItem', 'Query'] },
+  },
+  reportsSource: {
+    handler: 'functions/reports/source.handler.handler',
+    throttle: { rate: 10, burst: 20 },
+    access: {
+      // the caller, report
+      table: ['GetItem'],
+      // HeadObject, GetObject, and the presigned GET of a big source
+      bucket: { sources: ['GetObject'] },
+    },
+  },
+  reportsSummaryExport: {
+    handler: 'functions/reports/summary-export.handler.handler',
+    // The legacy template the summary fills (shared/export/summary-template.ts reads it from /var/task).
+    files: ['fixtures/templates/summary-template.xls'],
+    throttle: { rate: 10, burst: 20 },
+    // the caller, reports; the user's sellers (Query)
+    access: { table: ['GetItem', 'Query'] },
+  },
+  // ONE function for the three combine routes: the job registry lives in this function's memory, and
+  // reserved concurrency 1 keeps it ONE execution environment, so a status call always finds its job
+  // (docs/ARCHITECTURE.md, "Combine jobs and the Lambda trade-off").
+  reportsCombine: {
+    handler: 'functions/reports/combine.handler.handler',
+    memorySize: 2048,
+    reservedConcurrency: 1,
+    access: {
+      // the caller, reports; their items (Query); the new report: items (BatchWrite; deleted again if
+      // the record fails), record (conditional Put); recombine: the next item generation (BatchWrite)
+      // switched by one conditional Update
+      table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchWriteItem'],
+    },
+  },
+  // The report worker: no HTTP route. Invoked asynchronously (InvocationType Event) by upload,
+  // rebuild, rebuild-many and the recovery sweep (list, upload) and by itself for a retry
+  // (shared/jobs/worker-invoke.ts). Minutes, not API Gateway's 29 s; Lambda retries a crashed run
+  // twice, then the event goes to the on-failure destination (a queue kept 14 days for inspection;
+  // the generator grants the role sqs:SendMessage on it, since Lambda delivers with the function's
+  // role); recovery ends any report such a run left behind (shared/reports/recover.ts).
+  reportsWorker: {
+    handler: 'functions/reports/worker.handler.handler',
+    memorySize: 3008,
+    timeout: 900,
+    async: { maximumRetryAttempts: 2, maximumEventAge: 3600, onFailure: 'WorkerFailuresQueue' },
+    access: {
+      // the report, user, seller (Get); claim, heartbeat, finish (conditional Updates); the seller
+      // found or created (transaction of Puts), cost prices (BatchGet), missing products (Put), items
+      // (BatchWrite puts; a rebuild's old generation Query + BatchWrite deletes); failing an upload:
+      // refund (Update + Puts), its items, its identity record (Delete) and the seller it created when
+      // nothing refers to it (gsi1 Query, Deletes)
+      table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+      indexes: ['gsi1'],
+      // reads the stored source; deletes it when an upload fails
+      bucket: { sources: ['GetObject', 'DeleteObject'] },
+      // the next attempt after a transient failure
+      invoke: ['reportsWorker'],
+    },
+  },
+
+  // --- catalog ---
+  productsList: {
+    handler: 'functions/products/list.handler.handler',
+    // the caller; its products (Query)
+    access: { table: ['GetItem', 'Query'] },
+  },
+  productsPut: {
+    handler: 'functions/products/put.handler.handler',
+    // the caller; the product (read, then a Put conditional on its updated_at: dated prices)
+    access: { table: ['GetItem', 'PutItem'] },
+  },
+  productsImport: {
+    handler: 'functions/products/import.handler.handler',
+    throttle: { rate: 5, burst: 10 },
+    // the caller; existing products (BatchGet), the imported ones (BatchWrite). The file comes in the
+    // multipart body: no S3
+    access: { table: ['GetItem', 'BatchGetItem', 'BatchWriteItem'] },
+  },
+  sellersList: {
+    handler: 'functions/sellers/list.handler.handler',
+    // the caller; its sellers (Query)
+    access: { table: ['GetItem', 'Query'] },
+  },
+  sellersUpdate: {
+    handler: 'functions/sellers/update.handler.handler',
+    // the caller; the seller (conditional Update)
+    access: { table: ['GetItem', 'UpdateItem'] },
+  },
+
+  // --- analytics ---
+  analyticsGet: {
+    handler: 'functions/analytics/get.handler.handler',
+    // the caller, the seller asked for; reports, summaries, products and sellers (Query of the user's
+    // partition); items of a report whose summary is out of date (Query), its summary rewritten
+    // (conditional Put)
+    access: { table: ['GetItem', 'Query', 'PutItem'] },
+  },
+  analyticsExport: {
+    handler: 'functions/analytics/export.handler.handler',
+    // as analyticsGet
+    access: { table: ['GetItem', 'Query', 'PutItem'] },
+  },
+
+  // --- docs ---
+  // The OpenAPI document (docs/openapi.json, bundled into the function): no AWS access at all.
+  apiOpenapi: {
+    handler: 'functions/docs/openapi.handler.handler',
+    memorySize: 256,
+    access: {},
+  },
+} as const satisfies Record<string, FunctionSpec>;
+
+export type FunctionName = keyof typeof FUNCTIONS;
+
+/** Every declared function with its spec, in declaration order. */
+export const functionEntries = (): Array<[FunctionName, FunctionSpec]> =>
+  Object.entries(FUNCTIONS) as Array<[FunctionName, FunctionSpec]>;
