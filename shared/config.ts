@@ -18,8 +18,16 @@ const schema = z.object({
    * The key that signs sessions and mailed links. Locally (and in tests) its value; on AWS it is not in
    * the environment: JWT_SECRET_PARAMETER names an SSM SecureString read at cold start (shared/secrets.ts).
    */
-  JWT_SECRET: z.string().min(16, 'JWT_SECRET must be at least 16 characters').optional(),
-  JWT_SECRET_PARAMETER: z.string().startsWith('/').optional(),
+  JWT_SECRET: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.string().min(16, 'JWT_SECRET must be at least 16 characters').optional()),
+  JWT_SECRET_PARAMETER: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.string().startsWith('/').optional()),
   TABLE_NAME: z.string().min(1),
   BUCKET_NAME: z.string().min(3),
   MAIL_FROM: z.email(),

@@ -19,7 +19,13 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { functionEntries, FUNCTIONS, type FunctionName, type FunctionSpec } from '../../shared/contract/functions';
+import {
+  functionEntries,
+  FUNCTIONS,
+  type FunctionName,
+  type FunctionSpec,
+  type SecretName,
+} from '../../shared/contract/functions';
 import { ROUTES, type RouteSpec } from '../../shared/contract/routes';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -81,6 +87,17 @@ const arn = (service: string, rest: Json[]): Json => ({
   ],
 });
 
+/** Each secret's SSM parameter name on a deployed stage (serverless.base.yml passes it as the setting). */
+export const SECRET_PARAMETERS: Record<SecretName, string> = {
+  jwt: '/${self:service}/${sls:stage}/jwt-secret',
+};
+
+/** The secrets a function reads: declared, or the JWT key for a function that serves routes. */
+export function secretsOf(fn: FunctionName, spec: FunctionSpec): readonly SecretName[] {
+  if (spec.access.secrets) return spec.access.secrets;
+  return routesOf(fn).length > 0 ? ['jwt'] : [];
+}
+
 /** Every statement of a function's role: its log group first, then what `access` declares. */
 export function statementsOf(fn: string, spec: FunctionSpec): Statement[] {
   const a = spec.access;
@@ -124,6 +141,14 @@ export function statementsOf(fn: string, spec: FunctionSpec): Statement[] {
         arn('ses', [':identity/', { 'Fn::Select': [1, { 'Fn::Split': ['@', '${param:mailFrom}'] }] }]),
         arn('ses', [':identity/${param:mailFrom}']),
       ],
+    });
+  // Secrets read at cold start (shared/secrets.ts): the SecureString parameters, by name. A parameter
+  // encrypted with the AWS managed key aws/ssm needs no KMS grant; a customer key would add kms:Decrypt.
+  for (const name of secretsOf(fn as FunctionName, spec))
+    out.push({
+      Effect: 'Allow',
+      Action: 'ssm:GetParameter',
+      Resource: arn('ssm', [`:parameter${SECRET_PARAMETERS[name]}`]),
     });
   // Lambda delivers an event that failed every attempt to the on-failure queue with the function's role.
   if (spec.async?.onFailure)

@@ -45,7 +45,17 @@ export interface Access {
   invoke?: readonly string[];
   /** ses:SendEmail from the MAIL_FROM identity (its domain, or the address itself). */
   mail?: true;
+  /**
+   * The secrets it reads at cold start (shared/secrets.ts: ssm:GetParameter on each SecureString).
+   * Absent: `['jwt']` for a function that serves routes (the HTTP stack loads the JWT key before every
+   * route; shared/http/handler.ts), none otherwise. A route's handler that declares `secrets: []` says
+   * `secrets: []` here too.
+   */
+  secrets?: readonly SecretName[];
 }
+
+/** The secrets of shared/secrets.ts (kept here as data: this module imports nothing). */
+export type SecretName = 'jwt';
 
 export interface FunctionSpec {
   /** The module and its export as the Lambda runtime names it: `functions/<area>/<name>.handler.handler`. */
@@ -136,8 +146,8 @@ export const FUNCTIONS = {
   },
   appConfig: {
     handler: 'functions/config/get.handler.handler',
-    // reads its environment only: no table, bucket or mail
-    access: {},
+    // reads its environment only: no table, bucket, mail or secret
+    access: { secrets: [] },
   },
 
   // --- reports ---
@@ -361,7 +371,7 @@ export const FUNCTIONS = {
   apiOpenapi: {
     handler: 'functions/docs/openapi.handler.handler',
     memorySize: 256,
-    access: {},
+    access: { secrets: [] },
   },
 } as const satisfies Record<string, FunctionSpec>;
 

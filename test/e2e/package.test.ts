@@ -6,10 +6,17 @@ import os from 'node:os';
 import path from 'node:path';
 import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { functionEntries, FUNCTIONS, type Access, type FunctionName } from '../../shared/contract/functions';
+import {
+  functionEntries,
+  FUNCTIONS,
+  type Access,
+  type FunctionName,
+  type FunctionSpec,
+} from '../../shared/contract/functions';
+import { secretsOf } from '../../scripts/serverless/render';
 import { ROUTES as CONTRACT_ROUTES } from '../../shared/contract/routes';
 import { tableDefinition } from '../../shared/store/table';
-import { functionResource, MAIL, resourceName } from '../support/cfn';
+import { functionResource, MAIL, resourceName, secretResource } from '../support/cfn';
 
 /**
  * `serverless package` (what `npm run package` runs) must work on a machine with no AWS
@@ -80,6 +87,41 @@ function loadLikeLambda(codeDir: string, handler: string): unknown {
   return nested.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], mod);
 }
 
+/** The deploy parameters with no default on a deployed stage (what `npm run package` passes). */
+const REQUIRED_PARAMS = [
+  '--param=mailFrom=no-reply@example.org',
+  '--param=appUrl=https://app.example.org',
+  '--param=webOrigin=https://app.example.org',
+];
+
+describe('a deployed stage without mailFrom, appUrl or webOrigin', () => {
+  it('does not resolve, naming the settings that miss them', () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        require.resolve('osls/bin/serverless.js'),
+        'print',
+        '--stage',
+        'prod',
+        '--region',
+        'eu-central-1',
+        REQUIRED_PARAMS[1]!,
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, SLS_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0' },
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.status).not.toBe(0);
+    expect(out).toMatch(/provider\.environment\.MAIL_FROM": Value not found at "param" source/);
+    expect(out).toMatch(/provider\.httpApi\.cors\.allowedOrigins\.0": Value not found/);
+    expect(out).not.toMatch(/provider\.environment\.APP_URL"/);
+  });
+});
+
 describe('npm run package (offline, no AWS credentials)', () => {
   beforeAll(() => {
     outDir = path.join(os.tmpdir(), `rp-package-${randomUUID()}`);
@@ -104,6 +146,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
         'eu-central-1',
         '--package',
         outDir,
+        ...REQUIRED_PARAMS,
       ],
       {
         cwd: root,
@@ -122,6 +165,55 @@ describe('npm run package (offline, no AWS credentials)', () => {
   afterAll(() => {
     rmSync(outDir, { recursive: true, force: true });
     rmSync(path.join(root, workFolder), { recursive: true, force: true });
+  });
+
+  it('cfn-lint finds nothing in the template (false alarms listed in .cfnlintrc.yaml)', (ctx) => {
+    const which = spawnSync('sh', ['-c', 'command -v cfn-lint'], { encoding: 'utf8' });
+    if (which.status !== 0) return ctx.skip();
+    const r = spawnSync(
+      'cfn-lint',
+      ['--format', 'parseable', path.join(outDir, 'cloudformation-template-update-stack.json')],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 240_000,
+      },
+    );
+    expect(`${r.stdout}${r.stderr}`.trim(), 'cfn-lint findings').toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('alarms on the worker failure queue, worker and function errors, throttles and the 5xx rate, to one topic', () => {
+    const alarms = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
+    const byName = Object.fromEntries(alarms);
+    for (const id of [
+      'WorkerFailuresAlarm',
+      'WorkerErrorsAlarm',
+      'FunctionErrorsAlarm',
+      'FunctionThrottlesAlarm',
+      'TableThrottlesAlarm',
+      'Api5xxRateAlarm',
+    ]) {
+      expect(byName[id], id).toBeDefined();
+      expect(byName[id]!.Properties.AlarmActions, id).toEqual([{ Ref: 'AlarmTopic' }]);
+    }
+    expect(byName.WorkerFailuresAlarm!.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(template.Resources.AlarmTopic!.Type).toBe('AWS::SNS::Topic');
+    expect((template.Resources.AlarmEmailSubscription as unknown as { Condition: string }).Condition).toBe(
+      'HasAlarmEmail',
+    );
+  });
+
+  it('reserves the worker’s concurrency by the setting workerConcurrency (10 unless set; 0: none)', () => {
+    const worker = template.Resources.ReportsWorkerLambdaFunction!.Properties;
+    expect(worker.ReservedConcurrentExecutions).toEqual({
+      'Fn::If': ['HasWorkerConcurrency', '10', { Ref: 'AWS::NoValue' }],
+    });
   });
 
   it('succeeds and writes the CloudFormation template', () => {
@@ -247,10 +339,21 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(p.LifecycleConfiguration.Rules).toContainEqual(
       expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' }),
     );
-    // Functions get the generated name by Ref, and the secret through a deploy-time reference.
+    // Functions get the generated name by Ref; the JWT key is not in any environment, only the name of
+    // the SecureString they read (shared/secrets.ts), and each reading function may read that one.
     const fn = template.Resources.ReportsGetLambdaFunction!.Properties;
     expect(fn.Environment.Variables.BUCKET_NAME).toEqual({ Ref: bucketId });
-    expect(fn.Environment.Variables.JWT_SECRET).toBe('{{resolve:secretsmanager:report-profitability/prod/jwt-secret}}');
+    for (const name of FUNCTION_NAMES) {
+      const resource = template.Resources[`${name[0]!.toUpperCase()}${name.slice(1)}LambdaFunction`]!;
+      const vars = resource.Properties.Environment.Variables as Record<string, unknown>;
+      expect(vars.JWT_SECRET ?? '', name).toBe('');
+      expect(vars.JWT_SECRET_PARAMETER, name).toBe('/report-profitability/prod/jwt-secret');
+    }
+    const reads = (role: string) =>
+      JSON.stringify(template.Resources[role]!.Properties.Policies).includes('"ssm:GetParameter"');
+    expect(reads('ReportsGetRole')).toBe(true);
+    expect(reads('AppConfigRole')).toBe(false);
+    expect(reads('ReportsWorkerRole')).toBe(false);
   });
 
   /**
@@ -278,6 +381,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
         out[`FilesBucket/${prefix}/*`] = actions.map((x) => `s3:${x}`);
       for (const target of a.invoke ?? []) out[functionResource(target)] = ['lambda:InvokeFunction'];
       if (a.mail) out[MAIL] = ['ses:SendEmail'];
+      for (const name of secretsOf(fn, spec as FunctionSpec)) out[secretResource(name)] = ['ssm:GetParameter'];
       if (spec.async?.onFailure) out[spec.async.onFailure] = ['sqs:SendMessage'];
       return out;
     }
@@ -417,6 +521,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
               r.startsWith('Table/') ||
               r.startsWith('FilesBucket/') ||
               r === MAIL ||
+              r === secretResource('jwt') ||
               (r.startsWith('function:') && r.slice('function:'.length) in FUNCTIONS) ||
               r === QUEUE,
           ),
@@ -433,6 +538,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       expect(permissions('reportsUploadUrl')).toEqual({
         [TABLE]: ['dynamodb:GetItem', 'dynamodb:PutItem'],
         [UPLOADS]: ['s3:PutObject'],
+        [secretResource('jwt')]: ['ssm:GetParameter'],
       });
       // The catalog import reads its file from the multipart body, never from the bucket.
       expect(allActions('productsImport').some((a) => a.startsWith('s3:'))).toBe(false);
@@ -514,7 +620,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
     // A handler parses its settings as it loads (cold start), as on Lambda, where the template's
     // environment is set: give the loader one of the same shape (values are never used).
     const deployed: Record<string, string> = {
-      JWT_SECRET: 'packaging-test-secret-0123456789',
+      JWT_SECRET_PARAMETER: '/report-profitability/prod/jwt-secret',
       TABLE_NAME: 'report-profitability-prod',
       BUCKET_NAME: 'report-profitability-prod-files',
       MAIL_FROM: 'no-reply@example.org',

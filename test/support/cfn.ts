@@ -4,6 +4,8 @@
 export const MAIL = 'ses:identity';
 /** What a function's ARN reads as (built from its name, whatever the stage): `function:<name>`. */
 export const functionResource = (name: string) => `function:${name}`;
+/** What a secret's SSM parameter ARN reads as: `parameter:<name>` (shared/secrets.ts). */
+export const secretResource = (name: string) => `parameter:${name}`;
 /** The report worker's. */
 export const WORKER = functionResource('reportsWorker');
 
@@ -19,6 +21,9 @@ export function resourceName(r: unknown): string {
     // `...:function:<service>-<stage>-<name>`: function names have no dash.
     const fn = /:lambda:.*:function:.*-([A-Za-z0-9]+)$/.exec(joined);
     if (fn) return functionResource(fn[1]!);
+    // `...:ssm:<region>:<account>:parameter/<service>/<stage>/<name>-secret`
+    const parameter = /:ssm:.*:parameter\/.*\/([a-z]+)-secret$/.exec(joined);
+    if (parameter) return secretResource(parameter[1]!);
     return /:ses:.*:identity\//.test(joined) ? MAIL : joined;
   }
   if (o['Fn::Select'] || o['Fn::Split']) return '${select}';
