@@ -82,6 +82,11 @@ describe('WB API row → engine cells', () => {
     expect(cells[METRIC_KEYS.indexOf('ppvz_for_pay')]).toBe(row.forPay);
   });
 
+  it('nmId 0 (a row of no product) is an empty cell, as in the file', () => {
+    expect(apiRowCells({ nmId: 0 })[METRIC_KEYS.indexOf('nm_id')]).toBeUndefined();
+    expect(apiRowCells({ nmId: 12 })[METRIC_KEYS.indexOf('nm_id')]).toBe('12');
+  });
+
   it('absent and empty values are empty cells; a row with nothing is not a row', () => {
     const seen: Array<Array<string | undefined>> = [];
     let present: ReadonlySet<string> | undefined;

@@ -31,6 +31,7 @@ export const METRIC_SOURCE: Readonly<Record<MetricKey, DetailedRowField>> = (() 
   return out as Record<MetricKey, DetailedRowField>;
 })();
 
+const NM_ID = KEY_INDEX.nm_id;
 const SOURCES: readonly DetailedRowField[] = METRIC_KEYS.map((k) => METRIC_SOURCE[k]);
 
 /** A value as the cell text a reader would give the sink (empty → undefined, numbers as decimal text). */
@@ -47,6 +48,8 @@ export function apiRowCells(
   cells: Array<string | undefined> = new Array<string | undefined>(METRIC_KEYS.length),
 ): Array<string | undefined> {
   for (let i = 0; i < SOURCES.length; i++) cells[i] = cellText(row[SOURCES[i]!]);
+  // WB sends nmId 0 on rows of no product (storage, deductions…), where the file's cell is empty.
+  if (row.nmId === 0) cells[NM_ID] = undefined;
   return cells;
 }
 
