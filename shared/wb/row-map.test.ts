@@ -185,6 +185,7 @@ describe('portal row → WB API row', () => {
     cells.set('sale_dt', '2026-01-07');
     cells.set('order_dt', '2026-01-03T11:22:33');
     cells.set('fix_tariff_date_from', '');
+    cells.set('fix_tariff_date_to', '2026-02-01');
     const row = portalRowToApiRow(cells, meta, 5);
     expect(Object.keys(row).sort()).toEqual([...DETAILED_ROW_FIELD_NAMES].sort());
     expect(detailedRowSchema.parse(row)).toEqual(row);
@@ -200,9 +201,10 @@ describe('portal row → WB API row', () => {
       dateFrom: '2026-01-05',
       currency: 'RUB',
       reportType: 1,
-      saleDt: '2026-01-07T00:00:00+03:00',
-      orderDt: '2026-01-03T11:22:33+03:00',
+      saleDt: '2026-01-07T00:00:00Z',
+      orderDt: '2026-01-03T11:22:33Z',
       fixTariffDateFrom: '',
+      fixTariffDateTo: '2026-02-01',
       rrDate: '2026-01-07',
     });
   });

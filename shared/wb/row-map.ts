@@ -110,15 +110,23 @@ export interface ApiRowMeta {
 }
 
 const TRUE_TEXT = new Set(['1', 'true', 'да', 'yes']);
-/** Date fields: WB sends RFC3339 in Moscow time; a file's date-only cell becomes midnight Moscow time. */
-const DATE_FIELDS = new Set<DetailedRowField>(['orderDt', 'saleDt', 'fixTariffDateFrom', 'fixTariffDateTo']);
+/**
+ * Date fields as the spec's examples show them: orderDt/saleDt date-time ("2026-03-21T00:00:00Z"; the
+ * engine reads their first 10 characters, the Moscow calendar date), fixTariffDate* plain dates.
+ */
+const DATE_TIME_FIELDS = new Set<DetailedRowField>(['orderDt', 'saleDt']);
+const DATE_FIELDS = new Set<DetailedRowField>(['fixTariffDateFrom', 'fixTariffDateTo']);
 
-function rfc3339(cell: string | number): string | undefined {
-  const text = String(cell).trim();
-  if (text === '') return undefined;
-  if (/^\d{4}-\d{2}-\d{2}T/.test(text)) return /(Z|[+-]\d{2}:\d{2})$/.test(text) ? text : `${text}+03:00`;
+function apiDate(cell: string | number | undefined, withTime: boolean): string {
+  const text = cell === undefined ? '' : String(cell).trim();
+  if (text === '') return '';
+  if (/^\d{4}-\d{2}-\d{2}T/.test(text)) {
+    if (!withTime) return text.slice(0, 10);
+    return /(Z|[+-]\d{2}:\d{2})$/.test(text) ? text : `${text}Z`;
+  }
   const day = toIsoDate(text);
-  return day === null ? text : `${day}T00:00:00+03:00`;
+  if (day === null) return text;
+  return withTime ? `${day}T00:00:00Z` : day;
 }
 
 function apiValue(type: (typeof DETAILED_ROW_FIELDS)[DetailedRowField][0], cell: string | number | undefined) {
@@ -154,7 +162,10 @@ export function portalRowToApiRow(
   for (const field of DETAILED_ROW_FIELD_NAMES) {
     const [type, key] = DETAILED_ROW_FIELDS[field];
     const cell = key === null ? undefined : cells.get(key);
-    row[field] = DATE_FIELDS.has(field) ? (cell === undefined ? '' : (rfc3339(cell) ?? '')) : apiValue(type, cell);
+    row[field] =
+      DATE_TIME_FIELDS.has(field) || DATE_FIELDS.has(field)
+        ? apiDate(cell, DATE_TIME_FIELDS.has(field))
+        : apiValue(type, cell);
   }
   row.reportId = meta.reportId;
   row.dateFrom = meta.dateFrom;
