@@ -7,7 +7,7 @@
  * emulator (scripts/local/wb-emulator.ts) run it against node:http.
  */
 import type { z } from 'zod';
-import { detailedPageSchema, reportListSchema, type ReportSummary, type WbDetailedRow } from './schemas';
+import { checkDetailedPage, reportListSchema, type ReportSummary, type WbDetailedRow } from './schemas';
 
 export const LIST_PATH = '/api/finance/v1/sales-reports/list';
 export const DETAILED_PATH = '/api/finance/v1/sales-reports/detailed';
@@ -40,6 +40,8 @@ export type WbOutcome<T> =
   | { kind: 'network_error'; timeout: boolean; message: string }
   /** 200 with a body that is not what the spec says. */
   | { kind: 'invalid_response'; message: string };
+
+type Check<T> = { success: true; data: T[] } | { success: false; path: string; message: string };
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -100,7 +102,16 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
   const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
   const requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
 
-  async function post<T>(path: string, body: unknown, schema: z.ZodType<T[]>): Promise<WbOutcome<T[]>> {
+  const zodCheck =
+    <T>(schema: z.ZodType<T[]>) =>
+    (json: unknown): Check<T> => {
+      const parsed = schema.safeParse(json);
+      if (parsed.success) return { success: true, data: parsed.data };
+      const issue = parsed.error.issues[0];
+      return { success: false, path: issue?.path.join('.') ?? '', message: issue?.message ?? 'unexpected shape' };
+    };
+
+  async function post<T>(path: string, body: unknown, check: (json: unknown) => Check<T>): Promise<WbOutcome<T[]>> {
     const controller = new AbortController();
     let timedOut = false;
     const abort = () => {
@@ -146,14 +157,8 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       } catch {
         return { kind: 'invalid_response', message: 'the answer is not JSON' };
       }
-      const parsed = schema.safeParse(json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return {
-          kind: 'invalid_response',
-          message: `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'unexpected shape'}`,
-        };
-      }
+      const parsed = check(json);
+      if (!parsed.success) return { kind: 'invalid_response', message: `${parsed.path}: ${parsed.message}` };
       return parsed.data.length === 0 ? { kind: 'empty' } : { kind: 'ok', value: parsed.data };
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
@@ -174,13 +179,13 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
           limit: Math.min(q.limit ?? LIST_LIMIT_MAX, LIST_LIMIT_MAX),
           offset: q.offset ?? 0,
         },
-        reportListSchema,
+        zodCheck(reportListSchema),
       ),
     detailedPage: (reportId, q) =>
       post(
         `${DETAILED_PATH}/${encodeURIComponent(String(reportId))}`,
         { rrdId: q.rrdId, limit: Math.min(q.limit ?? DETAILED_LIMIT_MAX, DETAILED_LIMIT_MAX) },
-        detailedPageSchema,
+        checkDetailedPage,
       ),
   };
 }
