@@ -34,6 +34,7 @@ describe('the hand-written page check agrees with the zod schema', () => {
     ['a string that is a number', { vendorCode: 5 }, '0.vendorCode'],
     ['a bool that is text', { srvDbs: 'true' }, '0.srvDbs'],
     ['a number that is text', { spp: '3' }, '0.spp'],
+    ['an id past 2^53', JSON.parse('{"reportId": 9007199254740993}') as object, '0.reportId'],
   ])('on %s: both refuse', (_name, row, path) => {
     expect(detailedPageSchema.safeParse([row]).success).toBe(false);
     expect(checkDetailedPage([row])).toMatchObject({ success: false, path });

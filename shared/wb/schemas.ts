@@ -90,7 +90,8 @@ export function checkDetailedPage(json: unknown): PageCheck {
           } else ok = false;
           break;
         case 'int':
-          ok = typeof v === 'number' && Number.isInteger(v);
+          // Ids past 2^53 (WB's daily report ids) lose digits in JSON.parse: refused, not corrupted.
+          ok = typeof v === 'number' && Number.isSafeInteger(v);
           break;
         case 'number':
           ok = typeof v === 'number' && Number.isFinite(v);
