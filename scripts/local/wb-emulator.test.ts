@@ -1,0 +1,185 @@
+/**
+ * The WB emulator on a free port, driven by the real Finance API client: tokens, WB's rate limit, paging
+ * by rrdId, and a whole sync by shared/wb/sync-plan.ts on an injected clock (no real minutes).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildItems } from '../../shared/engine/build';
+import { computeTotals } from '../../shared/engine/totals';
+import { DEFAULT_TAX_PROFILE } from '../../shared/engine/types';
+import { createFinanceClient, type WbOutcome } from '../../shared/wb/finance-client';
+import { kopecksToMoney, moneyToKopecks } from '../../shared/wb/money';
+import { aggregateApiRows } from '../../shared/wb/row-map';
+import type { ReportSummary, WbDetailedRow } from '../../shared/wb/schemas';
+import {
+  advance,
+  claim,
+  DEFAULT_SYNC_SETTINGS,
+  initialCursor,
+  planCall,
+  type SyncSettings,
+} from '../../shared/wb/sync-plan';
+import { startWbEmulator, type WbEmulator } from './wb-emulator';
+
+const MINUTE = 60_000;
+let clock = Date.parse('2026-02-02T09:00:00Z');
+let emu: WbEmulator;
+
+beforeAll(async () => {
+  emu = await startWbEmulator({
+    port: 0,
+    now: () => clock,
+    weeks: 3,
+    rowsPerWeek: 600,
+    seed: 5,
+    firstMonday: '2026-01-05',
+  });
+});
+afterAll(() => emu.close());
+
+const client = (token = emu.tokens.valid) => createFinanceClient({ baseUrl: emu.url, token });
+const list = (token?: string) => client(token).listReports({ dateFrom: '2026-01-01', dateTo: '2026-02-01' });
+
+describe('WB emulator', () => {
+  it('issues WB-shaped tokens: unknown → 401, expired → 401, without «Финансы» → 403', async () => {
+    expect(await list(emu.tokens.invalid)).toMatchObject({
+      kind: 'unauthorized',
+      message: 'token is malformed or invalid',
+    });
+    expect(await list(emu.tokens.expired)).toMatchObject({ kind: 'unauthorized', message: 'token expired' });
+    expect(await list(emu.tokens.noFinance)).toMatchObject({ kind: 'forbidden', message: 'scope is not allowed' });
+  });
+
+  it('lists the weeks with their sums, answers 429 to an early call, and pages a week by rrdId', async () => {
+    clock += MINUTE;
+    const r = await list();
+    expect(r.kind).toBe('ok');
+    const items = (r as Extract<WbOutcome<ReportSummary[]>, { kind: 'ok' }>).value;
+    expect(items.map((i) => [i.reportId, i.dateFrom, i.dateTo])).toEqual(
+      emu.weeks.map((w) => [w.item.reportId, w.item.dateFrom, w.item.dateTo]),
+    );
+    expect(items[0]!.bankPaymentSum).toBe(moneyToKopecks(emu.weeks[0]!.item.bankPaymentSum));
+
+    clock += MINUTE - 1;
+    const early = await client().detailedPage(items[1]!.reportId, { rrdId: 0 });
+    expect(early).toEqual({ kind: 'rate_limited', retryAfterSeconds: 1, limit: 1, remaining: 0, resetSeconds: 1 });
+
+    const week = emu.weeks[1]!;
+    const got: WbDetailedRow[] = [];
+    let rrdId = 0;
+    let pages = 0;
+    for (;;) {
+      clock += MINUTE;
+      const page = await client().detailedPage(week.item.reportId, { rrdId, limit: 250 });
+      if (page.kind === 'empty') break;
+      if (page.kind !== 'ok') throw new Error(page.kind);
+      pages++;
+      expect(page.value.length).toBeLessThanOrEqual(250);
+      got.push(...page.value);
+      rrdId = page.value[page.value.length - 1]!.rrdId!;
+    }
+    expect(pages).toBe(Math.ceil(week.rows.length / 250));
+    expect(got).toEqual(week.rows);
+    // The week's rows through the engine give WB's «Итого к оплате» of the list.
+    const totals = computeTotals(
+      buildItems(aggregateApiRows([got]), { tax: DEFAULT_TAX_PROFILE, costPrices: {} }).items.map((i) => i.effective),
+    );
+    expect(totals.payout).toBe(items[1]!.bankPaymentSum);
+  });
+
+  it('answers 204 past the last row and for a period without reports; 404 for an unknown report; 400 for a bad limit', async () => {
+    clock += MINUTE;
+    const last = emu.weeks[0]!.rows.at(-1)!.rrdId!;
+    expect(await client().detailedPage(emu.weeks[0]!.item.reportId, { rrdId: last })).toEqual({ kind: 'empty' });
+    clock += MINUTE;
+    expect(await client().listReports({ dateFrom: '2025-03-01', dateTo: '2025-03-31' })).toEqual({ kind: 'empty' });
+    clock += MINUTE;
+    expect((await client().detailedPage(123, { rrdId: 0 })).kind).toBe('not_found');
+    clock += MINUTE;
+    const res = await fetch(`${emu.url}/api/finance/v1/sales-reports/list`, {
+      method: 'POST',
+      headers: { Authorization: emu.tokens.valid },
+      body: JSON.stringify({ dateFrom: '2026-01-01', dateTo: '2026-02-01', limit: 5000 }),
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it('a whole sync by the plan: every call on time (no 429), every week read, a changed list total is told apart', async () => {
+    const settings: SyncSettings = { ...DEFAULT_SYNC_SETTINGS, pageLimit: 200 };
+    clock += MINUTE;
+    const calledBefore = emu.calls.length;
+    const changed = emu.weeks[2]!.item.reportId;
+    const original = moneyToKopecks(emu.weeks[2]!.item.bankPaymentSum);
+    emu.setListSum(changed, 'bankPaymentSum', original + 1234);
+    expect(emu.weeks[2]!.item.bankPaymentSum).toBe(kopecksToMoney(original + 1234));
+
+    let cursor = initialCursor(clock, '2026-01-01');
+    const summaries = new Map<number, ReportSummary>();
+    const rows = new Map<number, WbDetailedRow[]>();
+    const complete: number[] = [];
+    const c = client();
+    for (let steps = 0; steps < 100 && cursor.phase !== 'idle'; steps++) {
+      const plan = planCall(cursor, clock, settings);
+      if (plan.kind === 'wait') {
+        clock = plan.until;
+        continue;
+      }
+      if (plan.kind !== 'call') throw new Error(plan.kind);
+      const claimed = claim(cursor, clock, settings);
+      const call = plan.call;
+      const outcome =
+        call.kind === 'list' ? await c.listReports(call.query) : await c.detailedPage(call.reportId, call.query);
+      const next = advance(claimed, call, outcome, clock, settings);
+      for (const e of next.effects) {
+        if (e.kind === 'reports-found') for (const r of e.reports) summaries.set(r.reportId, r);
+        if (e.kind === 'rows') rows.set(e.reportId, [...(rows.get(e.reportId) ?? []), ...e.rows]);
+        if (e.kind === 'report-complete') complete.push(e.reportId);
+      }
+      cursor = next.cursor;
+    }
+    expect(cursor.phase).toBe('idle');
+    expect(emu.calls.slice(calledBefore).filter((x) => x.status === 429)).toEqual([]);
+    expect(complete).toEqual(emu.weeks.map((w) => w.item.reportId));
+    const differences = emu.weeks.map((w) => {
+      const got = rows.get(w.item.reportId)!;
+      expect(got).toEqual(w.rows);
+      const items = buildItems(aggregateApiRows([got]), { tax: DEFAULT_TAX_PROFILE, costPrices: {} }).items;
+      return summaries.get(w.item.reportId)!.bankPaymentSum - computeTotals(items.map((i) => i.effective)).payout!;
+    });
+    expect(differences).toEqual([0, 0, 1234]);
+  });
+});
+
+describe('WB emulator with a real short interval', () => {
+  let fast: WbEmulator;
+  beforeAll(async () => {
+    fast = await startWbEmulator({
+      port: 0,
+      intervalMs: 200,
+      weeks: 1,
+      rowsPerWeek: 50,
+      seed: 2,
+      firstMonday: '2026-01-05',
+    });
+  });
+  afterAll(() => fast.close());
+
+  it('429 carries X-Ratelimit-* headers; waiting X-Ratelimit-Retry is enough', async () => {
+    const post = () =>
+      fetch(`${fast.url}/api/finance/v1/sales-reports/list`, {
+        method: 'POST',
+        headers: { Authorization: fast.tokens.valid, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ dateFrom: '2026-01-01', dateTo: '2026-01-31' }),
+      });
+    expect((await post()).status).toBe(200);
+    const limited = await post();
+    expect(limited.status).toBe(429);
+    const retry = Number(limited.headers.get('X-Ratelimit-Retry'));
+    expect(retry).toBeGreaterThan(0);
+    expect(retry).toBeLessThanOrEqual(0.2);
+    expect(limited.headers.get('X-Ratelimit-Limit')).toBe('1');
+    expect(limited.headers.get('X-Ratelimit-Remaining')).toBe('0');
+    expect(Number(limited.headers.get('X-Ratelimit-Reset'))).toBe(retry);
+    await new Promise((r) => setTimeout(r, retry * 1000 + 5));
+    expect((await post()).status).toBe(200);
+  });
+});

@@ -1,0 +1,46 @@
+/**
+ * The two roads into the engine give one report: a generated portal file read by the engine's reader, and
+ * the same week as WB API rows mapped through shared/wb/row-map.ts into the same aggregator.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildItems } from '../../../shared/engine/build';
+import { readReport } from '../../../shared/engine/read-report';
+import { computeTotals } from '../../../shared/engine/totals';
+import { DEFAULT_TAX_PROFILE } from '../../../shared/engine/types';
+import { moneyToKopecks } from '../../../shared/wb/money';
+import { reportSumsFromRows } from '../../../shared/wb/report-sums';
+import { aggregateApiRows } from '../../../shared/wb/row-map';
+import { emulatedWeek } from './weeks';
+
+const settings = { tax: DEFAULT_TAX_PROFILE, costPrices: {} };
+
+describe.each(['2026', '2025'] as const)('portal file and API rows of one week (%s layout)', (layout) => {
+  const week = emulatedWeek({ index: 2, rows: 1500, seed: 11, layout });
+
+  it('give the same engine result, to the kopeck', async () => {
+    const fromFile = await readReport({ buffer: week.portal.file, filename: week.portal.filename });
+    const fromApi = aggregateApiRows([week.rows.slice(0, 700), week.rows.slice(700)]);
+    expect(fromApi.rows).toBe(fromFile.rows);
+    expect(fromApi.articles).toEqual(fromFile.articles);
+    expect(fromApi.period_from).toBe(fromFile.period_from);
+    expect(fromApi.period_to).toBe(fromFile.period_to);
+    expect(fromApi.warnings).toEqual(fromFile.warnings);
+    const totalsFile = computeTotals(buildItems(fromFile, settings).items.map((i) => i.effective));
+    const totalsApi = computeTotals(buildItems(fromApi, settings).items.map((i) => i.effective));
+    expect(totalsApi).toEqual(totalsFile);
+    // And both equal the generator's own answer key.
+    const expectedForPay = week.portal.expected.articles.reduce((s, a) => s + a.aggregates.for_pay, 0);
+    expect(totalsApi.for_pay).toBe(expectedForPay);
+  });
+
+  it("the list's «Итого к оплате» (cash formula) is the engine's payout; the audit formula differs by rebill and loyalty compensation", async () => {
+    const parsed = await readReport({ buffer: week.portal.file, filename: week.portal.filename });
+    const totals = computeTotals(buildItems(parsed, settings).items.map((i) => i.effective));
+    expect(moneyToKopecks(week.item.bankPaymentSum)).toBe(totals.payout);
+    const audit = reportSumsFromRows(week.rows, 'audit');
+    const a = parsed.articles.reduce((s, x) => ({ rebill: s.rebill + x.aggregates.rebill_logistics }), { rebill: 0 });
+    expect(a.rebill).toBeGreaterThan(0);
+    expect(audit.bankPaymentSum - totals.payout!).toBe(a.rebill - audit.cashbackDiscountSum);
+    expect(audit.rebillLogisticCostSum).toBe(a.rebill);
+  });
+});
