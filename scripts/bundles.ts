@@ -11,11 +11,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import yaml from 'js-yaml';
 
 const root = path.resolve(__dirname, '..');
 
@@ -42,7 +42,9 @@ interface ServerlessFile {
 }
 
 function readServerless(): ServerlessFile {
-  // The ${...} variables stay text: only the function list and custom.esbuild are read.
+  // Read as osls reads it (its js-yaml); the ${...} variables stay text: only the function list and
+  // custom.esbuild are used.
+  const yaml = createRequire(require.resolve('osls/package.json'))('js-yaml') as { load(text: string): unknown };
   return yaml.load(readFileSync(path.join(root, 'serverless.yml'), 'utf8')) as ServerlessFile;
 }
 
@@ -179,7 +181,9 @@ async function main(): Promise<void> {
     return;
   }
   const o = esbuildOptions();
-  console.log(`esbuild ${o.format} ${o.target}, minify ${o.minify}, sourcemap ${String(o.sourcemap)}; externals: ${(o.external ?? []).join(', ')}`);
+  console.log(
+    `esbuild ${o.format} ${o.target}, minify ${o.minify}, sourcemap ${String(o.sourcemap)}; externals: ${(o.external ?? []).join(', ')}`,
+  );
   console.log('');
   const head = ['function', 'bytes', 'gzip', ...(withInit ? ['init ms'] : []), 'heaviest inputs'];
   const lines = rows.map((r) => [
@@ -189,9 +193,13 @@ async function main(): Promise<void> {
     ...(withInit ? [String(r.init_ms)] : []),
     r.heaviest.join(', '),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => (i === head.length - 1 ? 0 : l[i]!.length))));
+  const widths = head.map((h, i) =>
+    Math.max(h.length, ...lines.map((l) => (i === head.length - 1 ? 0 : l[i]!.length))),
+  );
   const fmt = (cells: string[]) =>
-    cells.map((c, i) => (i === cells.length - 1 ? c : i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ');
   console.log(fmt(head));
   for (const l of lines) console.log(fmt(l));
   const total = rows.reduce((s, r) => s + r.bytes, 0);
@@ -205,4 +213,3 @@ if (require.main === module) {
     process.exit(1);
   });
 }
-

@@ -14,6 +14,7 @@ import { exportSummaryXls } from '../export/xls-summary';
 import { exportReportXlsx } from '../export/xlsx-export';
 import type { ExportReport, SummaryRow } from '../export/types';
 import { objectSize, presignGet, readObject } from '../files/objects';
+import * as reportStore from '../store/reports.repo';
 import { getReportItems } from '../store/reports.repo';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import { assertNoOverlap, reportNotFound, requireReports } from './combine';
@@ -42,7 +43,7 @@ export interface FileOut {
 
 /** GET /api/reports/{id}/export: "Отчёт <number>.xlsx" (a combined report: "<title>.xlsx"). */
 export async function reportWorkbook(userId: string, reportId: string): Promise<FileOut> {
-  const [record] = await requireReports(userId, [reportId]);
+  const [record] = await requireReports(reportStore, userId, [reportId]);
   const [items, seller] = await Promise.all([
     getReportItems(record!),
     record!.seller_id ? getSeller(userId, record!.seller_id) : Promise.resolve(null),
@@ -79,7 +80,7 @@ export type SourceOut = ({ kind: 'inline' } & FileOut) | { kind: 'redirect'; url
 
 /** GET /api/reports/{id}/source: no stored file (combined report, or the object is gone) → 404 `source_missing`. */
 export async function reportSource(userId: string, reportId: string): Promise<SourceOut> {
-  const [record] = await requireReports(userId, [reportId]);
+  const [record] = await requireReports(reportStore, userId, [reportId]);
   if (!record!.source_path) throw sourceMissing();
   const key = record!.source_path;
   const filename = record!.source_name ?? key.split('/').pop() ?? 'source';
@@ -101,7 +102,7 @@ export async function reportSource(userId: string, reportId: string): Promise<So
 /** POST /api/reports/summary-export: one template row per report, in the order given. */
 export async function summaryWorkbook(userId: string, reportIds: readonly string[]): Promise<FileOut> {
   if (reportIds.length === 0) throw reportNotFound();
-  const records = await requireReports(userId, reportIds);
+  const records = await requireReports(reportStore, userId, reportIds);
   assertNoOverlap(records);
   const sellers = new Map<string, SellerRecord>();
   if (records.some((r) => r.seller_id)) for (const s of await listSellers(userId)) sellers.set(s.id, s);
