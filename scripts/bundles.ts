@@ -36,9 +36,19 @@ interface EsbuildSettings {
   exclude?: string[];
 }
 
+interface Statement {
+  Action?: string | string[];
+}
+
 interface ServerlessFile {
   custom: { esbuild: EsbuildSettings };
-  functions: Record<string, { handler: string }>;
+  functions: Record<string, { handler: string; role?: string }>;
+  resources?: {
+    Resources?: Record<
+      string,
+      { Type: string; Properties?: { Policies?: Array<{ PolicyDocument: { Statement: Statement[] } }> } }
+    >;
+  };
 }
 
 function readServerless(): ServerlessFile {
@@ -55,6 +65,24 @@ export function functionEntries(): FunctionEntry[] {
     const file = f.handler.slice(0, f.handler.lastIndexOf('.'));
     return { name, entry: `${file}.ts` };
   });
+}
+
+/**
+ * The IAM actions of each function's role (serverless.yml `resources`), e.g. `s3:GetObject`: what the
+ * function may call, so which AWS SDK clients it has any use for.
+ */
+export function roleActions(): Map<string, Set<string>> {
+  const file = readServerless();
+  const resources = file.resources?.Resources ?? {};
+  const out = new Map<string, Set<string>>();
+  for (const [name, f] of Object.entries(file.functions)) {
+    const actions = new Set<string>();
+    for (const policy of (f.role ? resources[f.role]?.Properties?.Policies : undefined) ?? [])
+      for (const st of policy.PolicyDocument.Statement)
+        for (const a of Array.isArray(st.Action) ? st.Action : st.Action ? [st.Action] : []) actions.add(a);
+    out.set(name, actions);
+  }
+  return out;
 }
 
 /** serverless.yml `custom.esbuild` as esbuild options (serverless-esbuild passes them on the same way). */
@@ -77,11 +105,11 @@ export interface Bundle extends FunctionEntry {
   code: Buffer;
   bytes: number;
   gzipBytes: number;
-  /** The package (or `shared/…`/`functions/…` folder) of each input, with the bytes it adds to the output. */
+  /** The package (or `shared/…`/`functions/…` folder) of each input, with the bytes it adds to the bundle. */
   inputs: Array<{ module: string; bytes: number }>;
-  /** Every module the bundle requires at run time (externals, e.g. `@aws-sdk/client-s3`). */
+  /** Every module the bundle requires at run time and does not hold (externals, e.g. `@aws-sdk/client-s3`). */
   externals: string[];
-  /** Every input file path (relative to the repository). */
+  /** Every input file with bytes in the bundle (paths relative to the repository). */
   files: string[];
   outFile: string;
 }
@@ -100,35 +128,41 @@ export function moduleOf(input: string): string {
 export async function buildBundles(only?: readonly FunctionEntry[], outDir?: string): Promise<Bundle[]> {
   const options = esbuildOptions();
   const dir = outDir ?? mkdtempSync(path.join(os.tmpdir(), 'bundles-'));
-  const bundles: Bundle[] = [];
-  for (const fn of only ?? functionEntries()) {
-    const outFile = path.join(dir, fn.entry.replace(/\.ts$/, '.js'));
-    const result = await build({
-      ...options,
-      absWorkingDir: root,
-      entryPoints: [fn.entry],
-      outfile: outFile,
-      metafile: true,
-      logLevel: 'silent',
-    });
-    const meta: Metafile = result.metafile;
-    const output = Object.entries(meta.outputs).find(([file]) => file.endsWith('.js'))![1];
-    const code = readFileSync(outFile);
-    const byModule = new Map<string, number>();
-    for (const [file, info] of Object.entries(output.inputs))
-      byModule.set(moduleOf(file), (byModule.get(moduleOf(file)) ?? 0) + info.bytesInOutput);
-    bundles.push({
-      ...fn,
-      code,
-      bytes: code.length,
-      gzipBytes: gzipSync(code).length,
-      inputs: [...byModule].map(([module, bytes]) => ({ module, bytes })).sort((a, b) => b.bytes - a.bytes),
-      externals: [...new Set(output.imports.filter((i) => i.external).map((i) => i.path))].sort(),
-      files: Object.keys(output.inputs),
-      outFile,
-    });
+  // One esbuild service builds them all at once (it runs the builds on its own threads).
+  return Promise.all((only ?? functionEntries()).map((fn) => buildOne(fn, options, dir)));
+}
+
+async function buildOne(fn: FunctionEntry, options: BuildOptions, dir: string): Promise<Bundle> {
+  const outFile = path.join(dir, fn.entry.replace(/\.ts$/, '.js'));
+  const result = await build({
+    ...options,
+    absWorkingDir: root,
+    entryPoints: [fn.entry],
+    outfile: outFile,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const meta: Metafile = result.metafile;
+  const output = Object.entries(meta.outputs).find(([file]) => file.endsWith('.js'))![1];
+  const code = readFileSync(outFile);
+  const byModule = new Map<string, number>();
+  for (const [file, info] of Object.entries(output.inputs)) {
+    // Inputs tree-shaken to nothing are listed with 0 bytes: they are not in the bundle.
+    if (info.bytesInOutput === 0) continue;
+    byModule.set(moduleOf(file), (byModule.get(moduleOf(file)) ?? 0) + info.bytesInOutput);
   }
-  return bundles;
+  return {
+    ...fn,
+    code,
+    bytes: code.length,
+    gzipBytes: gzipSync(code).length,
+    inputs: [...byModule].map(([module, bytes]) => ({ module, bytes })).sort((a, b) => b.bytes - a.bytes),
+    externals: [...new Set(output.imports.filter((i) => i.external).map((i) => i.path))].sort(),
+    files: Object.entries(output.inputs)
+      .filter(([, info]) => info.bytesInOutput > 0)
+      .map(([file]) => file),
+    outFile,
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { confirm } from '../../shared/auth/accounts';
-import { accountDeps } from '../../shared/auth/deps';
+import { accountDeps } from '../../shared/auth/mail-deps';
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { badRequest } from '../../shared/errors';
 

@@ -1,5 +1,5 @@
 import { forgotPassword } from '../../shared/auth/accounts';
-import { accountDeps } from '../../shared/auth/deps';
+import { accountDeps } from '../../shared/auth/mail-deps';
 import { ROUTES, reply, fromRoute, http, sourceIp, type HttpRequest } from '../../shared/http';
 
 const contract = ROUTES.forgotPassword;

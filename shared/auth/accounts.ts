@@ -69,7 +69,12 @@ export const IP_LOCKOUT: LockoutPolicy = {
 /** 429 too_many_attempts unless the source IP may make another request of `kind` this hour. */
 async function ipSlot(deps: AccountDeps, kind: 'register_ip' | 'reset_ip', ip: string | undefined): Promise<void> {
   if (!ip) return;
-  const slot = await deps.throttle.consumeSlot({ kind, subject: ip, limit: REQUESTS_PER_IP_PER_HOUR, windowSeconds: 3600 });
+  const slot = await deps.throttle.consumeSlot({
+    kind,
+    subject: ip,
+    limit: REQUESTS_PER_IP_PER_HOUR,
+    windowSeconds: 3600,
+  });
   if (!slot.ok) throw tooManyAttempts(slot.retryAfter);
 }
 
@@ -123,7 +128,8 @@ export async function confirm(deps: AccountDeps, token: string): Promise<Confirm
   if (payload.scenario === 'confirm') {
     if (user.confirmed) return { status: 'already_confirmed' };
     const password = deps.passwords.generate();
-    if (!(await deps.users.confirmUser(user.id, await deps.passwords.hash(password)))) return { status: 'already_confirmed' };
+    if (!(await deps.users.confirmUser(user.id, await deps.passwords.hash(password))))
+      return { status: 'already_confirmed' };
     await deps.mail.send(passwordMail(user.email, password, deps.appUrl(), 'confirmed'));
     return { status: 'confirmed', email: user.email };
   }
@@ -161,7 +167,7 @@ export async function forgotPassword(deps: AccountDeps, email: string, ip?: stri
  * failure is counted for both, a success clears the address's count.
  */
 export async function login(
-  deps: AccountDeps,
+  deps: Pick<AccountDeps, 'users' | 'throttle' | 'passwords' | 'clock'>,
   email: string,
   password: string,
   ip?: string,
@@ -199,7 +205,7 @@ export const MIN_PASSWORD_LENGTH = 8;
  * `password_changed`.
  */
 export async function changePassword(
-  deps: AccountDeps,
+  deps: Pick<AccountDeps, 'users' | 'passwords' | 'clock'>,
   user: UserRecord,
   currentPassword: string,
   newPassword: string,

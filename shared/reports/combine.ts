@@ -14,15 +14,11 @@ import type { CombineJob } from '../contract/shapes';
 import type { Clock } from '../deps';
 import { conflict, notFound, unprocessable } from '../errors';
 import type { JobRegistry, JobSnapshot, ProgressReporter } from '../jobs/registry';
-import {
-  applyManualValue,
-  combineAllocations,
-  combineItems,
-  combinePeriods,
-  combineSellers,
-  commissionByCategory,
-  computeTotals,
-} from '../engine';
+// The engine's modules one by one, not its index: the index also holds the readers (SheetJS, yauzl).
+import { combineAllocations } from '../engine/allocation';
+import { applyManualValue } from '../engine/build';
+import { combineItems, combinePeriods, combineSellers } from '../engine/combine';
+import { commissionByCategory, computeTotals } from '../engine/totals';
 import type { ComputedItem, ManualValues, ReportWarning, TaxProfile } from '../engine/types';
 import type { StoredItem } from '../store/items.repo';
 import type * as reportsRepo from '../store/reports.repo';

@@ -8,16 +8,11 @@
  * never lose each other's effect on the totals.
  */
 import { conflict, notFound, unprocessable } from '../errors';
-import {
-  applyManualValue,
-  commissionByCategory,
-  computeTotals,
-  FIELD_BY_NAME,
-  FieldNotCorrectableError,
-  isCorrectable,
-  manualValueRange,
-  type ItemValues,
-} from '../engine';
+// The engine's modules one by one, not its index: the index also holds the readers (SheetJS, yauzl).
+import { applyManualValue, FieldNotCorrectableError, manualValueRange } from '../engine/build';
+import { FIELD_BY_NAME, isCorrectable } from '../engine/fields';
+import { commissionByCategory, computeTotals } from '../engine/totals';
+import type { ItemValues } from '../engine/types';
 import { backoff, sleep } from '../store/dynamo-errors';
 import { genOfItemId, reportIdOfItem, type StoredItem } from '../store/items.repo';
 import { getReport, getReportItems, saveItemCorrection } from '../store/reports.repo';
