@@ -30,6 +30,7 @@ interface EsbuildSettings {
   minify?: boolean;
   sourcemap?: boolean | 'linked' | 'external' | 'inline' | 'both';
   keepNames?: boolean;
+  sourcesContent?: boolean;
   format?: 'cjs' | 'esm';
   target?: string;
   platform?: 'node';
@@ -93,6 +94,7 @@ export function esbuildOptions(): BuildOptions {
     minify: s.minify ?? false,
     sourcemap: s.sourcemap ?? false,
     keepNames: s.keepNames ?? false,
+    sourcesContent: s.sourcesContent ?? true,
     format: s.format ?? 'cjs',
     target: s.target ?? 'node20',
     platform: s.platform ?? 'node',
