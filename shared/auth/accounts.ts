@@ -15,8 +15,8 @@ import { toPublicUser, type PublicUser, type UserRecord } from '../store/users.r
 import { signToken, verifyToken } from './tokens';
 
 /**
- * What the account use cases talk to. Production: shared/auth/deps.ts (DynamoDB stores, SES, bcrypt,
- * the system clock); unit tests pass fakes.
+ * What the account use cases talk to. Production: shared/auth/deps.ts (DynamoDB stores, bcrypt, the
+ * system clock) and shared/auth/mail-deps.ts (adds SES); unit tests pass fakes.
  */
 export interface AccountDeps {
   users: Pick<
