@@ -1,5 +1,5 @@
 import { binary, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
-import { analyticsWorkbook } from '../../shared/reports/analytics';
+import { analyticsWorkbook } from '../../shared/reports/analytics-export';
 
 const route = fromRoute(ROUTES.analyticsExport);
 

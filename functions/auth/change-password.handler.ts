@@ -1,4 +1,5 @@
 import { changePassword } from '../../shared/auth/accounts';
+import { signInDeps } from '../../shared/auth/deps';
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 
 const contract = ROUTES.changePassword;
@@ -10,7 +11,11 @@ const route = fromRoute(contract);
  * 400 invalid_current_password | weak_password (min_length 8); 409 password_changed.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  return reply(contract, 200, await changePassword(req.user, req.body.current_password, req.body.new_password));
+  return reply(
+    contract,
+    200,
+    await changePassword(signInDeps, req.user, req.body.current_password, req.body.new_password),
+  );
 }
 
 export const handler = http(route, main);

@@ -1,7 +1,25 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { notFound } from '../../shared/errors';
 import { fromRoute, http, reply, ROUTES, type HttpRequest, type HttpResult } from '../../shared/http';
-import { combineStatus, presentJob, startCombine, startRecombine } from '../../shared/reports/combine';
+import { getConfig } from '../../shared/config';
+import { systemClock } from '../../shared/deps';
+import { createJobRegistry } from '../../shared/jobs/registry';
+import {
+  combineStatus,
+  presentJob,
+  startCombine,
+  startRecombine,
+  type CombineDeps,
+} from '../../shared/reports/combine';
+import * as reports from '../../shared/store/reports.repo';
+
+/** The real dependencies; the job registry is this process's memory (one per loaded handler). */
+const deps: CombineDeps = {
+  reports,
+  jobs: createJobRegistry({ clock: systemClock }),
+  clock: systemClock,
+  waits: { startMs: () => getConfig().COMBINE_WAIT_MS, statusMs: () => getConfig().COMBINE_STATUS_WAIT_MS },
+};
 
 const combineRoute = fromRoute(ROUTES.combine);
 
@@ -11,7 +29,11 @@ const combineRoute = fromRoute(ROUTES.combine);
  * COMBINE_WAIT_MS for the job.
  */
 export async function combine(req: HttpRequest<typeof combineRoute>) {
-  return reply(ROUTES.combine, 202, presentJob(await startCombine(req.user.id, req.body.report_ids, req.body.title)));
+  return reply(
+    ROUTES.combine,
+    202,
+    presentJob(await startCombine(deps, req.user.id, req.body.report_ids, req.body.title)),
+  );
 }
 
 const statusRoute = fromRoute(ROUTES.combineStatus);
@@ -21,7 +43,7 @@ const statusRoute = fromRoute(ROUTES.combineStatus);
  * error?}: answers as soon as the job is done, else after COMBINE_STATUS_WAIT_MS (long-poll).
  */
 export async function status(req: HttpRequest<typeof statusRoute>) {
-  const job = await combineStatus(req.user.id, req.path.job_id);
+  const job = await combineStatus(deps, req.user.id, req.path.job_id);
   if (!job) {
     throw notFound(
       'Combine job not found: jobs live in the memory of the one backend process that ran them, and are lost when it restarts and an hour after they finish. Start the combine again.',
@@ -38,7 +60,7 @@ const recombineRoute = fromRoute(ROUTES.recombine);
  * report's); 404 not the caller's, 422 `not_combined`, 409 `source_missing` (details.report_ids).
  */
 export async function recombine(req: HttpRequest<typeof recombineRoute>) {
-  return reply(ROUTES.recombine, 202, presentJob(await startRecombine(req.user.id, req.path.id)));
+  return reply(ROUTES.recombine, 202, presentJob(await startRecombine(deps, req.user.id, req.path.id)));
 }
 
 const combineHandler = http(combineRoute, combine);

@@ -1,13 +1,17 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { setManualValue } from '../../shared/reports/manual-value';
+import { writeReportSummary } from '../../shared/reports/analytics';
+import { setManualValue, type ManualValueDeps } from '../../shared/reports/manual-value';
+import { sleep } from '../../shared/store/dynamo-errors';
+import * as reports from '../../shared/store/reports.repo';
 import { presentItem, valuesToApi } from '../../shared/reports/present';
 
 const contract = ROUTES.manualValue;
 const route = fromRoute(contract);
+const deps: ManualValueDeps = { reports, writeSummary: writeReportSummary, sleep };
 
 /** PUT /api/reports/items/{item_id}/manual-value {field, value|null} → {item, totals} (money in roubles). */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await setManualValue(req.user.id, req.path.item_id, req.body.field, req.body.value);
+  const r = await setManualValue(deps, req.user.id, req.path.item_id, req.body.field, req.body.value);
   return reply(contract, 200, { item: presentItem(r.item), totals: valuesToApi(r.totals) });
 }
 

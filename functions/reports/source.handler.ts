@@ -1,5 +1,10 @@
 import { binary, fromRoute, http, redirect, ROUTES, type HttpRequest } from '../../shared/http';
-import { reportSource } from '../../shared/reports/exports';
+import { getConfig } from '../../shared/config';
+import * as files from '../../shared/files/objects';
+import { reportSource, type SourceDeps } from '../../shared/reports/source-file';
+import * as reports from '../../shared/store/reports.repo';
+
+const deps: SourceDeps = { reports, files, maxInlineBytes: () => getConfig().MAX_INLINE_SOURCE_BYTES };
 
 const route = fromRoute(ROUTES.source);
 
@@ -8,7 +13,7 @@ const route = fromRoute(ROUTES.source);
  * one → 302 to a presigned GET (5 minutes). No stored source → 404 source_missing.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const source = await reportSource(req.user.id, req.path.id);
+  const source = await reportSource(deps, req.user.id, req.path.id);
   if (source.kind === 'redirect') return redirect(source.url, 302);
   return binary(source.data, { contentType: source.contentType, filename: source.filename });
 }

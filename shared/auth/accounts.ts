@@ -1,38 +1,48 @@
 /**
  * Account use cases of docs/API.md "Auth". Handlers in functions/auth parse input and shape output; the
- * rules live here.
+ * rules live here. Each takes its dependencies first (`register(deps, email, ip)`): the handlers pass
+ * the real ones (shared/auth/deps.ts), unit tests pass fakes.
  */
-import { getConfig } from '../config';
+import type { Clock } from '../deps';
+import { nowMs } from '../deps';
 import { badRequest, conflict, tooManyAttempts, unauthorized } from '../errors';
 import { accountExistsMail, confirmationMail, confirmLink, passwordMail, resetMail } from '../mail/messages';
-import { sendMail } from '../mail/send';
-import {
-  clearFailures,
-  consumeSlot,
-  lockedFor,
-  recordFailure,
-  tryConsume,
-  type LockoutPolicy,
-} from '../store/throttle.repo';
-import {
-  confirmUser,
-  createUser,
-  getUserByEmail,
-  changePasswordHash,
-  getUserById,
-  resetPasswordOnce,
-  toPublicUser,
-  type PublicUser,
-  type UserRecord,
-} from '../store/users.repo';
-import { burnPasswordCheck, generatePassword, hashPassword, verifyPassword } from './passwords';
+import type { MailMessage } from '../mail/send';
+import type * as throttleRepo from '../store/throttle.repo';
+import type { LockoutPolicy } from '../store/throttle.repo';
+import type * as usersRepo from '../store/users.repo';
+import { toPublicUser, type PublicUser, type UserRecord } from '../store/users.repo';
 import { signToken, verifyToken } from './tokens';
+
+/**
+ * What the account use cases talk to. Production: shared/auth/deps.ts (DynamoDB stores, bcrypt, the
+ * system clock) and shared/auth/mail-deps.ts (adds SES); unit tests pass fakes.
+ */
+export interface AccountDeps {
+  users: Pick<
+    typeof usersRepo,
+    'createUser' | 'getUserByEmail' | 'getUserById' | 'confirmUser' | 'resetPasswordOnce' | 'changePasswordHash'
+  >;
+  throttle: Pick<typeof throttleRepo, 'tryConsume' | 'consumeSlot' | 'lockedFor' | 'recordFailure' | 'clearFailures'>;
+  mail: { send(m: MailMessage): Promise<void> };
+  /** Hashing is bcrypt in production (shared/auth/passwords.ts); generate makes a mailed password. */
+  passwords: {
+    hash(password: string): Promise<string>;
+    verify(password: string, hash: string): Promise<boolean>;
+    /** One comparison's worth of work for an unknown account (timing tells nothing). */
+    burn(password: string): Promise<void>;
+    generate(): string;
+  };
+  clock: Clock;
+  /** The web app's address, for the links in mails. */
+  appUrl(): string;
+}
 
 /** docs/API.md: at most 3 confirmation (or reset) mails per hour per address. */
 export const MAILS_PER_HOUR = 3;
 
-function mailSlot(kind: 'confirm_mail' | 'reset_mail', email: string): Promise<boolean> {
-  return tryConsume({ kind, subject: email, limit: MAILS_PER_HOUR, windowSeconds: 3600 });
+function mailSlot(deps: AccountDeps, kind: 'confirm_mail' | 'reset_mail', email: string): Promise<boolean> {
+  return deps.throttle.tryConsume({ kind, subject: email, limit: MAILS_PER_HOUR, windowSeconds: 3600 });
 }
 
 /** Registrations, and reset requests, per source IP per hour (besides the per-address mail budget). */
@@ -57,9 +67,14 @@ export const IP_LOCKOUT: LockoutPolicy = {
 };
 
 /** 429 too_many_attempts unless the source IP may make another request of `kind` this hour. */
-async function ipSlot(kind: 'register_ip' | 'reset_ip', ip: string | undefined): Promise<void> {
+async function ipSlot(deps: AccountDeps, kind: 'register_ip' | 'reset_ip', ip: string | undefined): Promise<void> {
   if (!ip) return;
-  const slot = await consumeSlot({ kind, subject: ip, limit: REQUESTS_PER_IP_PER_HOUR, windowSeconds: 3600 });
+  const slot = await deps.throttle.consumeSlot({
+    kind,
+    subject: ip,
+    limit: REQUESTS_PER_IP_PER_HOUR,
+    windowSeconds: 3600,
+  });
   if (!slot.ok) throw tooManyAttempts(slot.retryAfter);
 }
 
@@ -74,26 +89,26 @@ export type RegisterOutcome = 'created' | 'resent' | 'throttled' | 'already_conf
  * address's hourly mail budget; one mail — a fresh confirmation link, or for a confirmed account a note
  * that it exists (no link, no password).
  */
-export async function register(email: string, ip?: string): Promise<RegisterOutcome> {
-  await ipSlot('register_ip', ip);
+export async function register(deps: AccountDeps, email: string, ip?: string): Promise<RegisterOutcome> {
+  await ipSlot(deps, 'register_ip', ip);
   let created = false;
   let refused: unknown = null;
   try {
-    await createUser({ email });
+    await deps.users.createUser({ email });
     created = true;
   } catch (e) {
     // email_taken, or a concurrent registration of the same address: the account is read next.
     refused = e;
   }
-  const user = await getUserByEmail(email);
+  const user = await deps.users.getUserByEmail(email);
   if (!user) throw refused ?? new Error('register: the account is missing right after its creation');
-  if (!(await mailSlot('confirm_mail', user.email))) return 'throttled';
+  if (!(await mailSlot(deps, 'confirm_mail', user.email))) return 'throttled';
   if (user.confirmed) {
-    await sendMail(accountExistsMail(user.email, getConfig().APP_URL));
+    await deps.mail.send(accountExistsMail(user.email, deps.appUrl()));
     return 'already_confirmed';
   }
   const token = signToken({ user_id: user.id }, 'confirm');
-  await sendMail(confirmationMail(user.email, confirmLink(getConfig().APP_URL, token)));
+  await deps.mail.send(confirmationMail(user.email, confirmLink(deps.appUrl(), token)));
   return created ? 'created' : 'resent';
 }
 
@@ -106,40 +121,41 @@ export type ConfirmResult = { status: 'confirmed'; email: string } | { status: '
  * new password, once per token (its jti is recorded as used). The password goes out by mail only.
  * Bad, expired or access tokens → 400 invalid_token.
  */
-export async function confirm(token: string): Promise<ConfirmResult> {
+export async function confirm(deps: AccountDeps, token: string): Promise<ConfirmResult> {
   const payload = verifyToken(token, ['confirm', 'reset']);
-  const user = await getUserById(payload.user_id);
+  const user = await deps.users.getUserById(payload.user_id);
   if (!user) throw badRequest('invalid_token', 'The link is invalid or has expired');
   if (payload.scenario === 'confirm') {
     if (user.confirmed) return { status: 'already_confirmed' };
-    const password = generatePassword();
-    if (!(await confirmUser(user.id, await hashPassword(password)))) return { status: 'already_confirmed' };
-    await sendMail(passwordMail(user.email, password, getConfig().APP_URL, 'confirmed'));
+    const password = deps.passwords.generate();
+    if (!(await deps.users.confirmUser(user.id, await deps.passwords.hash(password))))
+      return { status: 'already_confirmed' };
+    await deps.mail.send(passwordMail(user.email, password, deps.appUrl(), 'confirmed'));
     return { status: 'confirmed', email: user.email };
   }
   if (!user.confirmed) throw badRequest('invalid_token', 'The link is invalid or has expired');
-  const password = generatePassword();
-  const applied = await resetPasswordOnce({
+  const password = deps.passwords.generate();
+  const applied = await deps.users.resetPasswordOnce({
     userId: user.id,
     jti: payload.jti,
     tokenExp: payload.exp,
-    passwordHash: await hashPassword(password),
+    passwordHash: await deps.passwords.hash(password),
   });
   if (!applied) return { status: 'already_confirmed' };
-  await sendMail(passwordMail(user.email, password, getConfig().APP_URL, 'reset'));
+  await deps.mail.send(passwordMail(user.email, password, deps.appUrl(), 'reset'));
   return { status: 'confirmed', email: user.email };
 }
 
 export type ForgotOutcome = 'sent' | 'throttled' | 'ignored';
 
 /** Forgot password: a confirmed user gets a one-time reset link (1 h), within the hourly mail budget. */
-export async function forgotPassword(email: string, ip?: string): Promise<ForgotOutcome> {
-  await ipSlot('reset_ip', ip);
-  const user = await getUserByEmail(email);
+export async function forgotPassword(deps: AccountDeps, email: string, ip?: string): Promise<ForgotOutcome> {
+  await ipSlot(deps, 'reset_ip', ip);
+  const user = await deps.users.getUserByEmail(email);
   if (!user || !user.confirmed) return 'ignored';
-  if (!(await mailSlot('reset_mail', user.email))) return 'throttled';
+  if (!(await mailSlot(deps, 'reset_mail', user.email))) return 'throttled';
   const token = signToken({ user_id: user.id }, 'reset');
-  await sendMail(resetMail(user.email, confirmLink(getConfig().APP_URL, token)));
+  await deps.mail.send(resetMail(user.email, confirmLink(deps.appUrl(), token)));
   return 'sent';
 }
 
@@ -151,24 +167,29 @@ export async function forgotPassword(email: string, ip?: string): Promise<Forgot
  * failure is counted for both, a success clears the address's count.
  */
 export async function login(
+  deps: Pick<AccountDeps, 'users' | 'throttle' | 'passwords' | 'clock'>,
   email: string,
   password: string,
   ip?: string,
 ): Promise<{ token: string; user: PublicUser }> {
+  const now = nowMs(deps.clock);
   const [accountWait, ipWait] = await Promise.all([
-    lockedFor(ACCOUNT_LOCKOUT, email),
-    ip ? lockedFor(IP_LOCKOUT, ip) : Promise.resolve(0),
+    deps.throttle.lockedFor(ACCOUNT_LOCKOUT, email, now),
+    ip ? deps.throttle.lockedFor(IP_LOCKOUT, ip, now) : Promise.resolve(0),
   ]);
   if (accountWait > 0 || ipWait > 0) throw tooManyAttempts(Math.max(accountWait, ipWait));
-  const user: UserRecord | null = await getUserByEmail(email);
+  const user: UserRecord | null = await deps.users.getUserByEmail(email);
   let ok = false;
-  if (!user || !user.confirmed || !user.password_hash) await burnPasswordCheck(password);
-  else ok = await verifyPassword(password, user.password_hash);
+  if (!user || !user.confirmed || !user.password_hash) await deps.passwords.burn(password);
+  else ok = await deps.passwords.verify(password, user.password_hash);
   if (!ok || !user) {
-    await Promise.all([recordFailure(ACCOUNT_LOCKOUT, email), ip ? recordFailure(IP_LOCKOUT, ip) : null]);
+    await Promise.all([
+      deps.throttle.recordFailure(ACCOUNT_LOCKOUT, email, now),
+      ip ? deps.throttle.recordFailure(IP_LOCKOUT, ip, now) : null,
+    ]);
     throw unauthorized('Wrong email or password', 'invalid_credentials');
   }
-  await clearFailures(ACCOUNT_LOCKOUT, email);
+  await deps.throttle.clearFailures(ACCOUNT_LOCKOUT, email);
   return { token: signToken({ user_id: user.id }, 'access'), user: toPublicUser(user) };
 }
 
@@ -184,21 +205,22 @@ export const MIN_PASSWORD_LENGTH = 8;
  * `password_changed`.
  */
 export async function changePassword(
+  deps: Pick<AccountDeps, 'users' | 'passwords' | 'clock'>,
   user: UserRecord,
   currentPassword: string,
   newPassword: string,
 ): Promise<{ token: string; user: PublicUser }> {
-  if (!user.password_hash || !(await verifyPassword(currentPassword, user.password_hash)))
+  if (!user.password_hash || !(await deps.passwords.verify(currentPassword, user.password_hash)))
     throw badRequest('invalid_current_password', 'The current password is wrong');
   if ([...newPassword].length < MIN_PASSWORD_LENGTH)
     throw badRequest('weak_password', `The new password must have at least ${MIN_PASSWORD_LENGTH} characters`, {
       min_length: MIN_PASSWORD_LENGTH,
     });
-  const changed = await changePasswordHash({
+  const changed = await deps.users.changePasswordHash({
     userId: user.id,
     expectedHash: user.password_hash,
-    passwordHash: await hashPassword(newPassword),
-    changedAt: new Date().toISOString(),
+    passwordHash: await deps.passwords.hash(newPassword),
+    changedAt: deps.clock.now().toISOString(),
   });
   if (!changed) throw conflict('password_changed', 'The password was changed by another request');
   // Signed after the change: its iat_ms is not older than password_changed_at.

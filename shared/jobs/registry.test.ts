@@ -1,14 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../errors';
-import {
-  JOB_TTL_MS,
-  MAX_RUNNING,
-  clearJobsForTests,
-  getJob,
-  startJob,
-  waitFor,
-  type ProgressReporter,
-} from './registry';
+import { manualClock } from '../deps';
+import { JOB_TTL_MS, MAX_RUNNING, createJobRegistry, type JobRegistry, type ProgressReporter } from './registry';
 
 /** A job body the test finishes by hand. */
 function controllable() {
@@ -27,10 +20,18 @@ function controllable() {
 
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
+let clock: ReturnType<typeof manualClock>;
+let registry: JobRegistry;
+const startJob: JobRegistry['startJob'] = (...a) => registry.startJob(...a);
+const getJob: JobRegistry['getJob'] = (...a) => registry.getJob(...a);
+const waitFor: JobRegistry['waitFor'] = (...a) => registry.waitFor(...a);
+
 describe('combine job registry', () => {
   beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
-    clearJobsForTests();
+    // The registry's times come from its clock; waitFor's timeout is a timer.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    clock = manualClock('2024-03-01T10:00:00Z');
+    registry = createJobRegistry({ clock });
   });
   afterEach(() => {
     vi.useRealTimers();
@@ -51,7 +52,7 @@ describe('combine job registry', () => {
     await flush();
     const done = getJob('u1', started.id);
     expect(done).toMatchObject({ status: 'done', report_id: 'REPORT1', progress: { done: 3, total: 3 } });
-    expect(done?.finished_at).toBe(Date.now());
+    expect(done?.finished_at).toBe(clock.now().getTime());
   });
 
   it("another owner's job is null, like an unknown one", () => {
@@ -121,9 +122,9 @@ describe('combine job registry', () => {
   it('forgets a job an hour after it finished, not before', async () => {
     const job = startJob('u1', 1, async () => 'R');
     await flush();
-    vi.advanceTimersByTime(JOB_TTL_MS - 1000);
+    clock.advance(JOB_TTL_MS - 1000);
     expect(getJob('u1', job.id)?.status).toBe('done');
-    vi.advanceTimersByTime(1000);
+    clock.advance(1000);
     expect(getJob('u1', job.id)).toBeNull();
   });
 
@@ -131,9 +132,16 @@ describe('combine job registry', () => {
     const c = controllable();
     const job = startJob('u1', 1, c.run);
     await flush();
-    vi.advanceTimersByTime(3 * JOB_TTL_MS);
+    clock.advance(3 * JOB_TTL_MS);
     expect(getJob('u1', job.id)?.status).toBe('running');
     c.resolve('R');
     await flush();
+  });
+
+  it('each registry is its own: a job of one is unknown to another', () => {
+    const job = startJob('u1', 1, async () => 'R');
+    const other = createJobRegistry({ clock, ids: { newId: () => job.id } });
+    expect(other.getJob('u1', job.id)).toBeNull();
+    expect(getJob('u1', job.id)).not.toBeNull();
   });
 });

@@ -31,7 +31,6 @@ import {
 } from '../engine/analytics';
 import type { Analytics } from '../contract/shapes';
 import { badRequest, notFound } from '../errors';
-import { exportAnalyticsXlsx } from '../export/analytics-xlsx';
 import { log } from '../log';
 import { kopecksToRoubles } from '../engine/fields';
 import type { ComputedItem, TaxProfile } from '../engine/types';
@@ -269,19 +268,5 @@ export async function getAnalytics(user: UserRecord, q: AnalyticsQuery): Promise
     },
     warnings: r.warnings,
     ...(r.history ? { history: { article: r.history.article, weeks: r.history.weeks.map((w) => money(w)) } } : {}),
-  };
-}
-
-/** GET /api/analytics/export: the same figures as .xlsx, «Аналитика <from>–<to>.xlsx». */
-export async function analyticsWorkbook(
-  user: UserRecord,
-  q: AnalyticsQuery,
-): Promise<{ filename: string; contentType: string; data: Buffer }> {
-  const { result, sellerId } = await computeUserAnalytics(user, { ...q, article: undefined });
-  const seller = sellerId ? await getSeller(user.id, sellerId) : null;
-  return {
-    filename: `Аналитика ${result.range.from}–${result.range.to}.xlsx`,
-    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    data: await exportAnalyticsXlsx(result, seller ? seller.name : null),
   };
 }

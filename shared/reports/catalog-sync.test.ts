@@ -1,20 +1,22 @@
 /**
- * Fast unit tier: CatalogSync with the products store mocked (the store's own rules are tested
- * against DynamoDB Local in test/integration/catalog.test.ts).
+ * Fast unit tier: CatalogSync with a fake products store passed to it (the store's own rules are
+ * tested against DynamoDB Local in test/integration/catalog.test.ts); the price rule (costPricesOn)
+ * is the real one.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ProductRecord } from '../store/products.repo';
-import { CatalogSync } from './catalog-sync';
+import { CatalogSync as RealCatalogSync, type CatalogProducts } from './catalog-sync';
 
-const store = vi.hoisted(() => ({
-  ensureProductsFound: vi.fn(),
-  removeUntouchedProducts: vi.fn(),
-}));
-// The store's writes are mocked; its pure price rule (costPricesOn) is the real one.
-vi.mock('../store/products.repo', async (actual) => ({
-  costPricesOn: (await actual<typeof import('../store/products.repo')>()).costPricesOn,
-  ...store,
-}));
+const store = {
+  ensureProductsFound: vi.fn<CatalogProducts['ensureProductsFound']>(),
+  removeUntouchedProducts: vi.fn<CatalogProducts['removeUntouchedProducts']>(),
+};
+/** The sync under test, on the fake store. */
+class CatalogSync extends RealCatalogSync {
+  constructor(userId: string) {
+    super(userId, store);
+  }
+}
 
 const product = (article: string, cost_price: number): ProductRecord =>
   ({
@@ -26,13 +28,15 @@ const product = (article: string, cost_price: number): ProductRecord =>
 
 /** The store: articles starting with "old" exist (price 100); the others are added. */
 function catalogWith(inFlight: { now: number; max: number }) {
-  store.ensureProductsFound.mockImplementation(async (_user: string, batch: string[]) => {
+  store.ensureProductsFound.mockImplementation(async (_user: string, batch: readonly string[]) => {
     inFlight.now++;
     inFlight.max = Math.max(inFlight.max, inFlight.now);
     await new Promise((r) => setTimeout(r, 2));
     inFlight.now--;
     const found = new Map(batch.filter((a) => a.startsWith('old')).map((a) => [a, product(a, 10_000)]));
-    return { found, created: batch.filter((a) => !a.startsWith('old')), at: 'T1' };
+    return { found, created: batch.filter((a) => !a.startsWith('old')), at: 'T1' } as Awaited<
+      ReturnType<CatalogProducts['ensureProductsFound']>
+    >;
   });
 }
 

@@ -9,7 +9,11 @@
  * report), and the set of articles the catalog knew. The writes keep ensureProducts' rule: an existing
  * product is never touched, whatever runs at the same time.
  */
-import { costPricesOn, ensureProductsFound, removeUntouchedProducts, type ProductRecord } from '../store/products.repo';
+import * as productsRepo from '../store/products.repo';
+import { costPricesOn, type ProductRecord } from '../store/products.repo';
+
+/** The catalog writes a sync makes (shared/store/products.repo.ts in production; a fake in unit tests). */
+export type CatalogProducts = Pick<typeof productsRepo, 'ensureProductsFound' | 'removeUntouchedProducts'>;
 
 /** Articles per look-up (DynamoDB's BatchGet and TransactWriteItems both take 100). */
 const BATCH = 100;
@@ -27,7 +31,11 @@ export class CatalogSync {
   private failure: unknown = null;
   private idle: Array<() => void> = [];
 
-  constructor(private readonly userId: string) {}
+  /** `products`: the catalog store (the DynamoDB one unless given). */
+  constructor(
+    private readonly userId: string,
+    private readonly products: CatalogProducts = productsRepo,
+  ) {}
 
   /** Queues an article (duplicates and the empty article are ignored). Never throws: errors come from done(). */
   add(article: string): void {
@@ -48,7 +56,8 @@ export class CatalogSync {
     while (this.running < IN_FLIGHT && this.pending.length > 0 && this.failure === null) {
       const batch = this.pending.shift()!;
       this.running++;
-      ensureProductsFound(this.userId, batch)
+      this.products
+        .ensureProductsFound(this.userId, batch)
         .then(({ found, created, at }) => {
           for (const [article, p] of found) this.found.set(article, p);
           if (created.length > 0) this.created.push({ articles: created, at });
@@ -91,7 +100,7 @@ export class CatalogSync {
     let removed = 0;
     for (const c of this.created) {
       try {
-        await removeUntouchedProducts(this.userId, c.articles, c.at);
+        await this.products.removeUntouchedProducts(this.userId, c.articles, c.at);
         removed += c.articles.length;
       } catch {
         // Best effort: see the method comment.

@@ -1,31 +1,51 @@
 /**
  * Unit tier (fast, no emulators): the combine use cases are real, and so are the engine's merging and
- * the in-process job registry; only the report store is vi.mock'ed, so the refusals (404 listing the
- * ids, overlapping selections, not combined, a source gone) and the shape of the combined record are
- * checked in milliseconds. test/integration/reports-combine-export.test.ts runs them against DynamoDB Local.
+ * a job registry of the test's own (with a manual clock); the report store is a fake passed as a
+ * dependency (CombineDeps), so the refusals (404 listing the ids, overlapping selections, not combined,
+ * a source gone) and the shape of the combined record are checked in milliseconds.
+ * test/integration/reports-combine-export.test.ts runs them against DynamoDB Local.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { manualClock } from '../deps';
 import { AppError } from '../errors';
-import {
-  createReport,
-  getReport,
-  getReportItems,
-  newReportId,
-  replaceItems,
-  type ReportRecord,
-} from '../store/reports.repo';
+import { createJobRegistry } from '../jobs/registry';
+import type { ReportRecord } from '../store/reports.repo';
 import { refusal, setUnitEnv, unitReport } from '../../test/support/unit-fixtures';
-import { assertNoOverlap, recombineReport, requireReports, startCombine, startRecombine } from './combine';
-
-vi.mock('../store/reports.repo', () => ({
-  createReport: vi.fn(),
-  getReport: vi.fn(),
-  getReportItems: vi.fn(),
-  newReportId: vi.fn(),
-  replaceItems: vi.fn(),
-}));
+import {
+  assertNoOverlap,
+  recombineReport as recombineReportOf,
+  requireReports as requireReportsOf,
+  combineStatus,
+  startCombine as startCombineOf,
+  startRecombine as startRecombineOf,
+  type CombineDeps,
+  type CombineReports,
+} from './combine';
 
 setUnitEnv();
+
+/** The report store as a fake; `reports` (below) holds what getReport finds. */
+function fakeDeps() {
+  const clock = manualClock('2024-03-01T10:00:00Z');
+  return {
+    reports: {
+      getReport: vi.fn<CombineReports['getReport']>(async (_u, id) => reports.get(id) ?? null),
+      getReportItems: vi.fn<CombineReports['getReportItems']>(async () => []),
+      newReportId: vi.fn<CombineReports['newReportId']>(() => 'new'),
+      createReport: vi.fn<CombineReports['createReport']>(async (record) => ({ record, items: [] })),
+      replaceItems: vi.fn<CombineReports['replaceItems']>(),
+    },
+    jobs: createJobRegistry({ clock }),
+    clock,
+    waits: { startMs: () => 5_000, statusMs: () => 0 },
+  } satisfies CombineDeps;
+}
+
+let deps: ReturnType<typeof fakeDeps>;
+const requireReports = (userId: string, ids: string[]) => requireReportsOf(deps.reports, userId, ids);
+const startCombine = (userId: string, ids: string[], title?: string) => startCombineOf(deps, userId, ids, title);
+const startRecombine = (userId: string, id: string) => startRecombineOf(deps, userId, id);
+const recombineReport = (userId: string, id: string, p: typeof progress) => recombineReportOf(deps, userId, id, p);
 
 const progress = { step: vi.fn(), advance: vi.fn(), set: vi.fn() };
 
@@ -42,7 +62,7 @@ function catchSync(fn: () => void): AppError {
 let reports: Map<string, ReportRecord>;
 
 beforeEach(() => {
-  vi.resetAllMocks();
+  deps = fakeDeps();
   reports = new Map(
     [
       unitReport({
@@ -65,10 +85,6 @@ beforeEach(() => {
       }),
     ].map((r) => [r.id, r]),
   );
-  vi.mocked(getReport).mockImplementation(async (_u, id) => reports.get(id) ?? null);
-  vi.mocked(getReportItems).mockResolvedValue([]);
-  vi.mocked(newReportId).mockReturnValue('new');
-  vi.mocked(createReport).mockImplementation(async (record: ReportRecord) => ({ record, items: [] }) as never);
 });
 
 describe('requireReports', () => {
@@ -113,7 +129,7 @@ describe('startCombine', () => {
   it('combines ready reports into a new combined record: rows summed, periods united, the shared seller kept', async () => {
     const job = await startCombine('u1', ['a', 'b']);
     expect(job).toMatchObject({ status: 'done', report_id: 'new' });
-    const record = vi.mocked(createReport).mock.calls[0]![0];
+    const record = deps.reports.createReport.mock.calls[0]![0];
     expect(record).toMatchObject({
       is_combined: true,
       source_report_ids: ['a', 'b'],
@@ -125,12 +141,13 @@ describe('startCombine', () => {
       title: 'Сводный отчёт 01.01.2024–14.01.2024',
     });
     expect(record.warnings).toEqual([]);
+    expect(record.created_at).toBe('2024-03-01T10:00:00.000Z');
   });
 
   it('sources with different tax settings get the mixed_tax_profiles warning; a title given is kept', async () => {
     reports.set('b', { ...reports.get('b')!, tax_profile: { tax_system: 'usn_income', usn_rate: 4, vat_rate: 0 } });
     await startCombine('u1', ['a', 'b'], 'Мой');
-    const record = vi.mocked(createReport).mock.calls[0]![0];
+    const record = deps.reports.createReport.mock.calls[0]![0];
     expect(record.title).toBe('Мой');
     expect(record.warnings.map((w) => w.code)).toEqual(['mixed_tax_profiles']);
   });
@@ -138,17 +155,28 @@ describe('startCombine', () => {
   it('an overlapping selection is refused before any job starts', async () => {
     reports.set('b', { ...reports.get('b')!, identity: 'ia' });
     expect((await refusal(startCombine('u1', ['a', 'b']))).code).toBe('overlapping_reports');
-    expect(getReportItems).not.toHaveBeenCalled();
+    expect(deps.reports.getReportItems).not.toHaveBeenCalled();
   });
 
   it('a source that changed while its items were read is read again', async () => {
     let reads = 0;
-    vi.mocked(getReport).mockImplementation(async (_u, id) => {
+    deps.reports.getReport.mockImplementation(async (_u, id) => {
       const r = reports.get(id)!;
       return id === 'a' && ++reads === 3 ? { ...r, version: 2 } : r;
     });
     await startCombine('u1', ['a', 'b']);
-    expect(vi.mocked(getReportItems).mock.calls.filter((c) => c[0].id === 'a')).toHaveLength(2);
+    expect(deps.reports.getReportItems.mock.calls.filter((c) => c[0].id === 'a')).toHaveLength(2);
+  });
+});
+
+describe('combineStatus', () => {
+  it("the job of its registry for its owner; another owner's or an unknown id → null", async () => {
+    const job = await startCombine('u1', ['a', 'b']);
+    expect(await combineStatus(deps, 'u1', job.id)).toMatchObject({ status: 'done', report_id: 'new' });
+    expect(await combineStatus(deps, 'u2', job.id)).toBeNull();
+    expect(await combineStatus(deps, 'u1', 'no-such-job')).toBeNull();
+    // Another process (another registry) does not know the job: the 404 the route documents.
+    expect(await combineStatus({ ...deps, jobs: createJobRegistry({ clock: deps.clock }) }, 'u1', job.id)).toBeNull();
   });
 });
 
@@ -165,17 +193,17 @@ describe('recombine', () => {
 
   it('a combined report changed on every try → 409 report_busy after three attempts', async () => {
     reports.set('c', unitReport({ id: 'c', is_combined: true, source_report_ids: ['a', 'b'] }));
-    vi.mocked(replaceItems).mockResolvedValue(null);
+    deps.reports.replaceItems.mockResolvedValue(null);
     expect((await refusal(recombineReport('u1', 'c', progress))).code).toBe('report_busy');
-    expect(replaceItems).toHaveBeenCalledTimes(3);
+    expect(deps.reports.replaceItems).toHaveBeenCalledTimes(3);
   });
 
   it('keeps its seller and writes the sources as they are now', async () => {
     reports.set('c', unitReport({ id: 'c', is_combined: true, seller_id: 'mine', source_report_ids: ['a', 'b'] }));
     reports.set('b', { ...reports.get('b')!, version: 5 });
-    vi.mocked(replaceItems).mockImplementation(async (record: ReportRecord) => ({ record, items: [] }) as never);
+    deps.reports.replaceItems.mockImplementation(async (record: ReportRecord) => ({ record, items: [] }));
     expect(await recombineReport('u1', 'c', progress)).toBe('c');
-    const patch = vi.mocked(replaceItems).mock.calls[0]![2];
+    const patch = deps.reports.replaceItems.mock.calls[0]![2];
     expect(patch).not.toHaveProperty('seller_id');
     expect(patch.sources).toEqual([
       { id: 'a', version: 1, rebuilt_at: null },

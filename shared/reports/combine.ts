@@ -7,31 +7,38 @@
  * progress = sources read), merges them with the engine's combineItems, recomputes totals and
  * commission by category, and writes the new report: is_combined, source_report_ids, no source file,
  * the union of the periods, the sources' seller when they share one. No limits are charged.
+ * Each use case takes its dependencies first (CombineDeps): functions/reports/combine.handler.ts wires
+ * the report store, the process's job registry, the clock and the waits; unit tests pass fakes.
  */
-import { getConfig } from '../config';
 import type { CombineJob } from '../contract/shapes';
+import type { Clock } from '../deps';
 import { conflict, notFound, unprocessable } from '../errors';
-import { getJob, startJob, waitFor, type JobSnapshot, type ProgressReporter } from '../jobs/registry';
-import {
-  applyManualValue,
-  combineAllocations,
-  combineItems,
-  combinePeriods,
-  combineSellers,
-  commissionByCategory,
-  computeTotals,
-} from '../engine';
+import type { JobRegistry, JobSnapshot, ProgressReporter } from '../jobs/registry';
+// The engine's modules one by one, not its index: the index also holds the readers (SheetJS, yauzl).
+import { combineAllocations } from '../engine/allocation';
+import { applyManualValue } from '../engine/build';
+import { combineItems, combinePeriods, combineSellers } from '../engine/combine';
+import { commissionByCategory, computeTotals } from '../engine/totals';
 import type { ComputedItem, ManualValues, ReportWarning, TaxProfile } from '../engine/types';
 import type { StoredItem } from '../store/items.repo';
-import {
-  createReport,
-  getReport,
-  getReportItems,
-  newReportId,
-  replaceItems,
-  type ReportRecord,
-} from '../store/reports.repo';
+import type * as reportsRepo from '../store/reports.repo';
+import type { ReportRecord } from '../store/reports.repo';
 import { coversOfSources, findOverlap } from './report-identity';
+
+/** The report store as the combine use cases use it (shared/store/reports.repo.ts in production). */
+export type CombineReports = Pick<
+  typeof reportsRepo,
+  'getReport' | 'getReportItems' | 'createReport' | 'replaceItems' | 'newReportId'
+>;
+
+export interface CombineDeps {
+  reports: CombineReports;
+  /** The job registry of this process (one per combine function). */
+  jobs: JobRegistry;
+  clock: Clock;
+  /** How long a start waits for its job (COMBINE_WAIT_MS), and a status call (COMBINE_STATUS_WAIT_MS). */
+  waits: { startMs(): number; statusMs(): number };
+}
 
 export { MIN_COMBINE, MAX_COMBINE } from '../contract/shapes';
 
@@ -45,8 +52,12 @@ export const reportNotFound = (details: Record<string, unknown> = {}) => {
  * The caller's ready reports with these ids, in the given order; 404 `report_not_found` listing the
  * ids that are not the caller's (missing, another user's or malformed: never says which).
  */
-export async function requireReports(userId: string, reportIds: readonly string[]): Promise<ReportRecord[]> {
-  const records = await Promise.all(reportIds.map((id) => getReport(userId, id)));
+export async function requireReports(
+  reports: Pick<CombineReports, 'getReport'>,
+  userId: string,
+  reportIds: readonly string[],
+): Promise<ReportRecord[]> {
+  const records = await Promise.all(reportIds.map((id) => reports.getReport(userId, id)));
   const missing = reportIds.filter((_, i) => records[i] === null);
   if (missing.length > 0) throw reportNotFound({ report_ids: missing });
   return records as ReportRecord[];
@@ -73,12 +84,16 @@ const sameTax = (a: TaxProfile, b: TaxProfile) =>
  * generation while we read would otherwise hand us a half-deleted generation. Re-reads the record
  * after the items and retries when it changed; a source deleted meanwhile → 404.
  */
-async function readSource(userId: string, reportId: string): Promise<{ record: ReportRecord; items: StoredItem[] }> {
+async function readSource(
+  reports: CombineReports,
+  userId: string,
+  reportId: string,
+): Promise<{ record: ReportRecord; items: StoredItem[] }> {
   for (let attempt = 0; ; attempt++) {
-    const record = await getReport(userId, reportId);
+    const record = await reports.getReport(userId, reportId);
     if (!record) throw reportNotFound({ report_ids: [reportId] });
-    const items = await getReportItems(record);
-    const after = await getReport(userId, reportId);
+    const items = await reports.getReportItems(record);
+    const after = await reports.getReport(userId, reportId);
     if (!after) throw reportNotFound({ report_ids: [reportId] });
     if (after.version === record.version && after.items_gen === record.items_gen) return { record, items };
     if (attempt >= 4) throw new Error(`combine: report ${reportId} kept changing while being read`);
@@ -122,6 +137,7 @@ interface Combined {
 
 /** Reads the sources (each consistent with one version of it) and merges them. */
 async function combineSources(
+  reports: CombineReports,
   userId: string,
   reportIds: readonly string[],
   progress: ProgressReporter,
@@ -131,7 +147,7 @@ async function combineSources(
   const sources: Array<{ record: ReportRecord; items: StoredItem[] }> = [];
   for (const id of reportIds) {
     progress.step('reading');
-    sources.push(await readSource(userId, id));
+    sources.push(await readSource(reports, userId, id));
     progress.advance();
   }
   progress.step('merging');
@@ -186,15 +202,16 @@ async function combineSources(
 
 /** Reads, merges and writes: the job's body. Returns the new report's id. */
 export async function buildCombinedReport(
+  deps: Pick<CombineDeps, 'reports' | 'clock'>,
   userId: string,
   reportIds: readonly string[],
   title: string | undefined,
   progress: ProgressReporter,
 ): Promise<string> {
-  const { items, fields } = await combineSources(userId, reportIds, progress);
+  const { items, fields } = await combineSources(deps.reports, userId, reportIds, progress);
   const record: ReportRecord = {
     ...fields,
-    id: newReportId(),
+    id: deps.reports.newReportId(),
     user_id: userId,
     title: title ?? defaultCombinedTitle(fields),
     report_number: null,
@@ -203,11 +220,11 @@ export async function buildCombinedReport(
     source_path: null,
     source_name: null,
     source_size: null,
-    created_at: new Date().toISOString(),
+    created_at: deps.clock.now().toISOString(),
   };
   progress.advance();
   progress.step('writing');
-  const created = await createReport(record, items);
+  const created = await deps.reports.createReport(record, items);
   return created.record.id;
 }
 
@@ -216,13 +233,18 @@ export async function buildCombinedReport(
  * `overlapping_reports` for a selection counting a report twice), then waits up to COMBINE_WAIT_MS
  * for it, so a quick combine answers `done` with its report id at once.
  */
-export async function startCombine(userId: string, reportIds: readonly string[], title?: string): Promise<JobSnapshot> {
-  assertNoOverlap(await requireReports(userId, reportIds));
+export async function startCombine(
+  deps: CombineDeps,
+  userId: string,
+  reportIds: readonly string[],
+  title?: string,
+): Promise<JobSnapshot> {
+  assertNoOverlap(await requireReports(deps.reports, userId, reportIds));
   const ids = [...reportIds];
-  const job = startJob(userId, ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
-    buildCombinedReport(userId, ids, title, progress),
+  const job = deps.jobs.startJob(userId, ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
+    buildCombinedReport(deps, userId, ids, title, progress),
   );
-  return waitFor(job, getConfig().COMBINE_WAIT_MS);
+  return deps.jobs.waitFor(job, deps.waits.startMs());
 }
 
 /** Steps of a combine after reading its sources: merging, writing. */
@@ -233,10 +255,10 @@ export const COMBINE_STEPS_AFTER_READING = 2;
  * On Lambda a job runs only while some request of its function runs (the environment is frozen in
  * between), so each status call also gives the job that much CPU time. null for an unknown job.
  */
-export async function combineStatus(userId: string, jobId: string, waitMs = getConfig().COMBINE_STATUS_WAIT_MS) {
-  const job = getJob(userId, jobId);
+export async function combineStatus(deps: CombineDeps, userId: string, jobId: string): Promise<JobSnapshot | null> {
+  const job = deps.jobs.getJob(userId, jobId);
   if (!job) return null;
-  return waitFor(job, waitMs);
+  return deps.jobs.waitFor(job, deps.waits.statusMs());
 }
 
 const RECOMBINE_ATTEMPTS = 3;
@@ -250,9 +272,9 @@ export const sourcesMissing = (ids: string[]) =>
   });
 
 /** The sources of a combined report that are gone (not among the caller's ready reports). */
-async function missingSources(userId: string, record: ReportRecord): Promise<string[]> {
+async function missingSources(reports: CombineReports, userId: string, record: ReportRecord): Promise<string[]> {
   const ids = record.source_report_ids ?? [];
-  const found = await Promise.all(ids.map((id) => getReport(userId, id)));
+  const found = await Promise.all(ids.map((id) => reports.getReport(userId, id)));
   return ids.filter((_, i) => found[i] === null);
 }
 
@@ -261,20 +283,27 @@ async function missingSources(userId: string, record: ReportRecord): Promise<str
  * generation, switched in one conditional update like a rebuild; corrections made on the combined
  * report are re-applied by article). Retries when the report changed meanwhile.
  */
-export async function recombineReport(userId: string, reportId: string, progress: ProgressReporter): Promise<string> {
+export async function recombineReport(
+  deps: Pick<CombineDeps, 'reports' | 'clock'>,
+  userId: string,
+  reportId: string,
+  progress: ProgressReporter,
+): Promise<string> {
+  const { reports } = deps;
   for (let attempt = 1; ; attempt++) {
-    const record = await getReport(userId, reportId);
+    const record = await reports.getReport(userId, reportId);
     if (!record) throw reportNotFound({ report_ids: [reportId] });
-    const missing = await missingSources(userId, record);
+    const missing = await missingSources(reports, userId, record);
     if (missing.length > 0) throw sourcesMissing(missing);
     const manual: Record<string, ManualValues> = {};
-    for (const it of await getReportItems(record))
+    for (const it of await reports.getReportItems(record))
       if (Object.keys(it.manual_values ?? {}).length > 0) manual[it.article] = it.manual_values;
-    const { items, fields } = await combineSources(userId, record.source_report_ids ?? [], progress, manual);
+    const { items, fields } = await combineSources(reports, userId, record.source_report_ids ?? [], progress, manual);
     const { seller_id: _seller, ...patch } = fields;
     progress.advance();
     progress.step('writing');
-    const replaced = await replaceItems(record, items, { ...patch, rebuilt_at: new Date().toISOString() });
+    const rebuiltAt = deps.clock.now().toISOString();
+    const replaced = await reports.replaceItems(record, items, { ...patch, rebuilt_at: rebuiltAt });
     if (replaced) return record.id;
     if (attempt >= RECOMBINE_ATTEMPTS)
       throw conflict('report_busy', 'The report is being changed by another request; try again');
@@ -287,15 +316,15 @@ export async function recombineReport(userId: string, reportId: string, progress
  * uploaded one, 409 `source_missing` when a source is gone; else a job like combine's (same status
  * route) whose report_id is this report's.
  */
-export async function startRecombine(userId: string, reportId: string): Promise<JobSnapshot> {
-  const [record] = await requireReports(userId, [reportId]);
+export async function startRecombine(deps: CombineDeps, userId: string, reportId: string): Promise<JobSnapshot> {
+  const [record] = await requireReports(deps.reports, userId, [reportId]);
   if (!record!.is_combined || !record!.source_report_ids?.length) throw notCombined();
-  const missing = await missingSources(userId, record!);
+  const missing = await missingSources(deps.reports, userId, record!);
   if (missing.length > 0) throw sourcesMissing(missing);
-  const job = startJob(userId, record!.source_report_ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
-    recombineReport(userId, record!.id, progress),
+  const job = deps.jobs.startJob(userId, record!.source_report_ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
+    recombineReport(deps, userId, record!.id, progress),
   );
-  return waitFor(job, getConfig().COMBINE_WAIT_MS);
+  return deps.jobs.waitFor(job, deps.waits.startMs());
 }
 
 /** A job as the API shows it: {job_id, status, progress, report_id?, error?}. */

@@ -5,7 +5,7 @@
  * 409 `duplicate_report` before anything is charged unless the request allows it.
  */
 import { conflict } from '../errors';
-import { parseFileMeta } from '../engine';
+import { parseFileMeta } from '../engine/read';
 import { findReportsByIdentity } from '../store/identities.repo';
 import { getReportAnyStatus } from '../store/reports.repo';
 import type { InputFile } from './file-input';

@@ -5,24 +5,28 @@
  * its report (404 otherwise) → apply the value to the effective values with the report's snapshot
  * tax profile (computed values untouched) → store the item → recompute the report's totals and
  * commission by category from all its items, under the record's version so concurrent corrections
- * never lose each other's effect on the totals.
+ * never lose each other's effect on the totals. Takes its dependencies first (ManualValueDeps): the
+ * handler wires the report store and the summary writer, unit tests pass fakes.
  */
 import { conflict, notFound, unprocessable } from '../errors';
-import {
-  applyManualValue,
-  commissionByCategory,
-  computeTotals,
-  FIELD_BY_NAME,
-  FieldNotCorrectableError,
-  isCorrectable,
-  manualValueRange,
-  type ItemValues,
-} from '../engine';
-import { backoff, sleep } from '../store/dynamo-errors';
+// The engine's modules one by one, not its index: the index also holds the readers (SheetJS, yauzl).
+import { applyManualValue, FieldNotCorrectableError, manualValueRange } from '../engine/build';
+import { FIELD_BY_NAME, isCorrectable } from '../engine/fields';
+import { commissionByCategory, computeTotals } from '../engine/totals';
+import type { ItemValues } from '../engine/types';
+import { backoff } from '../store/dynamo-errors';
 import { genOfItemId, reportIdOfItem, type StoredItem } from '../store/items.repo';
-import { getReport, getReportItems, saveItemCorrection } from '../store/reports.repo';
-import { writeReportSummary } from './analytics';
+import type * as reportsRepo from '../store/reports.repo';
+import type { writeReportSummary } from './analytics';
 import { valueFromApi } from './present';
+
+export interface ManualValueDeps {
+  reports: Pick<typeof reportsRepo, 'getReport' | 'getReportItems' | 'saveItemCorrection'>;
+  /** The report's analytics summary after a change (shared/reports/analytics.ts writeReportSummary). */
+  writeSummary: typeof writeReportSummary;
+  /** The wait between attempts after a concurrent change (backoff). */
+  sleep(ms: number): Promise<void>;
+}
 
 const itemNotFound = () => notFound('Item not found', 'item_not_found');
 const MAX_ATTEMPTS = 20;
@@ -60,6 +64,7 @@ export function assertManualValueInRange(field: string, value: number): void {
 }
 
 export async function setManualValue(
+  deps: ManualValueDeps,
   userId: string,
   itemId: string,
   field: string,
@@ -72,15 +77,15 @@ export async function setManualValue(
   if (value !== null) assertManualValueInRange(field, value);
   const units = value === null ? null : valueFromApi(field, value);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    if (attempt > 0) await sleep(backoff(attempt));
-    const record = await getReport(userId, reportId);
+    if (attempt > 0) await deps.sleep(backoff(attempt));
+    const record = await deps.reports.getReport(userId, reportId);
     if (!record) throw itemNotFound();
     // A rebuild switched the report to new items meanwhile: this item id belongs to the replaced ones.
     if ((record.items_gen ?? 1) !== gen) {
       if (attempt === 0) throw itemNotFound();
       throw conflict('report_rebuilt', 'The report was rebuilt meanwhile; set the value again');
     }
-    const items = await getReportItems(record);
+    const items = await deps.reports.getReportItems(record);
     const item = items.find((i) => i.item_id === itemId);
     if (!item) throw itemNotFound();
     const next = applyManualValue(item, field, units, record.tax_profile);
@@ -94,7 +99,7 @@ export async function setManualValue(
         value,
       });
     }
-    const outcome = await saveItemCorrection({
+    const outcome = await deps.reports.saveItemCorrection({
       userId,
       reportId,
       itemId,
@@ -106,7 +111,7 @@ export async function setManualValue(
     });
     if (outcome === 'missing') throw itemNotFound();
     if (outcome === 'ok') {
-      await writeReportSummary({ ...record, version: (record.version ?? 1) + 1 }, all);
+      await deps.writeSummary({ ...record, version: (record.version ?? 1) + 1 }, all);
       return { item: updated, totals };
     }
   }

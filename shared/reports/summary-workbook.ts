@@ -1,0 +1,33 @@
+/** POST /api/reports/summary-export (shared/reports/exports.ts says how the exports are split). */
+import { exportSummaryXls } from '../export/xls-summary';
+import type { SummaryRow } from '../export/types';
+import type { SellerRecord } from '../store/sellers.repo';
+import { assertNoOverlap, reportNotFound, requireReports } from './combine';
+import { XLS_TYPE, type ExportDeps, type FileOut } from './exports';
+
+/** POST /api/reports/summary-export: one template row per report, in the order given. */
+export async function summaryWorkbook(
+  deps: ExportDeps,
+  userId: string,
+  reportIds: readonly string[],
+): Promise<FileOut> {
+  if (reportIds.length === 0) throw reportNotFound();
+  const records = await requireReports(deps.reports, userId, reportIds);
+  assertNoOverlap(records);
+  const sellers = new Map<string, SellerRecord>();
+  if (records.some((r) => r.seller_id)) for (const s of await deps.sellers.listSellers(userId)) sellers.set(s.id, s);
+  const rows: SummaryRow[] = records.map((r) => {
+    const seller = r.seller_id ? sellers.get(r.seller_id) : undefined;
+    return {
+      report_number: r.report_number,
+      title: r.title,
+      seller: seller ? { number: seller.number, name: seller.name } : null,
+      period_from: r.period_from,
+      period_to: r.period_to,
+      rows: r.rows,
+      totals: r.totals,
+    };
+  });
+  const day = deps.clock.now().toISOString().slice(0, 10);
+  return { filename: `Сводная ${day}.xls`, contentType: XLS_TYPE, data: exportSummaryXls(rows) };
+}
