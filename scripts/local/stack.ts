@@ -9,6 +9,7 @@ import { emulatorEnv, startEmulators } from './emulators';
 import { startMailbox } from './mailbox';
 import { startOffline, repoRoot } from './offline';
 import { assertPortFree, freePorts } from './ports';
+import { step, type StepListener } from './steps';
 import { startWeb, webConfig } from './web';
 
 export interface StackPorts {
@@ -45,6 +46,8 @@ export interface StackOptions {
   log?: (source: 'api' | 'web' | 'dynamodb', line: string) => void;
   /** Environment of the process (default process.env): ports are read from it. */
   env?: NodeJS.ProcessEnv;
+  /** Told when each step starts and ends, with its time (`npm start` prints them). */
+  progress?: StepListener;
 }
 
 export interface Stack {
@@ -165,6 +168,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       // People open localhost; the Vite server itself listens on 127.0.0.1.
       corsOrigins: [webOrigin, `http://127.0.0.1:${ports.web}`],
       log: opts.log ? (l) => opts.log?.('dynamodb', l) : undefined,
+      progress: opts.progress,
     }).then((e) => {
       stops.push(e.stop);
       return e;
@@ -173,6 +177,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       httpPort: ports.api,
       lambdaPort: ports.lambda,
       log: opts.log ? (l) => opts.log?.('api', l) : undefined,
+      progress: opts.progress,
     }).then((o) => {
       stops.push(o.stop);
       return o;
@@ -186,16 +191,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // The seed runs in this process with the stack's settings (shared/config.ts reads process.env).
     Object.assign(process.env, env);
     resetConfig();
-    const seeding = (async () => {
+    const seeding = step(opts.progress, 'demo account and sample report', async () => {
       const demo = await ensureDemoUser({ email: DEMO_EMAIL, passwordHash: await hashPassword(demoPassword) });
       const report = await seedDemoReport({ userId: demo.userId, userCreated: demo.created });
       return { demo, report };
-    })();
-    const mailboxP = startMailbox({
-      port: ports.mailbox,
-      sesEndpoint: env.SES_ENDPOINT!,
-      apiUrl: `http://localhost:${ports.api}`,
-    }).then((m) => {
+    });
+    const mailboxP = step(opts.progress, `mailbox page on :${ports.mailbox}`, () =>
+      startMailbox({
+        port: ports.mailbox,
+        sesEndpoint: env.SES_ENDPOINT!,
+        apiUrl: `http://localhost:${ports.api}`,
+      }),
+    ).then((m) => {
       stops.push(m.stop);
       return m;
     });
@@ -203,12 +210,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     let webUrl: string | undefined;
     if (withWeb) {
-      const web = await startWeb({
-        root: repoRoot,
-        port: ports.web,
-        apiBaseUrl: offline.baseUrl,
-        log: opts.log ? (l) => opts.log?.('web', l) : undefined,
-      });
+      const web = await step(opts.progress, `web app (Vite) on :${ports.web}`, () =>
+        startWeb({
+          root: repoRoot,
+          port: ports.web,
+          apiBaseUrl: offline.baseUrl,
+          log: opts.log ? (l) => opts.log?.('web', l) : undefined,
+        }),
+      );
       stops.push(web.stop);
       webUrl = web.url;
     }
