@@ -42,9 +42,12 @@ export function fieldDef(name: FieldName): FieldDef {
   return def;
 }
 
-/** Column title with its unit: money titles get ", ₽"; qty and percent titles already say "шт"/"%". */
+/**
+ * Column title with its unit: money titles get ", ₽" unless they name it already («Себестоимость за шт,
+ * ₽»); qty and percent titles already say "шт"/"%".
+ */
 export function columnTitle(def: FieldDef): string {
-  return def.unit === 'money' ? `${def.title}, ₽` : def.title;
+  return def.unit === 'money' && !def.title.includes('₽') ? `${def.title}, ₽` : def.title;
 }
 
 /** Sum of one field over items, in the field's storage unit (kopecks stay integers); null counts as 0. */

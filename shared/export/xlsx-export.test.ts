@@ -186,6 +186,23 @@ describe('exportReportXlsx', () => {
     expect(ws.getColumn(col('realization')).width).toBeGreaterThanOrEqual(12);
   });
 
+  it('prints landscape, one page wide, the header row repeated on every page (every sheet)', () => {
+    for (const name of [SHEET_ITEMS, SHEET_COMMISSION, SHEET_SUMMARY]) {
+      const setup = wb.getWorksheet(name)!.pageSetup;
+      expect(setup, name).toMatchObject({ orientation: 'landscape', paperSize: 9, fitToPage: true, fitToWidth: 1 });
+      expect(setup.fitToHeight, name).toBe(0);
+    }
+    expect(ws.pageSetup.printTitlesRow).toBe('1:1');
+    expect(wb.getWorksheet(SHEET_COMMISSION)!.pageSetup.printTitlesRow).toBe('1:1');
+    expect((wb.getWorksheet(SHEET_COMMISSION)!.views[0] as ExcelJS.WorksheetViewFrozen).ySplit).toBe(1);
+  });
+
+  it('names the rouble once in every header («Себестоимость за шт, ₽», never «…, ₽, ₽»)', () => {
+    const header = rowValues(ws, 1, width).map(String);
+    expect(header).toContain('Себестоимость за шт, ₽');
+    expect(header.filter((h) => (h.match(/₽/g) ?? []).length > 1)).toEqual([]);
+  });
+
   it('writes text from the file as text: a formula-looking article stays a string', async () => {
     const row = ws.getRow(4);
     for (const [c, text] of [
