@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs';
 import yauzl from 'yauzl';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { FIELDS, type FieldName } from '../engine/fields';
-import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, PAYOUT_LINES, columnTitle, fieldDef } from './columns';
+import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, PAYOUT_LINES, columnTitle, fieldDef, isUnknownRate } from './columns';
 import { FORMULA_ARTICLE, sampleReport } from '../../test/support/sample-report.fixture';
 import {
   MANUAL_FILL_ARGB,
@@ -195,6 +195,19 @@ describe('exportReportXlsx', () => {
     expect(ws.pageSetup.printTitlesRow).toBe('1:1');
     expect(wb.getWorksheet(SHEET_COMMISSION)!.pageSetup.printTitlesRow).toBe('1:1');
     expect((wb.getWorksheet(SHEET_COMMISSION)!.views[0] as ExcelJS.WorksheetViewFrozen).ySplit).toBe(1);
+  });
+
+  it('leaves the kVV rate of an article without sales or returns empty (unknown, not 0)', async () => {
+    const base = sampleReport();
+    const first = base.items[0]!;
+    const none = { ...first.effective, sales_qty: 0, returns_qty: 0, category_commission_percent: 0 };
+    const r: ExportReport = { ...base, items: [{ ...first, computed: none, effective: none }] };
+    const sheet = (await load(await exportReportXlsx(r))).getWorksheet(SHEET_ITEMS)!;
+    expect(sheet.getRow(2).getCell(col('category_commission_percent')).value).toBeNull();
+    expect(
+      isUnknownRate('category_commission_percent', { sales_qty: 0, returns_qty: 1, category_commission_percent: 0 }),
+    ).toBe(false);
+    expect(isUnknownRate('margin', none)).toBe(false);
   });
 
   it('names the rouble once in every header («Себестоимость за шт, ₽», never «…, ₽, ₽»)', () => {

@@ -24,6 +24,7 @@ import {
   formatFieldValue,
   formatRoubles,
   formatTimestamp,
+  isUnknownRate,
   safeText,
   sumField,
 } from './columns';
@@ -159,7 +160,7 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
     defs.forEach((def, i) => {
       const field = EXPORT_FIELD_ORDER[i]!;
       const cell = row.getCell(firstField + i);
-      const value = cellNumber(def, item.effective[field]);
+      const value = isUnknownRate(field, item.effective) ? null : cellNumber(def, item.effective[field]);
       if (value !== null) cell.value = value;
       cell.numFmt = NUM_FMT[def.unit];
       if (item.manual_values[field] !== undefined && item.manual_values[field] !== null) {

@@ -25,6 +25,7 @@ import { COLUMN_GROUPS, displayArticle, FIELD_BY_NAME, type FieldUnit } from '..
 import { articlesCount, editText, formatByUnit, formatInt, normaliseForUnit, parseNumberInput } from '../lib/format';
 import { ErrorMessage } from './error-message';
 import { SortHeader } from './sort-header';
+import { isUnknownRate } from '../../../shared/export/columns';
 
 const ROW_HEIGHT = 34;
 /**
@@ -649,7 +650,8 @@ function cellText(item: Item, field: string, unit: FieldUnit): string {
   let texts = cellTexts.get(item);
   if (!texts) cellTexts.set(item, (texts = new Map()));
   let text = texts.get(field);
-  if (text === undefined) texts.set(field, (text = formatByUnit(unit, item.effective[field])));
+  if (text === undefined)
+    texts.set(field, (text = isUnknownRate(field, item.effective) ? '—' : formatByUnit(unit, item.effective[field])));
   return text;
 }
 
