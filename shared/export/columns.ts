@@ -56,6 +56,7 @@ export function columnTitle(def: FieldDef): string {
  */
 export function isUnknownRate(field: string, values: Partial<Record<string, number | null>>): boolean {
   return (
+    // The web table has the same rule (web/src/components/items-table.tsx).
     field === 'category_commission_percent' &&
     !values.category_commission_percent &&
     !values.sales_qty &&

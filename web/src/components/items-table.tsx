@@ -25,7 +25,6 @@ import { COLUMN_GROUPS, displayArticle, FIELD_BY_NAME, type FieldUnit } from '..
 import { articlesCount, editText, formatByUnit, formatInt, normaliseForUnit, parseNumberInput } from '../lib/format';
 import { ErrorMessage } from './error-message';
 import { SortHeader } from './sort-header';
-import { isUnknownRate } from '../../../shared/export/columns';
 
 const ROW_HEIGHT = 34;
 /**
@@ -642,6 +641,19 @@ interface ValueCellProps {
   saving: boolean;
   testId: string;
   actions: RowActions;
+}
+
+/**
+ * The «Размер кВВ, %» of an article without a sale or a return is unknown, not 0 (no row stated a rate;
+ * the engine keeps 0): «—». The export leaves the cell empty by the same rule (shared/export/columns.ts).
+ */
+export function isUnknownRate(field: string, values: Partial<Record<string, number | null>>): boolean {
+  return (
+    field === 'category_commission_percent' &&
+    !values.category_commission_percent &&
+    !values.sales_qty &&
+    !values.returns_qty
+  );
 }
 
 /** Cell text per item and field, formatted once (a row mounts again each time it scrolls back in). */
