@@ -174,6 +174,23 @@ describe('items table', () => {
     }
   });
 
+  it('orders the articles by realization, largest first, before any header is clicked', async () => {
+    const original = report.items;
+    report.items = [
+      item('i1', 'SMALL', { realization: 100 }),
+      item('i2', 'BIG', { realization: 5000 }),
+      item('i3', 'MID', { realization: 900 }),
+    ];
+    try {
+      renderReport();
+      await screen.findByTestId('row-BIG');
+      const order = screen.getAllByTestId(/^row-/).map((r) => r.dataset.testid);
+      expect(order).toEqual(['row-BIG', 'row-MID', 'row-SMALL']);
+    } finally {
+      report.items = original;
+    }
+  });
+
   it('edits a cell in place: PUT with the field and the value in roubles, then marks it corrected with the computed value on hover', async () => {
     nextPut = (body) => {
       const corrected = values({ realization: 1500.5, profit: 565.94 });

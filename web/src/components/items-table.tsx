@@ -101,6 +101,9 @@ function buildColumns(): ColumnDef<Item, unknown>[] {
 
 const COLUMNS = buildColumns();
 
+/** The table's first order: realization, largest first. */
+export const DEFAULT_SORTING: SortingState = [{ id: 'realization', desc: true }];
+
 /** Pixels of columns rendered beyond the visible part: to the left, and (more) to the right, where reading goes. */
 const COLUMN_OVERSCAN_LEFT_PX = 320;
 const COLUMN_OVERSCAN_RIGHT_PX = 1000;
@@ -164,7 +167,8 @@ const matches = (item: Item, needle: string) =>
 export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps) {
   const [search, setSearch] = useState('');
   const deferredSearch = useDeferredValue(search);
-  const [sorting, setSorting] = useState<SortingState>([]);
+  // Read like a P&L: the articles that sell most first (a click on any header reorders).
+  const [sorting, setSorting] = useState<SortingState>(DEFAULT_SORTING);
   const [choice, setChoice] = useState<ColumnChoice>(loadColumnChoice);
   const hiddenGroups = useMemo(() => new Set(choice.hiddenGroups), [choice.hiddenGroups]);
   const [editing, setEditing] = useState<EditState | null>(null);
