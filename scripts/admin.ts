@@ -4,13 +4,15 @@
  *   npm run admin -- grant <email>          make the account an administrator
  *   npm run admin -- top-up <email> <rows>  add row limits (same transaction as the top-up route)
  *
- * It talks to DynamoDB only. By default it targets the local stack of `npm start` (DynamoDB Local on
- * http://localhost:8000, table report-profitability-local); DYNAMODB_ENDPOINT, DYNAMODB_PORT,
- * TABLE_NAME and AWS_REGION override that, and an empty DYNAMODB_ENDPOINT means real AWS with the
- * usual credential chain.
+ * It talks to DynamoDB only. By default it targets the local stack of `npm start` by the stack's own
+ * port settings (adminTarget: DYNAMODB_ENDPOINT, DYNAMODB_PORT, the running stack's .data/stack.json,
+ * the default port), says which, and refuses when nothing answers there; TABLE_NAME and AWS_REGION
+ * override the table, and an empty DYNAMODB_ENDPOINT means real AWS with the usual credential chain.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import { configuredPort, PORT_SETTINGS, readStackFile } from './local/port-settings';
 import { notFound } from '../shared/errors';
 import { topUp, type TopUpResult } from '../shared/store/limits.repo';
 import { ensureSeed } from '../shared/store/seed';
@@ -33,16 +35,60 @@ export async function adminTopUp(email: string, rows: number, idempotencyKey?: s
   return topUp({ userId: user.id, rows, idempotencyKey });
 }
 
+/** The stack's data folder: RP_DATA_DIR as `npm start` reads it, else <root>/.data. */
+function dataDirOf(env: NodeJS.ProcessEnv, root: string): string {
+  return env.RP_DATA_DIR ? path.resolve(env.RP_DATA_DIR) : path.join(root, '.data');
+}
+
+/** Where the tool's DynamoDB is, and why (printed before anything is done). */
+export interface AdminTarget {
+  /** The endpoint, or null for real AWS (DYNAMODB_ENDPOINT set empty). */
+  endpoint: string | null;
+  /** Whether a local endpoint must answer before anything is done. */
+  local: boolean;
+  reason: string;
+}
+
+/**
+ * The DynamoDB the tool talks to, by the same settings as `npm start` (scripts/local/port-settings.ts):
+ * DYNAMODB_ENDPOINT when set (empty: real AWS); else DYNAMODB_PORT; else the port the stack running
+ * on the same data folder (RP_DATA_DIR or <root>/.data) wrote into its stack.json; else DYNAMODB_PORT's default — said so, and checked
+ * to answer before use (runAdmin), never assumed silently.
+ */
+export function adminTarget(env: NodeJS.ProcessEnv, root = path.resolve(__dirname, '..')): AdminTarget {
+  const endpoint = env.DYNAMODB_ENDPOINT;
+  if (endpoint === '') return { endpoint: null, local: false, reason: 'DYNAMODB_ENDPOINT is empty: AWS' };
+  if (endpoint !== undefined) return { endpoint, local: true, reason: 'DYNAMODB_ENDPOINT' };
+  const setting = PORT_SETTINGS.dynamodb;
+  const configured = configuredPort('dynamodb', env);
+  const at = (port: number) => `http://localhost:${port}`;
+  if (configured.fromEnv)
+    return { endpoint: at(configured.port), local: true, reason: `${setting.variable}=${configured.port}` };
+  const running = readStackFile(dataDirOf(env, root));
+  if (running)
+    return {
+      endpoint: at(running.ports.dynamodb),
+      local: true,
+      reason: `the local stack running now (pid ${running.pid}, .data/stack.json)`,
+    };
+  return {
+    endpoint: at(configured.port),
+    local: true,
+    reason: `${setting.variable} unset and no local stack recorded in .data/stack.json: the default of npm start`,
+  };
+}
+
 /**
  * The environment for the local stack. shared/config.ts validates the whole configuration, including
  * settings this tool never uses (mail, bucket, JWT secret); those get the local stack's values so the
  * parse passes — none of them is used to sign, send or store anything here.
  */
-export function applyLocalDefaults(env: NodeJS.ProcessEnv, root = path.resolve(__dirname, '..')): void {
+export function applyLocalDefaults(env: NodeJS.ProcessEnv, root = path.resolve(__dirname, '..')): AdminTarget {
   const setDefault = (k: string, v: string) => {
     if (env[k] === undefined) env[k] = v;
   };
-  setDefault('DYNAMODB_ENDPOINT', `http://localhost:${env.DYNAMODB_PORT ?? '8000'}`);
+  const target = adminTarget(env, root);
+  if (target.endpoint !== null) setDefault('DYNAMODB_ENDPOINT', target.endpoint);
   setDefault('TABLE_NAME', 'report-profitability-local');
   setDefault('AWS_REGION', 'eu-central-1');
   if (env.DYNAMODB_ENDPOINT) {
@@ -50,7 +96,7 @@ export function applyLocalDefaults(env: NodeJS.ProcessEnv, root = path.resolve(_
     setDefault('AWS_ACCESS_KEY_ID', 'S3RVER');
     setDefault('AWS_SECRET_ACCESS_KEY', 'S3RVER');
   }
-  const secretFile = path.join(root, '.data', 'jwt-secret');
+  const secretFile = path.join(dataDirOf(env, root), 'jwt-secret');
   setDefault(
     'JWT_SECRET',
     existsSync(secretFile) ? readFileSync(secretFile, 'utf8').trim() : 'admin-tool-signs-no-tokens',
@@ -58,6 +104,29 @@ export function applyLocalDefaults(env: NodeJS.ProcessEnv, root = path.resolve(_
   setDefault('BUCKET_NAME', 'report-profitability-local');
   setDefault('MAIL_FROM', 'no-reply@report-profitability.local');
   setDefault('APP_URL', 'http://localhost:5173');
+  return target;
+}
+
+/** Refuses (throws) when nothing accepts connections at a local endpoint: no guessing at an empty port. */
+export async function assertTargetAnswers(target: AdminTarget, timeoutMs = 2_000): Promise<void> {
+  if (!target.local || target.endpoint === null) return;
+  const url = new URL(target.endpoint);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const ok = await new Promise<boolean>((resolve) => {
+    const s = net.connect({ port, host: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname });
+    const done = (v: boolean) => {
+      s.destroy();
+      resolve(v);
+    };
+    s.setTimeout(timeoutMs, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+  if (!ok)
+    throw new Error(
+      `Nothing answers at ${target.endpoint} (${target.reason}). Start the local stack (npm start), or say where ` +
+        `DynamoDB is: DYNAMODB_PORT=<port of npm start> or DYNAMODB_ENDPOINT=<url> (empty for AWS).`,
+    );
 }
 
 const USAGE = [
@@ -66,8 +135,9 @@ const USAGE = [
   "  npm run admin -- top-up <email> <rows>  add rows to the account's limits, with a limit_history record",
   '  npm run admin -- --help                 this text',
   '',
-  'Locally it talks to DynamoDB Local (DYNAMODB_ENDPOINT, default http://localhost:8000); on AWS unset',
-  'DYNAMODB_ENDPOINT and set AWS_REGION and TABLE_NAME.',
+  'Locally it talks to the DynamoDB Local of `npm start`: DYNAMODB_ENDPOINT, else DYNAMODB_PORT, else the port',
+  'the running stack recorded in .data/stack.json, else 8000 (the default of npm start) — it says which, and',
+  'refuses when nothing answers there. On AWS set DYNAMODB_ENDPOINT= (empty), AWS_REGION and TABLE_NAME.',
 ].join('\n');
 
 export async function runAdmin(argv: string[], out: (line: string) => void = console.log): Promise<number> {
@@ -96,8 +166,15 @@ export async function runAdmin(argv: string[], out: (line: string) => void = con
 }
 
 if (require.main === module) {
-  applyLocalDefaults(process.env);
-  runAdmin(process.argv.slice(2)).then(
+  const main = async (): Promise<number> => {
+    const argv = process.argv.slice(2);
+    if (argv.length === 0 || ['--help', '-h', 'help'].includes(argv[0]!)) return runAdmin(argv);
+    const target = applyLocalDefaults(process.env);
+    console.error(`DynamoDB: ${target.endpoint ?? 'AWS'} (${target.reason}), table ${process.env.TABLE_NAME}`);
+    await assertTargetAnswers(target);
+    return runAdmin(argv);
+  };
+  main().then(
     (code) => process.exit(code),
     (e: unknown) => {
       console.error(e instanceof Error ? e.message : String(e));

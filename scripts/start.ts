@@ -12,6 +12,7 @@ import { repoRoot } from './local/offline';
 import { PortInUseError } from './local/ports';
 import { onUnexpectedExit } from './local/process';
 import { startStack, type Stack } from './local/stack';
+import { formatDuration, stepPrinter } from './local/steps';
 import { webConfig } from './local/web';
 
 // Locally Node 20 runs what Lambda runs on 22: the AWS SDK's notice about that is noise here.
@@ -70,19 +71,26 @@ onUnexpectedExit((name, code, signal) => {
 });
 
 async function main(): Promise<void> {
+  const startedAt = Date.now();
   console.log('Starting the local stack (DynamoDB Local, s3rver, SES emulator, API, web app)…');
+  console.log(
+    '  The first start compiles every function of the API and takes a few minutes; later starts are quicker.',
+  );
   if (!existsSync(webConfig(repoRoot))) console.log('web/vite.config.ts is not there yet: the web app is skipped.');
+  const printer = stepPrinter((line) => console.log(line), { startedAt });
   stack = await startStack({
     dataDir,
+    progress: printer.listener,
     log: (source, line) => {
       logs[source].write(`${line}\n`);
       // Handler crashes and build errors deserve a look without opening the log.
       if (source === 'api' && /^\s*×|error/i.test(line)) console.log(`[api] ${line}`);
     },
   });
+  printer.stop();
   const s = stack;
   const pad = (label: string) => label.padEnd(14);
-  console.log('\nThe local stack is up.\n');
+  console.log(`\nThe local stack is up (${formatDuration(Date.now() - startedAt)}).\n`);
   if (s.urls.web) console.log(`  ${pad('Web app')}${s.urls.web}`);
   console.log(`  ${pad('API')}${s.urls.api}   (OpenAPI: ${s.urls.api}/openapi.json)`);
   console.log(`  ${pad('API reference')}${s.urls.apiDocs}`);

@@ -10,6 +10,7 @@ import { startDynamoDb } from './dynamodb';
 import { freePort } from './ports';
 import { startS3 } from './s3';
 import { startSes } from './ses';
+import { step, type StepListener } from './steps';
 
 export interface EmulatorPorts {
   dynamodb: number;
@@ -27,6 +28,8 @@ export interface EmulatorOptions {
   /** Web origins the bucket's CORS rule admits (default: APP_URL's origin). */
   corsOrigins?: string[];
   log?: (line: string) => void;
+  /** Told when each emulator starts and is ready (`npm start` prints it with times). */
+  progress?: StepListener;
 }
 
 export interface Emulators {
@@ -82,19 +85,23 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
   };
   try {
     await Promise.all([
-      startDynamoDb({
-        port: ports.dynamodb,
-        dataDir: opts.dataDir ? path.join(opts.dataDir, 'dynamodb') : undefined,
-        log: opts.log,
-      }).then((s) => {
+      step(opts.progress, `DynamoDB Local (Java) on :${ports.dynamodb}`, () =>
+        startDynamoDb({
+          port: ports.dynamodb,
+          dataDir: opts.dataDir ? path.join(opts.dataDir, 'dynamodb') : undefined,
+          log: opts.log,
+        }),
+      ).then((s) => {
         stops.push(s.stop);
         return s;
       }),
-      startS3({ port: ports.s3, directory: tempS3 ?? path.join(opts.dataDir as string, 's3') }).then((s) => {
+      step(opts.progress, `s3rver on :${ports.s3}`, () =>
+        startS3({ port: ports.s3, directory: tempS3 ?? path.join(opts.dataDir as string, 's3') }),
+      ).then((s) => {
         stops.push(s.stop);
         return s;
       }),
-      startSes({ port: ports.ses }).then((s) => {
+      step(opts.progress, `SES emulator on :${ports.ses}`, () => startSes({ port: ports.ses })).then((s) => {
         stops.push(s.stop);
         return s;
       }),
@@ -112,10 +119,9 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
     });
     try {
       const origins = opts.corsOrigins ?? [new URL(env.APP_URL!).origin];
-      await Promise.all([
-        ensureTable(dynamoClient, env.TABLE_NAME!),
-        ensureBucket(s3Client, env.BUCKET_NAME!, origins),
-      ]);
+      await step(opts.progress, 'DynamoDB table and S3 bucket', () =>
+        Promise.all([ensureTable(dynamoClient, env.TABLE_NAME!), ensureBucket(s3Client, env.BUCKET_NAME!, origins)]),
+      );
     } finally {
       dynamoClient.destroy();
       s3Client.destroy();

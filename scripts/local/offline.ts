@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from './ports';
 import { stopGroup, tail, track } from './process';
+import type { StepListener } from './steps';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
@@ -17,6 +18,8 @@ export interface OfflineOptions {
   log?: (line: string) => void;
   /** How long to wait for the first answer (bundling all functions takes a while). */
   timeoutMs?: number;
+  /** Told when compiling starts and ends ("Server ready") and when the first request is answered. */
+  progress?: StepListener;
 }
 
 export interface Offline {
@@ -76,6 +79,27 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
     'the API (serverless offline)',
   );
   const lastLines = tail(child, 80);
+  // Two steps people wait for: esbuild bundling every function (ends when serverless-offline prints
+  // "Server ready"), then the first request answered.
+  const progress = opts.progress;
+  const spawnedAt = Date.now();
+  const COMPILE = 'API: compiling every function (esbuild)';
+  const FIRST = 'API: first request answered';
+  let compiled = false;
+  const markCompiled = () => {
+    if (compiled) return;
+    compiled = true;
+    progress?.({ step: COMPILE, state: 'done', ms: Date.now() - spawnedAt });
+    progress?.({ step: FIRST, state: 'start' });
+  };
+  progress?.({ step: COMPILE, state: 'start' });
+  if (progress) {
+    const watch = (c: Buffer) => {
+      if (/Server ready/.test(c.toString())) markCompiled();
+    };
+    child.stdout?.on('data', watch);
+    child.stderr?.on('data', watch);
+  }
   if (opts.log) {
     const log = opts.log;
     const forward = (c: Buffer) =>
@@ -96,6 +120,13 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
     child.once('exit', (code, signal) =>
       reject(new Error(`serverless offline exited (${signal ?? code}) before answering:\n${lastLines()}`)),
     );
+    // A build error leaves serverless-offline running without routes: say so now, not at the timeout.
+    const failed = (c: Buffer) => {
+      if (/Build failed with \d+ error/.test(c.toString()))
+        setTimeout(() => reject(new Error(`the API did not compile:\n${lastLines()}`)), 200);
+    };
+    child.stdout?.on('data', failed);
+    child.stderr?.on('data', failed);
   });
   exited.catch(() => undefined);
   const ready = (async () => {
@@ -113,7 +144,13 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
   })();
   try {
     await Promise.race([ready, exited]);
+    markCompiled();
+    progress?.({ step: FIRST, state: 'done', ms: Date.now() - spawnedAt });
   } catch (e) {
+    if (progress) {
+      const step = compiled ? FIRST : COMPILE;
+      progress({ step, state: 'failed', ms: Date.now() - spawnedAt, error: e });
+    }
     await stop();
     throw e;
   }

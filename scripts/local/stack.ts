@@ -8,29 +8,12 @@ import { seedDemoReport } from './demo-report';
 import { emulatorEnv, startEmulators } from './emulators';
 import { startMailbox } from './mailbox';
 import { startOffline, repoRoot } from './offline';
+import { configuredPort, PORT_SETTINGS, writeStackFile, type StackPorts } from './port-settings';
 import { assertPortFree, freePorts } from './ports';
+import { step, type StepListener } from './steps';
 import { startWeb, webConfig } from './web';
 
-export interface StackPorts {
-  api: number;
-  lambda: number;
-  web: number;
-  dynamodb: number;
-  s3: number;
-  ses: number;
-  mailbox: number;
-}
-
-/** Default ports and the environment variable that moves each (README lists them). */
-export const PORT_SETTINGS: Record<keyof StackPorts, { variable: string; default: number; service: string }> = {
-  api: { variable: 'API_PORT', default: 3000, service: 'API (serverless-offline)' },
-  lambda: { variable: 'LAMBDA_PORT', default: 3002, service: 'serverless-offline Lambda invoke endpoint' },
-  web: { variable: 'WEB_PORT', default: 5173, service: 'web app (Vite)' },
-  dynamodb: { variable: 'DYNAMODB_PORT', default: 8000, service: 'DynamoDB Local' },
-  s3: { variable: 'S3_PORT', default: 4569, service: 's3rver' },
-  ses: { variable: 'SES_PORT', default: 8005, service: 'SES emulator' },
-  mailbox: { variable: 'MAILBOX_PORT', default: 8025, service: 'mailbox page' },
-};
+export { PORT_SETTINGS, type StackPorts } from './port-settings';
 
 export interface StackOptions {
   /** Persistent data: dynamodb/, s3/, jwt-secret, demo-password (default: <repo>/.data). */
@@ -45,6 +28,8 @@ export interface StackOptions {
   log?: (source: 'api' | 'web' | 'dynamodb', line: string) => void;
   /** Environment of the process (default process.env): ports are read from it. */
   env?: NodeJS.ProcessEnv;
+  /** Told when each step starts and ends, with its time (`npm start` prints them). */
+  progress?: StepListener;
 }
 
 export interface Stack {
@@ -93,19 +78,11 @@ async function resolvePorts(opts: StackOptions): Promise<StackPorts> {
   const ports = {} as StackPorts;
   // Distinct by construction (freePort() in a loop may hand the same port out twice).
   const spare = opts.freePorts ? await freePorts(Object.keys(PORT_SETTINGS).length) : [];
-  for (const [key, setting] of Object.entries(PORT_SETTINGS) as Array<
-    [keyof StackPorts, (typeof PORT_SETTINGS)[keyof StackPorts]]
-  >) {
+  for (const key of Object.keys(PORT_SETTINGS) as Array<keyof StackPorts>) {
     const given = opts.ports?.[key];
     if (given !== undefined) ports[key] = given;
     else if (opts.freePorts) ports[key] = spare.pop() as number;
-    else {
-      const raw = env[setting.variable];
-      const n = raw === undefined || raw === '' ? setting.default : Number(raw);
-      if (!Number.isInteger(n) || n < 1 || n > 65535)
-        throw new Error(`${setting.variable}=${raw} is not a port number`);
-      ports[key] = n;
-    }
+    else ports[key] = configuredPort(key, env).port;
   }
   const seen = new Map<number, string>();
   for (const [key, port] of Object.entries(ports) as Array<[keyof StackPorts, number]>) {
@@ -165,6 +142,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       // People open localhost; the Vite server itself listens on 127.0.0.1.
       corsOrigins: [webOrigin, `http://127.0.0.1:${ports.web}`],
       log: opts.log ? (l) => opts.log?.('dynamodb', l) : undefined,
+      progress: opts.progress,
     }).then((e) => {
       stops.push(e.stop);
       return e;
@@ -173,6 +151,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       httpPort: ports.api,
       lambdaPort: ports.lambda,
       log: opts.log ? (l) => opts.log?.('api', l) : undefined,
+      progress: opts.progress,
     }).then((o) => {
       stops.push(o.stop);
       return o;
@@ -186,16 +165,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // The seed runs in this process with the stack's settings (shared/config.ts reads process.env).
     Object.assign(process.env, env);
     resetConfig();
-    const seeding = (async () => {
+    const seeding = step(opts.progress, 'demo account and sample report', async () => {
       const demo = await ensureDemoUser({ email: DEMO_EMAIL, passwordHash: await hashPassword(demoPassword) });
       const report = await seedDemoReport({ userId: demo.userId, userCreated: demo.created });
       return { demo, report };
-    })();
-    const mailboxP = startMailbox({
-      port: ports.mailbox,
-      sesEndpoint: env.SES_ENDPOINT!,
-      apiUrl: `http://localhost:${ports.api}`,
-    }).then((m) => {
+    });
+    const mailboxP = step(opts.progress, `mailbox page on :${ports.mailbox}`, () =>
+      startMailbox({
+        port: ports.mailbox,
+        sesEndpoint: env.SES_ENDPOINT!,
+        apiUrl: `http://localhost:${ports.api}`,
+      }),
+    ).then((m) => {
       stops.push(m.stop);
       return m;
     });
@@ -203,15 +184,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     let webUrl: string | undefined;
     if (withWeb) {
-      const web = await startWeb({
-        root: repoRoot,
-        port: ports.web,
-        apiBaseUrl: offline.baseUrl,
-        log: opts.log ? (l) => opts.log?.('web', l) : undefined,
-      });
+      const web = await step(opts.progress, `web app (Vite) on :${ports.web}`, () =>
+        startWeb({
+          root: repoRoot,
+          port: ports.web,
+          apiBaseUrl: offline.baseUrl,
+          log: opts.log ? (l) => opts.log?.('web', l) : undefined,
+        }),
+      );
       stops.push(web.stop);
       webUrl = web.url;
     }
+
+    // `npm run admin` finds this stack's DynamoDB port here (removed again by stop()).
+    const forget = writeStackFile(dataDir, ports);
+    stops.push(async () => forget());
 
     const notes: string[] = [`Sample report: ${report.message}`];
     // The account outlived the file that knew its password (e.g. .data/demo-password deleted).

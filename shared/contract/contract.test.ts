@@ -89,6 +89,7 @@ describe('the error catalogue', () => {
       missing_headers: true,
       empty_report: true,
       corrupt_file: true,
+      value_out_of_range: true,
     };
     for (const code of Object.keys(readerCodes) as ReportErrorCode[]) {
       const e = toAppError(new ReportError(code, 'x'));

@@ -7,6 +7,7 @@ import ExcelJS from 'exceljs';
 import type { AnalyticsResult, Totals } from '../engine/analytics/compute';
 import { kopecksToRoubles } from '../engine/fields';
 import { safeText } from './columns';
+import { printSetup } from './print';
 
 const GROUP_TITLE = { high: 'Маржа ≥ 20 %', low: 'Маржа 0–20 %', loss: 'Убыточные (< 0)' } as const;
 
@@ -40,7 +41,11 @@ export async function exportAnalyticsXlsx(r: AnalyticsResult, sellerName: string
   const wb = new ExcelJS.Workbook();
   wb.creator = 'Report Profitability Service';
 
-  const weeks = wb.addWorksheet('Недели');
+  // The week table's header is row 3 (a title and a blank row above it).
+  const weeks = wb.addWorksheet('Недели', {
+    views: [{ state: 'frozen', ySplit: 3 }],
+    pageSetup: printSetup(3),
+  });
   weeks.addRow([
     `Аналитика за ${ru(r.range.from)}–${ru(r.range.to)}${sellerName ? ` · ${safeText(sellerName)}` : ''}`,
   ]).font = { bold: true, size: 13 };
@@ -67,7 +72,7 @@ export async function exportAnalyticsXlsx(r: AnalyticsResult, sellerName: string
     if (i >= 3) col.numFmt = '#,##0.00';
   });
 
-  const arts = wb.addWorksheet('Артикулы');
+  const arts = wb.addWorksheet('Артикулы', { views: [{ state: 'frozen', ySplit: 1 }], pageSetup: printSetup(1) });
   header(
     arts.addRow([
       'Артикул',
@@ -93,13 +98,17 @@ export async function exportAnalyticsXlsx(r: AnalyticsResult, sellerName: string
       a.abc_profit ?? '',
       a.margin_group ? GROUP_TITLE[a.margin_group] : '',
     ]);
+  const longest = r.articles.reduce((n, a) => Math.max(n, a.article.length), 'Без артикула'.length);
   arts.columns.forEach((col, i) => {
-    col.width = i === 0 ? 28 : 15;
+    col.width = i === 0 ? Math.min(40, Math.max(14, longest + 2)) : i >= 6 ? 16 : 15;
     if (i >= 1 && i <= 3) col.numFmt = '#,##0.00';
   });
-  arts.views = [{ state: 'frozen', ySplit: 1 }];
+  arts.getColumn(1).alignment = { wrapText: true, vertical: 'top' };
 
-  const groups = wb.addWorksheet('Группы маржи');
+  const groups = wb.addWorksheet('Группы маржи', {
+    views: [{ state: 'frozen', ySplit: 1 }],
+    pageSetup: printSetup(1),
+  });
   header(groups.addRow(['Группа', 'Артикулов', 'Реализация, ₽', 'Прибыль, ₽']));
   for (const g of ['high', 'low', 'loss'] as const)
     groups.addRow([
@@ -111,10 +120,14 @@ export async function exportAnalyticsXlsx(r: AnalyticsResult, sellerName: string
   groups.columns.forEach((col) => (col.width = 18));
 
   if (r.warnings.length > 0) {
-    const warn = wb.addWorksheet('Предупреждения');
+    const warn = wb.addWorksheet('Предупреждения', {
+      views: [{ state: 'frozen', ySplit: 1 }],
+      pageSetup: printSetup(1),
+    });
     header(warn.addRow(['Код', 'Что']));
     for (const w of r.warnings) warn.addRow([w.code, safeText(w.message)]);
     warn.columns.forEach((col, i) => (col.width = i === 0 ? 20 : 90));
+    warn.getColumn(2).alignment = { wrapText: true, vertical: 'top' };
   }
   return Buffer.from(await wb.xlsx.writeBuffer());
 }

@@ -42,9 +42,26 @@ export function fieldDef(name: FieldName): FieldDef {
   return def;
 }
 
-/** Column title with its unit: money titles get ", ₽"; qty and percent titles already say "шт"/"%". */
+/**
+ * Column title with its unit: money titles get ", ₽" unless they name it already («Себестоимость за шт,
+ * ₽»); qty and percent titles already say "шт"/"%".
+ */
 export function columnTitle(def: FieldDef): string {
-  return def.unit === 'money' ? `${def.title}, ₽` : def.title;
+  return def.unit === 'money' && !def.title.includes('₽') ? `${def.title}, ₽` : def.title;
+}
+
+/**
+ * Whether a value is unknown rather than zero: the «Размер кВВ, %» of an article without a sale or a
+ * return (no row stated a rate; the engine keeps 0 there). Shown as «—» (web table) or an empty cell.
+ */
+export function isUnknownRate(field: string, values: Partial<Record<string, number | null>>): boolean {
+  return (
+    // The web table has the same rule (web/src/components/items-table.tsx).
+    field === 'category_commission_percent' &&
+    !values.category_commission_percent &&
+    !values.sales_qty &&
+    !values.returns_qty
+  );
 }
 
 /** Sum of one field over items, in the field's storage unit (kopecks stay integers); null counts as 0. */

@@ -13,6 +13,7 @@ import {
   loadSummaryTemplate,
 } from './summary-template';
 import { exportSummaryXls } from './xls-summary';
+import { readRecords } from './xls-print';
 import type { SummaryRow } from './types';
 
 type Grid = unknown[][];
@@ -148,6 +149,29 @@ describe('exportSummaryXls', () => {
   const { grid, col, headerRow } = out;
   const rowOf = (i: number) => grid[headerRow + 1 + i];
   const totalsRow = grid[headerRow + 1 + input.length]!;
+
+  it('prints A4 landscape, one page wide, with the rows down to the header frozen; keeps the column widths', () => {
+    const buf = exportSummaryXls(input);
+    const cfb = XLSX.CFB.read(buf, { type: 'buffer' });
+    const stream = Buffer.from((XLSX.CFB.find(cfb, 'Workbook') as { content: Uint8Array }).content);
+    const records = readRecords(stream);
+    const sheet = records.slice(records.findIndex((r) => r.type === 0x000a) + 1);
+    const setup = sheet.find((r) => r.type === 0x00a1)!.data;
+    expect(setup.readUInt16LE(0)).toBe(9); // A4
+    expect([setup.readUInt16LE(6), setup.readUInt16LE(8)]).toEqual([1, 0]); // 1 page wide, any down
+    expect(setup.readUInt16LE(10) & 0x0002).toBe(0); // not portrait
+    expect(setup.readUInt16LE(10) & 0x0044).toBe(0); // orientation and paper valid
+    expect(sheet.find((r) => r.type === 0x0081)!.data.readUInt16LE(0) & 0x0100).toBe(0x0100); // fit to page
+    expect(sheet.find((r) => r.type === 0x023e)!.data.readUInt16LE(0) & 0x0108).toBe(0x0108); // frozen
+    const pane = sheet.find((r) => r.type === 0x0041)!.data;
+    expect(pane.readUInt16LE(2)).toBe(headerRow + 1);
+    // The template's widths survive, and the file still reads.
+    const template = XLSX.read(loadSummaryTemplate(), { type: 'buffer', cellStyles: true });
+    const written = XLSX.read(buf, { type: 'buffer', cellStyles: true });
+    const widths = (wb: XLSX.WorkBook) => (wb.Sheets[wb.SheetNames[0]!]!['!cols'] ?? []).map((c) => c?.wch);
+    expect(widths(written)).toEqual(widths(template));
+    expect(widths(written).length).toBeGreaterThan(20);
+  });
 
   it('keeps the template: title, header, sheet name', () => {
     expect(String(grid[0]![0])).toContain('Сводная ведомость');

@@ -13,6 +13,7 @@ import { FIELDS, kopecksToRoubles, type FieldDef, type FieldName } from '../engi
 import type { ItemValues } from '../engine/types';
 import { RATIO_FIELDS, columnTitle, fieldDef, safeText } from './columns';
 import { loadSummaryTemplate } from './summary-template';
+import { printableXls } from './xls-print';
 import type { SummaryRow } from './types';
 
 export const SUMMARY_TOTALS_LABEL = 'Итого';
@@ -267,5 +268,6 @@ export function exportSummaryXls(reports: readonly SummaryRow[], template: Buffe
 
   range.e.r = Math.max(hasFooter ? range.e.r + reports.length + 2 : 0, totalsRow);
   ws['!ref'] = XLSX.utils.encode_range(range);
-  return XLSX.write(wb, { bookType: 'xls', type: 'buffer' }) as Buffer;
+  // The template's column widths are kept (SheetJS reads and writes them); print settings are added.
+  return printableXls(XLSX.write(wb, { bookType: 'xls', type: 'buffer' }) as Buffer, headerRow + 1);
 }

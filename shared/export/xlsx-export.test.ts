@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs';
 import yauzl from 'yauzl';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { FIELDS, type FieldName } from '../engine/fields';
-import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, PAYOUT_LINES, columnTitle, fieldDef } from './columns';
+import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, PAYOUT_LINES, columnTitle, fieldDef, isUnknownRate } from './columns';
 import { FORMULA_ARTICLE, sampleReport } from '../../test/support/sample-report.fixture';
 import {
   MANUAL_FILL_ARGB,
@@ -184,6 +184,36 @@ describe('exportReportXlsx', () => {
     expect(ws.autoFilter).toBe(`A1:${lastCol}${1 + report.items.length}`);
     expect(ws.getColumn(1).width).toBeGreaterThanOrEqual(12);
     expect(ws.getColumn(col('realization')).width).toBeGreaterThanOrEqual(12);
+  });
+
+  it('prints landscape, one page wide, the header row repeated on every page (every sheet)', () => {
+    for (const name of [SHEET_ITEMS, SHEET_COMMISSION, SHEET_SUMMARY]) {
+      const setup = wb.getWorksheet(name)!.pageSetup;
+      expect(setup, name).toMatchObject({ orientation: 'landscape', paperSize: 9, fitToPage: true, fitToWidth: 1 });
+      expect(setup.fitToHeight, name).toBe(0);
+    }
+    expect(ws.pageSetup.printTitlesRow).toBe('1:1');
+    expect(wb.getWorksheet(SHEET_COMMISSION)!.pageSetup.printTitlesRow).toBe('1:1');
+    expect((wb.getWorksheet(SHEET_COMMISSION)!.views[0] as ExcelJS.WorksheetViewFrozen).ySplit).toBe(1);
+  });
+
+  it('leaves the kVV rate of an article without sales or returns empty (unknown, not 0)', async () => {
+    const base = sampleReport();
+    const first = base.items[0]!;
+    const none = { ...first.effective, sales_qty: 0, returns_qty: 0, category_commission_percent: 0 };
+    const r: ExportReport = { ...base, items: [{ ...first, computed: none, effective: none }] };
+    const sheet = (await load(await exportReportXlsx(r))).getWorksheet(SHEET_ITEMS)!;
+    expect(sheet.getRow(2).getCell(col('category_commission_percent')).value).toBeNull();
+    expect(
+      isUnknownRate('category_commission_percent', { sales_qty: 0, returns_qty: 1, category_commission_percent: 0 }),
+    ).toBe(false);
+    expect(isUnknownRate('margin', none)).toBe(false);
+  });
+
+  it('names the rouble once in every header («Себестоимость за шт, ₽», never «…, ₽, ₽»)', () => {
+    const header = rowValues(ws, 1, width).map(String);
+    expect(header).toContain('Себестоимость за шт, ₽');
+    expect(header.filter((h) => (h.match(/₽/g) ?? []).length > 1)).toEqual([]);
   });
 
   it('writes text from the file as text: a formula-looking article stays a string', async () => {

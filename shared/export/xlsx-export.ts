@@ -24,9 +24,11 @@ import {
   formatFieldValue,
   formatRoubles,
   formatTimestamp,
+  isUnknownRate,
   safeText,
   sumField,
 } from './columns';
+import { printSetup } from './print';
 import type { ExportReport } from './types';
 
 export const SHEET_ITEMS = 'Отчёт';
@@ -126,6 +128,7 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
   // of them are settled before the first row is committed.
   const ws = wb.addWorksheet(SHEET_ITEMS, {
     views: [{ state: 'frozen', xSplit: 1, ySplit: 1, topLeftCell: 'B2', activeCell: 'B2' }],
+    pageSetup: printSetup(1),
   });
   // The filter covers the items only, so sorting never moves the totals row in among them.
   ws.autoFilter = { from: { row: 1, column: 1 }, to: { row: lastItemRow, column: header.length } };
@@ -157,7 +160,7 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
     defs.forEach((def, i) => {
       const field = EXPORT_FIELD_ORDER[i]!;
       const cell = row.getCell(firstField + i);
-      const value = cellNumber(def, item.effective[field]);
+      const value = isUnknownRate(field, item.effective) ? null : cellNumber(def, item.effective[field]);
       if (value !== null) cell.value = value;
       cell.numFmt = NUM_FMT[def.unit];
       if (item.manual_values[field] !== undefined && item.manual_values[field] !== null) {
@@ -182,7 +185,10 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
 }
 
 function addCommissionSheet(wb: ExcelJS.Workbook, report: ExportReport): void {
-  const ws = wb.addWorksheet(SHEET_COMMISSION, { views: [{ state: 'frozen', ySplit: 1 }] });
+  const ws = wb.addWorksheet(SHEET_COMMISSION, {
+    views: [{ state: 'frozen', ySplit: 1 }],
+    pageSetup: printSetup(1),
+  });
   ws.columns = [
     { width: fitWidth(['Категория', ...report.commission_by_category.map((c) => c.category)], 14, 40) },
     { width: 16, style: { numFmt: NUM_FMT.money } },
@@ -219,7 +225,7 @@ function addSummarySheet(
   totals: ItemValues,
   mismatches: FieldName[],
 ): void {
-  const ws = wb.addWorksheet(SHEET_SUMMARY);
+  const ws = wb.addWorksheet(SHEET_SUMMARY, { pageSetup: printSetup() });
   ws.columns = [{ width: 28 }, { width: 40 }, { width: 18 }];
   const title = ws.addRow([]);
   setText(title.getCell(1), 'Сводка по отчёту');

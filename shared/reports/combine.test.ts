@@ -152,6 +152,26 @@ describe('startCombine', () => {
     expect(record.warnings.map((w) => w.code)).toEqual(['mixed_tax_profiles']);
   });
 
+  it('says a note on the files’ layout (kVV as fractions) once, naming every source; others per source', async () => {
+    const fraction = {
+      code: 'percent_as_fraction',
+      message: 'Проценты «Размер кВВ, %» записаны долями (0,15 = 15 %) и пересчитаны в проценты',
+      details: { column: 'commission_percent' },
+    };
+    const other = { code: 'invalid_number', message: 'x', details: {} };
+    reports.set('a', { ...reports.get('a')!, warnings: [fraction, other] });
+    reports.set('b', { ...reports.get('b')!, warnings: [fraction, other] });
+    await startCombine('u1', ['a', 'b']);
+    const record = deps.reports.createReport.mock.calls[0]![0];
+    expect(record.warnings.map((w) => w.code)).toEqual(['percent_as_fraction', 'invalid_number', 'invalid_number']);
+    expect(record.warnings[0]!.details).toEqual({
+      column: 'commission_percent',
+      report_id: 'a',
+      report_ids: ['a', 'b'],
+    });
+    expect(record.warnings[2]!.details).toEqual({ report_id: 'b' });
+  });
+
   it('an overlapping selection is refused before any job starts', async () => {
     reports.set('b', { ...reports.get('b')!, identity: 'ia' });
     expect((await refusal(startCombine('u1', ['a', 'b']))).code).toBe('overlapping_reports');

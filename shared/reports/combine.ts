@@ -40,6 +40,9 @@ export interface CombineDeps {
   waits: { startMs(): number; statusMs(): number };
 }
 
+/** Source warnings about a file's layout, not its figures: one line in a combined report. */
+const SAID_ONCE: ReadonlySet<string> = new Set(['percent_as_fraction']);
+
 export { MIN_COMBINE, MAX_COMBINE } from '../contract/shapes';
 
 export const reportNotFound = (details: Record<string, unknown> = {}) => {
@@ -178,8 +181,23 @@ async function combineSources(
       message: 'Расходы без артикула в отчётах распределены разными способами: доли сложены как есть.',
       details: { report_ids: records.map((r) => r.id) },
     });
+  // A note on how the files are written (kVV as fractions) is said once, naming every report it concerns.
+  const once = new Map<string, { report_ids: string[] }>();
   for (const r of records)
-    for (const w of r.warnings) warnings.push({ ...w, details: { ...(w.details ?? {}), report_id: r.id } });
+    for (const w of r.warnings) {
+      const seen = once.get(w.code);
+      if (seen) {
+        seen.report_ids.push(r.id);
+        continue;
+      }
+      const details: Record<string, unknown> = { ...(w.details ?? {}), report_id: r.id };
+      if (SAID_ONCE.has(w.code)) {
+        const named = { report_ids: [r.id] };
+        once.set(w.code, named);
+        details.report_ids = named.report_ids;
+      }
+      warnings.push({ ...w, details });
+    }
   return {
     items,
     fields: {

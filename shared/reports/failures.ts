@@ -3,6 +3,7 @@
  * for the seller) and as the upload route answers it when the failure comes within its wait.
  */
 import { isErrorCode } from '../contract/errors';
+import { ReportError } from '../engine/errors';
 import { AppError, toAppError } from '../errors';
 import type { ReportFailure } from '../store/reports.repo';
 
@@ -24,10 +25,14 @@ const MESSAGES: Record<string, string> = {
   processing_failed: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
 };
 
+/** Codes whose message the reader already writes for the seller (Russian, naming the cell). */
+const OWN_MESSAGE = new Set(['value_out_of_range']);
+
 /** The failure a thrown value ends a task with: the file's own error code, else `processing_failed`. */
 export function failureOf(e: unknown): ReportFailure {
   const err = toAppError(e);
   const code = err.status >= 500 ? 'processing_failed' : err.code;
+  if (OWN_MESSAGE.has(code) && e instanceof ReportError) return { code, message: err.message };
   return { code, message: MESSAGES[code] ?? MESSAGES.processing_failed! };
 }
 

@@ -338,7 +338,15 @@ describe('GET /api/analytics', () => {
 
     // Warnings: the missing week, the duplicate, the building report, the stale week 6.
     const codes = r.warnings.map((w) => [w.code, w.details]);
-    expect(codes).toContainEqual(['missing_week', { period_from: monday(5), period_to: sunday(5) }]);
+    expect(codes).toContainEqual([
+      'missing_week',
+      {
+        period_from: monday(5),
+        period_to: sunday(5),
+        weeks: 1,
+        ranges: [{ period_from: monday(5), period_to: sunday(5) }],
+      },
+    ]);
     expect(r.warnings.find((w) => w.code === 'missing_week')?.message).toBe(
       `нет отчёта за ${monday(5).slice(8)}.${monday(5).slice(5, 7)}–${sunday(5).slice(8)}.${sunday(5).slice(5, 7)}`,
     );

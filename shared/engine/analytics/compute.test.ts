@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   abcLetters,
+  missingWeeksWarning,
   addDays,
   changes,
   computeAnalytics,
@@ -203,7 +204,15 @@ describe('computeAnalytics', () => {
       loss: { count: 1, realization: 1000, profit: -500 },
     });
     expect(r.warnings.map((x) => [x.code, x.details])).toEqual([
-      ['missing_week', { period_from: w[1], period_to: '2026-05-17' }],
+      [
+        'missing_week',
+        {
+          period_from: w[1],
+          period_to: '2026-05-17',
+          weeks: 1,
+          ranges: [{ period_from: w[1], period_to: '2026-05-17' }],
+        },
+      ],
       ['duplicate_report', { report_id: '3', kept_report_id: '2' }],
       ['report_processing', { report_id: '6' }],
       ['stale_report', { report_id: '4' }],
@@ -256,5 +265,61 @@ describe('summary encoding', () => {
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((c) => c.length <= 20_000)).toBe(true);
     expect(chunks.flatMap((c) => decodeArticles(c))).toEqual(many);
+  });
+});
+
+describe('warnings people can read', () => {
+  it('joins consecutive missing weeks into ranges in one warning, with their count', () => {
+    const mondays = ['2026-01-05', '2026-01-12', '2026-01-19', '2026-02-09', '2026-02-16', '2026-03-02'];
+    const w = missingWeeksWarning(mondays);
+    expect(w.message).toBe('нет отчётов за 6 недель: 05.01–25.01, 09.02–22.02, 02.03–08.03');
+    expect(w.details).toEqual({
+      period_from: '2026-01-05',
+      period_to: '2026-03-08',
+      weeks: 6,
+      ranges: [
+        { period_from: '2026-01-05', period_to: '2026-01-25' },
+        { period_from: '2026-02-09', period_to: '2026-02-22' },
+        { period_from: '2026-03-02', period_to: '2026-03-08' },
+      ],
+    });
+    expect(missingWeeksWarning(['2026-01-05', '2026-01-12', '2026-01-19']).message).toBe(
+      'нет отчётов за 3 недели: 05.01–25.01',
+    );
+    expect(missingWeeksWarning(['2026-01-05']).message).toBe('нет отчёта за 05.01–11.01');
+    // 17 weeks in a row: one range, not 17 items.
+    const many = Array.from({ length: 17 }, (_, i) => addDays('2026-01-05', 7 * i));
+    expect(missingWeeksWarning(many).message).toBe('нет отчётов за 17 недель: 05.01–03.05');
+  });
+
+  it('computeAnalytics gives one missing-week warning for a range with gaps', () => {
+    const reports = [info('1', '2026-01-05'), info('2', '2026-02-02')];
+    const figs = new Map([
+      ['1', figures([art('A', 100, 10)])],
+      ['2', figures([art('A', 100, 10)])],
+    ]);
+    const r = computeAnalytics({ from: '2026-01-05', to: '2026-02-08', reports, figures: figs });
+    expect(r.warnings.filter((x) => x.code === 'missing_week').map((x) => x.message)).toEqual([
+      'нет отчётов за 3 недели: 12.01–01.02',
+    ]);
+  });
+
+  it('tells reports of the same title apart by their period and upload date', () => {
+    const same = { title: 'Еженедельный детализированный отчет' };
+    const reports = [
+      info('1', '2026-01-05', { ...same, identity: 'x', created_at: '2026-01-13T10:00:00Z' }),
+      info('2', '2026-01-05', { ...same, identity: 'x', created_at: '2026-01-20T10:00:00Z' }),
+      info('3', '2026-01-12', { ...same, status: 'processing' }),
+      info('4', '2026-01-19', { ...same, status: 'processing' }),
+    ];
+    const figs = new Map([['2', figures([art('A', 100, 10)])]]);
+    const r = computeAnalytics({ from: '2026-01-05', to: '2026-01-25', reports, figures: figs });
+    const messages = r.warnings.filter((x) => x.code !== 'missing_week').map((x) => x.message);
+    expect(messages).toEqual([
+      'отчёт «Еженедельный детализированный отчет» за 05.01–11.01, загруженный 13.01.2026, — копия отчёта от 20.01.2026; учтён только более новый',
+      'отчёт «Еженедельный детализированный отчет» за 12.01–18.01 ещё обрабатывается и не учтён',
+      'отчёт «Еженедельный детализированный отчет» за 19.01–25.01 ещё обрабатывается и не учтён',
+    ]);
+    expect(new Set(messages).size).toBe(messages.length);
   });
 });

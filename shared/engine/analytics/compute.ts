@@ -74,6 +74,46 @@ export function daysInclusive(a: string, b: string): number {
 /** dd.mm of a date, for Russian messages. */
 const ddmm = (d: string): string => `${d.slice(8, 10)}.${d.slice(5, 7)}`;
 
+/** dd.mm.yyyy of a date or a moment (its UTC day). */
+const dmy = (d: string): string => `${d.slice(8, 10)}.${d.slice(5, 7)}.${d.slice(0, 4)}`;
+
+/**
+ * A report in a warning: its title and period, so that two reports of the same title (every weekly
+ * report of the portal is called alike) are told apart.
+ */
+function label(r: Pick<ReportInfo, 'title' | 'period_from' | 'period_to'>): string {
+  return r.period_from && r.period_to ? `«${r.title}» за ${ddmm(r.period_from)}–${ddmm(r.period_to)}` : `«${r.title}»`;
+}
+
+const weeksWord = (n: number): string => {
+  const d10 = n % 10;
+  const d100 = n % 100;
+  if (d10 === 1 && d100 !== 11) return 'неделю';
+  if (d10 >= 2 && d10 <= 4 && (d100 < 12 || d100 > 14)) return 'недели';
+  return 'недель';
+};
+
+/**
+ * One warning for every week without a report (Mondays, ascending), consecutive weeks joined into
+ * ranges: «нет отчёта за 05.01–11.01» or «нет отчётов за 5 недель: 05.01–25.01, 09.02–22.02».
+ * details: the first Monday and last Sunday, the number of weeks, and the ranges.
+ */
+export function missingWeeksWarning(mondays: readonly string[]): AnalyticsWarning {
+  const ranges: Array<{ period_from: string; period_to: string }> = [];
+  for (const w of mondays) {
+    const last = ranges.at(-1);
+    if (last && addDays(last.period_to, 1) === w) last.period_to = addDays(w, 6);
+    else ranges.push({ period_from: w, period_to: addDays(w, 6) });
+  }
+  const text = ranges.map((r) => `${ddmm(r.period_from)}–${ddmm(r.period_to)}`).join(', ');
+  const n = mondays.length;
+  return {
+    code: 'missing_week',
+    message: n === 1 ? `нет отчёта за ${text}` : `нет отчётов за ${n} ${weeksWord(n)}: ${text}`,
+    details: { period_from: ranges[0]!.period_from, period_to: ranges.at(-1)!.period_to, weeks: n, ranges },
+  };
+}
+
 export function isDate(d: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(d) && !Number.isNaN(toMs(d)) && toDate(toMs(d)) === d;
 }
@@ -316,6 +356,7 @@ export function computeAnalytics(input: AnalyticsInput): AnalyticsResult {
     byWeek.set(w, [...(byWeek.get(w) ?? []), r]);
   }
   const weeks: Week[] = [];
+  const missingWeeks: string[] = [];
   const total = emptyWeekFigures();
   for (const w of weeksOf(from, to)) {
     const list = (byWeek.get(w) ?? []).sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -324,13 +365,9 @@ export function computeAnalytics(input: AnalyticsInput): AnalyticsResult {
     add(total, f);
     weeks.push({ period_from: w, period_to: addDays(w, 6), report_ids: list.map((r) => r.id), ...withMargin(f) });
     const fullyInside = w >= from && addDays(w, 6) <= to;
-    if (list.length === 0 && fullyInside)
-      warnings.push({
-        code: 'missing_week',
-        message: `нет отчёта за ${ddmm(w)}–${ddmm(addDays(w, 6))}`,
-        details: { period_from: w, period_to: addDays(w, 6) },
-      });
+    if (list.length === 0 && fullyInside) missingWeeks.push(w);
   }
+  if (missingWeeks.length > 0) warnings.push(missingWeeksWarning(missingWeeks));
 
   const prev = previousRange(from, to);
   const prevTotal = emptyWeekFigures();
@@ -345,14 +382,16 @@ export function computeAnalytics(input: AnalyticsInput): AnalyticsResult {
     if (inRange(d.report, from, to))
       warnings.push({
         code: 'duplicate_report',
-        message: `«${d.report.title}» — копия отчёта «${d.kept.title}», учтён только более новый`,
+        message:
+          `отчёт ${label(d.report)}, загруженный ${dmy(d.report.created_at)}, — копия отчёта ` +
+          `${d.kept.title === d.report.title ? '' : `«${d.kept.title}» `}от ${dmy(d.kept.created_at)}; учтён только более новый`,
         details: { report_id: d.report.id, kept_report_id: d.kept.id },
       });
   for (const r of sel.processing)
     if (r.period_from === null || inRange(r, from, to))
       warnings.push({
         code: 'report_processing',
-        message: `отчёт «${r.title}» ещё обрабатывается и не учтён`,
+        message: `отчёт ${label(r)} ещё обрабатывается и не учтён`,
         details: { report_id: r.id },
       });
   for (const r of sel.counted) {
@@ -360,13 +399,13 @@ export function computeAnalytics(input: AnalyticsInput): AnalyticsResult {
     if (!figures.has(r.id))
       warnings.push({
         code: 'summary_unavailable',
-        message: `отчёт «${r.title}» не учтён: его сводка ещё не готова, откройте аналитику позже`,
+        message: `отчёт ${label(r)} не учтён: его сводка ещё не готова, откройте аналитику позже`,
         details: { report_id: r.id },
       });
     else if (r.stale)
       warnings.push({
         code: 'stale_report',
-        message: `отчёт «${r.title}» построен по прежним себестоимостям или налогам — пересоберите его`,
+        message: `отчёт ${label(r)} построен по прежним себестоимостям или налогам — пересоберите его`,
         details: { report_id: r.id },
       });
   }

@@ -11,13 +11,14 @@ import type { ReadLimits } from './limits';
 import type { SharedStrings } from './shared-strings';
 import { SheetTagScanner } from './sheet-tags';
 import * as tags from './sheet-tags';
+import { ValueCheck } from './values';
 import { TextCache } from './xml-bytes';
 import * as bytes from './xml-bytes';
 
 // Module-local copies of the byte constants and hot helpers: read through an import, each use in the
 // byte loops is a property access on the other module under per-file transforms (tsx, vitest) — a
 // 300k-row sheet took 19 s instead of 3 s that way; a bundle (Lambda) inlines them either way.
-const { MAX_COLUMNS, T_NUMBER, T_SHARED, parseColumn, parseType, rowEnd } = tags;
+const { MAX_COLUMNS, T_NUMBER, T_SHARED, parseColumn, parseType, rowEnd, rowNumber } = tags;
 const { APOS, CR, EQ, GT, LF, LT, QUOTE, SLASH, SP, TAB, asciiText, digitsIndex, plainText } = bytes;
 
 /** Target of a cell's text while the header row is being read. */
@@ -44,6 +45,25 @@ export class SheetScanner extends SheetTagScanner {
   private cellsDirty = false;
   private rowNonEmpty = false;
   private target = -1;
+  /** Number cells checked before a row reaches the sink (values.ts); null when only counting. */
+  private valueCheck: ValueCheck | null = null;
+  /**
+   * Where the current row's number comes from, for messages naming a cell: `<row>` elements seen, the
+   * `r` of a row read tag by tag, or the row tag's place in the buffer (fastRow: parsed only when asked).
+   */
+  private rowElements = 0;
+  private rowR = 0;
+  private rowBuf: Buffer | null = null;
+  private rowAt = -1;
+  private readonly sheetRow = (): number => {
+    let r = this.rowR;
+    const buf = this.rowBuf;
+    if (buf !== null) {
+      const gt = buf.indexOf(GT, this.rowAt);
+      r = gt < 0 ? 0 : rowNumber(buf, this.rowAt + 4, gt);
+    }
+    return r > 0 ? r : this.rowElements;
+  };
 
   constructor(
     sst: SharedStrings | null,
@@ -312,12 +332,18 @@ export class SheetScanner extends SheetTagScanner {
     this.rowNonEmpty = nonEmpty;
     this.col = col;
     if (dirty) this.cellsDirty = true;
+    this.rowElements++;
+    this.rowBuf = buf;
+    this.rowAt = p;
     this.endRow();
     return result;
   }
 
-  protected startRow(_buf: Buffer, _k: number, _stop: number, selfClosing: boolean): void {
+  protected startRow(buf: Buffer, k: number, stop: number, selfClosing: boolean): void {
+    this.rowElements++;
+    this.rowBuf = null;
     if (selfClosing) return;
+    if (this.valueCheck !== null) this.rowR = rowNumber(buf, k, stop);
     this.inRow = true;
     this.rowNonEmpty = false;
     this.col = -1;
@@ -390,7 +416,10 @@ export class SheetScanner extends SheetTagScanner {
           max_rows: this.limits.maxRows,
         });
       }
-      if (this.sink !== null) this.sink.row(this.cells);
+      if (this.sink !== null) {
+        if (this.valueCheck !== null) this.valueCheck.check(this.cells, this.sheetRow);
+        this.sink.row(this.cells);
+      }
     }
     if (this.cellsDirty) {
       this.cells.fill(undefined);
@@ -414,6 +443,7 @@ export class SheetScanner extends SheetTagScanner {
       this.toMetric.forEach((index, col) => {
         if (index >= 0) this.lastWanted = col;
       });
+      this.valueCheck = new ValueCheck(this.columns, (col) => this.headers.get(col) ?? '');
       this.sink.begin(this.columns.present);
     }
   }

@@ -3,6 +3,7 @@ import { ReportError } from '../errors';
 import { METRIC_KEYS, type RowSink } from '../row-sink';
 import { mapHeaderRow } from './headers';
 import type { ReadLimits } from './limits';
+import { ValueCheck } from './values';
 import { asCorrupt } from './zip';
 import type { SheetScanResult } from './xlsx-stream';
 
@@ -87,6 +88,7 @@ export function scanXls(buffer: Buffer, sink: RowSink | null, limits: ReadLimits
   if (headers.size === 0) return { rows: 0, header: false, columns: null };
   const columns = mapHeaderRow(headers);
   sink?.begin(columns.present);
+  const valueCheck = sink === null ? null : new ValueCheck(columns, (col) => headers.get(col) ?? '');
 
   const wanted: Array<[col: number, index: number]> = [];
   columns.toMetric.forEach((index, col) => {
@@ -115,6 +117,8 @@ export function scanXls(buffer: Buffer, sink: RowSink | null, limits: ReadLimits
         const text = cellText(row[col]);
         if (text !== '') cells[index] = text;
       }
+      const rowIndex = r;
+      valueCheck?.check(cells, () => rowIndex + 1);
       sink.row(cells);
     }
   }

@@ -159,6 +159,38 @@ describe('items table', () => {
     expect(plain(screen.getByTestId('total-realization').textContent)).toBe('2 469,12');
   });
 
+  it('shows «—» for the kVV rate of an article without sales or returns (unknown, not 0,00 %)', async () => {
+    const original = report.items;
+    report.items = [
+      item('i1', 'A-1', { category_commission_percent: 25 }),
+      item('i2', 'B-2', { sales_qty: 0, returns_qty: 0, net_qty: 0, category_commission_percent: 0, realization: 0 }),
+    ];
+    try {
+      renderReport();
+      expect(plain((await screen.findByTestId('cell-A-1-category_commission_percent')).textContent)).toBe('25,00 %');
+      expect(screen.getByTestId('cell-B-2-category_commission_percent').textContent).toBe('—');
+    } finally {
+      report.items = original;
+    }
+  });
+
+  it('orders the articles by realization, largest first, before any header is clicked', async () => {
+    const original = report.items;
+    report.items = [
+      item('i1', 'SMALL', { realization: 100 }),
+      item('i2', 'BIG', { realization: 5000 }),
+      item('i3', 'MID', { realization: 900 }),
+    ];
+    try {
+      renderReport();
+      await screen.findByTestId('row-BIG');
+      const order = screen.getAllByTestId(/^row-/).map((r) => r.dataset.testid);
+      expect(order).toEqual(['row-BIG', 'row-MID', 'row-SMALL']);
+    } finally {
+      report.items = original;
+    }
+  });
+
   it('edits a cell in place: PUT with the field and the value in roubles, then marks it corrected with the computed value on hover', async () => {
     nextPut = (body) => {
       const corrected = values({ realization: 1500.5, profit: 565.94 });

@@ -101,6 +101,9 @@ function buildColumns(): ColumnDef<Item, unknown>[] {
 
 const COLUMNS = buildColumns();
 
+/** The table's first order: realization, largest first. */
+export const DEFAULT_SORTING: SortingState = [{ id: 'realization', desc: true }];
+
 /** Pixels of columns rendered beyond the visible part: to the left, and (more) to the right, where reading goes. */
 const COLUMN_OVERSCAN_LEFT_PX = 320;
 const COLUMN_OVERSCAN_RIGHT_PX = 1000;
@@ -164,7 +167,8 @@ const matches = (item: Item, needle: string) =>
 export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps) {
   const [search, setSearch] = useState('');
   const deferredSearch = useDeferredValue(search);
-  const [sorting, setSorting] = useState<SortingState>([]);
+  // Read like a P&L: the articles that sell most first (a click on any header reorders).
+  const [sorting, setSorting] = useState<SortingState>(DEFAULT_SORTING);
   const [choice, setChoice] = useState<ColumnChoice>(loadColumnChoice);
   const hiddenGroups = useMemo(() => new Set(choice.hiddenGroups), [choice.hiddenGroups]);
   const [editing, setEditing] = useState<EditState | null>(null);
@@ -643,13 +647,27 @@ interface ValueCellProps {
   actions: RowActions;
 }
 
+/**
+ * The «Размер кВВ, %» of an article without a sale or a return is unknown, not 0 (no row stated a rate;
+ * the engine keeps 0): «—». The export leaves the cell empty by the same rule (shared/export/columns.ts).
+ */
+export function isUnknownRate(field: string, values: Partial<Record<string, number | null>>): boolean {
+  return (
+    field === 'category_commission_percent' &&
+    !values.category_commission_percent &&
+    !values.sales_qty &&
+    !values.returns_qty
+  );
+}
+
 /** Cell text per item and field, formatted once (a row mounts again each time it scrolls back in). */
 const cellTexts = new WeakMap<Item, Map<string, string>>();
 function cellText(item: Item, field: string, unit: FieldUnit): string {
   let texts = cellTexts.get(item);
   if (!texts) cellTexts.set(item, (texts = new Map()));
   let text = texts.get(field);
-  if (text === undefined) texts.set(field, (text = formatByUnit(unit, item.effective[field])));
+  if (text === undefined)
+    texts.set(field, (text = isUnknownRate(field, item.effective) ? '—' : formatByUnit(unit, item.effective[field])));
   return text;
 }
 

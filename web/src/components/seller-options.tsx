@@ -1,9 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
+import { sellerLabel } from '../lib/seller-label';
 
 /**
  * The options of a seller <select>: `empty` (no seller / all sellers) first, then the user's sellers as
- * «Name (number)» or the number alone. The list is fetched once and shared by every select (one query key).
+ * «Name (number)» or the number alone (sellerLabel). The list is fetched once and shared by every select (one query key).
  */
 export function SellerOptions({ empty }: { empty: string }) {
   const sellers = useQuery({ queryKey: ['sellers'], queryFn: api.listSellers });
@@ -12,7 +13,7 @@ export function SellerOptions({ empty }: { empty: string }) {
       <option value="">{empty}</option>
       {(sellers.data?.items ?? []).map((s) => (
         <option key={s.id} value={s.id}>
-          {s.name ? `${s.name} (${s.number})` : s.number}
+          {sellerLabel(s)}
         </option>
       ))}
     </>

@@ -90,6 +90,8 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
     void queryClient.invalidateQueries({ queryKey: ['me'] });
     void queryClient.invalidateQueries({ queryKey: ['sellers'] });
     void queryClient.invalidateQueries({ queryKey: ['limit-history'] });
+    // Analytics counted the report as «ещё обрабатывается» until now.
+    void queryClient.invalidateQueries({ queryKey: ['analytics'] });
   }, [queryClient]);
 
   /** A followed report ended: open it (reports pages) or say so (elsewhere). */

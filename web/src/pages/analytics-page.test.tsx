@@ -5,7 +5,7 @@ import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { TOKEN_KEY } from '../api/session';
 import type { Analytics, AnalyticsArticle } from '../api/contract';
 import { createQueryClient } from '../lib/query-client';
-import { AnalyticsPage, presetRange } from './analytics-page';
+import { AnalyticsPage, hasPrevious, presetRange, PROCESSING_POLL_MS } from './analytics-page';
 
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
 const json = (status: number, body: unknown) =>
@@ -177,5 +177,55 @@ describe('analytics page', () => {
     renderPage('/analytics?weeks=4');
     await screen.findByTestId('weeks-chart');
     await waitFor(() => expect(urls).toContain('/api/analytics?from=2026-04-27&to=2026-05-24'));
+  });
+});
+
+describe('analytics page notes', () => {
+  it('says nothing of the previous period when it had no report (no «было 0,00 ₽» on every card)', async () => {
+    const zero = fig(0, 0, { for_pay: 0, payout: 0, margin: null, sales_qty: 0, returns_qty: 0, expenses: 0 });
+    const change = Object.fromEntries(Object.keys(zero).map((k) => [k, null])) as Analytics['previous']['change'];
+    answer = () => json(200, { ...sample(2), previous: { ...zero, change } });
+    renderPage();
+    await screen.findByTestId('figure-profit');
+    expect(screen.queryByTestId('previous-profit')).toBeNull();
+    expect(screen.getByTestId('analytics-figures').textContent).not.toContain('было');
+    expect(screen.getByTestId('analytics-figures').textContent).toContain('нет данных для сравнения');
+  });
+
+  it('shows what the previous period was when it had reports', async () => {
+    renderPage();
+    expect(plain((await screen.findByTestId('previous-profit')).textContent)).toBe('было 2 000,00 ₽');
+    expect(hasPrevious(sample(2))).toBe(true);
+  });
+
+  it('asks again while a report is still processing, until it counts', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      let calls = 0;
+      answer = () => {
+        calls++;
+        const a = sample(2);
+        if (calls === 1)
+          a.warnings = [
+            ...a.warnings,
+            {
+              code: 'report_processing',
+              message: 'отчёт «Б» за 18.05–24.05 ещё обрабатывается и не учтён',
+              details: {},
+            },
+          ];
+        return json(200, a);
+      };
+      renderPage();
+      expect((await screen.findByTestId('analytics-warnings')).textContent).toContain('ещё обрабатывается');
+      await vi.advanceTimersByTimeAsync(PROCESSING_POLL_MS + 100);
+      await waitFor(() => expect(screen.getByTestId('analytics-warnings').textContent).not.toContain('обрабатывается'));
+      const asked = calls;
+      // Nothing processing any more: no further polling.
+      await vi.advanceTimersByTimeAsync(PROCESSING_POLL_MS * 3);
+      expect(calls).toBe(asked);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -62,7 +62,21 @@ function Change({ def, change }: { def: FigureDef; change: number | null }) {
   );
 }
 
+/** Whether the previous range had anything to compare with (no report there: every figure 0 or empty). */
+export function hasPrevious(data: Pick<Analytics, 'previous'>): boolean {
+  return FIGURES.some((def) => {
+    const v = data.previous[def.key];
+    return v !== null && v !== 0;
+  });
+}
+
+/** While a report of the range is still processing, the page asks again this often (it then counts). */
+export const PROCESSING_POLL_MS = 5_000;
+const pollWhileProcessing = (q: { state: { data?: Analytics } }) =>
+  q.state.data?.warnings.some((w) => w.code === 'report_processing') ? PROCESSING_POLL_MS : false;
+
 function Figures({ data }: { data: Analytics }) {
+  const previous = hasPrevious(data);
   return (
     <div className="figures" data-testid="analytics-figures">
       {FIGURES.map((def) => (
@@ -77,9 +91,15 @@ function Figures({ data }: { data: Analytics }) {
           <div className="figure-change">
             <Change def={def} change={data.previous.change[def.key]} />
           </div>
-          <div className="muted small" title="Тот же показатель за период той же длины перед выбранным">
-            было {fmt(def.unit, data.previous[def.key])}
-          </div>
+          {previous ? (
+            <div
+              className="muted small"
+              title="Тот же показатель за период той же длины перед выбранным"
+              data-testid={`previous-${def.key}`}
+            >
+              было {fmt(def.unit, data.previous[def.key])}
+            </div>
+          ) : null}
         </div>
       ))}
     </div>
@@ -133,6 +153,7 @@ export function AnalyticsPage() {
   const base = useQuery({
     queryKey: ['analytics', 'default', sellerId],
     queryFn: () => api.analytics({ seller_id: sellerId || null }),
+    refetchInterval: pollWhileProcessing,
   });
   const lastWeek = base.data?.available.last_week ?? null;
   let range: { from: string; to: string } | null = null;
@@ -144,6 +165,7 @@ export function AnalyticsPage() {
     queryFn: () => api.analytics(q),
     enabled: range !== null,
     placeholderData: keepPreviousData,
+    refetchInterval: pollWhileProcessing,
   });
   const history = useQuery({
     queryKey: ['analytics', 'history', q.from, q.to, sellerId, article],

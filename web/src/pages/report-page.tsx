@@ -17,6 +17,7 @@ import { displayArticle, FIELD_BY_NAME, fieldTitle } from '../lib/fields';
 import { formatByUnit, formatDateTime, formatInt, formatPercent, formatPeriod, formatRub } from '../lib/format';
 import { useTitle } from '../lib/use-title';
 import { describeProgress } from '../lib/uploads';
+import { sellerLabel } from '../lib/seller-label';
 
 const PROCESSING_POLL_MS = 1000;
 
@@ -65,6 +66,7 @@ export function ReportPage() {
     if (!pendingRebuild || !loaded || loaded.status === 'processing') return;
     setPendingRebuild(null);
     void queryClient.invalidateQueries({ queryKey: ['reports'] });
+    void queryClient.invalidateQueries({ queryKey: ['analytics'] });
     if (loaded.last_rebuild?.error) {
       setActionError(new ApiError(409, loaded.last_rebuild.error.code, loaded.last_rebuild.error.message));
       return;
@@ -312,13 +314,7 @@ function ReportHeader({ report }: { report: Report }) {
           ) : null}
           <div>
             <dt>Продавец</dt>
-            <dd data-testid="report-seller">
-              {report.seller
-                ? report.seller.name
-                  ? `${report.seller.name} (${report.seller.number})`
-                  : report.seller.number
-                : '—'}
-            </dd>
+            <dd data-testid="report-seller">{report.seller ? sellerLabel(report.seller) : '—'}</dd>
           </div>
           <div>
             <dt>Период</dt>
