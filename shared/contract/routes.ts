@@ -124,7 +124,7 @@ export const ROUTES = {
     summary: 'Change the default tax profile (plain or by dates) or the allocation method',
     body: s.updateMeBodySchema,
     responses: { 200: { description: 'The user with the new settings', schema: s.userReplySchema } },
-    errors: ['vat_rate_not_in_force'],
+    errors: ['vat_rate_not_in_force', 'not_found'],
   }),
   forgotPassword: route({
     fn: 'authForgotPassword',
@@ -225,6 +225,7 @@ export const ROUTES = {
       'source_changed',
       'invalid_seller_number',
       'transaction_conflict',
+      'idempotency_key_reused',
       'processing_failed',
     ],
   }),
@@ -368,7 +369,7 @@ export const ROUTES = {
     summary: 'Several reports as the legacy .xls summary',
     body: s.summaryExportBodySchema,
     responses: { 200: { description: 'The workbook (attachment)', contentType: XLS } },
-    errors: ['report_not_found'],
+    errors: ['report_not_found', 'overlapping_reports'],
   }),
   combine: route({
     fn: 'reportsCombine',
