@@ -226,6 +226,7 @@ export const ROUTES = {
       'invalid_seller_number',
       'transaction_conflict',
       'idempotency_key_reused',
+      'report_not_found',
       'processing_failed',
     ],
   }),
