@@ -42,10 +42,13 @@ const webLimits = {
     '!**/shared/engine',
     '!**/shared/engine/index',
     '!**/shared/engine/fields',
+    '!**/shared/engine/payout',
+    '!**/shared/engine/totals',
     '!**/shared/contract',
     '!**/shared/contract/**',
   ],
-  message: "web/ imports only the engine's public surface (shared/engine) and shared/contract",
+  message:
+    "web/ imports only the engine's public surface (shared/engine; its pure fields, payout lines and totals) and shared/contract",
 };
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 

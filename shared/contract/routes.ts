@@ -125,7 +125,7 @@ export const ROUTES = {
     summary: 'Change the default tax profile (plain or by dates) or the allocation method',
     body: s.updateMeBodySchema,
     responses: { 200: { description: 'The user with the new settings', schema: s.userReplySchema } },
-    errors: ['vat_rate_not_in_force'],
+    errors: ['vat_rate_not_in_force', 'not_found'],
   }),
   forgotPassword: route({
     fn: 'authForgotPassword',
@@ -226,6 +226,8 @@ export const ROUTES = {
       'source_changed',
       'invalid_seller_number',
       'transaction_conflict',
+      'idempotency_key_reused',
+      'report_not_found',
       'processing_failed',
     ],
   }),
@@ -369,7 +371,7 @@ export const ROUTES = {
     summary: 'Several reports as the legacy .xls summary',
     body: s.summaryExportBodySchema,
     responses: { 200: { description: 'The workbook (attachment)', contentType: XLS } },
-    errors: ['report_not_found'],
+    errors: ['report_not_found', 'overlapping_reports'],
   }),
   combine: route({
     fn: 'reportsCombine',

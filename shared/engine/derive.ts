@@ -5,6 +5,7 @@
  */
 import { AGGREGATE_FIELDS } from './fields';
 import { mulDivRound, rateHundredths, roundHalfAway } from './money';
+import { EXPENSE_LINES, PAYOUT_LINES, sumLines } from './payout';
 import type { AggregateValues, ItemValues, ManualValues, TaxProfile } from './types';
 
 /** Percent p/q·100 to 2 decimals, exact on integer kopecks. */
@@ -84,19 +85,7 @@ export function deriveValues(
   v.vat = vat;
   const costTotal = roundHalfAway(cost * netQty);
   v.cost_total = costTotal;
-  const expenses =
-    a.realization -
-    a.for_pay +
-    a.logistics +
-    a.reverse_logistics +
-    a.rebill_logistics +
-    a.storage +
-    a.acceptance +
-    a.penalties +
-    a.deductions +
-    a.ads -
-    a.loyalty +
-    costTotal;
+  const expenses = sumLines(EXPENSE_LINES, v);
   v.expenses = expenses;
   v.allocated_expenses = allocated;
   // The tax base stays the item's own (an allocation is management accounting, and the sum of USN is unchanged).
@@ -106,19 +95,6 @@ export function deriveValues(
   v.profit = profit;
   v.margin = pick('margin', () => (a.realization > 0 ? percentOf(profit, a.realization) : null));
   v.roi = costTotal > 0 ? percentOf(profit, costTotal) : null;
-  v.payout =
-    a.for_pay +
-    a.compensations +
-    a.additional_payments +
-    a.loyalty -
-    a.logistics -
-    a.reverse_logistics -
-    a.rebill_logistics -
-    a.storage -
-    a.acceptance -
-    a.penalties -
-    a.deductions -
-    a.ads -
-    a.loans;
+  v.payout = sumLines(PAYOUT_LINES, v);
   return v;
 }

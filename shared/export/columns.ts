@@ -19,23 +19,6 @@ export const RATIO_FIELDS: ReadonlySet<FieldName> = new Set<FieldName>([
   'roi',
 ]);
 
-/** What WB transfers (docs/METRICS.md, payout): sign and field of each line of the reconciliation. */
-export const PAYOUT_LINES: ReadonlyArray<{ sign: 1 | -1; field: FieldName }> = [
-  { sign: 1, field: 'for_pay' },
-  { sign: 1, field: 'compensations' },
-  { sign: 1, field: 'additional_payments' },
-  { sign: 1, field: 'loyalty' },
-  { sign: -1, field: 'logistics' },
-  { sign: -1, field: 'reverse_logistics' },
-  { sign: -1, field: 'rebill_logistics' },
-  { sign: -1, field: 'storage' },
-  { sign: -1, field: 'acceptance' },
-  { sign: -1, field: 'penalties' },
-  { sign: -1, field: 'deductions' },
-  { sign: -1, field: 'ads' },
-  { sign: -1, field: 'loans' },
-];
-
 export function fieldDef(name: FieldName): FieldDef {
   const def = FIELD_BY_NAME.get(name);
   if (!def) throw new Error(`unknown field ${name}`);

@@ -12,10 +12,10 @@
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { kopecksToRoubles, type FieldDef, type FieldName } from '../engine/fields';
+import { PAYOUT_LINES } from '../engine/payout';
 import type { ItemValues } from '../engine/types';
 import {
   EXPORT_FIELD_ORDER,
-  PAYOUT_LINES,
   RATIO_FIELDS,
   columnTitle,
   describeTaxProfile,
@@ -264,11 +264,10 @@ function addSummarySheet(
   styleHeader(ws.addRow(['Статья', 'Знак', 'Сумма, ₽']));
   let reconciled = 0;
   for (const line of PAYOUT_LINES) {
-    const def = fieldDef(line.field);
-    const value = totals[line.field] ?? 0;
+    const value = totals[line.key] ?? 0;
     reconciled += line.sign * value;
     const row = ws.addRow([]);
-    setText(row.getCell(1), def.title);
+    setText(row.getCell(1), line.label);
     setText(row.getCell(2), line.sign > 0 ? '+' : '−');
     row.getCell(2).alignment = { horizontal: 'center' };
     row.getCell(3).value = kopecksToRoubles(value);

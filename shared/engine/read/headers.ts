@@ -3,11 +3,12 @@ import { KEY_INDEX, REQUIRED_KEYS, type MetricKey } from '../row-sink';
 
 /**
  * Header text → canonical key (WB statistics API field names), docs/WB-REPORT.md "Columns".
- * The first spelling of each key is its current title (used in messages); the rest are older or
- * English-locale spellings. Only METRIC_KEYS reach the sink, but the whole table is mapped so a
+ * The keys are in the order of the 2026 sheet, and the first spelling of each key is its current title
+ * (used in messages; the fixture generator lays out its 2026 files with them, see CURRENT_LAYOUT); the rest
+ * are older or English-locale spellings. Only METRIC_KEYS reach the sink, but the whole table is mapped so a
  * known column is never mistaken for an unknown one.
  */
-const SPELLINGS: ReadonlyArray<readonly [key: string, ...titles: string[]]> = [
+const SPELLINGS: ReadonlyArray<readonly [key: string, title: string, ...others: string[]]> = [
   ['rrd_no', '№'],
   ['gi_id', 'Номер поставки'],
   ['subject_name', 'Предмет'],
@@ -152,6 +153,18 @@ const BY_MATCH_FORM: ReadonlyMap<string, string> = (() => {
 
 /** Canonical key of every column documented in docs/WB-REPORT.md (not only the metric ones). */
 export const KNOWN_KEYS: readonly string[] = SPELLINGS.map(([key]) => key);
+
+/** The 2026 sheet: every documented column in its order, under its current title (fixtures/wb-headers-2026.json checks it). */
+export const CURRENT_LAYOUT: ReadonlyArray<{ readonly key: string; readonly title: string }> = SPELLINGS.map(
+  ([key, title]) => ({ key, title }),
+);
+
+/** The English-locale title of a key (an older spelling in ASCII letters), or undefined when none is documented. */
+export function englishTitleOf(key: string): string | undefined {
+  return SPELLINGS.find(([k]) => k === key)
+    ?.slice(2)
+    .find((t) => /^[\x20-\x7e]+$/.test(t));
+}
 
 /** The current Russian title of a key, for messages. */
 export function titleOf(key: string): string {

@@ -20,8 +20,18 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { computeTotals } from '../../../shared/engine/totals';
 import type { Item, Values } from '../api/contract';
-import { COLUMN_GROUPS, displayArticle, FIELD_BY_NAME, type FieldUnit } from '../lib/fields';
+import {
+  COLUMN_GROUPS,
+  displayArticle,
+  FIELD_BY_NAME,
+  FIELDS,
+  kopecksToRoubles,
+  roublesToKopecks,
+  type FieldUnit,
+  type FieldName,
+} from '../lib/fields';
 import { articlesCount, editText, formatByUnit, formatInt, normaliseForUnit, parseNumberInput } from '../lib/format';
 import { ErrorMessage } from './error-message';
 import { SortHeader } from './sort-header';
@@ -953,31 +963,26 @@ export function allZeroFields(items: readonly Item[], totals: Values): Set<strin
   return out;
 }
 
-/** Totals of some items, as the report's totals are built (sums; ratios recomputed from the sums). */
+/**
+ * Totals of some items (the rows a search leaves), as the server builds the report's totals: each money value
+ * back to integer kopecks, the engine's computeTotals (integer sums, ratios recomputed from the sums), roubles
+ * once at the end — so a filtered total of every row equals the report's total to the kopeck.
+ */
 export function totalsOf(items: readonly Item[]): Values {
-  const t: Values = {};
-  const r2 = (v: number) => Math.round(v * 100) / 100;
-  for (const def of FIELD_BY_NAME.values()) {
-    if (def.unit === 'percent' || def.name === 'avg_seller_price' || def.name === 'cost_price') continue;
-    let sum = 0;
-    for (const it of items) sum += it.effective[def.name] ?? 0;
-    t[def.name] = def.unit === 'qty' ? Math.round(sum) : r2(sum);
-  }
-  const n = (f: string) => t[f] ?? 0;
-  t.avg_seller_price = n('sales_qty') > 0 ? r2(n('sales_seller_price') / n('sales_qty')) : null;
-  t.cost_price = n('net_qty') !== 0 ? r2(n('cost_total') / n('net_qty')) : null;
-  t.margin = n('realization') > 0 ? r2((n('profit') / n('realization')) * 100) : null;
-  t.roi = n('cost_total') > 0 ? r2((n('profit') / n('cost_total')) * 100) : null;
-  let weighted = 0;
-  let weight = 0;
-  for (const it of items) {
-    const r = it.effective.realization ?? 0;
-    if (r > 0) {
-      weighted += (it.effective.category_commission_percent ?? 0) * r;
-      weight += r;
+  const rows = items.map((it) => {
+    const v = {} as Record<FieldName, number | null>;
+    for (const def of FIELDS) {
+      const x = it.effective[def.name];
+      v[def.name] = x === null || x === undefined ? null : def.unit === 'money' ? roublesToKopecks(x) : x;
     }
+    return v;
+  });
+  const sums = computeTotals(rows);
+  const t: Values = {};
+  for (const def of FIELDS) {
+    const x = sums[def.name];
+    t[def.name] = x === null ? null : def.unit === 'money' ? kopecksToRoubles(x) : x;
   }
-  t.category_commission_percent = weight > 0 ? r2(weighted / weight) : null;
   return t;
 }
 

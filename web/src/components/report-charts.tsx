@@ -1,4 +1,5 @@
 import { useMemo, useState, type ReactNode } from 'react';
+import { PAYOUT_LINES } from '../../../shared/engine/payout';
 import type { Item, Values } from '../api/contract';
 import { displayArticle, fieldTitle } from '../lib/fields';
 import { formatMoney } from '../lib/format';
@@ -48,21 +49,11 @@ export function waterfallSteps(totals: Values): Step[] {
   minus('acquiring');
   minus('attorney_services');
   total(fieldTitle('for_pay'), n(totals.for_pay), 'Округления WB и корректировки');
-  plus('compensations');
-  plus('additional_payments');
-  plus('loyalty');
-  for (const f of [
-    'logistics',
-    'reverse_logistics',
-    'rebill_logistics',
-    'storage',
-    'acceptance',
-    'penalties',
-    'deductions',
-    'ads',
-    'loans',
-  ]) {
-    minus(f);
+  // What WB transfers, line by line, as the engine computes it (shared/engine/payout.ts); for_pay is the milestone above.
+  for (const line of PAYOUT_LINES) {
+    if (line.key === 'for_pay') continue;
+    if (line.sign > 0) plus(line.key);
+    else minus(line.key);
   }
   // Loans lower what WB transfers but are not an expense: they come back before profit.
   total(fieldTitle('payout'), n(totals.payout), 'Округления WB и корректировки');

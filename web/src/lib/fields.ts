@@ -1,8 +1,18 @@
 // The per-item field table is shared with the backend (one list, one set of Russian titles).
-import { FIELD_BY_NAME, FIELD_GROUPS, FIELDS, type FieldDef, type FieldUnit } from '../../../shared/engine/fields';
+import {
+  FIELD_BY_NAME,
+  FIELD_GROUPS,
+  FIELDS,
+  kopecksToRoubles,
+  roublesToKopecks,
+  type FieldDef,
+  type FieldName,
+  type FieldUnit,
+} from '../../../shared/engine/fields';
 
-export { FIELDS, FIELD_BY_NAME };
-export type { FieldDef, FieldUnit };
+// The engine's money helpers: the page sums integer kopecks as the server does, never float roubles.
+export { FIELDS, FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks };
+export type { FieldDef, FieldName, FieldUnit };
 
 export function fieldDef(name: string): FieldDef {
   const def = FIELD_BY_NAME.get(name);
