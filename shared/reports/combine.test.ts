@@ -6,24 +6,15 @@
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../errors';
-import {
-  createReport,
-  getReport,
-  getReportItems,
-  newReportId,
-  replaceItems,
-  type ReportRecord,
-} from '../store/reports.repo';
+import { createReport, replaceItems } from '../store/report-numbers.repo';
+import { getReport, getReportItems } from '../store/reports.repo';
+import { newReportId, type ReportRecord } from '../store/report-record';
 import { refusal, setUnitEnv, unitReport } from '../../test/support/unit-fixtures';
 import { assertNoOverlap, recombineReport, requireReports, startCombine, startRecombine } from './combine';
 
-vi.mock('../store/reports.repo', () => ({
-  createReport: vi.fn(),
-  getReport: vi.fn(),
-  getReportItems: vi.fn(),
-  newReportId: vi.fn(),
-  replaceItems: vi.fn(),
-}));
+vi.mock('../store/reports.repo', () => ({ getReport: vi.fn(), getReportItems: vi.fn() }));
+vi.mock('../store/report-numbers.repo', () => ({ createReport: vi.fn(), replaceItems: vi.fn() }));
+vi.mock('../store/report-record', async (actual) => ({ ...(await actual<object>()), newReportId: vi.fn() }));
 
 setUnitEnv();
 

@@ -23,14 +23,9 @@ import {
 } from '../engine';
 import type { ComputedItem, ManualValues, ReportWarning, TaxProfile } from '../engine/types';
 import type { StoredItem } from '../store/items.repo';
-import {
-  createReport,
-  getReport,
-  getReportItems,
-  newReportId,
-  replaceItems,
-  type ReportRecord,
-} from '../store/reports.repo';
+import { createReport, replaceItems } from '../store/report-numbers.repo';
+import { getReport, getReportItems } from '../store/reports.repo';
+import { newReportId, type ReportRecord } from '../store/report-record';
 import { coversOfSources, findOverlap } from './report-identity';
 
 export { MIN_COMBINE, MAX_COMBINE } from '../contract/shapes';

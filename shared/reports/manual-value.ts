@@ -20,7 +20,8 @@ import {
 } from '../engine';
 import { backoff, sleep } from '../store/dynamo-errors';
 import { genOfItemId, reportIdOfItem, type StoredItem } from '../store/items.repo';
-import { getReport, getReportItems, saveItemCorrection } from '../store/reports.repo';
+import { getReport, getReportItems } from '../store/reports.repo';
+import { saveItemCorrection } from '../store/report-numbers.repo';
 import { writeReportSummary } from './analytics';
 import { valueFromApi } from './present';
 

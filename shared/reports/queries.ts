@@ -9,11 +9,11 @@ import {
   getReport,
   getReportAnyStatus,
   getReportItems,
-  hasItems,
   listReports,
   updateReportMeta,
-  type ReportRecord,
 } from '../store/reports.repo';
+import { hasItems } from './lifecycle';
+import { type ReportRecord } from '../store/report-record';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';

@@ -9,16 +9,10 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildItems, readReport } from '../engine';
 import { objectRanges } from '../files/objects';
 import type { StoredItem } from '../store/items.repo';
-import {
-  getReport,
-  getReportAnyStatus,
-  getReportItems,
-  listAllReports,
-  newReportId,
-  replaceItems,
-  startRebuildTask,
-  type ReportRecord,
-} from '../store/reports.repo';
+import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';
+import { newReportId, type ReportRecord } from '../store/report-record';
+import { replaceItems } from '../store/report-numbers.repo';
+import { startRebuildTask } from '../store/report-lifecycle.repo';
 import { invokeWorker } from '../jobs/worker-invoke';
 import { refusal, setUnitEnv, unitReport, unitUser } from '../../test/support/unit-fixtures';
 import { requireReport } from './queries';
@@ -37,12 +31,11 @@ vi.mock('../store/reports.repo', () => ({
   getReport: vi.fn(),
   getReportAnyStatus: vi.fn(),
   getReportItems: vi.fn(),
-  isReportId: (id: unknown) => typeof id === 'string' && /^[0-9A-Za-z]{1,64}$/.test(id),
   listAllReports: vi.fn(),
-  newReportId: vi.fn(),
-  replaceItems: vi.fn(),
-  startRebuildTask: vi.fn(),
 }));
+vi.mock('../store/report-record', async (actual) => ({ ...(await actual<object>()), newReportId: vi.fn() }));
+vi.mock('../store/report-numbers.repo', () => ({ replaceItems: vi.fn() }));
+vi.mock('../store/report-lifecycle.repo', () => ({ startRebuildTask: vi.fn() }));
 vi.mock('../store/sellers.repo', () => ({ getSeller: vi.fn() }));
 vi.mock('../jobs/worker-invoke', () => ({ invokeWorker: vi.fn() }));
 vi.mock('./analytics', () => ({ writeReportSummary: vi.fn() }));

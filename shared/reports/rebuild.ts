@@ -19,18 +19,11 @@ import {
 } from '../engine';
 import { describeError, log } from '../log';
 import { ensureProducts } from '../store/products.repo';
-import {
-  getReport,
-  getReportAnyStatus,
-  getReportItems,
-  isReportId,
-  listAllReports,
-  newReportId,
-  replaceItems,
-  startRebuildTask,
-  type ReportProgress,
-  type ReportRecord,
-} from '../store/reports.repo';
+import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';
+import { isReportId, newReportId, type ReportRecord } from '../store/report-record';
+import { replaceItems } from '../store/report-numbers.repo';
+import { startRebuildTask } from '../store/report-lifecycle.repo';
+import { type ReportProgress } from './lifecycle';
 import type { StoredItem } from '../store/items.repo';
 import { getSeller, type SellerRecord } from '../store/sellers.repo';
 import { invokeWorker } from '../jobs/worker-invoke';

@@ -34,13 +34,13 @@ import {
   claimBuildingReport,
   deleteBuildingReport,
   failUploadUpdate,
-  getReportAnyStatus,
   listPendingReports,
   markUploadFailed,
   releaseReportTask,
-  type ReportFailure,
-  type ReportRecord,
-} from '../store/reports.repo';
+} from '../store/report-lifecycle.repo';
+import { getReportAnyStatus } from '../store/reports.repo';
+import { type ReportFailure } from './lifecycle';
+import { type ReportRecord } from '../store/report-record';
 import { invokeWorker } from '../jobs/worker-invoke';
 import { deleteObject } from '../files/objects';
 import { deleteIdentity } from '../store/identities.repo';

@@ -9,7 +9,8 @@ import { countRows } from '../engine';
 import { copyObject, deleteObject, objectHead, putObject } from '../files/objects';
 import { getIdempotentRecord } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
-import { deleteReport, getReportAnyStatus, getReportItems, newReportId } from '../store/reports.repo';
+import { deleteReport, getReportAnyStatus, getReportItems } from '../store/reports.repo';
+import { newReportId } from '../store/report-record';
 import { invokeWorker } from '../jobs/worker-invoke';
 import { refusal, setUnitEnv, unitReport, unitUser } from '../../test/support/unit-fixtures';
 import { findDuplicate } from './duplicates';
@@ -28,7 +29,9 @@ vi.mock('../store/reports.repo', () => ({
   deleteReport: vi.fn(),
   getReportAnyStatus: vi.fn(),
   getReportItems: vi.fn(),
-  newReportId: vi.fn(),
+}));
+vi.mock('../store/report-record', async (actual) => ({ ...(await actual<object>()), newReportId: vi.fn() }));
+vi.mock('../store/report-lifecycle.repo', () => ({
   processingReportPut: vi.fn((record: { id: string }, taskId: string) => ({ processing: record.id, taskId })),
 }));
 vi.mock('../store/sellers.repo', () => ({ getSeller: vi.fn() }));

@@ -13,14 +13,9 @@ import { countMetric, StepTimer } from '../metrics';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
 import type { StoredItem } from '../store/items.repo';
-import {
-  deleteReport,
-  getReportAnyStatus,
-  getReportItems,
-  newReportId,
-  processingReportPut,
-  type ReportRecord,
-} from '../store/reports.repo';
+import { deleteReport, getReportAnyStatus, getReportItems } from '../store/reports.repo';
+import { newReportId, type ReportRecord } from '../store/report-record';
+import { processingReportPut } from '../store/report-lifecycle.repo';
 import { getSeller, type SellerRecord } from '../store/sellers.repo';
 import { createUpload, saveUploadCount } from '../store/uploads.repo';
 import type { UserRecord } from '../store/users.repo';

@@ -13,10 +13,10 @@ import {
   claimReportTask,
   finishRebuildTask,
   finishUploadTask,
-  getReportAnyStatus,
   releaseReportTask,
   renewReportTask,
-} from '../store/reports.repo';
+} from '../store/report-lifecycle.repo';
+import { getReportAnyStatus } from '../store/reports.repo';
 import { ensureSellerByNumber } from '../store/sellers.repo';
 import { getUserById } from '../store/users.repo';
 import type { WorkerEvent } from '../jobs/worker-invoke';
@@ -41,14 +41,14 @@ vi.mock('./catalog-sync', () => ({
     return catalog;
   }),
 }));
-vi.mock('../store/reports.repo', () => ({
+vi.mock('../store/report-lifecycle.repo', () => ({
   claimReportTask: vi.fn(),
   finishRebuildTask: vi.fn(),
   finishUploadTask: vi.fn(),
-  getReportAnyStatus: vi.fn(),
   releaseReportTask: vi.fn(),
   renewReportTask: vi.fn(),
 }));
+vi.mock('../store/reports.repo', () => ({ getReportAnyStatus: vi.fn() }));
 vi.mock('../store/sellers.repo', () => ({ ensureSellerByNumber: vi.fn() }));
 vi.mock('../store/users.repo', () => ({ getUserById: vi.fn() }));
 vi.mock('../jobs/worker-invoke', () => ({ invokeWorker: vi.fn() }));

@@ -30,13 +30,12 @@ import {
   claimReportTask,
   finishRebuildTask,
   finishUploadTask,
-  getReportAnyStatus,
   releaseReportTask,
   renewReportTask,
-  type ReportFailure,
-  type ReportProgress,
-  type ReportRecord,
-} from '../store/reports.repo';
+} from '../store/report-lifecycle.repo';
+import { getReportAnyStatus } from '../store/reports.repo';
+import { type ReportFailure, type ReportProgress } from './lifecycle';
+import { type ReportRecord } from '../store/report-record';
 import { ensureSellerByNumber } from '../store/sellers.repo';
 import { getUserById, type UserRecord } from '../store/users.repo';
 import { invokeWorker, type WorkerEvent } from '../jobs/worker-invoke';

@@ -17,7 +17,8 @@ import { recoverAbandonedUploads } from '../../shared/reports/recover';
 import { ddb, tableName } from '../../shared/store/client';
 import { getItems } from '../../shared/store/items.repo';
 import { listLimitHistory } from '../../shared/store/limits.repo';
-import { claimReportTask, getReportAnyStatus } from '../../shared/store/reports.repo';
+import { claimReportTask } from '../../shared/store/report-lifecycle.repo';
+import { getReportAnyStatus } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { idleWorkers, setWorkerInvoker, type WorkerEvent } from '../../shared/jobs/worker-invoke';
 import {

@@ -15,7 +15,8 @@ import { applyManualValue, DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../s
 import type { ApiItem, ApiReport, ApiValues } from '../../shared/reports/present';
 import { rebuildMany as rebuildManyUseCase } from '../../shared/reports/rebuild';
 import { getItem } from '../../shared/store/items.repo';
-import { createReport, getReport } from '../../shared/store/reports.repo';
+import { createReport } from '../../shared/store/report-numbers.repo';
+import { getReport } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { idleWorkers } from '../../shared/jobs/worker-invoke';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';

@@ -13,7 +13,8 @@ import { apiEvent, bodyOf } from '../support/test-event';
 import { recoverAbandonedUploads, undoChargedUpload } from '../../shared/reports/recover';
 import { ddb, tableName } from '../../shared/store/client';
 import { listLimitHistory, refundLimits } from '../../shared/store/limits.repo';
-import { claimBuildingReport, getReportAnyStatus, markReportReady } from '../../shared/store/reports.repo';
+import { claimBuildingReport, markReportReady } from '../../shared/store/report-lifecycle.repo';
+import { getReportAnyStatus } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import type { ApiReport } from '../../shared/reports/present';
 import {
