@@ -10,7 +10,7 @@
  * (`recovering_at`), after which it can never become ready, and deletes it last, so it stays the durable
  * to-do until the refund and the cleanup are done.
  */
-import { DeleteCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LastRebuild, ReportFailure, ReportProgress } from '../reports/lifecycle';
 import { queuedProgress, MAX_DROPPED_KEPT } from '../reports/lifecycle';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
@@ -26,7 +26,12 @@ const PROCESSING_CLEANUP = 'REMOVE gsi2pk, gsi2sk, lease_owner, lease_until, pro
  * gsi2, with a lease that expires `leaseMs` from now unless a worker claims it first (so an invoke
  * that was lost is noticed by recovery), on the condition that the id is new.
  */
-export function processingReportPut(record: ReportRecord, taskId: string, leaseMs: number): DocTransactItem {
+export function processingReportPut(
+  record: ReportRecord,
+  taskId: string,
+  leaseMs: number,
+  now = Date.now(),
+): DocTransactItem {
   return putNew({
     ...toItem({
       ...record,
@@ -34,7 +39,7 @@ export function processingReportPut(record: ReportRecord, taskId: string, leaseM
       task: 'upload',
       task_id: taskId,
       progress: queuedProgress(record.rows),
-      lease_until: Date.now() + leaseMs,
+      lease_until: now + leaseMs,
       attempts: 0,
       items_gen: 1,
       version: 1,
@@ -52,8 +57,9 @@ export async function startRebuildTask(
   reportId: string,
   taskId: string,
   leaseMs: number,
+  nowMs = Date.now(),
 ): Promise<ReportRecord | null> {
-  const now = new Date().toISOString();
+  const now = new Date(nowMs).toISOString();
   return updateReportIf({
     Key: reportKey(userId, reportId),
     UpdateExpression:
@@ -66,7 +72,7 @@ export async function startRebuildTask(
       ':rebuild': 'rebuild',
       ':task': taskId,
       ':progress': queuedProgress(0),
-      ':until': Date.now() + leaseMs,
+      ':until': nowMs + leaseMs,
       ':zero': 0,
       ':g2pk': reportBuildingIndex(userId, now).gsi2pk,
       ':g2sk': now,
@@ -110,6 +116,7 @@ export async function renewReportTask(
   owner: string,
   leaseMs: number,
   progress: ReportProgress,
+  now = Date.now(),
 ): Promise<boolean> {
   return conditionHeld(
     ddb().send(
@@ -122,7 +129,7 @@ export async function renewReportTask(
         ExpressionAttributeValues: {
           ':processing': 'processing',
           ':owner': owner,
-          ':until': Date.now() + leaseMs,
+          ':until': now + leaseMs,
           ':progress': progress,
         },
       }),
@@ -314,6 +321,24 @@ export async function listPendingReports(userId: string, limit: number): Promise
     }),
   );
   return (r.Items ?? []).map(fromItem);
+}
+
+/** A page of the pending index across all users (the scheduled sweep), and where the next one starts. */
+export interface PendingPage {
+  items: ReportRecord[];
+  next: Record<string, unknown> | null;
+}
+
+/**
+ * Every user's reports in gsi2 (processing, and pre-worker `building` ones), a page of at most `limit`
+ * from `start`. The index is sparse (only pending reports are in it), so the scan reads next to nothing
+ * when all is well; eventually consistent: act on them only through the conditional transitions above.
+ */
+export async function scanPendingReports(start: Record<string, unknown> | null, limit: number): Promise<PendingPage> {
+  const r = await ddb().send(
+    new ScanCommand({ TableName: tableName(), IndexName: GSI2, Limit: limit, ExclusiveStartKey: start ?? undefined }),
+  );
+  return { items: (r.Items ?? []).map(fromItem), next: r.LastEvaluatedKey ?? null };
 }
 
 // Legacy `building` uploads (made before the worker existed).

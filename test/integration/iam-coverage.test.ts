@@ -4,7 +4,7 @@
  * every other suite and fail only on AWS. Here every AWS call the handlers make is recorded (a
  * middleware on the process's DynamoDB, S3 and SES clients, presigning included) while each route's
  * paths run in-process — the rare ones too: uploads by id and by body, an upload undone after its
- * charge, abandoned uploads swept by list and upload, big and small sources, a rebuild that re-adds
+ * charge, abandoned uploads swept by the scheduled sweep and by upload, big and small sources, a rebuild that re-adds
  * a product, the combine job, password reset, idempotent top-up. Then, per function:
  *   - every recorded call is allowed by its role (action and resource, with IAM's wildcards);
  *   - every action the role grants was used by at least one of those calls, so no grant is idle.
@@ -56,8 +56,11 @@ import type { HttpResult } from '../../shared/http/responses';
 import { ses } from '../../shared/mail/client';
 import type { ApiReport } from '../../shared/reports/present';
 import { ABANDONED_UPLOAD_AFTER_MS } from '../../shared/reports/recover';
-import { runWorkerEvent, workerHooks } from '../../shared/reports/worker';
-import { setWorkerInvoker } from '../../shared/jobs/worker-invoke';
+import { runWorkerEvent } from '../../shared/reports/worker';
+import { overrideReportDeps, reportDeps } from '../../shared/reports/deps';
+import type { WorkerInvoker } from '../../shared/jobs/worker-invoke';
+import { writeItems } from '../../shared/store/items.repo';
+import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
 import { ddb, tableName } from '../../shared/store/client';
 import { productKey, summaryKey } from '../../shared/store/keys';
 import { ensureSellerByNumber, getSeller } from '../../shared/store/sellers.repo';
@@ -258,25 +261,28 @@ beforeAll(() => {
   recordOn(ses(), sesCalls);
   // The worker's asynchronous invoke, as Lambda would do it: the caller's call is recorded as the
   // lambda:InvokeFunction it needs, and the worker runs with its calls attributed to reportsWorker.
-  setWorkerInvoker(async (event) => {
+  overrideReportDeps({ invoker });
+});
+
+const invoker: WorkerInvoker = {
+  async invoke(event) {
     record([{ action: 'lambda:InvokeFunction', resource: WORKER, command: 'InvokeCommand' }]);
     if (dropInvokes) return;
     const caller = current;
     current = 'reportsWorker';
     try {
-      await runWorkerEvent(event);
+      await runWorkerEvent(reportDeps(), event);
     } finally {
       current = caller;
     }
-  });
-});
+  },
+};
 
 /** While true, worker invokes are recorded but the worker does not run (a lost invoke, a dead worker). */
 let dropInvokes = false;
 
 afterAll(() => {
-  delete workerHooks.afterItems;
-  setWorkerInvoker(null);
+  overrideReportDeps(null);
   for (const k of ENV_KEYS) {
     if (savedEnv[k] === undefined) delete process.env[k];
     else process.env[k] = savedEnv[k];
@@ -430,15 +436,22 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
     const second = bodyOf<{ report: ApiReport }>(
       await call('reportsUpload', uploadHandler, multipart(makeReport({ seed: 22 })), 201),
     ).report;
-    workerHooks.afterItems = async () => {
-      throw new Error('the worker fails after writing the items, every attempt');
-    };
+    // An item store that fails after writing the items, every attempt.
+    overrideReportDeps({
+      invoker,
+      items: {
+        async writeItems(...args: Parameters<typeof writeItems>) {
+          await writeItems(...args);
+          throw new Error('the worker fails after writing the items, every attempt');
+        },
+      },
+    });
     try {
       await call('reportsUpload', uploadHandler, multipart(makeReport({ seed: 23 })), 500);
     } finally {
-      delete workerHooks.afterItems;
+      overrideReportDeps({ invoker });
     }
-    // A worker that never ran (lost invoke): listing hands the report to a new one once its lease ran out.
+    // A worker that never ran (lost invoke): the sweep hands the report to a new one once its lease ran out.
     process.env.WORKER_LEASE_MS = '1';
     process.env.UPLOAD_WAIT_MS = '0';
     resetConfig();
@@ -452,7 +465,15 @@ describe('IAM roles of serverless.yml against the calls the code makes', () => {
       resetConfig();
     }
     await new Promise((r) => setTimeout(r, 5));
-    await chargedBuildingReport(me.user.id, makeReport({ seed: 11, rows: 40 }), ABANDONED_UPLOAD_AFTER_MS + 60_000);
+    // A pre-worker upload that died, linked to the seller it created: the sweep undoes both.
+    const crashedSeller = await ensureSellerByNumber(me.user.id, '9090909');
+    await chargedBuildingReport(
+      me.user.id,
+      makeReport({ seed: 11, rows: 40 }),
+      ABANDONED_UPLOAD_AFTER_MS + 60_000,
+      crashedSeller.id,
+    );
+    await as('reportsSweep', () => sweepHandler({}));
     await call('reportsList', listHandler, { method: 'GET', path: '/api/reports', token }, 200);
     const sellerId = byId.seller?.id as string;
     expect(sellerId).toBeTruthy();
