@@ -275,10 +275,11 @@ describe('npm run package (offline, no AWS credentials)', () => {
         [SOURCES]: s3('PutObject', 'DeleteObject'),
         [WORKER]: invoke,
       },
-      reportsList: {
+      reportsList: { [TABLE]: db('GetItem', 'Query'), [GSI1]: db('Query') },
+      reportsSweep: {
         [TABLE]: db('GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'),
         [GSI1]: db('Query'),
-        [GSI2]: db('Query'),
+        [GSI2]: db('Scan'),
         [SOURCES]: s3('DeleteObject'),
         [WORKER]: invoke,
       },
@@ -347,7 +348,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
       return Object.fromEntries(Object.entries(out).map(([r, a]) => [r, [...a].sort()]));
     }
     const allActions = (fn: string) => statementsOf(fn).flatMap((s) => list(s.Action));
-    const functions = () => [...new Set(ROUTES.map(([, , f]) => f)), 'reportsWorker'];
+    const functions = () => [...new Set(ROUTES.map(([, , f]) => f)), 'reportsWorker', 'reportsSweep'];
 
     it('gives every function a role of its own, assumable by Lambda only, with no managed policies', () => {
       expect(Object.keys(EXPECTED).sort()).toEqual(functions().sort());
@@ -439,7 +440,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
           'reportsUploadUrl',
           'reportsCountRows',
           'reportsUpload',
-          'reportsList',
+          'reportsSweep',
           'reportsDelete',
           'reportsSource',
           'reportsWorker',
@@ -483,10 +484,10 @@ describe('npm run package (offline, no AWS credentials)', () => {
       expect(permissions('reportsDelete')[SOURCES]).toEqual(['s3:DeleteObject']);
     });
 
-    it('lets only the routes that hand work to the worker (and the worker, for its retry) invoke it, and nothing else', () => {
+    it('lets only the routes that hand work to the worker (and the worker, for its retry, and the recovery sweep) invoke it, and nothing else', () => {
       const invokers = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('lambda:')));
       expect(invokers.sort()).toEqual(
-        ['reportsUpload', 'reportsList', 'reportsRebuildOne', 'reportsRebuildMany', 'reportsWorker'].sort(),
+        ['reportsUpload', 'reportsSweep', 'reportsRebuildOne', 'reportsRebuildMany', 'reportsWorker'].sort(),
       );
       for (const fn of invokers)
         expect(Object.keys(permissions(fn)).filter((r) => r.startsWith('function:'))).toEqual([WORKER]);
@@ -516,12 +517,20 @@ describe('npm run package (offline, no AWS credentials)', () => {
       });
       expect(template.Resources.WorkerFailuresQueue!.Type).toBe('AWS::SQS::Queue');
       // Every function knows the worker by the name it is deployed under.
-      for (const fn of ['ReportsUpload', 'ReportsList', 'ReportsRebuildOne', 'ReportsRebuildMany', 'ReportsWorker'])
+      for (const fn of ['ReportsUpload', 'ReportsSweep', 'ReportsRebuildOne', 'ReportsRebuildMany', 'ReportsWorker'])
         expect(fnOf(fn)!.Properties.Environment.Variables.WORKER_FUNCTION_NAME, fn).toBe(
           'report-profitability-prod-reportsWorker',
         );
       // The test hook is off outside the local stage.
       expect(worker!.Properties.Environment.Variables.WORKER_FAULT).toBe('');
+    });
+
+    it('runs the recovery sweep every 5 minutes on an EventBridge schedule', () => {
+      const rules = ofType('AWS::Events::Rule').filter(([, r]) =>
+        JSON.stringify(r.Properties.Targets).includes('ReportsSweepLambdaFunction'),
+      );
+      expect(rules).toHaveLength(1);
+      expect(rules[0]![1].Properties.ScheduleExpression).toBe('rate(5 minutes)');
     });
 
     it('keeps the combine function to one execution environment (reserved concurrency 1), so its job registry is one', () => {
