@@ -21,8 +21,6 @@ import type { ReportRecord } from '../store/report-record';
 import type { resolveReportSettings } from './settings';
 import type { RecoverDeps } from './recover';
 
-type Fn<T> = T;
-
 /** The conditional transitions of a report's life (shared/store/report-lifecycle.repo.ts). */
 export type LifecycleStore = Pick<
   typeof lifecycleRepo,
@@ -39,17 +37,17 @@ export interface WorkerDeps {
   clock: Clock;
   ids: IdSource;
   invoker: WorkerInvoker;
-  reports: { getReportAnyStatus: Fn<typeof getReportAnyStatus> };
+  reports: { getReportAnyStatus: typeof getReportAnyStatus };
   lifecycle: Omit<LifecycleStore, 'startRebuildTask'>;
-  items: { writeItems: Fn<typeof writeItems> };
-  users: { getUserById: Fn<typeof getUserById> };
-  sellers: { ensureSellerByNumber: Fn<typeof ensureSellerByNumber> };
-  files: { objectRanges: Fn<typeof objectRanges> };
-  engine: { readReport: Fn<typeof readReport>; buildItems: Fn<typeof buildItems> };
-  settings: { resolveReportSettings: Fn<typeof resolveReportSettings> };
+  items: { writeItems: typeof writeItems };
+  users: { getUserById: typeof getUserById };
+  sellers: { ensureSellerByNumber: typeof ensureSellerByNumber };
+  files: { objectRanges: typeof objectRanges };
+  engine: { readReport: typeof readReport; buildItems: typeof buildItems };
+  settings: { resolveReportSettings: typeof resolveReportSettings };
   /** The catalog sync of one attempt (catalog-sync.ts). */
   catalogSync(userId: string): Pick<CatalogSync, 'add' | 'done' | 'undo'>;
-  summaries: { writeReportSummary: Fn<typeof writeReportSummary> };
+  summaries: { writeReportSummary: typeof writeReportSummary };
   /** Rebuilds one report now (rebuild.ts rebuildReport, bound to its dependencies). */
   rebuildReport(
     user: UserRecord,
