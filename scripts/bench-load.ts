@@ -7,7 +7,8 @@
  * "Load". test/e2e/load.e2e.test.ts runs the same driver with 10 sellers and asserts no 5xx.
  *
  * Options: --sellers N (50) --weeks N (2) --rows N (2000) --reads N (2) --deadline SECONDS (600)
- * --keep (leave the temp folder) --json.
+ * --ramp SECONDS (0: every seller starts at once; else spread over that time) --keep (leave the temp
+ * folder) --json. The API's error lines (a 5xx's cause) are counted and the first few printed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { createUser } from '../shared/store/users.repo';
 import { startStack, type Stack } from './local/stack';
 import { runLoad, summarize } from './load/sellers';
 
-const USAGE = `usage: npm run bench:load -- [--sellers 50] [--weeks 2] [--rows 2000] [--reads 2] [--deadline 600] [--keep] [--json]`;
+const USAGE = `usage: npm run bench:load -- [--sellers 50] [--weeks 2] [--rows 2000] [--reads 2] [--deadline 600] [--ramp 0] [--keep] [--json]`;
 
 interface Options {
   sellers: number;
@@ -25,12 +26,13 @@ interface Options {
   rows: number;
   reads: number;
   deadline: number;
+  ramp: number;
   keep: boolean;
   json: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { sellers: 50, weeks: 2, rows: 2000, reads: 2, deadline: 600, keep: false, json: false };
+  const o: Options = { sellers: 50, weeks: 2, rows: 2000, reads: 2, deadline: 600, ramp: 0, keep: false, json: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = (min: number, max: number) => {
@@ -44,6 +46,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--rows') o.rows = num(10, 300_000);
     else if (a === '--reads') o.reads = num(0, 50);
     else if (a === '--deadline') o.deadline = num(10, 3600);
+    else if (a === '--ramp') o.ramp = num(0, 600);
     else if (a === '--keep') o.keep = true;
     else if (a === '--json') o.json = true;
     else if (a === '--help' || a === '-h') {
@@ -62,7 +65,19 @@ async function main(): Promise<void> {
   let stack: Stack | undefined;
   try {
     log(`starting the stack on free ports (${dir})`);
-    stack = await startStack({ dataDir: path.join(dir, 'data'), freePorts: true, web: false });
+    const apiErrors = new Map<string, number>();
+    stack = await startStack({
+      dataDir: path.join(dir, 'data'),
+      freePorts: true,
+      web: false,
+      log: (source, line) => {
+        if (source !== 'api' || !/"level":"ERROR"|Timeout|timed out/i.test(line)) return;
+        const key = (/"message":"([^"]*)"/.exec(line)?.[1] ?? line).slice(0, 160);
+        const error = /"error(?:_message|Message)?":"([^"]{0,120})/.exec(line)?.[1];
+        const k = error ? `${key}: ${error}` : key;
+        apiErrors.set(k, (apiErrors.get(k) ?? 0) + 1);
+      },
+    });
     const tokens: string[] = [];
     for (let i = 0; i < o.sellers; i++) {
       const u = await createUser({ email: `load-${i}-${Date.now()}@example.com`, confirmed: true, limits: 10_000_000 });
@@ -76,6 +91,7 @@ async function main(): Promise<void> {
       rows: o.rows,
       reads: o.reads,
       deadlineMs: o.deadline * 1000,
+      rampMs: o.ramp * 1000,
       log,
     });
     const rows = summarize(r.calls);
@@ -91,7 +107,7 @@ async function main(): Promise<void> {
     } else {
       console.log(
         `\n${o.sellers} sellers × ${o.weeks} weeks of ${o.rows} rows at once; ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}; ` +
-          `${(r.wallMs / 1000).toFixed(1)} s; ${ready}/${o.sellers * o.weeks} reports ready${r.timedOut ? ' (deadline passed)' : ''}\n`,
+          `${o.ramp ? `starts spread over ${o.ramp} s; ` : ''}${(r.wallMs / 1000).toFixed(1)} s; ${ready}/${o.sellers * o.weeks} reports ready${r.timedOut ? ' (deadline passed)' : ''}\n`,
       );
       console.log('| route | requests | p50, ms | p95, ms | max, ms | 5xx |');
       console.log('|---|---:|---:|---:|---:|---:|');
@@ -100,6 +116,7 @@ async function main(): Promise<void> {
           `| ${x.route} | ${x.n} | ${Math.round(x.p50)} | ${Math.round(x.p95)} | ${Math.round(x.max)} | ${x.errors5xx} |`,
         );
       for (const f of r.failures.slice(0, 20)) console.log(`failed: ${f}`);
+      for (const [k, n] of [...apiErrors].slice(0, 10)) console.log(`API error line ×${n}: ${k}`);
     }
     const fivexx = r.calls.filter((c) => c.status >= 500).length;
     if (fivexx > 0 || r.failures.length > 0) process.exitCode = 1;

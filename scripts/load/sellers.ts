@@ -22,6 +22,8 @@ export interface LoadOptions {
   reads: number;
   /** The whole run ends by then (ms from its start). */
   deadlineMs: number;
+  /** Sellers start spread over this many ms (seller i at i × rampMs / sellers); 0: all at once. */
+  rampMs?: number;
   log?: (line: string) => void;
 }
 
@@ -67,6 +69,13 @@ export function summarize(
   }).filter((r) => r.n > 0);
 }
 
+/** An error with its cause (fetch's "fetch failed" says why only there). */
+function describe(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const cause = e.cause as { code?: string; message?: string } | undefined;
+  return cause ? `${e.message} (${cause.code ?? cause.message ?? 'no cause'})` : e.message;
+}
+
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const calls: Call[] = [];
   const failures: string[] = [];
@@ -105,6 +114,8 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
 
   async function seller(index: number, token: string): Promise<string[]> {
     const ready: string[] = [];
+    const delay = ((o.rampMs ?? 0) * index) / Math.max(1, o.tokens.length);
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     for (let week = 0; week < o.weeks; week++) {
       if (abort.signal.aborted) break;
       const what = `seller ${index} week ${week}`;
