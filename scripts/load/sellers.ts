@@ -155,9 +155,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
           if (list.status !== 200) throw new Error(`GET list answered ${list.status}`);
         }
       } catch (e) {
-        failures.push(
-          `${what}: ${abort.signal.aborted ? 'deadline passed' : String(e instanceof Error ? e.message : e)}`,
-        );
+        failures.push(`${what}: ${abort.signal.aborted ? 'deadline passed' : describe(e)}`);
       }
     }
     log(`seller ${index}: ${ready.length}/${o.weeks} ready`);
