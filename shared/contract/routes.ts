@@ -553,6 +553,9 @@ export function implicitErrors(r: RouteSpec): ErrorCode[] {
   // Lambda's 6 MB payload limit, checked by the HTTP stack on every route (shared/http/payload-limit.ts).
   if (r.body || r.multipart) out.push('request_too_large');
   out.push('response_too_large');
+  // DynamoDB still throttling after the client's retries (shared/errors.ts storeBusy); API Gateway's
+  // own throttling is a 429 too, with its own body.
+  if (r.fn !== 'apiOpenapi') out.push('rate_limited');
   out.push('internal_error');
   return out;
 }
