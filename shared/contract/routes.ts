@@ -58,6 +58,7 @@ const READER_ERRORS = [
   'no_report_in_zip',
   'missing_headers',
   'empty_report',
+  'value_out_of_range',
   'corrupt_file',
 ] as const satisfies readonly ErrorCode[];
 

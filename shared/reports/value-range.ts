@@ -6,6 +6,7 @@
 import { unprocessable } from '../errors';
 import { FieldNotCorrectableError, manualValueRange } from '../engine/build';
 import { FIELD_BY_NAME } from '../engine/fields';
+import { isWholeKopecks } from '../engine/money';
 
 /**
  * The API-side bounds of a manual value (roubles for money): 422 `value_out_of_range` outside them, or
@@ -16,13 +17,12 @@ export function assertManualValueInRange(field: string, value: number): void {
   if (!def || !def.correctable) throw new FieldNotCorrectableError(field);
   const range = manualValueRange(field);
   const [min, max] = def.unit === 'money' ? [range.min / 100, range.max / 100] : [range.min, range.max];
-  const cents = value * 100;
   const ok =
     Number.isFinite(value) &&
     value >= min &&
     value <= max &&
     (def.unit !== 'qty' || Number.isInteger(value)) &&
-    (def.unit !== 'money' || Math.abs(cents - Math.round(cents)) < 1e-6);
+    (def.unit !== 'money' || isWholeKopecks(value));
   if (!ok) {
     const rule =
       def.unit === 'qty'
