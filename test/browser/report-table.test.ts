@@ -7,7 +7,8 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, screenshot, squash, watchConsole, type ConsoleIssue } from './support/browser';
+import path from 'node:path';
+import { launchChromium, screenshot, screenshotDir, squash, watchConsole, type ConsoleIssue } from './support/browser';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;
@@ -193,6 +194,15 @@ describe('issue 21: the items table reads like a P&L, on a desktop and on a phon
       return { scroll: e.scrollWidth, client: e.clientWidth };
     });
     expect(inner.scroll).toBeLessThanOrEqual(inner.client + 1);
+    // No figure is cut short (an ellipsis would hide digits), the totals' millions included.
+    for (const dd of await p.locator('.item-cards-block dd').all()) {
+      const cut = await dd.evaluate((el) => {
+        const e = el as unknown as { scrollWidth: number; clientWidth: number };
+        return e.scrollWidth > e.clientWidth;
+      });
+      expect(cut, squash(await dd.textContent())).toBe(false);
+    }
     await shot(phone, '03-cards');
+    await p.locator('.item-cards-block').screenshot({ path: path.join(screenshotDir, '21-phone-04-cards-close.png') });
   });
 });
