@@ -19,6 +19,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { MAX_ARTICLE_LENGTH } from '../contract/shapes';
 import { badRequest, conflict } from '../errors';
 import { costPriceOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../engine/periods';
 import { getConfig } from '../config';
@@ -52,8 +53,8 @@ const todayIso = () => new Date().toISOString().slice(0, 10);
 
 /** Sort keys are capped at 1024 bytes; keep a margin for the prefix. */
 const MAX_ARTICLE_KEY_BYTES = 900;
-/** Longest article the catalog accepts (WB's sa_name is at most 75 characters). */
-export const MAX_ARTICLE_LENGTH = 300;
+/** Longest article the catalog accepts (the contract's: shared/contract/shapes.ts). */
+export { MAX_ARTICLE_LENGTH };
 
 /** The record's key; an over-long article gets a stable hashed form. */
 export function productRecordKey(userId: string, article: string): Key {
@@ -418,15 +419,28 @@ export interface ImportRow {
 export interface ImportResult {
   created: number;
   updated: number;
+  /** Articles of the rows not in the catalog and left out (without `createMissing`), in the rows' order. */
+  unknown: string[];
+}
+
+export interface ImportOptions {
+  /** Add the articles the catalog does not know; without it their rows are left out and listed. */
+  createMissing?: boolean;
 }
 
 /**
  * Applies catalog rows (already validated; rows of one article are applied in file order, each as a
  * PUT would: dated ones into their period, undated ones as withPrice says). Existing articles are
  * updated, new ones created; both written with BatchWrite in chunks of 25 with retry of UnprocessedItems
- * (an import sets prices by design, so no condition is needed).
+ * (an import sets prices by design, so no condition is needed). Articles the catalog does not know are
+ * created only with `createMissing`; else they are answered as `unknown` (a typo or another seller's
+ * article must not become a product).
  */
-export async function importProducts(userId: string, rows: readonly ImportRow[]): Promise<ImportResult> {
+export async function importProducts(
+  userId: string,
+  rows: readonly ImportRow[],
+  opts: ImportOptions = {},
+): Promise<ImportResult> {
   const last = new Map<string, ImportRow[]>();
   for (const r of rows) {
     assertArticle(r.article);
@@ -438,7 +452,7 @@ export async function importProducts(userId: string, rows: readonly ImportRow[])
     if (list) list.push(r);
     else last.set(r.article, [r]);
   }
-  if (last.size === 0) return { created: 0, updated: 0 };
+  if (last.size === 0) return { created: 0, updated: 0, unknown: [] };
   const existing = new Map<string, ProductRecord>();
   for (const item of await batchGet([...last.keys()].map((a) => productRecordKey(userId, a)))) {
     const p = fromItem(item);
@@ -446,15 +460,21 @@ export async function importProducts(userId: string, rows: readonly ImportRow[])
   }
   const now = new Date().toISOString();
   let created = 0;
-  const items = [...last].map(([article, articleRows]) => {
+  const unknown: string[] = [];
+  const applied = [...last].filter(([article]) => {
+    if (existing.has(article) || opts.createMissing) return true;
+    unknown.push(article);
+    return false;
+  });
+  const items = applied.map(([article, articleRows]) => {
     const prior = existing.get(article);
     if (!prior) created++;
     let periods = prior?.cost_prices ?? [];
     for (const r of articleRows) periods = withPrice(periods, r.costPriceKopecks, r.validFrom);
     return { ...productItem(userId, article, periods, now), created_at: prior?.created_at ?? now };
   });
-  await batchPut(items);
-  return { created, updated: last.size - created };
+  if (items.length > 0) await batchPut(items);
+  return { created, updated: items.length - created, unknown };
 }
 
 export interface ProductPage {

@@ -127,6 +127,29 @@ const getReport = async (id: string) =>
 const kop = (roubles: number | null | undefined) => Math.round((roubles ?? 0) * 100);
 const text = async (testId: string) => squash(await page.getByTestId(testId).textContent());
 
+/**
+ * The items table renders only the columns near its visible part (the result columns come first):
+ * scroll it sideways, as a seller does, until the cell is drawn.
+ */
+async function revealCell(testId: string) {
+  const cell = page.getByTestId(testId);
+  const box = page.getByTestId('items-table');
+  await expect
+    .poll(
+      async () => {
+        if ((await cell.count()) > 0) return true;
+        await box.evaluate((el) => {
+          (el as unknown as { scrollLeft: number }).scrollLeft += 300;
+        });
+        return false;
+      },
+      { timeout: 15_000, interval: 100 },
+    )
+    .toBe(true);
+  await cell.scrollIntoViewIfNeeded();
+  return cell;
+}
+
 /** Waits until the page is at /reports/<id> with an id not in `known`; returns the id. */
 async function waitForReportPage(known: string[]): Promise<string> {
   await page.waitForURL((url) => {
@@ -282,7 +305,7 @@ describe('the seller in the browser', () => {
       computedKop: kop(item.computed.logistics),
     };
 
-    const cell = page.getByTestId(`cell-${item.article}-logistics`);
+    const cell = await revealCell(`cell-${item.article}-logistics`);
     expect(await cell.getAttribute('data-corrected')).toBeNull();
     await cell.getByRole('button', { name: `Изменить: Логистика, ${item.article}` }).click();
     const input = cell.getByRole('textbox', { name: `Логистика, ${item.article}` });
@@ -319,7 +342,7 @@ describe('the seller in the browser', () => {
     await summary.getByRole('button', { name: 'Понятно' }).click();
     await summary.waitFor({ state: 'detached' });
 
-    const cell = page.getByTestId(`cell-${corrected.article}-logistics`);
+    const cell = await revealCell(`cell-${corrected.article}-logistics`);
     expect(await cell.getAttribute('data-corrected')).toBe('true');
     expect(squash(await cell.textContent())).toContain(roubles(corrected.logisticsKop / 100));
     const report = await getReport(id1);

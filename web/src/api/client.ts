@@ -363,8 +363,10 @@ export const api = {
     call('listProducts', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),
   putProduct: (article: string, costPrice: number) =>
     call('putProduct', { params: { article }, body: { cost_price: costPrice } }),
-  importProducts: (file: File) => {
+  /** `createMissing`: add the articles the catalog does not know (else they come back as `unknown`). */
+  importProducts: (file: File, opts: { createMissing?: boolean } = {}) => {
     const form = new FormData();
+    if (opts.createMissing) form.append('create_missing', 'true');
     form.append('file', file, file.name);
     return call('importProducts', { form });
   },
