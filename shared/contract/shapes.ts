@@ -161,7 +161,11 @@ export const reportProgressSchema = z
     items_total: z.number().int(),
   })
   .meta({ id: 'ReportProgress' });
-export const failureSchema = z.object({ code: z.string(), message: z.string() });
+export const failureSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  duplicate_of: z.string().optional().describe('`duplicate_report`: the report with the same rows'),
+});
 
 export const reportSummarySchema = z
   .object({

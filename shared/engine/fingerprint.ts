@@ -157,7 +157,10 @@ export function sharedDays(a: Readonly<Record<string, string>>, b: Readonly<Reco
 }
 
 /** Whether every sale day of `inner` has the same rows in `outer` (inner's rows are all in outer). */
-export function containsDays(outer: Readonly<Record<string, string>>, inner: Readonly<Record<string, string>>): boolean {
+export function containsDays(
+  outer: Readonly<Record<string, string>>,
+  inner: Readonly<Record<string, string>>,
+): boolean {
   const ds = Object.keys(inner);
   return ds.length > 0 && !ds.includes('*') && ds.every((d) => outer[d] !== undefined && outer[d] === inner[d]);
 }

@@ -130,9 +130,10 @@ export async function removeReport(userId: string, reportId: string): Promise<vo
   await removeReportSummary(userId, record.id);
   const deleted = await deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
-  if (deleted.identity) {
-    // A leftover identity record is skipped by the duplicate check (its report is gone): only logged.
-    await deleteIdentity(userId, deleted.identity, deleted.id).catch((e: unknown) =>
+  // A leftover identity record is skipped by the duplicate check (its report is gone): only logged.
+  for (const identity of [deleted.identity, deleted.content_fingerprint ? `fp:${deleted.content_fingerprint}` : null]) {
+    if (!identity) continue;
+    await deleteIdentity(userId, identity, deleted.id).catch((e: unknown) =>
       log('error', 'identity delete failed', { report_id: reportId, error: String(e) }),
     );
   }
