@@ -11,7 +11,9 @@
  *
  * The same sums per sale day (`days`: ISO day of sale_dt, "-" for rows without one) tell which days two
  * reports share: a daily report inside a weekly one has the same rows on its day, so its day entry equals
- * the weekly's — an overlap (report-identity.ts findOverlap), and analytics counts those rows once.
+ * the weekly's — an overlap (report-identity.ts findOverlap), and analytics counts those rows once. Rows
+ * without a sale day ("-": storage, fines) are kept but never decide an overlap: the same weekly fee
+ * can recur unchanged in reports of different weeks.
  *
  * Cheap by construction: one pass over the cells the reader already decoded, integer arithmetic only, no
  * string built per row. A RowSink, fed beside the aggregator (read-report.ts) or alone (fingerprintReport).
@@ -153,7 +155,7 @@ export function createFingerprinter(): Fingerprinter {
 
 /** Two reports' fingerprints: the sale days whose rows are the same in both. */
 export function sharedDays(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): string[] {
-  return Object.keys(a).filter((d) => d !== '*' && b[d] !== undefined && a[d] === b[d]);
+  return Object.keys(a).filter((d) => d !== '*' && d !== '-' && b[d] !== undefined && a[d] === b[d]);
 }
 
 /** Whether every sale day of `inner` has the same rows in `outer` (inner's rows are all in outer). */
@@ -161,6 +163,6 @@ export function containsDays(
   outer: Readonly<Record<string, string>>,
   inner: Readonly<Record<string, string>>,
 ): boolean {
-  const ds = Object.keys(inner);
+  const ds = Object.keys(inner).filter((d) => d !== '-');
   return ds.length > 0 && !ds.includes('*') && ds.every((d) => outer[d] !== undefined && outer[d] === inner[d]);
 }

@@ -207,6 +207,7 @@ export async function computeUserAnalytics(
       period_to: h.period_to,
       created_at: h.created_at,
       identity: reportIdentity(h, usable ? s.content_hash : null),
+      days: h.content_days ?? null,
       stale: h.stale === true || settingsChanged(user, h.seller_id ? (sellerById.get(h.seller_id) ?? null) : null, h),
     };
   });
