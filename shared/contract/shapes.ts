@@ -161,7 +161,11 @@ export const reportProgressSchema = z
     items_total: z.number().int(),
   })
   .meta({ id: 'ReportProgress' });
-export const failureSchema = z.object({ code: z.string(), message: z.string() });
+export const failureSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  duplicate_of: z.string().optional().describe('`duplicate_report`: the report with the same rows'),
+});
 
 export const reportSummarySchema = z
   .object({
@@ -189,6 +193,13 @@ export const reportSummarySchema = z
     progress: reportProgressSchema.optional().describe('While processing'),
     error: failureSchema.optional().describe('When failed'),
     refunded_rows: z.number().int().optional().describe('When failed: the rows given back'),
+    stale: z
+      .boolean()
+      .optional()
+      .describe(
+        'A rebuild would change the numbers: cost prices or tax settings changed since the build, or (combined) a source changed',
+      ),
+    stale_reason: z.string().nullable().optional().describe('Why the report is stale, in Russian; null when it is not'),
     last_rebuild: z
       .object({
         finished_at: z.string(),

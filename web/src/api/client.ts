@@ -342,6 +342,7 @@ export const api = {
   setManualValue: (itemId: string, field: string, value: number | null) =>
     call('manualValue', { params: { item_id: itemId }, body: { field, value } }),
   rebuild: (id: string) => call('rebuildOne', { params: { id } }),
+  rebuildMany: (reportIds: string[]) => call('rebuildMany', { body: { report_ids: reportIds } }),
   combine: (reportIds: string[], title?: string) =>
     call('combine', { body: title ? { report_ids: reportIds, title } : { report_ids: reportIds } }),
   combineStatus: (jobId: string) => call('combineStatus', { params: { job_id: jobId } }),
