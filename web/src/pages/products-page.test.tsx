@@ -82,7 +82,10 @@ describe('catalog import and prices as the server takes them', () => {
 
   it('lists the articles the catalog does not know and adds them only when asked', async () => {
     const sent: FormData[] = [];
-    const list = (fetch as unknown as ReturnType<typeof vi.fn>).getMockImplementation()!;
+    const list = (fetch as unknown as ReturnType<typeof vi.fn>).getMockImplementation() as (
+      url: string,
+      init?: RequestInit,
+    ) => Promise<Response>;
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string, init?: RequestInit) => {
