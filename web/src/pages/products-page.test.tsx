@@ -82,9 +82,9 @@ describe('catalog import and prices as the server takes them', () => {
 
   it('lists the articles the catalog does not know and adds them only when asked', async () => {
     const sent: FormData[] = [];
-    const list = (fetch as unknown as ReturnType<typeof vi.fn>).getMockImplementation()! as (
-      u: string,
-      i?: RequestInit,
+    const list = (fetch as unknown as ReturnType<typeof vi.fn>).getMockImplementation() as (
+      url: string,
+      init?: RequestInit,
     ) => Promise<Response>;
     vi.stubGlobal(
       'fetch',
