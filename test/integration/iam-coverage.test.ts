@@ -31,7 +31,6 @@ import { overrideReportDeps, reportDeps } from '../../shared/reports/deps';
 import { writeItems } from '../../shared/store/items.repo';
 import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
 import { ses } from '../../shared/mail/client';
-import { ABANDONED_UPLOAD_AFTER_MS } from '../../shared/reports/recover';
 import { runWorkerEvent } from '../../shared/reports/worker';
 import { ddb, tableName } from '../../shared/store/client';
 import { productKey, summaryKey } from '../../shared/store/keys';
@@ -40,7 +39,6 @@ import { createUser, setRole } from '../../shared/store/users.repo';
 import { statementsOf } from '../../scripts/serverless/render';
 import { waitForMail, type SentMail } from '../support/emulators';
 import {
-  chargedBuildingReport,
   getReportOk,
   makeReport,
   newUser,
@@ -443,17 +441,7 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: { upload_id: uploadId } }),
     );
     expect(counted.statusCode).toBe(200);
-    // A pre-worker upload that died after its charge, with the seller it created on demand: the upload's
-    // sweep undoes it and removes that seller, since no report links it (gsi1).
-    const orphan = await ensureSellerByNumber(u.id, String(900_000_000 + randomInt(99_999_999)));
-    await chargedBuildingReport(
-      u.id,
-      makeReport({ seed: 11, rows: 40 }),
-      ABANDONED_UPLOAD_AFTER_MS + 60_000,
-      orphan.id,
-    );
     await run.call({ method: 'POST', path: '/api/reports/upload', token: u.token, body: { upload_id: uploadId } }, 201);
-    expect(await getSeller(u.id, orphan.id)).toBeNull();
     await run.call(multipartUpload(u.token, makeReport({ seed: 22 })), 201);
     // A worker that fails every attempt: the upload answers 500.
     await withFailingWorker(() => run.call(multipartUpload(u.token, makeReport({ seed: 23 })), 500));
@@ -470,21 +458,13 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
   },
   reportsSweep: async (run) => {
     // Its own user: a report whose worker never ran (the sweep hands it to a new one once its lease ran
-    // out) and a pre-worker upload that died, linked to the seller it created (the sweep undoes both).
+    // out).
     const u = await newUser(1_000_000, 'iam');
     await withLostWorker(async () =>
       expect((await uploadMultipart(u.token, makeReport({ seed: 26 }))).statusCode).toBe(202),
     );
     await new Promise((r) => setTimeout(r, 5));
-    const crashed = await ensureSellerByNumber(u.id, String(800_000_000 + randomInt(99_999_999)));
-    await chargedBuildingReport(
-      u.id,
-      makeReport({ seed: 11, rows: 40 }),
-      ABANDONED_UPLOAD_AFTER_MS + 60_000,
-      crashed.id,
-    );
     await run.as(() => sweepHandler({}));
-    expect(await getSeller(u.id, crashed.id)).toBeNull();
   },
   reportsGet: async (run) => {
     const { id } = fx;

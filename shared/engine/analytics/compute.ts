@@ -140,7 +140,7 @@ export interface Selection {
   counted: ReportInfo[];
   /** Left out as older copies of a counted report: the report and the one kept. */
   duplicates: Array<{ report: ReportInfo; kept: ReportInfo }>;
-  /** Not ready yet (building / processing). */
+  /** Not ready yet (processing). */
   processing: ReportInfo[];
 }
 
@@ -153,7 +153,7 @@ export function selectReports(reports: ReadonlyArray<ReportInfo>): Selection {
   const candidates: ReportInfo[] = [];
   for (const r of reports) {
     if (r.is_combined) continue;
-    if (r.status === 'building' || r.status === 'processing') {
+    if (r.status === 'processing') {
       processing.push(r);
       continue;
     }
