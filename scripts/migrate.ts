@@ -191,9 +191,7 @@ async function rewriteWholeItems(userId: string, reportId: string, dryRun: boole
           ),
         );
       else
-        await ddb().send(
-          new BatchWriteCommand({ RequestItems: { [tableName()]: [{ DeleteRequest: { Key: key } }] } }),
-        );
+        await ddb().send(new BatchWriteCommand({ RequestItems: { [tableName()]: [{ DeleteRequest: { Key: key } }] } }));
     }
   }
   return true;

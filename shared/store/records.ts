@@ -87,9 +87,7 @@ export const storedReport = z.looseObject({
   is_combined: z.boolean(),
   source_report_ids: z.array(z.string()).optional(),
   identity: z.string().nullable().optional(),
-  sources: z
-    .array(z.object({ id: z.string(), version: z.number(), rebuilt_at: z.string().nullable() }))
-    .optional(),
+  sources: z.array(z.object({ id: z.string(), version: z.number(), rebuilt_at: z.string().nullable() })).optional(),
   covers: z.array(z.string()).optional(),
   source_path: z.string().nullable(),
   source_name: z.string().nullable(),

@@ -102,7 +102,13 @@ export async function ensureSellerByNumber(userId: string, number: string): Prom
               number: n,
               seller_id: seller.id,
             }),
-            putNew({ ...sellerKey(userId, seller.id), type: 'seller', v: RECORD_VERSIONS.seller, user_id: userId, ...seller }),
+            putNew({
+              ...sellerKey(userId, seller.id),
+              type: 'seller',
+              v: RECORD_VERSIONS.seller,
+              user_id: userId,
+              ...seller,
+            }),
           ],
         }),
       );
