@@ -23,6 +23,7 @@ import {
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
 import { DEFAULT_TAX_PROFILE } from '../../shared/engine/types';
 import { putObject, sourceObjectKey } from '../../shared/files/objects';
+import { writeItems } from '../../shared/store/items.repo';
 import { chargeLimits } from '../../shared/store/limits.repo';
 import { newReportId, type ReportRecord } from '../../shared/store/report-record';
 import { processingReportPut } from '../../shared/store/report-lifecycle.repo';
@@ -149,9 +150,14 @@ export interface ChargedProcessingReport {
 
 /**
  * An upload its worker is still building: the limits charged together with the `processing` record
- * (its lease running for an hour, so no sweep takes it), the source stored, no items yet.
+ * (its lease running for an hour, so no sweep takes it), the source stored; with `itemsWritten`, the
+ * items a worker writes before it finishes.
  */
-export async function chargedProcessingReport(userId: string, g: GeneratedReport): Promise<ChargedProcessingReport> {
+export async function chargedProcessingReport(
+  userId: string,
+  g: GeneratedReport,
+  itemsWritten = false,
+): Promise<ChargedProcessingReport> {
   const parsed = await readReport({ buffer: g.file, filename: g.filename });
   const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
   const id = newReportId();
@@ -184,5 +190,6 @@ export async function chargedProcessingReport(userId: string, g: GeneratedReport
     reportId: id,
     extraItems: [processingReportPut(record, randomUUID(), 60 * 60_000)],
   });
+  if (itemsWritten) await writeItems(userId, id, 1, items);
   return { id, sourceKey, rows: parsed.rows };
 }
