@@ -86,7 +86,7 @@ export async function failUpload(record: ReportRecord, failure: ReportFailure): 
       extraItems: [failUploadUpdate(userId, reportId, failure, rows)],
     });
     refunded = r ? rows : 0;
-    // Refunded before (only a pre-worker undo refunds apart from failing): it still has to end failed.
+    // Its refund was given before (a report id is refunded once, ever): it still has to end failed.
     if (!r) await markUploadFailed(userId, reportId, failure, rows);
   } catch (e) {
     if (e instanceof AppError && e.code === 'transaction_conflict') return 0;
