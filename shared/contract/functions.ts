@@ -185,17 +185,16 @@ export const FUNCTIONS = {
       // the caller, upload record, idempotency claims (Get), limits charge (Update + history Put +
       // report Put + claim Puts, one transaction), the report while waiting for the worker (Get) and
       // its items once ready (Query); the recovery sweep (recover.ts): hand a stuck report to a worker
-      // (Update), fail + refund (Update + Puts), undo a pre-worker upload (claim Update, items Query +
-      // BatchWrite deletes, record Delete)
+      // (Update), fail + refund an upload whose attempts are spent (Update + Puts; its items Query +
+      // BatchWrite deletes, its identity Delete)
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-      // gsi2: the sweep's unfinished uploads; gsi1: undoing a pre-worker upload removes the seller it
-      // created on demand only when no report links it (recover.ts dropUnusedSeller)
-      indexes: ['gsi1', 'gsi2'],
+      // the sweep's unfinished uploads
+      indexes: ['gsi2'],
       bucket: {
         // reads the upload (and is the source of the copy to sources/), deletes it once consumed
         uploads: ['GetObject', 'DeleteObject'],
-        // stores the source (copy or multipart bytes); deletes it when the charge is refused or an
-        // upload is undone
+        // stores the source (copy or multipart bytes); deletes it when the charge is refused or the
+        // sweep fails an upload
         sources: ['PutObject', 'DeleteObject'],
       },
       // hands the report to the worker
@@ -328,14 +327,11 @@ export const FUNCTIONS = {
     schedule: 'rate(5 minutes)',
     access: {
       // every user's pending reports (Scan of the sparse gsi2), each record (Get); hand a stuck report
-      // to a worker (Update), fail + refund (Update + Puts), undo a pre-worker upload (claim Update,
-      // items Query + BatchWrite deletes, identity and record Delete)
+      // to a worker (Update), fail + refund an upload whose attempts are spent (Update + Puts; its items
+      // Query + BatchWrite deletes, its identity Delete)
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
       scanIndexes: ['gsi2'],
-      // undoing a pre-worker upload removes the seller it created on demand only when no report links
-      // it (recover.ts dropUnusedSeller: gsi1)
-      indexes: ['gsi1'],
-      // deletes the stored source of an abandoned upload
+      // deletes the stored source of a failed upload
       bucket: { sources: ['DeleteObject'] },
       // hands a report whose worker died to a new one
       invoke: ['reportsWorker'],

@@ -13,16 +13,14 @@
  *
  * A processing report carries a lease (`lease_owner`, `lease_until` in epoch ms) and the attempts so
  * far; only the lease's holder may renew it, finish the task or release it; recovery (recover.ts) may
- * release or end a task whose lease ran out. `building` is the state of uploads made before the worker
- * existed; recovery undoes them (claimBuilding → deleteBuilding).
+ * release or end a task whose lease ran out.
  */
 
 /**
  * `processing`: charged, being built by the worker (upload) or re-built (rebuild: its items of the
  * current generation stay readable); `ready`; `failed`: the upload could not be built and was refunded.
- * `building` is the state of uploads made before the worker existed (recover.ts undoes them).
  */
-export type ReportStatus = 'building' | 'processing' | 'ready' | 'failed';
+export type ReportStatus = 'processing' | 'ready' | 'failed';
 
 /** What the worker is doing to a `processing` report. */
 export type ReportTask = 'upload' | 'rebuild';
@@ -140,18 +138,11 @@ export function leaseExpired(r: LifeState, nowMs: number): boolean {
 /**
  * What recovery does with a pending report at `nowMs`: nothing while its lease runs (`wait`); the task
  * back to a worker while attempts remain (`release`); after the last one, an upload fails and is
- * refunded (`fail_upload`), a rebuild ends with the report as it was (`end_rebuild`). A pre-worker
- * `building` upload older than `abandonedBefore` (ISO) is undone (`undo_building`).
+ * refunded (`fail_upload`), a rebuild ends with the report as it was (`end_rebuild`).
  */
-export type RecoveryStep = 'wait' | 'release' | 'fail_upload' | 'end_rebuild' | 'undo_building';
+export type RecoveryStep = 'wait' | 'release' | 'fail_upload' | 'end_rebuild';
 
-export function recoveryStep(
-  r: LifeState & { created_at: string },
-  nowMs: number,
-  maxAttempts: number,
-  abandonedBefore: string,
-): RecoveryStep {
-  if (r.status === 'building') return r.created_at < abandonedBefore ? 'undo_building' : 'wait';
+export function recoveryStep(r: LifeState, nowMs: number, maxAttempts: number): RecoveryStep {
   if (!leaseExpired(r, nowMs)) return 'wait';
   if ((r.attempts ?? 0) < maxAttempts) return 'release';
   return r.task === 'rebuild' ? 'end_rebuild' : 'fail_upload';

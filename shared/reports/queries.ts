@@ -60,7 +60,7 @@ export interface ReportView {
  */
 export async function getReportView(user: UserRecord, reportId: string): Promise<ReportView> {
   const record = await getReportAnyStatus(user.id, reportId);
-  if (!record || record.status === 'building') throw reportNotFound();
+  if (!record) throw reportNotFound();
   if (!hasItems(record)) return { record, items: [], seller: await sellerOf(user.id, record), stale: false };
   const catalog = catalogForStaleCheck(record, user.id);
   const [items, seller] = await Promise.all([getReportItems(record), sellerOf(user.id, record)]);
@@ -130,7 +130,7 @@ export async function patchReport(
  */
 export async function removeReport(userId: string, reportId: string): Promise<void> {
   const record = await getReportAnyStatus(userId, reportId);
-  if (!record || record.status === 'building') throw reportNotFound();
+  if (!record) throw reportNotFound();
   if (record.status === 'processing')
     throw conflict('report_processing', 'The report is being processed; delete it once it is ready or failed');
   await removeReportSummary(userId, record.id);

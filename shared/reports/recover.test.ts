@@ -2,7 +2,7 @@
  * Unit tier: the scheduled sweep (sweepPendingReports) with fakes for everything it talks to
  * (ports.ts) and an injected clock: which pending report is left alone, handed to a new worker, failed
  * and refunded, or ended as it was; pages are followed; one report's failure does not stop the rest.
- * test/integration/report-worker.test.ts and upload-recovery.test.ts run it against DynamoDB Local.
+ * test/integration/report-worker.test.ts runs it against DynamoDB Local.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../deps';

@@ -8,20 +8,6 @@
  * (recoverAbandonedUploads, so a refund counts for that upload): it is handed to a new worker while
  * attempts remain, else an upload is failed and refunded (failUpload: one transaction, once ever) and a
  * rebuild ends with the report as it was. What to do with a report is lifecycle.ts recoveryStep.
- *
- * Pre-worker uploads (status `building`) whose process died mid-way (timeout, out of memory, crash)
- * and left a record with the charge taken are undone once older than ABANDONED_UPLOAD_AFTER_MS (no
- * upload runs that long: API Gateway answers after 29 s, the function timeout is 29 s).
- *
- * One undo, safe to run twice at once or to resume after it was itself interrupted:
- *   1. claim the record (still `building` → `recovering_at`): from then on it can never become ready;
- *      a record already ready (or gone) is left alone;
- *   2. refund the charge (refundLimits gives back once per report, however often it is called);
- *   3. delete the items, the stored source and the identity record;
- *   4. delete the record, only once 2 and 3 succeeded and only while it is still `building`;
- *   5. remove the seller the upload created on demand, when nothing else refers to it.
- * The record goes last because it is the only trace of the charge: if any step fails, it stays and the
- * next sweep finishes the job.
  */
 import { getConfig } from '../config';
 import { AppError } from '../errors';
@@ -29,8 +15,6 @@ import { describeError, log } from '../log';
 import { refundLimits } from '../store/limits.repo';
 import { deleteItems } from '../store/items.repo';
 import {
-  claimBuildingReport,
-  deleteBuildingReport,
   failUploadUpdate,
   markUploadFailed,
   type listPendingReports,
@@ -57,65 +41,8 @@ export async function dropUnusedSeller(userId: string, sellerId: string | null |
   }
 }
 
-/** A building record older than this is an upload whose process died: far beyond the 29 s any upload may run. */
-export const ABANDONED_UPLOAD_AFTER_MS = 10 * 60 * 1000;
-
 /** Undone per sweep at most, so a listing never waits long; the rest is left to the next sweep. */
 export const MAX_RECOVERIES_PER_SWEEP = 10;
-
-export interface UndoResult {
-  /** `not_building`: ready or gone, nothing touched; `incomplete`: a step failed, the record stays for the next sweep. */
-  outcome: 'undone' | 'not_building' | 'incomplete';
-  /** Rows given back by THIS call (0 when the charge was refunded before). */
-  refunded_rows: number;
-}
-
-/** Undoes the charged upload of `reportId` (see the steps above). Never throws; failures are logged. */
-export async function undoChargedUpload(userId: string, reportId: string): Promise<UndoResult> {
-  let record;
-  try {
-    record = await claimBuildingReport(userId, reportId);
-  } catch (err) {
-    log('error', 'upload undo failed', { user_id: userId, report_id: reportId, step: 'claim', error: String(err) });
-    return { outcome: 'incomplete', refunded_rows: 0 };
-  }
-  if (!record) return { outcome: 'not_building', refunded_rows: 0 };
-
-  let refunded = 0;
-  const sourcePath = record.source_path;
-  const steps: Array<[string, () => Promise<unknown>]> = [
-    [
-      'refund',
-      async () => {
-        const r = await refundLimits({ userId, rows: record.rows, reportId });
-        if (r) refunded = record.rows;
-      },
-    ],
-    ['items', () => deleteItems(userId, reportId)],
-    ['source', () => (sourcePath ? deleteObject(sourcePath) : Promise.resolve())],
-    ['identity', () => (record.identity ? deleteIdentity(userId, record.identity, reportId) : Promise.resolve())],
-  ];
-  let complete = true;
-  // Each step is tried even if another fails: the money first, and as little left behind as possible.
-  for (const [step, run] of steps) {
-    try {
-      await run();
-    } catch (err) {
-      complete = false;
-      log('error', 'upload undo failed', { user_id: userId, report_id: reportId, step, error: String(err) });
-    }
-  }
-  if (!complete) return { outcome: 'incomplete', refunded_rows: refunded };
-  try {
-    // False when a concurrent undo deleted it first: its job is done either way.
-    await deleteBuildingReport(userId, reportId);
-  } catch (err) {
-    log('error', 'upload undo failed', { user_id: userId, report_id: reportId, step: 'record', error: String(err) });
-    return { outcome: 'incomplete', refunded_rows: refunded };
-  }
-  await dropUnusedSeller(userId, record.seller_id);
-  return { outcome: 'undone', refunded_rows: refunded };
-}
 
 export interface SweepResult {
   /** Abandoned uploads undone completely by this sweep. */
@@ -159,7 +86,7 @@ export async function failUpload(record: ReportRecord, failure: ReportFailure): 
       extraItems: [failUploadUpdate(userId, reportId, failure, rows)],
     });
     refunded = r ? rows : 0;
-    // Refunded before (only a pre-worker undo refunds apart from failing): it still has to end failed.
+    // Its refund was given before (a report id is refunded once, ever): it still has to end failed.
     if (!r) await markUploadFailed(userId, reportId, failure, rows);
   } catch (e) {
     if (e instanceof AppError && e.code === 'transaction_conflict') return 0;
@@ -196,29 +123,12 @@ async function recoverOne(
 ): Promise<boolean> {
   const c = getConfig();
   const userId = pending.user_id;
-  const abandonedBefore = new Date(now - ABANDONED_UPLOAD_AFTER_MS).toISOString();
-  if (recoveryStep(pending, now, c.WORKER_MAX_ATTEMPTS, abandonedBefore) === 'wait') return false;
-  if (pending.status === 'building') {
-    const r = await undoChargedUpload(userId, pending.id);
-    result.refunded_rows += r.refunded_rows;
-    if (r.outcome === 'undone') result.recovered += 1;
-    if (r.outcome !== 'not_building') {
-      log('warn', r.outcome === 'undone' ? 'abandoned upload recovered' : 'abandoned upload recovery incomplete', {
-        user_id: userId,
-        report_id: pending.id,
-        created_at: pending.created_at,
-        rows: pending.rows,
-        refunded_rows: r.refunded_rows,
-        outcome: r.outcome,
-      });
-    }
-    return true;
-  }
+  if (recoveryStep(pending, now, c.WORKER_MAX_ATTEMPTS) === 'wait') return false;
   // The index is eventually consistent: decide on the record itself.
   const record = await deps.reports.getReportAnyStatus(userId, pending.id);
   if (!record) return false;
-  const step = recoveryStep(record, now, c.WORKER_MAX_ATTEMPTS, abandonedBefore);
-  if (step === 'wait' || step === 'undo_building') return false;
+  const step = recoveryStep(record, now, c.WORKER_MAX_ATTEMPTS);
+  if (step === 'wait') return false;
   if (step === 'fail_upload' || step === 'end_rebuild') {
     const before = result.refunded_rows;
     if (step === 'fail_upload') result.refunded_rows += await deps.failUpload(record, STUCK_UPLOAD);

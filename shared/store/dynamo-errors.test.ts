@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { conditionHeld } from './dynamo-errors';
-import { deleteBuildingReport, finishRebuildTask, releaseReportTask, renewReportTask } from './report-lifecycle.repo';
+import { finishRebuildTask, releaseReportTask, renewReportTask } from './report-lifecycle.repo';
 import { ensureRole } from './roles.repo';
 import { changePasswordHash, confirmUser } from './users.repo';
 
@@ -45,7 +45,6 @@ describe('conditionHeld', () => {
 describe('the conditional writes of the stores answer through it', () => {
   const progress = { step: 'reading' as const, rows_read: 0, rows_total: 0, items_written: 0, items_total: 0 };
   const writes: Array<[string, () => Promise<boolean>]> = [
-    ['deleteBuildingReport', () => deleteBuildingReport('u', 'r')],
     ['renewReportTask', () => renewReportTask('u', 'r', 'o', 1000, progress)],
     ['releaseReportTask', () => releaseReportTask('u', 'r', null, 1000)],
     ['finishRebuildTask', () => finishRebuildTask('u', 'r', 'o', { task_id: 't', finished_at: 'x', dropped: [] })],

@@ -112,32 +112,20 @@ describe('assembleItems', () => {
     expect(out.every((i) => i.rev === 0)).toBe(true);
   });
 
-  it('reads whole item records of reports stored before chunks', () => {
+  it('refuses a whole item record of the format before chunks, naming its key', () => {
     const whole = {
+      pk: 'ITEMS#u#R1',
       sk: `ITEM#${GEN_SPAN + 1}`,
       item_id: `R1.${GEN_SPAN + 1}`,
       article: 'A',
-      category: 'c',
-      nm_id: '1',
-      brand: 'b',
       computed: { ads: 5 },
       manual_values: {},
       effective: { ads: 5 },
       rev: 1,
     };
-    expect(assembleItems('R1', 1, [], [whole])).toEqual([
-      {
-        item_id: whole.item_id,
-        article: 'A',
-        category: 'c',
-        nm_id: '1',
-        brand: 'b',
-        computed: { ads: 5 },
-        manual_values: {},
-        effective: { ads: 5 },
-        rev: 1,
-      },
-    ]);
+    expect(() => assembleItems('R1', 1, [], [whole])).toThrow(
+      `Item record ITEMS#u#R1 / ITEM#${GEN_SPAN + 1} is of the format before chunks`,
+    );
   });
 });
 

@@ -3,8 +3,9 @@
  * `<reportId>.<seq>`). The computed items are stored as a few compressed chunks (sk `CHUNK#<first seq>`,
  * format in item-chunks.ts), so a 5,000-article report takes a handful of records instead of 5,000; a
  * manual value is a small record of its own at sk `ITEM#<seq>` (manual_values, effective, rev) laid
- * over the chunk on every read, so a correction stays one small conditional write. Reports stored
- * before chunks (one whole item per `ITEM#<seq>` record) still read, correct and delete the same way.
+ * over the chunk on every read, so a correction stays one small conditional write. (Reports stored
+ * before chunks, one whole item per `ITEM#<seq>` record, are rewritten by `npm run migrate`; such a
+ * record read here is an error naming its key.)
  *
  * Generations: a rebuild must never leave a report half-replaced, so its new items are written beside
  * the old ones and the report record's `items_gen` is switched in one conditional update afterwards
@@ -47,21 +48,6 @@ function chunkSk(seq: number): string {
 
 function itemIdOf(reportId: string, seq: number): string {
   return `${reportId}.${String(seq).padStart(6, '0')}`;
-}
-
-/** A whole item record (the format before chunks). */
-function toStored(row: Record<string, unknown>): StoredItem {
-  return {
-    item_id: String(row.item_id),
-    article: String(row.article ?? ''),
-    category: String(row.category ?? ''),
-    nm_id: String(row.nm_id ?? ''),
-    brand: String(row.brand ?? ''),
-    computed: row.computed as ItemValues,
-    manual_values: (row.manual_values ?? {}) as ManualValues,
-    effective: row.effective as ItemValues,
-    rev: Number(row.rev ?? 0),
-  };
 }
 
 /** Runs `tasks` with at most `limit` in flight; rejects with the first failure after all settled. */
@@ -159,7 +145,7 @@ async function queryAll(input: QueryCommandInput): Promise<Array<Record<string, 
   return out;
 }
 
-/** Sort keys of a generation's item records (corrections; whole items before chunks). */
+/** Sort keys of a generation's correction records. */
 function genRange(gen: number): { from: string; to: string } {
   return { from: seqSk(itemSeq(gen, 0)), to: seqSk(itemSeq(gen, MAX_ITEMS_PER_REPORT)) };
 }
@@ -176,15 +162,15 @@ function seqOfSk(sk: unknown): number {
   return NaN;
 }
 
-function bytesOf(v: unknown): Uint8Array {
-  if (v instanceof Uint8Array) return v;
-  throw new Error('Item chunk without data');
+function bytesOf(row: Record<string, unknown>): Uint8Array {
+  if (row.data instanceof Uint8Array) return row.data;
+  throw new Error(`Item chunk ${String(row.pk)} / ${String(row.sk)} has no data`);
 }
 
 /**
- * A generation's items from its chunk records and its item records: chunks decoded in order, each
- * item's correction (manual_values, effective, rev) laid over it; whole item records (stored before
- * chunks) taken as they are. Exported for the unit tests of the format.
+ * A generation's items from its chunk records and its correction records: chunks decoded in order,
+ * each item's correction (manual_values, effective, rev) laid over it. A record of the format before
+ * chunks is an error naming its key (`npm run migrate` rewrites that format). Exported for the unit tests of the format.
  */
 export function assembleItems(
   reportId: string,
@@ -194,6 +180,8 @@ export function assembleItems(
 ): StoredItem[] {
   const byIndex = new Map<number, Record<string, unknown>>();
   for (const r of itemRows) {
+    if (r.computed !== undefined)
+      throw new Error(`Item record ${String(r.pk)} / ${String(r.sk)} is of the format before chunks (npm run migrate)`);
     const seq = seqOfSk(r.sk);
     if (genOfSeq(seq) === gen) byIndex.set(seq - gen * GEN_SPAN, r);
   }
@@ -203,7 +191,13 @@ export function assembleItems(
     .sort((a, b) => Number(a.first) - Number(b.first));
   for (const c of chunks) {
     const first = Number(c.first);
-    decodeChunk(bytesOf(c.data)).forEach((it, k) => {
+    let decoded: ComputedItem[];
+    try {
+      decoded = decodeChunk(bytesOf(c));
+    } catch (e) {
+      throw new Error(`Item chunk ${String(c.pk)} / ${String(c.sk)} does not decode: ${String(e)}`);
+    }
+    decoded.forEach((it, k) => {
       const index = first + k;
       const item: StoredItem = { ...it, item_id: itemIdOf(reportId, itemSeq(gen, index)), rev: 0 };
       const row = byIndex.get(index);
@@ -220,8 +214,6 @@ export function assembleItems(
       });
     });
   }
-  const whole = [...byIndex.entries()].filter(([, r]) => r.computed !== undefined).sort((a, b) => a[0] - b[0]);
-  for (const [, r] of whole) out.push(toStored(r));
   return out;
 }
 

@@ -36,6 +36,7 @@ import {
 } from './dynamo-errors';
 import { PRODUCT_PREFIX, productKey, type Key } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
+import { parseStored, RECORD_VERSIONS, storedProduct } from './records';
 
 export interface ProductRecord {
   article: string;
@@ -63,31 +64,17 @@ export function productRecordKey(userId: string, article: string): Key {
   return productKey(userId, `${article.slice(0, 100)}#${hash}`);
 }
 
-/**
- * The periods of a stored product. Records written before prices had dates carry only `cost_price`:
- * a positive one counts as set from the beginning, a 0 as never set.
- */
-export function periodsOf(item: Record<string, unknown>): CostPricePeriod[] {
-  if (Array.isArray(item.cost_prices))
-    return sortPeriods(
-      (item.cost_prices as Array<Record<string, unknown>>).map((p) => ({
-        valid_from: typeof p.valid_from === 'string' ? p.valid_from : null,
-        cost_price: Number(p.cost_price ?? 0),
-      })),
-    );
-  const legacy = Number(item.cost_price ?? 0);
-  return legacy > 0 ? [{ valid_from: null, cost_price: legacy }] : [];
-}
-
-function fromItem(item: Record<string, unknown>): ProductRecord {
-  const periods = periodsOf(item);
+/** The product of a stored item; StoredRecordError (naming the key) when it is not of the current shape. */
+export function productOfItem(item: Record<string, unknown>): ProductRecord {
+  const p = parseStored('product', storedProduct, item);
+  const periods = sortPeriods(p.cost_prices);
   return {
-    article: String(item.article),
+    article: p.article,
     cost_price: costPriceOn(periods, null, todayIso()) ?? 0,
     cost_price_set: periods.length > 0,
     cost_prices: periods,
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at ?? item.created_at),
+    created_at: p.created_at,
+    updated_at: p.updated_at,
   };
 }
 
@@ -96,6 +83,7 @@ function productItem(userId: string, article: string, periods: readonly CostPric
   return {
     ...productRecordKey(userId, article),
     type: 'product',
+    v: RECORD_VERSIONS.product,
     user_id: userId,
     article,
     // Lower-cased copy for the case-insensitive search (DynamoDB's contains() is case-sensitive).
@@ -199,7 +187,7 @@ export async function getProducts(userId: string, articles: readonly string[]): 
   const items = await batchGet(wanted.map((a) => productRecordKey(userId, a)));
   const out = new Map<string, ProductRecord>();
   for (const item of items) {
-    const p = fromItem(item);
+    const p = productOfItem(item);
     out.set(p.article, p);
   }
   return out;
@@ -353,7 +341,7 @@ export async function getProduct(userId: string, article: string): Promise<Produ
   const r = await ddb().send(
     new GetCommand({ TableName: tableName(), Key: productRecordKey(userId, article), ConsistentRead: true }),
   );
-  return r.Item ? fromItem(r.Item) : null;
+  return r.Item ? productOfItem(r.Item) : null;
 }
 
 export interface PutProductResult {
@@ -383,7 +371,7 @@ export async function putProduct(
     const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
     const prior = r.Item;
     const now = new Date().toISOString();
-    const periods = withPrice(prior ? periodsOf(prior) : [], costPriceKopecks, validFrom);
+    const periods = withPrice(prior ? productOfItem(prior).cost_prices : [], costPriceKopecks, validFrom);
     const createdAt = typeof prior?.created_at === 'string' ? prior.created_at : now;
     const item = { ...productItem(userId, article, periods, now), created_at: createdAt };
     try {
@@ -399,7 +387,7 @@ export async function putProduct(
             : { ConditionExpression: 'attribute_not_exists(pk)' }),
         }),
       );
-      return { product: fromItem(item), created: prior === undefined };
+      return { product: productOfItem(item), created: prior === undefined };
     } catch (e) {
       if (!isConditionFailed(e)) throw e;
       if (attempt + 1 >= MAX_PUT_ATTEMPTS)
@@ -455,7 +443,7 @@ export async function importProducts(
   if (last.size === 0) return { created: 0, updated: 0, unknown: [] };
   const existing = new Map<string, ProductRecord>();
   for (const item of await batchGet([...last.keys()].map((a) => productRecordKey(userId, a)))) {
-    const p = fromItem(item);
+    const p = productOfItem(item);
     existing.set(p.article, p);
   }
   const now = new Date().toISOString();
@@ -514,10 +502,8 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
     values[':q'] = search;
   }
   if (opts.missing) {
-    // Records from before dated prices carry no flag: a 0 price there is "not set".
-    filters.push('(cost_price_set = :f OR (attribute_not_exists(cost_price_set) AND cost_price = :zero))');
+    filters.push('cost_price_set = :f');
     values[':f'] = false;
-    values[':zero'] = 0;
   }
   const filtered = filters.length > 0;
   const items: Array<{ sk: string; product: ProductRecord }> = [];
@@ -535,7 +521,7 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
         ConsistentRead: true,
       }),
     );
-    for (const item of r.Items ?? []) items.push({ sk: String(item.sk), product: fromItem(item) });
+    for (const item of r.Items ?? []) items.push({ sk: String(item.sk), product: productOfItem(item) });
     startKey = r.LastEvaluatedKey;
     if (!startKey) {
       exhausted = true;

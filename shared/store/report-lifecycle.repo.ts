@@ -5,12 +5,8 @@
  * transition is a conditional update, so two workers (an async event delivered twice, a retry racing a
  * recovery) can never both own a report, and a finished or failed report never goes back to
  * processing.
- *
- * Legacy (`building`, uploads made before the worker existed): the undo claims the record
- * (`recovering_at`), after which it can never become ready, and deletes it last, so it stays the durable
- * to-do until the refund and the cleanup are done.
  */
-import { DeleteCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LastRebuild, ReportFailure, ReportProgress } from '../reports/lifecycle';
 import { queuedProgress, MAX_DROPPED_KEPT } from '../reports/lifecycle';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
@@ -310,7 +306,7 @@ export async function markUploadFailed(
 }
 
 /**
- * The caller's reports in gsi2 (processing, and pre-worker `building` ones), oldest first, at most
+ * The caller's processing reports (gsi2), oldest first, at most
  * `limit`. Eventually consistent: act on them only through the conditional transitions above.
  */
 export async function listPendingReports(userId: string, limit: number): Promise<ReportRecord[]> {
@@ -333,7 +329,7 @@ export interface PendingPage {
 }
 
 /**
- * Every user's reports in gsi2 (processing, and pre-worker `building` ones), a page of at most `limit`
+ * Every user's processing reports (gsi2), a page of at most `limit`
  * from `start`. The index is sparse (only pending reports are in it), so the scan reads next to nothing
  * when all is well; eventually consistent: act on them only through the conditional transitions above.
  */
@@ -342,106 +338,4 @@ export async function scanPendingReports(start: Record<string, unknown> | null, 
     new ScanCommand({ TableName: tableName(), IndexName: GSI2, Limit: limit, ExclusiveStartKey: start ?? undefined }),
   );
   return { items: (r.Items ?? []).map(fromItem), next: r.LastEvaluatedKey ?? null };
-}
-
-// Legacy `building` uploads (made before the worker existed).
-
-/**
- * The Put of a new report record for a caller's transaction (chargeLimits' extraItems): the record in
- * state `building` (listed in gsi2 by its created_at), on the condition that the id is new.
- */
-export function reportPutTransactItem(record: ReportRecord): DocTransactItem {
-  return putNew({
-    ...toItem({ ...record, status: 'building', items_gen: 1, version: 1 }),
-    ...reportBuildingIndex(record.user_id, record.created_at),
-  });
-}
-
-/**
- * Marks a building report ready (its items are all written) and takes it out of gsi2. Refused
- * (ConditionalCheckFailedException) when the record is gone or an undo has claimed it.
- */
-export async function markReportReady(userId: string, reportId: string): Promise<void> {
-  await ddb().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: reportKey(userId, reportId),
-      UpdateExpression: 'SET #s = :ready REMOVE gsi2pk, gsi2sk',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(recovering_at)',
-      ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: { ':ready': 'ready' },
-    }),
-  );
-}
-
-/** What undoing an unfinished upload needs to know of its record. */
-export interface BuildingReport {
-  id: string;
-  rows: number;
-  source_path: string | null;
-  created_at: string;
-}
-
-/**
- * The caller's reports still `building` that were created before `before` (ISO time), oldest first,
- * at most `limit`. Read from the sparse gsi2, so it costs next to nothing when there are none; the
- * index is eventually consistent, so a listed report may be ready or gone by now: act on it only
- * through claimBuildingReport.
- */
-export async function listBuildingReports(userId: string, before: string, limit: number): Promise<BuildingReport[]> {
-  const index = reportBuildingIndex(userId, before);
-  const r = await ddb().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: GSI2,
-      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-      ExpressionAttributeValues: { ':pk': index.gsi2pk, ':before': index.gsi2sk },
-      ProjectionExpression: 'id, #rows, source_path, created_at',
-      ExpressionAttributeNames: { '#rows': 'rows' },
-      Limit: limit,
-    }),
-  );
-  return (r.Items ?? []).map((i) => ({
-    id: String(i.id),
-    rows: Number(i.rows),
-    source_path: typeof i.source_path === 'string' ? i.source_path : null,
-    created_at: String(i.created_at),
-  }));
-}
-
-/**
- * Claims a building report for undoing: sets `recovering_at`, after which markReportReady refuses it.
- * Claiming again (a second undo, or one resuming an interrupted undo) succeeds too. Returns the record
- * (consistent), or null when it is not building: ready, or gone.
- */
-export async function claimBuildingReport(
-  userId: string,
-  reportId: string,
-  now = new Date(),
-): Promise<ReportRecord | null> {
-  return updateReportIf({
-    Key: reportKey(userId, reportId),
-    UpdateExpression: 'SET recovering_at = if_not_exists(recovering_at, :now)',
-    ConditionExpression: 'attribute_exists(pk) AND #s = :building',
-    ExpressionAttributeNames: { '#s': 'status' },
-    ExpressionAttributeValues: { ':now': now.toISOString(), ':building': 'building' },
-  });
-}
-
-/**
- * Deletes the record of a building report, the last step of an undo (its items, charge and source are
- * the caller's to undo before). False when it is not building anymore or already gone.
- */
-export async function deleteBuildingReport(userId: string, reportId: string): Promise<boolean> {
-  return conditionHeld(
-    ddb().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        ConditionExpression: '#s = :building',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':building': 'building' },
-      }),
-    ),
-  );
 }

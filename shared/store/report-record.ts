@@ -14,6 +14,7 @@ import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTa
 import { ddb, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
 import { newId, reportKey, reportSellerIndex } from './keys';
+import { parseStored, RECORD_VERSIONS, storedReport } from './records';
 
 /** A stored report (money in kopecks). */
 export interface ReportRecord {
@@ -85,6 +86,11 @@ export interface CombinedSource {
   rebuilt_at: string | null;
 }
 
+/** Every field of ReportRecord is parsed by the stored schema (records.ts): a field added above and not there fails to compile. */
+export const REPORT_FIELDS_PARSED: [Exclude<keyof ReportRecord, keyof typeof storedReport.shape>] extends [never]
+  ? true
+  : false = true;
+
 /** Warnings kept on the record: a hostile file must not push the record past DynamoDB's 400 KB. */
 export const MAX_WARNINGS = 50;
 
@@ -106,12 +112,14 @@ export function capped(record: ReportRecord): ReportRecord {
   };
 }
 
+/** The stored item of a report record, in the current version of its shape (records.ts). */
 export function toItem(record: ReportRecord): Record<string, unknown> {
   const r = capped(record);
   return {
     ...reportKey(r.user_id, r.id),
     ...(r.seller_id ? reportSellerIndex(r.user_id, r.seller_id, r.id) : {}),
     type: 'report',
+    v: RECORD_VERSIONS.report,
     ...r,
     items_gen: r.items_gen ?? 1,
     version: r.version ?? 1,
@@ -119,10 +127,9 @@ export function toItem(record: ReportRecord): Record<string, unknown> {
   };
 }
 
+/** The report record of a stored item; StoredRecordError (naming the key) when it is not of the current shape. */
 export function fromItem(item: Record<string, unknown>): ReportRecord {
-  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ...rest } = item;
-  const r = rest as unknown as ReportRecord;
-  return { ...r, items_gen: Number(r.items_gen ?? 1), version: Number(r.version ?? 1), status: r.status ?? 'ready' };
+  return parseStored('report', storedReport, item);
 }
 
 /** A conditional update of one report record: the record after it, or null when its condition failed. */

@@ -67,8 +67,7 @@ export const REPORTS_PAGE_SIZE = 50;
 
 /**
  * The caller's reports, newest first (report ids sort by time), optionally of one seller (gsi1):
- * processing and failed ones too (`building`, the pre-worker state, is hidden; `ready: true` lists only
- * reports with complete items).
+ * processing and failed ones too (`ready: true` lists only reports with complete items).
  * The cursor is opaque and carries only a report id: the partition is always the caller's.
  * Malformed cursor → 400 `invalid_cursor`.
  */
@@ -86,7 +85,7 @@ export async function listReports(
     start = { pk: base.pk, sk: base.sk };
     if (bySeller) Object.assign(start, reportSellerIndex(userId, opts.sellerId as string, after));
   }
-  // Building reports are filtered out after the read, so a page may need more than one query.
+  // With `ready`, reports are filtered after the read, so a page may need more than one query.
   let last: string | null = null;
   for (;;) {
     const r = await ddb().send(
@@ -114,7 +113,7 @@ export async function listReports(
     for (const row of r.Items ?? []) {
       const rec = fromItem(row);
       last = rec.id;
-      if (opts.ready ? hasItems(rec) : rec.status !== 'building') items.push(rec);
+      if (!opts.ready || hasItems(rec)) items.push(rec);
     }
     start = r.LastEvaluatedKey;
     if (!start || items.length >= limit) break;

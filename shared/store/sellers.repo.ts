@@ -12,6 +12,7 @@ import type { TaxProfile } from '../engine/types';
 import { cleanPeriod, profileToday } from './users.repo';
 import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, isTransactionConflict, sleep, backoff } from './dynamo-errors';
+import { parseStored, RECORD_VERSIONS, storedSeller } from './records';
 import { SELLER_PREFIX, newId, reportSellerIndex, sellerKey, sellerNumberKey } from './keys';
 
 export interface SellerRecord {
@@ -36,21 +37,19 @@ const SELLER_NUMBER = /^[0-9A-Za-z_-]{1,64}$/;
 
 export const defaultSellerName = (number: string): string => `Продавец ${number}`;
 
+/** The seller of a stored item; StoredRecordError (naming the key) when it is not of the current shape. */
 function fromItem(item: Record<string, unknown>): SellerRecord {
-  const tax = item.tax as TaxProfile | null | undefined;
-  const stored = item.tax_periods as TaxPeriod[] | null | undefined;
-  // Sellers from before dated profiles: their one profile applies from the beginning.
-  const periods =
-    Array.isArray(stored) && stored.length > 0 ? stored.map(cleanPeriod) : tax ? [{ valid_from: null, ...tax }] : null;
+  const s = parseStored('seller', storedSeller, item);
+  const periods = s.tax_periods && s.tax_periods.length > 0 ? s.tax_periods.map(cleanPeriod) : null;
   return {
-    id: String(item.id),
-    number: String(item.number),
-    name: String(item.name),
+    id: s.id,
+    number: s.number,
+    name: s.name,
     tax: periods ? profileToday(periods) : null,
-    tax_periods: periods ? periods.map(cleanPeriod) : null,
-    allocation: (item.allocation as AllocationMethod | null | undefined) ?? null,
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at ?? item.created_at),
+    tax_periods: periods,
+    allocation: s.allocation,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
   };
 }
 
@@ -103,7 +102,13 @@ export async function ensureSellerByNumber(userId: string, number: string): Prom
               number: n,
               seller_id: seller.id,
             }),
-            putNew({ ...sellerKey(userId, seller.id), type: 'seller', user_id: userId, ...seller }),
+            putNew({
+              ...sellerKey(userId, seller.id),
+              type: 'seller',
+              v: RECORD_VERSIONS.seller,
+              user_id: userId,
+              ...seller,
+            }),
           ],
         }),
       );

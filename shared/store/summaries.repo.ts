@@ -20,7 +20,8 @@ import {
 } from '../engine/analytics/summary';
 import { ddb, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
-import { periodsOf } from './products.repo';
+import { productOfItem } from './products.repo';
+import { parseStored, storedReport } from './records';
 import type { CostPricePeriod } from '../engine/periods';
 import { PRODUCT_PREFIX, REPORT_PREFIX, SUMMARY_PREFIX, reportKey, summaryKey } from './keys';
 
@@ -163,9 +164,10 @@ export async function listCostPrices(userId: string): Promise<Map<string, CostPr
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': reportKey(userId, 'x').pk, ':prefix': PRODUCT_PREFIX },
-    ProjectionExpression: 'article, cost_price, cost_prices',
+    ProjectionExpression: 'pk, sk, #v, article, cost_price_set, cost_prices, created_at, updated_at',
+    ExpressionAttributeNames: { '#v': 'v' },
   });
-  return new Map(rows.map((r) => [String(r.article), periodsOf(r)]));
+  return new Map(rows.map((r) => [String(r.article), productOfItem(r).cost_prices]));
 }
 
 /** Deletes every chunk of a report's summary (with the report). */
@@ -208,7 +210,28 @@ export interface ReportHead {
   allocation?: { method?: string } | null;
 }
 
+/** The head's part of the stored report's schema (records.ts). */
+const storedReportHead = storedReport.pick({
+  id: true,
+  title: true,
+  status: true,
+  is_combined: true,
+  seller_id: true,
+  report_number: true,
+  period_from: true,
+  period_to: true,
+  created_at: true,
+  version: true,
+  items_gen: true,
+  identity: true,
+  tax_profile: true,
+  allocation: true,
+});
+
 const HEAD_ATTRIBUTES = [
+  'pk',
+  'sk',
+  'v',
   'id',
   'title',
   'status',
@@ -238,24 +261,15 @@ export async function listReportHeads(userId: string): Promise<ReportHead[]> {
     ExpressionAttributeNames: Object.fromEntries(HEAD_ATTRIBUTES.map((a) => [`#${a}`, a])),
     ConsistentRead: true,
   });
-  return rows.map((r) => ({
-    id: String(r.id),
-    title: String(r.title ?? ''),
-    status: String(r.status ?? 'ready'),
-    is_combined: r.is_combined === true,
-    seller_id: typeof r.seller_id === 'string' ? r.seller_id : null,
-    report_number: typeof r.report_number === 'string' ? r.report_number : null,
-    period_from: typeof r.period_from === 'string' ? r.period_from : null,
-    period_to: typeof r.period_to === 'string' ? r.period_to : null,
-    created_at: String(r.created_at ?? ''),
-    version: Number(r.version ?? 1),
-    items_gen: Number(r.items_gen ?? 1),
-    identity: r.identity,
-    content_fingerprint: typeof r.content_fingerprint === 'string' ? r.content_fingerprint : null,
-    content_days:
-      r.content_days && typeof r.content_days === 'object' ? (r.content_days as Record<string, string>) : null,
-    stale: r.stale,
-    tax_profile: r.tax_profile,
-    allocation: (r.allocation as ReportHead['allocation']) ?? null,
-  }));
+  return rows.map((r) => {
+    const h = parseStored('report', storedReportHead, r);
+    return {
+      ...h,
+      content_fingerprint: typeof r.content_fingerprint === 'string' ? r.content_fingerprint : null,
+      content_days:
+        r.content_days && typeof r.content_days === 'object' ? (r.content_days as Record<string, string>) : null,
+      stale: r.stale,
+      allocation: h.allocation ?? null,
+    };
+  });
 }

@@ -8,6 +8,7 @@ import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, conditionHeld } from './dynamo-errors';
 import { emailKey, newId, normalizeEmail, usedTokenKey, userKey } from './keys';
 import { roleExists } from './roles.repo';
+import { parseStored, RECORD_VERSIONS, storedUser } from './records';
 import type { User } from '../contract/shapes';
 
 export interface UserRecord {
@@ -49,19 +50,11 @@ export function toPublicUser(u: UserRecord): PublicUser {
   };
 }
 
+/** The user of a stored item; StoredRecordError (naming the key) when it is not of the current shape. */
 function fromItem(item: Record<string, unknown>): UserRecord {
-  const { pk: _pk, sk: _sk, type: _type, ...rest } = item;
-  const u = rest as unknown as UserRecord;
-  const tax = u.tax ?? { ...DEFAULT_TAX_PROFILE };
-  // Users from before dated profiles: their one profile applies from the beginning.
-  const periods =
-    Array.isArray(u.tax_periods) && u.tax_periods.length > 0 ? u.tax_periods : [{ valid_from: null, ...tax }];
-  return {
-    ...u,
-    tax: profileToday(periods),
-    tax_periods: periods.map(cleanPeriod),
-    allocation: u.allocation ?? DEFAULT_ALLOCATION,
-  };
+  const u = parseStored('user', storedUser, item);
+  const periods = u.tax_periods.map(cleanPeriod);
+  return { ...u, tax: profileToday(periods), tax_periods: periods };
 }
 
 export function cleanPeriod(p: TaxPeriod): TaxPeriod {
@@ -118,7 +111,7 @@ export async function createUser(input: NewUser): Promise<UserRecord> {
       new TransactWriteCommand({
         TransactItems: [
           putNew({ ...emailKey(email), type: 'email', email, user_id: user.id }),
-          putNew({ ...userKey(user.id), type: 'user', ...user }),
+          putNew({ ...userKey(user.id), type: 'user', v: RECORD_VERSIONS.user, ...user }),
         ],
       }),
     );

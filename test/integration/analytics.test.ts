@@ -24,7 +24,7 @@ import { ddb, tableName } from '../../shared/store/client';
 import { summaryKey } from '../../shared/store/keys';
 import { listSellers } from '../../shared/store/sellers.repo';
 import {
-  chargedBuildingReport,
+  chargedProcessingReport,
   engineItems,
   getReportOk,
   makeReport,
@@ -227,7 +227,7 @@ describe('GET /api/analytics', () => {
     const otherSeller = await uploadOk(u.token, week(4, OTHER_SELLER));
     ids.otherSeller = otherSeller.id;
     otherSellerId = otherSeller.seller?.id as string;
-    ids.building = (await chargedBuildingReport(u.id, makeReport({ seed: 24, rows: 40 }), 0)).id;
+    ids.building = (await chargedProcessingReport(u.id, makeReport({ seed: 24, rows: 40 }))).id;
     // Another user, same week.
     const foreign = await uploadOk(other.token, week(4, '999003'));
     ids.foreign = foreign.id;

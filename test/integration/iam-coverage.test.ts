@@ -15,9 +15,9 @@
  * starts in the background (the combine job) and the worker it invokes count for the right function.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceName, WORKER } from '../support/cfn';
 import { hashPassword } from '../../shared/auth/passwords';
@@ -31,17 +31,15 @@ import { overrideReportDeps, reportDeps } from '../../shared/reports/deps';
 import { writeItems } from '../../shared/store/items.repo';
 import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
 import { ses } from '../../shared/mail/client';
-import { ABANDONED_UPLOAD_AFTER_MS } from '../../shared/reports/recover';
 import { runWorkerEvent } from '../../shared/reports/worker';
 import { ddb, tableName } from '../../shared/store/client';
-import { productKey, summaryKey } from '../../shared/store/keys';
-import { ensureSellerByNumber, getSeller } from '../../shared/store/sellers.repo';
+import { productKey, reportKey, summaryKey } from '../../shared/store/keys';
 import { createUser, setRole } from '../../shared/store/users.repo';
 import { statementsOf } from '../../scripts/serverless/render';
 import { waitForMail, type SentMail } from '../support/emulators';
 import {
-  chargedBuildingReport,
   getReportOk,
+  chargedProcessingReport,
   makeReport,
   newUser,
   presignedUpload,
@@ -321,6 +319,27 @@ async function untilDone(run: Run, token: string, first: HttpResult): Promise<{ 
 }
 
 /** Each function's paths: the calls that use every grant of its role. */
+/**
+ * An upload whose worker died on its last attempt after writing items: lease run out, attempts spent,
+ * an identity recorded (recovery fails it: refund, items, source and identity deleted).
+ */
+async function spentUpload(userId: string): Promise<void> {
+  const spent = await chargedProcessingReport(userId, makeReport({ seed: 11, rows: 40 }), true);
+  await ddb().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: reportKey(userId, spent.id),
+      UpdateExpression: 'SET lease_until = :past, attempts = :max, #identity = :identity',
+      ExpressionAttributeNames: { '#identity': 'identity' },
+      ExpressionAttributeValues: {
+        ':past': 0,
+        ':max': getConfig().WORKER_MAX_ATTEMPTS,
+        ':identity': `iam-${randomUUID()}`,
+      },
+    }),
+  );
+}
+
 const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
   // --- auth
   authRegister: async (run) => {
@@ -443,17 +462,9 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: { upload_id: uploadId } }),
     );
     expect(counted.statusCode).toBe(200);
-    // A pre-worker upload that died after its charge, with the seller it created on demand: the upload's
-    // sweep undoes it and removes that seller, since no report links it (gsi1).
-    const orphan = await ensureSellerByNumber(u.id, String(900_000_000 + randomInt(99_999_999)));
-    await chargedBuildingReport(
-      u.id,
-      makeReport({ seed: 11, rows: 40 }),
-      ABANDONED_UPLOAD_AFTER_MS + 60_000,
-      orphan.id,
-    );
+    // An upload whose worker died on its last attempt: the next upload's recovery fails and refunds it.
+    await spentUpload(u.id);
     await run.call({ method: 'POST', path: '/api/reports/upload', token: u.token, body: { upload_id: uploadId } }, 201);
-    expect(await getSeller(u.id, orphan.id)).toBeNull();
     await run.call(multipartUpload(u.token, makeReport({ seed: 22 })), 201);
     // A worker that fails every attempt: the upload answers 500.
     await withFailingWorker(() => run.call(multipartUpload(u.token, makeReport({ seed: 23 })), 500));
@@ -470,21 +481,15 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
   },
   reportsSweep: async (run) => {
     // Its own user: a report whose worker never ran (the sweep hands it to a new one once its lease ran
-    // out) and a pre-worker upload that died, linked to the seller it created (the sweep undoes both).
+    // out), and an upload whose attempts are all spent (the sweep fails it: refund, items, source and
+    // identity deleted).
     const u = await newUser(1_000_000, 'iam');
     await withLostWorker(async () =>
       expect((await uploadMultipart(u.token, makeReport({ seed: 26 }))).statusCode).toBe(202),
     );
+    await spentUpload(u.id);
     await new Promise((r) => setTimeout(r, 5));
-    const crashed = await ensureSellerByNumber(u.id, String(800_000_000 + randomInt(99_999_999)));
-    await chargedBuildingReport(
-      u.id,
-      makeReport({ seed: 11, rows: 40 }),
-      ABANDONED_UPLOAD_AFTER_MS + 60_000,
-      crashed.id,
-    );
     await run.as(() => sweepHandler({}));
-    expect(await getSeller(u.id, crashed.id)).toBeNull();
   },
   reportsGet: async (run) => {
     const { id } = fx;

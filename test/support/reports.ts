@@ -26,7 +26,7 @@ import { putObject, sourceObjectKey } from '../../shared/files/objects';
 import { writeItems } from '../../shared/store/items.repo';
 import { chargeLimits } from '../../shared/store/limits.repo';
 import { newReportId, type ReportRecord } from '../../shared/store/report-record';
-import { reportPutTransactItem } from '../../shared/store/report-lifecycle.repo';
+import { processingReportPut } from '../../shared/store/report-lifecycle.repo';
 import { createUser } from '../../shared/store/users.repo';
 import { generateReport, type GenerateOptions, type GeneratedReport } from '../../scripts/fixtures/generate';
 
@@ -142,23 +142,22 @@ export function byArticle(items: ApiItem[]): Map<string, ApiItem> {
   return new Map(items.map((i) => [i.article, i]));
 }
 
-export interface ChargedBuildingReport {
+export interface ChargedProcessingReport {
   id: string;
   sourceKey: string;
   rows: number;
 }
 
 /**
- * The state an upload leaves when its process dies after the charge: the limits charged together with
- * the `building` record (created `ageMs` ago), the source stored, the items written. `sellerId`: the
- * seller the upload linked (e.g. one it created on demand), none by default.
+ * An upload its worker is still building: the limits charged together with the `processing` record
+ * (its lease running for an hour, so no sweep takes it), the source stored; with `itemsWritten`, the
+ * items a worker writes before it finishes.
  */
-export async function chargedBuildingReport(
+export async function chargedProcessingReport(
   userId: string,
   g: GeneratedReport,
-  ageMs: number,
-  sellerId: string | null = null,
-): Promise<ChargedBuildingReport> {
+  itemsWritten = false,
+): Promise<ChargedProcessingReport> {
   const parsed = await readReport({ buffer: g.file, filename: g.filename });
   const { items } = buildItems(parsed, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
   const id = newReportId();
@@ -167,9 +166,9 @@ export async function chargedBuildingReport(
   const record: ReportRecord = {
     id,
     user_id: userId,
-    title: 'crashed upload',
+    title: 'upload in progress',
     report_number: parsed.report_number,
-    seller_id: sellerId,
+    seller_id: null,
     period_from: parsed.period_from,
     period_to: parsed.period_to,
     rows: parsed.rows,
@@ -178,14 +177,19 @@ export async function chargedBuildingReport(
     source_path: sourceKey,
     source_name: g.filename,
     source_size: g.file.length,
-    created_at: new Date(Date.now() - ageMs).toISOString(),
+    created_at: new Date().toISOString(),
     tax_profile: DEFAULT_TAX_PROFILE,
     totals: computeTotals(items.map((i) => i.effective)),
     commission_by_category: [],
     warnings: [],
-    item_count: items.length,
+    item_count: 0,
   };
-  await chargeLimits({ userId, rows: parsed.rows, reportId: id, extraItems: [reportPutTransactItem(record)] });
-  await writeItems(userId, id, 1, items);
+  await chargeLimits({
+    userId,
+    rows: parsed.rows,
+    reportId: id,
+    extraItems: [processingReportPut(record, randomUUID(), 60 * 60_000)],
+  });
+  if (itemsWritten) await writeItems(userId, id, 1, items);
   return { id, sourceKey, rows: parsed.rows };
 }

@@ -134,7 +134,7 @@ describe('selection', () => {
       old,
       neu,
       info('3', '2026-05-25', { is_combined: true }),
-      info('4', '2026-05-25', { status: 'building' }),
+      info('4', '2026-05-25', { status: 'processing' }),
     ]);
     expect(sel.counted.map((r) => r.id)).toEqual(['2']);
     expect(sel.duplicates).toEqual([{ report: old, kept: neu }]);
@@ -192,7 +192,7 @@ describe('computeAnalytics', () => {
       info('3', w[2]!, { identity: 'i-2', created_at: '2025-12-31T00:00:00Z', title: 'старый' }), // older copy of 2
       info('4', w[3]!, { stale: true }),
       info('5', w[3]!, { is_combined: true }),
-      info('6', w[3]!, { status: 'building', period_from: null, period_to: null }),
+      info('6', w[3]!, { status: 'processing', period_from: null, period_to: null }),
     ];
     const figs = new Map<string, ReportFigures>([
       ['1', figures([art('A', 10000, 1000)])],

@@ -146,7 +146,7 @@ export interface Selection {
   counted: ReportInfo[];
   /** Left out as older copies of a counted report (or `inside` it: its rows all there): the report and the one kept. */
   duplicates: Array<{ report: ReportInfo; kept: ReportInfo; inside?: true }>;
-  /** Not ready yet (building / processing). */
+  /** Not ready yet (processing). */
   processing: ReportInfo[];
 }
 
@@ -159,7 +159,7 @@ export function selectReports(reports: ReadonlyArray<ReportInfo>): Selection {
   const candidates: ReportInfo[] = [];
   for (const r of reports) {
     if (r.is_combined) continue;
-    if (r.status === 'building' || r.status === 'processing') {
+    if (r.status === 'processing') {
       processing.push(r);
       continue;
     }
