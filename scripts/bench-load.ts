@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     } else {
       console.log(
         `\n${o.sellers} sellers × ${o.weeks} weeks of ${o.rows} rows at once; ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}; ` +
-          `${o.ramp ? `starts spread over ${o.ramp} s; ` : ''}${(r.wallMs / 1000).toFixed(1)} s; ${ready}/${o.sellers * o.weeks} reports ready${r.timedOut ? ' (deadline passed)' : ''}\n`,
+          `${o.ramp ? `starts spread over ${o.ramp} s; ` : ''}${(r.wallMs / 1000).toFixed(1)} s; ${ready}/${o.sellers * o.weeks} reports ready${r.timedOut ? ' (deadline passed)' : ''}; ${r.resets} requests resent on a closed connection\n`,
       );
       console.log('| route | requests | p50, ms | p95, ms | max, ms | 5xx |');
       console.log('|---|---:|---:|---:|---:|---:|');

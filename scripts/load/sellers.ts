@@ -39,6 +39,8 @@ export interface LoadResult {
   ready: string[][];
   /** Uploads that did not end ready, with why. */
   failures: string[];
+  /** Requests sent again because their kept-alive connection was closed before any answer. */
+  resets: number;
   wallMs: number;
   timedOut: boolean;
 }
@@ -79,16 +81,32 @@ function describe(e: unknown): string {
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const calls: Call[] = [];
   const failures: string[] = [];
+  let resets = 0;
   const abort = new AbortController();
   const start = performance.now();
   const timer = setTimeout(() => abort.abort(), o.deadlineMs);
   const log = o.log ?? (() => undefined);
 
+  /**
+   * fetch, sent once more when the connection it reused was closed before any answer (what a browser
+   * does too: a kept-alive socket the server has just dropped); counted in `resets`.
+   */
+  async function send(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await fetch(url, { ...init, signal: abort.signal });
+    } catch (e) {
+      const code = ((e as Error).cause as { code?: string } | undefined)?.code ?? '';
+      if (abort.signal.aborted || !['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'].includes(code)) throw e;
+      resets++;
+      return fetch(url, { ...init, signal: abort.signal });
+    }
+  }
+
   async function call(route: string, url: string, init: RequestInit = {}): Promise<{ status: number; json: unknown }> {
     const t = performance.now();
     let status = 0;
     try {
-      const res = await fetch(url, { ...init, signal: abort.signal });
+      const res = await send(url, init);
       status = res.status;
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';
@@ -164,7 +182,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
 
   try {
     const ready = await Promise.all(o.tokens.map((t, i) => seller(i, t)));
-    return { calls, ready, failures, wallMs: performance.now() - start, timedOut: abort.signal.aborted };
+    return { calls, ready, failures, resets, wallMs: performance.now() - start, timedOut: abort.signal.aborted };
   } finally {
     clearTimeout(timer);
   }
