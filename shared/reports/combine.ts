@@ -32,7 +32,7 @@ export type CombineReports = Pick<typeof reportsRepo, 'getReport' | 'getReportIt
 
 export interface CombineDeps {
   reports: CombineReports;
-  /** The job registry of this process (one per combine function). */
+  /** The job registry of this process (one per execution environment; job states shared by its store). */
   jobs: JobRegistry;
   clock: Clock;
   /** How long a start waits for its job (COMBINE_WAIT_MS), and a status call (COMBINE_STATUS_WAIT_MS). */
@@ -269,11 +269,13 @@ export const COMBINE_STEPS_AFTER_READING = 2;
 
 /**
  * GET combine-status: the job as soon as it is done, else after COMBINE_STATUS_WAIT_MS (a long-poll).
- * On Lambda a job runs only while some request of its function runs (the environment is frozen in
- * between), so each status call also gives the job that much CPU time. null for an unknown job.
+ * On Lambda a job runs only while some request of its environment runs (the environment is frozen in
+ * between), so each status call that reaches it also gives the job that much CPU time. A call that
+ * reaches another environment answers at once from the job's stored state (registry `findJob`).
+ * null for a job neither in memory nor stored.
  */
 export async function combineStatus(deps: CombineDeps, userId: string, jobId: string): Promise<JobSnapshot | null> {
-  const job = deps.jobs.getJob(userId, jobId);
+  const job = await deps.jobs.findJob(userId, jobId);
   if (!job) return null;
   return deps.jobs.waitFor(job, deps.waits.statusMs());
 }
