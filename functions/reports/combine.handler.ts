@@ -38,7 +38,7 @@ export async function combine(req: HttpRequest<typeof combineRoute>) {
   return reply(
     ROUTES.combine,
     202,
-    presentJob(await startCombine(deps, req.user.id, req.body.report_ids, req.body.title)),
+    presentJob(await startCombine(deps, req.user.id, req.body.report_ids, req.body.title, req.budgetMs)),
   );
 }
 
@@ -66,7 +66,7 @@ const recombineRoute = fromRoute(ROUTES.recombine);
  * report's); 404 not the caller's, 422 `not_combined`, 409 `source_missing` (details.report_ids).
  */
 export async function recombine(req: HttpRequest<typeof recombineRoute>) {
-  return reply(ROUTES.recombine, 202, presentJob(await startRecombine(deps, req.user.id, req.path.id)));
+  return reply(ROUTES.recombine, 202, presentJob(await startRecombine(deps, req.user.id, req.path.id, req.budgetMs)));
 }
 
 const combineHandler = http(combineRoute, combine);

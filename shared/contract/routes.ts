@@ -230,6 +230,7 @@ export const ROUTES = {
       'idempotency_key_reused',
       'report_not_found',
       'processing_failed',
+      'try_again',
     ],
   }),
   listReports: route({
@@ -321,7 +322,7 @@ export const ROUTES = {
         schema: s.rebuildResultSchema,
       },
     },
-    errors: ['report_not_found', 'source_missing', 'report_busy', ...READER_ERRORS],
+    errors: ['report_not_found', 'source_missing', 'report_busy', 'try_again', ...READER_ERRORS],
   }),
   rebuildMany: route({
     fn: 'reportsRebuildMany',
@@ -336,7 +337,7 @@ export const ROUTES = {
       200: { description: 'What was rebuilt and what was skipped', schema: s.rebuildManyResultSchema },
       202: { description: 'Some rebuilds are still running (`processing`)', schema: s.rebuildManyResultSchema },
     },
-    errors: [],
+    errors: ['try_again'],
   }),
   exportReport: route({
     fn: 'reportsExport',
@@ -383,7 +384,7 @@ export const ROUTES = {
     summary: 'Combine reports into a new one (a job; usually done at once)',
     body: s.combineBodySchema,
     responses: { 202: { description: 'The job', schema: s.combineJobSchema } },
-    errors: ['report_not_found', 'overlapping_reports'],
+    errors: ['report_not_found', 'overlapping_reports', 'try_again'],
   }),
   recombine: route({
     fn: 'reportsCombine',
@@ -394,7 +395,7 @@ export const ROUTES = {
     summary: 'Combine a combined report again from its sources (its corrections kept by article)',
     params: s.idPath,
     responses: { 202: { description: 'The job (report_id is this report’s)', schema: s.combineJobSchema } },
-    errors: ['report_not_found', 'not_combined', 'source_missing', 'report_busy'],
+    errors: ['report_not_found', 'not_combined', 'source_missing', 'report_busy', 'try_again'],
   }),
   combineStatus: route({
     fn: 'reportsCombine',
