@@ -89,6 +89,11 @@ const schema = z.object({
   METRICS_NAMESPACE: z.string().min(1).default('ReportProfitability'),
   DYNAMODB_ENDPOINT: optionalUrl,
   S3_ENDPOINT: optionalUrl,
+  /**
+   * How long an S3 call may wait for the store's next bytes before it fails (and the SDK, then the
+   * worker's attempt, retries): the socket's idle time, so a long range read is not cut while bytes flow.
+   */
+  S3_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Where browsers reach S3 for presigned URLs when it differs from S3_ENDPOINT (local stack). */
   S3_PUBLIC_ENDPOINT: optionalUrl,
   SES_ENDPOINT: optionalUrl,

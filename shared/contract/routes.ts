@@ -322,7 +322,7 @@ export const ROUTES = {
         schema: s.rebuildResultSchema,
       },
     },
-    errors: ['report_not_found', 'source_missing', 'report_busy', 'try_again', ...READER_ERRORS],
+    errors: ['report_not_found', 'source_missing', 'source_changed', 'report_busy', 'try_again', ...READER_ERRORS],
   }),
   rebuildMany: route({
     fn: 'reportsRebuildMany',

@@ -14,10 +14,10 @@ function make(endpoint: string | undefined): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     // Bounded: a store that stops answering fails the call (the worker retries its attempt) instead of
-    // hanging until the function's timeout. requestTimeout is the socket's idle time, so a long streamed
-    // range read is not cut while bytes flow.
+    // hanging until the function's timeout. requestTimeout (S3_REQUEST_TIMEOUT_MS) is the socket's idle
+    // time, so a long streamed range read is not cut while bytes flow (objects.test.ts pins both).
     maxAttempts: 4,
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000 },
+    requestHandler: { connectionTimeout: 3_000, requestTimeout: c.S3_REQUEST_TIMEOUT_MS },
   });
 }
 

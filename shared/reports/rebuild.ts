@@ -82,6 +82,11 @@ export async function rebuildReport(
         },
       },
     );
+    if (parsed.rows > record.rows) {
+      // The worker's row check of an upload, on a rebuild too: never price more rows than were charged
+      // (a stored source is never rewritten, so this means the bytes are not the ones counted).
+      throw new AppError(409, 'source_changed', `The stored file has ${parsed.rows} rows; ${record.rows} were charged`);
+    }
     onProgress({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows });
     const articles = parsed.articles.map((a) => a.article);
     const [seller, oldItems] = await Promise.all([sellerOf(user.id, record), getReportItems(record)]);
