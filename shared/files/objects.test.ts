@@ -33,7 +33,9 @@ beforeAll(async () => {
       }
       if (req.method === 'PUT') {
         res.writeHead(200, { 'content-type': 'application/xml' });
-        res.end('<CopyObjectResult><ETag>"e2"</ETag><LastModified>2026-01-01T00:00:00.000Z</LastModified></CopyObjectResult>');
+        res.end(
+          '<CopyObjectResult><ETag>"e2"</ETag><LastModified>2026-01-01T00:00:00.000Z</LastModified></CopyObjectResult>',
+        );
         return;
       }
       res.writeHead(206, { 'content-type': 'application/octet-stream', 'content-length': '4', etag: '"e1"' });
