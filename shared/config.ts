@@ -47,6 +47,13 @@ const schema = z.object({
   COMBINE_WAIT_MS: z.coerce.number().int().nonnegative().default(10_000),
   /** How long GET combine-status waits for the job to finish before answering (long-poll). */
   COMBINE_STATUS_WAIT_MS: z.coerce.number().int().nonnegative().default(5_000),
+  /**
+   * The longest a request that starts work (upload, rebuild, rebuild-many, combine, recombine) takes before
+   * it answers, whatever the stores do: well inside API Gateway's 29 s (and the Lambda's remaining time,
+   * when shorter). Past it the request answers 202 with what it started, or 503 `try_again` when it
+   * charged and started nothing (shared/reports/deadline.ts).
+   */
+  REQUEST_DEADLINE_MS: z.coerce.number().int().positive().default(20_000),
   /** How long upload and rebuild wait for the worker before answering 202 `processing`. */
   UPLOAD_WAIT_MS: z.coerce.number().int().nonnegative().default(8_000),
   /**
@@ -88,6 +95,11 @@ const schema = z.object({
   METRICS_NAMESPACE: z.string().min(1).default('ReportProfitability'),
   DYNAMODB_ENDPOINT: optionalUrl,
   S3_ENDPOINT: optionalUrl,
+  /**
+   * How long an S3 call may wait for the store's next bytes before it fails (and the SDK, then the
+   * worker's attempt, retries): the socket's idle time, so a long range read is not cut while bytes flow.
+   */
+  S3_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Where browsers reach S3 for presigned URLs when it differs from S3_ENDPOINT (local stack). */
   S3_PUBLIC_ENDPOINT: optionalUrl,
   SES_ENDPOINT: optionalUrl,

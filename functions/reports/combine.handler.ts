@@ -14,11 +14,15 @@ import {
 import { createReport, replaceItems } from '../../shared/store/report-numbers.repo';
 import { newReportId } from '../../shared/store/report-record';
 import { getReport, getReportItems } from '../../shared/store/reports.repo';
+import { jobStore } from '../../shared/store/jobs.repo';
 
-/** The real dependencies; the job registry is this process's memory (one per loaded handler). */
+/**
+ * The real dependencies; the job registry is this process's memory (one per loaded handler), its
+ * jobs' states stored in the table for the other environments of the function.
+ */
 const deps: CombineDeps = {
   reports: { getReport, getReportItems, createReport, replaceItems, newReportId },
-  jobs: createJobRegistry({ clock: systemClock }),
+  jobs: createJobRegistry({ clock: systemClock, store: jobStore }),
   clock: systemClock,
   waits: { startMs: () => getConfig().COMBINE_WAIT_MS, statusMs: () => getConfig().COMBINE_STATUS_WAIT_MS },
 };
@@ -34,7 +38,7 @@ export async function combine(req: HttpRequest<typeof combineRoute>) {
   return reply(
     ROUTES.combine,
     202,
-    presentJob(await startCombine(deps, req.user.id, req.body.report_ids, req.body.title)),
+    presentJob(await startCombine(deps, req.user.id, req.body.report_ids, req.body.title, req.budgetMs)),
   );
 }
 
@@ -48,7 +52,7 @@ export async function status(req: HttpRequest<typeof statusRoute>) {
   const job = await combineStatus(deps, req.user.id, req.path.job_id);
   if (!job) {
     throw notFound(
-      'Combine job not found: jobs live in the memory of the one backend process that ran them, and are lost when it restarts and an hour after they finish. Start the combine again.',
+      'Combine job not found: it is unknown, was lost with the backend process that ran it, or finished more than an hour ago. Start the combine again.',
       'job_not_found',
     );
   }
@@ -62,7 +66,7 @@ const recombineRoute = fromRoute(ROUTES.recombine);
  * report's); 404 not the caller's, 422 `not_combined`, 409 `source_missing` (details.report_ids).
  */
 export async function recombine(req: HttpRequest<typeof recombineRoute>) {
-  return reply(ROUTES.recombine, 202, presentJob(await startRecombine(deps, req.user.id, req.path.id)));
+  return reply(ROUTES.recombine, 202, presentJob(await startRecombine(deps, req.user.id, req.path.id, req.budgetMs)));
 }
 
 const combineHandler = http(combineRoute, combine);
@@ -70,8 +74,8 @@ const statusHandler = http(statusRoute, status);
 const recombineHandler = http(recombineRoute, recombine);
 
 /**
- * ONE Lambda serves the combine routes (the job registry is this process's memory), dispatched on
- * the method and path: GET reads a job, POST …/{id}/recombine and POST …/combine start one.
+ * One Lambda function serves the combine routes, at any concurrency (a job runs in the environment
+ * that started it; its state is stored for the others), dispatched on the method and path: GET reads a job, POST …/{id}/recombine and POST …/combine start one.
  */
 export async function handler(event: APIGatewayProxyEventV2, context?: Partial<Context>): Promise<HttpResult> {
   const method = (event.requestContext?.http?.method ?? event.routeKey?.split(' ')[0] ?? '').toUpperCase();

@@ -11,7 +11,7 @@ const route = fromRoute(contract);
  * without ids every report of the caller with a source.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await rebuildMany(reportDeps(), req.user, req.body.report_ids);
+  const r = await rebuildMany(reportDeps(), req.user, req.body.report_ids, undefined, req.budgetMs);
   return r.processing.length > 0 ? reply(contract, 202, r) : reply(contract, 200, r);
 }
 

@@ -11,9 +11,10 @@ const route = fromRoute(contract);
  * POST /api/reports/{id}/rebuild → 200 {report, dropped_manual_values} when the worker finished within
  * UPLOAD_WAIT_MS; else 202 {report (status processing, task rebuild, without items), dropped_manual_values: []}
  * (the outcome arrives as the report's `last_rebuild`). 409 source_missing without a stored source.
+ * Within the request's budget (REQUEST_DEADLINE_MS): 202 once the task started, else 503 `try_again`.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await startRebuild(reportDeps(), req.user, req.path.id);
+  const r = await startRebuild(reportDeps(), req.user, req.path.id, undefined, req.budgetMs);
   const answer = {
     report: presentReport(r.record, r.items, r.seller, false),
     dropped_manual_values: r.dropped.map(presentDropped),

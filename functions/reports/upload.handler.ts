@@ -17,7 +17,9 @@ const route = fromRoute(contract);
  * processing` and `progress` otherwise (poll GET /api/reports/{id}); a failure within the wait answers
  * its error (the charge refunded; details carry report_id and refunded_rows). A repeat (same key or
  * upload_id) answers the first request's report. A report the caller already has → 409
- * `duplicate_report` (details.report_id), nothing charged, unless allow_duplicate is true.
+ * `duplicate_report` (details.report_id), nothing charged, unless allow_duplicate is true. Answers
+ * within the request's budget (REQUEST_DEADLINE_MS): 202 with the charged report, or 503 `try_again`
+ * when nothing was charged by then.
  */
 export async function main(req: HttpRequest<typeof route>) {
   const key = req.headers['idempotency-key'];
@@ -26,6 +28,7 @@ export async function main(req: HttpRequest<typeof route>) {
   const r = await uploadReport(reportDeps(), req.user, fileRefOf(req.file, req.body.upload_id), {
     idempotencyKey: key,
     allowDuplicate: req.body.allow_duplicate,
+    budgetMs: req.budgetMs,
   });
   if (r.record.status === 'failed' && r.record.error)
     throw failureError(r.record.error, { report_id: r.record.id, refunded_rows: r.record.refunded_rows ?? 0 });

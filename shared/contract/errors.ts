@@ -147,6 +147,11 @@ export const ERRORS = {
     message: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
   },
   internal_error: { status: 500, message: 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.' },
+  // 503: the request ran out of time before it charged or started anything
+  try_again: {
+    status: 503,
+    message: 'Сервер не успел ответить вовремя, ничего не списано и не запущено. Попробуйте ещё раз через минуту.',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -278,13 +278,12 @@ export const FUNCTIONS = {
     // the caller, reports; the user's sellers (Query)
     access: { table: ['GetItem', 'Query'] },
   },
-  // ONE function for the three combine routes: the job registry lives in this function's memory, and
-  // reserved concurrency 1 keeps it ONE execution environment, so a status call always finds its job
-  // (docs/ARCHITECTURE.md, "Combine jobs and the Lambda trade-off").
+  // ONE function for the three combine routes, at any concurrency: a job runs in the memory of the
+  // environment that started it, and its state is stored (JOB#…) so a status call reaching another
+  // environment answers from it (docs/ARCHITECTURE.md, "Combine jobs and the Lambda trade-off").
   reportsCombine: {
     handler: 'functions/reports/combine.handler.handler',
     memorySize: 2048,
-    reservedConcurrency: 1,
     access: {
       // the caller, reports; their items (Query); the new report: items (BatchWrite; deleted again if
       // the record fails), record (conditional Put); recombine: the next item generation (BatchWrite)

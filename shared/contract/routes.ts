@@ -231,6 +231,7 @@ export const ROUTES = {
       'idempotency_key_reused',
       'report_not_found',
       'processing_failed',
+      'try_again',
     ],
   }),
   listReports: route({
@@ -330,6 +331,7 @@ export const ROUTES = {
       'source_changed',
       'file_too_large',
       'not_a_spreadsheet',
+      'try_again',
       ...READER_ERRORS,
     ],
   }),
@@ -346,7 +348,7 @@ export const ROUTES = {
       200: { description: 'What was rebuilt and what was skipped', schema: s.rebuildManyResultSchema },
       202: { description: 'Some rebuilds are still running (`processing`)', schema: s.rebuildManyResultSchema },
     },
-    errors: [],
+    errors: ['try_again'],
   }),
   exportReport: route({
     fn: 'reportsExport',
@@ -393,7 +395,7 @@ export const ROUTES = {
     summary: 'Combine reports into a new one (a job; usually done at once)',
     body: s.combineBodySchema,
     responses: { 202: { description: 'The job', schema: s.combineJobSchema } },
-    errors: ['report_not_found', 'overlapping_reports'],
+    errors: ['report_not_found', 'overlapping_reports', 'try_again'],
   }),
   recombine: route({
     fn: 'reportsCombine',
@@ -404,7 +406,7 @@ export const ROUTES = {
     summary: 'Combine a combined report again from its sources (its corrections kept by article)',
     params: s.idPath,
     responses: { 202: { description: 'The job (report_id is this report’s)', schema: s.combineJobSchema } },
-    errors: ['report_not_found', 'not_combined', 'source_missing', 'report_busy'],
+    errors: ['report_not_found', 'not_combined', 'source_missing', 'report_busy', 'try_again'],
   }),
   combineStatus: route({
     fn: 'reportsCombine',

@@ -13,11 +13,18 @@ function make(endpoint: string | undefined): S3Client {
     // s3rver stores streamed uploads corrupted when the SDK adds its default checksums (docs/ARCHITECTURE.md).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    // Bounded: a store that stops answering fails the call (the worker retries its attempt) instead of
-    // hanging until the function's timeout. requestTimeout is the socket's idle time, so a long streamed
-    // range read is not cut while bytes flow.
+    // Bounded: a store that stops answering fails the call (the SDK, then the worker's attempt, retries)
+    // instead of hanging until the function's timeout. socketTimeout (S3_REQUEST_TIMEOUT_MS) is the
+    // socket's idle time, so a long streamed range read is not cut while bytes flow; requestTimeout
+    // bounds the wait for the answer's headers and, with throwOnRequestTimeout, fails the call (without
+    // it the SDK only logs a warning). objects.test.ts pins it with a server that never answers.
     maxAttempts: 4,
-    requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000 },
+    requestHandler: {
+      connectionTimeout: 3_000,
+      socketTimeout: c.S3_REQUEST_TIMEOUT_MS,
+      requestTimeout: c.S3_REQUEST_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    },
   });
 }
 

@@ -91,6 +91,22 @@ export interface HttpRequest<O extends HttpOptions = HttpOptions> {
   file: UploadedFile | null;
   /** The raw body for `binaryBody` routes. */
   rawBody: Buffer | null;
+  /**
+   * How long this request may still work before it must answer (ms from the route function's start):
+   * REQUEST_DEADLINE_MS from the request's arrival, or less when the Lambda has less time left (its
+   * remaining time minus a margin for answering). Use cases that start work keep to it (shared/reports/deadline.ts).
+   */
+  budgetMs: number;
+}
+
+/** Time kept back from the Lambda's remaining time to build and send the answer. */
+export const ANSWER_MARGIN_MS = 2_000;
+
+/** The request's budget (HttpRequest.budgetMs) from the setting, the time spent so far and the Lambda context. */
+export function requestBudgetMs(context: Partial<Context> | undefined, elapsedMs = 0): number {
+  const setting = Math.max(0, getConfig().REQUEST_DEADLINE_MS - elapsedMs);
+  const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : null;
+  return remaining === null ? setting : Math.max(0, Math.min(setting, remaining - ANSWER_MARGIN_MS));
 }
 
 /** The caller's address as API Gateway saw it (throttling per source IP); undefined when unknown. */
@@ -267,7 +283,7 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
   // answering 500 on the first request. getConfig() parses once per process and caches.
   getConfig();
   const mode = options.auth ?? 'user';
-  const core = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {
+  const core = async (event: APIGatewayProxyEventV2, context?: Partial<Context>): Promise<HttpResult> => {
     const s = stateOf(event);
     const req = {
       event,
@@ -279,6 +295,7 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
       headers: s.headers,
       file: s.file,
       rawBody: s.rawBody,
+      budgetMs: requestBudgetMs(context, Date.now() - s.start),
     } as HttpRequest<O>;
     const result = await fn(req);
     if (!result || typeof result !== 'object' || typeof result.statusCode !== 'number')

@@ -1,7 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../errors';
 import { manualClock } from '../deps';
-import { JOB_TTL_MS, MAX_RUNNING, createJobRegistry, type JobRegistry, type ProgressReporter } from './registry';
+import {
+  JOB_LOST_AFTER_MS,
+  JOB_TTL_MS,
+  MAX_RUNNING,
+  createJobRegistry,
+  type JobRegistry,
+  type JobSnapshot,
+  type JobStore,
+  type ProgressReporter,
+} from './registry';
 
 /** A job body the test finishes by hand. */
 function controllable() {
@@ -143,5 +152,92 @@ describe('combine job registry', () => {
     const other = createJobRegistry({ clock, ids: { newId: () => job.id } });
     expect(other.getJob('u1', job.id)).toBeNull();
     expect(getJob('u1', job.id)).not.toBeNull();
+  });
+
+  describe('with a store shared by several processes (Lambda environments)', () => {
+    /** A store as the table keeps it: one record per job, overwritten, with its expiry. */
+    function memoryStore() {
+      const records = new Map<string, { job: JobSnapshot; expiresAt: number }>();
+      const writes: string[] = [];
+      const store: JobStore = {
+        save: async (job, expiresAt) => {
+          writes.push(job.status);
+          records.set(`${job.owner}#${job.id}`, { job: structuredClone(job), expiresAt });
+        },
+        load: async (owner, id, now) => {
+          const r = records.get(`${owner}#${id}`);
+          return r && r.expiresAt > now ? structuredClone(r.job) : null;
+        },
+      };
+      return { store, writes };
+    }
+
+    it('a registry that never saw the job answers from its stored outcome (done, with the report id)', async () => {
+      const { store, writes } = memoryStore();
+      const here = createJobRegistry({ clock, store });
+      const elsewhere = createJobRegistry({ clock, store });
+      const c = controllable();
+      const job = here.startJob('u1', 3, c.run);
+      await flush();
+      expect(elsewhere.getJob('u1', job.id)).toBeNull();
+      expect(await elsewhere.findJob('u1', job.id)).toMatchObject({
+        status: 'running',
+        progress: { done: 0, total: 3 },
+      });
+      c.resolve('REPORT7');
+      await flush();
+      await flush();
+      expect(await elsewhere.findJob('u1', job.id)).toMatchObject({
+        id: job.id,
+        status: 'done',
+        report_id: 'REPORT7',
+        progress: { done: 3, total: 3, step: 'done' },
+      });
+      expect(await elsewhere.findJob('u2', job.id)).toBeNull();
+      expect(writes).toEqual(['running', 'done']);
+      // Forgotten an hour after it finished, like in memory.
+      clock.advance(JOB_TTL_MS);
+      expect(await elsewhere.findJob('u1', job.id)).toBeNull();
+    });
+
+    it('a failed job is stored with its error; a waiting request answers after the outcome is stored', async () => {
+      const { store } = memoryStore();
+      const here = createJobRegistry({ clock, store });
+      const job = here.startJob('u1', 1, async () => {
+        throw new AppError(409, 'source_missing', 'gone');
+      });
+      const waited = await here.waitFor(job, 1000);
+      expect(waited.status).toBe('failed');
+      const stored = await createJobRegistry({ clock, store }).findJob('u1', job.id);
+      expect(stored).toMatchObject({ status: 'failed', error: { code: 'source_missing', message: 'gone' } });
+    });
+
+    it('a stored job that never ended is lost after JOB_LOST_AFTER_MS; one neither in memory nor stored is null', async () => {
+      const { store } = memoryStore();
+      const here = createJobRegistry({ clock, store });
+      const elsewhere = createJobRegistry({ clock, store });
+      const c = controllable();
+      const job = here.startJob('u1', 1, c.run);
+      await flush();
+      clock.advance(JOB_LOST_AFTER_MS - 1);
+      expect((await elsewhere.findJob('u1', job.id))?.status).toBe('running');
+      clock.advance(1);
+      expect(await elsewhere.findJob('u1', job.id)).toBeNull();
+      expect(await elsewhere.findJob('u1', 'never-started')).toBeNull();
+      c.resolve('R');
+      await flush();
+    });
+
+    it('a store that fails to write does not fail the job', async () => {
+      const store: JobStore = {
+        save: async () => {
+          throw new Error('DynamoDB unavailable');
+        },
+        load: async () => null,
+      };
+      const here = createJobRegistry({ clock, store });
+      const job = here.startJob('u1', 1, async () => 'R');
+      expect(await here.waitFor(job, 1000)).toMatchObject({ status: 'done', report_id: 'R' });
+    });
   });
 });

@@ -8,6 +8,13 @@
  * the rest wait as `queued`. Forgetting is done by a sweep on every access rather than by timers: a
  * frozen Lambda environment runs no timers, and a timer would keep a test process alive.
  *
+ * With a `store` (shared/store/jobs.repo.ts in production), the registry also writes each job's state
+ * where every process can read it: once when it starts (`queued`/`running`) and once when it ends
+ * (`done` with the report id, or `failed` with the error). `findJob` answers from memory first, then
+ * from the store: on Lambda several execution environments serve the combine routes, and a status call
+ * may reach one that never saw the job (docs/ARCHITECTURE.md, Combine jobs and the Lambda trade-off).
+ * A stored job that never ended is forgotten `lostAfterMs` after it started (its process was lost).
+ *
  * `createJobRegistry(deps)` makes one registry: the combine handler (functions/reports/combine.handler.ts)
  * makes the process's one at load; a unit test makes its own with a manual clock.
  */
@@ -58,10 +65,22 @@ interface JobRecord extends JobSnapshot {
   run: JobRun;
   finished: Promise<void>;
   settle: () => void;
+  /** The write of the starting state (the final state is written after it). */
+  saved: Promise<void>;
 }
 
 export const JOB_TTL_MS = 60 * 60 * 1000;
+/** A stored job still unfinished this long after it started is lost (its process is gone). */
+export const JOB_LOST_AFTER_MS = 15 * 60 * 1000;
 export const MAX_RUNNING = 2;
+
+/** Where a registry keeps its jobs' states for other processes (shared/store/jobs.repo.ts). */
+export interface JobStore {
+  /** Writes the job's state; the store forgets it at `expiresAt` (epoch ms). */
+  save(job: JobSnapshot, expiresAt: number): Promise<void>;
+  /** The stored state of `owner`'s job `id`, or null (unknown, another owner's, or expired at `now`). */
+  load(owner: string, id: string, now: number): Promise<JobSnapshot | null>;
+}
 
 function snapshot(j: JobRecord): JobSnapshot {
   const s: JobSnapshot = {
@@ -84,6 +103,9 @@ export interface JobRegistryDeps {
   ids?: IdSource;
   maxRunning?: number;
   ttlMs?: number;
+  /** Shares the jobs' states with other processes; without it a job is known to this process only. */
+  store?: JobStore;
+  lostAfterMs?: number;
 }
 
 export interface JobRegistry {
@@ -95,8 +117,14 @@ export interface JobRegistry {
   /** The job when it exists and belongs to `owner`; another owner's job is null, as an unknown one. */
   getJob(owner: string, id: string): JobSnapshot | null;
   /**
-   * Waits until the job finishes or `ms` pass, whichever is first, and returns its state then.
-   * A job the registry no longer knows is returned as given.
+   * The job from this process's memory, else its stored state (written by the process that runs or
+   * ran it); null when neither knows it.
+   */
+  findJob(owner: string, id: string): Promise<JobSnapshot | null>;
+  /**
+   * Waits until the job's starting state is stored (with a store), then until the job finishes or `ms`
+   * pass, whichever is first, and returns its state then. A job the registry no longer knows is
+   * returned as given.
    */
   waitFor(job: JobSnapshot, ms: number): Promise<JobSnapshot>;
 }
@@ -105,6 +133,8 @@ export function createJobRegistry(deps: JobRegistryDeps): JobRegistry {
   const ids = deps.ids ?? { newId: () => randomUUID() };
   const maxRunning = deps.maxRunning ?? MAX_RUNNING;
   const ttlMs = deps.ttlMs ?? JOB_TTL_MS;
+  const lostAfterMs = deps.lostAfterMs ?? JOB_LOST_AFTER_MS;
+  const store = deps.store;
   const jobs = new Map<string, JobRecord>();
   const waiting: JobRecord[] = [];
   let running = 0;
@@ -122,6 +152,18 @@ export function createJobRegistry(deps: JobRegistryDeps): JobRegistry {
         running--;
         pump();
       });
+    }
+  }
+
+  /** Writes the job's state to the store (when there is one); a failed write is logged, never thrown. */
+  async function save(job: JobRecord): Promise<void> {
+    if (!store) return;
+    const s = snapshot(job);
+    const expiresAt = s.finished_at !== undefined ? s.finished_at + ttlMs : s.created_at + lostAfterMs;
+    try {
+      await store.save(s, expiresAt);
+    } catch (e) {
+      log('error', 'job state not stored', { job_id: job.id, owner: job.owner, status: s.status, ...describeError(e) });
     }
   }
 
@@ -152,6 +194,9 @@ export function createJobRegistry(deps: JobRegistryDeps): JobRegistry {
       }
     } finally {
       job.finished_at = deps.clock.now().getTime();
+      // The final state is written after the starting one, and before a waiting request answers.
+      await job.saved;
+      await save(job);
       job.settle();
     }
   }
@@ -169,10 +214,12 @@ export function createJobRegistry(deps: JobRegistryDeps): JobRegistry {
       run,
       finished,
       settle,
+      saved: Promise.resolve(),
     };
     jobs.set(job.id, job);
     waiting.push(job);
     pump();
+    job.saved = save(job);
     return snapshot(job);
   }
 
@@ -182,9 +229,17 @@ export function createJobRegistry(deps: JobRegistryDeps): JobRegistry {
     return j && j.owner === owner ? snapshot(j) : null;
   }
 
+  async function findJob(owner: string, id: string): Promise<JobSnapshot | null> {
+    const mine = getJob(owner, id);
+    if (mine || !store) return mine;
+    return store.load(owner, id, deps.clock.now().getTime());
+  }
+
   async function waitFor(job: JobSnapshot, ms: number): Promise<JobSnapshot> {
     const j = jobs.get(job.id);
     if (!j || j.owner !== job.owner) return job;
+    // The answer names a job other environments can find: its starting state is stored first.
+    await j.saved;
     if (j.finished_at === undefined && ms > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([j.finished, new Promise<void>((r) => (timer = setTimeout(r, ms)))]);
@@ -193,5 +248,5 @@ export function createJobRegistry(deps: JobRegistryDeps): JobRegistry {
     return snapshot(j);
   }
 
-  return { startJob, getJob, waitFor };
+  return { startJob, getJob, findJob, waitFor };
 }

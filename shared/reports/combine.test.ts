@@ -231,3 +231,22 @@ describe('recombine', () => {
     ]);
   });
 });
+
+describe('the request deadline (deadline.ts)', () => {
+  const never = () => new Promise<never>(() => undefined);
+
+  it('the reports not read by the deadline → 503 try_again, no job started', async () => {
+    deps.reports.getReport.mockImplementation(never);
+    expect(await refusal(startCombineOf(deps, 'u1', ['a', 'b'], undefined, 50))).toMatchObject({
+      status: 503,
+      code: 'try_again',
+    });
+  });
+
+  it('a job started but still running at the deadline → the job as it is (202)', async () => {
+    deps.reports.getReportItems.mockImplementation(never);
+    const job = await startCombineOf(deps, 'u1', ['a', 'b'], undefined, 50);
+    expect(['queued', 'running']).toContain(job.status);
+    expect(deps.jobs.getJob('u1', job.id)).not.toBeNull();
+  });
+});

@@ -25,6 +25,7 @@ import type * as reportsRepo from '../store/reports.repo';
 import type * as numbersRepo from '../store/report-numbers.repo';
 import type { newReportId, ReportRecord } from '../store/report-record';
 import { coversOfSources, findOverlap } from './report-identity';
+import { beforeDeadline, LATE, tryAgain } from './deadline';
 
 /** The report store as the combine use cases use it (shared/store/reports.repo.ts in production). */
 export type CombineReports = Pick<typeof reportsRepo, 'getReport' | 'getReportItems'> &
@@ -32,7 +33,7 @@ export type CombineReports = Pick<typeof reportsRepo, 'getReport' | 'getReportIt
 
 export interface CombineDeps {
   reports: CombineReports;
-  /** The job registry of this process (one per combine function). */
+  /** The job registry of this process (one per execution environment; job states shared by its store). */
   jobs: JobRegistry;
   clock: Clock;
   /** How long a start waits for its job (COMBINE_WAIT_MS), and a status call (COMBINE_STATUS_WAIT_MS). */
@@ -257,13 +258,39 @@ export async function startCombine(
   userId: string,
   reportIds: readonly string[],
   title?: string,
+  budgetMs?: number,
 ): Promise<JobSnapshot> {
-  assertNoOverlap(await requireReports(deps.reports, userId, reportIds));
-  const ids = [...reportIds];
-  const job = deps.jobs.startJob(userId, ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
-    buildCombinedReport(deps, userId, ids, title, progress),
+  return withinBudget(deps, budgetMs, 'combine', async (started) => {
+    assertNoOverlap(await requireReports(deps.reports, userId, reportIds));
+    const ids = [...reportIds];
+    const job = deps.jobs.startJob(userId, ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
+      buildCombinedReport(deps, userId, ids, title, progress),
+    );
+    started(job);
+    return deps.jobs.waitFor(job, deps.waits.startMs());
+  });
+}
+
+/**
+ * Runs a start within the request's budget (deadline.ts): past it, the job as it is now when one was
+ * started (its state may not be stored yet: another environment may not know it until it is), else
+ * 503 `try_again`.
+ */
+async function withinBudget(
+  deps: CombineDeps,
+  budgetMs: number | undefined,
+  what: string,
+  start: (started: (job: JobSnapshot) => void) => Promise<JobSnapshot>,
+): Promise<JobSnapshot> {
+  let job: JobSnapshot | undefined;
+  const r = await beforeDeadline(
+    start((j) => (job = j)),
+    budgetMs,
+    what,
   );
-  return deps.jobs.waitFor(job, deps.waits.startMs());
+  if (r !== LATE) return r;
+  if (job) return deps.jobs.getJob(job.owner, job.id) ?? job;
+  throw tryAgain();
 }
 
 /** Steps of a combine after reading its sources: merging, writing. */
@@ -271,11 +298,13 @@ export const COMBINE_STEPS_AFTER_READING = 2;
 
 /**
  * GET combine-status: the job as soon as it is done, else after COMBINE_STATUS_WAIT_MS (a long-poll).
- * On Lambda a job runs only while some request of its function runs (the environment is frozen in
- * between), so each status call also gives the job that much CPU time. null for an unknown job.
+ * On Lambda a job runs only while some request of its environment runs (the environment is frozen in
+ * between), so each status call that reaches it also gives the job that much CPU time. A call that
+ * reaches another environment answers at once from the job's stored state (registry `findJob`).
+ * null for a job neither in memory nor stored.
  */
 export async function combineStatus(deps: CombineDeps, userId: string, jobId: string): Promise<JobSnapshot | null> {
-  const job = deps.jobs.getJob(userId, jobId);
+  const job = await deps.jobs.findJob(userId, jobId);
   if (!job) return null;
   return deps.jobs.waitFor(job, deps.waits.statusMs());
 }
@@ -335,15 +364,23 @@ export async function recombineReport(
  * uploaded one, 409 `source_missing` when a source is gone; else a job like combine's (same status
  * route) whose report_id is this report's.
  */
-export async function startRecombine(deps: CombineDeps, userId: string, reportId: string): Promise<JobSnapshot> {
-  const [record] = await requireReports(deps.reports, userId, [reportId]);
-  if (!record!.is_combined || !record!.source_report_ids?.length) throw notCombined();
-  const missing = await missingSources(deps.reports, userId, record!);
-  if (missing.length > 0) throw sourcesMissing(missing);
-  const job = deps.jobs.startJob(userId, record!.source_report_ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
-    recombineReport(deps, userId, record!.id, progress),
-  );
-  return deps.jobs.waitFor(job, deps.waits.startMs());
+export async function startRecombine(
+  deps: CombineDeps,
+  userId: string,
+  reportId: string,
+  budgetMs?: number,
+): Promise<JobSnapshot> {
+  return withinBudget(deps, budgetMs, 'recombine', async (started) => {
+    const [record] = await requireReports(deps.reports, userId, [reportId]);
+    if (!record!.is_combined || !record!.source_report_ids?.length) throw notCombined();
+    const missing = await missingSources(deps.reports, userId, record!);
+    if (missing.length > 0) throw sourcesMissing(missing);
+    const job = deps.jobs.startJob(userId, record!.source_report_ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
+      recombineReport(deps, userId, record!.id, progress),
+    );
+    started(job);
+    return deps.jobs.waitFor(job, deps.waits.startMs());
+  });
 }
 
 /** A job as the API shows it: {job_id, status, progress, report_id?, error?}. */

@@ -260,3 +260,57 @@ describe('rebuildMany', () => {
     expect((await rebuildMany(asDeps, user, ['a'], 0)).skipped).toEqual([{ id: 'a', reason: 'report_busy' }]);
   });
 });
+
+describe('the row check against the charge', () => {
+  it('a stored file with more rows than were charged → 409 source_changed, the report untouched', async () => {
+    vi.mocked(requireReport).mockResolvedValue(unitReport({ rows: 6 }));
+    expect(await refusal(rebuildReport(user, 'r1'))).toMatchObject({ status: 409, code: 'source_changed' });
+    expect(replaceItems).not.toHaveBeenCalled();
+  });
+
+  it('as many rows as were charged (or fewer) rebuilds', async () => {
+    vi.mocked(requireReport).mockResolvedValue(unitReport({ rows: 7 }));
+    await rebuildReport(user, 'r1');
+    expect(replaceItems).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('the request deadline (deadline.ts)', () => {
+  const never = () => new Promise<never>(() => undefined);
+
+  it('startRebuild: the task not started by the deadline → 503 try_again', async () => {
+    deps.lifecycle.startRebuildTask.mockImplementation(never as never);
+    const t0 = Date.now();
+    expect(await refusal(startRebuildWith(asDeps, user, 'r1', 5_000, 50))).toMatchObject({
+      status: 503,
+      code: 'try_again',
+    });
+    expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+
+  it('startRebuild: the task started, the store stalls → 202 processing (task rebuild) at the deadline', async () => {
+    vi.mocked(getReportAnyStatus).mockImplementation(never as never);
+    const r = await startRebuildWith(asDeps, user, 'r1', 5_000, 50);
+    expect(r).toMatchObject({
+      done: false,
+      items: [],
+      record: { status: 'processing', task: 'rebuild', task_id: 'tnew' },
+    });
+    expect(deps.invoker.invoke).toHaveBeenCalledTimes(1);
+  });
+
+  it('rebuildMany: the started ones are processing, the rest time_limit; none started → 503', async () => {
+    vi.mocked(getReport).mockImplementation(async (_u, id) => unitReport({ id }));
+    vi.mocked(getReportAnyStatus).mockImplementation(never as never);
+    const ids = ['01ARZ3NDEKTSV4RRFFQ69G5FAA', '01ARZ3NDEKTSV4RRFFQ69G5FAB'];
+    deps.lifecycle.startRebuildTask.mockImplementation((async (_u: string, id: string) =>
+      id === ids[0] ? true : never()) as never);
+    expect(await rebuildMany(asDeps, user, ids, 5_000, 50)).toEqual({
+      rebuilt: [],
+      processing: [ids[0]],
+      skipped: [{ id: ids[1], reason: 'time_limit' }],
+    });
+    deps.lifecycle.startRebuildTask.mockImplementation(never as never);
+    expect(await refusal(rebuildMany(asDeps, user, ids, 5_000, 50))).toMatchObject({ code: 'try_again' });
+  });
+});

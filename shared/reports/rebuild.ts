@@ -36,6 +36,7 @@ import { requireReport, sellerOf } from './queries';
 import { resolveReportSettings } from './settings';
 import { objectRanges } from '../files/objects';
 import { missingArticles, workerWaitMs } from './upload';
+import { beforeDeadline, LATE, tryAgain } from './deadline';
 
 const MAX_ATTEMPTS = 3;
 
@@ -83,6 +84,11 @@ export async function rebuildReport(
         },
       },
     );
+    if (parsed.rows > record.rows) {
+      // The worker's row check of an upload, on a rebuild too: never price more rows than were charged
+      // (a stored source is never rewritten, so this means the bytes are not the ones counted).
+      throw new AppError(409, 'source_changed', `The stored file has ${parsed.rows} rows; ${record.rows} were charged`);
+    }
     onProgress({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows });
     const articles = parsed.articles.map((a) => a.article);
     const [seller, oldItems] = await Promise.all([sellerOf(user.id, record), getReportItems(record)]);
@@ -147,11 +153,22 @@ export async function startRebuild(
   user: UserRecord,
   reportId: string,
   waitMs?: number,
+  budgetMs?: number,
 ): Promise<StartedRebuild> {
-  const record = await requireReport(user.id, reportId);
-  if (!record.source_path || record.is_combined) throw sourceMissing();
-  const taskId = await queueRebuild(deps, user.id, record);
-  return awaitRebuild(deps, user.id, reportId, taskId, waitMs ?? workerWaitMs(record.rows));
+  const settled: { queued?: ReportRecord } = {};
+  const work = (async () => {
+    const record = await requireReport(user.id, reportId);
+    if (!record.source_path || record.is_combined) throw sourceMissing();
+    const taskId = await queueRebuild(deps, user.id, record);
+    settled.queued = { ...record, status: 'processing', task: 'rebuild', task_id: taskId };
+    return awaitRebuild(deps, user.id, reportId, taskId, waitMs ?? workerWaitMs(record.rows));
+  })();
+  const r = await beforeDeadline(work, budgetMs, 'rebuild');
+  if (r !== LATE) return r;
+  // Out of time (deadline.ts): the started task is followed as the report's `last_rebuild`; a task not
+  // started yet → 503 (one that starts late is joined by a repeat, or picked up by recovery).
+  if (settled.queued) return { record: settled.queued, items: [], seller: null, dropped: [], done: false };
+  throw tryAgain();
 }
 
 /** Starts (or joins) the rebuild task of a report with a source; its task id. */
@@ -218,6 +235,39 @@ export async function rebuildMany(
   user: UserRecord,
   reportIds?: string[],
   waitMs?: number,
+  budgetMs?: number,
+): Promise<RebuildManyResult> {
+  const progress: ManyProgress = { queued: [], skipped: [], asked: reportIds ? [...new Set(reportIds)] : null };
+  const r = await beforeDeadline(rebuildManyNow(deps, user, progress, reportIds, waitMs), budgetMs, 'rebuild-many');
+  if (r !== LATE) return r;
+  // Out of time (deadline.ts): the started tasks are `processing`; the rest skipped as `time_limit`
+  // (send them again). Nothing started at all → 503.
+  if (progress.queued.length === 0) throw tryAgain();
+  const settledIds = new Set([...progress.queued, ...progress.skipped.map((s) => s.id)]);
+  return {
+    rebuilt: [],
+    processing: [...progress.queued],
+    skipped: [
+      ...progress.skipped,
+      ...(progress.asked ?? []).filter((id) => !settledIds.has(id)).map((id) => ({ id, reason: 'time_limit' })),
+    ],
+  };
+}
+
+interface ManyProgress {
+  /** Reports whose rebuild task is started. */
+  queued: string[];
+  skipped: RebuildManyResult['skipped'];
+  /** The ids asked for (null: every report with a source). */
+  asked: string[] | null;
+}
+
+async function rebuildManyNow(
+  deps: RebuildDeps,
+  user: UserRecord,
+  progress: ManyProgress,
+  reportIds?: string[],
+  waitMs?: number,
 ): Promise<RebuildManyResult> {
   const records = reportIds
     ? await Promise.all(
@@ -229,7 +279,8 @@ export async function rebuildMany(
     : (await listAllReports(user.id))
         .filter((r) => r.source_path && !r.is_combined)
         .map((r) => ({ id: r.id, record: r }));
-  const result: RebuildManyResult = { rebuilt: [], processing: [], skipped: [] };
+  progress.asked = records.map((r) => r.id);
+  const result: RebuildManyResult = { rebuilt: [], processing: [], skipped: progress.skipped };
   const tasks: Array<{ id: string; taskId: string }> = [];
   let rows = 0;
   for (const { id, record } of records) {
@@ -243,6 +294,7 @@ export async function rebuildMany(
     }
     try {
       tasks.push({ id, taskId: await queueRebuild(deps, user.id, record) });
+      progress.queued.push(id);
       rows += record.rows;
     } catch (e) {
       const err = toAppError(e);

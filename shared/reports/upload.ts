@@ -34,6 +34,8 @@ import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, objectHead, presignPut, putObject, sourceObjectKey } from '../files/objects';
 import { nowMs } from '../deps';
 import type { ReportDeps } from './ports';
+import { beforeDeadline, LATE, tryAgain } from './deadline';
+import { queuedProgress } from './lifecycle';
 
 /** What an upload needs (the composition, deps.ts, gives the real ones). */
 export type UploadDeps = ReportDeps;
@@ -110,6 +112,11 @@ export interface UploadOptions {
   waitMs?: number;
   /** Upload even when the user already has a report of the same identity (else 409 `duplicate_report`). */
   allowDuplicate?: boolean;
+  /**
+   * The request's budget (HttpRequest.budgetMs; deadline.ts): past it the upload answers its charged
+   * report as `processing`, or 503 `try_again` when nothing was charged yet. None: no deadline.
+   */
+  budgetMs?: number;
 }
 
 const IDEMPOTENCY_SCOPE = 'upload';
@@ -164,12 +171,43 @@ export async function uploadReport(
   ref: FileRef | null,
   opts: UploadOptions = {},
 ): Promise<UploadResult> {
+  const settled: { charged?: ReportRecord } = {};
+  const r = await beforeDeadline(uploadNow(deps, user, ref, opts, settled), opts.budgetMs, 'upload');
+  if (r !== LATE) return r;
+  // Out of time: the charged report (this request's, or a repeat's earlier one; the worker or the
+  // recovery sweep builds it), or nothing charged yet — a charge that commits later is answered to a
+  // repeat by its claim.
+  if (settled.charged) return { record: processingView(settled.charged), items: [], seller: null };
+  throw tryAgain();
+}
+
+/**
+ * The charged report as a request out of time shows it: `processing` (the page polls it to its end),
+ * with the progress last read when there is one.
+ */
+function processingView(record: ReportRecord): ReportRecord {
+  return {
+    ...record,
+    status: 'processing',
+    task: record.task ?? 'upload',
+    progress: record.status === 'processing' && record.progress ? record.progress : queuedProgress(record.rows),
+  };
+}
+
+async function uploadNow(
+  deps: UploadDeps,
+  user: UserRecord,
+  ref: FileRef | null,
+  opts: UploadOptions,
+  settled: { charged?: ReportRecord },
+): Promise<UploadResult> {
   const time = new StepTimer();
   const keys = claimKeys(user.id, ref, opts.idempotencyKey);
   const fingerprint = fingerprintOf(ref);
   let waitMs = opts.waitMs ?? getConfig().UPLOAD_WAIT_MS;
+  const seen = (record: ReportRecord) => (settled.charged = record);
   const prior = await priorClaim(keys, fingerprint);
-  if (prior) return awaitReport(deps, user.id, prior.report_id, waitMs);
+  if (prior) return awaitReport(deps, user.id, prior.report_id, waitMs, seen);
 
   const swept = await recoverAbandonedUploads(deps, user.id);
   const limits = user.limits + swept.refunded_rows;
@@ -206,6 +244,7 @@ export async function uploadReport(
       opts.allowDuplicate === true,
     );
     record = charged.record;
+    settled.charged = record;
     taskId = charged.taskId;
     waitMs = opts.waitMs ?? workerWaitMs(record.rows);
   } catch (e) {
@@ -215,7 +254,7 @@ export async function uploadReport(
       if (err instanceof AppError) throw err;
       return null;
     });
-    if (twin) return awaitReport(deps, user.id, twin.report_id, waitMs);
+    if (twin) return awaitReport(deps, user.id, twin.report_id, waitMs, seen);
     // The upload is gone (consumed by a twin that failed since, or expired): its ranges or copy failed.
     if (file.origin.kind === 'upload' && !(await objectHead(file.origin.key).catch(() => 'unknown'))) {
       throw notFound('The file of this upload is gone', 'upload_not_found');
@@ -251,7 +290,7 @@ export async function uploadReport(
     format: record.format,
     steps_ms: time.steps,
   });
-  return awaitReport(deps, user.id, record.id, waitMs);
+  return awaitReport(deps, user.id, record.id, waitMs, seen);
 }
 
 /**
@@ -360,11 +399,14 @@ export async function awaitReport(
   userId: string,
   reportId: string,
   waitMs: number,
+  /** Told each state of the report read (a request out of time answers the last). */
+  onRecord: (record: ReportRecord) => void = () => undefined,
 ): Promise<UploadResult> {
   const deadline = nowMs(deps.clock) + waitMs;
   for (;;) {
     const record = await getReportAnyStatus(userId, reportId);
     if (!record) throw notFound('Report not found', 'report_not_found');
+    onRecord(record);
     if (record.status !== 'processing' || nowMs(deps.clock) >= deadline) {
       if (record.status !== 'ready') return { record, items: [], seller: null };
       const [items, seller] = await Promise.all([

@@ -20,8 +20,9 @@ export function ddb(): DynamoDBDocumentClient {
       endpoint: c.DYNAMODB_ENDPOINT,
       // Throttled single-item calls and batches: the SDK's standard retries (5 attempts, jittered).
       maxAttempts: 5,
-      // A call that hangs fails instead of holding the function until its own timeout.
-      requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
+      // A call that hangs fails instead of holding the function until its own timeout (without
+      // throwOnRequestTimeout the SDK's requestTimeout only logs a warning).
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000, throwOnRequestTimeout: true },
     });
     // Transactions cancelled by throttling or a conflict: sent again (shared/store/retry.ts).
     raw.middlewareStack.add(transientRetry({ attempts: 6 }), { step: 'initialize', name: 'transientTransactionRetry' });

@@ -14,6 +14,7 @@
  * | IP throttle       | THROTTLE#<register_ip or reset_ip>#<ip> | THROTTLE   |                                                   | registrations / reset requests per source IP per hour; `ttl` |
  * | sign-in lockout   | THROTTLE#<login_account or login_ip>#<email or ip> | THROTTLE |                                     | failures in 15 min, `locked_until`; `ttl` |
  * | used token        | TOKEN#<jti>                 | USED                   |                                                   | one-time reset links; `ttl` = token expiry |
+ * | combine job       | JOB#<userId>#<jobId>        | JOB                    |                                                   | a combine job's state for any process: status, progress, report id or error; `ttl` |
  * | report            | USER#<userId>               | REPORT#<reportId>      | gsi1: USER#<userId>#SELLER#<sellerId> / REPORT#<reportId> | reports by user newest first (query pk, begins_with REPORT#, descending); by seller via gsi1 descending |
  * |                   |                             |                        | gsi2 (only while `building`): USER#<userId>#BUILDING / <created_at> | a user's unfinished uploads, oldest first (recovery of abandoned uploads) |
  * | report item       | ITEMS#<userId>#<reportId>   | ITEM#<seq, 6 digits>   |                                                   | an item's correction (manual values, rev): item by item_id (`<reportId>.<seq>` → GetItem); before chunks, the whole item |
@@ -55,6 +56,8 @@ export const throttleKey = (kind: string, subject: string): Key => ({
   sk: 'THROTTLE',
 });
 export const usedTokenKey = (jti: string): Key => ({ pk: `TOKEN#${jti}`, sk: 'USED' });
+/** A combine job's stored state (shared/store/jobs.repo.ts); the owner's id is in the key. */
+export const jobKey = (userId: string, jobId: string): Key => ({ pk: `JOB#${userId}#${jobId}`, sk: 'JOB' });
 
 export const REPORT_PREFIX = 'REPORT#';
 export const reportKey = (userId: string, reportId: string): Key => ({

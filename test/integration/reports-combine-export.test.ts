@@ -26,7 +26,11 @@ import {
   type FieldName,
 } from '../../shared/engine';
 import type { ApiReport } from '../../shared/reports/present';
-import { createReport } from '../../shared/store/report-numbers.repo';
+import { systemClock } from '../../shared/deps';
+import { createJobRegistry } from '../../shared/jobs/registry';
+import { combineStatus as combineStatusOf, startCombine, type CombineDeps } from '../../shared/reports/combine';
+import { jobStore } from '../../shared/store/jobs.repo';
+import { createReport, replaceItems } from '../../shared/store/report-numbers.repo';
 import { getReport, getReportItems, listAllReports } from '../../shared/store/reports.repo';
 import { newReportId, type ReportRecord } from '../../shared/store/report-record';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
@@ -224,8 +228,41 @@ describe('combine', () => {
       expect(s.statusCode).toBe(404);
       const err = bodyOf<{ error: { code: string; message: string } }>(s).error;
       expect(err.code).toBe('job_not_found');
-      expect(err.message).toMatch(/memory/);
+      expect(err.message).toMatch(/Start the combine again/);
     }
+  });
+
+  it('two execution environments: a job started in one is answered by the other from its stored outcome', async () => {
+    // Each registry is one Lambda environment's memory; the table (jobStore) is what they share.
+    const environment = (): CombineDeps => ({
+      reports: { getReport, getReportItems, createReport, replaceItems, newReportId },
+      jobs: createJobRegistry({ clock: systemClock, store: jobStore }),
+      clock: systemClock,
+      waits: { startMs: () => 0, statusMs: () => 0 },
+    });
+    const first = environment();
+    const second = environment();
+    const started = await startCombine(first, owner.id, [a.id, b.id], 'Из двух окружений');
+    expect(['queued', 'running']).toContain(started.status);
+    expect(second.jobs.getJob(owner.id, started.id)).toBeNull();
+    const seen = await combineStatusOf(second, owner.id, started.id);
+    expect(['queued', 'running', 'done']).toContain(seen?.status);
+    // The job runs on in the first environment; the second reads its outcome once it is stored.
+    await first.jobs.waitFor(started, 30_000);
+    let outcome = await combineStatusOf(second, owner.id, started.id);
+    for (let i = 0; i < 50 && outcome?.status !== 'done'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      outcome = await combineStatusOf(second, owner.id, started.id);
+    }
+    expect(outcome).toMatchObject({ id: started.id, status: 'done', progress: { done: 4, total: 4, step: 'done' } });
+    expect(await getReport(owner.id, outcome!.report_id!)).toMatchObject({
+      title: 'Из двух окружений',
+      is_combined: true,
+      source_report_ids: [a.id, b.id],
+    });
+    // Another user asking the second environment gets nothing, nor does a job never started.
+    expect(await combineStatusOf(second, 'someone-else', started.id)).toBeNull();
+    expect(await combineStatusOf(second, owner.id, '00000000-0000-4000-8000-000000000000')).toBeNull();
   });
 });
 

@@ -8,7 +8,13 @@ import { MemoryRouter, useLocation } from 'react-router-dom';
 import { ApiError } from '../api/errors';
 import { TOKEN_KEY } from '../api/session';
 import { createQueryClient } from './query-client';
-import { COMBINE_POLL_MS, useCombineJob } from './use-combine-job';
+import {
+  COMBINE_POLL_MS,
+  COMBINE_STATUS_RETRIES,
+  combineRetryDelay,
+  retryableStatusError,
+  useCombineJob,
+} from './use-combine-job';
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -26,7 +32,13 @@ beforeEach(() => {
       requests.push({ url, body: init?.body ? JSON.parse(String(init.body)) : null });
       if (url === '/api/reports/combine')
         return json(202, { job_id: 'j1', status: 'queued', progress: { done: 0, total: 4 } });
-      if (url === '/api/reports/combine-status/j1') return json(200, statuses.shift());
+      if (url === '/api/reports/combine-status/j1') {
+        const next = statuses.shift();
+        if (next instanceof Error) throw new TypeError('Failed to fetch');
+        if (typeof next === 'number')
+          return json(next, { error: { code: next === 429 ? 'too_many_requests' : 'internal_error', message: 'x' } });
+        return json(200, next);
+      }
       return json(200, { items: [], next_cursor: null });
     }),
   );
@@ -93,5 +105,41 @@ describe('useCombineJob', () => {
     expect(error.message).toMatch(/^Не удалось объединить отчёты\. /);
     expect(hook.result.current.path).toBe('/reports');
     expect(onDone).not.toHaveBeenCalled();
+  });
+
+  it('a status call answered 503, 429 or not at all is retried with backoff; the job still opens', async () => {
+    statuses = [
+      503,
+      429,
+      new Error('offline'),
+      { job_id: 'j1', status: 'done', progress: { done: 4, total: 4, step: 'done' }, report_id: 'R5' },
+    ];
+    const { hook, setError } = setup();
+    await act(() => hook.result.current.combine.start(['a', 'b'], ''));
+    const timeout = COMBINE_POLL_MS + combineRetryDelay(1) + combineRetryDelay(2) + combineRetryDelay(3) + 3000;
+    await waitFor(() => expect(hook.result.current.path).toBe('/reports/R5'), { timeout });
+    expect(requests.filter((r) => r.url.includes('combine-status'))).toHaveLength(4);
+    // Only the start's clearing: no error reached the page.
+    expect(setError).toHaveBeenCalledTimes(1);
+    expect(setError).toHaveBeenCalledWith(null);
+  }, 20_000);
+
+  it('retries throttles, server errors and no answer, not a 404, waiting 1, 2, 4, 8, 16 s', () => {
+    expect([1, 2, 3, 4, 5].map(combineRetryDelay)).toEqual([1000, 2000, 4000, 8000, 16000]);
+    expect(COMBINE_STATUS_RETRIES).toBe(5);
+    expect(retryableStatusError(new ApiError(503, 'internal_error', 'x'))).toBe(true);
+    expect(retryableStatusError(new ApiError(429, 'too_many_requests', 'x'))).toBe(true);
+    expect(retryableStatusError(new ApiError(0, 'network_error', 'x'))).toBe(true);
+    expect(retryableStatusError(new ApiError(404, 'job_not_found', 'x'))).toBe(false);
+    expect(retryableStatusError(new Error('x'))).toBe(false);
+  });
+
+  it('a lost job (404) ends the progress at once with its error', async () => {
+    statuses = [404];
+    const { hook, setError } = setup();
+    await act(() => hook.result.current.combine.start(['a', 'b'], ''));
+    await waitFor(() => expect(hook.result.current.combine.combining).toBe(false), { timeout: COMBINE_POLL_MS * 3 });
+    expect((setError.mock.calls.at(-1)?.[0] as ApiError).status).toBe(404);
+    expect(requests.filter((r) => r.url.includes('combine-status'))).toHaveLength(1);
   });
 });

@@ -6,6 +6,15 @@ import { ApiError, messageFor } from '../api/errors';
 import type { CombineJob } from '../api/contract';
 
 export const COMBINE_POLL_MS = 1000;
+/** Status calls answered 429, 5xx or not at all are tried again this many times, waiting longer each time. */
+export const COMBINE_STATUS_RETRIES = 5;
+
+/** The wait before retry `n` (1-based): 1 s, 2 s, 4 s, 8 s, 16 s. */
+export const combineRetryDelay = (n: number): number => COMBINE_POLL_MS * 2 ** (n - 1);
+
+/** A status call worth repeating: throttled, a server error, or no answer at all (the job is still there). */
+export const retryableStatusError = (e: unknown): boolean =>
+  e instanceof ApiError && (e.status === 0 || e.status === 429 || e.status >= 500);
 
 export interface CombineJobState {
   /** From the click until the job is done or failed (the progress bar shows meanwhile). */
@@ -17,7 +26,8 @@ export interface CombineJobState {
 
 /**
  * Combining reports: starts the job, polls its status every second, opens the new report when it is
- * done. Errors go to `setError` (the page shows one error for all its actions; null clears it at the
+ * done. A status call that meets a throttle (429), a server error or no answer is retried with backoff
+ * (COMBINE_STATUS_RETRIES times) before the error shows. Errors go to `setError` (the page shows one error for all its actions; null clears it at the
  * start); `onDone` runs before the new report opens.
  */
 export function useCombineJob({
@@ -31,6 +41,8 @@ export function useCombineJob({
   const navigate = useNavigate();
   const [combining, setCombining] = useState(false);
   const [job, setJob] = useState<CombineJob | null>(null);
+  // Failed status calls in a row (0 while they succeed): the next poll waits combineRetryDelay(failures).
+  const [failures, setFailures] = useState(0);
   // Callbacks through refs: a new function each render must not restart the poll's timer.
   const callbacks = useRef({ setError, onDone });
   callbacks.current = { setError, onDone };
@@ -39,6 +51,7 @@ export function useCombineJob({
     setCombining(true);
     setError(null);
     setJob(null);
+    setFailures(0);
     try {
       setJob(await api.combine(reportIds, title.trim() || undefined));
     } catch (e) {
@@ -69,21 +82,31 @@ export function useCombineJob({
       setJob(null);
       return;
     }
-    const timer = window.setTimeout(() => {
-      void (async () => {
-        const current = jobRef.current;
-        if (!current) return;
-        try {
-          setJob(await api.combineStatus(current.job_id));
-        } catch (e) {
-          callbacks.current.setError(e);
-          setCombining(false);
-          setJob(null);
-        }
-      })();
-    }, COMBINE_POLL_MS);
+    const timer = window.setTimeout(
+      () => {
+        void (async () => {
+          const current = jobRef.current;
+          if (!current) return;
+          try {
+            const next = await api.combineStatus(current.job_id);
+            setFailures(0);
+            setJob(next);
+          } catch (e) {
+            if (retryableStatusError(e) && failures < COMBINE_STATUS_RETRIES) {
+              setFailures(failures + 1);
+              return;
+            }
+            callbacks.current.setError(e);
+            setCombining(false);
+            setFailures(0);
+            setJob(null);
+          }
+        })();
+      },
+      failures === 0 ? COMBINE_POLL_MS : combineRetryDelay(failures),
+    );
     return () => window.clearTimeout(timer);
-  }, [job, navigate, queryClient]);
+  }, [job, failures, navigate, queryClient]);
 
   return { combining, job, start };
 }
