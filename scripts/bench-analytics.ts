@@ -62,7 +62,8 @@ export async function benchAnalytics(opts: {
   const { createUser } = await import('../shared/store/users.repo');
   const { ensureSellerByNumber } = await import('../shared/store/sellers.repo');
   const { ensureProducts } = await import('../shared/store/products.repo');
-  const { reportPutTransactItem, markReportReady, newReportId } = await import('../shared/store/reports.repo');
+  const { reportPutTransactItem, markReportReady } = await import('../shared/store/report-lifecycle.repo');
+  const { newReportId } = await import('../shared/store/report-record');
   const { buildItems, computeTotals, commissionByCategory, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } =
     await import('../shared/engine');
   const { writeReportSummary } = await import('../shared/reports/analytics');

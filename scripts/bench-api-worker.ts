@@ -9,6 +9,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { uploadReport } from '../shared/reports/upload';
+import { reportDeps } from '../shared/reports/deps';
 import { getReportAnyStatus } from '../shared/store/reports.repo';
 import { getUserById } from '../shared/store/users.repo';
 import { idleWorkers } from '../shared/jobs/worker-invoke';
@@ -21,7 +22,7 @@ async function main() {
   const user = await getUserById(userId);
   if (!user) throw new Error(`no user ${userId}`);
   const t = performance.now();
-  const { record } = await uploadReport(user, { uploadId }, { waitMs: 0 });
+  const { record } = await uploadReport(reportDeps(), user, { uploadId }, { waitMs: 0 });
   await idleWorkers();
   const ms = performance.now() - t;
   const done = await getReportAnyStatus(userId, record.id);

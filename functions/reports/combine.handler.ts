@@ -11,11 +11,13 @@ import {
   startRecombine,
   type CombineDeps,
 } from '../../shared/reports/combine';
-import * as reports from '../../shared/store/reports.repo';
+import { createReport, replaceItems } from '../../shared/store/report-numbers.repo';
+import { newReportId } from '../../shared/store/report-record';
+import { getReport, getReportItems } from '../../shared/store/reports.repo';
 
 /** The real dependencies; the job registry is this process's memory (one per loaded handler). */
 const deps: CombineDeps = {
-  reports,
+  reports: { getReport, getReportItems, createReport, replaceItems, newReportId },
   jobs: createJobRegistry({ clock: systemClock }),
   clock: systemClock,
   waits: { startMs: () => getConfig().COMBINE_WAIT_MS, statusMs: () => getConfig().COMBINE_STATUS_WAIT_MS },

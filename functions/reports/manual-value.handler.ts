@@ -2,12 +2,17 @@ import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/h
 import { writeReportSummary } from '../../shared/reports/analytics';
 import { setManualValue, type ManualValueDeps } from '../../shared/reports/manual-value';
 import { sleep } from '../../shared/store/dynamo-errors';
-import * as reports from '../../shared/store/reports.repo';
+import { saveItemCorrection } from '../../shared/store/report-numbers.repo';
+import { getReport, getReportItems } from '../../shared/store/reports.repo';
 import { presentItem, valuesToApi } from '../../shared/reports/present';
 
 const contract = ROUTES.manualValue;
 const route = fromRoute(contract);
-const deps: ManualValueDeps = { reports, writeSummary: writeReportSummary, sleep };
+const deps: ManualValueDeps = {
+  reports: { getReport, getReportItems, saveItemCorrection },
+  writeSummary: writeReportSummary,
+  sleep,
+};
 
 /** PUT /api/reports/items/{item_id}/manual-value {field, value|null} → {item, totals} (money in roubles). */
 export async function main(req: HttpRequest<typeof route>) {

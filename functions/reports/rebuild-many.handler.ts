@@ -1,4 +1,5 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
+import { reportDeps } from '../../shared/reports/deps';
 import { rebuildMany } from '../../shared/reports/rebuild';
 
 const contract = ROUTES.rebuildMany;
@@ -10,7 +11,7 @@ const route = fromRoute(contract);
  * without ids every report of the caller with a source.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await rebuildMany(req.user, req.body.report_ids);
+  const r = await rebuildMany(reportDeps(), req.user, req.body.report_ids);
   return r.processing.length > 0 ? reply(contract, 202, r) : reply(contract, 200, r);
 }
 

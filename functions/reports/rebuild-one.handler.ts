@@ -1,5 +1,6 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { presentDropped, presentReport } from '../../shared/reports/present';
+import { reportDeps } from '../../shared/reports/deps';
 import { startRebuild } from '../../shared/reports/rebuild';
 import { reportJson } from '../../shared/http/large-json';
 
@@ -12,7 +13,7 @@ const route = fromRoute(contract);
  * (the outcome arrives as the report's `last_rebuild`). 409 source_missing without a stored source.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await startRebuild(req.user, req.path.id);
+  const r = await startRebuild(reportDeps(), req.user, req.path.id);
   const answer = {
     report: presentReport(r.record, r.items, r.seller, false),
     dropped_manual_values: r.dropped.map(presentDropped),

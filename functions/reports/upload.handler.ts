@@ -3,6 +3,7 @@ import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../s
 import { failureError } from '../../shared/reports/failures';
 import { fileRefOf } from '../../shared/reports/file-input';
 import { presentReport } from '../../shared/reports/present';
+import { reportDeps } from '../../shared/reports/deps';
 import { uploadReport } from '../../shared/reports/upload';
 import { reportJson } from '../../shared/http/large-json';
 
@@ -22,7 +23,7 @@ export async function main(req: HttpRequest<typeof route>) {
   const key = req.headers['idempotency-key'];
   if (key !== undefined && !/^[\x21-\x7e]{1,200}$/.test(key))
     throw badRequest('validation_error', 'Idempotency-Key must be 1..200 visible ASCII characters');
-  const r = await uploadReport(req.user, fileRefOf(req.file, req.body.upload_id), {
+  const r = await uploadReport(reportDeps(), req.user, fileRefOf(req.file, req.body.upload_id), {
     idempotencyKey: key,
     allowDuplicate: req.body.allow_duplicate,
   });

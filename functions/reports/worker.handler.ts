@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { invocationKeys, log, withRequestLog } from '../../shared/log';
 import { publishMetrics } from '../../shared/metrics';
 import { getConfig } from '../../shared/config';
+import { reportDeps } from '../../shared/reports/deps';
 import { runWorkerEvent } from '../../shared/reports/worker';
 
 // Cold start: a missing setting fails the environment's init, naming itself (as http() does for routes).
@@ -32,7 +33,7 @@ export async function handler(raw: unknown, context?: Partial<Context>): Promise
       }
       // The worker acts for the report's owner: their id goes on every line of this invocation.
       keys.user_id = parsed.data.user_id;
-      return { outcome: await runWorkerEvent(parsed.data) };
+      return { outcome: await runWorkerEvent(reportDeps(), parsed.data) };
     } finally {
       publishMetrics();
     }

@@ -9,6 +9,7 @@ import { emulatorEnv, startEmulators } from './emulators';
 import { startMailbox } from './mailbox';
 import { startOffline, repoRoot } from './offline';
 import { configuredPort, PORT_SETTINGS, writeStackFile, type StackPorts } from './port-settings';
+import { LOCAL_SWEEP_EVERY_MS, startSweep } from './sweep';
 import { assertPortFree, freePorts } from './ports';
 import { step, type StepListener } from './steps';
 import { startWeb, webConfig } from './web';
@@ -181,6 +182,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       return m;
     });
     const [{ demo, report }, mailbox] = await Promise.all([seeding, mailboxP]);
+
+    // The scheduled recovery sweep (serverless.yml reportsSweep) runs here; the workers it re-invokes
+    // run in serverless-offline, like those the API invokes.
+    Object.assign(process.env, {
+      WORKER_FUNCTION_NAME: `report-profitability-${process.env.STAGE ?? 'local'}-reportsWorker`,
+      LAMBDA_ENDPOINT: `http://127.0.0.1:${ports.lambda}`,
+    });
+    resetConfig();
+    const sweep = startSweep(LOCAL_SWEEP_EVERY_MS, (line) => opts.log?.('api', line));
+    stops.push(sweep.stop);
 
     let webUrl: string | undefined;
     if (withWeb) {

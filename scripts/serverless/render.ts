@@ -113,6 +113,8 @@ export function statementsOf(fn: string, spec: FunctionSpec): Statement[] {
   if (a.table?.length) out.push({ Effect: 'Allow', Action: a.table.map((x) => `dynamodb:${x}`), Resource: tableArn });
   for (const index of a.indexes ?? [])
     out.push({ Effect: 'Allow', Action: 'dynamodb:Query', Resource: under('Table', `/index/${index}`) });
+  for (const index of a.scanIndexes ?? [])
+    out.push({ Effect: 'Allow', Action: 'dynamodb:Scan', Resource: under('Table', `/index/${index}`) });
   for (const prefix of ['uploads', 'sources'] as const) {
     const actions = a.bucket?.[prefix];
     if (actions?.length)

@@ -39,6 +39,8 @@ export interface Access {
   table?: readonly TableAction[];
   /** The indexes it queries (dynamodb:Query on each). */
   indexes?: readonly TableIndex[];
+  /** The indexes it scans (dynamodb:Scan on each): only a sparse index of a few records, never the table. */
+  scanIndexes?: readonly TableIndex[];
   /** Object actions under each bucket prefix (`<prefix>/*`). */
   bucket?: Partial<Record<BucketPrefix, readonly ObjectAction[]>>;
   /** The functions it invokes asynchronously (lambda:InvokeFunction, by the deployed name). */
@@ -211,15 +213,9 @@ export const FUNCTIONS = {
   reportsList: {
     handler: 'functions/reports/list.handler.handler',
     access: {
-      // the caller; its reports (the user's partition; gsi1 for one seller) and sellers; the sweep of
-      // abandoned uploads (recover.ts: gsi2, claim Update, refund Update + Puts, items Query +
-      // BatchWrite deletes, record Delete)
-      table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
-      indexes: ['gsi1', 'gsi2'],
-      // the sweep deletes the stored source of an abandoned upload
-      bucket: { sources: ['DeleteObject'] },
-      // the sweep hands a report whose worker died to a new one
-      invoke: ['reportsWorker'],
+      // the caller; its reports (the user's partition; gsi1 for one seller) and sellers: only reads
+      table: ['GetItem', 'Query'],
+      indexes: ['gsi1'],
     },
   },
   reportsGet: {
@@ -306,7 +302,7 @@ export const FUNCTIONS = {
     },
   },
   // The report worker: no HTTP route. Invoked asynchronously (InvocationType Event) by upload,
-  // rebuild, rebuild-many and the recovery sweep (list, upload) and by itself for a retry
+  // rebuild, rebuild-many and recovery (the scheduled sweep, upload) and by itself for a retry
   // (shared/jobs/worker-invoke.ts). Minutes, not API Gateway's 29 s; Lambda retries a crashed run
   // twice, then the event goes to the on-failure destination (a queue kept 14 days for inspection;
   // the generator grants the role sqs:SendMessage on it, since Lambda delivers with the function's
@@ -331,6 +327,29 @@ export const FUNCTIONS = {
     },
   },
 
+  // The recovery sweep: no HTTP route. Every 5 minutes, every user's reports whose worker died are
+  // handed to a new worker, or failed and refunded once after the last attempt
+  // (shared/reports/recover.ts sweepPendingReports). Locally the stack runs it on an interval.
+  reportsSweep: {
+    handler: 'functions/reports/sweep.handler.handler',
+    timeout: 120,
+    schedule: 'rate(5 minutes)',
+    access: {
+      // every user's pending reports (Scan of the sparse gsi2), each record (Get); hand a stuck report
+      // to a worker (Update), fail + refund (Update + Puts), undo a pre-worker upload (claim Update,
+      // items Query + BatchWrite deletes, identity and record Delete)
+      table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
+      scanIndexes: ['gsi2'],
+      // undoing a pre-worker upload removes the seller it created on demand only when no report links
+      // it (recover.ts dropUnusedSeller: gsi1)
+      indexes: ['gsi1'],
+      // deletes the stored source of an abandoned upload
+      bucket: { sources: ['DeleteObject'] },
+      // hands a report whose worker died to a new one
+      invoke: ['reportsWorker'],
+    },
+  },
+
   // --- WB connections (docs/WB-API.md) ---
   // ONE function for the six connection routes: they share the token check and the presenter.
   wbConnections: {
@@ -346,7 +365,7 @@ export const FUNCTIONS = {
     },
   },
   // The sync tick (EventBridge, every minute; locally the stack runs it on an interval): runs one step of
-  // every connection that is due (shared/wb-sync/step.ts), each step at most one WB call.
+  // every connection that is due (shared/wbsync/step.ts), each step at most one WB call.
   wbSyncTick: {
     handler: 'functions/wb/sync-tick.handler.handler',
     // A full page of WB rows is ~210 MB of JSON (docs/WB-API.md): read, checked and gzip'd in memory.
@@ -355,12 +374,12 @@ export const FUNCTIONS = {
     // One tick at a time: the claims make overlapping ticks harmless, this keeps them from piling up.
     reservedConcurrency: 1,
     access: {
-      // the due connections (gsi2), each connection (Get), its claim and cursor (conditional Updates),
+      // the due connections (gsi1, partition WBSYNC#DUE), each connection (Get), its claim and cursor (conditional Updates),
       // the WB account's budget (conditional Update); an imported report: limits charge (Update +
       // history Put + report Put + identity Put, one transaction), the user and the seller (Get), the
       // identity lookup (Query of the user's partition)
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
-      indexes: ['gsi2'],
+      indexes: ['gsi1'],
       // the pages of rows read from WB, kept as the report's source (rebuilds read them again)
       bucket: { sources: ['PutObject', 'GetObject'] },
       // opens the connection's token

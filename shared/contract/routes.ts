@@ -59,6 +59,7 @@ const READER_ERRORS = [
   'missing_headers',
   'empty_report',
   'corrupt_file',
+  'value_out_of_range',
 ] as const satisfies readonly ErrorCode[];
 
 const FILE_INPUT_ERRORS = [

@@ -4,7 +4,8 @@
  * once, retries a crashed run (maximumRetryAttempts) and sends what still fails to the on-failure
  * destination (serverless.yml). Locally the same call goes to serverless-offline's Lambda endpoint
  * (LAMBDA_ENDPOINT), which runs the worker in the background too. Without a function name
- * (integration tests, scripts) the worker runs in this process, in the background.
+ * (integration tests, scripts) the worker runs in this process, in the background: the caller of
+ * makeWorkerInvoker says what to run (this module knows nothing of the reports).
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { getConfig } from '../config';
@@ -26,40 +27,44 @@ function lambda(): LambdaClient {
   return client;
 }
 
-let override: ((event: WorkerEvent) => Promise<void>) | null = null;
-
-/** Tests: take over the in-process invoke (e.g. to queue events and run them under another name); null restores it. */
-export function setWorkerInvoker(fn: ((event: WorkerEvent) => Promise<void>) | null): void {
-  override = fn;
+/** Hands events to the worker (the report use cases take one: shared/reports/ports.ts). */
+export interface WorkerInvoker {
+  /**
+   * Queues `event` for the worker. Throws when the invoke itself fails (the caller keeps the report
+   * in `processing`: recovery re-invokes it once its lease runs out).
+   */
+  invoke(event: WorkerEvent): Promise<void>;
 }
 
 /** In-process runs still going (tests wait for them before tearing the emulators down). */
 const running = new Set<Promise<unknown>>();
 
 /**
- * Queues `event` for the worker. Throws when the invoke itself fails (the caller keeps the report in
- * `processing`: recovery re-invokes it once its lease runs out).
+ * The invoker of this process: Lambda's asynchronous invoke of WORKER_FUNCTION_NAME, or, without one,
+ * `runInProcess` in the background (the composition module passes the worker's use case).
  */
-export async function invokeWorker(event: WorkerEvent): Promise<void> {
-  if (override) return override(event);
-  const name = getConfig().WORKER_FUNCTION_NAME;
-  if (name) {
-    const r = await lambda().send(
-      new InvokeCommand({
-        FunctionName: name,
-        InvocationType: 'Event',
-        Payload: Buffer.from(JSON.stringify(event)),
-      }),
-    );
-    if (r.StatusCode !== 202) throw new Error(`worker invoke answered ${String(r.StatusCode)}`);
-    return;
-  }
-  const { runWorkerEvent } = await import('../reports/worker');
-  const run = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => runWorkerEvent(event))
-    .catch((e: unknown) => log('error', 'in-process worker failed', { ...event, error: String(e) }));
-  running.add(run);
-  void run.finally(() => running.delete(run));
+export function makeWorkerInvoker(runInProcess: (event: WorkerEvent) => Promise<unknown>): WorkerInvoker {
+  return {
+    async invoke(event) {
+      const name = getConfig().WORKER_FUNCTION_NAME;
+      if (name) {
+        const r = await lambda().send(
+          new InvokeCommand({
+            FunctionName: name,
+            InvocationType: 'Event',
+            Payload: Buffer.from(JSON.stringify(event)),
+          }),
+        );
+        if (r.StatusCode !== 202) throw new Error(`worker invoke answered ${String(r.StatusCode)}`);
+        return;
+      }
+      const run = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => runInProcess(event))
+        .catch((e: unknown) => log('error', 'in-process worker failed', { ...event, error: String(e) }));
+      running.add(run);
+      void run.finally(() => running.delete(run));
+    },
+  };
 }
 
 /** Tests: resolves when every in-process worker run started so far has ended. */

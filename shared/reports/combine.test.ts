@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../deps';
 import { AppError } from '../errors';
 import { createJobRegistry } from '../jobs/registry';
-import type { ReportRecord } from '../store/reports.repo';
+import type { ReportRecord } from '../store/report-record';
 import { refusal, setUnitEnv, unitReport } from '../../test/support/unit-fixtures';
 import {
   assertNoOverlap,

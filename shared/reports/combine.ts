@@ -22,14 +22,13 @@ import { commissionByCategory, computeTotals } from '../engine/totals';
 import type { ComputedItem, ManualValues, ReportWarning, TaxProfile } from '../engine/types';
 import type { StoredItem } from '../store/items.repo';
 import type * as reportsRepo from '../store/reports.repo';
-import type { ReportRecord } from '../store/reports.repo';
+import type * as numbersRepo from '../store/report-numbers.repo';
+import type { newReportId, ReportRecord } from '../store/report-record';
 import { coversOfSources, findOverlap } from './report-identity';
 
 /** The report store as the combine use cases use it (shared/store/reports.repo.ts in production). */
-export type CombineReports = Pick<
-  typeof reportsRepo,
-  'getReport' | 'getReportItems' | 'createReport' | 'replaceItems' | 'newReportId'
->;
+export type CombineReports = Pick<typeof reportsRepo, 'getReport' | 'getReportItems'> &
+  Pick<typeof numbersRepo, 'createReport' | 'replaceItems'> & { newReportId: typeof newReportId };
 
 export interface CombineDeps {
   reports: CombineReports;

@@ -4,7 +4,8 @@
  * change of a source's numbers bumps its version: a rebuild also sets a new `rebuilt_at`, a manual
  * correction does not; a deleted source is not found. Renaming or linking a seller bumps nothing.
  */
-import { getReport, type CombinedSource, type ReportRecord } from '../store/reports.repo';
+import { getReport } from '../store/reports.repo';
+import { type CombinedSource, type ReportRecord } from '../store/report-record';
 
 export type SourceChangeKind = 'rebuilt' | 'corrected' | 'deleted';
 

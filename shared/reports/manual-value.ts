@@ -17,11 +17,12 @@ import type { ItemValues } from '../engine/types';
 import { backoff } from '../store/dynamo-errors';
 import { genOfItemId, reportIdOfItem, type StoredItem } from '../store/items.repo';
 import type * as reportsRepo from '../store/reports.repo';
+import type * as numbersRepo from '../store/report-numbers.repo';
 import type { writeReportSummary } from './analytics';
 import { valueFromApi } from './present';
 
 export interface ManualValueDeps {
-  reports: Pick<typeof reportsRepo, 'getReport' | 'getReportItems' | 'saveItemCorrection'>;
+  reports: Pick<typeof reportsRepo, 'getReport' | 'getReportItems'> & Pick<typeof numbersRepo, 'saveItemCorrection'>;
   /** The report's analytics summary after a change (shared/reports/analytics.ts writeReportSummary). */
   writeSummary: typeof writeReportSummary;
   /** The wait between attempts after a concurrent change (backoff). */

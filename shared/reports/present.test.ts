@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TAX_PROFILE, FIELDS, type ItemValues } from '../engine';
 import type { StoredItem } from '../store/items.repo';
-import type { ReportRecord } from '../store/reports.repo';
+import type { ReportRecord } from '../store/report-record';
 import {
   presentDropped,
   presentItem,

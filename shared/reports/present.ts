@@ -18,7 +18,7 @@ import type {
   Values as ApiValues,
 } from '../contract/shapes';
 import type { StoredItem } from '../store/items.repo';
-import type { ReportRecord } from '../store/reports.repo';
+import type { ReportRecord } from '../store/report-record';
 
 // The answers' types are the contract's (shared/contract/shapes.ts): a presenter that drifts does not compile.
 export type { ApiCategoryCommission, ApiItem, ApiReport, ApiReportColumns, ApiReportSummary, ApiValues, SellerRef };

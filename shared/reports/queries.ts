@@ -9,11 +9,11 @@ import {
   getReport,
   getReportAnyStatus,
   getReportItems,
-  hasItems,
   listReports,
   updateReportMeta,
-  type ReportRecord,
 } from '../store/reports.repo';
+import { hasItems } from './lifecycle';
+import { type ReportRecord } from '../store/report-record';
 import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
@@ -26,7 +26,6 @@ import {
   type ApiReportColumns,
   type ApiReportSummary,
 } from './present';
-import { recoverAbandonedUploads } from './recover';
 import { catalogForStaleCheck, isStale } from './settings';
 import { combinedStaleness, type Staleness } from './combined-stale';
 import { deleteObject } from '../files/objects';
@@ -81,14 +80,13 @@ export function presentViewColumns(v: ReportView): ApiReportColumns {
 }
 
 /**
- * GET /api/reports: a page of summaries, newest first, optionally of one seller. Uploads of the user
- * whose process died mid-way are undone first (recover.ts), which gives their charge back.
+ * GET /api/reports: a page of summaries, newest first, optionally of one seller. Only reads: reports
+ * whose processing stopped are picked up by the scheduled sweep (recover.ts sweepPendingReports).
  */
 export async function listReportSummaries(
   userId: string,
   opts: { sellerId?: string; cursor?: string | null },
 ): Promise<{ items: ApiReportSummary[]; next_cursor: string | null }> {
-  await recoverAbandonedUploads(userId);
   const page = await listReports(userId, opts);
   const sellers = new Map<string, SellerRecord>();
   if (page.items.some((r) => r.seller_id)) for (const s of await listSellers(userId)) sellers.set(s.id, s);

@@ -1,7 +1,7 @@
 /**
  * Unit tier (fast, no emulators): rebuildReport, startRebuild and rebuildMany are real; the report
- * store, S3 files, the engine's reader and item builder, settings and the worker invoker are
- * vi.mock'ed, so each decision (source missing, corrections carried by article, retry on a concurrent
+ * store, S3 files, the engine's reader and item builder and settings are vi.mock'ed, the task's
+ * transition, the invoker, ids and clock are passed as fakes (ports.ts), so each decision (source missing, corrections carried by article, retry on a concurrent
  * change, joining a running rebuild, skipping) is checked in milliseconds.
  * test/integration/reports-corrections.test.ts and report-settings.test.ts run rebuilds end to end.
  */
@@ -9,20 +9,18 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildItems, readReport } from '../engine';
 import { objectRanges } from '../files/objects';
 import type { StoredItem } from '../store/items.repo';
-import {
-  getReport,
-  getReportAnyStatus,
-  getReportItems,
-  listAllReports,
-  newReportId,
-  replaceItems,
-  startRebuildTask,
-  type ReportRecord,
-} from '../store/reports.repo';
-import { invokeWorker } from '../jobs/worker-invoke';
+import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';
+import type { ReportRecord } from '../store/report-record';
+import { replaceItems } from '../store/report-numbers.repo';
+import { manualClock } from '../deps';
 import { refusal, setUnitEnv, unitReport, unitUser } from '../../test/support/unit-fixtures';
 import { requireReport } from './queries';
-import { rebuildMany, rebuildReport, startRebuild } from './rebuild';
+import {
+  rebuildMany,
+  rebuildReport as rebuildReportWith,
+  startRebuild as startRebuildWith,
+  type RebuildDeps,
+} from './rebuild';
 import { resolveReportSettings } from './settings';
 
 vi.mock('../log');
@@ -37,14 +35,10 @@ vi.mock('../store/reports.repo', () => ({
   getReport: vi.fn(),
   getReportAnyStatus: vi.fn(),
   getReportItems: vi.fn(),
-  isReportId: (id: unknown) => typeof id === 'string' && /^[0-9A-Za-z]{1,64}$/.test(id),
   listAllReports: vi.fn(),
-  newReportId: vi.fn(),
-  replaceItems: vi.fn(),
-  startRebuildTask: vi.fn(),
 }));
+vi.mock('../store/report-numbers.repo', () => ({ replaceItems: vi.fn() }));
 vi.mock('../store/sellers.repo', () => ({ getSeller: vi.fn() }));
-vi.mock('../jobs/worker-invoke', () => ({ invokeWorker: vi.fn() }));
 vi.mock('./analytics', () => ({ writeReportSummary: vi.fn() }));
 vi.mock('./queries', () => ({ requireReport: vi.fn(), sellerOf: vi.fn() }));
 vi.mock('./settings', () => ({ resolveReportSettings: vi.fn() }));
@@ -54,6 +48,17 @@ vi.mock('./upload', () => ({
 }));
 
 setUnitEnv();
+
+/** The rebuild's own dependencies (ports.ts): its task transition, the invoker, ids and the clock. */
+const deps = {
+  clock: manualClock('2026-01-05T10:00:00.000Z'),
+  ids: { newId: vi.fn() },
+  invoker: { invoke: vi.fn() },
+  lifecycle: { startRebuildTask: vi.fn() },
+};
+const asDeps = deps as unknown as RebuildDeps;
+const rebuildReport = (u: typeof user, id: string) => rebuildReportWith(asDeps, u, id);
+const startRebuild = (u: typeof user, id: string, wait: number) => startRebuildWith(asDeps, u, id, wait);
 
 const user = unitUser();
 const parsed = {
@@ -84,9 +89,9 @@ beforeEach(() => {
   } as never);
   vi.mocked(buildItems).mockReturnValue({ items: [], dropped: [], allocation: undefined, warnings: [] } as never);
   vi.mocked(replaceItems).mockImplementation(async (record: ReportRecord) => ({ record, items: [] }) as never);
-  vi.mocked(newReportId).mockReturnValue('tnew');
-  vi.mocked(startRebuildTask).mockResolvedValue(true as never);
-  vi.mocked(invokeWorker).mockResolvedValue(undefined as never);
+  deps.ids.newId.mockReturnValue('tnew');
+  deps.lifecycle.startRebuildTask.mockResolvedValue(true as never);
+  deps.invoker.invoke.mockResolvedValue(undefined as never);
 });
 
 describe('rebuildReport (the worker body)', () => {
@@ -144,7 +149,7 @@ describe('startRebuild (the route)', () => {
   it('without a source → 409 source_missing and no task started', async () => {
     vi.mocked(requireReport).mockResolvedValue(unitReport({ source_path: null }));
     expect((await refusal(startRebuild(user, 'r1', 0))).code).toBe('source_missing');
-    expect(startRebuildTask).not.toHaveBeenCalled();
+    expect(deps.lifecycle.startRebuildTask).not.toHaveBeenCalled();
   });
 
   it('starts a task, invokes the worker and answers 202-style while it runs', async () => {
@@ -153,7 +158,12 @@ describe('startRebuild (the route)', () => {
     );
     const r = await startRebuild(user, 'r1', 0);
     expect(r.done).toBe(false);
-    expect(invokeWorker).toHaveBeenCalledWith({ kind: 'report', user_id: 'u1', report_id: 'r1', task_id: 'tnew' });
+    expect(deps.invoker.invoke).toHaveBeenCalledWith({
+      kind: 'report',
+      user_id: 'u1',
+      report_id: 'r1',
+      task_id: 'tnew',
+    });
   });
 
   it('a report already being rebuilt is joined, not started twice', async () => {
@@ -161,21 +171,21 @@ describe('startRebuild (the route)', () => {
     vi.mocked(requireReport).mockResolvedValue(running);
     vi.mocked(getReportAnyStatus).mockResolvedValue(running);
     expect((await startRebuild(user, 'r1', 0)).done).toBe(false);
-    expect(startRebuildTask).not.toHaveBeenCalled();
-    expect(invokeWorker).not.toHaveBeenCalled();
+    expect(deps.lifecycle.startRebuildTask).not.toHaveBeenCalled();
+    expect(deps.invoker.invoke).not.toHaveBeenCalled();
   });
 
   it('a start refused because another request started a rebuild meanwhile joins that task', async () => {
-    vi.mocked(startRebuildTask).mockResolvedValue(false as never);
+    deps.lifecycle.startRebuildTask.mockResolvedValue(false as never);
     vi.mocked(getReportAnyStatus).mockResolvedValue(
       unitReport({ status: 'processing', task: 'rebuild', task_id: 'tother' }),
     );
     expect((await startRebuild(user, 'r1', 0)).done).toBe(false);
-    expect(invokeWorker).not.toHaveBeenCalled();
+    expect(deps.invoker.invoke).not.toHaveBeenCalled();
   });
 
   it('a start refused for another reason (an upload still processing) → 409 report_busy', async () => {
-    vi.mocked(startRebuildTask).mockResolvedValue(false as never);
+    deps.lifecycle.startRebuildTask.mockResolvedValue(false as never);
     vi.mocked(getReportAnyStatus).mockResolvedValue(
       unitReport({ status: 'processing', task: 'upload', task_id: 'tup' }),
     );
@@ -205,7 +215,7 @@ describe('startRebuild (the route)', () => {
   });
 
   it('a failed worker invoke still answers (recovery re-invokes after the lease)', async () => {
-    vi.mocked(invokeWorker).mockRejectedValue(new Error('lambda down'));
+    deps.invoker.invoke.mockRejectedValue(new Error('lambda down'));
     vi.mocked(getReportAnyStatus).mockResolvedValue(
       unitReport({ status: 'processing', task: 'rebuild', task_id: 'tnew' }),
     );
@@ -219,14 +229,14 @@ describe('rebuildMany', () => {
       id === 'ok1' || id === 'ok2' ? unitReport({ id }) : id === 'comb' ? unitReport({ id, is_combined: true }) : null,
     );
     vi.mocked(getReportAnyStatus).mockImplementation(async (_u, id) => unitReport({ id }));
-    const r = await rebuildMany(user, ['ok2', 'nope', 'comb', 'bad id!', 'ok1', 'ok2'], 0);
+    const r = await rebuildMany(asDeps, user, ['ok2', 'nope', 'comb', 'bad id!', 'ok1', 'ok2'], 0);
     expect(r.rebuilt).toEqual(['ok2', 'ok1']);
     expect(r.skipped).toEqual([
       { id: 'nope', reason: 'not_found' },
       { id: 'comb', reason: 'source_missing' },
       { id: 'bad id!', reason: 'not_found' },
     ]);
-    expect(startRebuildTask).toHaveBeenCalledTimes(2);
+    expect(deps.lifecycle.startRebuildTask).toHaveBeenCalledTimes(2);
     expect(vi.mocked(getReport).mock.calls.map((c) => c[1])).not.toContain('bad id!');
   });
 
@@ -239,14 +249,14 @@ describe('rebuildMany', () => {
     vi.mocked(getReportAnyStatus).mockImplementation(async (_u, id) =>
       unitReport({ id, status: 'processing', task: 'rebuild', task_id: 'tnew' }),
     );
-    const r = await rebuildMany(user, undefined, 0);
+    const r = await rebuildMany(asDeps, user, undefined, 0);
     expect(r).toEqual({ rebuilt: [], processing: ['a', 'b'], skipped: [] });
   });
 
   it('a report busy with another task is skipped with report_busy', async () => {
     vi.mocked(getReport).mockResolvedValue(unitReport({ id: 'a' }));
-    vi.mocked(startRebuildTask).mockResolvedValue(false as never);
+    deps.lifecycle.startRebuildTask.mockResolvedValue(false as never);
     vi.mocked(getReportAnyStatus).mockResolvedValue(unitReport({ status: 'processing', task: 'upload' }));
-    expect((await rebuildMany(user, ['a'], 0)).skipped).toEqual([{ id: 'a', reason: 'report_busy' }]);
+    expect((await rebuildMany(asDeps, user, ['a'], 0)).skipped).toEqual([{ id: 'a', reason: 'report_busy' }]);
   });
 });

@@ -19,21 +19,14 @@ import {
 } from '../engine';
 import { describeError, log } from '../log';
 import { ensureProducts } from '../store/products.repo';
-import {
-  getReport,
-  getReportAnyStatus,
-  getReportItems,
-  isReportId,
-  listAllReports,
-  newReportId,
-  replaceItems,
-  startRebuildTask,
-  type ReportProgress,
-  type ReportRecord,
-} from '../store/reports.repo';
+import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';
+import { isReportId, type ReportRecord } from '../store/report-record';
+import { replaceItems } from '../store/report-numbers.repo';
+import { type ReportProgress } from './lifecycle';
 import type { StoredItem } from '../store/items.repo';
 import { getSeller, type SellerRecord } from '../store/sellers.repo';
-import { invokeWorker } from '../jobs/worker-invoke';
+import type { ReportDeps } from './ports';
+import { nowMs } from '../deps';
 import { failureError } from './failures';
 import type { UserRecord } from '../store/users.repo';
 import { writeReportSummary } from './analytics';
@@ -43,6 +36,9 @@ import { objectRanges } from '../files/objects';
 import { missingArticles, workerWaitMs } from './upload';
 
 const MAX_ATTEMPTS = 3;
+
+/** What starting and following a rebuild needs (the composition, deps.ts, gives the real ones). */
+export type RebuildDeps = Pick<ReportDeps, 'clock' | 'ids' | 'invoker' | 'lifecycle'>;
 
 export const sourceMissing = () => conflict('source_missing', 'The report has no stored source file to rebuild from');
 
@@ -65,6 +61,7 @@ function manualByArticle(items: ReadonlyArray<StoredItem>): Record<string, Manua
  * `onProgress` is told the step, rows read and items written as they happen.
  */
 export async function rebuildReport(
+  deps: Pick<ReportDeps, 'clock'>,
   user: UserRecord,
   reportId: string,
   onProgress: (p: Partial<ReportProgress>) => void = () => undefined,
@@ -104,7 +101,7 @@ export async function rebuildReport(
         period_to: parsed.period_to,
         report_number: parsed.report_number,
         format: parsed.format,
-        rebuilt_at: new Date().toISOString(),
+        rebuilt_at: deps.clock.now().toISOString(),
       }),
     ]);
     if (replaced) {
@@ -135,25 +132,36 @@ export interface StartedRebuild {
  * that task is followed instead. A rebuild that failed within the wait answers its error (the report
  * stays as it was).
  */
-export async function startRebuild(user: UserRecord, reportId: string, waitMs?: number): Promise<StartedRebuild> {
+export async function startRebuild(
+  deps: RebuildDeps,
+  user: UserRecord,
+  reportId: string,
+  waitMs?: number,
+): Promise<StartedRebuild> {
   const record = await requireReport(user.id, reportId);
   if (!record.source_path || record.is_combined) throw sourceMissing();
-  const taskId = await queueRebuild(user.id, record);
-  return awaitRebuild(user.id, reportId, taskId, waitMs ?? workerWaitMs(record.rows));
+  const taskId = await queueRebuild(deps, user.id, record);
+  return awaitRebuild(deps, user.id, reportId, taskId, waitMs ?? workerWaitMs(record.rows));
 }
 
 /** Starts (or joins) the rebuild task of a report with a source; its task id. */
-async function queueRebuild(userId: string, record: ReportRecord): Promise<string> {
+async function queueRebuild(deps: RebuildDeps, userId: string, record: ReportRecord): Promise<string> {
   if (record.status === 'processing' && record.task === 'rebuild' && record.task_id) return record.task_id;
-  const taskId = newReportId();
-  const started = await startRebuildTask(userId, record.id, taskId, getConfig().WORKER_LEASE_MS);
+  const taskId = deps.ids.newId();
+  const started = await deps.lifecycle.startRebuildTask(
+    userId,
+    record.id,
+    taskId,
+    getConfig().WORKER_LEASE_MS,
+    nowMs(deps.clock),
+  );
   if (!started) {
     const now = await getReportAnyStatus(userId, record.id);
     if (now?.status === 'processing' && now.task === 'rebuild' && now.task_id) return now.task_id;
     throw conflict('report_busy', 'The report is being changed by another request; try again');
   }
   try {
-    await invokeWorker({ kind: 'report', user_id: userId, report_id: record.id, task_id: taskId });
+    await deps.invoker.invoke({ kind: 'report', user_id: userId, report_id: record.id, task_id: taskId });
   } catch (e) {
     log('error', 'worker invoke failed', { report_id: record.id, ...describeError(e) });
   }
@@ -162,13 +170,19 @@ async function queueRebuild(userId: string, record: ReportRecord): Promise<strin
 
 const POLL_MS = 150;
 
-async function awaitRebuild(userId: string, reportId: string, taskId: string, waitMs: number): Promise<StartedRebuild> {
-  const deadline = Date.now() + waitMs;
+async function awaitRebuild(
+  deps: RebuildDeps,
+  userId: string,
+  reportId: string,
+  taskId: string,
+  waitMs: number,
+): Promise<StartedRebuild> {
+  const deadline = nowMs(deps.clock) + waitMs;
   for (;;) {
     const record = await getReportAnyStatus(userId, reportId);
     if (!record) throw notFound('Report not found', 'report_not_found');
     const running = record.status === 'processing' && record.task_id === taskId;
-    if (!running || Date.now() >= deadline) {
+    if (!running || nowMs(deps.clock) >= deadline) {
       const seller = record.seller_id ? await getSeller(userId, record.seller_id) : null;
       if (running) return { record, items: [], seller, dropped: [], done: false };
       const last = record.last_rebuild?.task_id === taskId ? record.last_rebuild : undefined;
@@ -176,7 +190,7 @@ async function awaitRebuild(userId: string, reportId: string, taskId: string, wa
       const items = await getReportItems(record);
       return { record, items, seller, dropped: last?.dropped ?? [], done: true };
     }
-    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - nowMs(deps.clock)))));
   }
 }
 
@@ -189,7 +203,12 @@ export type { RebuildManyResult };
  * `not_found`, reports without a source (combined ones) as `source_missing`; a rebuild that failed
  * within the wait with its error code.
  */
-export async function rebuildMany(user: UserRecord, reportIds?: string[], waitMs?: number): Promise<RebuildManyResult> {
+export async function rebuildMany(
+  deps: RebuildDeps,
+  user: UserRecord,
+  reportIds?: string[],
+  waitMs?: number,
+): Promise<RebuildManyResult> {
   const records = reportIds
     ? await Promise.all(
         [...new Set(reportIds)].map(async (id) => ({
@@ -213,7 +232,7 @@ export async function rebuildMany(user: UserRecord, reportIds?: string[], waitMs
       continue;
     }
     try {
-      tasks.push({ id, taskId: await queueRebuild(user.id, record) });
+      tasks.push({ id, taskId: await queueRebuild(deps, user.id, record) });
       rows += record.rows;
     } catch (e) {
       const err = toAppError(e);
@@ -221,11 +240,11 @@ export async function rebuildMany(user: UserRecord, reportIds?: string[], waitMs
       result.skipped.push({ id, reason: e instanceof AppError ? err.code : 'internal_error' });
     }
   }
-  const deadline = Date.now() + (waitMs ?? workerWaitMs(rows));
+  const deadline = nowMs(deps.clock) + (waitMs ?? workerWaitMs(rows));
   await Promise.all(
     tasks.map(async ({ id, taskId }) => {
       try {
-        const r = await awaitRebuild(user.id, id, taskId, Math.max(0, deadline - Date.now()));
+        const r = await awaitRebuild(deps, user.id, id, taskId, Math.max(0, deadline - nowMs(deps.clock)));
         (r.done ? result.rebuilt : result.processing).push(id);
       } catch (e) {
         result.skipped.push({ id, reason: toAppError(e).code });

@@ -2,18 +2,16 @@
  * Reports whose processing cannot finish, and undoing charged uploads.
  *
  * Worker-built reports (status `processing`, shared/reports/worker.ts) carry a lease their worker
- * renews; when it runs out (the worker died, or its invoke was lost) the user's next report listing or
- * upload picks the report up (recoverAbandonedUploads): it is handed to a new worker while attempts
- * remain, else an upload is failed and refunded (failUpload: one transaction, once ever) and a rebuild
- * ends with the report as it was.
+ * renews; when it runs out (the worker died, or its invoke was lost) the scheduled sweep
+ * (sweepPendingReports: functions/reports/sweep.handler.ts every 5 minutes; locally on an interval of
+ * the stack) picks the report up, and so does the user's next upload for their own reports
+ * (recoverAbandonedUploads, so a refund counts for that upload): it is handed to a new worker while
+ * attempts remain, else an upload is failed and refunded (failUpload: one transaction, once ever) and a
+ * rebuild ends with the report as it was. What to do with a report is lifecycle.ts recoveryStep.
  *
- * Pre-worker uploads (status `building`) are undone as before, both when the upload itself fails after the charge and when its process
- * died mid-way (timeout, out of memory, crash) and left a `building` record with the charge taken.
- *
- * The latter needs no scheduler: whenever a user's reports are listed and at the start of each upload,
- * that user's building records older than ABANDONED_UPLOAD_AFTER_MS are undone. The age is what tells a
- * dead upload from a live one: no upload runs that long (API Gateway answers after 29 s, the function
- * timeout is 29 s).
+ * Pre-worker uploads (status `building`) whose process died mid-way (timeout, out of memory, crash)
+ * and left a record with the charge taken are undone once older than ABANDONED_UPLOAD_AFTER_MS (no
+ * upload runs that long: API Gateway answers after 29 s, the function timeout is 29 s).
  *
  * One undo, safe to run twice at once or to resume after it was itself interrupted:
  *   1. claim the record (still `building` → `recovering_at`): from then on it can never become ready;
@@ -34,14 +32,16 @@ import {
   claimBuildingReport,
   deleteBuildingReport,
   failUploadUpdate,
-  getReportAnyStatus,
-  listPendingReports,
   markUploadFailed,
-  releaseReportTask,
-  type ReportFailure,
-  type ReportRecord,
-} from '../store/reports.repo';
-import { invokeWorker } from '../jobs/worker-invoke';
+  type listPendingReports,
+  type scanPendingReports,
+} from '../store/report-lifecycle.repo';
+import { nowMs } from '../deps';
+import { recoveryStep } from './lifecycle';
+import type { WorkerDeps } from './ports';
+import { giveUp } from './worker';
+import { type ReportFailure } from './lifecycle';
+import { type ReportRecord } from '../store/report-record';
 import { deleteObject } from '../files/objects';
 import { deleteIdentity } from '../store/identities.repo';
 import { removeSellerIfUnused } from '../store/sellers.repo';
@@ -169,80 +169,144 @@ export async function failUpload(record: ReportRecord, failure: ReportFailure): 
   return refunded;
 }
 
+/** What recovery needs (the composition, shared/reports/deps.ts, gives the real ones). */
+export type RecoverDeps = Pick<WorkerDeps, 'clock' | 'invoker' | 'lifecycle' | 'failUpload' | 'dropUnusedSeller'> & {
+  reports: Pick<WorkerDeps['reports'], 'getReportAnyStatus'>;
+  pending: { listPendingReports: typeof listPendingReports; scanPendingReports: typeof scanPendingReports };
+};
+
+const STUCK_UPLOAD: ReportFailure = {
+  code: 'processing_failed',
+  message: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
+};
+const STUCK_REBUILD: ReportFailure = {
+  code: 'processing_failed',
+  message: 'Не удалось пересчитать отчёт из-за сбоя на сервере; отчёт остался прежним.',
+};
+
+/**
+ * Recovers one pending report as lifecycle.ts recoveryStep says; adds what it did to `result`. Returns
+ * whether it acted (a report still within its lease, or ended meanwhile, is left alone).
+ */
+async function recoverOne(
+  deps: RecoverDeps,
+  pending: ReportRecord,
+  now: number,
+  result: SweepResult,
+): Promise<boolean> {
+  const c = getConfig();
+  const userId = pending.user_id;
+  const abandonedBefore = new Date(now - ABANDONED_UPLOAD_AFTER_MS).toISOString();
+  if (recoveryStep(pending, now, c.WORKER_MAX_ATTEMPTS, abandonedBefore) === 'wait') return false;
+  if (pending.status === 'building') {
+    const r = await undoChargedUpload(userId, pending.id);
+    result.refunded_rows += r.refunded_rows;
+    if (r.outcome === 'undone') result.recovered += 1;
+    if (r.outcome !== 'not_building') {
+      log('warn', r.outcome === 'undone' ? 'abandoned upload recovered' : 'abandoned upload recovery incomplete', {
+        user_id: userId,
+        report_id: pending.id,
+        created_at: pending.created_at,
+        rows: pending.rows,
+        refunded_rows: r.refunded_rows,
+        outcome: r.outcome,
+      });
+    }
+    return true;
+  }
+  // The index is eventually consistent: decide on the record itself.
+  const record = await deps.reports.getReportAnyStatus(userId, pending.id);
+  if (!record) return false;
+  const step = recoveryStep(record, now, c.WORKER_MAX_ATTEMPTS, abandonedBefore);
+  if (step === 'wait' || step === 'undo_building') return false;
+  if (step === 'fail_upload' || step === 'end_rebuild') {
+    const before = result.refunded_rows;
+    if (step === 'fail_upload') result.refunded_rows += await deps.failUpload(record, STUCK_UPLOAD);
+    else await giveUp(deps, record, null, STUCK_REBUILD);
+    result.recovered += 1;
+    log('warn', 'stuck report ended', {
+      user_id: userId,
+      report_id: record.id,
+      task: record.task,
+      attempts: record.attempts,
+      refunded_rows: result.refunded_rows - before,
+    });
+    return true;
+  }
+  if (await deps.lifecycle.releaseReportTask(userId, record.id, null, c.WORKER_LEASE_MS, now)) {
+    log('warn', 'stuck report handed to a new worker', {
+      user_id: userId,
+      report_id: record.id,
+      task: record.task,
+      attempts: record.attempts,
+    });
+    await deps.invoker.invoke({ kind: 'report', user_id: userId, report_id: record.id, task_id: record.task_id ?? '' });
+    result.recovered += 1;
+  }
+  return true;
+}
+
 /**
  * Picks up the user's reports whose processing stopped (see the file comment), at most
- * MAX_RECOVERIES_PER_SWEEP of them: a processing report whose lease ran out goes to a new worker (or,
- * after its last attempt, is failed and refunded / left as it was), a pre-worker `building` upload
- * older than ABANDONED_UPLOAD_AFTER_MS is undone. Never throws: a listing or an upload must not fail
- * because recovery did; whatever is left is retried next time.
+ * MAX_RECOVERIES_PER_SWEEP of them; an upload runs it first, so a refund they get counts for it. Never
+ * throws: an upload must not fail because recovery did; whatever is left is retried next time.
  */
-export async function recoverAbandonedUploads(userId: string, now = Date.now()): Promise<SweepResult> {
+export async function recoverAbandonedUploads(deps: RecoverDeps, userId: string): Promise<SweepResult> {
   const result: SweepResult = { recovered: 0, refunded_rows: 0 };
+  const now = nowMs(deps.clock);
   try {
-    const c = getConfig();
-    const before = new Date(now - ABANDONED_UPLOAD_AFTER_MS).toISOString();
     let handled = 0;
-    for (const pending of await listPendingReports(userId, 50)) {
+    for (const pending of await deps.pending.listPendingReports(userId, 50)) {
       if (handled >= MAX_RECOVERIES_PER_SWEEP) break;
-      if (pending.status === 'building' && pending.created_at < before) {
-        handled++;
-        const r = await undoChargedUpload(userId, pending.id);
-        result.refunded_rows += r.refunded_rows;
-        if (r.outcome === 'undone') result.recovered += 1;
-        if (r.outcome !== 'not_building') {
-          log('warn', r.outcome === 'undone' ? 'abandoned upload recovered' : 'abandoned upload recovery incomplete', {
-            user_id: userId,
-            report_id: pending.id,
-            created_at: pending.created_at,
-            rows: pending.rows,
-            refunded_rows: r.refunded_rows,
-            outcome: r.outcome,
-          });
-        }
-        continue;
-      }
-      if (pending.status !== 'processing' || (pending.lease_until ?? 0) >= now) continue;
-      // The index is eventually consistent: decide on the record itself.
-      const record = await getReportAnyStatus(userId, pending.id);
-      if (!record || record.status !== 'processing' || (record.lease_until ?? 0) >= now) continue;
-      handled++;
-      if ((record.attempts ?? 0) >= c.WORKER_MAX_ATTEMPTS) {
-        const { giveUp } = await import('./worker');
-        const before = result.refunded_rows;
-        if (record.task === 'upload' || record.task === undefined) {
-          result.refunded_rows += await failUpload(record, {
-            code: 'processing_failed',
-            message: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
-          });
-        } else {
-          await giveUp(record, null, {
-            code: 'processing_failed',
-            message: 'Не удалось пересчитать отчёт из-за сбоя на сервере; отчёт остался прежним.',
-          });
-        }
-        result.recovered += 1;
-        log('warn', 'stuck report ended', {
-          user_id: userId,
-          report_id: record.id,
-          task: record.task,
-          attempts: record.attempts,
-          refunded_rows: result.refunded_rows - before,
-        });
-        continue;
-      }
-      if (await releaseReportTask(userId, record.id, null, c.WORKER_LEASE_MS, now)) {
-        log('warn', 'stuck report handed to a new worker', {
-          user_id: userId,
-          report_id: record.id,
-          task: record.task,
-          attempts: record.attempts,
-        });
-        await invokeWorker({ kind: 'report', user_id: userId, report_id: record.id, task_id: record.task_id ?? '' });
-        result.recovered += 1;
-      }
+      if (await recoverOne(deps, pending, now, result)) handled++;
     }
   } catch (err) {
     log('error', 'abandoned upload sweep failed', { user_id: userId, error: String(err) });
   }
+  return result;
+}
+
+/** Pending reports read per page of the scheduled sweep. */
+const SWEEP_PAGE = 100;
+
+export interface ScheduledSweepResult extends SweepResult {
+  /** Pending reports looked at (most are still within their lease). */
+  examined: number;
+  /** Reports whose recovery threw (logged; the next sweep tries again). */
+  errors: number;
+}
+
+/**
+ * The scheduled sweep (functions/reports/sweep.handler.ts every few minutes; locally the stack runs it
+ * on an interval): every user's pending reports, at most `maxReports` of them per run. A report left
+ * behind by a crashed run is handed to a new worker while attempts remain, else failed and refunded
+ * (once: failUpload's transaction) or, for a rebuild, ended as it was. Never throws for one report's
+ * failure; a store outage while listing throws (the schedule runs it again).
+ */
+export async function sweepPendingReports(
+  deps: RecoverDeps,
+  opts: { maxReports?: number } = {},
+): Promise<ScheduledSweepResult> {
+  const max = opts.maxReports ?? 1_000;
+  const now = nowMs(deps.clock);
+  const result: ScheduledSweepResult = { recovered: 0, refunded_rows: 0, examined: 0, errors: 0 };
+  let start: Record<string, unknown> | null = null;
+  do {
+    const page = await deps.pending.scanPendingReports(start, Math.min(SWEEP_PAGE, max - result.examined));
+    for (const pending of page.items) {
+      result.examined += 1;
+      try {
+        await recoverOne(deps, pending, now, result);
+      } catch (err) {
+        result.errors += 1;
+        log('error', 'sweep could not recover a report', {
+          user_id: pending.user_id,
+          report_id: pending.id,
+          ...describeError(err),
+        });
+      }
+    }
+    start = page.next;
+  } while (start && result.examined < max);
   return result;
 }

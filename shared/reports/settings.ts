@@ -16,7 +16,7 @@ import {
   type ProductPage,
   type ProductRecord,
 } from '../store/products.repo';
-import type { ReportRecord } from '../store/reports.repo';
+import type { ReportRecord } from '../store/report-record';
 import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';

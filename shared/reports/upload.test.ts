@@ -1,6 +1,6 @@
 /**
- * Unit tier (fast, no emulators): the upload use case is real; its stores, S3 files, duplicate lookup,
- * recovery sweep and worker invoker are vi.mock'ed, so each test checks one decision of uploadReport in
+ * Unit tier (fast, no emulators): the upload use case is real; its stores, S3 files, duplicate lookup
+ * and recovery are vi.mock'ed, its ids, clock and worker invoker passed as fakes (ports.ts), so each test checks one decision of uploadReport in
  * milliseconds. test/integration/reports-upload.test.ts runs the same flow against DynamoDB Local/s3rver.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -9,13 +9,15 @@ import { countRows } from '../engine';
 import { copyObject, deleteObject, objectHead, putObject } from '../files/objects';
 import { getIdempotentRecord } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
-import { deleteReport, getReportAnyStatus, getReportItems, newReportId } from '../store/reports.repo';
-import { invokeWorker } from '../jobs/worker-invoke';
+import { deleteReport, getReportAnyStatus, getReportItems } from '../store/reports.repo';
+import { manualClock } from '../deps';
 import { refusal, setUnitEnv, unitReport, unitUser } from '../../test/support/unit-fixtures';
 import { findDuplicate } from './duplicates';
 import { openInputFile, type InputFile } from './file-input';
 import { failUpload, recoverAbandonedUploads } from './recover';
-import { uploadReport } from './upload';
+import type { UploadDeps } from './upload';
+import { uploadReport as uploadReportWith, type UploadOptions } from './upload';
+import type { FileRef } from './file-input';
 
 vi.mock('../log');
 vi.mock('../engine', async (actual) => ({ ...(await actual<typeof import('../engine')>()), countRows: vi.fn() }));
@@ -28,7 +30,8 @@ vi.mock('../store/reports.repo', () => ({
   deleteReport: vi.fn(),
   getReportAnyStatus: vi.fn(),
   getReportItems: vi.fn(),
-  newReportId: vi.fn(),
+}));
+vi.mock('../store/report-lifecycle.repo', () => ({
   processingReportPut: vi.fn((record: { id: string }, taskId: string) => ({ processing: record.id, taskId })),
 }));
 vi.mock('../store/sellers.repo', () => ({ getSeller: vi.fn() }));
@@ -47,7 +50,6 @@ vi.mock('../files/objects', () => ({
   objectSize: vi.fn(),
   objectHead: vi.fn(),
 }));
-vi.mock('../jobs/worker-invoke', () => ({ invokeWorker: vi.fn() }));
 vi.mock('./recover', () => ({ failUpload: vi.fn(), recoverAbandonedUploads: vi.fn() }));
 vi.mock('./duplicates', async (actual) => ({
   ...(await actual<typeof import('./duplicates')>()),
@@ -60,6 +62,15 @@ vi.mock('./file-input', async (actual) => ({
 }));
 
 setUnitEnv();
+
+/** The upload's own dependencies (ports.ts): ids, the clock and the invoker. */
+const deps = {
+  clock: manualClock('2026-01-05T10:00:00.000Z'),
+  ids: { newId: vi.fn() },
+  invoker: { invoke: vi.fn() },
+};
+const uploadReport = (u: typeof user, ref: FileRef | null, opts?: UploadOptions) =>
+  uploadReportWith(deps as unknown as UploadDeps, u, ref, opts);
 
 const user = unitUser({ limits: 100 });
 
@@ -87,7 +98,7 @@ const claimKey = (key: string) => `u1#key#${key}`;
 beforeEach(() => {
   vi.resetAllMocks();
   const ids = ['rep1', 'task1', 'rep2', 'task2'];
-  vi.mocked(newReportId).mockImplementation(() => ids.shift() ?? 'more');
+  deps.ids.newId.mockImplementation(() => ids.shift() ?? 'more');
   vi.mocked(openInputFile).mockResolvedValue(uploadedFile());
   vi.mocked(recoverAbandonedUploads).mockResolvedValue({ refunded_rows: 0 } as never);
   vi.mocked(getIdempotentRecord).mockResolvedValue(null);
@@ -98,7 +109,7 @@ beforeEach(() => {
   vi.mocked(deleteObject).mockResolvedValue(undefined as never);
   vi.mocked(objectHead).mockResolvedValue({ size: 1234, etag: '"e1"' });
   vi.mocked(chargeLimits).mockResolvedValue({ limits_after: 60 } as never);
-  vi.mocked(invokeWorker).mockResolvedValue(undefined as never);
+  deps.invoker.invoke.mockResolvedValue(undefined as never);
   vi.mocked(getReportAnyStatus).mockImplementation(async (_u, id) =>
     unitReport({ id, status: 'processing', rows: 40 }),
   );
@@ -114,7 +125,7 @@ describe('uploadReport: repeats', () => {
     expect(r.record.id).toBe('old');
     expect(chargeLimits).not.toHaveBeenCalled();
     expect(openInputFile).not.toHaveBeenCalled();
-    expect(invokeWorker).not.toHaveBeenCalled();
+    expect(deps.invoker.invoke).not.toHaveBeenCalled();
   });
 
   it('a repeat with the same Idempotency-Key and the same file answers the prior report', async () => {
@@ -198,7 +209,7 @@ describe('uploadReport: refusals before the charge', () => {
     expect([e.status, e.code, e.details]).toEqual([402, 'insufficient_limits', { rows: 101, limits: 100 }]);
     expect(chargeLimits).not.toHaveBeenCalled();
     expect(deleteObject).toHaveBeenCalledWith('sources/u1/rep1/report.xlsx');
-    expect(invokeWorker).not.toHaveBeenCalled();
+    expect(deps.invoker.invoke).not.toHaveBeenCalled();
   });
 
   it("rows refunded by the recovery sweep count for this upload's limits", async () => {
@@ -256,7 +267,12 @@ describe('uploadReport: the charge', () => {
       { idempotency: `upload:${claimKey('k1')}` },
       { idempotency: 'upload:u1#upload#up1' },
     ]);
-    expect(invokeWorker).toHaveBeenCalledWith({ kind: 'report', user_id: 'u1', report_id: 'rep1', task_id: 'task1' });
+    expect(deps.invoker.invoke).toHaveBeenCalledWith({
+      kind: 'report',
+      user_id: 'u1',
+      report_id: 'rep1',
+      task_id: 'task1',
+    });
     expect(deleteObject).toHaveBeenCalledWith('uploads/u1/up1/report.xlsx');
   });
 
@@ -265,7 +281,7 @@ describe('uploadReport: the charge', () => {
     const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect(e.status).toBe(402);
     expect(deleteObject).toHaveBeenCalledWith('sources/u1/rep1/report.xlsx');
-    expect(invokeWorker).not.toHaveBeenCalled();
+    expect(deps.invoker.invoke).not.toHaveBeenCalled();
   });
 
   it('a claim taken concurrently (transaction_conflict on a claim item) answers the winner report', async () => {
@@ -275,7 +291,7 @@ describe('uploadReport: the charge', () => {
       .mockResolvedValueOnce({ result: { report_id: 'winner' }, fingerprint: 'upload:up1' });
     const r = await uploadReport(user, { uploadId: 'up1' });
     expect(r.record.id).toBe('winner');
-    expect(invokeWorker).not.toHaveBeenCalled();
+    expect(deps.invoker.invoke).not.toHaveBeenCalled();
   });
 
   it('a conflict on the report record itself (item 0) is not taken for a twin', async () => {
@@ -292,11 +308,11 @@ describe('uploadReport: the charge', () => {
     expect([e.code, e.details.report_id]).toEqual(['duplicate_report', 'rival']);
     expect(vi.mocked(failUpload).mock.calls[0]![1].code).toBe('duplicate_report');
     expect(deleteReport).toHaveBeenCalledWith('u1', 'rep1');
-    expect(invokeWorker).not.toHaveBeenCalled();
+    expect(deps.invoker.invoke).not.toHaveBeenCalled();
   });
 
   it('a failed worker invoke still answers the processing report (recovery picks it up)', async () => {
-    vi.mocked(invokeWorker).mockRejectedValue(new Error('lambda down'));
+    deps.invoker.invoke.mockRejectedValue(new Error('lambda down'));
     const r = await uploadReport(user, { uploadId: 'up1' });
     expect(r.record).toMatchObject({ id: 'rep1', status: 'processing' });
     expect(chargeLimits).toHaveBeenCalledOnce();

@@ -13,14 +13,9 @@ import { countMetric, StepTimer } from '../metrics';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { chargeLimits } from '../store/limits.repo';
 import type { StoredItem } from '../store/items.repo';
-import {
-  deleteReport,
-  getReportAnyStatus,
-  getReportItems,
-  newReportId,
-  processingReportPut,
-  type ReportRecord,
-} from '../store/reports.repo';
+import { deleteReport, getReportAnyStatus, getReportItems } from '../store/reports.repo';
+import type { ReportRecord } from '../store/report-record';
+import { processingReportPut } from '../store/report-lifecycle.repo';
 import { getSeller, type SellerRecord } from '../store/sellers.repo';
 import { createUpload, saveUploadCount } from '../store/uploads.repo';
 import type { UserRecord } from '../store/users.repo';
@@ -37,7 +32,11 @@ import { duplicateReport, findDuplicate, identityOfFile } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, objectHead, presignPut, putObject, sourceObjectKey } from '../files/objects';
-import { invokeWorker } from '../jobs/worker-invoke';
+import { nowMs } from '../deps';
+import type { ReportDeps } from './ports';
+
+/** What an upload needs (the composition, deps.ts, gives the real ones). */
+export type UploadDeps = ReportDeps;
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
 
@@ -152,10 +151,13 @@ async function priorClaim(keys: string[], fingerprint: string): Promise<UploadCl
  * the source file, then charge the rows in ONE transaction with the `expense` record, the report record
  * (`processing`) and the idempotency claims; hand the report to the worker (asynchronous invoke) and wait
  * for it as long as workerWaitMs allows. Concurrent repeats race on the claims inside that transaction: one
- * charges, the others answer its report. First, this user's reports whose processing stopped are
- * picked up (recover.ts), so a refund they get counts for this upload.
+ * charges; any other that fails before its charge (its claim refused, its upload consumed by the
+ * winner, the winner's report seen as a duplicate) answers the winner's report. First, this user's
+ * reports whose processing stopped are picked up (recover.ts), so a refund they get counts for this
+ * upload.
  */
 export async function uploadReport(
+  deps: UploadDeps,
   user: UserRecord,
   ref: FileRef | null,
   opts: UploadOptions = {},
@@ -165,112 +167,61 @@ export async function uploadReport(
   const fingerprint = fingerprintOf(ref);
   let waitMs = opts.waitMs ?? getConfig().UPLOAD_WAIT_MS;
   const prior = await priorClaim(keys, fingerprint);
-  if (prior) return awaitReport(user.id, prior.report_id, waitMs);
+  if (prior) return awaitReport(deps, user.id, prior.report_id, waitMs);
 
-  const swept = await recoverAbandonedUploads(user.id);
+  const swept = await recoverAbandonedUploads(deps, user.id);
   const limits = user.limits + swept.refunded_rows;
   time.lap('claims');
   const file = await openInputFile(user.id, ref);
   time.lap('open');
   let record: ReportRecord;
   let taskId: string;
-  let charged = false;
+  let identity: string;
   try {
-    // A duplicate is refused before anything is charged (issue 9) — unless it is this very request's
-    // concurrent twin, which answers with the report of the twin that won.
-    const identity = file.counted?.identity ?? (await identityOfFile(file));
+    // A duplicate is refused before anything is charged (issue 9).
+    identity = file.counted?.identity ?? (await identityOfFile(file));
     if (!opts.allowDuplicate) {
       const dup = await findDuplicate(user.id, identity);
-      if (dup) {
-        const twin = await priorClaim(keys, fingerprint);
-        if (twin) return awaitReport(user.id, twin.report_id, waitMs);
-        throw duplicateReport(dup);
-      }
+      if (dup) throw duplicateReport(dup);
     }
     time.lap('identity');
-    // The source is stored while the rows are counted (a copy inside S3 for an upload); a count that
-    // refuses the file removes it again.
-    const id = newReportId();
-    const sourceKey = sourceObjectKey(user.id, id, file.filename);
-    const stored = (
-      file.origin.kind === 'upload'
-        ? copyObject(file.origin.key, sourceKey, file.origin.etag)
-        : putObject(sourceKey, file.origin.buffer)
-    ).then(() => time.lap('store_source'));
-    let count: RowCount;
-    try {
-      // A preview (count-rows) of these very bytes counted them already; else they are read here.
-      count = file.counted ?? (await countRows(await file.source(), readLimits()));
-      time.lap('count');
-      // An early answer for the common case; the charge's condition is what holds under concurrency.
-      if (count.rows > limits) throw paymentRequired(count.rows, limits);
-      await stored;
-    } catch (e) {
-      await stored.catch(() => undefined);
-      await deleteObject(sourceKey).catch((err: unknown) =>
-        log('error', 'source cleanup failed', { report_id: id, error: String(err) }),
-      );
-      throw e;
-    }
-    waitMs = opts.waitMs ?? workerWaitMs(count.rows);
-    taskId = newReportId();
-    record = { ...newUploadRecord(user, file, count, id), identity };
-    try {
-      await chargeLimits({
-        userId: user.id,
-        rows: count.rows,
-        reportId: record.id,
-        extraItems: [
-          processingReportPut(record, taskId, getConfig().WORKER_LEASE_MS),
-          identityPutTransactItem(user.id, identity, record.id, record.created_at),
-          ...keys.map((k) =>
-            idempotencyPut(IDEMPOTENCY_SCOPE, k, { report_id: record.id }, { user_id: user.id, fingerprint }),
-          ),
-        ],
-      });
-    } catch (e) {
-      await deleteObject(record.source_path as string).catch((err: unknown) =>
-        log('error', 'source cleanup failed', { report_id: record.id, error: String(err) }),
-      );
-      // A concurrent repeat claimed a key (or the identity) first: its report is this request's answer.
-      if (e instanceof AppError && e.code === 'transaction_conflict' && Number(e.details.item_index) >= 1) {
-        const winner = await priorClaim(keys, fingerprint);
-        if (winner) return awaitReport(user.id, winner.report_id, waitMs);
-      }
-      throw e;
-    }
-    charged = true;
-    time.lap('charge');
-    if (!opts.allowDuplicate) {
-      // Two uploads of one report at once both pass the early check; each wrote its identity record in
-      // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
-      const rival = await findDuplicate(user.id, identity, record.id);
-      if (rival) {
-        await failUpload(record, { code: 'duplicate_report', message: 'Этот отчёт уже загружен.' });
-        await deleteReport(user.id, record.id);
-        throw duplicateReport(rival);
-      }
-    }
-    if (file.origin.kind === 'upload') {
-      // The upload is consumed (its bytes are the report's source now); a repeat is answered by its claim.
-      await deleteObject(file.origin.key).catch(() => undefined);
-    }
+    const id = deps.ids.newId();
+    const charged = await countStoreAndCharge(deps, user, file, id, identity, keys, fingerprint, limits, time);
+    record = charged.record;
+    taskId = charged.taskId;
+    waitMs = opts.waitMs ?? workerWaitMs(record.rows);
   } catch (e) {
-    if (!charged) {
-      // A concurrent twin (same upload_id or Idempotency-Key) may have charged and consumed the upload
-      // while this request read it (the object is gone: its ranges or its copy fail): its report is
-      // this request's answer too.
-      const twin = await priorClaim(keys, fingerprint).catch(() => null);
-      if (twin) return awaitReport(user.id, twin.report_id, waitMs);
-      if (file.origin.kind === 'upload' && !(await objectHead(file.origin.key).catch(() => 'unknown'))) {
-        throw notFound('The file of this upload is gone', 'upload_not_found');
-      }
+    // Nothing is charged. A concurrent twin (same upload_id or Idempotency-Key) that charged first is
+    // why, or may be: its report is this request's answer.
+    const twin = await priorClaim(keys, fingerprint).catch((err: unknown) => {
+      if (err instanceof AppError) throw err;
+      return null;
+    });
+    if (twin) return awaitReport(deps, user.id, twin.report_id, waitMs);
+    // The upload is gone (consumed by a twin that failed since, or expired): its ranges or copy failed.
+    if (file.origin.kind === 'upload' && !(await objectHead(file.origin.key).catch(() => 'unknown'))) {
+      throw notFound('The file of this upload is gone', 'upload_not_found');
     }
     throw e;
   }
+  time.lap('charge');
+  if (!opts.allowDuplicate) {
+    // Two uploads of one report at once both pass the early check; each wrote its identity record in
+    // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
+    const rival = await findDuplicate(user.id, identity, record.id);
+    if (rival) {
+      await failUpload(record, { code: 'duplicate_report', message: 'Этот отчёт уже загружен.' });
+      await deleteReport(user.id, record.id);
+      throw duplicateReport(rival);
+    }
+  }
+  if (file.origin.kind === 'upload') {
+    // The upload is consumed (its bytes are the report's source now); a repeat is answered by its claim.
+    await deleteObject(file.origin.key).catch(() => undefined);
+  }
   countMetric('Uploads');
   try {
-    await invokeWorker({ kind: 'report', user_id: user.id, report_id: record.id, task_id: taskId });
+    await deps.invoker.invoke({ kind: 'report', user_id: user.id, report_id: record.id, task_id: taskId });
   } catch (e) {
     // The report stays processing; recovery hands it to a worker once its lease runs out.
     log('error', 'worker invoke failed', { report_id: record.id, ...describeError(e) });
@@ -282,10 +233,63 @@ export async function uploadReport(
     format: record.format,
     steps_ms: time.steps,
   });
-  return awaitReport(user.id, record.id, waitMs);
+  return awaitReport(deps, user.id, record.id, waitMs);
 }
 
-function newUploadRecord(user: UserRecord, file: InputFile, count: RowCount, id: string): ReportRecord {
+/**
+ * Stores the source while the rows are counted (a copy inside S3 for an upload), refuses a count over
+ * `limits` (402), then charges in one transaction: the expense, the report (`processing`), its
+ * identity and the idempotency claims. Whatever fails removes the stored source again.
+ */
+async function countStoreAndCharge(
+  deps: UploadDeps,
+  user: UserRecord,
+  file: InputFile,
+  id: string,
+  identity: string,
+  keys: string[],
+  fingerprint: string,
+  limits: number,
+  time: StepTimer,
+): Promise<{ record: ReportRecord; taskId: string }> {
+  const sourceKey = sourceObjectKey(user.id, id, file.filename);
+  const stored = (
+    file.origin.kind === 'upload'
+      ? copyObject(file.origin.key, sourceKey, file.origin.etag)
+      : putObject(sourceKey, file.origin.buffer)
+  ).then(() => time.lap('store_source'));
+  try {
+    // A preview (count-rows) of these very bytes counted them already; else they are read here.
+    const count = file.counted ?? (await countRows(await file.source(), readLimits()));
+    time.lap('count');
+    // An early answer for the common case; the charge's condition is what holds under concurrency.
+    if (count.rows > limits) throw paymentRequired(count.rows, limits);
+    await stored;
+    const taskId = deps.ids.newId();
+    const record: ReportRecord = { ...newUploadRecord(user, file, count, id, deps.clock.now()), identity };
+    await chargeLimits({
+      userId: user.id,
+      rows: count.rows,
+      reportId: record.id,
+      extraItems: [
+        processingReportPut(record, taskId, getConfig().WORKER_LEASE_MS, deps.clock.now().getTime()),
+        identityPutTransactItem(user.id, identity, record.id, record.created_at),
+        ...keys.map((k) =>
+          idempotencyPut(IDEMPOTENCY_SCOPE, k, { report_id: record.id }, { user_id: user.id, fingerprint }),
+        ),
+      ],
+    });
+    return { record, taskId };
+  } catch (e) {
+    await stored.catch(() => undefined);
+    await deleteObject(sourceKey).catch((err: unknown) =>
+      log('error', 'source cleanup failed', { report_id: id, error: String(err) }),
+    );
+    throw e;
+  }
+}
+
+function newUploadRecord(user: UserRecord, file: InputFile, count: RowCount, id: string, now: Date): ReportRecord {
   return {
     id,
     user_id: user.id,
@@ -300,7 +304,7 @@ function newUploadRecord(user: UserRecord, file: InputFile, count: RowCount, id:
     source_path: sourceObjectKey(user.id, id, file.filename),
     source_name: file.filename,
     source_size: file.size,
-    created_at: new Date().toISOString(),
+    created_at: now.toISOString(),
     tax_profile: effectiveTaxProfile(user, null),
     totals: computeTotals([]),
     commission_by_category: [],
@@ -326,12 +330,17 @@ const POLL_MS = 150;
  * The report as it is once the worker ended its task or `waitMs` passed: ready (with its items),
  * failed, or still processing. A report that is gone (deleted meanwhile) is 404.
  */
-export async function awaitReport(userId: string, reportId: string, waitMs: number): Promise<UploadResult> {
-  const deadline = Date.now() + waitMs;
+export async function awaitReport(
+  deps: Pick<UploadDeps, 'clock'>,
+  userId: string,
+  reportId: string,
+  waitMs: number,
+): Promise<UploadResult> {
+  const deadline = nowMs(deps.clock) + waitMs;
   for (;;) {
     const record = await getReportAnyStatus(userId, reportId);
     if (!record) throw notFound('Report not found', 'report_not_found');
-    if (record.status !== 'processing' || Date.now() >= deadline) {
+    if (record.status !== 'processing' || nowMs(deps.clock) >= deadline) {
       if (record.status !== 'ready') return { record, items: [], seller: null };
       const [items, seller] = await Promise.all([
         getReportItems(record),
@@ -339,7 +348,7 @@ export async function awaitReport(userId: string, reportId: string, waitMs: numb
       ]);
       return { record, items, seller };
     }
-    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))));
+    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - nowMs(deps.clock)))));
   }
 }
 

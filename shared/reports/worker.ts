@@ -1,6 +1,6 @@
 /**
- * The report worker's use case (functions/reports/worker.handler.ts runs it; shared/jobs/worker-invoke.ts
- * queues it): builds an uploaded report, or rebuilds one, outside any HTTP request.
+ * The report worker's use case (functions/reports/worker.handler.ts runs it with the composition's
+ * dependencies, shared/reports/deps.ts; shared/jobs/worker-invoke.ts queues it): builds an uploaded report, or rebuilds one, outside any HTTP request.
  *
  * One event = one attempt at one report's task:
  *   1. claim the report (reports.repo claimReportTask: conditional, counts the attempt) — a report that
@@ -19,103 +19,32 @@
  * A run that dies (timeout, out of memory) stops renewing its lease: Lambda's own retry, or recovery
  * (recover.ts) once the lease ran out, starts the next attempt.
  */
-import { randomUUID } from 'node:crypto';
 import { getConfig } from '../config';
+import { nowMs } from '../deps';
 import { AppError, toAppError } from '../errors';
 import { describeError, log } from '../log';
 import { countMetric, durationMetric, StepTimer } from '../metrics';
-import { buildItems, commissionByCategory, computeTotals, readReport, type ComputedItem } from '../engine';
-import { writeItems } from '../store/items.repo';
-import {
-  claimReportTask,
-  finishRebuildTask,
-  finishUploadTask,
-  getReportAnyStatus,
-  releaseReportTask,
-  renewReportTask,
-  type ReportFailure,
-  type ReportProgress,
-  type ReportRecord,
-} from '../store/reports.repo';
-import { ensureSellerByNumber } from '../store/sellers.repo';
-import { getUserById, type UserRecord } from '../store/users.repo';
-import { invokeWorker, type WorkerEvent } from '../jobs/worker-invoke';
+import { commissionByCategory, computeTotals } from '../engine';
+import type { ReportRecord } from '../store/report-record';
+import type { WorkerEvent } from '../jobs/worker-invoke';
+import type { UserRecord } from '../store/users.repo';
 import { failureOf } from './failures';
-import { dropUnusedSeller, failUpload } from './recover';
-import { writeReportSummary } from './analytics';
-import { rebuildReport } from './rebuild';
-import { resolveReportSettings, settingsDate } from './settings';
-import { CatalogSync } from './catalog-sync';
+import type { ReportFailure, ReportProgress } from './lifecycle';
+import type { WorkerDeps } from './ports';
+import { settingsDate } from './settings';
 import { periodTitle } from './report-identity';
-import { objectRanges } from '../files/objects';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
 
-/** Test seam: runs after an upload's items are written, before the report is marked ready. */
-export interface WorkerHooks {
-  afterItems?: (reportId: string) => Promise<void>;
-}
-export const workerHooks: WorkerHooks = {};
-
 /** Rows between two progress notes while reading (the heartbeat saves the latest one). */
 const ROWS_PER_NOTE = 5_000;
-
-/** The injectable fault of WORKER_FAULT (config.ts): honoured only on the local stage. */
-interface Fault {
-  failAfterItems: number;
-  times: number;
-  match: string;
-}
-
-const faultsUsed = new Map<string, number>();
-
-/** `rule;rule…`, each `fail_after_items=N[,times=K][,match=TEXT]`; malformed rules are ignored. */
-export function parseFaults(spec: string): Fault[] {
-  const out: Fault[] = [];
-  for (const rule of spec.split(';')) {
-    if (!rule.trim()) continue;
-    const parts = Object.fromEntries(
-      rule.split(',').map((p) => {
-        const [k, v = ''] = p.split('=');
-        return [k!.trim(), v.trim()];
-      }),
-    );
-    const n = Number(parts.fail_after_items);
-    if (!Number.isInteger(n) || n < 0) continue;
-    const times = parts.times === undefined ? Infinity : Number(parts.times);
-    out.push({ failAfterItems: n, times: Number.isFinite(times) ? times : Infinity, match: parts.match ?? '' });
-  }
-  return out;
-}
-
-export class InjectedFault extends Error {
-  constructor(written: number) {
-    super(`injected worker fault after ${written} items`);
-    this.name = 'InjectedFault';
-  }
-}
-
-/** Writes the first N items and throws, when the configured fault applies to this report (local stage only). */
-async function maybeFault(record: ReportRecord, items: ReadonlyArray<ComputedItem>): Promise<void> {
-  const c = getConfig();
-  if (c.STAGE !== 'local') return;
-  const fault = parseFaults(c.WORKER_FAULT).find((f) => (record.source_name ?? '').includes(f.match));
-  if (!fault) return;
-  const used = faultsUsed.get(record.id) ?? 0;
-  if (used >= fault.times) return;
-  faultsUsed.set(record.id, used + 1);
-  const n = Math.min(fault.failAfterItems, items.length);
-  // The same ids the full write gives these items: a later attempt overwrites them.
-  await writeItems(record.user_id, record.id, record.items_gen ?? 1, items.slice(0, n));
-  throw new InjectedFault(n);
-}
 
 /** What an attempt created on the way, for giveUp to take back when the upload fails for good. */
 interface WorkerContext {
   /** The seller this upload linked (created on demand). */
   sellerId: string | null;
   /** The catalog sync of this attempt (the products it added). */
-  catalog: CatalogSync | null;
+  catalog: ReturnType<WorkerDeps['catalogSync']> | null;
 }
 
 class Heartbeat {
@@ -125,6 +54,7 @@ class Heartbeat {
   private saving: Promise<void> = Promise.resolve();
 
   constructor(
+    private readonly deps: WorkerDeps,
     private readonly record: ReportRecord,
     private readonly owner: string,
     private readonly leaseMs: number,
@@ -144,7 +74,14 @@ class Heartbeat {
     this.saving = this.saving.then(async () => {
       if (this.lost) return;
       try {
-        const ok = await renewReportTask(this.record.user_id, this.record.id, this.owner, this.leaseMs, this.progress);
+        const ok = await this.deps.lifecycle.renewReportTask(
+          this.record.user_id,
+          this.record.id,
+          this.owner,
+          this.leaseMs,
+          this.progress,
+          nowMs(this.deps.clock),
+        );
         if (!ok) this.lost = true;
       } catch (e) {
         log('warn', 'worker heartbeat failed', { report_id: this.record.id, ...describeError(e) });
@@ -173,6 +110,7 @@ class LeaseLost extends Error {
 
 /** Reads the stored source, prices and writes the items, marks the report ready. */
 async function buildUpload(
+  deps: WorkerDeps,
   user: UserRecord,
   record: ReportRecord,
   owner: string,
@@ -182,14 +120,14 @@ async function buildUpload(
 ): Promise<void> {
   if (!record.source_path) throw new AppError(409, 'source_missing', 'The report has no stored source file');
   // Read where it lies, by byte ranges (the download overlaps the reading; no temporary copy).
-  const ranges = await objectRanges(record.source_path);
+  const ranges = await deps.files.objectRanges(record.source_path);
   if (!ranges) throw new AppError(409, 'source_missing', 'The stored source file is missing');
   time.lap('open');
   hb.note({ step: 'reading', rows_read: 0 }, true);
   // The catalog is looked up and extended while the file is read (catalog-sync.ts).
-  const catalog = new CatalogSync(user.id);
+  const catalog = deps.catalogSync(user.id);
   ctx.catalog = catalog;
-  const parsed = await readReport(
+  const parsed = await deps.engine.readReport(
     { ranges, filename: record.source_name ?? undefined },
     { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
     {
@@ -208,9 +146,9 @@ async function buildUpload(
   hb.note({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows }, true);
   countMetric('RowsProcessed', parsed.rows);
   const articles = parsed.articles.map((a) => a.article);
-  const seller = parsed.seller_number ? await ensureSellerByNumber(user.id, parsed.seller_number) : null;
+  const seller = parsed.seller_number ? await deps.sellers.ensureSellerByNumber(user.id, parsed.seller_number) : null;
   ctx.sellerId = seller?.id ?? null;
-  const resolved = await resolveReportSettings(
+  const resolved = await deps.settings.resolveReportSettings(
     user,
     seller,
     parsed,
@@ -218,18 +156,16 @@ async function buildUpload(
     catalog.done(articles, settingsDate(parsed)),
   );
   time.lap('settings');
-  const { items, allocation, warnings } = buildItems(parsed, resolved.settings);
+  const { items, allocation, warnings } = deps.engine.buildItems(parsed, resolved.settings);
   time.lap('items');
   hb.check();
   hb.note({ step: 'writing', items_total: items.length, items_written: 0 }, true);
-  await maybeFault(record, items);
-  await writeItems(user.id, record.id, record.items_gen ?? 1, items);
+  await deps.items.writeItems(user.id, record.id, record.items_gen ?? 1, items);
   time.lap('write');
-  if (workerHooks.afterItems) await workerHooks.afterItems(record.id);
   hb.check();
   hb.note({ step: 'finishing', items_written: items.length }, true);
   await hb.stop();
-  const done = await finishUploadTask(user.id, record.id, owner, {
+  const done = await deps.lifecycle.finishUploadTask(user.id, record.id, owner, {
     // Without a report number in the name, the period names it («Отчёт за 18.05–24.05.2026»).
     title: parsed.report_number ? record.title : (periodTitle(parsed.period_from, parsed.period_to) ?? record.title),
     report_number: parsed.report_number,
@@ -246,19 +182,25 @@ async function buildUpload(
   });
   if (!done) throw new LeaseLost();
   time.lap('finish');
-  await writeReportSummary(done, items);
+  await deps.summaries.writeReportSummary(done, items);
   time.lap('summary');
 }
 
-async function rebuild(user: UserRecord, record: ReportRecord, owner: string, hb: Heartbeat): Promise<void> {
+async function rebuild(
+  deps: WorkerDeps,
+  user: UserRecord,
+  record: ReportRecord,
+  owner: string,
+  hb: Heartbeat,
+): Promise<void> {
   hb.note({ step: 'reading' }, true);
-  const r = await rebuildReport(user, record.id, (p) => hb.note(p));
+  const r = await deps.rebuildReport(user, record.id, (p) => hb.note(p));
   countMetric('RowsProcessed', r.record.rows);
   hb.check();
   await hb.stop();
-  const ok = await finishRebuildTask(user.id, record.id, owner, {
+  const ok = await deps.lifecycle.finishRebuildTask(user.id, record.id, owner, {
     task_id: record.task_id ?? '',
-    finished_at: new Date().toISOString(),
+    finished_at: deps.clock.now().toISOString(),
     dropped: r.dropped,
   });
   if (!ok) throw new LeaseLost();
@@ -266,6 +208,7 @@ async function rebuild(user: UserRecord, record: ReportRecord, owner: string, hb
 
 /** Ends a task for good after its last attempt or a permanent error. Never throws. */
 export async function giveUp(
+  deps: Pick<WorkerDeps, 'clock' | 'lifecycle' | 'failUpload' | 'dropUnusedSeller'>,
   record: ReportRecord,
   owner: string | null,
   failure: ReportFailure,
@@ -273,18 +216,18 @@ export async function giveUp(
 ): Promise<void> {
   try {
     if (record.task === 'rebuild') {
-      await finishRebuildTask(record.user_id, record.id, owner, {
+      await deps.lifecycle.finishRebuildTask(record.user_id, record.id, owner, {
         task_id: record.task_id ?? '',
-        finished_at: new Date().toISOString(),
+        finished_at: deps.clock.now().toISOString(),
         dropped: [],
         error: failure,
       });
     } else {
       // The seller this upload created on demand goes too when nothing else refers to it (first: the
       // route answers as soon as the report reads failed).
-      await dropUnusedSeller(record.user_id, ctx.sellerId);
+      await deps.dropUnusedSeller(record.user_id, ctx.sellerId);
       await ctx.catalog?.undo();
-      await failUpload(record, failure);
+      await deps.failUpload(record, failure);
     }
   } catch (e) {
     // The record stays processing; recovery ends it once the lease runs out.
@@ -297,32 +240,38 @@ export async function giveUp(
  * they end in a retry or in `failed`; an exception here means the store itself was unreachable (Lambda
  * retries the event).
  */
-export async function runWorkerEvent(event: WorkerEvent): Promise<WorkerOutcome> {
+export async function runWorkerEvent(deps: WorkerDeps, event: WorkerEvent): Promise<WorkerOutcome> {
   const c = getConfig();
-  const owner = randomUUID();
-  const current = await getReportAnyStatus(event.user_id, event.report_id);
+  const owner = deps.ids.newId();
+  const current = await deps.reports.getReportAnyStatus(event.user_id, event.report_id);
   if (!current || current.status !== 'processing' || current.task_id !== event.task_id) return 'skipped';
-  const record = await claimReportTask(event.user_id, event.report_id, owner, c.WORKER_LEASE_MS);
+  const record = await deps.lifecycle.claimReportTask(
+    event.user_id,
+    event.report_id,
+    owner,
+    c.WORKER_LEASE_MS,
+    nowMs(deps.clock),
+  );
   if (!record || record.task_id !== event.task_id) return 'skipped';
   const attempts = record.attempts ?? 1;
-  const user = await getUserById(event.user_id);
+  const user = await deps.users.getUserById(event.user_id);
   if (!user) {
-    await giveUp(record, owner, failureOf(new AppError(404, 'not_found', 'user not found')));
+    await giveUp(deps, record, owner, failureOf(new AppError(404, 'not_found', 'user not found')));
     return 'failed';
   }
   if (attempts > c.WORKER_MAX_ATTEMPTS) {
     // A run that died (no chance to end the task itself) used the last attempt.
-    await giveUp(record, owner, failureOf(new Error('attempts exhausted')));
+    await giveUp(deps, record, owner, failureOf(new Error('attempts exhausted')));
     return 'failed';
   }
-  const hb = new Heartbeat(record, owner, c.WORKER_LEASE_MS);
+  const hb = new Heartbeat(deps, record, owner, c.WORKER_LEASE_MS);
   const ctx: WorkerContext = { sellerId: null, catalog: null };
-  const started = Date.now();
+  const started = nowMs(deps.clock);
   const time = new StepTimer();
   try {
-    if (record.task === 'rebuild') await rebuild(user, record, owner, hb);
-    else await buildUpload(user, record, owner, hb, ctx, time);
-    durationMetric(record.task === 'rebuild' ? 'RebuildDuration' : 'UploadDuration', Date.now() - started);
+    if (record.task === 'rebuild') await rebuild(deps, user, record, owner, hb);
+    else await buildUpload(deps, user, record, owner, hb, ctx, time);
+    durationMetric(record.task === 'rebuild' ? 'RebuildDuration' : 'UploadDuration', nowMs(deps.clock) - started);
     log('info', 'report task done', { report_id: record.id, task: record.task, attempts, steps_ms: time.steps });
     return 'ready';
   } catch (e) {
@@ -341,14 +290,18 @@ export async function runWorkerEvent(event: WorkerEvent): Promise<WorkerOutcome>
       ...describeError(e),
     });
     if (permanent || attempts >= c.WORKER_MAX_ATTEMPTS) {
-      await giveUp(record, owner, failureOf(e), ctx);
+      await giveUp(deps, record, owner, failureOf(e), ctx);
       return 'failed';
     }
-    if (await releaseReportTask(record.user_id, record.id, owner, c.WORKER_LEASE_MS)) {
+    if (
+      await deps.lifecycle.releaseReportTask(record.user_id, record.id, owner, c.WORKER_LEASE_MS, nowMs(deps.clock))
+    ) {
       // The next attempt, at once; if even the invoke fails, recovery re-invokes after the lease.
-      await invokeWorker(event).catch((ie: unknown) =>
-        log('error', 'worker re-invoke failed', { report_id: record.id, ...describeError(ie) }),
-      );
+      await deps.invoker
+        .invoke(event)
+        .catch((ie: unknown) =>
+          log('error', 'worker re-invoke failed', { report_id: record.id, ...describeError(ie) }),
+        );
     }
     return 'retrying';
   }

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { conditionHeld } from './dynamo-errors';
-import { deleteBuildingReport, finishRebuildTask, releaseReportTask, renewReportTask } from './reports.repo';
+import { deleteBuildingReport, finishRebuildTask, releaseReportTask, renewReportTask } from './report-lifecycle.repo';
 import { ensureRole } from './roles.repo';
 import { changePasswordHash, confirmUser } from './users.repo';
 

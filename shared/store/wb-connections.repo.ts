@@ -16,7 +16,7 @@ import type { SealedToken } from '../wb/token-crypto';
 import { ddb, putNew, tableName } from './client';
 import { cancellationCodes, isConditionFailed } from './dynamo-errors';
 import { WB_CONNECTION_PREFIX, WB_DUE_PARTITION, wbAccountKey, wbConnectionKey, wbDueIndex, wbRateKey } from './keys';
-import { GSI2 } from './table';
+import { GSI1 } from './table';
 
 export type WbConnectionStatus = 'active' | 'paused' | 'token_invalid' | 'token_no_finance' | 'token_expired';
 export type WbSyncStatus = 'scheduled' | 'syncing' | 'limits_exhausted' | 'stopped' | 'error';
@@ -75,7 +75,7 @@ export interface WbConnectionRecord {
 const CONNECTION_ID = /^[0-9A-Z]{26}$/;
 
 function fromItem(item: Record<string, unknown>): WbConnectionRecord {
-  const { pk: _pk, sk: _sk, gsi2pk: _g1, gsi2sk: _g2, type: _t, ...rest } = item;
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
   return rest as unknown as WbConnectionRecord;
 }
 
@@ -269,8 +269,8 @@ export async function dueConnections(now: number, limit: number): Promise<Array<
   const r = await ddb().send(
     new QueryCommand({
       TableName: tableName(),
-      IndexName: GSI2,
-      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :due',
+      IndexName: GSI1,
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :due',
       ExpressionAttributeValues: { ':pk': WB_DUE_PARTITION, ':due': `${new Date(now).toISOString()}#~` },
       Limit: limit,
     }),

@@ -26,10 +26,13 @@ import { getConfig, resetConfig } from '../../shared/config';
 import { functionEntries, type FunctionName } from '../../shared/contract/functions';
 import { bucketName, s3, s3Public } from '../../shared/files/client';
 import type { HttpResult } from '../../shared/http/responses';
-import { setWorkerInvoker } from '../../shared/jobs/worker-invoke';
+import type { WorkerInvoker } from '../../shared/jobs/worker-invoke';
+import { overrideReportDeps, reportDeps } from '../../shared/reports/deps';
+import { writeItems } from '../../shared/store/items.repo';
+import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
 import { ses } from '../../shared/mail/client';
 import { ABANDONED_UPLOAD_AFTER_MS } from '../../shared/reports/recover';
-import { runWorkerEvent, workerHooks } from '../../shared/reports/worker';
+import { runWorkerEvent } from '../../shared/reports/worker';
 import { ddb, tableName } from '../../shared/store/client';
 import { productKey, summaryKey } from '../../shared/store/keys';
 import { ensureSellerByNumber, getSeller } from '../../shared/store/sellers.repo';
@@ -258,6 +261,24 @@ async function userWithPassword(): Promise<{ email: string; password: string; to
   return { email, password, token: signToken({ user_id: u.id }, 'access') };
 }
 
+/** Runs `work` with an item store that fails after writing the items, every attempt (a worker that always fails). */
+async function withFailingWorker<T>(work: () => Promise<T>): Promise<T> {
+  overrideReportDeps({
+    invoker,
+    items: {
+      async writeItems(...args: Parameters<typeof writeItems>) {
+        await writeItems(...args);
+        throw new Error('the worker fails after writing the items, every attempt');
+      },
+    },
+  });
+  try {
+    return await work();
+  } finally {
+    overrideReportDeps({ invoker });
+  }
+}
+
 /** Runs `work` with the upload wait at 0 and worker leases of 1 ms: a report left to a lost worker is stuck at once. */
 async function withLostWorker<T>(work: () => Promise<T>): Promise<T> {
   process.env.WORKER_LEASE_MS = '1';
@@ -435,32 +456,35 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     expect(await getSeller(u.id, orphan.id)).toBeNull();
     await run.call(multipartUpload(u.token, makeReport({ seed: 22 })), 201);
     // A worker that fails every attempt: the upload answers 500.
-    workerHooks.afterItems = async () => {
-      throw new Error('the worker fails after writing the items, every attempt');
-    };
-    try {
-      await run.call(multipartUpload(u.token, makeReport({ seed: 23 })), 500);
-    } finally {
-      delete workerHooks.afterItems;
-    }
+    await withFailingWorker(() => run.call(multipartUpload(u.token, makeReport({ seed: 23 })), 500));
     // A lost invoke: the upload answers 202 and leaves the report to recovery.
     await withLostWorker(() => run.call(multipartUpload(u.token, makeReport({ seed: 24 })), 202));
   },
   reportsList: async (run) => {
-    // Its own user: a report whose worker never ran (listing hands it to a new one once its lease ran
-    // out) and an abandoned upload (the sweep undoes it).
+    // Only reads: the caller's reports, all and of one seller.
+    await run.call({ method: 'GET', path: '/api/reports', token: fx.user.token }, 200);
+    await run.call(
+      { method: 'GET', path: '/api/reports', token: fx.user.token, query: { seller_id: fx.sellerId } },
+      200,
+    );
+  },
+  reportsSweep: async (run) => {
+    // Its own user: a report whose worker never ran (the sweep hands it to a new one once its lease ran
+    // out) and a pre-worker upload that died, linked to the seller it created (the sweep undoes both).
     const u = await newUser(1_000_000, 'iam');
-    const ready = await uploadOk(u.token, makeReport({ seed: 25 }));
     await withLostWorker(async () =>
       expect((await uploadMultipart(u.token, makeReport({ seed: 26 }))).statusCode).toBe(202),
     );
     await new Promise((r) => setTimeout(r, 5));
-    await chargedBuildingReport(u.id, makeReport({ seed: 11, rows: 40 }), ABANDONED_UPLOAD_AFTER_MS + 60_000);
-    await run.call({ method: 'GET', path: '/api/reports', token: u.token }, 200);
-    await run.call(
-      { method: 'GET', path: '/api/reports', token: u.token, query: { seller_id: ready.seller!.id } },
-      200,
+    const crashed = await ensureSellerByNumber(u.id, String(800_000_000 + randomInt(99_999_999)));
+    await chargedBuildingReport(
+      u.id,
+      makeReport({ seed: 11, rows: 40 }),
+      ABANDONED_UPLOAD_AFTER_MS + 60_000,
+      crashed.id,
     );
+    await run.as(() => sweepHandler({}));
+    expect(await getSeller(u.id, crashed.id)).toBeNull();
   },
   reportsGet: async (run) => {
     const { id } = fx;
@@ -583,14 +607,9 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       }),
     );
     expect(r.statusCode).toBe(200);
-    workerHooks.afterItems = async () => {
-      throw new Error('the worker fails after writing the items, every attempt');
-    };
-    try {
-      expect((await uploadMultipart(u.token, makeReport({ seed: 29 }))).statusCode).toBe(500);
-    } finally {
-      delete workerHooks.afterItems;
-    }
+    await withFailingWorker(async () =>
+      expect((await uploadMultipart(u.token, makeReport({ seed: 29 }))).statusCode).toBe(500),
+    );
   },
 
   // --- catalog
@@ -678,11 +697,7 @@ beforeAll(async () => {
   checkOn(ses(), 'ses', sesCalls);
   // The worker's asynchronous invoke, as Lambda would do it: the caller's call is checked as the
   // lambda:InvokeFunction it needs, and the worker runs as reportsWorker.
-  setWorkerInvoker(async (event) => {
-    check([{ action: 'lambda:InvokeFunction', resource: WORKER, command: 'InvokeCommand' }], 'lambda');
-    if (dropInvokes) return;
-    await runningFor.run('reportsWorker', () => runWorkerEvent(event));
-  });
+  overrideReportDeps({ invoker });
   const user = await newUser(1_000_000, 'iam');
   const first = await uploadOk(user.token, makeReport({ seed: 21 }));
   const second = await uploadOk(user.token, makeReport({ seed: 22 }));
@@ -698,9 +713,16 @@ beforeAll(async () => {
   };
 });
 
+const invoker: WorkerInvoker = {
+  async invoke(event) {
+    check([{ action: 'lambda:InvokeFunction', resource: WORKER, command: 'InvokeCommand' }], 'lambda');
+    if (dropInvokes) return;
+    await runningFor.run('reportsWorker', () => runWorkerEvent(reportDeps(), event));
+  },
+};
+
 afterAll(() => {
-  delete workerHooks.afterItems;
-  setWorkerInvoker(null);
+  overrideReportDeps(null);
   for (const k of ENV_KEYS) {
     if (savedEnv[k] === undefined) delete process.env[k];
     else process.env[k] = savedEnv[k];

@@ -9,7 +9,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
 import { bodyOf } from '../support/test-event';
-import { workerHooks } from '../../shared/reports/worker';
+import { overrideReportDeps } from '../../shared/reports/deps';
+import { writeItems } from '../../shared/store/items.repo';
 import { ddb, tableName } from '../../shared/store/client';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { listReports } from '../../shared/store/reports.repo';
@@ -19,8 +20,21 @@ import { makeReport, newUser, presignedUpload, uploadById, uploadMultipart } fro
 
 beforeAll(() => resetConfig());
 afterEach(() => {
-  delete workerHooks.afterItems;
+  overrideReportDeps(null);
 });
+
+/** The worker's item store with `after` run once its items are written (a failure there fails the attempt). */
+function afterItems(after: (reportId: string) => Promise<void>) {
+  overrideReportDeps({
+    items: {
+      async writeItems(...args: Parameters<typeof writeItems>) {
+        const stored = await writeItems(...args);
+        await after(args[1]);
+        return stored;
+      },
+    },
+  });
+}
 
 async function sourceKeys(userId: string): Promise<string[]> {
   const r = await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `sources/${userId}/` }));
@@ -113,14 +127,14 @@ describe('limits at upload', () => {
     const g = makeReport({ rows: 90, seed: 34 });
     let failedReport = '';
     let attempts = 0;
-    workerHooks.afterItems = async (reportId) => {
+    afterItems(async (reportId) => {
       attempts++;
       failedReport = reportId;
       // The charge and the items are in place when the failure strikes.
       expect((await getUserById(u.id))?.limits).toBe(910);
       expect(await itemPartitions(u.id, [reportId])).toBeGreaterThan(0);
       throw new Error('injected failure after the charge');
-    };
+    });
     const r = await uploadMultipart(u.token, g);
     expect(r.statusCode).toBe(500);
     expect(bodyOf<{ error: { code: string; message: string } }>(r).error).toEqual({
@@ -143,7 +157,7 @@ describe('limits at upload', () => {
     expect(await itemPartitions(u.id, [failedReport])).toBe(0);
 
     // The same file goes through once the failure is gone.
-    delete workerHooks.afterItems;
+    overrideReportDeps(null);
     expect((await uploadMultipart(u.token, g)).statusCode).toBe(201);
     expect((await getUserById(u.id))?.limits).toBe(910);
   });

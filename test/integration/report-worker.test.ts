@@ -1,10 +1,11 @@
 /**
  * The asynchronous upload pipeline in-process (the worker runs in this process, as when no function
  * name is configured): 201 within the wait, 202 `processing` with progress beyond it; idempotent
- * uploads (upload_id and Idempotency-Key, sequential and concurrent); the worker's injected fault
- * (WORKER_FAULT) retried to `ready` with every item once, or ending `failed` refunded exactly once; a
- * report whose worker never ran picked up by recovery, handed to a new worker while attempts remain,
- * else failed and refunded once.
+ * uploads (upload_id and Idempotency-Key, sequential and concurrent); a worker whose item store fails
+ * (a failing dependency injected through the composition, shared/reports/deps.ts) retried to `ready`
+ * with every item once, or ending `failed` refunded exactly once; a report whose worker never ran
+ * picked up by the scheduled sweep (on an injected clock), handed to a new worker while attempts
+ * remain, else failed and refunded once.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,13 +14,17 @@ import { handler as uploadHandler } from '../../functions/reports/upload.handler
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import type { ApiReport } from '../../shared/reports/present';
-import { recoverAbandonedUploads } from '../../shared/reports/recover';
+import { recoverAbandonedUploads, sweepPendingReports } from '../../shared/reports/recover';
+import { overrideReportDeps, reportDeps } from '../../shared/reports/deps';
+import { manualClock } from '../../shared/deps';
+import { writeItems } from '../../shared/store/items.repo';
 import { ddb, tableName } from '../../shared/store/client';
 import { getItems } from '../../shared/store/items.repo';
 import { listLimitHistory } from '../../shared/store/limits.repo';
-import { claimReportTask, getReportAnyStatus } from '../../shared/store/reports.repo';
+import { claimReportTask } from '../../shared/store/report-lifecycle.repo';
+import { getReportAnyStatus } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
-import { idleWorkers, setWorkerInvoker, type WorkerEvent } from '../../shared/jobs/worker-invoke';
+import { idleWorkers, type WorkerEvent } from '../../shared/jobs/worker-invoke';
 import {
   getReportOk,
   makeReport,
@@ -31,7 +36,7 @@ import {
   type TestUser,
 } from '../support/reports';
 
-const ENV = ['UPLOAD_WAIT_MS', 'UPLOAD_WAIT_ROWS', 'WORKER_FAULT', 'WORKER_LEASE_MS'] as const;
+const ENV = ['UPLOAD_WAIT_MS', 'UPLOAD_WAIT_ROWS', 'WORKER_LEASE_MS'] as const;
 
 function setEnv(values: Partial<Record<(typeof ENV)[number], string>>) {
   for (const k of ENV) delete process.env[k];
@@ -41,10 +46,32 @@ function setEnv(values: Partial<Record<(typeof ENV)[number], string>>) {
 
 beforeAll(() => setEnv({}));
 afterEach(async () => {
-  setWorkerInvoker(null);
+  overrideReportDeps(null);
   await idleWorkers();
   setEnv({});
 });
+
+/** An item store whose writes of reports named `match` write `after` items and throw, `times` times each. */
+function failingItems(match: string, after: number, times = Infinity) {
+  const used = new Map<string, number>();
+  return {
+    async writeItems(...args: Parameters<typeof writeItems>) {
+      const [userId, reportId, gen, items] = args;
+      const name = (await getReportAnyStatus(userId, reportId))?.source_name ?? '';
+      const n = used.get(reportId) ?? 0;
+      if (!name.includes(match) || n >= times) return writeItems(...args);
+      used.set(reportId, n + 1);
+      await writeItems(userId, reportId, gen, items.slice(0, after));
+      throw new Error(`item store failed after ${after} items`);
+    },
+  };
+}
+
+/** The scheduled sweep as if it ran at `at` (epoch ms). */
+const sweepAt = (at: number) => sweepPendingReports({ ...reportDeps(), clock: manualClock(at) });
+
+/** Events handed to the worker are dropped (an invoke lost, or a process that died at once). */
+const loseInvokes = () => overrideReportDeps({ invoker: { invoke: async () => undefined } });
 
 /** The items stored for a report (every record of its partition, chunks unpacked), by id. */
 async function storedItems(userId: string, reportId: string): Promise<string[]> {
@@ -112,14 +139,18 @@ describe('upload through the worker', () => {
     const u = await newUser(1000);
     // Queued, not run: a wait would last the whole UPLOAD_WAIT_MS (20 s, over the test's timeout).
     const queued: WorkerEvent[] = [];
-    setWorkerInvoker(async (e) => {
-      queued.push(e);
+    overrideReportDeps({
+      invoker: {
+        invoke: async (e) => {
+          queued.push(e);
+        },
+      },
     });
     const big = await uploadMultipart(u.token, makeReport({ rows: 300, seed: 66 }));
     expect(big.statusCode).toBe(202);
     expect(bodyOf<{ report: ApiReport }>(big).report).toMatchObject({ status: 'processing', rows: 300 });
     expect(queued).toHaveLength(1);
-    setWorkerInvoker(null);
+    overrideReportDeps(null);
     const small = await uploadMultipart(u.token, makeReport({ rows: 200, seed: 67 }));
     expect(small.statusCode).toBe(201);
     expect(bodyOf<{ report: ApiReport }>(small).report.status).toBe('ready');
@@ -159,7 +190,7 @@ describe('upload through the worker', () => {
   });
 
   it('a worker failing once after 3 item writes is retried and ends ready with every item exactly once', async () => {
-    setEnv({ WORKER_FAULT: 'fail_after_items=3,times=1,match=once-' });
+    overrideReportDeps({ items: failingItems('once-', 3, 1) });
     const u = await newUser(1000);
     const g = { ...makeReport({ rows: 200, seed: 65 }), filename: 'once-report.xlsx' };
     const r = await uploadMultipart(u.token, g);
@@ -176,7 +207,7 @@ describe('upload through the worker', () => {
   });
 
   it('a worker failing on every attempt ends the report failed, refunded exactly once, saying why', async () => {
-    setEnv({ WORKER_FAULT: 'fail_after_items=2,match=always-' });
+    overrideReportDeps({ items: failingItems('always-', 2) });
     const u = await newUser(1000);
     const g = { ...makeReport({ rows: 150, seed: 66 }), filename: 'always-report.xlsx' };
     const r = await uploadMultipart(u.token, g);
@@ -204,23 +235,30 @@ describe('upload through the worker', () => {
     expect(await partitionRecords(u.id, id)).toBe(0);
     expect(await objectExists(`sources/${u.id}/${id}/${g.filename}`)).toBe(false);
     // Sweeps later refund nothing more.
-    await recoverAbandonedUploads(u.id, Date.now() + 3_600_000);
+    await sweepAt(Date.now() + 3_600_000);
+    await recoverAbandonedUploads({ ...reportDeps(), clock: manualClock(Date.now() + 3_600_000) }, u.id);
     expect(await limitsOf(u.id)).toBe(1000);
   });
 
-  it('a report whose worker never ran is handed to a new one by the listing once its lease ran out', async () => {
+  it('a report whose worker never ran is handed to a new one by the sweep once its lease ran out', async () => {
     setEnv({ UPLOAD_WAIT_MS: '0', WORKER_LEASE_MS: '300' });
-    setWorkerInvoker(async () => undefined); // the invoke is lost (or the process died at once)
+    loseInvokes();
     const u = await newUser(1000);
     const r = await uploadMultipart(u.token, makeReport({ rows: 90, seed: 67 }));
     expect(r.statusCode).toBe(202);
     const id = bodyOf<{ report: ApiReport }>(r).report.id;
     // A live lease: nothing to pick up.
-    expect(await recoverAbandonedUploads(u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
-    setWorkerInvoker(null);
-    await new Promise((res) => setTimeout(res, 350));
+    expect(await recoverAbandonedUploads(reportDeps(), u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
+    await sweepAt(Date.now());
+    expect((await getReportAnyStatus(u.id, id))?.attempts).toBe(0);
+    // Listing only reads.
     const list = await listHandler(apiEvent({ method: 'GET', path: '/api/reports', token: u.token }));
     expect(list.statusCode).toBe(200);
+    expect((await getReportAnyStatus(u.id, id))?.status).toBe('processing');
+    overrideReportDeps(null);
+    // A second later (on the sweep's clock) the 300 ms lease has run out.
+    const swept = await sweepAt(Date.now() + 1_000);
+    expect(swept.recovered).toBeGreaterThanOrEqual(1);
     await idleWorkers();
     const ready = await getReportOk(u.token, id);
     expect(ready.status).toBe('ready');
@@ -229,7 +267,7 @@ describe('upload through the worker', () => {
 
   it('after its last attempt died, recovery fails the report and refunds it once, however many sweeps run', async () => {
     setEnv({ UPLOAD_WAIT_MS: '0', WORKER_LEASE_MS: '300' });
-    setWorkerInvoker(async () => undefined);
+    loseInvokes();
     const u = await newUser(1000);
     const r = await uploadMultipart(u.token, makeReport({ rows: 70, seed: 68 }));
     const id = bodyOf<{ report: ApiReport }>(r).report.id;
@@ -240,8 +278,8 @@ describe('upload through the worker', () => {
       expect(await claimReportTask(u.id, id, `dead-${i}`, 300, t)).not.toBeNull();
     }
     const later = t + 1_000;
-    const sweeps = await Promise.all([1, 2, 3].map(() => recoverAbandonedUploads(u.id, later)));
-    expect(sweeps.reduce((s, x) => s + x.refunded_rows, 0)).toBe(70);
+    const sweeps = await Promise.all([1, 2, 3].map(() => sweepAt(later)));
+    expect(sweeps.reduce((s, x) => s + x.refunded_rows, 0)).toBeGreaterThanOrEqual(70);
     expect(await limitsOf(u.id)).toBe(1000);
     expect(await history(u.id)).toEqual([
       ['refund', 70, id],

@@ -26,14 +26,9 @@ import {
   type FieldName,
 } from '../../shared/engine';
 import type { ApiReport } from '../../shared/reports/present';
-import {
-  createReport,
-  getReport,
-  getReportItems,
-  listAllReports,
-  newReportId,
-  type ReportRecord,
-} from '../../shared/store/reports.repo';
+import { createReport } from '../../shared/store/report-numbers.repo';
+import { getReport, getReportItems, listAllReports } from '../../shared/store/reports.repo';
+import { newReportId, type ReportRecord } from '../../shared/store/report-record';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 
 beforeAll(() => resetConfig());

@@ -14,8 +14,10 @@ import { apiEvent, bodyOf } from '../support/test-event';
 import { applyManualValue, DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/engine';
 import type { ApiItem, ApiReport, ApiValues } from '../../shared/reports/present';
 import { rebuildMany as rebuildManyUseCase } from '../../shared/reports/rebuild';
+import { reportDeps } from '../../shared/reports/deps';
 import { getItem } from '../../shared/store/items.repo';
-import { createReport, getReport } from '../../shared/store/reports.repo';
+import { createReport } from '../../shared/store/report-numbers.repo';
+import { getReport } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { idleWorkers } from '../../shared/jobs/worker-invoke';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
@@ -272,7 +274,7 @@ describe('rebuild many', () => {
     const a = await uploadOk(u.token, makeReport({ rows: 30, seed: 98 }));
     const b = await uploadOk(u.token, makeReport({ rows: 30, seed: 99 }));
     const user = await getUserById(u.id);
-    const r = await rebuildManyUseCase(user!, [a.id, b.id], 0);
+    const r = await rebuildManyUseCase(reportDeps(), user!, [a.id, b.id], 0);
     expect(r).toEqual({ rebuilt: [], processing: [a.id, b.id], skipped: [] });
     // Readable (with their items) while the worker is on them.
     const during = await getReportOk(u.token, a.id);

@@ -1,7 +1,7 @@
 /**
  * Recovery of pre-worker uploads whose process died after the charge (shared/reports/recover.ts;
- * the worker-era recovery is in report-worker.test.ts): listing the
- * reports or starting an upload undoes the user's `building` records older than
+ * the worker-era recovery is in report-worker.test.ts): the scheduled sweep (sweepPendingReports, on
+ * an injected clock) or starting an upload undoes the user's `building` records older than
  * ABANDONED_UPLOAD_AFTER_MS — limits given back exactly once, items, source and record gone — and
  * leaves younger building records and ready reports alone.
  */
@@ -10,10 +10,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as listHandler } from '../../functions/reports/list.handler';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
-import { recoverAbandonedUploads, undoChargedUpload } from '../../shared/reports/recover';
+import { recoverAbandonedUploads, sweepPendingReports, undoChargedUpload } from '../../shared/reports/recover';
+import { reportDeps } from '../../shared/reports/deps';
+import { manualClock } from '../../shared/deps';
 import { ddb, tableName } from '../../shared/store/client';
 import { listLimitHistory, refundLimits } from '../../shared/store/limits.repo';
-import { claimBuildingReport, getReportAnyStatus, markReportReady } from '../../shared/store/reports.repo';
+import { claimBuildingReport, markReportReady } from '../../shared/store/report-lifecycle.repo';
+import { getReportAnyStatus } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import type { ApiReport } from '../../shared/reports/present';
 import {
@@ -61,12 +64,16 @@ async function traces(userId: string, c: ChargedBuildingReport) {
   };
 }
 
+/** The scheduled sweep, now. */
+const sweep = () => sweepPendingReports({ ...reportDeps(), clock: manualClock(Date.now()) });
+const recoverUser = (userId: string) => recoverAbandonedUploads(reportDeps(), userId);
+
 function listReportsApi(u: TestUser) {
   return listHandler(apiEvent({ method: 'GET', path: '/api/reports', token: u.token }));
 }
 
 describe('recovery of abandoned uploads', () => {
-  it('GET /api/reports undoes an upload abandoned 11 minutes ago, leaves a fresh one and ready reports alone', async () => {
+  it('the sweep undoes an upload abandoned 11 minutes ago, leaves a fresh one and ready reports alone', async () => {
     const u = await newUser(1000);
     const ready = await uploadOk(u.token, makeReport({ rows: 50, seed: 41 }));
     const stale = await chargedBuildingReport(u.id, makeReport({ rows: 120, seed: 42 }), 11 * MINUTE);
@@ -75,6 +82,11 @@ describe('recovery of abandoned uploads', () => {
     expect(await traces(u.id, stale)).toEqual({ status: 'building', source: true, items: expect.any(Number) });
     expect((await traces(u.id, stale)).items).toBeGreaterThan(0);
 
+    // Listing only reads.
+    expect((await listReportsApi(u)).statusCode).toBe(200);
+    expect(await limitsOf(u.id)).toBe(1000 - 50 - 120 - 70);
+
+    await sweep();
     const r = await listReportsApi(u);
     expect(r.statusCode).toBe(200);
     expect(bodyOf<{ items: Array<{ id: string }> }>(r).items.map((i) => i.id)).toEqual([ready.id]);
@@ -92,8 +104,8 @@ describe('recovery of abandoned uploads', () => {
     expect(freshLeft.source).toBe(true);
     expect(freshLeft.items).toBeGreaterThan(0);
 
-    // Listing again changes nothing.
-    expect((await listReportsApi(u)).statusCode).toBe(200);
+    // Sweeping again changes nothing.
+    await sweep();
     expect(await limitsOf(u.id)).toBe(880);
     expect((await history(u.id)).filter(([op]) => op === 'refund')).toHaveLength(1);
   });
@@ -102,12 +114,7 @@ describe('recovery of abandoned uploads', () => {
     const u = await newUser(1000);
     const stale = await chargedBuildingReport(u.id, makeReport({ rows: 90, seed: 44 }), 11 * MINUTE);
     expect(await limitsOf(u.id)).toBe(910);
-    const [a, b, list] = await Promise.all([
-      recoverAbandonedUploads(u.id),
-      recoverAbandonedUploads(u.id),
-      listReportsApi(u),
-    ]);
-    expect(list.statusCode).toBe(200);
+    const [a, b] = await Promise.all([recoverUser(u.id), recoverUser(u.id), sweep()]);
     // Whichever sweep refunded, exactly one did.
     expect(a.refunded_rows + b.refunded_rows).toBeLessThanOrEqual(90);
     expect(await limitsOf(u.id)).toBe(1000);
@@ -116,7 +123,7 @@ describe('recovery of abandoned uploads', () => {
       ['expense', 90, 910, stale.id],
     ]);
     expect(await traces(u.id, stale)).toEqual({ status: null, source: false, items: 0 });
-    expect(await recoverAbandonedUploads(u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
+    expect(await recoverUser(u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
     expect(await limitsOf(u.id)).toBe(1000);
   });
 
@@ -150,7 +157,7 @@ describe('recovery of abandoned uploads', () => {
     expect((await getReportAnyStatus(u.id, building.id))?.status).toBe('building');
   });
 
-  it('an undo interrupted after its refund is finished by the next listing without a second refund', async () => {
+  it('an undo interrupted after its refund is finished by the next sweep without a second refund', async () => {
     const u = await newUser(1000);
     const stale = await chargedBuildingReport(u.id, makeReport({ rows: 40, seed: 50 }), 11 * MINUTE);
     // What an undo that died right after refunding leaves behind.
@@ -158,7 +165,7 @@ describe('recovery of abandoned uploads', () => {
     expect(await refundLimits({ userId: u.id, rows: 40, reportId: stale.id })).toMatchObject({ limits_after: 1000 });
     expect(await traces(u.id, stale)).toMatchObject({ status: 'building', source: true });
 
-    expect((await listReportsApi(u)).statusCode).toBe(200);
+    await sweep();
     expect(await limitsOf(u.id)).toBe(1000);
     expect(await history(u.id)).toEqual([
       ['refund', 40, 1000, stale.id],

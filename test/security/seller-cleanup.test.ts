@@ -6,23 +6,29 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { parseFileMeta } from '../../shared/engine/read/filename';
-import { workerHooks } from '../../shared/reports/worker';
+import { overrideReportDeps } from '../../shared/reports/deps';
+import { writeItems } from '../../shared/store/items.repo';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { makeReport, newUser, uploadMultipart } from '../support/reports';
 
 beforeAll(() => resetConfig());
 afterEach(() => {
-  workerHooks.afterItems = undefined;
+  overrideReportDeps(null);
 });
 
 const sellerOf = (filename: string) => parseFileMeta(filename).seller_number as string;
 
 const failAfterCharge = () => {
   // Every attempt of the worker fails after writing the items: the upload ends failed and refunded.
-  workerHooks.afterItems = async () => {
-    throw new Error('simulated failure after the charge');
-  };
+  overrideReportDeps({
+    items: {
+      async writeItems(...args: Parameters<typeof writeItems>) {
+        await writeItems(...args);
+        throw new Error('simulated failure after the charge');
+      },
+    },
+  });
 };
 
 describe('seller created by an aborted upload', () => {

@@ -25,7 +25,8 @@ import { DEFAULT_TAX_PROFILE } from '../../shared/engine/types';
 import { putObject, sourceObjectKey } from '../../shared/files/objects';
 import { writeItems } from '../../shared/store/items.repo';
 import { chargeLimits } from '../../shared/store/limits.repo';
-import { newReportId, reportPutTransactItem, type ReportRecord } from '../../shared/store/reports.repo';
+import { newReportId, type ReportRecord } from '../../shared/store/report-record';
+import { reportPutTransactItem } from '../../shared/store/report-lifecycle.repo';
 import { createUser } from '../../shared/store/users.repo';
 import { generateReport, type GenerateOptions, type GeneratedReport } from '../../scripts/fixtures/generate';
 

@@ -7,7 +7,7 @@
 import { expect } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { AppError } from '../../shared/errors';
-import type { ReportRecord } from '../../shared/store/reports.repo';
+import type { ReportRecord } from '../../shared/store/report-record';
 import type { UserRecord } from '../../shared/store/users.repo';
 
 /** The settings getConfig needs (config.ts), plus `extra`; parsed again on the next getConfig(). */

@@ -1,0 +1,67 @@
+/**
+ * What the report use cases (upload.ts, worker.ts, rebuild.ts, recover.ts) talk to, as an argument
+ * (shared/deps.ts explains the pattern). Each use case names the part it needs (`WorkerDeps`, …); the
+ * composition (shared/reports/deps.ts) builds all of it once per cold start from the real stores,
+ * files and invoker, and unit tests pass fakes.
+ */
+import type { Clock, IdSource } from '../deps';
+import type { readReport, buildItems } from '../engine';
+import type { objectRanges } from '../files/objects';
+import type { WorkerInvoker } from '../jobs/worker-invoke';
+import type { writeItems } from '../store/items.repo';
+import type * as lifecycleRepo from '../store/report-lifecycle.repo';
+import type { getReportAnyStatus } from '../store/reports.repo';
+import type { ensureSellerByNumber } from '../store/sellers.repo';
+import type { getUserById, UserRecord } from '../store/users.repo';
+import type { writeReportSummary } from './analytics';
+import type { CatalogSync } from './catalog-sync';
+import type { ReportFailure, ReportProgress } from './lifecycle';
+import type { RebuildResult } from './rebuild';
+import type { ReportRecord } from '../store/report-record';
+import type { resolveReportSettings } from './settings';
+import type { RecoverDeps } from './recover';
+
+/** The conditional transitions of a report's life (shared/store/report-lifecycle.repo.ts). */
+export type LifecycleStore = Pick<
+  typeof lifecycleRepo,
+  | 'claimReportTask'
+  | 'renewReportTask'
+  | 'releaseReportTask'
+  | 'finishUploadTask'
+  | 'finishRebuildTask'
+  | 'startRebuildTask'
+>;
+
+/** What the worker needs (worker.ts runWorkerEvent). */
+export interface WorkerDeps {
+  clock: Clock;
+  ids: IdSource;
+  invoker: WorkerInvoker;
+  reports: { getReportAnyStatus: typeof getReportAnyStatus };
+  lifecycle: Omit<LifecycleStore, 'startRebuildTask'>;
+  items: { writeItems: typeof writeItems };
+  users: { getUserById: typeof getUserById };
+  sellers: { ensureSellerByNumber: typeof ensureSellerByNumber };
+  files: { objectRanges: typeof objectRanges };
+  engine: { readReport: typeof readReport; buildItems: typeof buildItems };
+  settings: { resolveReportSettings: typeof resolveReportSettings };
+  /** The catalog sync of one attempt (catalog-sync.ts). */
+  catalogSync(userId: string): Pick<CatalogSync, 'add' | 'done' | 'undo'>;
+  summaries: { writeReportSummary: typeof writeReportSummary };
+  /** Rebuilds one report now (rebuild.ts rebuildReport, bound to its dependencies). */
+  rebuildReport(
+    user: UserRecord,
+    reportId: string,
+    onProgress: (p: Partial<ReportProgress>) => void,
+  ): Promise<RebuildResult>;
+  /** Fails a processing upload and refunds it once (recover.ts failUpload). */
+  failUpload(record: ReportRecord, failure: ReportFailure): Promise<number>;
+  /** Removes a seller an upload created on demand when nothing refers to it (recover.ts). */
+  dropUnusedSeller(userId: string, sellerId: string | null | undefined): Promise<void>;
+}
+
+/** Everything the report use cases need; the composition (deps.ts) builds one per cold start. */
+export type ReportDeps = WorkerDeps &
+  RecoverDeps & {
+    lifecycle: LifecycleStore;
+  };

@@ -1,0 +1,444 @@
+/**
+ * The conditional writes of a report's life, one per transition of shared/reports/lifecycle.ts
+ * (TRANSITIONS), each with the condition that table states. A processing report is listed in gsi2 (the
+ * pending index: keys.ts reportBuildingIndex) so recovery finds it when its worker died; every
+ * transition is a conditional update, so two workers (an async event delivered twice, a retry racing a
+ * recovery) can never both own a report, and a finished or failed report never goes back to
+ * processing.
+ *
+ * Legacy (`building`, uploads made before the worker existed): the undo claims the record
+ * (`recovering_at`), after which it can never become ready, and deletes it last, so it stays the durable
+ * to-do until the refund and the cleanup are done.
+ */
+import { DeleteCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { LastRebuild, ReportFailure, ReportProgress } from '../reports/lifecycle';
+import { queuedProgress, MAX_DROPPED_KEPT } from '../reports/lifecycle';
+import { ddb, putNew, tableName, type DocTransactItem } from './client';
+import { GSI2 } from './table';
+import { cancellationCodes, conditionHeld } from './dynamo-errors';
+import { reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
+import { fromItem, MAX_CATEGORIES, MAX_WARNINGS, toItem, updateReportIf, type ReportRecord } from './report-record';
+
+const PROCESSING_CLEANUP = 'REMOVE gsi2pk, gsi2sk, lease_owner, lease_until, progress, task';
+
+/**
+ * The Put of a new uploaded report for the charge's transaction: `processing` (task upload), listed in
+ * gsi2, with a lease that expires `leaseMs` from now unless a worker claims it first (so an invoke
+ * that was lost is noticed by recovery), on the condition that the id is new.
+ */
+export function processingReportPut(
+  record: ReportRecord,
+  taskId: string,
+  leaseMs: number,
+  now = Date.now(),
+): DocTransactItem {
+  return putNew({
+    ...toItem({
+      ...record,
+      status: 'processing',
+      task: 'upload',
+      task_id: taskId,
+      progress: queuedProgress(record.rows),
+      lease_until: now + leaseMs,
+      attempts: 0,
+      items_gen: 1,
+      version: 1,
+    }),
+    ...reportBuildingIndex(record.user_id, record.created_at),
+  });
+}
+
+/**
+ * Puts a ready report into `processing` for a rebuild (its items stay readable). Null when it is not
+ * ready (already processing: the caller shows that one; failed or gone: not rebuildable).
+ */
+export async function startRebuildTask(
+  userId: string,
+  reportId: string,
+  taskId: string,
+  leaseMs: number,
+  nowMs = Date.now(),
+): Promise<ReportRecord | null> {
+  const now = new Date(nowMs).toISOString();
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression:
+      'SET #s = :processing, task = :rebuild, task_id = :task, progress = :progress, lease_until = :until, attempts = :zero, gsi2pk = :g2pk, gsi2sk = :g2sk REMOVE lease_owner',
+    ConditionExpression: 'attribute_exists(pk) AND #s = :ready',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':processing': 'processing',
+      ':ready': 'ready',
+      ':rebuild': 'rebuild',
+      ':task': taskId,
+      ':progress': queuedProgress(0),
+      ':until': nowMs + leaseMs,
+      ':zero': 0,
+      ':g2pk': reportBuildingIndex(userId, now).gsi2pk,
+      ':g2sk': now,
+    },
+  });
+}
+
+/**
+ * A worker takes a processing report: nobody holds it (never claimed, or released), or its holder's
+ * lease ran out. Counts the attempt. Null when the report is not processing (done, failed, gone) or
+ * another worker holds a live lease.
+ */
+export async function claimReportTask(
+  userId: string,
+  reportId: string,
+  owner: string,
+  leaseMs: number,
+  now = Date.now(),
+): Promise<ReportRecord | null> {
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression:
+      'SET lease_owner = :owner, lease_until = :until, attempts = if_not_exists(attempts, :zero) + :one',
+    ConditionExpression: '#s = :processing AND (attribute_not_exists(lease_owner) OR lease_until < :now)',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: {
+      ':processing': 'processing',
+      ':owner': owner,
+      ':until': now + leaseMs,
+      ':now': now,
+      ':zero': 0,
+      ':one': 1,
+    },
+  });
+}
+
+/** Renews the lease of `owner` and saves its progress. False when the lease was lost (another worker took over). */
+export async function renewReportTask(
+  userId: string,
+  reportId: string,
+  owner: string,
+  leaseMs: number,
+  progress: ReportProgress,
+  now = Date.now(),
+): Promise<boolean> {
+  return conditionHeld(
+    ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: 'SET lease_until = :until, progress = :progress',
+        ConditionExpression: '#s = :processing AND lease_owner = :owner',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':owner': owner,
+          ':until': now + leaseMs,
+          ':progress': progress,
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * Gives a held (or expired) task back so that the next attempt can claim it at once (the claim takes a
+ * report without an owner whatever its lease): the worker's own retry, or recovery re-invoking a
+ * worker. The lease is set `leaseMs` ahead, so recovery does not invoke again before that attempt had
+ * its chance. `owner` null: whoever held it, only when its lease ran out (recovery). False when the
+ * report is not processing anymore or another worker holds it.
+ */
+export async function releaseReportTask(
+  userId: string,
+  reportId: string,
+  owner: string | null,
+  leaseMs: number,
+  now = Date.now(),
+): Promise<boolean> {
+  return conditionHeld(
+    ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: 'SET lease_until = :until REMOVE lease_owner',
+        ConditionExpression:
+          owner === null ? '#s = :processing AND lease_until < :now' : '#s = :processing AND lease_owner = :owner',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':until': now + leaseMs,
+          ...(owner === null ? { ':now': now } : { ':owner': owner }),
+        },
+      }),
+    ),
+  );
+}
+
+/** The fields of an uploaded report the worker learns by reading the file. */
+export type BuiltUpload = Pick<
+  ReportRecord,
+  | 'title'
+  | 'allocation'
+  | 'report_number'
+  | 'seller_id'
+  | 'period_from'
+  | 'period_to'
+  | 'tax_profile'
+  | 'totals'
+  | 'commission_by_category'
+  | 'warnings'
+  | 'item_count'
+>;
+
+/**
+ * Marks an uploaded report ready with what its worker built (items already written as generation 1),
+ * links it to its seller (gsi1) and takes it out of gsi2. Null when `owner` no longer holds it.
+ */
+export async function finishUploadTask(
+  userId: string,
+  reportId: string,
+  owner: string,
+  built: BuiltUpload,
+): Promise<ReportRecord | null> {
+  const capped = {
+    ...built,
+    warnings: built.warnings.slice(0, MAX_WARNINGS),
+    commission_by_category: built.commission_by_category.slice(0, MAX_CATEGORIES),
+  };
+  const names: Record<string, string> = { '#s': 'status' };
+  const values: Record<string, unknown> = { ':processing': 'processing', ':ready': 'ready', ':owner': owner };
+  const sets = ['#s = :ready'];
+  for (const [k, v] of Object.entries(capped)) {
+    names[`#${k}`] = k;
+    values[`:${k}`] = v;
+    sets.push(`#${k} = :${k}`);
+  }
+  if (built.seller_id) {
+    const g = reportSellerIndex(userId, built.seller_id, reportId);
+    values[':g1pk'] = g.gsi1pk;
+    values[':g1sk'] = g.gsi1sk;
+    sets.push('gsi1pk = :g1pk', 'gsi1sk = :g1sk');
+  }
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression: `SET ${sets.join(', ')} ${PROCESSING_CLEANUP}`,
+    ConditionExpression: '#s = :processing AND lease_owner = :owner',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
+}
+
+/**
+ * Ends a rebuild task: the report is `ready` again (with the rebuilt items when it succeeded, or its old
+ * ones when it failed: `last_rebuild.error`). `owner` null: whoever held it (recovery, after the last
+ * attempt). False when it is not this task anymore.
+ */
+export async function finishRebuildTask(
+  userId: string,
+  reportId: string,
+  owner: string | null,
+  last: LastRebuild,
+): Promise<boolean> {
+  return conditionHeld(
+    ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: `SET #s = :ready, last_rebuild = :last ${PROCESSING_CLEANUP}`,
+        ConditionExpression:
+          owner === null
+            ? '#s = :processing AND task = :rebuild AND task_id = :task'
+            : '#s = :processing AND task = :rebuild AND task_id = :task AND lease_owner = :owner',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: {
+          ':ready': 'ready',
+          ':processing': 'processing',
+          ':rebuild': 'rebuild',
+          ':task': last.task_id,
+          ':last': { ...last, dropped: last.dropped.slice(0, MAX_DROPPED_KEPT) },
+          ...(owner === null ? {} : { ':owner': owner }),
+        },
+      }),
+    ),
+  );
+}
+
+/**
+ * The Update that fails a processing upload, for the refund's transaction (limits.repo.ts refundLimits):
+ * `failed` with its reason and the rows given back, out of gsi2; on the condition that it is still a
+ * processing upload (so a report is failed, and refunded, once).
+ */
+export function failUploadUpdate(
+  userId: string,
+  reportId: string,
+  failure: ReportFailure,
+  refundedRows: number,
+): DocTransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: reportKey(userId, reportId),
+      UpdateExpression: `SET #s = :failed, #e = :error, refunded_rows = :rows ${PROCESSING_CLEANUP}`,
+      ConditionExpression: '#s = :processing AND task = :upload',
+      ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
+      ExpressionAttributeValues: {
+        ':failed': 'failed',
+        ':processing': 'processing',
+        ':upload': 'upload',
+        ':error': failure,
+        ':rows': refundedRows,
+      },
+    },
+  };
+}
+
+/** failUploadUpdate on its own (its refund was given before). False when it is not a processing upload. */
+export async function markUploadFailed(
+  userId: string,
+  reportId: string,
+  failure: ReportFailure,
+  refundedRows: number,
+): Promise<boolean> {
+  try {
+    await ddb().send(
+      new TransactWriteCommand({ TransactItems: [failUploadUpdate(userId, reportId, failure, refundedRows)] }),
+    );
+    return true;
+  } catch (e) {
+    if (cancellationCodes(e)?.[0] === 'ConditionalCheckFailed') return false;
+    throw e;
+  }
+}
+
+/**
+ * The caller's reports in gsi2 (processing, and pre-worker `building` ones), oldest first, at most
+ * `limit`. Eventually consistent: act on them only through the conditional transitions above.
+ */
+export async function listPendingReports(userId: string, limit: number): Promise<ReportRecord[]> {
+  const r = await ddb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: GSI2,
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': reportBuildingIndex(userId, '').gsi2pk },
+      Limit: limit,
+    }),
+  );
+  return (r.Items ?? []).map(fromItem);
+}
+
+/** A page of the pending index across all users (the scheduled sweep), and where the next one starts. */
+export interface PendingPage {
+  items: ReportRecord[];
+  next: Record<string, unknown> | null;
+}
+
+/**
+ * Every user's reports in gsi2 (processing, and pre-worker `building` ones), a page of at most `limit`
+ * from `start`. The index is sparse (only pending reports are in it), so the scan reads next to nothing
+ * when all is well; eventually consistent: act on them only through the conditional transitions above.
+ */
+export async function scanPendingReports(start: Record<string, unknown> | null, limit: number): Promise<PendingPage> {
+  const r = await ddb().send(
+    new ScanCommand({ TableName: tableName(), IndexName: GSI2, Limit: limit, ExclusiveStartKey: start ?? undefined }),
+  );
+  return { items: (r.Items ?? []).map(fromItem), next: r.LastEvaluatedKey ?? null };
+}
+
+// Legacy `building` uploads (made before the worker existed).
+
+/**
+ * The Put of a new report record for a caller's transaction (chargeLimits' extraItems): the record in
+ * state `building` (listed in gsi2 by its created_at), on the condition that the id is new.
+ */
+export function reportPutTransactItem(record: ReportRecord): DocTransactItem {
+  return putNew({
+    ...toItem({ ...record, status: 'building', items_gen: 1, version: 1 }),
+    ...reportBuildingIndex(record.user_id, record.created_at),
+  });
+}
+
+/**
+ * Marks a building report ready (its items are all written) and takes it out of gsi2. Refused
+ * (ConditionalCheckFailedException) when the record is gone or an undo has claimed it.
+ */
+export async function markReportReady(userId: string, reportId: string): Promise<void> {
+  await ddb().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: reportKey(userId, reportId),
+      UpdateExpression: 'SET #s = :ready REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(recovering_at)',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':ready': 'ready' },
+    }),
+  );
+}
+
+/** What undoing an unfinished upload needs to know of its record. */
+export interface BuildingReport {
+  id: string;
+  rows: number;
+  source_path: string | null;
+  created_at: string;
+}
+
+/**
+ * The caller's reports still `building` that were created before `before` (ISO time), oldest first,
+ * at most `limit`. Read from the sparse gsi2, so it costs next to nothing when there are none; the
+ * index is eventually consistent, so a listed report may be ready or gone by now: act on it only
+ * through claimBuildingReport.
+ */
+export async function listBuildingReports(userId: string, before: string, limit: number): Promise<BuildingReport[]> {
+  const index = reportBuildingIndex(userId, before);
+  const r = await ddb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: GSI2,
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+      ExpressionAttributeValues: { ':pk': index.gsi2pk, ':before': index.gsi2sk },
+      ProjectionExpression: 'id, #rows, source_path, created_at',
+      ExpressionAttributeNames: { '#rows': 'rows' },
+      Limit: limit,
+    }),
+  );
+  return (r.Items ?? []).map((i) => ({
+    id: String(i.id),
+    rows: Number(i.rows),
+    source_path: typeof i.source_path === 'string' ? i.source_path : null,
+    created_at: String(i.created_at),
+  }));
+}
+
+/**
+ * Claims a building report for undoing: sets `recovering_at`, after which markReportReady refuses it.
+ * Claiming again (a second undo, or one resuming an interrupted undo) succeeds too. Returns the record
+ * (consistent), or null when it is not building: ready, or gone.
+ */
+export async function claimBuildingReport(
+  userId: string,
+  reportId: string,
+  now = new Date(),
+): Promise<ReportRecord | null> {
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression: 'SET recovering_at = if_not_exists(recovering_at, :now)',
+    ConditionExpression: 'attribute_exists(pk) AND #s = :building',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':building': 'building' },
+  });
+}
+
+/**
+ * Deletes the record of a building report, the last step of an undo (its items, charge and source are
+ * the caller's to undo before). False when it is not building anymore or already gone.
+ */
+export async function deleteBuildingReport(userId: string, reportId: string): Promise<boolean> {
+  return conditionHeld(
+    ddb().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        ConditionExpression: '#s = :building',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':building': 'building' },
+      }),
+    ),
+  );
+}

@@ -1,0 +1,150 @@
+/**
+ * The stored shape of a report record (keys.ts: pk `USER#<userId>`, sk `REPORT#<reportId>`, gsi1 by
+ * seller) and its conversion to and from a DynamoDB item. A record holds the report's metadata,
+ * snapshot settings and its report-level numbers (totals, commission by category, warnings: kopecks);
+ * its items live in their own partition (items.repo.ts). Its life (states, tasks, leases) is
+ * shared/reports/lifecycle.ts; the writes are split by concern: reports.repo.ts (reads, metadata,
+ * delete), report-numbers.repo.ts (versioned changes of numbers and items), report-lifecycle.repo.ts
+ * (the conditional transitions).
+ */
+import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { AllocationSummary } from '../engine/allocation';
+import type { CategoryCommission, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../engine/types';
+import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTask } from '../reports/lifecycle';
+import { ddb, tableName } from './client';
+import { isConditionFailed } from './dynamo-errors';
+import { newId, reportKey, reportSellerIndex } from './keys';
+
+/** A stored report (money in kopecks). */
+export interface ReportRecord {
+  id: string;
+  user_id: string;
+  title: string;
+  report_number: string | null;
+  seller_id: string | null;
+  period_from: string | null;
+  period_to: string | null;
+  rows: number;
+  /** null for a combined report (no file). */
+  format: ReportFormat | null;
+  is_combined: boolean;
+  source_report_ids?: string[];
+  /** An uploaded report's identity (shared/reports/report-identity.ts); absent on combined and older reports. */
+  identity?: string | null;
+  /** A combined report: each source as it was combined (its `version` and `rebuilt_at` then). */
+  sources?: CombinedSource[];
+  /** A combined report: what it covers, nested combined reports flattened (report-identity.ts coverOf). */
+  covers?: string[];
+  /** S3 key of the stored source file (`sources/<user_id>/<report_id>/<name>`), null without one. */
+  source_path: string | null;
+  source_name: string | null;
+  source_size: number | null;
+  created_at: string;
+  rebuilt_at?: string;
+  tax_profile: TaxProfile;
+  /** How the «Без артикула» costs were spread (kopecks); absent on reports built before allocation existed. */
+  allocation?: AllocationSummary;
+  totals: ItemValues;
+  commission_by_category: CategoryCommission[];
+  warnings: ReportWarning[];
+  item_count: number;
+  /** Current item generation (items.repo.ts); set by this repository. */
+  items_gen?: number;
+  /** Bumped by every change of items or totals; set by this repository. */
+  version?: number;
+  status?: ReportStatus;
+  /** While `processing`: what the worker does, its progress, its lease (epoch ms) and attempts so far. */
+  task?: ReportTask;
+  task_id?: string;
+  progress?: ReportProgress;
+  lease_owner?: string;
+  lease_until?: number;
+  attempts?: number;
+  /** When `failed`: why (code and Russian message), and the rows given back. */
+  error?: ReportFailure;
+  refunded_rows?: number;
+  last_rebuild?: LastRebuild;
+}
+
+/** A source of a combined report as it was read when the combined report was (re)built. */
+export interface CombinedSource {
+  id: string;
+  version: number;
+  rebuilt_at: string | null;
+}
+
+/** Warnings kept on the record: a hostile file must not push the record past DynamoDB's 400 KB. */
+export const MAX_WARNINGS = 50;
+
+/** Categories kept on the record, biggest realization first (the list arrives sorted). */
+export const MAX_CATEGORIES = 500;
+
+/** Report ids are newId() strings; anything else is not a report of anyone (→ 404 at the route). */
+export function isReportId(id: unknown): id is string {
+  return typeof id === 'string' && /^[0-9A-Za-z]{1,64}$/.test(id);
+}
+
+export const newReportId = (): string => newId();
+
+export function capped(record: ReportRecord): ReportRecord {
+  return {
+    ...record,
+    warnings: record.warnings.slice(0, MAX_WARNINGS),
+    commission_by_category: record.commission_by_category.slice(0, MAX_CATEGORIES),
+  };
+}
+
+export function toItem(record: ReportRecord): Record<string, unknown> {
+  const r = capped(record);
+  return {
+    ...reportKey(r.user_id, r.id),
+    ...(r.seller_id ? reportSellerIndex(r.user_id, r.seller_id, r.id) : {}),
+    type: 'report',
+    ...r,
+    items_gen: r.items_gen ?? 1,
+    version: r.version ?? 1,
+    status: r.status ?? 'ready',
+  };
+}
+
+export function fromItem(item: Record<string, unknown>): ReportRecord {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, gsi2pk: _g3, gsi2sk: _g4, type: _t, ...rest } = item;
+  const r = rest as unknown as ReportRecord;
+  return { ...r, items_gen: Number(r.items_gen ?? 1), version: Number(r.version ?? 1), status: r.status ?? 'ready' };
+}
+
+/** A conditional update of one report record: the record after it, or null when its condition failed. */
+export async function updateReportIf(
+  input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>,
+): Promise<ReportRecord | null> {
+  try {
+    const r = await ddb().send(new UpdateCommand({ TableName: tableName(), ...input, ReturnValues: 'ALL_NEW' }));
+    return r.Attributes ? fromItem(r.Attributes) : null;
+  } catch (e) {
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
+}
+
+/** Fields of a report that may change after it is created. */
+export type ReportPatch = Partial<
+  Pick<
+    ReportRecord,
+    | 'title'
+    | 'totals'
+    | 'commission_by_category'
+    | 'warnings'
+    | 'tax_profile'
+    | 'allocation'
+    | 'rebuilt_at'
+    | 'item_count'
+    | 'rows'
+    | 'period_from'
+    | 'period_to'
+    | 'report_number'
+    | 'format'
+    | 'source_report_ids'
+    | 'sources'
+    | 'covers'
+  >
+>;
