@@ -356,8 +356,9 @@ describe('syncing', () => {
     // The tick picks it up (the connection is due while a read report waits).
     clock.advance(INTERVAL_MS + 1_000);
     const ticked = await tick(deps);
-    expect(ticked.find((t) => t.id === c.id)?.result).not.toBe('failed');
-    const resumed = await syncRound(deps, clock, u.id, c.id);
+    expect(ticked.find((t) => t.id === c.id)?.result).toBe('imported');
+    await idleWorkers();
+    const resumed = (await getConnection(u.id, c.id))!;
     expect(resumed).toMatchObject({ sync_status: 'scheduled', reports_imported: 2, error: null });
     const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
     expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
