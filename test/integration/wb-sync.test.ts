@@ -62,9 +62,7 @@ async function start(opts: { weeks?: number; formula?: 'cash' | 'audit' } = {}) 
 }
 
 function call(token: string, method: string, path: string, body?: unknown, id?: string) {
-  return connectionsHandler(
-    apiEvent({ method, path, token, body, pathParameters: id ? { id } : undefined }),
-  );
+  return connectionsHandler(apiEvent({ method, path, token, body, pathParameters: id ? { id } : undefined }));
 }
 
 async function connectOk(u: TestUser, token: string): Promise<WbConnection> {
@@ -231,7 +229,10 @@ describe('syncing', () => {
     const c = await connectOk(u, emu.tokens.valid);
     await syncRound(deps, clock, u.id, c.id);
     const reports = await wbReports(u.id);
-    const altered = await getReportOk(u.token, reports.find((r) => r.wb_report_id === String(first!.item.reportId))!.id);
+    const altered = await getReportOk(
+      u.token,
+      reports.find((r) => r.wb_report_id === String(first!.item.reportId))!.id,
+    );
     expect(altered.reconciliation?.status).toBe('mismatch');
     const payout = altered.reconciliation!.fields.find((f) => f.field === 'payout')!;
     expect(payout).toMatchObject({ wb_field: 'bankPaymentSum', explained_by: [] });
@@ -317,7 +318,9 @@ describe('syncing', () => {
     const { emu, clock, deps } = await start({ weeks: 2 });
     const u = await newUser(100_000, 'wb');
     const week = emu.weeks[0]!;
-    const sellerId = String(/"oid":(\d+)/.exec(Buffer.from(emu.tokens.valid.split('.')[1]!, 'base64url').toString())![1]);
+    const sellerId = String(
+      /"oid":(\d+)/.exec(Buffer.from(emu.tokens.valid.split('.')[1]!, 'base64url').toString())![1],
+    );
     const uploaded = await uploadOk(u.token, {
       filename: `Еженедельный детализированный отчет №${week.item.reportId}_${sellerId}.xlsx`,
       file: week.portal.file,
@@ -328,7 +331,9 @@ describe('syncing', () => {
     const all = (await listReports(u.id, { limit: 100 })).items;
     expect(all).toHaveLength(2);
     expect(all.map((r) => r.id)).toContain(uploaded.id);
-    expect(all.filter((r) => r.source === 'wb_api').map((r) => r.wb_report_id)).toEqual([String(emu.weeks[1]!.item.reportId)]);
+    expect(all.filter((r) => r.source === 'wb_api').map((r) => r.wb_report_id)).toEqual([
+      String(emu.weeks[1]!.item.reportId),
+    ]);
     const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
     expect(history.map((h) => h.rows).sort()).toEqual([uploaded.rows, ROWS].sort());
     // The skipped week's rows were never read from WB.
@@ -342,7 +347,9 @@ describe('syncing', () => {
     const stopped = await syncRound(deps, clock, u.id, c.id);
     expect(stopped.sync_status).toBe('limits_exhausted');
     expect(stopped.error?.code).toBe('insufficient_limits');
-    const shown = bodyOf<{ connection: WbConnection }>(await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id));
+    const shown = bodyOf<{ connection: WbConnection }>(
+      await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id),
+    );
     expect(shown.connection.sync.status).toBe('limits_exhausted');
     expect(await wbReports(u.id)).toHaveLength(1);
     // More steps change nothing and call WB no more.
