@@ -321,7 +321,16 @@ export const ROUTES = {
         schema: s.rebuildResultSchema,
       },
     },
-    errors: ['report_not_found', 'source_missing', 'report_busy', ...READER_ERRORS],
+    // The worker's outcome is answered when it ends within the wait (as for an upload).
+    errors: [
+      'report_not_found',
+      'source_missing',
+      'report_busy',
+      'source_changed',
+      'file_too_large',
+      'not_a_spreadsheet',
+      ...READER_ERRORS,
+    ],
   }),
   rebuildMany: route({
     fn: 'reportsRebuildMany',
