@@ -541,6 +541,7 @@ export const ROUTES = {
       'wb_token_expired',
       'wb_unavailable',
       'unprocessable',
+      'transaction_conflict',
     ],
   }),
   wbDisconnect: route({
@@ -567,7 +568,7 @@ export const ROUTES = {
     body: s.wbSyncBodySchema,
     bodyOptional: true,
     responses: { 202: { description: 'The connection with the round started', schema: s.wbConnectionReplySchema } },
-    errors: ['wb_connection_not_found', 'wb_connection_blocked'],
+    errors: ['wb_connection_not_found', 'wb_connection_blocked', 'transaction_conflict'],
   }),
 
   // --- the page's settings ---
