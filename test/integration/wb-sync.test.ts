@@ -12,6 +12,7 @@
 import { randomInt } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
+import { handler as rebuildHandler } from '../../functions/reports/rebuild-one.handler';
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
 import { resetConfig } from '../../shared/config';
 import { manualClock } from '../../shared/deps';
@@ -138,6 +139,9 @@ describe('connecting a WB account', () => {
       expect(r.statusCode, `${method} ${path}`).toBe(404);
       expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('wb_connection_not_found');
     }
+    // Disconnecting: gone from the list (and from the tick's due index).
+    expect((await call(u.token, 'DELETE', `/api/wb/connections/${c.id}`, undefined, c.id)).statusCode).toBe(204);
+    expect(await getConnection(u.id, c.id)).toBeNull();
   });
 
   it('refuses a token WB does not accept (401), one without «Финансы», an expired one: 422 each', async () => {
@@ -203,6 +207,23 @@ describe('syncing', () => {
       ]);
       expect(report.reconciliation?.fields.every((f) => f.diff === 0)).toBe(true);
     }
+    // A rebuild reads the stored WB rows again: the same numbers, nothing charged.
+    const one = reports[0]!;
+    const beforeRebuild = await getReportOk(u.token, one.id);
+    const rebuilt = await rebuildHandler(
+      apiEvent({
+        method: 'POST',
+        path: `/api/reports/${one.id}/rebuild`,
+        token: u.token,
+        pathParameters: { id: one.id },
+      }),
+    );
+    expect(rebuilt.statusCode, rebuilt.body).toBe(200);
+    await idleWorkers();
+    const after = await getReportOk(u.token, one.id);
+    expect(after.rebuilt_at).toBeDefined();
+    expect(after.totals).toEqual(beforeRebuild.totals);
+    expect(after.reconciliation?.status).toBe('match');
     // Every row charged once, one expense per report.
     const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
     expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS, ROWS]);
