@@ -13,6 +13,7 @@ describe('CLI --help', () => {
     ['admin', 'scripts/admin.ts', 'npm run admin -- grant <email>'],
     ['bench', 'scripts/bench.ts', 'npm run bench'],
     ['bench:page', 'scripts/bench-page.ts', 'npm run bench:page'],
+    ['bench:load', 'scripts/bench-load.ts', 'npm run bench:load'],
     ['serverless:generate', 'scripts/serverless/generate.ts', 'npm run serverless:generate'],
   ])('%s --help prints its usage', (_name, script, expected) => {
     const r = spawnSync(tsx, [script, '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });

@@ -55,6 +55,12 @@ const schema = z.object({
    */
   UPLOAD_WAIT_ROWS: z.coerce.number().int().nonnegative().default(100_000),
   /**
+   * Write units a second that one seller's new catalog products may take (shared/store/products.repo.ts,
+   * a token bucket per seller): all of a seller's products share the partition key `USER#<id>`, which
+   * DynamoDB serves at up to 1,000 write units a second; half leaves room for the seller's other writes.
+   */
+  CATALOG_WRITE_UNITS_PER_SECOND: z.coerce.number().int().positive().default(500),
+  /**
    * The report worker (functions/reports/worker.handler.ts), invoked asynchronously. Empty: run it in
    * this process (integration tests, scripts); on AWS and under serverless-offline its function name.
    */

@@ -61,3 +61,27 @@ describe('toAppError', () => {
     expect(e.details.issues).toEqual([expect.objectContaining({ path: 'tax.usn_rate', code: 'too_big' })]);
   });
 });
+
+describe('a store still throttled after the retries', () => {
+  const named = (name: string, extra: object = {}) => Object.assign(new Error(name), { name, ...extra });
+  const cancelled = (...codes: string[]) =>
+    named('TransactionCanceledException', { CancellationReasons: codes.map((Code) => ({ Code })) });
+
+  it.each([
+    ['ThrottlingException', named('ThrottlingException')],
+    ['ProvisionedThroughputExceededException', named('ProvisionedThroughputExceededException')],
+    ['RequestLimitExceeded', named('RequestLimitExceeded')],
+    ['a transaction cancelled by throttling', cancelled('None', 'ThrottlingError')],
+    ['a transaction cancelled by a conflict', cancelled('TransactionConflict', 'None')],
+  ])('%s → 429 rate_limited with Retry-After', (_, e) => {
+    const a = toAppError(e);
+    expect([a.status, a.code]).toEqual([429, 'rate_limited']);
+    expect(a.headers).toEqual({ 'Retry-After': '2' });
+    expect(a.details).toEqual({ retry_after_seconds: 2 });
+  });
+
+  it('a failed condition or any other error stays what it is (not a 429)', () => {
+    expect(toAppError(cancelled('ConditionalCheckFailed', 'ThrottlingError')).code).toBe('internal_error');
+    expect(toAppError(named('ValidationException')).code).toBe('internal_error');
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { statusOf, type CodeWithStatus, type ErrorCode } from './contract/errors';
 import { ReportError } from './engine/errors';
+import { isTransient } from './store/retry';
 
 export type Details = Record<string, unknown>;
 
@@ -115,5 +116,35 @@ export function toAppError(e: unknown): AppError {
     }
     return new AppError(422, code, e.message, details);
   }
+  if (isStoreBusy(e)) return storeBusy();
   return internal();
 }
+
+/** DynamoDB's throttling, by error name: what the SDK's own retries gave up on. */
+const STORE_THROTTLED = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+]);
+
+/**
+ * The store refused for load after every retry (shared/store/client.ts: the SDK's 5 attempts, and 6
+ * for a transaction cancelled by throttling or a conflict). Nothing was written by the failed call;
+ * the request may be sent again shortly.
+ */
+export function isStoreBusy(e: unknown): boolean {
+  return e instanceof Error && (STORE_THROTTLED.has(e.name) || isTransient(e));
+}
+
+/** Seconds a caller is told to wait when the store was busy. */
+export const STORE_BUSY_RETRY_SECONDS = 2;
+
+/** 429 `rate_limited` with `Retry-After`: the store stayed throttled through the retries. */
+export const storeBusy = () =>
+  new AppError(
+    429,
+    'rate_limited',
+    'The store is busy; try again shortly',
+    { retry_after_seconds: STORE_BUSY_RETRY_SECONDS },
+    { 'Retry-After': String(STORE_BUSY_RETRY_SECONDS) },
+  );

@@ -1,4 +1,5 @@
 import { MAX_IMPORT_BYTES, readCatalogFile } from '../../shared/catalog/import-file';
+import { MAX_UNKNOWN_LISTED } from '../../shared/contract/shapes';
 import { badRequest } from '../../shared/errors';
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { importProducts } from '../../shared/store/products.repo';
@@ -8,14 +9,22 @@ const route = fromRoute(contract, { multipart: { maxFileBytes: MAX_IMPORT_BYTES 
 
 /**
  * POST /api/products/import (multipart `file`: xlsx or csv with "Артикул"/"Артикул поставщика" and
- * "Себестоимость"/"cost_price") → {updated, created, errors: [{row, message}]}. Good rows are applied
- * even when others fail; a file without the columns → 422 missing_columns.
+ * "Себестоимость"/"cost_price"; optional field `create_missing=true`) → {updated, created, unknown,
+ * errors: [{row, message}]}. Good rows of known articles are applied even when others fail; articles
+ * the catalog does not know are listed in `unknown` and left out unless `create_missing` is true; a
+ * file without the columns → 422 missing_columns.
  */
 export async function main(req: HttpRequest<typeof route>) {
   if (!req.file) throw badRequest('file_required', 'Send the file as multipart/form-data in the field "file"');
+  const createMissing = req.body.create_missing === 'true' || req.body.create_missing === '1';
   const parsed = await readCatalogFile(req.file.buffer);
-  const applied = await importProducts(req.user.id, parsed.rows);
-  return reply(contract, 200, { updated: applied.updated, created: applied.created, errors: parsed.errors });
+  const applied = await importProducts(req.user.id, parsed.rows, { createMissing });
+  return reply(contract, 200, {
+    updated: applied.updated,
+    created: applied.created,
+    unknown: { count: applied.unknown.length, articles: applied.unknown.slice(0, MAX_UNKNOWN_LISTED) },
+    errors: parsed.errors,
+  });
 }
 
 export const handler = http(route, main);

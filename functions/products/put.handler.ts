@@ -3,6 +3,7 @@ import { presentProduct } from '../../shared/catalog/present';
 import { badRequest } from '../../shared/errors';
 import { ROUTES, reply, fromRoute, http, type HttpRequest } from '../../shared/http';
 import { roublesToKopecks } from '../../shared/engine/fields';
+import { assertManualValueInRange } from '../../shared/reports/value-range';
 import { MAX_ARTICLE_LENGTH, putProduct } from '../../shared/store/products.repo';
 
 const contract = ROUTES.putProduct;
@@ -24,7 +25,7 @@ export function articleFromPath(event: APIGatewayProxyEventV2): string {
 
 /**
  * PUT /api/products/{article} {cost_price (roubles), valid_from?} → the product, created when missing.
- * Negative → 400. `valid_from` (YYYY-MM-DD, or null = from the beginning) dates the price; without it
+ * Negative → 400, more than 2 decimals → 422 value_out_of_range. `valid_from` (YYYY-MM-DD, or null = from the beginning) dates the price; without it
  * the first price of a product applies from the beginning and a change from today, so reports of
  * earlier periods keep their price (until the seller dates the change and rebuilds).
  */
@@ -32,6 +33,8 @@ export async function main(req: HttpRequest<typeof route>) {
   const article = articleFromPath(req.event).trim();
   if (article === '' || article.length > MAX_ARTICLE_LENGTH)
     throw badRequest('validation_error', `The article must have 1..${MAX_ARTICLE_LENGTH} characters`);
+  // Fractions of a kopeck are refused (422 value_out_of_range), as a manual value of a report refuses them.
+  assertManualValueInRange('cost_price', req.body.cost_price);
   const { product } = await putProduct(
     req.user.id,
     article,

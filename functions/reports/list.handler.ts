@@ -6,7 +6,7 @@ const route = fromRoute(contract);
 
 /** GET /api/reports?seller_id=&cursor= → {items: [summary], next_cursor}, newest first. */
 export async function main(req: HttpRequest<typeof route>) {
-  const page = await listReportSummaries(req.user.id, { sellerId: req.query.seller_id, cursor: req.query.cursor });
+  const page = await listReportSummaries(req.user, { sellerId: req.query.seller_id, cursor: req.query.cursor });
   return reply(contract, 200, page);
 }
 

@@ -12,9 +12,11 @@ import type { MailMessage } from '../mail/send';
 import type { UserRecord } from '../store/users.repo';
 import { refusal, setUnitEnv, unitUser } from '../../test/support/unit-fixtures';
 import {
-  ACCOUNT_LOCKOUT,
+  ACCOUNT_FAILURES,
+  ACCOUNT_PACE,
   IP_LOCKOUT,
   MAILS_PER_HOUR,
+  PAIR_LOCKOUT,
   changePassword as changePasswordOf,
   confirm as confirmOf,
   forgotPassword as forgotPasswordOf,
@@ -23,6 +25,7 @@ import {
   type AccountDeps,
 } from './accounts';
 import { generatePassword } from './passwords';
+import { memoryThrottle } from '../../test/support/throttle-fake';
 import { signToken, verifyToken } from './tokens';
 
 /** Fakes of every dependency; each test sets the answers it needs. */
@@ -40,8 +43,11 @@ function fakeDeps() {
       tryConsume: vi.fn<AccountDeps['throttle']['tryConsume']>(async () => true),
       consumeSlot: vi.fn<AccountDeps['throttle']['consumeSlot']>(async () => ({ ok: true })),
       lockedFor: vi.fn<AccountDeps['throttle']['lockedFor']>(async () => 0),
+      failureCount: vi.fn<AccountDeps['throttle']['failureCount']>(async () => 0),
       recordFailure: vi.fn<AccountDeps['throttle']['recordFailure']>(async () => 0),
       clearFailures: vi.fn<AccountDeps['throttle']['clearFailures']>(async () => undefined),
+      markKnown: vi.fn<AccountDeps['throttle']['markKnown']>(async () => undefined),
+      isKnown: vi.fn<AccountDeps['throttle']['isKnown']>(async () => false),
     },
     mail: { send: vi.fn<(m: MailMessage) => Promise<void>>(async () => undefined) },
     passwords: {
@@ -171,6 +177,47 @@ describe('confirm', () => {
     expect(deps.mail.send).not.toHaveBeenCalled();
   });
 
+  it('a password change after the link was issued voids it → 400 invalid_token, nothing written', async () => {
+    const token = signToken({ user_id: 'u1' }, 'reset');
+    const issued = verifyToken(token, 'reset').iat_ms!;
+    deps.users.getUserById.mockResolvedValue({ ...confirmed, password_changed_at: new Date(issued + 1).toISOString() });
+    expect((await refusal(confirm(token))).code).toBe('invalid_token');
+    expect(deps.users.resetPasswordOnce).not.toHaveBeenCalled();
+    expect(deps.mail.send).not.toHaveBeenCalled();
+  });
+
+  it('a change before the link was issued does not void it; the store is told when the link was issued', async () => {
+    const token = signToken({ user_id: 'u1' }, 'reset');
+    const issued = verifyToken(token, 'reset').iat_ms!;
+    deps.users.getUserById.mockResolvedValue({ ...confirmed, password_changed_at: new Date(issued - 1).toISOString() });
+    deps.users.resetPasswordOnce.mockResolvedValue(true);
+    expect(await confirm(token)).toEqual({ status: 'confirmed', email: EMAIL });
+    expect(deps.users.resetPasswordOnce.mock.calls[0]![0].issuedAt).toBe(new Date(issued).toISOString());
+  });
+
+  it('the link that set the current password, opened again: already_confirmed (not voided by its own change)', async () => {
+    const token = signToken({ user_id: 'u1' }, 'reset');
+    const { jti, iat_ms } = verifyToken(token, 'reset');
+    deps.users.getUserById.mockResolvedValue({
+      ...confirmed,
+      password_changed_at: new Date(iat_ms! + 5000).toISOString(),
+      password_reset_jti: jti,
+    });
+    expect(await confirm(token)).toEqual({ status: 'already_confirmed' });
+    expect(deps.users.resetPasswordOnce).not.toHaveBeenCalled();
+  });
+
+  it('a change racing the reset (the store refuses, the account then shows a newer change) → 400 invalid_token', async () => {
+    const token = signToken({ user_id: 'u1' }, 'reset');
+    const issued = verifyToken(token, 'reset').iat_ms!;
+    deps.users.getUserById
+      .mockResolvedValueOnce(confirmed)
+      .mockResolvedValueOnce({ ...confirmed, password_changed_at: new Date(issued + 10).toISOString() });
+    deps.users.resetPasswordOnce.mockResolvedValue(false);
+    expect((await refusal(confirm(token))).code).toBe('invalid_token');
+    expect(deps.mail.send).not.toHaveBeenCalled();
+  });
+
   it('a reset link of an unconfirmed account → 400 invalid_token', async () => {
     deps.users.getUserById.mockResolvedValue(unconfirmed);
     expect((await refusal(confirm(signToken({ user_id: 'u1' }, 'reset')))).code).toBe('invalid_token');
@@ -219,15 +266,18 @@ describe('login', () => {
     deps.users.getUserByEmail.mockResolvedValue(confirmed);
     const r = await login(EMAIL, 'right-password', '1.2.3.4');
     expect(verifyToken(r.token, 'access').user_id).toBe('u1');
-    expect(deps.throttle.clearFailures).toHaveBeenCalledWith(ACCOUNT_LOCKOUT, EMAIL);
+    expect(deps.throttle.clearFailures).toHaveBeenCalledWith(PAIR_LOCKOUT, `${EMAIL}|1.2.3.4`);
+    expect(deps.throttle.clearFailures).not.toHaveBeenCalledWith(ACCOUNT_FAILURES, EMAIL);
     expect(deps.throttle.recordFailure).not.toHaveBeenCalled();
   });
 
-  it('a wrong password → 401 invalid_credentials, a failure counted for the address and the IP', async () => {
+  it('a wrong password → 401 invalid_credentials, a failure counted for the pair, the IP and the address', async () => {
     deps.users.getUserByEmail.mockResolvedValue(confirmed);
     const e = await refusal(login(EMAIL, 'wrong', '1.2.3.4'));
     expect([e.status, e.code]).toEqual([401, 'invalid_credentials']);
-    expect(deps.throttle.recordFailure).toHaveBeenCalledWith(ACCOUNT_LOCKOUT, EMAIL, deps.clock.now().getTime());
+    const now = deps.clock.now().getTime();
+    expect(deps.throttle.recordFailure).toHaveBeenCalledWith(PAIR_LOCKOUT, `${EMAIL}|1.2.3.4`, now);
+    expect(deps.throttle.recordFailure).toHaveBeenCalledWith(ACCOUNT_FAILURES, EMAIL, now);
     expect(deps.throttle.recordFailure).toHaveBeenCalledWith(IP_LOCKOUT, '1.2.3.4', deps.clock.now().getTime());
   });
 
@@ -247,13 +297,87 @@ describe('login', () => {
     expect(deps.throttle.clearFailures).not.toHaveBeenCalled();
   });
 
-  it('a locked address → 429 before the password is looked at, with the longer wait', async () => {
-    deps.throttle.lockedFor.mockImplementation(async (policy) => (policy.kind === 'login_account' ? 30 : 90));
+  it('a locked (address, IP) → 429 before the password is looked at, with the longer wait', async () => {
+    deps.throttle.lockedFor.mockImplementation(async (policy) => (policy.kind === 'login_pair' ? 30 : 90));
     const e = await refusal(login(EMAIL, 'right-password', '1.2.3.4'));
     expect([e.status, e.code]).toEqual([429, 'too_many_attempts']);
     expect(e.message).toContain('90');
     expect(deps.users.getUserByEmail).not.toHaveBeenCalled();
     expect(deps.throttle.recordFailure).not.toHaveBeenCalled();
+  });
+});
+
+describe('login throttling (the store rules in memory, on the injected clock)', () => {
+  let throttle: ReturnType<typeof memoryThrottle>;
+  const attempt = async (password: string, ip: string) => {
+    try {
+      await login(EMAIL, password, ip);
+      return { status: 200, retryAfter: 0 };
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      return { status: e.status, retryAfter: Number(e.details?.retry_after_seconds ?? 0) };
+    }
+  };
+  beforeEach(() => {
+    throttle = memoryThrottle();
+    Object.assign(deps, { throttle });
+    deps.users.getUserByEmail.mockResolvedValue(confirmed);
+  });
+
+  it('5 failures from one source lock that source for this address; the owner elsewhere signs in', async () => {
+    for (let i = 0; i < 5; i++) expect((await attempt('wrong', '6.6.6.6')).status).toBe(401);
+    expect(await attempt('right-password', '6.6.6.6')).toEqual({ status: 429, retryAfter: 30 });
+    expect((await attempt('right-password', '1.1.1.1')).status).toBe(200);
+    // The lock doubles for the guessing source and runs out on the clock.
+    deps.clock.advance(30_000);
+    expect((await attempt('wrong', '6.6.6.6')).status).toBe(401);
+    expect(await attempt('wrong', '6.6.6.6')).toEqual({ status: 429, retryAfter: 60 });
+  });
+
+  it(`${IP_LOCKOUT.free} failures from one source over many addresses lock the source`, async () => {
+    for (let i = 0; i < IP_LOCKOUT.free; i++) {
+      deps.users.getUserByEmail.mockResolvedValue(null);
+      await refusal(loginOf(deps, `other-${i}@example.com`, 'guess', '6.6.6.6'));
+    }
+    deps.users.getUserByEmail.mockResolvedValue(confirmed);
+    expect((await attempt('right-password', '6.6.6.6')).status).toBe(429);
+    expect((await attempt('right-password', '1.1.1.1')).status).toBe(200);
+  });
+
+  it(`${ACCOUNT_PACE.after} failures from many sources only pace the address: one check per ${ACCOUNT_PACE.intervalSeconds} s, never a long lock`, async () => {
+    for (let i = 0; i < ACCOUNT_PACE.after; i++) expect((await attempt('wrong', `10.0.0.${i}`)).status).toBe(401);
+    // The next check is allowed (and fails), the one right after it waits for the interval.
+    expect((await attempt('wrong', '10.0.1.1')).status).toBe(401);
+    const paced = await attempt('right-password', '1.1.1.1');
+    expect(paced.status).toBe(429);
+    expect(paced.retryAfter).toBeGreaterThan(0);
+    expect(paced.retryAfter).toBeLessThanOrEqual(ACCOUNT_PACE.intervalSeconds);
+    // A paced request is not checked, so it is not a failure either.
+    expect(deps.passwords.verify).toHaveBeenCalledTimes(ACCOUNT_PACE.after + 1);
+    deps.clock.advance(paced.retryAfter * 1000);
+    expect((await attempt('right-password', '1.1.1.1')).status).toBe(200);
+  });
+
+  it('a guesser taking every paced check: one check per interval; the owner from a known source is not paced', async () => {
+    expect((await attempt('right-password', '1.1.1.1')).status).toBe(200); // the owner's usual source
+    let checked = 0;
+    for (let second = 0; second < 120; second++) {
+      for (let g = 0; g < 5; g++) if ((await attempt('wrong', `10.1.${second}.${g}`)).status === 401) checked++;
+      deps.clock.advance(1000);
+    }
+    // 20 free checks, then one per interval over the remaining 116 s.
+    expect(checked).toBeLessThanOrEqual(ACCOUNT_PACE.after + Math.ceil(116 / ACCOUNT_PACE.intervalSeconds) + 1);
+    expect((await attempt('right-password', '1.1.1.1')).status).toBe(200);
+    // A new source of the owner competes for the paced check: 429 with a Retry-After of seconds.
+    const fresh = await attempt('right-password', '2.2.2.2');
+    expect(fresh.status).toBe(429);
+    expect(fresh.retryAfter).toBeLessThanOrEqual(ACCOUNT_PACE.intervalSeconds);
+  });
+
+  it('failures older than the window no longer pace the address', async () => {
+    for (let i = 0; i < ACCOUNT_PACE.after; i++) await attempt('wrong', `10.0.0.${i}`);
+    deps.clock.advance(ACCOUNT_FAILURES.windowSeconds * 1000 + 1);
+    for (let i = 0; i < 3; i++) expect((await attempt('wrong', `10.0.2.${i}`)).status).toBe(401);
   });
 });
 

@@ -12,7 +12,7 @@ import type * as throttleRepo from '../store/throttle.repo';
 import type { LockoutPolicy } from '../store/throttle.repo';
 import type * as usersRepo from '../store/users.repo';
 import { toPublicUser, type PublicUser, type UserRecord } from '../store/users.repo';
-import { signToken, verifyToken } from './tokens';
+import { issuedAtMs, signToken, verifyToken } from './tokens';
 
 /**
  * What the account use cases talk to. Production: shared/auth/deps.ts (DynamoDB stores, bcrypt, the
@@ -23,7 +23,17 @@ export interface AccountDeps {
     typeof usersRepo,
     'createUser' | 'getUserByEmail' | 'getUserById' | 'confirmUser' | 'resetPasswordOnce' | 'changePasswordHash'
   >;
-  throttle: Pick<typeof throttleRepo, 'tryConsume' | 'consumeSlot' | 'lockedFor' | 'recordFailure' | 'clearFailures'>;
+  throttle: Pick<
+    typeof throttleRepo,
+    | 'tryConsume'
+    | 'consumeSlot'
+    | 'lockedFor'
+    | 'failureCount'
+    | 'recordFailure'
+    | 'clearFailures'
+    | 'markKnown'
+    | 'isKnown'
+  >;
   mail: { send(m: MailMessage): Promise<void> };
   /** Hashing is bcrypt in production (shared/auth/passwords.ts); generate makes a mailed password. */
   passwords: {
@@ -48,16 +58,20 @@ function mailSlot(deps: AccountDeps, kind: 'confirm_mail' | 'reset_mail', email:
 /** Registrations, and reset requests, per source IP per hour (besides the per-address mail budget). */
 export const REQUESTS_PER_IP_PER_HOUR = 10;
 
-/** Sign-in: 5 failures per address in 15 minutes, then locks of 30 s doubling up to 15 minutes. */
-export const ACCOUNT_LOCKOUT: LockoutPolicy = {
-  kind: 'login_account',
+/**
+ * Sign-in failures are counted three ways (issue 22: a lock per address let anyone keep a known seller
+ * out). Per (address, source IP): 5 failures in 15 minutes, then locks of 30 s doubling up to 15
+ * minutes — the guesser's own source is locked, the owner elsewhere is not.
+ */
+export const PAIR_LOCKOUT: LockoutPolicy = {
+  kind: 'login_pair',
   free: 5,
   windowSeconds: 15 * 60,
   baseSeconds: 30,
   maxSeconds: 15 * 60,
 };
 
-/** Sign-in per source IP: more room (offices share an address), same doubling locks. */
+/** Per source IP over all addresses: more room (offices share an address), same doubling locks. */
 export const IP_LOCKOUT: LockoutPolicy = {
   kind: 'login_ip',
   free: 20,
@@ -65,6 +79,35 @@ export const IP_LOCKOUT: LockoutPolicy = {
   baseSeconds: 30,
   maxSeconds: 15 * 60,
 };
+
+/**
+ * Per address over all sources: counted, never locked (`baseSeconds: 0`). From ACCOUNT_PACE.after
+ * failures in the window on, the address is paced instead: at most one password check per
+ * ACCOUNT_PACE.intervalSeconds, the rest answered 429 with a Retry-After of a few seconds. A guesser
+ * spread over many sources gets 90 guesses per 15 minutes; the owner waits seconds, not minutes.
+ */
+export const ACCOUNT_FAILURES: LockoutPolicy = {
+  kind: 'login_account',
+  free: 20,
+  windowSeconds: 15 * 60,
+  baseSeconds: 0,
+  maxSeconds: 0,
+};
+
+export const ACCOUNT_PACE = { after: ACCOUNT_FAILURES.free, intervalSeconds: 10 } as const;
+
+/**
+ * A source IP that signed in to an address is known to it for 30 days and skips the pace: a guesser
+ * who takes every paced check cannot keep the owner out from where the owner signs in. (The pair and
+ * IP locks still apply to it.) A new source of the owner competes for the paced check, answered
+ * 429 with a Retry-After of at most ACCOUNT_PACE.intervalSeconds.
+ */
+export const KNOWN_SOURCE_SECONDS = 30 * 24 * 3600;
+
+/** The per-(address, source) subject; without a source IP, every unknown source counts as one. */
+function pairSubject(email: string, ip: string | undefined): string {
+  return `${email}|${ip ?? '-'}`;
+}
 
 /** 429 too_many_attempts unless the source IP may make another request of `kind` this hour. */
 async function ipSlot(deps: AccountDeps, kind: 'register_ip' | 'reset_ip', ip: string | undefined): Promise<void> {
@@ -118,8 +161,10 @@ export type ConfirmResult = { status: 'confirmed'; email: string } | { status: '
  * Open a mailed link. A `confirm` token confirms the address with a generated password, once: the
  * conditional update lets exactly one opener win, every later opener (a mail scanner's pre-fetch, a
  * second click, an older resent link) gets `already_confirmed` and no password. A `reset` token sets a
- * new password, once per token (its jti is recorded as used). The password goes out by mail only.
- * Bad, expired or access tokens → 400 invalid_token.
+ * new password, once per token (its jti is recorded as used), and only while the password has not
+ * changed since the link was issued: a later change (another link, the user's own) voids it → 400
+ * invalid_token, also when the change lands between the read and the write (the store's condition).
+ * The password goes out by mail only. Bad, expired or access tokens → 400 invalid_token.
  */
 export async function confirm(deps: AccountDeps, token: string): Promise<ConfirmResult> {
   const payload = verifyToken(token, ['confirm', 'reset']);
@@ -134,16 +179,39 @@ export async function confirm(deps: AccountDeps, token: string): Promise<Confirm
     return { status: 'confirmed', email: user.email };
   }
   if (!user.confirmed) throw badRequest('invalid_token', 'The link is invalid or has expired');
+  const issuedAt = issuedAtMs(payload);
+  const before = resetLinkState(user, payload.jti, issuedAt);
+  if (before === 'used') return { status: 'already_confirmed' };
+  if (before === 'voided') throw badRequest('invalid_token', 'The link is invalid or has expired');
   const password = deps.passwords.generate();
   const applied = await deps.users.resetPasswordOnce({
     userId: user.id,
     jti: payload.jti,
     tokenExp: payload.exp,
+    issuedAt: new Date(issuedAt).toISOString(),
     passwordHash: await deps.passwords.hash(password),
   });
-  if (!applied) return { status: 'already_confirmed' };
+  if (!applied) {
+    // Lost a race: another open of this link (already_confirmed), or a password change in between,
+    // which the store's condition refused (the link is void).
+    const after = await deps.users.getUserById(user.id);
+    if (after && resetLinkState(after, payload.jti, issuedAt) === 'voided')
+      throw badRequest('invalid_token', 'The link is invalid or has expired');
+    return { status: 'already_confirmed' };
+  }
   await deps.mail.send(passwordMail(user.email, password, deps.appUrl(), 'reset'));
   return { status: 'confirmed', email: user.email };
+}
+
+/**
+ * A reset link against the account as stored: `used` when this very link set the current password,
+ * `voided` when the password changed after the link was issued by anything else (another link, a
+ * change by the user), `usable` otherwise.
+ */
+function resetLinkState(user: UserRecord, jti: string, issuedAt: number): 'usable' | 'used' | 'voided' {
+  if (user.password_reset_jti === jti) return 'used';
+  if (user.password_changed_at && Date.parse(user.password_changed_at) > issuedAt) return 'voided';
+  return 'usable';
 }
 
 export type ForgotOutcome = 'sent' | 'throttled' | 'ignored';
@@ -162,9 +230,13 @@ export async function forgotPassword(deps: AccountDeps, email: string, ip?: stri
 /**
  * Sign in. One answer (401 invalid_credentials) for an unknown address, a wrong password and an
  * unconfirmed account; the unknown cases still spend one bcrypt comparison so timing tells nothing.
- * Throttled (issue 12): an address or source IP locked after repeated failures answers 429
- * too_many_attempts with Retry-After before the password is looked at, known address or not; every
- * failure is counted for both, a success clears the address's count.
+ * Throttled before the password is looked at, known address or not (issues 12, 22): 429
+ * too_many_attempts with Retry-After when this (address, source IP) or this source IP is locked
+ * (PAIR_LOCKOUT, IP_LOCKOUT), or when the address has ACCOUNT_PACE.after failures in the window and
+ * its one check per ACCOUNT_PACE.intervalSeconds is taken (a source known to the address skips the
+ * pace, KNOWN_SOURCE_SECONDS). Every failure is counted for the pair, the
+ * IP and the address; a success clears the pair's count and marks the source known (the address's
+ * count runs out with its window, so a guesser cannot reset it through the owner's sign-in).
  */
 export async function login(
   deps: Pick<AccountDeps, 'users' | 'throttle' | 'passwords' | 'clock'>,
@@ -173,23 +245,39 @@ export async function login(
   ip?: string,
 ): Promise<{ token: string; user: PublicUser }> {
   const now = nowMs(deps.clock);
-  const [accountWait, ipWait] = await Promise.all([
-    deps.throttle.lockedFor(ACCOUNT_LOCKOUT, email, now),
+  const pair = pairSubject(email, ip);
+  const [pairWait, ipWait, addressFailures] = await Promise.all([
+    deps.throttle.lockedFor(PAIR_LOCKOUT, pair, now),
     ip ? deps.throttle.lockedFor(IP_LOCKOUT, ip, now) : Promise.resolve(0),
+    deps.throttle.failureCount(ACCOUNT_FAILURES, email, now),
   ]);
-  if (accountWait > 0 || ipWait > 0) throw tooManyAttempts(Math.max(accountWait, ipWait));
+  if (pairWait > 0 || ipWait > 0) throw tooManyAttempts(Math.max(pairWait, ipWait));
+  if (addressFailures >= ACCOUNT_PACE.after && !(ip && (await deps.throttle.isKnown('login_known', pair, now)))) {
+    const slot = await deps.throttle.consumeSlot({
+      kind: 'login_pace',
+      subject: email,
+      limit: 1,
+      windowSeconds: ACCOUNT_PACE.intervalSeconds,
+      now,
+    });
+    if (!slot.ok) throw tooManyAttempts(slot.retryAfter);
+  }
   const user: UserRecord | null = await deps.users.getUserByEmail(email);
   let ok = false;
   if (!user || !user.confirmed || !user.password_hash) await deps.passwords.burn(password);
   else ok = await deps.passwords.verify(password, user.password_hash);
   if (!ok || !user) {
     await Promise.all([
-      deps.throttle.recordFailure(ACCOUNT_LOCKOUT, email, now),
+      deps.throttle.recordFailure(PAIR_LOCKOUT, pair, now),
       ip ? deps.throttle.recordFailure(IP_LOCKOUT, ip, now) : null,
+      deps.throttle.recordFailure(ACCOUNT_FAILURES, email, now),
     ]);
     throw unauthorized('Wrong email or password', 'invalid_credentials');
   }
-  await deps.throttle.clearFailures(ACCOUNT_LOCKOUT, email);
+  await Promise.all([
+    deps.throttle.clearFailures(PAIR_LOCKOUT, pair),
+    ip ? deps.throttle.markKnown('login_known', pair, KNOWN_SOURCE_SECONDS, now) : null,
+  ]);
   return { token: signToken({ user_id: user.id }, 'access'), user: toPublicUser(user) };
 }
 

@@ -60,6 +60,11 @@ export function verifyToken(token: string, scenarios: TokenScenario | readonly T
   return decoded;
 }
 
+/** When the token was signed, in milliseconds (`iat_ms`, or `iat` for a token signed without it). */
+export function issuedAtMs(p: Pick<TokenPayload, 'iat' | 'iat_ms'>): number {
+  return typeof p.iat_ms === 'number' ? p.iat_ms : p.iat * 1000;
+}
+
 function isPayload(v: unknown): v is TokenPayload {
   if (typeof v !== 'object' || v === null) return false;
   const p = v as Record<string, unknown>;

@@ -23,6 +23,15 @@ describe('catalog import file', () => {
     expect(parseCostPrice('дорого')).toMatch(/не число/);
   });
 
+  it('refuses fractions of a kopeck, as PUT /api/products does, but not a binary float’s tail', () => {
+    expect(parseCostPrice('0,001')).toBe('Себестоимость «0,001»: больше 2 знаков после запятой');
+    expect(parseCostPrice('12.345')).toMatch(/больше 2 знаков/);
+    expect(parseCostPrice('1,0000001')).toMatch(/больше 2 знаков/);
+    expect(parseCostPrice('0.30000000000000004')).toBe(30);
+    expect(parseCostPrice('12,340')).toBe(1234);
+    expect(parseCostPrice('1.5E+2')).toBe(15_000);
+  });
+
   it('splits csv with quotes, doubled quotes, delimiters and newlines inside fields', () => {
     expect(splitCsv('a;"b;c";"say ""hi"""\r\n"multi\nline";2\n', ';')).toEqual([
       ['a', 'b;c', 'say "hi"'],

@@ -12,7 +12,7 @@
 import * as XLSX from '@e965/xlsx';
 import { payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors';
 import { ReportError } from '../engine/errors';
-import { scanScaled } from '../engine/money';
+import { isWholeKopecks, scanScaled } from '../engine/money';
 import { resolveLimits, type ReadLimits } from '../engine/read/limits';
 import { scanXlsxCells } from '../engine/read/cell-rows';
 import { ZipArchive } from '../engine/read/zip';
@@ -121,12 +121,18 @@ export function headerColumns(rows: readonly string[][]): number[] | null {
     .map(([, value]) => value as number);
 }
 
-/** Cost price text (roubles, decimal comma or dot, spaces between digit groups, "₽"/"руб") → kopecks, or an error text. */
+/**
+ * Cost price text (roubles, decimal comma or dot, spaces between digit groups, "₽"/"руб") → kopecks, or an
+ * error text. More than 2 decimals (fractions of a kopeck) are refused, as PUT /api/products and a manual
+ * value refuse them (the same rule, isWholeKopecks: Excel's 0.30000000000000004 is 0.30).
+ */
 export function parseCostPrice(text: string): number | string {
   const t = text.replace(/₽|руб\.?|р\.$/gi, '').trim();
   if (t === '') return 'Себестоимость не указана';
   const v = scanScaled(t, 2);
   if (v !== v) return `Себестоимость «${text.slice(0, 40)}» не число`;
+  if (!isWholeKopecks(scanScaled(t, 8) / 1e8))
+    return `Себестоимость «${text.slice(0, 40)}»: больше 2 знаков после запятой`;
   if (v < 0) return 'Себестоимость не может быть отрицательной';
   if (v > MAX_COST_PRICE_ROUBLES * 100) return 'Себестоимость слишком велика';
   return v;

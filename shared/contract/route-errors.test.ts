@@ -81,6 +81,7 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     invalid_manual_value: "the sources' manual values were accepted when they were set",
     value_out_of_range: "the sources' manual values were accepted when they were set",
   },
+  putProduct: { field_not_correctable: 'put.handler.ts checks cost_price only, a correctable field' },
   getReport: { invalid_cursor: 'not verified: reached through the store; the route takes no cursor' },
   upload: {
     not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',

@@ -58,6 +58,7 @@ const READER_ERRORS = [
   'no_report_in_zip',
   'missing_headers',
   'empty_report',
+  'value_out_of_range',
   'corrupt_file',
   'value_out_of_range',
 ] as const satisfies readonly ErrorCode[];
@@ -440,7 +441,7 @@ export const ROUTES = {
     params: z.object({ article: z.string() }),
     body: s.productPutBodySchema,
     responses: { 200: { description: 'The product', schema: s.productSchema } },
-    errors: ['product_busy'],
+    errors: ['product_busy', 'value_out_of_range'],
   }),
   importProducts: route({
     fn: 'productsImport',
@@ -449,8 +450,10 @@ export const ROUTES = {
     auth: 'user',
     tag: 'catalog',
     summary: 'Import cost prices from an .xlsx or .csv file (columns Артикул, Себестоимость)',
-    description: 'Good rows are applied even when others fail; the failed ones are listed.',
+    description:
+      'Good rows are applied even when others fail; the failed ones are listed. Articles the catalog does not know are listed in `unknown` and not created unless the form field create_missing=true.',
     multipart: true,
+    body: s.importFormSchema,
     responses: { 200: { description: 'What was applied', schema: s.importResultSchema } },
     errors: [
       'file_required',
@@ -635,6 +638,9 @@ export function implicitErrors(r: RouteSpec): ErrorCode[] {
   // Lambda's 6 MB payload limit, checked by the HTTP stack on every route (shared/http/payload-limit.ts).
   if (r.body || r.multipart) out.push('request_too_large');
   out.push('response_too_large');
+  // DynamoDB still throttling after the client's retries (shared/errors.ts storeBusy); API Gateway's
+  // own throttling is a 429 too, with its own body.
+  if (r.fn !== 'apiOpenapi') out.push('rate_limited');
   out.push('internal_error');
   return out;
 }

@@ -161,7 +161,11 @@ export const reportProgressSchema = z
     items_total: z.number().int(),
   })
   .meta({ id: 'ReportProgress' });
-export const failureSchema = z.object({ code: z.string(), message: z.string() });
+export const failureSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  duplicate_of: z.string().optional().describe('`duplicate_report`: the report with the same rows'),
+});
 
 export const reportSourceSchema = z
   .enum(['file', 'wb_api', 'combined'])
@@ -228,6 +232,13 @@ export const reportSummarySchema = z
     progress: reportProgressSchema.optional().describe('While processing'),
     error: failureSchema.optional().describe('When failed'),
     refunded_rows: z.number().int().optional().describe('When failed: the rows given back'),
+    stale: z
+      .boolean()
+      .optional()
+      .describe(
+        'A rebuild would change the numbers: cost prices or tax settings changed since the build, or (combined) a source changed',
+      ),
+    stale_reason: z.string().nullable().optional().describe('Why the report is stale, in Russian; null when it is not'),
     last_rebuild: z
       .object({
         finished_at: z.string(),
@@ -425,6 +436,13 @@ export const summaryExportBodySchema = z.object({ report_ids: distinctIds(1, 100
 
 // --- Catalog and sellers ---
 
+/**
+ * Longest article the catalog prices: a report's article of any sensible length (WB's own are at most 75
+ * characters), and short enough that PUT /api/products/{article} percent-encoded (6 bytes a Cyrillic
+ * letter) stays within API Gateway's 10 KB request line and headers.
+ */
+export const MAX_ARTICLE_LENGTH = 1000;
+
 export const productSchema = z
   .object({
     article: z.string(),
@@ -438,7 +456,7 @@ export const productSchema = z
   .meta({ id: 'Product' });
 export const productPageSchema = page(productSchema);
 export const productListQuerySchema = z.object({
-  search: z.string().max(300).optional(),
+  search: z.string().max(MAX_ARTICLE_LENGTH).optional(),
   cursor: z.string().min(1).max(1500).optional(),
   missing: z.enum(['1', 'true', '0', 'false']).optional().describe('1: only products whose cost price was never set'),
 });
@@ -446,9 +464,23 @@ export const productPutBodySchema = z.object({
   cost_price: z.number().finite().min(0).max(100_000_000).describe('Roubles per unit'),
   valid_from: isoDateSchema.nullable().optional().describe('From this day on (YYYY-MM-DD); null: from the beginning'),
 });
+/** Articles of an import listed back when the catalog does not know them (the rest are counted). */
+export const MAX_UNKNOWN_LISTED = 1000;
+export const importFormSchema = z.object({
+  create_missing: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .describe('true: add the articles the catalog does not know; without it they are listed, not created'),
+});
 export const importResultSchema = z.object({
   updated: z.number().int(),
-  created: z.number().int(),
+  created: z.number().int().describe('Products added (only with create_missing=true)'),
+  unknown: z
+    .object({
+      count: z.number().int().describe('Articles of the file the catalog does not know (not created, nor priced)'),
+      articles: z.array(z.string()).describe(`The first ${MAX_UNKNOWN_LISTED} of them, in the file's order`),
+    })
+    .describe('Without create_missing=true: what the import did not know and left out'),
   errors: z.array(z.object({ row: z.number().int().describe('1-based row of the file'), message: z.string() })),
 });
 
@@ -489,7 +521,7 @@ export const analyticsQuerySchema = z.object({
   from: z.string().max(10).optional().describe('YYYY-MM-DD; with `to`, or neither (the last weeks with reports)'),
   to: z.string().max(10).optional(),
   seller_id: z.string().min(1).max(64).optional(),
-  article: z.string().max(300).optional().describe('Adds `history`: this article week by week'),
+  article: z.string().max(MAX_ARTICLE_LENGTH).optional().describe('Adds `history`: this article week by week'),
 });
 export const analyticsExportQuerySchema = analyticsQuerySchema.omit({ article: true });
 

@@ -13,6 +13,7 @@ export * from './combine';
 export * from './allocation';
 export * from './periods';
 export * from './identity';
-export { readReport, countRows, type ReadHooks } from './read-report';
+export * from './fingerprint';
+export { readReport, countRows, fingerprintReport, type ReadHooks } from './read-report';
 export { scanReport, parseFileMeta, detectFormat } from './read';
 export type { ReportSource, ReadLimits } from './read';

@@ -159,6 +159,15 @@ export function parsePercent(text: string | undefined): number {
 }
 
 /**
+ * Roubles (a number a seller typed, or read from a file) that are whole kopecks: at most 2 decimals. A
+ * binary float's tail (0.1 + 0.2 = 0.30000000000000004) is not a third decimal; 1e-8 roubles is.
+ */
+export function isWholeKopecks(roubles: number): boolean {
+  const cents = roubles * 100;
+  return Math.abs(cents - Math.round(cents)) < 1e-6;
+}
+
+/**
  * Round half away from zero to an integer. Products and quotients of doubles land a hair below .5
  * (1.005 · 100 = 100.49999999999999), so a fractional part within 1e-9 of a half counts as a half.
  */

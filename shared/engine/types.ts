@@ -1,3 +1,4 @@
+import type { ContentFingerprint } from './fingerprint';
 import type { AllocationMethod } from './allocation';
 import type { AggregateField, FieldName } from './fields';
 
@@ -73,6 +74,8 @@ export interface ParsedReport extends FileMeta {
   period_to: string | null;
   articles: Array<ArticleInfo & { aggregates: AggregateValues }>;
   warnings: ReportWarning[];
+  /** What the rows say, whatever the file (fingerprint.ts); readReport always sets it. */
+  content?: ContentFingerprint;
 }
 
 export interface RowCount extends FileMeta {

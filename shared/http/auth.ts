@@ -1,4 +1,4 @@
-import { verifyToken, type TokenPayload } from '../auth/tokens';
+import { issuedAtMs, verifyToken } from '../auth/tokens';
 import { forbidden, unauthorized } from '../errors';
 import { getUserById, type UserRecord } from '../store/users.repo';
 
@@ -35,8 +35,4 @@ export async function authenticate(
     throw unauthorized('Missing, invalid or expired token');
   if (mode === 'admin' && user.role !== 'admin') throw forbidden('Administrators only');
   return user;
-}
-
-function issuedAtMs(p: TokenPayload): number {
-  return typeof p.iat_ms === 'number' ? p.iat_ms : p.iat * 1000;
 }

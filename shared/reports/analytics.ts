@@ -101,7 +101,11 @@ function checkRange(q: AnalyticsQuery): { from: string; to: string } | null {
  * `stale`, shared/reports/settings.ts isStale): the tax profile in force on its date, the allocation
  * method. Cost prices are compared with the summary's (computeUserAnalytics).
  */
-function settingsChanged(user: UserRecord, seller: SellerRecord | null, h: ReportHead): boolean {
+export function settingsChanged(
+  user: UserRecord,
+  seller: SellerRecord | null,
+  h: Pick<ReportHead, 'is_combined' | 'tax_profile' | 'allocation' | 'period_from' | 'period_to'>,
+): boolean {
   if (h.is_combined) return false;
   const tax = h.tax_profile as TaxProfile | undefined;
   if (tax && !sameTaxProfile(tax, effectiveTaxProfile(user, seller, settingsDate(h)))) return true;
@@ -109,7 +113,7 @@ function settingsChanged(user: UserRecord, seller: SellerRecord | null, h: Repor
 }
 
 /** The catalog's price of `article` in force on `date` (0 when never set); one price needs no date. */
-function priceOn(
+export function priceOn(
   prices: ReadonlyMap<string, readonly CostPricePeriod[]>,
   article: string,
   date: string | null,
@@ -207,6 +211,7 @@ export async function computeUserAnalytics(
       period_to: h.period_to,
       created_at: h.created_at,
       identity: reportIdentity(h, usable ? s.content_hash : null),
+      days: h.content_days ?? null,
       stale: h.stale === true || settingsChanged(user, h.seller_id ? (sellerById.get(h.seller_id) ?? null) : null, h),
     };
   });

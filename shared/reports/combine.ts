@@ -111,9 +111,11 @@ export function assertNoOverlap(records: ReadonlyArray<ReportRecord>): void {
     'overlapping_reports',
     overlap.reason === 'same_report'
       ? 'The selection holds the same report twice'
-      : overlap.reason === 'combined_with_source'
-        ? 'The selection holds a combined report together with one of its sources'
-        : 'The selection holds two combined reports with a source in common',
+      : overlap.reason === 'shared_rows'
+        ? 'Two reports of the selection hold the same rows (one is inside the other)'
+        : overlap.reason === 'combined_with_source'
+          ? 'The selection holds a combined report together with one of its sources'
+          : 'The selection holds two combined reports with a source in common',
     { report_ids: overlap.report_ids, titles: [a!.title, b!.title], reason: overlap.reason },
   );
 }

@@ -26,6 +26,7 @@ import { getReportAnyStatus } from '../store/reports.repo';
 import { newReportId } from '../store/report-record';
 import { ensureSellerByNumber } from '../store/sellers.repo';
 import { getUserById } from '../store/users.repo';
+import { deleteIdentity, putIdentity } from '../store/identities.repo';
 import { writeReportSummary } from './analytics';
 import { CatalogSync } from './catalog-sync';
 import { faultyWrites } from './local-faults';
@@ -33,6 +34,7 @@ import type { ReportDeps } from './ports';
 import { readReportSource } from './read-source';
 import { rebuildReport } from './rebuild';
 import { dropUnusedSeller, failUpload } from './recover';
+import { findContentDuplicate } from './duplicates';
 import { resolveReportSettings } from './settings';
 import { runWorkerEvent } from './worker';
 
@@ -63,6 +65,7 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     settings: { resolveReportSettings },
     catalogSync: (userId) => new CatalogSync(userId),
     summaries: { writeReportSummary },
+    duplicates: { putIdentity, deleteIdentity, findContentDuplicate },
     rebuildReport: (user, reportId, onProgress) => rebuildReport(deps, user, reportId, onProgress),
     failUpload,
     dropUnusedSeller,

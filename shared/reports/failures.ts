@@ -22,6 +22,7 @@ const MESSAGES: Record<string, string> = {
   source_missing: 'Исходный файл отчёта не найден в хранилище.',
   source_changed: 'Файл изменился после подсчёта строк. Лимиты возвращены; загрузите отчёт ещё раз.',
   report_busy: 'Отчёт меняли одновременно с пересчётом; запустите пересчёт ещё раз.',
+  duplicate_report: 'Этот отчёт уже загружен (те же строки в другом файле). Лимиты возвращены.',
   processing_failed: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
 };
 
@@ -33,6 +34,8 @@ export function failureOf(e: unknown): ReportFailure {
   const err = toAppError(e);
   const code = err.status >= 500 ? 'processing_failed' : err.code;
   if (OWN_MESSAGE.has(code) && e instanceof ReportError) return { code, message: err.message };
+  const dup = code === 'duplicate_report' ? err.details?.report_id : undefined;
+  if (typeof dup === 'string') return { code, message: MESSAGES[code]!, duplicate_of: dup };
   return { code, message: MESSAGES[code] ?? MESSAGES.processing_failed! };
 }
 
@@ -42,11 +45,16 @@ export function failureStatus(code: string): number {
   if (code === 'unsupported_format') return 415;
   if (code === 'file_too_large') return 413;
   if (code === 'source_missing' || code === 'report_busy' || code === 'source_changed') return 409;
+  if (code === 'duplicate_report') return 409;
   return 422;
 }
 
 /** A stored failure as the error the route answers (details carry the report and what was refunded). */
 export function failureError(f: ReportFailure, details: Record<string, unknown>): AppError {
   const code = isErrorCode(f.code) ? f.code : 'processing_failed';
-  return new AppError(failureStatus(code), code, f.message, details);
+  // A duplicate names the report the user already has, as the early 409 does; the failed one beside it.
+  const more = f.duplicate_of
+    ? { ...details, failed_report_id: details.report_id, report_id: f.duplicate_of }
+    : details;
+  return new AppError(failureStatus(code), code, f.message, more);
 }

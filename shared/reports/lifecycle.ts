@@ -39,6 +39,8 @@ export interface ReportProgress {
 export interface ReportFailure {
   code: string;
   message: string;
+  /** `duplicate_report`: the user's report with the same rows. */
+  duplicate_of?: string;
 }
 
 /** The outcome of the last rebuild done by the worker (the report stays `ready` when it fails). */

@@ -10,8 +10,9 @@
  */
 import { conflict, notFound, unprocessable } from '../errors';
 // The engine's modules one by one, not its index: the index also holds the readers (SheetJS, yauzl).
-import { applyManualValue, FieldNotCorrectableError, manualValueRange } from '../engine/build';
-import { FIELD_BY_NAME, isCorrectable } from '../engine/fields';
+import { applyManualValue, FieldNotCorrectableError } from '../engine/build';
+import { assertManualValueInRange } from './value-range';
+import { isCorrectable } from '../engine/fields';
 import { commissionByCategory, computeTotals } from '../engine/totals';
 import type { ItemValues } from '../engine/types';
 import { backoff } from '../store/dynamo-errors';
@@ -37,32 +38,7 @@ export interface ManualValueResult {
   totals: ItemValues;
 }
 
-/**
- * The API-side bounds of a manual value (roubles for money): 422 `value_out_of_range` outside them, or
- * for money with more than 2 decimals. The engine checks the same range again in its own units.
- */
-export function assertManualValueInRange(field: string, value: number): void {
-  const def = FIELD_BY_NAME.get(field);
-  if (!def || !def.correctable) throw new FieldNotCorrectableError(field);
-  const range = manualValueRange(field);
-  const [min, max] = def.unit === 'money' ? [range.min / 100, range.max / 100] : [range.min, range.max];
-  const cents = value * 100;
-  const ok =
-    Number.isFinite(value) &&
-    value >= min &&
-    value <= max &&
-    (def.unit !== 'qty' || Number.isInteger(value)) &&
-    (def.unit !== 'money' || Math.abs(cents - Math.round(cents)) < 1e-6);
-  if (!ok) {
-    const rule =
-      def.unit === 'qty'
-        ? `a whole number within ${min}..${max}`
-        : def.unit === 'money'
-          ? `an amount within ${min}..${max} roubles with at most 2 decimals`
-          : `a percent within ${min}..${max}`;
-    throw unprocessable('value_out_of_range', `${field} must be ${rule}`, { field, value, min, max });
-  }
-}
+export { assertManualValueInRange };
 
 export async function setManualValue(
   deps: ManualValueDeps,

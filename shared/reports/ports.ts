@@ -14,6 +14,8 @@ import type { getReportAnyStatus } from '../store/reports.repo';
 import type { ensureSellerByNumber } from '../store/sellers.repo';
 import type { getUserById, UserRecord } from '../store/users.repo';
 import type { writeReportSummary } from './analytics';
+import type { deleteIdentity, putIdentity } from '../store/identities.repo';
+import type { findContentDuplicate } from './duplicates';
 import type { CatalogSync } from './catalog-sync';
 import type { ReportFailure, ReportProgress } from './lifecycle';
 import type { RebuildResult } from './rebuild';
@@ -48,6 +50,12 @@ export interface WorkerDeps {
   /** The catalog sync of one attempt (catalog-sync.ts). */
   catalogSync(userId: string): Pick<CatalogSync, 'add' | 'done' | 'undo'>;
   summaries: { writeReportSummary: typeof writeReportSummary };
+  /** The content identity records (duplicates.ts): the worker's check of a file's rows before building. */
+  duplicates: {
+    putIdentity: typeof putIdentity;
+    deleteIdentity: typeof deleteIdentity;
+    findContentDuplicate: typeof findContentDuplicate;
+  };
   /** Rebuilds one report now (rebuild.ts rebuildReport, bound to its dependencies). */
   rebuildReport(
     user: UserRecord,

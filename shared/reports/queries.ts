@@ -28,6 +28,7 @@ import {
 } from './present';
 import { catalogForStaleCheck, isStale } from './settings';
 import { combinedStaleness, type Staleness } from './combined-stale';
+import { listStaleness } from './list-stale';
 import { deleteObject } from '../files/objects';
 import { deleteIdentity } from '../store/identities.repo';
 
@@ -84,14 +85,19 @@ export function presentViewColumns(v: ReportView): ApiReportColumns {
  * whose processing stopped are picked up by the scheduled sweep (recover.ts sweepPendingReports).
  */
 export async function listReportSummaries(
-  userId: string,
+  user: UserRecord,
   opts: { sellerId?: string; cursor?: string | null },
 ): Promise<{ items: ApiReportSummary[]; next_cursor: string | null }> {
-  const page = await listReports(userId, opts);
+  const page = await listReports(user.id, opts);
   const sellers = new Map<string, SellerRecord>();
-  if (page.items.some((r) => r.seller_id)) for (const s of await listSellers(userId)) sellers.set(s.id, s);
+  if (page.items.some((r) => r.seller_id)) for (const s of await listSellers(user.id)) sellers.set(s.id, s);
+  // Each item says whether a rebuild would change it, and why (list-stale.ts).
+  const stale = await listStaleness(user, page.items, sellers);
   return {
-    items: page.items.map((r) => presentReportSummary(r, (r.seller_id && sellers.get(r.seller_id)) || null)),
+    items: page.items.map((r) => ({
+      ...presentReportSummary(r, (r.seller_id && sellers.get(r.seller_id)) || null),
+      ...(stale.get(r.id) ?? { stale: false, stale_reason: null }),
+    })),
     next_cursor: page.next_cursor,
   };
 }
@@ -130,9 +136,10 @@ export async function removeReport(userId: string, reportId: string): Promise<vo
   await removeReportSummary(userId, record.id);
   const deleted = await deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
-  if (deleted.identity) {
-    // A leftover identity record is skipped by the duplicate check (its report is gone): only logged.
-    await deleteIdentity(userId, deleted.identity, deleted.id).catch((e: unknown) =>
+  // A leftover identity record is skipped by the duplicate check (its report is gone): only logged.
+  for (const identity of [deleted.identity, deleted.content_fingerprint ? `fp:${deleted.content_fingerprint}` : null]) {
+    if (!identity) continue;
+    await deleteIdentity(userId, identity, deleted.id).catch((e: unknown) =>
       log('error', 'identity delete failed', { report_id: reportId, error: String(e) }),
     );
   }

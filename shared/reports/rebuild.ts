@@ -12,6 +12,8 @@ import { AppError, conflict, notFound, toAppError } from '../errors';
 import { buildItems, commissionByCategory, computeTotals, type DroppedManualValue, type ManualValues } from '../engine';
 import { readReportSource as readReport } from './read-source';
 import { describeError, log } from '../log';
+import { deleteIdentity, putIdentity } from '../store/identities.repo';
+import { contentIdentity } from './duplicates';
 import { ensureProducts } from '../store/products.repo';
 import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';
 import { isReportId, type ReportRecord } from '../store/report-record';
@@ -96,9 +98,17 @@ export async function rebuildReport(
         report_number: parsed.report_number,
         format: parsed.format,
         rebuilt_at: deps.clock.now().toISOString(),
+        // Older reports get their content fingerprint here (docs/METRICS.md, One week is one report).
+        content_fingerprint: parsed.content?.value ?? null,
+        content_days: parsed.content?.days ?? null,
       }),
     ]);
     if (replaced) {
+      if (parsed.content && parsed.content.value !== record.content_fingerprint) {
+        await putIdentity(user.id, contentIdentity(parsed.content.value), record.id, record.created_at);
+        if (record.content_fingerprint)
+          await deleteIdentity(user.id, contentIdentity(record.content_fingerprint), record.id).catch(() => undefined);
+      }
       await writeReportSummary(replaced.record, replaced.items);
       onProgress({ step: 'finishing', items_written: items.length });
       return { record: replaced.record, items: replaced.items, seller, dropped };

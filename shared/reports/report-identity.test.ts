@@ -27,6 +27,26 @@ describe('periodTitle', () => {
 
 describe('findOverlap', () => {
   const plain = (id: string, identity: string | null = null) => ({ id, identity, is_combined: false });
+  const rows = (id: string, fp: string, days: Record<string, string>) => ({
+    id,
+    is_combined: false,
+    content_fingerprint: fp,
+    content_days: days,
+  });
+  const week = rows('w', 'r1:9:aa', { '2026-05-18': '5:01', '2026-05-19': '4:02', '-': '1:09' });
+
+  it('finds the same rows in two files (xls of an xlsx) and a daily report inside a weekly one', () => {
+    expect(findOverlap([week, rows('x', 'r1:9:aa', week.content_days)])?.reason).toBe('same_report');
+    expect(findOverlap([week, rows('d', 'r1:5:01', { '2026-05-18': '5:01' })])).toEqual({
+      report_ids: ['w', 'd'],
+      reason: 'shared_rows',
+    });
+    // Another report of the same days with other rows, or only the same undated rows: no overlap.
+    expect(findOverlap([week, rows('o', 'r1:5:77', { '2026-05-18': '5:77', '-': '1:09' })])).toBeNull();
+    // A combined report holding the week and the daily one beside it.
+    const c = { id: 'c', is_combined: true, covers: coversOfSources([week]) };
+    expect(findOverlap([c, rows('d', 'r1:5:01', { '2026-05-18': '5:01' })])?.reason).toBe('shared_source');
+  });
 
   it('finds two copies of one report', () => {
     expect(findOverlap([plain('a', 'num:1:2'), plain('b', 'num:1:3'), plain('c', 'num:1:2')])).toEqual({

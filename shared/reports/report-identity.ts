@@ -65,8 +65,14 @@ export interface OverlapSubject {
   identity?: string | null;
   is_combined: boolean;
   source_report_ids?: string[];
-  /** A combined report: the reports (`id:<id>`) and identities (`ident:<identity>`) it covers, nested ones included. */
+  /**
+   * A combined report: the reports (`id:<id>`), identities (`ident:<identity>`), content fingerprints
+   * (`fp:<fingerprint>`) and sale days (`day:<day>:<rows>:<hash>`) it covers, nested ones included.
+   */
   covers?: string[];
+  /** engine/fingerprint.ts: the rows, whatever the file, and the same per sale day. */
+  content_fingerprint?: string | null;
+  content_days?: Readonly<Record<string, string>> | null;
 }
 
 /** What a report stands for: itself and its identity, or for a combined report everything it covers. */
@@ -75,7 +81,14 @@ export function coverOf(r: OverlapSubject): string[] {
     if (r.covers && r.covers.length > 0) return [...r.covers, `id:${r.id}`];
     return [`id:${r.id}`, ...(r.source_report_ids ?? []).map((id) => `id:${id}`)];
   }
-  return [`id:${r.id}`, ...(r.identity ? [`ident:${r.identity}`] : [])];
+  return [
+    `id:${r.id}`,
+    ...(r.identity ? [`ident:${r.identity}`] : []),
+    ...(r.content_fingerprint ? [`fp:${r.content_fingerprint}`] : []),
+    ...Object.entries(r.content_days ?? {})
+      .filter(([day]) => day !== '*' && day !== '-')
+      .map(([day, sum]) => `day:${day}:${sum}`),
+  ];
 }
 
 /** The `covers` of a new combined report of these sources (its own id is added by coverOf). */
@@ -83,7 +96,7 @@ export function coversOfSources(sources: ReadonlyArray<OverlapSubject>): string[
   return [...new Set(sources.flatMap(coverOf))];
 }
 
-export type OverlapReason = 'same_report' | 'combined_with_source' | 'shared_source';
+export type OverlapReason = 'same_report' | 'shared_rows' | 'combined_with_source' | 'shared_source';
 
 export interface Overlap {
   report_ids: [string, string];
@@ -91,9 +104,10 @@ export interface Overlap {
 }
 
 /**
- * The first pair of a selection that would count the same report twice: two copies of one report
- * (same identity), a combined report together with one of its sources, or two combined reports
- * sharing a source. Null when the selection is clean.
+ * The first pair of a selection that would count the same rows twice: two copies of one report (same
+ * identity or the same content fingerprint), two reports sharing the rows of a sale day without being
+ * equal (a daily report inside a weekly one), a combined report together with one of its sources, or two
+ * combined reports sharing a source or a day's rows. Null when the selection is clean.
  */
 export function findOverlap(selection: ReadonlyArray<OverlapSubject>): Overlap | null {
   const covers = selection.map((r) => new Set(coverOf(r)));
@@ -102,9 +116,12 @@ export function findOverlap(selection: ReadonlyArray<OverlapSubject>): Overlap |
       const a = selection[i]!;
       const b = selection[j]!;
       if (![...covers[i]!].some((x) => covers[j]!.has(x))) continue;
+      const same = (x: string) => !x.startsWith('day:') && covers[j]!.has(x);
       const reason: OverlapReason =
         !a.is_combined && !b.is_combined
-          ? 'same_report'
+          ? [...covers[i]!].some(same)
+            ? 'same_report'
+            : 'shared_rows'
           : covers[i]!.has(`id:${b.id}`) || covers[j]!.has(`id:${a.id}`)
             ? 'combined_with_source'
             : 'shared_source';

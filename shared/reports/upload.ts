@@ -28,7 +28,7 @@ import {
   type InputFile,
 } from './file-input';
 import { failUpload, recoverAbandonedUploads } from './recover';
-import { duplicateReport, findDuplicate, identityOfFile } from './duplicates';
+import { contentOfSmallFile, duplicateReport, findContentDuplicate, findDuplicate, identityOfFile } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, objectHead, presignPut, putObject, sourceObjectKey } from '../files/objects';
@@ -73,7 +73,9 @@ export async function countReportRows(user: UserRecord, ref: FileRef | null): Pr
   const [c, identity] = known
     ? [known, known.identity]
     : await Promise.all([file.source().then((src) => countRows(src, readLimits())), identityOfFile(file)]);
-  const duplicateOf = await findDuplicate(user.id, identity);
+  const content = await contentOfSmallFile(file, readLimits());
+  const duplicateOf =
+    (await findDuplicate(user.id, identity)) ?? (content ? await findContentDuplicate(user.id, content.value) : null);
   if (!known && file.origin.kind === 'upload' && file.origin.etag) {
     // The upload that follows this preview charges this count for these bytes instead of reading them again.
     await saveUploadCount(user.id, file.origin.uploadId, { ...c, etag: file.origin.etag, identity });
@@ -183,10 +185,26 @@ export async function uploadReport(
     if (!opts.allowDuplicate) {
       const dup = await findDuplicate(user.id, identity);
       if (dup) throw duplicateReport(dup);
+      // The same rows in another file (xls of an xlsx, a zip, renamed): read here for a small file; the
+      // worker checks every file before building.
+      const content = await contentOfSmallFile(file, readLimits());
+      const same = content ? await findContentDuplicate(user.id, content.value) : null;
+      if (same) throw duplicateReport(same);
     }
     time.lap('identity');
     const id = deps.ids.newId();
-    const charged = await countStoreAndCharge(deps, user, file, id, identity, keys, fingerprint, limits, time);
+    const charged = await countStoreAndCharge(
+      deps,
+      user,
+      file,
+      id,
+      identity,
+      keys,
+      fingerprint,
+      limits,
+      time,
+      opts.allowDuplicate === true,
+    );
     record = charged.record;
     taskId = charged.taskId;
     waitMs = opts.waitMs ?? workerWaitMs(record.rows);
@@ -251,6 +269,7 @@ async function countStoreAndCharge(
   fingerprint: string,
   limits: number,
   time: StepTimer,
+  allowDuplicate: boolean,
 ): Promise<{ record: ReportRecord; taskId: string }> {
   const sourceKey = sourceObjectKey(user.id, id, file.filename);
   const stored = (
@@ -266,7 +285,13 @@ async function countStoreAndCharge(
     if (count.rows > limits) throw paymentRequired(count.rows, limits);
     await stored;
     const taskId = deps.ids.newId();
-    const record: ReportRecord = { ...newUploadRecord(user, file, count, id, deps.clock.now()), identity };
+    const record: ReportRecord = {
+      ...newUploadRecord(user, file, count, id, deps.clock.now()),
+      identity,
+      wb_report_id: count.report_number,
+      // The worker skips its content check for an upload that allowed a duplicate.
+      ...(allowDuplicate ? { allow_duplicate: true } : {}),
+    };
     await chargeLimits({
       userId: user.id,
       rows: count.rows,

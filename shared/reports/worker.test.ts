@@ -38,6 +38,7 @@ const deps = {
   settings: { resolveReportSettings: vi.fn() },
   catalogSync: vi.fn(),
   summaries: { writeReportSummary: vi.fn() },
+  duplicates: { putIdentity: vi.fn(), deleteIdentity: vi.fn(), findContentDuplicate: vi.fn() },
   rebuildReport: vi.fn(),
   failUpload: vi.fn(),
   dropUnusedSeller: vi.fn(),
@@ -126,6 +127,42 @@ describe('runWorkerEvent: which events run', () => {
     deps.users.getUserById.mockResolvedValue(null);
     expect(await run(event)).toBe('failed');
     expect(deps.failUpload).toHaveBeenCalledOnce();
+  });
+});
+
+describe('runWorkerEvent: the same rows as another report', () => {
+  const content = { value: 'r1:3:00000000000000ab', days: { '2024-01-02': '3:00000000000000ab' } };
+  const older = { id: 'r0', title: 'Отчёт №1', created_at: '2026-01-01T00:00:00.000Z' };
+
+  it('fails the upload as duplicate_report before building (refunded once by failUpload)', async () => {
+    deps.engine.readReport.mockResolvedValue({ ...parsed, content } as never);
+    deps.duplicates.findContentDuplicate.mockResolvedValue(older);
+    expect(await run(event)).toBe('failed');
+    expect(deps.duplicates.putIdentity).toHaveBeenCalledWith('u1', `fp:${content.value}`, 'r1', expect.any(String));
+    expect(deps.duplicates.deleteIdentity).toHaveBeenCalledWith('u1', `fp:${content.value}`, 'r1');
+    expect(deps.engine.buildItems).not.toHaveBeenCalled();
+    expect(deps.items.writeItems).not.toHaveBeenCalled();
+    expect(deps.failUpload).toHaveBeenCalledOnce();
+    expect(deps.failUpload.mock.calls[0]![1]).toMatchObject({ code: 'duplicate_report', duplicate_of: 'r0' });
+  });
+
+  it('builds it when no older report has these rows, and keeps the fingerprint on the report', async () => {
+    deps.engine.readReport.mockResolvedValue({ ...parsed, content } as never);
+    deps.duplicates.findContentDuplicate.mockResolvedValue(null);
+    expect(await run(event)).toBe('ready');
+    expect(deps.lifecycle.finishUploadTask.mock.calls[0]![3]).toMatchObject({
+      content_fingerprint: content.value,
+      content_days: content.days,
+      wb_report_id: '123',
+    });
+  });
+
+  it('builds it anyway when the upload allowed a duplicate', async () => {
+    deps.lifecycle.claimReportTask.mockResolvedValue(processing({ allow_duplicate: true }));
+    deps.engine.readReport.mockResolvedValue({ ...parsed, content } as never);
+    deps.duplicates.findContentDuplicate.mockResolvedValue(older);
+    expect(await run(event)).toBe('ready');
+    expect(deps.duplicates.findContentDuplicate).not.toHaveBeenCalled();
   });
 });
 

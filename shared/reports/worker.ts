@@ -33,6 +33,7 @@ import type { ReportFailure, ReportProgress } from './lifecycle';
 import type { WorkerDeps } from './ports';
 import { settingsDate } from './settings';
 import { periodTitle } from './report-identity';
+import { contentIdentity } from './duplicates';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
 
@@ -143,6 +144,7 @@ async function buildUpload(
     throw new AppError(409, 'source_changed', `The file has ${parsed.rows} rows; ${record.rows} were charged`);
   }
   hb.check();
+  await refuseSameContent(deps, record, parsed.content?.value ?? null);
   hb.note({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows }, true);
   countMetric('RowsProcessed', parsed.rows);
   const articles = parsed.articles.map((a) => a.article);
@@ -179,11 +181,34 @@ async function buildUpload(
     // The settings' warnings first: the record keeps a capped number of them.
     warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
     item_count: items.length,
+    wb_report_id: parsed.report_number ?? record.wb_report_id ?? null,
+    content_fingerprint: parsed.content?.value ?? null,
+    content_days: parsed.content?.days ?? null,
   });
   if (!done) throw new LeaseLost();
   time.lap('finish');
   await deps.summaries.writeReportSummary(done, items);
   time.lap('summary');
+}
+
+/**
+ * One week is one report (duplicates.ts): the upload's content identity record is written first, then
+ * an older report of the user with the same rows fails this upload as `duplicate_report` before anything
+ * is built (giveUp refunds it once). Of two uploads of one week read at once, exactly the younger fails.
+ */
+async function refuseSameContent(deps: WorkerDeps, record: ReportRecord, fingerprint: string | null): Promise<void> {
+  if (!fingerprint) return;
+  const identity = contentIdentity(fingerprint);
+  await deps.duplicates.putIdentity(record.user_id, identity, record.id, record.created_at);
+  if (record.allow_duplicate) return;
+  const older = await deps.duplicates.findContentDuplicate(record.user_id, fingerprint, record);
+  if (!older) return;
+  await deps.duplicates.deleteIdentity(record.user_id, identity, record.id);
+  throw new AppError(409, 'duplicate_report', 'The same rows are already another report of this user', {
+    report_id: older.id,
+    title: older.title,
+    created_at: older.created_at,
+  });
 }
 
 async function rebuild(

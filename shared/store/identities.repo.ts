@@ -4,7 +4,7 @@
  * deleted with the report (or with an undone upload). Finding whether the user already has a report
  * of an identity is one Query of the user's own partition, so it cannot see anyone else's.
  */
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { identityPrefix, reportIdentityKey } from './keys';
 
@@ -22,6 +22,27 @@ export function identityPutTransactItem(
     report_id: reportId,
     created_at: createdAt,
   });
+}
+
+/** Writes a report's identity record outside the charge (the content fingerprint, known once read). */
+export async function putIdentity(
+  userId: string,
+  identity: string,
+  reportId: string,
+  createdAt: string,
+): Promise<void> {
+  await ddb().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...reportIdentityKey(userId, identity, reportId),
+        type: 'report_identity',
+        identity,
+        report_id: reportId,
+        created_at: createdAt,
+      },
+    }),
+  );
 }
 
 /**

@@ -19,9 +19,13 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { MAX_ARTICLE_LENGTH } from '../contract/shapes';
 import { badRequest, conflict } from '../errors';
 import { costPriceOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../engine/periods';
+import { getConfig } from '../config';
+import { systemClock } from '../deps';
 import { ddb, tableName } from './client';
+import { BucketsByKey, TokenBucket } from './write-pace';
 import {
   backoff,
   cancellationCodes,
@@ -49,8 +53,8 @@ const todayIso = () => new Date().toISOString().slice(0, 10);
 
 /** Sort keys are capped at 1024 bytes; keep a margin for the prefix. */
 const MAX_ARTICLE_KEY_BYTES = 900;
-/** Longest article the catalog accepts (WB's sa_name is at most 75 characters). */
-export const MAX_ARTICLE_LENGTH = 300;
+/** Longest article the catalog accepts (the contract's: shared/contract/shapes.ts). */
+export { MAX_ARTICLE_LENGTH };
 
 /** The record's key; an over-long article gets a stable hashed form. */
 export function productRecordKey(userId: string, article: string): Key {
@@ -238,13 +242,28 @@ const MAX_TRANSACT_ATTEMPTS = 12;
 const TRANSACT_CONCURRENCY = 8;
 
 /**
+ * The pace of new products per seller (one partition key, `USER#<id>`): a conditional put in a
+ * transaction costs 2 write units (an item under 1 KB), a single put 1. A bucket per seller refills at
+ * CATALOG_WRITE_UNITS_PER_SECOND and holds one full transaction, so a new seller's 10,000 articles
+ * (100 transactions, 20,000 units) go out in about 40 s at the default 500 instead of 1,600 units in the
+ * first instant and throttling after; a returning seller's few new articles pass at once. Paced, not
+ * spread over keys: the catalog is read and listed by one Query on `USER#<id>` (by article, sorted), which
+ * sharded keys would turn into a scatter-gather, for a cost paid once per seller.
+ */
+export const catalogPace = new BucketsByKey(() => {
+  const rate = getConfig().CATALOG_WRITE_UNITS_PER_SECOND;
+  return new TokenBucket({ unitsPerSecond: rate, burst: Math.max(rate, TRANSACT_MAX * 2), clock: systemClock });
+});
+
+/**
  * Adds the articles missing from the catalog with cost_price 0, not set (docs/METRICS.md: "An article
  * missing from the catalog is added with cost_price 0 when the report is built"). An existing product is
  * never touched, whatever the count: a BatchGet finds which are missing, and each of those is written
  * with the condition `attribute_not_exists(pk)` — in transactions of up to 100 conditional puts, several
  * in flight. A transaction cancelled because some products appeared meanwhile (a concurrent upload, or
  * the seller setting a price) is retried without them; a conflict with another transaction is retried
- * after a backoff. So concurrent uploads never replace a price the seller set.
+ * after a backoff. So concurrent uploads never replace a price the seller set. The writes are paced per
+ * seller (catalogPace).
  */
 export async function ensureProducts(userId: string, articles: readonly string[]): Promise<void> {
   await ensureProductsFound(userId, articles);
@@ -271,6 +290,7 @@ export async function ensureProductsFound(userId: string, articles: readonly str
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt >= MAX_TRANSACT_ATTEMPTS) throw new Error('products: new articles kept conflicting');
       if (attempt > 0) await sleep(backoff(attempt));
+      await catalogPace.take(`USER#${userId}`, pending.length === 1 ? 1 : pending.length * 2);
       try {
         if (pending.length === 1) {
           await ddb().send(
@@ -399,15 +419,28 @@ export interface ImportRow {
 export interface ImportResult {
   created: number;
   updated: number;
+  /** Articles of the rows not in the catalog and left out (without `createMissing`), in the rows' order. */
+  unknown: string[];
+}
+
+export interface ImportOptions {
+  /** Add the articles the catalog does not know; without it their rows are left out and listed. */
+  createMissing?: boolean;
 }
 
 /**
  * Applies catalog rows (already validated; rows of one article are applied in file order, each as a
  * PUT would: dated ones into their period, undated ones as withPrice says). Existing articles are
  * updated, new ones created; both written with BatchWrite in chunks of 25 with retry of UnprocessedItems
- * (an import sets prices by design, so no condition is needed).
+ * (an import sets prices by design, so no condition is needed). Articles the catalog does not know are
+ * created only with `createMissing`; else they are answered as `unknown` (a typo or another seller's
+ * article must not become a product).
  */
-export async function importProducts(userId: string, rows: readonly ImportRow[]): Promise<ImportResult> {
+export async function importProducts(
+  userId: string,
+  rows: readonly ImportRow[],
+  opts: ImportOptions = {},
+): Promise<ImportResult> {
   const last = new Map<string, ImportRow[]>();
   for (const r of rows) {
     assertArticle(r.article);
@@ -419,7 +452,7 @@ export async function importProducts(userId: string, rows: readonly ImportRow[])
     if (list) list.push(r);
     else last.set(r.article, [r]);
   }
-  if (last.size === 0) return { created: 0, updated: 0 };
+  if (last.size === 0) return { created: 0, updated: 0, unknown: [] };
   const existing = new Map<string, ProductRecord>();
   for (const item of await batchGet([...last.keys()].map((a) => productRecordKey(userId, a)))) {
     const p = fromItem(item);
@@ -427,15 +460,21 @@ export async function importProducts(userId: string, rows: readonly ImportRow[])
   }
   const now = new Date().toISOString();
   let created = 0;
-  const items = [...last].map(([article, articleRows]) => {
+  const unknown: string[] = [];
+  const applied = [...last].filter(([article]) => {
+    if (existing.has(article) || opts.createMissing) return true;
+    unknown.push(article);
+    return false;
+  });
+  const items = applied.map(([article, articleRows]) => {
     const prior = existing.get(article);
     if (!prior) created++;
     let periods = prior?.cost_prices ?? [];
     for (const r of articleRows) periods = withPrice(periods, r.costPriceKopecks, r.validFrom);
     return { ...productItem(userId, article, periods, now), created_at: prior?.created_at ?? now };
   });
-  await batchPut(items);
-  return { created, updated: last.size - created };
+  if (items.length > 0) await batchPut(items);
+  return { created, updated: items.length - created, unknown };
 }
 
 export interface ProductPage {

@@ -184,6 +184,9 @@ export type BuiltUpload = Pick<
   | 'commission_by_category'
   | 'warnings'
   | 'item_count'
+  | 'wb_report_id'
+  | 'content_fingerprint'
+  | 'content_days'
 >;
 
 /**

@@ -31,6 +31,18 @@ export interface ReportRecord {
   source_report_ids?: string[];
   /** An uploaded report's identity (shared/reports/report-identity.ts); absent on combined and older reports. */
   identity?: string | null;
+  /** The upload was sent with allow_duplicate: its worker builds it even when its rows are another report's. */
+  allow_duplicate?: boolean;
+  /** WB's own id of the report (its number, from the file name; later from WB's API); null when unknown. */
+  wb_report_id?: string | null;
+  /**
+   * What the report's rows say, whatever the file (engine/fingerprint.ts): `r1:<rows>:<hash>`; equal for
+   * the same week as .xlsx, .xls or zip. Set by the worker and by every rebuild; absent on older reports
+   * until their next rebuild.
+   */
+  content_fingerprint?: string | null;
+  /** The same per sale day (day → `<rows>:<hash>`): which rows two reports share (report-identity.ts). */
+  content_days?: Record<string, string> | null;
   /** A combined report: each source as it was combined (its `version` and `rebuilt_at` then). */
   sources?: CombinedSource[];
   /** A combined report: what it covers, nested combined reports flattened (report-identity.ts coverOf). */
@@ -66,7 +78,6 @@ export interface ReportRecord {
   last_rebuild?: LastRebuild;
   /** `wb_api`: imported through a WB connection (shared/reports/wb-import.ts); absent: a file or combined. */
   source?: 'wb_api';
-  wb_report_id?: string;
   wb_connection_id?: string;
   /** WB's own sums of the report from its report list, kopecks by list field: the reconciliation's WB side. */
   wb_sums?: Record<string, number>;
@@ -152,5 +163,7 @@ export type ReportPatch = Partial<
     | 'source_report_ids'
     | 'sources'
     | 'covers'
+    | 'content_fingerprint'
+    | 'content_days'
   >
 >;

@@ -201,6 +201,8 @@ export interface ReportHead {
   version: number;
   items_gen: number;
   identity?: unknown;
+  content_fingerprint?: string | null;
+  content_days?: Record<string, string> | null;
   stale?: unknown;
   tax_profile?: unknown;
   allocation?: { method?: string } | null;
@@ -219,6 +221,8 @@ const HEAD_ATTRIBUTES = [
   'version',
   'items_gen',
   'identity',
+  'content_fingerprint',
+  'content_days',
   'stale',
   'tax_profile',
   'allocation',
@@ -247,6 +251,9 @@ export async function listReportHeads(userId: string): Promise<ReportHead[]> {
     version: Number(r.version ?? 1),
     items_gen: Number(r.items_gen ?? 1),
     identity: r.identity,
+    content_fingerprint: typeof r.content_fingerprint === 'string' ? r.content_fingerprint : null,
+    content_days:
+      r.content_days && typeof r.content_days === 'object' ? (r.content_days as Record<string, string>) : null,
     stale: r.stale,
     tax_profile: r.tax_profile,
     allocation: (r.allocation as ReportHead['allocation']) ?? null,

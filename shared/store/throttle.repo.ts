@@ -70,7 +70,8 @@ export async function consumeSlot(input: ThrottleInput): Promise<{ ok: true } | 
 /**
  * Failures counted per subject (an address, a source IP) inside a sliding window; from the `free`-th
  * failure on, each one locks the subject for `baseSeconds × 2^(failures − free)`, capped at `maxSeconds`
- * (5 failures → 30 s, 6 → 60 s, … up to 15 minutes). Stored as one record with `ttl`, so the state is
+ * (5 failures → 30 s, 6 → 60 s, … up to 15 minutes); a policy with `baseSeconds: 0` only counts (sign-in
+ * paces an address by its count instead of locking it, shared/auth/accounts.ts). Stored as one record with `ttl`, so the state is
  * shared by every Lambda instance and DynamoDB drops it once nothing in it matters.
  */
 export interface LockoutPolicy {
@@ -91,9 +92,18 @@ export async function lockedFor(policy: LockoutPolicy, subject: string, now = Da
   return until > now ? Math.ceil((until - now) / 1000) : 0;
 }
 
-/** Lock length after `failures` failures inside the window (0: none yet). */
+/** The failures of a subject still inside the policy's window at `now`. */
+export async function failureCount(policy: LockoutPolicy, subject: string, now = Date.now()): Promise<number> {
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: throttleKey(policy.kind, subject), ConsistentRead: true }),
+  );
+  const windowStart = now - policy.windowSeconds * 1000;
+  return ((r.Item?.failures as number[] | undefined) ?? []).filter((t) => t > windowStart).length;
+}
+
+/** Lock length after `failures` failures inside the window (0: none yet; never for `baseSeconds: 0`). */
 export function lockSeconds(policy: LockoutPolicy, failures: number): number {
-  if (failures < policy.free) return 0;
+  if (failures < policy.free || policy.baseSeconds <= 0) return 0;
   return Math.min(policy.maxSeconds, policy.baseSeconds * 2 ** Math.min(30, failures - policy.free));
 }
 
@@ -136,4 +146,27 @@ export async function recordFailure(policy: LockoutPolicy, subject: string, now 
 /** Forgets a subject's failures (a successful sign-in of that account). */
 export async function clearFailures(policy: LockoutPolicy, subject: string): Promise<void> {
   await ddb().send(new DeleteCommand({ TableName: tableName(), Key: throttleKey(policy.kind, subject) }));
+}
+
+// ---- known sources (sign-in) ------------------------------------------------------------------------
+
+/** Marks `subject` (an address and source IP that signed in) as known for `seconds`; DynamoDB's ttl ends it. */
+export async function markKnown(kind: string, subject: string, seconds: number, now = Date.now()): Promise<void> {
+  await ddb().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...throttleKey(kind, subject),
+        type: 'throttle',
+        known_until: now + seconds * 1000,
+        ttl: ttlIn(seconds, now),
+      },
+    }),
+  );
+}
+
+/** Whether `subject` was marked known and the mark has not run out at `now`. */
+export async function isKnown(kind: string, subject: string, now = Date.now()): Promise<boolean> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: throttleKey(kind, subject) }));
+  return Number(r.Item?.known_until ?? 0) > now;
 }

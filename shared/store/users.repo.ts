@@ -28,6 +28,8 @@ export interface UserRecord {
   created_at: string;
   confirmed_at?: string;
   password_changed_at?: string;
+  /** The jti of the reset link that set the current password (a second open of it is told apart from a voided link). */
+  password_reset_jti?: string;
 }
 
 /** What the API shows of a user (the contract's User, `GET /api/auth/me`). */
@@ -174,13 +176,17 @@ export async function setPasswordHash(userId: string, passwordHash: string): Pro
 
 /**
  * Sets a new password from a one-time reset link: the link's jti is recorded as used in the same
- * transaction, so each link sets a password at most once. Returns false when the link was used
- * before (or the user is gone / not confirmed).
+ * transaction, so each link sets a password at most once, and the update holds only while the password
+ * was not changed after the link was issued (`issuedAt`, ISO; a change in between, by another link or
+ * by the user, voids it). Returns false when the link was used before, was voided by a later change,
+ * or the user is gone / not confirmed.
  */
 export async function resetPasswordOnce(input: {
   userId: string;
   jti: string;
   tokenExp: number;
+  /** When the link was signed (ISO 8601, the token's iat_ms). */
+  issuedAt: string;
   passwordHash: string;
 }): Promise<boolean> {
   const now = new Date().toISOString();
@@ -200,9 +206,16 @@ export async function resetPasswordOnce(input: {
             Update: {
               TableName: tableName(),
               Key: userKey(input.userId),
-              UpdateExpression: 'SET password_hash = :h, password_changed_at = :now',
-              ConditionExpression: 'attribute_exists(pk) AND confirmed = :t',
-              ExpressionAttributeValues: { ':h': input.passwordHash, ':now': now, ':t': true },
+              UpdateExpression: 'SET password_hash = :h, password_changed_at = :now, password_reset_jti = :jti',
+              ConditionExpression:
+                'attribute_exists(pk) AND confirmed = :t AND (attribute_not_exists(password_changed_at) OR password_changed_at <= :issued)',
+              ExpressionAttributeValues: {
+                ':h': input.passwordHash,
+                ':now': now,
+                ':t': true,
+                ':issued': input.issuedAt,
+                ':jti': input.jti,
+              },
             },
           },
         ],

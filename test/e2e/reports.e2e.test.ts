@@ -303,6 +303,7 @@ describe('reports over HTTP (serverless-offline)', () => {
     );
     expect(list.body.items).toEqual([expect.objectContaining({ article, cost_price: 1234.5 })]);
     const form = new FormData();
+    form.append('create_missing', 'true');
     form.append('file', new Blob([Buffer.from('Артикул;Себестоимость\nA-1;10,5\nB-2;-1\n', 'utf8')]), 'цены.csv');
     const res = await fetch(`${offline.apiUrl}/products/import`, {
       method: 'POST',
@@ -313,6 +314,7 @@ describe('reports over HTTP (serverless-offline)', () => {
     expect(await res.json()).toEqual({
       created: 1,
       updated: 0,
+      unknown: { count: 0, articles: [] },
       errors: [{ row: 3, message: expect.stringMatching(/отрицательн/) }],
     });
   });

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import jwt from 'jsonwebtoken';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as changePasswordHandler } from '../../functions/auth/change-password.handler';
 import { handler as confirmHandler } from '../../functions/auth/confirm.handler';
 import { handler as forgotHandler } from '../../functions/auth/forgot-password.handler';
 import { handler as historyHandler } from '../../functions/auth/limit-history.handler';
@@ -21,7 +22,7 @@ import { apiEvent, bodyOf } from '../support/test-event';
 import { ddb, tableName } from '../../shared/store/client';
 import { hashPassword } from '../../shared/auth/passwords';
 import { ensureDemoUser, ensureSeed } from '../../shared/store/seed';
-import { getUserByEmail } from '../../shared/store/users.repo';
+import { getUserByEmail, resetPasswordOnce } from '../../shared/store/users.repo';
 import { readMail, waitForMail, type SentMail } from '../support/emulators';
 import { CONFIRM_SUBJECT, PASSWORD_SUBJECT, confirmLinkOf, passwordOf } from '../support/sign-up';
 
@@ -353,6 +354,44 @@ describe('forgot password', () => {
     expect(bodyOf(await confirm(resetToken))).toEqual({ status: 'already_confirmed' });
     expect(await mailTo(email, NEW_PASSWORD_SUBJECT)).toHaveLength(1);
     expect((await login(email, newPassword)).statusCode).toBe(200);
+  });
+
+  it('a password change voids the reset links issued before it (400 invalid_token, no new password)', async () => {
+    const { email, password, token: session } = await signUp();
+    expect((await forgot(email)).statusCode).toBe(202);
+    const earlier = tokenOf(await waitForMail(ses(), email, (m) => m.subject === RESET_SUBJECT));
+    // The seller changes the password while the link waits in the mailbox.
+    const changed = await changePasswordHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/auth/change-password',
+        token: session,
+        body: { current_password: password, new_password: 'Brand-New-Password-1' },
+      }),
+    );
+    expect(changed.statusCode).toBe(200);
+    const r = await confirm(earlier);
+    expect(r.statusCode).toBe(400);
+    expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('invalid_token');
+    expect(await mailTo(email, NEW_PASSWORD_SUBJECT)).toHaveLength(0);
+    expect((await login(email, 'Brand-New-Password-1')).statusCode).toBe(200);
+  });
+
+  it('the store refuses a reset issued before the last change even when the read raced it', async () => {
+    const { email } = await signUp();
+    const user = (await getUserByEmail(email))!;
+    const issuedBefore = new Date(Date.parse(user.password_changed_at!) - 1).toISOString();
+    const attempt = (jti: string, issuedAt: string) =>
+      resetPasswordOnce({
+        userId: user.id,
+        jti,
+        tokenExp: Math.floor(Date.now() / 1000) + 3600,
+        issuedAt,
+        passwordHash: 'x',
+      });
+    expect(await attempt(randomUUID(), issuedBefore)).toBe(false);
+    expect((await getUserByEmail(email))!.password_hash).toBe(user.password_hash);
+    expect(await attempt(randomUUID(), new Date().toISOString())).toBe(true);
   });
 
   it('answers 202 but sends nothing for unknown and unconfirmed addresses', async () => {

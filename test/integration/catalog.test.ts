@@ -66,8 +66,8 @@ async function listAll(token: string, search?: string): Promise<Array<{ article:
   return out;
 }
 
-function importFile(token: string, filename: string, content: Buffer) {
-  const { body, contentType } = multipartBody({ filename, content });
+function importFile(token: string, filename: string, content: Buffer, fields: Record<string, string> = {}) {
+  const { body, contentType } = multipartBody({ filename, content }, fields);
   return importProductsHandler(
     apiEvent({ method: 'POST', path: '/api/products/import', token, body, headers: { 'content-type': contentType } }),
   );
@@ -118,7 +118,7 @@ describe('products: put and list', () => {
       article: i % 3 === 0 ? `Куртка-${i}` : `shirt-${i}`,
       costPriceKopecks: i * 100,
     }));
-    await importProducts(u.id, rows);
+    await importProducts(u.id, rows, { createMissing: true });
     const page = await listProducts(u.id, { limit: 50 });
     expect(page.items).toHaveLength(50);
     expect(page.next_cursor).not.toBeNull();
@@ -185,10 +185,14 @@ describe('products: what report building uses', () => {
 
   it('ensureProducts with many new articles (batched) keeps the prices already set', async () => {
     const u = await newUser();
-    await importProducts(u.id, [
-      { article: 'big-7', costPriceKopecks: 700 },
-      { article: 'big-250', costPriceKopecks: 25_000 },
-    ]);
+    await importProducts(
+      u.id,
+      [
+        { article: 'big-7', costPriceKopecks: 700 },
+        { article: 'big-250', costPriceKopecks: 25_000 },
+      ],
+      { createMissing: true },
+    );
     const many = Array.from({ length: 260 }, (_, i) => `big-${i}`);
     await ensureProducts(u.id, many);
     const prices = await getCostPrices(u.id, many);
@@ -213,7 +217,7 @@ describe('products: import', () => {
       '',
       'NEW-4;Носки;0',
     ].join('\r\n');
-    const r = await importFile(u.token, 'цены.csv', Buffer.from(`\uFEFF${csv}`, 'utf8'));
+    const r = await importFile(u.token, 'цены.csv', Buffer.from(`\uFEFF${csv}`, 'utf8'), { create_missing: 'true' });
     expect(r.statusCode).toBe(200);
     const body = bodyOf<{ updated: number; created: number; errors: Array<{ row: number; message: string }> }>(r);
     expect(body).toMatchObject({ updated: 1, created: 2 });
@@ -237,7 +241,7 @@ describe('products: import', () => {
         throw new Error(`no cp1251 byte for ${ch}`);
       }),
     );
-    const r = await importFile(u.token, 'prices.csv', cp1251);
+    const r = await importFile(u.token, 'prices.csv', cp1251, { create_missing: 'true' });
     expect(r.statusCode).toBe(200);
     expect(bodyOf(r)).toMatchObject({ created: 2, updated: 0, errors: [] });
     expect(await getCostPrices(u.id, ['Товар-1', 'Товар,2'])).toEqual({ 'Товар-1': 1050, 'Товар,2': 700 });
@@ -254,13 +258,88 @@ describe('products: import', () => {
     ws.addRow([222, 4455, '1 000,10']);
     ws.addRow([333, 'X-3', 'много']);
     const file = Buffer.from(await wb.xlsx.writeBuffer());
-    const r = await importFile(u.token, 'цены.xlsx', file);
+    const r = await importFile(u.token, 'цены.xlsx', file, { create_missing: '1' });
     expect(r.statusCode).toBe(200);
     const body = bodyOf<{ updated: number; created: number; errors: Array<{ row: number; message: string }> }>(r);
     expect(body).toMatchObject({ created: 2, updated: 0 });
     expect(body.errors).toEqual([{ row: 6, message: expect.stringMatching(/не число/) }]);
     // "Артикул WB" is WB's nm_id, not the seller's article: the bare "артикул" column wins.
     expect(await getCostPrices(u.id, ['X-1', '4455', '111'])).toEqual({ 'X-1': 25_075, '4455': 100_010 });
+  });
+
+  it('articles the catalog does not know are listed and left out, unless create_missing=true adds them', async () => {
+    const u = await newUser();
+    await putPrice(u.token, 'EXIST-1', 1);
+    // A report added this one (never priced): the catalog knows it.
+    await ensureProducts(u.id, ['FROM-REPORT']);
+    const csv = 'Артикул;Себестоимость\nEXIST-1;10\nОПЕЧАТКА-1;20\nFROM-REPORT;30\nNEW-2;40\nОПЕЧАТКА-1;21\n';
+    const r = await importFile(u.token, 'prices.csv', Buffer.from(csv, 'utf8'));
+    expect(r.statusCode).toBe(200);
+    expect(bodyOf(r)).toEqual({
+      updated: 2,
+      created: 0,
+      unknown: { count: 2, articles: ['ОПЕЧАТКА-1', 'NEW-2'] },
+      errors: [],
+    });
+    expect(await getCostPrices(u.id, ['EXIST-1', 'ОПЕЧАТКА-1', 'FROM-REPORT', 'NEW-2'])).toEqual({
+      'EXIST-1': 1000,
+      'FROM-REPORT': 3000,
+    });
+    // "false" is not asking.
+    expect(
+      bodyOf(await importFile(u.token, 'prices.csv', Buffer.from(csv, 'utf8'), { create_missing: 'false' })),
+    ).toMatchObject({ created: 0, unknown: { count: 2 } });
+
+    const again = await importFile(u.token, 'prices.csv', Buffer.from(csv, 'utf8'), { create_missing: 'true' });
+    expect(bodyOf(again)).toEqual({ updated: 2, created: 2, unknown: { count: 0, articles: [] }, errors: [] });
+    expect(await getCostPrices(u.id, ['ОПЕЧАТКА-1', 'NEW-2'])).toEqual({ 'ОПЕЧАТКА-1': 2100, 'NEW-2': 4000 });
+    // Anything else in the field is a 400, not a silent no.
+    expect(
+      (await importFile(u.token, 'prices.csv', Buffer.from(csv, 'utf8'), { create_missing: 'yes' })).statusCode,
+    ).toBe(400);
+  });
+
+  it('cost prices with more than 2 decimals are refused alike: a PUT with 422, an import row as an error', async () => {
+    const u = await newUser();
+    await putPrice(u.token, 'D-1', 5);
+    for (const bad of [0.001, 12.345, 1.0000001]) {
+      const r = await putPrice(u.token, 'D-1', bad);
+      expect(r.statusCode, String(bad)).toBe(422);
+      const err = bodyOf<{ error: { code: string; details: { field: string } } }>(r).error;
+      expect(err.code).toBe('value_out_of_range');
+      expect(err.details.field).toBe('cost_price');
+    }
+    expect(await getCostPrices(u.id, ['D-1'])).toEqual({ 'D-1': 500 });
+    // A binary float's tail is not a third decimal.
+    expect((await putPrice(u.token, 'D-1', 0.1 + 0.2)).statusCode).toBe(200);
+    expect(await getCostPrices(u.id, ['D-1'])).toEqual({ 'D-1': 30 });
+
+    await ensureProducts(u.id, ['D-2', 'D-3', 'D-4']);
+    const csv = 'Артикул;Себестоимость\nD-2;0,001\nD-3;12.345\nD-4;0.30000000000000004\n';
+    const r = await importFile(u.token, 'prices.csv', Buffer.from(csv, 'utf8'));
+    const body = bodyOf<{ updated: number; errors: Array<{ row: number; message: string }> }>(r);
+    expect(body.updated).toBe(1);
+    expect(body.errors).toEqual([
+      { row: 2, message: 'Себестоимость «0,001»: больше 2 знаков после запятой' },
+      { row: 3, message: 'Себестоимость «12.345»: больше 2 знаков после запятой' },
+    ]);
+    expect(await getCostPrices(u.id, ['D-2', 'D-3', 'D-4'])).toEqual({ 'D-2': 0, 'D-3': 0, 'D-4': 30 });
+  });
+
+  it('an article of more than 300 characters from a report is in the catalog and can be priced (up to 1000)', async () => {
+    const u = await newUser();
+    const long = `Набор полотенец махровых ${'очень длинное название '.repeat(20)}`.trim();
+    expect(long.length).toBeGreaterThan(300);
+    await ensureProducts(u.id, [long]);
+    expect(await getCostPrices(u.id, [long])).toEqual({ [long]: 0 });
+    const r = await putPrice(u.token, long, 123.45);
+    expect(r.statusCode).toBe(200);
+    expect(bodyOf<{ article: string; cost_price: number }>(r)).toMatchObject({ article: long, cost_price: 123.45 });
+    expect(await getCostPrices(u.id, [long])).toEqual({ [long]: 12_345 });
+    expect(await listAll(u.token, long.slice(0, 400))).toEqual([{ article: long, cost_price: 123.45 }]);
+    const imported = await importFile(u.token, 'p.csv', Buffer.from(`Артикул;Себестоимость\n${long};99\n`, 'utf8'));
+    expect(bodyOf(imported)).toMatchObject({ updated: 1, created: 0, errors: [] });
+    expect((await putPrice(u.token, 'я'.repeat(1001), 1)).statusCode).toBe(400);
   });
 
   it('a file without the needed columns is a 422 naming them; a binary non-spreadsheet is a 415', async () => {

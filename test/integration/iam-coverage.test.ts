@@ -707,10 +707,10 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     );
   },
   productsImport: async (run) => {
-    const csv = multipartBody({
-      filename: 'prices.csv',
-      content: Buffer.from('Артикул;Себестоимость\nIAM-1;11\nIAM-2;12\n', 'utf8'),
-    });
+    const csv = multipartBody(
+      { filename: 'prices.csv', content: Buffer.from('Артикул;Себестоимость\nIAM-1;11\nIAM-2;12\n', 'utf8') },
+      { create_missing: 'true' },
+    );
     await run.call(
       {
         method: 'POST',

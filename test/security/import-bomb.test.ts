@@ -19,7 +19,7 @@ beforeAll(() => resetConfig());
 type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
 
 function importEvent(token: string, file: Buffer) {
-  const { body, contentType } = multipartBody({ filename: 'prices.xlsx', content: file });
+  const { body, contentType } = multipartBody({ filename: 'prices.xlsx', content: file }, { create_missing: 'true' });
   return apiEvent({
     method: 'POST',
     path: '/api/products/import',

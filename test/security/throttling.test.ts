@@ -1,6 +1,8 @@
 /**
  * Throttling (attack run, issue 12): 50 wrong passwords for one account went through at ~117 ms each
- * and then the right one signed in; 40 registrations from one address sent 40 mails; a confirmed
+ * and then the right one signed in; then (issue 22) five wrong passwords locked an address for
+ * everyone, so anyone could keep a known seller out — failures lock per (address, source IP) and per
+ * source IP, and only pace an address over all sources; 40 registrations from one address sent 40 mails; a confirmed
  * address answered registration in 12 ms, a new one in 60 ms. Against DynamoDB Local and the SES
  * emulator, with the routes' handlers in-process (each test from its own source IP).
  */
@@ -12,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as forgotHandler } from '../../functions/auth/forgot-password.handler';
 import { handler as loginHandler } from '../../functions/auth/login.handler';
 import { handler as registerHandler } from '../../functions/auth/register.handler';
-import { ACCOUNT_LOCKOUT, REQUESTS_PER_IP_PER_HOUR } from '../../shared/auth/accounts';
+import { ACCOUNT_FAILURES, ACCOUNT_PACE, PAIR_LOCKOUT, REQUESTS_PER_IP_PER_HOUR } from '../../shared/auth/accounts';
 import { hashPassword } from '../../shared/auth/passwords';
 import { getConfig, resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
@@ -53,15 +55,16 @@ async function confirmedUser(): Promise<{ email: string; password: string }> {
   return { email, password };
 }
 
-describe('sign-in lockout per account', () => {
-  it('5 failures → the 6th attempt, even with the right password, is 429 too_many_attempts with Retry-After', async () => {
+describe('sign-in lockout per (address, source IP)', () => {
+  it('5 failures from one source → its 6th attempt, even with the right password, is 429 with Retry-After; another source signs in', async () => {
     const { email, password } = await confirmedUser();
+    const guesser = newIp();
     for (let i = 0; i < 5; i++) {
-      const r = await login(email, `wrong-${i}`, newIp());
+      const r = await login(email, `wrong-${i}`, guesser);
       expect(r.statusCode).toBe(401);
       expect(bodyOf<ErrorBody>(r).error.code).toBe('invalid_credentials');
     }
-    const locked = await login(email, password, newIp());
+    const locked = await login(email, password, guesser);
     expect(locked.statusCode).toBe(429);
     expect(bodyOf<ErrorBody>(locked).error).toMatchObject({
       code: 'too_many_attempts',
@@ -72,15 +75,18 @@ describe('sign-in lockout per account', () => {
     // none): the browser may read Retry-After only because that config exposes it (over HTTP:
     // test/e2e/auth.e2e.test.ts).
     expect(exposedResponseHeaders()).toContain('Retry-After');
+    // The guesser cannot keep the seller out: the right password from the seller's source signs in.
+    expect((await login(email, password, newIp())).statusCode).toBe(200);
   });
 
   it('an unknown address gets the very same answers (nothing tells whether it has an account)', async () => {
     const known = await confirmedUser();
     const unknown = newEmail('nobody');
     const answers = async (email: string) => {
+      const ip = newIp();
       const out: Array<{ status: number; body: unknown; retry?: string }> = [];
       for (let i = 0; i < 7; i++) {
-        const r = await login(email, `wrong-${i}`, newIp());
+        const r = await login(email, `wrong-${i}`, ip);
         out.push({ status: r.statusCode ?? 0, body: bodyOf(r), retry: String(r.headers?.['Retry-After']) });
       }
       return out;
@@ -101,29 +107,51 @@ describe('sign-in lockout per account', () => {
   });
 
   it('locks double from one failure to the next, up to 15 minutes (stored with ttl in DynamoDB)', async () => {
-    const subject = newEmail('backoff');
+    const subject = `${newEmail('backoff')}|${newIp()}`;
     const t0 = Date.now();
     let now = t0;
     const locks: number[] = [];
     for (let i = 0; i < 9; i++) {
-      locks.push(await recordFailure(ACCOUNT_LOCKOUT, subject, now));
+      locks.push(await recordFailure(PAIR_LOCKOUT, subject, now));
       now += 1000;
     }
     expect(locks).toEqual([0, 0, 0, 0, 30, 60, 120, 240, 480]);
-    expect(await lockedFor(ACCOUNT_LOCKOUT, subject, now)).toBeGreaterThan(470);
-    for (let i = 0; i < 3; i++) locks.push(await recordFailure(ACCOUNT_LOCKOUT, subject, (now += 1000)));
+    expect(await lockedFor(PAIR_LOCKOUT, subject, now)).toBeGreaterThan(470);
+    for (let i = 0; i < 3; i++) locks.push(await recordFailure(PAIR_LOCKOUT, subject, (now += 1000)));
     expect(locks.slice(-3)).toEqual([900, 900, 900]);
     // Failures older than the 15-minute window no longer count.
     const later = now + 16 * 60 * 1000 + 900 * 1000;
-    expect(await lockedFor(ACCOUNT_LOCKOUT, subject, later)).toBe(0);
-    expect(await recordFailure(ACCOUNT_LOCKOUT, subject, later)).toBe(0);
+    expect(await lockedFor(PAIR_LOCKOUT, subject, later)).toBe(0);
+    expect(await recordFailure(PAIR_LOCKOUT, subject, later)).toBe(0);
     const { Item } = await ddb().send(
       new (await import('@aws-sdk/lib-dynamodb')).GetCommand({
         TableName: getConfig().TABLE_NAME,
-        Key: { pk: `THROTTLE#login_account#${subject}`, sk: 'THROTTLE' },
+        Key: { pk: `THROTTLE#login_pair#${subject}`, sk: 'THROTTLE' },
       }),
     );
     expect(Item?.ttl).toBeGreaterThan(Math.floor(later / 1000));
+  });
+});
+
+describe('sign-in per address over all sources: paced, never locked', () => {
+  it(`${ACCOUNT_PACE.after} failures from as many sources: one check per ${ACCOUNT_PACE.intervalSeconds} s for the address; the owner's known source is not paced`, async () => {
+    const { email, password } = await confirmedUser();
+    const home = newIp();
+    expect((await login(email, password, home)).statusCode).toBe(200);
+    for (let i = 0; i < ACCOUNT_PACE.after; i++) expect((await login(email, 'guess', newIp())).statusCode).toBe(401);
+    // The address's one check of this interval, spent by the guesser…
+    expect((await login(email, 'guess', newIp())).statusCode).toBe(401);
+    // …so a new source waits a few seconds, not minutes (the address is not locked).
+    const paced = await login(email, password, newIp());
+    expect(paced.statusCode).toBe(429);
+    expect(bodyOf<ErrorBody>(paced).error.code).toBe('too_many_attempts');
+    const wait = Number(paced.headers?.['Retry-After']);
+    expect(wait).toBeGreaterThan(0);
+    expect(wait).toBeLessThanOrEqual(ACCOUNT_PACE.intervalSeconds);
+    // The owner where they signed in before is not paced.
+    expect((await login(email, password, home)).statusCode).toBe(200);
+    // Counted failures of the address are not a lock: the count never starts one.
+    expect(await lockedFor(ACCOUNT_FAILURES, email)).toBe(0);
   });
 });
 

@@ -124,6 +124,8 @@ describe('margin groups and changes', () => {
   });
 });
 
+const base = { seller_id: null, report_number: null, period_from: null, period_to: null };
+
 describe('selection', () => {
   it('leaves out combined and unfinished reports and keeps the newest of an identity', () => {
     const old = info('1', '2026-05-18', { identity: 'same' });
@@ -137,6 +139,26 @@ describe('selection', () => {
     expect(sel.counted.map((r) => r.id)).toEqual(['2']);
     expect(sel.duplicates).toEqual([{ report: old, kept: neu }]);
     expect(sel.processing.map((r) => r.id)).toEqual(['4']);
+  });
+
+  it('counts the same rows once: one week as xlsx and xls is one identity, a daily report inside a week is left out', () => {
+    const days = { '2026-05-18': '5:01', '2026-05-19': '4:02' };
+    const xlsx = info('1', '2026-05-18', {
+      identity: reportIdentity({ ...base, id: '1', content_fingerprint: 'r1:9:aa' }, null),
+      days,
+    });
+    const xls = info('2', '2026-05-18', {
+      identity: reportIdentity({ ...base, id: '2', content_fingerprint: 'r1:9:aa' }, null),
+      days,
+    });
+    const daily = info('3', '2026-05-18', { period_to: '2026-05-18', days: { '2026-05-18': '5:01' } });
+    const other = info('4', '2026-05-18', { days: { '2026-05-18': '5:77' } });
+    const sel = selectReports([xlsx, daily, xls, other]);
+    expect(sel.counted.map((r) => r.id).sort()).toEqual(['2', '4']);
+    expect(sel.duplicates).toEqual([
+      { report: xlsx, kept: xls },
+      { report: daily, kept: xls, inside: true },
+    ]);
   });
 
   it('the default range is the last 12 weeks that have reports', () => {

@@ -6,7 +6,10 @@
  * Rules:
  * - a report counts when it is ready, not combined (its sources count), has a period, and its period
  *   lies inside the range (period_from ≥ from and period_to ≤ to);
- * - each report identity counts once: the newest (created_at, then id) of the same identity;
+ * - each report identity counts once: the newest (created_at, then id) of the same identity (the same
+ *   rows in another file are one identity: identity.ts);
+ * - a report whose rows are all inside another counted report (every sale day of it has the same rows
+ *   there: a daily report inside a weekly one) does not count: its rows are counted once, in the other;
  * - a report belongs to the Monday–Sunday week of its period_from;
  * - ABC (per value): articles with an article code ranked by the value descending, ties by article
  *   code ascending; A when the share of the positive total held by the articles ranked above it is
@@ -15,6 +18,7 @@
  *   is negative, else low. The article without a code is in no group.
  */
 import { percentOf } from '../derive';
+import { containsDays } from '../fingerprint';
 import { emptyWeekFigures, WEEK_FIELDS, type ArticleFigures, type WeekFigures } from './summary';
 
 export type AbcLetter = 'A' | 'B' | 'C';
@@ -35,6 +39,8 @@ export interface ReportInfo {
   identity: string;
   /** The report's numbers are out of date (settings changed since it was built). */
   stale: boolean;
+  /** Its rows per sale day (engine/fingerprint.ts), when known: a report inside another is left out. */
+  days?: Readonly<Record<string, string>> | null;
 }
 
 export interface ReportFigures {
@@ -138,8 +144,8 @@ export function previousRange(from: string, to: string): { from: string; to: str
 export interface Selection {
   /** Ready, not combined, with a period, the newest of their identity. */
   counted: ReportInfo[];
-  /** Left out as older copies of a counted report: the report and the one kept. */
-  duplicates: Array<{ report: ReportInfo; kept: ReportInfo }>;
+  /** Left out as older copies of a counted report (or `inside` it: its rows all there): the report and the one kept. */
+  duplicates: Array<{ report: ReportInfo; kept: ReportInfo; inside?: true }>;
   /** Not ready yet (building / processing). */
   processing: ReportInfo[];
 }
@@ -162,12 +168,29 @@ export function selectReports(reports: ReadonlyArray<ReportInfo>): Selection {
     const cur = best.get(r.identity);
     if (!cur || newer(r, cur)) best.set(r.identity, r);
   }
-  const counted: ReportInfo[] = [];
+  const kept1: ReportInfo[] = [];
   const duplicates: Selection['duplicates'] = [];
   for (const r of candidates) {
     const kept = best.get(r.identity) as ReportInfo;
-    if (kept === r) counted.push(r);
+    if (kept === r) kept1.push(r);
     else duplicates.push({ report: r, kept });
+  }
+  // A report inside another (all its sale days' rows there) counts in the other: the bigger one is kept.
+  const counted: ReportInfo[] = [];
+  const size = (r: ReportInfo) => Object.keys(r.days ?? {}).length;
+  for (const r of kept1) {
+    const outer = r.days
+      ? kept1.find(
+          (o) =>
+            o !== r &&
+            o.days &&
+            size(o) >= size(r) &&
+            containsDays(o.days, r.days!) &&
+            (size(o) > size(r) ? true : newer(o, r)),
+        )
+      : undefined;
+    if (outer) duplicates.push({ report: r, kept: outer, inside: true });
+    else counted.push(r);
   }
   return { counted, duplicates, processing };
 }
@@ -382,9 +405,10 @@ export function computeAnalytics(input: AnalyticsInput): AnalyticsResult {
     if (inRange(d.report, from, to))
       warnings.push({
         code: 'duplicate_report',
-        message:
-          `отчёт ${label(d.report)}, загруженный ${dmy(d.report.created_at)}, — копия отчёта ` +
-          `${d.kept.title === d.report.title ? '' : `«${d.kept.title}» `}от ${dmy(d.kept.created_at)}; учтён только более новый`,
+        message: d.inside
+          ? `строки отчёта ${label(d.report)} все есть в отчёте ${label(d.kept)}; учтены один раз`
+          : `отчёт ${label(d.report)}, загруженный ${dmy(d.report.created_at)}, — копия отчёта ` +
+            `${d.kept.title === d.report.title ? '' : `«${d.kept.title}» `}от ${dmy(d.kept.created_at)}; учтён только более новый`,
         details: { report_id: d.report.id, kept_report_id: d.kept.id },
       });
   for (const r of sel.processing)

@@ -342,6 +342,7 @@ export const api = {
   setManualValue: (itemId: string, field: string, value: number | null) =>
     call('manualValue', { params: { item_id: itemId }, body: { field, value } }),
   rebuild: (id: string) => call('rebuildOne', { params: { id } }),
+  rebuildMany: (reportIds: string[]) => call('rebuildMany', { body: { report_ids: reportIds } }),
   combine: (reportIds: string[], title?: string) =>
     call('combine', { body: title ? { report_ids: reportIds, title } : { report_ids: reportIds } }),
   combineStatus: (jobId: string) => call('combineStatus', { params: { job_id: jobId } }),
@@ -363,8 +364,10 @@ export const api = {
     call('listProducts', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),
   putProduct: (article: string, costPrice: number) =>
     call('putProduct', { params: { article }, body: { cost_price: costPrice } }),
-  importProducts: (file: File) => {
+  /** `createMissing`: add the articles the catalog does not know (else they come back as `unknown`). */
+  importProducts: (file: File, opts: { createMissing?: boolean } = {}) => {
     const form = new FormData();
+    if (opts.createMissing) form.append('create_missing', 'true');
     form.append('file', file, file.name);
     return call('importProducts', { form });
   },

@@ -91,9 +91,11 @@ export function messageFor(status: number, code: string, details: Record<string,
   }
   if (code === 'overlapping_reports' && Array.isArray(details.titles) && details.titles.length === 2) {
     const [a, b] = details.titles.map((t) => `«${String(t)}»`);
-    return details.reason === 'same_report'
-      ? `Отчёты ${a} и ${b} — один и тот же отчёт: выберите только один из них.`
-      : `Отчёты ${a} и ${b} пересекаются (сводный отчёт и его источник): выберите только один из них.`;
+    if (details.reason === 'same_report')
+      return `Отчёты ${a} и ${b} — один и тот же отчёт: выберите только один из них.`;
+    if (details.reason === 'shared_rows')
+      return `Отчёты ${a} и ${b} содержат одни и те же строки (один отчёт внутри другого): выберите только один из них.`;
+    return `Отчёты ${a} и ${b} пересекаются (сводный отчёт и его источник): выберите только один из них.`;
   }
   if (MESSAGES[code]) return MESSAGES[code];
   if (BY_STATUS[status]) return BY_STATUS[status];

@@ -28,12 +28,15 @@ import {
   FIELD_BY_NAME,
   FIELDS,
   kopecksToRoubles,
+  MAIN_FIELDS,
   roublesToKopecks,
   type FieldUnit,
   type FieldName,
 } from '../lib/fields';
 import { articlesCount, editText, formatByUnit, formatInt, normaliseForUnit, parseNumberInput } from '../lib/format';
+import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { ErrorMessage } from './error-message';
+import { ItemCards } from './item-cards';
 import { SortHeader } from './sort-header';
 
 const ROW_HEIGHT = 34;
@@ -63,8 +66,36 @@ export interface ItemsTableProps {
 
 const helper = createColumnHelper<Item>();
 
-function buildColumns(): ColumnDef<Item, unknown>[] {
-  const itemGroup = helper.group({
+/** The column presets: «Главное» (a few columns; on a phone, a card per article) and «Все колонки». */
+export type ColumnPreset = 'main' | 'all';
+
+function valueGroup(group: { id: string; title: string; fields: readonly string[] }) {
+  return helper.group({
+    id: group.id,
+    header: group.title,
+    columns: group.fields.map((name) => {
+      const def = FIELD_BY_NAME.get(name);
+      return helper.accessor((row) => row.effective[name] ?? undefined, {
+        id: name,
+        header: def?.title ?? name,
+        sortUndefined: 'last',
+        sortDescFirst: true,
+        meta: {
+          unit: def?.unit ?? 'money',
+          correctable: def?.correctable ?? false,
+          groupId: group.id,
+        } satisfies ColumnMeta,
+      });
+    }),
+  });
+}
+
+/**
+ * The table's columns, read like a P&L: the (sticky) article, the result right beside it, the card's
+ * WB code and category, then the rest (COLUMN_GROUPS). «Главное» keeps the article and MAIN_FIELDS.
+ */
+function buildColumns(preset: ColumnPreset): ColumnDef<Item, unknown>[] {
+  const articleGroup = helper.group({
     id: 'item',
     header: 'Товар',
     columns: [
@@ -74,42 +105,37 @@ function buildColumns(): ColumnDef<Item, unknown>[] {
         meta: { groupId: 'item', className: 'col-article' } satisfies ColumnMeta,
         sortingFn: 'alphanumeric',
       }),
+    ],
+  });
+  if (preset === 'main')
+    return [articleGroup, valueGroup({ id: 'main', title: 'Главное', fields: MAIN_FIELDS })] as ColumnDef<
+      Item,
+      unknown
+    >[];
+  const cardGroup = helper.group({
+    id: 'card',
+    header: 'Карточка',
+    columns: [
       helper.accessor((row) => row.nm_id, {
         id: 'nm_id',
         header: 'Код WB',
-        meta: { groupId: 'item', className: 'col-nm' } satisfies ColumnMeta,
+        meta: { groupId: 'card', className: 'col-nm' } satisfies ColumnMeta,
       }),
       helper.accessor((row) => row.category, {
         id: 'category',
         header: 'Категория',
-        meta: { groupId: 'item', className: 'col-category' } satisfies ColumnMeta,
+        meta: { groupId: 'card', className: 'col-category' } satisfies ColumnMeta,
       }),
     ],
   });
-  const groups = COLUMN_GROUPS.map((group) =>
-    helper.group({
-      id: group.id,
-      header: group.title,
-      columns: group.fields.map((name) => {
-        const def = FIELD_BY_NAME.get(name);
-        return helper.accessor((row) => row.effective[name] ?? undefined, {
-          id: name,
-          header: def?.title ?? name,
-          sortUndefined: 'last',
-          sortDescFirst: true,
-          meta: {
-            unit: def?.unit ?? 'money',
-            correctable: def?.correctable ?? false,
-            groupId: group.id,
-          } satisfies ColumnMeta,
-        });
-      }),
-    }),
-  );
-  return [itemGroup, ...groups] as ColumnDef<Item, unknown>[];
+  const [result, ...rest] = COLUMN_GROUPS.map(valueGroup);
+  return [articleGroup, result!, cardGroup, ...rest] as ColumnDef<Item, unknown>[];
 }
 
-const COLUMNS = buildColumns();
+const COLUMNS: Record<ColumnPreset, ColumnDef<Item, unknown>[]> = {
+  main: buildColumns('main'),
+  all: buildColumns('all'),
+};
 
 /** The table's first order: realization, largest first. */
 export const DEFAULT_SORTING: SortingState = [{ id: 'realization', desc: true }];
@@ -189,6 +215,10 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
   const [scrollEl, setScrollEl] = useState<HTMLDivElement | null>(null);
 
   useEffect(() => saveColumnChoice(choice), [choice]);
+  // Until the seller picks a preset: every column on a wide screen, the cards on a phone.
+  const narrowScreen = useNarrowScreen();
+  const preset: ColumnPreset = choice.preset ?? (narrowScreen ? 'main' : 'all');
+  const cards = narrowScreen && preset === 'main';
 
   const needle = deferredSearch.trim().toLowerCase();
   const filtered = useMemo(() => (needle ? items.filter((item) => matches(item, needle)) : items), [items, needle]);
@@ -198,15 +228,19 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
 
   const columnVisibility = useMemo(() => {
     const visibility: Record<string, boolean> = {};
+    if (preset === 'main') {
+      for (const f of MAIN_FIELDS) visibility[f] = choice.showZero || !zeroFields.has(f);
+      return visibility;
+    }
     for (const group of COLUMN_GROUPS)
       for (const f of group.fields)
         visibility[f] = !hiddenGroups.has(group.id) && (choice.showZero || !zeroFields.has(f));
     return visibility;
-  }, [hiddenGroups, choice.showZero, zeroFields]);
+  }, [preset, hiddenGroups, choice.showZero, zeroFields]);
 
   const table = useReactTable({
     data: filtered,
-    columns: COLUMNS,
+    columns: COLUMNS[preset],
     state: { sorting, columnVisibility },
     onSortingChange: setSorting,
     getCoreRowModel: getCoreRowModel(),
@@ -353,14 +387,28 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
           {articlesCount(filtered.length, items.length)}
           {correctedCount > 0 ? ` · исправлено вручную: ${correctedCount}` : ''}
         </span>
+        <div className="preset-toggles" role="group" aria-label="Набор колонок">
+          {PRESETS.map((p) => (
+            <button
+              key={p.id}
+              type="button"
+              className={`chip${preset === p.id ? ' chip-on' : ''}`}
+              aria-pressed={preset === p.id}
+              data-testid={`preset-${p.id}`}
+              onClick={() => setChoice((prev) => ({ ...prev, preset: p.id }))}
+            >
+              {p.title}
+            </button>
+          ))}
+        </div>
         <div className="group-toggles" role="group" aria-label="Группы колонок">
-          {COLUMN_GROUPS.map((g) => (
+          {(preset === 'all' ? COLUMN_GROUPS : []).map((g) => (
             <label key={g.id} className={`chip${hiddenGroups.has(g.id) ? '' : ' chip-on'}`}>
               <input type="checkbox" checked={!hiddenGroups.has(g.id)} onChange={() => toggleGroup(g.id)} />
               {g.title}
             </label>
           ))}
-          {zeroFields.size > 0 ? (
+          {zeroFields.size > 0 && !cards ? (
             <label className={`chip${choice.showZero ? ' chip-on' : ''}`} data-testid="show-zero-columns">
               <input
                 type="checkbox"
@@ -374,7 +422,7 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
           ) : null}
         </div>
       </div>
-      {!readOnly ? (
+      {!readOnly && !cards ? (
         <p className="muted small table-hint" data-testid="correction-hint">
           Числа с пунктирным подчёркиванием можно исправить: нажмите на ячейку, введите значение (в рублях для денег) и
           нажмите «Сохранить» или Enter. Исправленные ячейки подсвечены; рассчитанное значение показано в редакторе
@@ -396,78 +444,88 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
       ) : null}
       {lastChange && !editing ? <ChangeNote change={lastChange} onClose={() => setLastChange(null)} /> : null}
       <ErrorMessage error={saveError} testId="cell-save-error" />
-      <div
-        className="table-scroll"
-        ref={setScrollEl}
-        data-testid="items-table"
-        // Few articles: no empty box under the totals row (room for the two header rows and the totals).
-        style={{ height: `min(70vh, 760px, ${rows.length * ROW_HEIGHT + 150}px)` }}
-      >
-        <table className="items-table" aria-rowcount={rows.length + 1} style={{ width: tableWidth }}>
-          {/* Fixed column widths (table-layout: fixed): rows mounted while scrolling never re-measure the table. */}
-          <colgroup>
-            {leafColumns.map((column) => (
-              <col key={column.id} style={{ width: columnWidth(column, narrow) }} />
-            ))}
-          </colgroup>
-          <thead>
-            {table.getHeaderGroups().map((headerGroup, depth) => (
-              <tr key={headerGroup.id} className={depth === 0 ? 'group-row' : 'header-row'}>
-                {headerGroup.headers.map((header) => {
-                  if (depth === 0) {
+      {cards ? (
+        <ItemCards
+          items={rows.map((r) => r.original)}
+          totals={shownTotals}
+          totalsLabel={needle ? `Итого по найденным (${formatInt(filtered.length)})` : 'Итого по отчёту'}
+          sorting={sorting}
+          onSortingChange={setSorting}
+        />
+      ) : (
+        <div
+          className="table-scroll"
+          ref={setScrollEl}
+          data-testid="items-table"
+          // Few articles: no empty box under the totals row (room for the two header rows and the totals).
+          style={{ height: `min(70vh, 760px, ${rows.length * ROW_HEIGHT + 150}px)` }}
+        >
+          <table className="items-table" aria-rowcount={rows.length + 1} style={{ width: tableWidth }}>
+            {/* Fixed column widths (table-layout: fixed): rows mounted while scrolling never re-measure the table. */}
+            <colgroup>
+              {leafColumns.map((column) => (
+                <col key={column.id} style={{ width: columnWidth(column, narrow) }} />
+              ))}
+            </colgroup>
+            <thead>
+              {table.getHeaderGroups().map((headerGroup, depth) => (
+                <tr key={headerGroup.id} className={depth === 0 ? 'group-row' : 'header-row'}>
+                  {headerGroup.headers.map((header) => {
+                    if (depth === 0) {
+                      return (
+                        <th
+                          key={header.id}
+                          colSpan={header.colSpan}
+                          className={`group-head group-${header.column.id}`}
+                          scope="colgroup"
+                        >
+                          {header.isPlaceholder ? null : String(header.column.columnDef.header ?? '')}
+                        </th>
+                      );
+                    }
+                    return <HeaderCell key={header.id} column={header.column} />;
+                  })}
+                </tr>
+              ))}
+            </thead>
+            <ItemsBody
+              rows={rows}
+              columns={leafColumns}
+              colFrom={colFrom}
+              colTo={colTo}
+              scrollEl={scrollEl}
+              editing={editing}
+              saving={saving}
+              readOnly={readOnly}
+              actions={actions}
+            />
+            <tfoot>
+              <tr className="totals-row" data-testid="totals-row">
+                {leafColumns.map((column) => {
+                  const meta = column.columnDef.meta as ColumnMeta;
+                  if (column.id === 'article')
                     return (
-                      <th
-                        key={header.id}
-                        colSpan={header.colSpan}
-                        className={`group-head group-${header.column.id}`}
-                        scope="colgroup"
-                      >
-                        {header.isPlaceholder ? null : String(header.column.columnDef.header ?? '')}
-                      </th>
+                      <td key={column.id} className="sticky-col col-article" data-testid="totals-label">
+                        {needle ? `Итого по найденным (${formatInt(filtered.length)})` : 'Итого по отчёту'}
+                      </td>
                     );
-                  }
-                  return <HeaderCell key={header.id} column={header.column} />;
-                })}
-              </tr>
-            ))}
-          </thead>
-          <ItemsBody
-            rows={rows}
-            columns={leafColumns}
-            colFrom={colFrom}
-            colTo={colTo}
-            scrollEl={scrollEl}
-            editing={editing}
-            saving={saving}
-            readOnly={readOnly}
-            actions={actions}
-          />
-          <tfoot>
-            <tr className="totals-row" data-testid="totals-row">
-              {leafColumns.map((column) => {
-                const meta = column.columnDef.meta as ColumnMeta;
-                if (column.id === 'article')
+                  if (!meta.unit) return <td key={column.id} className={meta.className} />;
+                  const value = shownTotals[column.id];
                   return (
-                    <td key={column.id} className="sticky-col col-article" data-testid="totals-label">
-                      {needle ? `Итого по найденным (${formatInt(filtered.length)})` : 'Итого по отчёту'}
+                    <td
+                      key={column.id}
+                      className={`num${typeof value === 'number' && value < 0 ? ' negative' : ''}`}
+                      data-testid={`total-${column.id}`}
+                    >
+                      {formatByUnit(meta.unit, value)}
                     </td>
                   );
-                if (!meta.unit) return <td key={column.id} className={meta.className} />;
-                const value = shownTotals[column.id];
-                return (
-                  <td
-                    key={column.id}
-                    className={`num${typeof value === 'number' && value < 0 ? ' negative' : ''}`}
-                    data-testid={`total-${column.id}`}
-                  >
-                    {formatByUnit(meta.unit, value)}
-                  </td>
-                );
-              })}
-            </tr>
-          </tfoot>
-        </table>
-      </div>
+                })}
+              </tr>
+            </tfoot>
+          </table>
+        </div>
+      )}
       {rows.length === 0 ? (
         // Outside the scrolling box: visible however far the table is scrolled sideways.
         <div className="empty-state table-empty" role="status" data-testid="items-empty">
@@ -617,7 +675,7 @@ const ItemRow = memo(function ItemRow({
           data-testid={testId}
           title={item.brand ? `${article} · ${item.brand}` : article}
         >
-          {item.article === '' ? <span className="muted">{article}</span> : article}
+          <span className={`article-name${item.article === '' ? ' muted' : ''}`}>{article}</span>
         </th>
       );
     }
@@ -992,7 +1050,14 @@ export const COLUMNS_KEY = 'svc_columns';
 interface ColumnChoice {
   hiddenGroups: string[];
   showZero: boolean;
+  /** The preset the seller picked; none yet: «Все колонки» on a wide screen, «Главное» (cards) on a phone. */
+  preset?: ColumnPreset;
 }
+
+const PRESETS: ReadonlyArray<{ id: ColumnPreset; title: string }> = [
+  { id: 'main', title: 'Главное' },
+  { id: 'all', title: 'Все колонки' },
+];
 
 function loadColumnChoice(): ColumnChoice {
   try {
@@ -1004,6 +1069,7 @@ function loadColumnChoice(): ColumnChoice {
         ? parsed.hiddenGroups.filter((g): g is string => typeof g === 'string' && known.has(g))
         : [],
       showZero: parsed.showZero === true,
+      preset: parsed.preset === 'main' || parsed.preset === 'all' ? parsed.preset : undefined,
     };
   } catch {
     return { hiddenGroups: [], showZero: false };

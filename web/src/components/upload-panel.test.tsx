@@ -106,6 +106,8 @@ beforeEach(() => {
           expires_in: 900,
         });
       if (url === '/api/reports/count-rows') return countAnswer;
+      if (url === '/api/config')
+        return json(200, { product_name: 'Сервис', support_contact: 'support@example.ru', demo_email: null });
       if (url === '/api/reports/upload') return uploadAnswer();
       if (url.includes('/api/reports/rep-9')) {
         const next = reportAnswers.length > 1 ? reportAnswers.shift() : reportAnswers[0];
@@ -248,6 +250,12 @@ describe('upload panel', () => {
     const blocked = await screen.findByTestId('upload-blocked');
     expect(plain(blocked.textContent)).toContain(
       'Недостаточно лимитов: в отчёте 1 200 строк, а у вас осталось 1 000 строк. Не хватает 200 строк.',
+    );
+    // How to get more rows: the operator's contact (GET /api/config), one space after the sentence.
+    await vi.waitFor(() =>
+      expect(plain(blocked.textContent)).toContain(
+        'Не хватает 200 строк. Обратитесь к администратору сервиса, чтобы пополнить лимит: support@example.ru.',
+      ),
     );
     expect((screen.getByRole('button', { name: 'Загрузить отчёт' }) as HTMLButtonElement).disabled).toBe(true);
     expect(calls.some((c) => c.url === '/api/reports/upload')).toBe(false);

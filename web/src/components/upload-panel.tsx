@@ -198,7 +198,7 @@ export function UploadPanel() {
           ) : (
             <div className="alert alert-error" role="alert" data-testid="upload-blocked">
               Недостаточно лимитов: в отчёте {pluralRows(stage.count.rows)}, а у вас осталось{' '}
-              {pluralRows(stage.count.limits)}. Не хватает {pluralRows(stage.count.rows - stage.count.limits)}.
+              {pluralRows(stage.count.limits)}. Не хватает {pluralRows(stage.count.rows - stage.count.limits)}.{' '}
               <SupportContact what="чтобы пополнить лимит" />
             </div>
           )}

@@ -24,11 +24,33 @@ export function fieldTitle(name: string): string {
   return FIELD_BY_NAME.get(name)?.title ?? name;
 }
 
+/** The result fields in the order a P&L reads them: profit, margin, payout, then ROI. */
+const RESULT_ORDER: readonly FieldName[] = ['profit', 'margin', 'payout', 'roi'];
+
 /**
- * Column groups of the items table: the one column order of the engine (FIELD_GROUPS), which the
- * export's columns follow too.
+ * Column groups of the items table, read like a P&L: the result (profit, margin, payout) right after the
+ * article, then the engine's groups in their order (FIELD_GROUPS, which the export follows) from sales to
+ * taxes. Every field once.
  */
-export const COLUMN_GROUPS: ReadonlyArray<{ id: string; title: string; fields: readonly string[] }> = FIELD_GROUPS;
+export const COLUMN_GROUPS: ReadonlyArray<{ id: string; title: string; fields: readonly string[] }> = (() => {
+  const result = FIELD_GROUPS.find((g) => g.id === 'result')!;
+  const ordered = [...RESULT_ORDER, ...result.fields.filter((f) => !RESULT_ORDER.includes(f))];
+  return [{ ...result, fields: ordered }, ...FIELD_GROUPS.filter((g) => g.id !== 'result')];
+})();
+
+/**
+ * The compact preset «Главное»: what a seller reads first — realization, the result, quantity and cost.
+ * On a phone the same preset is a card per article (realization, profit, margin).
+ */
+export const MAIN_FIELDS: readonly FieldName[] = [
+  'realization',
+  'profit',
+  'margin',
+  'payout',
+  'net_qty',
+  'cost_price',
+  'cost_total',
+];
 
 export const NO_ARTICLE_LABEL = 'Без артикула';
 export const displayArticle = (article: string): string => (article === '' ? NO_ARTICLE_LABEL : article);

@@ -108,6 +108,7 @@ function ProductRow({ product }: { product: Product }) {
   const queryClient = useQueryClient();
   const [text, setText] = useState(editText('money', product.cost_price));
   const [state, setState] = useState<'idle' | 'saving' | 'saved' | 'invalid'>('idle');
+  const [invalid, setInvalid] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [current, setCurrent] = useState(product);
   const lastSaved = useRef(product.cost_price);
@@ -123,6 +124,13 @@ function ProductRow({ product }: { product: Product }) {
   const save = async () => {
     const value = parseNumberInput(text);
     if (value === null || value < 0) {
+      setInvalid('Введите число ≥ 0');
+      setState('invalid');
+      return;
+    }
+    // Fractions of a kopeck are refused, as the server refuses them (422 value_out_of_range).
+    if (Math.abs(value * 100 - Math.round(value * 100)) > 1e-6) {
+      setInvalid('Не больше 2 знаков после запятой');
       setState('invalid');
       return;
     }
@@ -190,7 +198,7 @@ function ProductRow({ product }: { product: Product }) {
             />
             {state === 'invalid' ? (
               <span className="save-state save-state-error" role="alert" data-testid={`cost-error-${product.article}`}>
-                Введите число ≥ 0
+                {invalid}
               </span>
             ) : (
               <span className="save-state" aria-live="polite">
@@ -213,16 +221,17 @@ function ImportPanel() {
   const inputRef = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [result, setResult] = useState<{ name: string; result: ImportResult } | null>(null);
+  const [createMissing, setCreateMissing] = useState(false);
+  const [result, setResult] = useState<{ file: File; result: ImportResult; createMissing: boolean } | null>(null);
 
-  const onFile = async (file: File | undefined) => {
+  const onFile = async (file: File | undefined, addMissing = createMissing) => {
     if (!file) return;
     setBusy(true);
     setError(null);
     setResult(null);
     try {
-      const answer = await api.importProducts(file);
-      setResult({ name: file.name, result: answer });
+      const answer = await api.importProducts(file, { createMissing: addMissing });
+      setResult({ file, result: answer, createMissing: addMissing });
       await queryClient.invalidateQueries({ queryKey: ['products'] });
       void queryClient.invalidateQueries({ queryKey: ['report'] });
     } catch (e) {
@@ -237,9 +246,20 @@ function ImportPanel() {
     <section className="panel" aria-labelledby="import-title">
       <h2 id="import-title">Импорт прайс-листа</h2>
       <p className="muted small">
-        Файл .xlsx или .csv с колонками «Артикул» (или «Артикул поставщика») и «Себестоимость». Правильные строки
-        применяются, даже если в других есть ошибки.
+        Файл .xlsx или .csv с колонками «Артикул» (или «Артикул поставщика») и «Себестоимость» (рубли, не больше 2
+        знаков после запятой). Правильные строки применяются, даже если в других есть ошибки. Артикулы, которых нет в
+        каталоге (их добавляют отчёты), не добавляются, а перечисляются — если не отметить «Добавить новые артикулы».
       </p>
+      <label className="checkbox-row">
+        <input
+          type="checkbox"
+          checked={createMissing}
+          disabled={busy}
+          data-testid="import-create-missing"
+          onChange={(e) => setCreateMissing(e.target.checked)}
+        />
+        Добавить новые артикулы из файла в каталог
+      </label>
       <div className="button-row">
         <label className={`btn${busy ? ' disabled' : ''}`}>
           {busy ? 'Импортируем…' : 'Выбрать файл'}
@@ -260,9 +280,39 @@ function ImportPanel() {
       {result ? (
         <div className="import-result" data-testid="import-result">
           <div className={`alert ${result.result.errors.length ? 'alert-warning' : 'alert-success'}`} role="status">
-            {result.name}: обновлено {formatInt(result.result.updated)}, добавлено {formatInt(result.result.created)}
+            {result.file.name}: обновлено {formatInt(result.result.updated)}, добавлено{' '}
+            {formatInt(result.result.created)}
+            {result.result.unknown.count ? `, нет в каталоге ${formatInt(result.result.unknown.count)}` : ''}
             {result.result.errors.length ? `, с ошибками ${formatInt(result.result.errors.length)}` : ''}.
           </div>
+          {result.result.unknown.count ? (
+            <div className="alert alert-warning" data-testid="import-unknown">
+              <p>
+                Этих артикулов нет в каталоге, их цены не применены (проверьте написание: каталог пополняют загруженные
+                отчёты):
+              </p>
+              <ul className="unknown-articles">
+                {result.result.unknown.articles.map((a) => (
+                  <li key={a}>{a}</li>
+                ))}
+              </ul>
+              {result.result.unknown.count > result.result.unknown.articles.length ? (
+                <p className="muted small">
+                  Показаны первые {formatInt(result.result.unknown.articles.length)} из{' '}
+                  {formatInt(result.result.unknown.count)}.
+                </p>
+              ) : null}
+              <button
+                type="button"
+                className="btn btn-small"
+                data-testid="import-add-missing"
+                disabled={busy}
+                onClick={() => void onFile(result.file, true)}
+              >
+                Добавить их в каталог с ценами из файла
+              </button>
+            </div>
+          ) : null}
           {result.result.errors.length ? (
             <table className="data-table compact" data-testid="import-errors">
               <thead>

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { api } from '../api/client';
 import { messageFor } from '../api/errors';
@@ -19,6 +19,17 @@ import { describeProgress } from '../lib/uploads';
 import { SellerOptions } from '../components/seller-options';
 
 const POLL_MS = 1000;
+
+/** Before combining or exporting stale reports: the seller confirms (their numbers are out of date). */
+export function confirmStale(items: ReadonlyArray<ReportSummary>, ids: readonly string[]): boolean {
+  const stale = items.filter((r) => ids.includes(r.id) && r.stale);
+  if (stale.length === 0) return true;
+  const names = stale.map((r) => `«${r.title}»`).join(', ');
+  return window.confirm(
+    `${stale.length === 1 ? 'Отчёт' : 'Отчёты'} ${names} ${stale.length === 1 ? 'устарел' : 'устарели'}: ` +
+      'себестоимость, налоги или исходные отчёты изменились после сборки. Использовать старые цифры?',
+  );
+}
 
 export function ReportsPage() {
   useTitle('Отчёты');
@@ -45,6 +56,24 @@ export function ReportsPage() {
   const [toDelete, setToDelete] = useState<ReportSummary | null>(null);
   const [askCombine, setAskCombine] = useState(false);
   const [combineTitle, setCombineTitle] = useState('');
+  const queryClient = useQueryClient();
+  const staleItems = items.filter((r) => r.stale && r.status === 'ready');
+  const [rebuildingStale, setRebuildingStale] = useState(false);
+  // Uploaded reports are rebuilt from their files in one request; combined ones are recombined.
+  const rebuildStale = async () => {
+    setActionError(null);
+    setRebuildingStale(true);
+    try {
+      const singles = staleItems.filter((r) => !r.is_combined).map((r) => r.id);
+      if (singles.length > 0) await api.rebuildMany(singles);
+      for (const r of staleItems.filter((x) => x.is_combined)) await api.recombine(r.id);
+    } catch (e) {
+      setActionError(e);
+    } finally {
+      setRebuildingStale(false);
+      await queryClient.invalidateQueries({ queryKey: ['reports'] });
+    }
+  };
 
   return (
     <div className="page">
@@ -80,10 +109,28 @@ export function ReportsPage() {
             count={selectedIds.length}
             combining={combine.combining}
             exporting={actions.exporting}
-            onCombine={() => setAskCombine(true)}
-            onExport={() => void actions.exportSummary(selectedIds)}
+            onCombine={() => {
+              if (confirmStale(items, selectedIds)) setAskCombine(true);
+            }}
+            onExport={() => {
+              if (confirmStale(items, selectedIds)) void actions.exportSummary(selectedIds);
+            }}
             onClear={selection.clear}
           />
+        ) : null}
+
+        {staleItems.length > 0 ? (
+          <div className="stale-actions" data-testid="stale-actions">
+            <button
+              type="button"
+              className="btn btn-secondary"
+              data-testid="rebuild-stale-button"
+              disabled={rebuildingStale}
+              onClick={() => void rebuildStale()}
+            >
+              {rebuildingStale ? 'Пересобираем…' : `Пересобрать устаревшие (${staleItems.length})`}
+            </button>
+          </div>
         ) : null}
 
         {combine.combining ? <CombineProgress job={combine.job} /> : null}
@@ -155,6 +202,15 @@ export function ReportsPage() {
                           }
                         >
                           Объединённый
+                        </span>
+                      ) : null}
+                      {r.stale ? (
+                        <span
+                          className="badge badge-stale"
+                          data-testid={`stale-badge-${r.id}`}
+                          title={r.stale_reason ?? 'Пересоберите отчёт, чтобы обновить цифры'}
+                        >
+                          Устарел
                         </span>
                       ) : null}
                       {r.report_number && r.title && !r.title.includes(r.report_number) ? (

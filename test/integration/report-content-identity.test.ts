@@ -1,0 +1,167 @@
+/**
+ * One week is one report, whatever the file (docs/METRICS.md), in-process against the emulators: the
+ * real-layout week (fixtures/wb-detail-2022-49col.xlsx) and a generated 2026 week as .xlsx, .xls (written
+ * by SheetJS), a zip and a renamed re-saved copy are one report with one charge (count-rows names it,
+ * upload answers 409 `duplicate_report` without charging); a daily report inside the weekly one is
+ * refused by combine and summary-export (422 `overlapping_reports`, shared_rows) and counted once by
+ * analytics.
+ */
+import { readFileSync } from 'node:fs';
+import * as XLSX from '@e965/xlsx';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as analyticsHandler } from '../../functions/analytics/get.handler';
+import { handler as combineHandler } from '../../functions/reports/combine.handler';
+import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
+import { resetConfig } from '../../shared/config';
+import { listLimitHistory } from '../../shared/store/limits.repo';
+import { listAllReports } from '../../shared/store/reports.repo';
+import { getUserById } from '../../shared/store/users.repo';
+import { ZipWriter } from '../../scripts/fixtures/zip-writer';
+import { apiEvent, bodyOf } from '../support/test-event';
+import { countMultipart, makeReport, newUser, uploadMultipart, uploadOk, type TestUser } from '../support/reports';
+
+beforeAll(() => resetConfig());
+
+type File = { filename: string; file: Buffer };
+
+const REAL = readFileSync('fixtures/wb-detail-2022-49col.xlsx');
+
+function sheetOf(buf: Buffer): unknown[][] {
+  const wb = XLSX.read(buf, { type: 'buffer' });
+  return XLSX.utils.sheet_to_json(wb.Sheets[wb.SheetNames[0]!]!, { header: 1, raw: true });
+}
+
+function write(rows: unknown[][], bookType: 'xlsx' | 'xls'): Buffer {
+  const wb = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet(rows), 'Sheet1');
+  return XLSX.write(wb, { type: 'buffer', bookType, bookSST: bookType === 'xlsx' }) as Buffer;
+}
+
+function zipOf(name: string, data: Buffer): Buffer {
+  const z = ZipWriter.toMemory();
+  z.add(name, data);
+  return z.finishToBuffer();
+}
+
+/** The same week as the other files a seller may have: xls, a zip of the xlsx, a renamed re-saved copy. */
+function copiesOf(first: File): File[] {
+  const rows = sheetOf(first.file);
+  return [
+    { filename: 'week.xls', file: write(rows, 'xls') },
+    { filename: 'report.zip', file: zipOf(first.filename, first.file) },
+    { filename: 'копия отчёта.xlsx', file: write(rows, 'xlsx') },
+  ];
+}
+
+async function ledger(u: TestUser) {
+  const [user, history, reports] = await Promise.all([
+    getUserById(u.id),
+    listLimitHistory(u.id, null, 100),
+    listAllReports(u.id),
+  ]);
+  return { limits: user?.limits, history: history.items.length, reports: reports.map((r) => r.id).sort() };
+}
+
+async function oneReportOneCharge(first: File) {
+  const u = await newUser(100_000);
+  const report = await uploadOk(u.token, first);
+  const before = await ledger(u);
+  expect(before.reports).toEqual([report.id]);
+  expect(before.limits).toBe(100_000 - report.rows);
+  for (const copy of copiesOf(first)) {
+    const counted = await countMultipart(u.token, copy);
+    expect(counted.statusCode, copy.filename).toBe(200);
+    expect(bodyOf(counted).duplicate_of, copy.filename).toMatchObject({ id: report.id });
+    const refused = await uploadMultipart(u.token, copy);
+    expect(refused.statusCode, `${copy.filename}: ${refused.body}`).toBe(409);
+    const err = bodyOf<{ error: { code: string; details: Record<string, unknown> } }>(refused).error;
+    expect(err).toMatchObject({ code: 'duplicate_report', details: { report_id: report.id } });
+    expect(await ledger(u)).toEqual(before);
+  }
+  // allow_duplicate still uploads it (charged again), and the report keeps the same fingerprint.
+  const again = await uploadOk(u.token, copiesOf(first)[0]!, { allow_duplicate: 'true' });
+  const records = await listAllReports(u.id);
+  const fps = records.map((r) => r.content_fingerprint);
+  expect(fps[0]).toMatch(/^r1:/);
+  expect(new Set(fps).size).toBe(1);
+  expect((await ledger(u)).limits).toBe(100_000 - report.rows - again.rows);
+  return { u, report, again };
+}
+
+describe('one week, any file: one report, one charge', () => {
+  it('the real 2022 week as xlsx, xls, zip and a renamed re-saved copy', async () => {
+    const { u, report, again } = await oneReportOneCharge({ filename: 'wb-detail-2022-49col.xlsx', file: REAL });
+    // Analytics counts the allowed copy once.
+    const a = await analyticsHandler(
+      apiEvent({
+        method: 'GET',
+        path: '/api/analytics',
+        token: u.token,
+        query: { from: report.period_from!, to: report.period_to! },
+      }),
+    );
+    const body = bodyOf<{ weeks: Array<{ report_ids: string[] }>; totals: { realization: number } }>(a);
+    expect(body.weeks.flatMap((w) => w.report_ids)).toEqual([again.id]);
+    expect(body.totals.realization).toBe(report.totals.realization);
+  });
+
+  it('a generated 2026 week (WB shape) as xlsx, xls, zip and renamed', async () => {
+    const g = makeReport({ rows: 150, seed: 91, week: 2 });
+    await oneReportOneCharge({ filename: g.filename, file: g.file });
+  });
+});
+
+describe('a daily report inside the weekly one', () => {
+  it('is an overlap for combine and summary-export and counts once in analytics', async () => {
+    const u = await newUser(100_000);
+    const rows = sheetOf(REAL);
+    const saleDt = (rows[0] as string[]).indexOf('Дата продажи');
+    const day = String((rows[1] as unknown[])[saleDt]);
+    const daily = write([rows[0]!, ...rows.slice(1).filter((r) => String(r[saleDt]) === day)], 'xlsx');
+    expect(sheetOf(daily).length).toBeLessThan(rows.length);
+
+    const week = await uploadOk(u.token, { filename: 'wb-detail-2022-49col.xlsx', file: REAL });
+    const one = await uploadOk(u.token, { filename: 'день.xlsx', file: daily });
+    expect(one.period_from).toBe(day);
+
+    const combine = await combineHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/reports/combine',
+        token: u.token,
+        body: { report_ids: [week.id, one.id] },
+      }),
+    );
+    expect(combine.statusCode, combine.body).toBe(422);
+    const err = bodyOf<{ error: { code: string; details: { reason: string } } }>(combine).error;
+    expect(err).toMatchObject({ code: 'overlapping_reports', details: { reason: 'shared_rows' } });
+    const summary = await summaryHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/reports/summary-export',
+        token: u.token,
+        body: { report_ids: [one.id, week.id] },
+      }),
+    );
+    expect(summary.statusCode, summary.body).toBe(422);
+
+    const a = await analyticsHandler(
+      apiEvent({
+        method: 'GET',
+        path: '/api/analytics',
+        token: u.token,
+        query: { from: week.period_from!, to: week.period_to! },
+      }),
+    );
+    const body = bodyOf<{
+      weeks: Array<{ report_ids: string[] }>;
+      totals: { realization: number };
+      warnings: Array<{ code: string; details: Record<string, unknown> }>;
+    }>(a);
+    expect(body.weeks.flatMap((w) => w.report_ids)).toEqual([week.id]);
+    expect(body.totals.realization).toBe(week.totals.realization);
+    expect(body.warnings).toContainEqual(
+      expect.objectContaining({ code: 'duplicate_report', details: { report_id: one.id, kept_report_id: week.id } }),
+    );
+  });
+});
