@@ -91,6 +91,33 @@ const schema = z.object({
   SUPPORT_CONTACT: z.string().max(200).default(''),
   /** The demo account's email, set only by the local stack (`npm start`): the sign-in page names it. */
   DEMO_EMAIL: z.string().max(200).default(''),
+  /** WB's Finance API base URL (docs/WB-API.md); the local WB emulator's URL in development and tests. */
+  WB_FINANCE_API_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' || v === undefined ? 'https://finance-api.wildberries.ru' : v.replace(/\/+$/, '')))
+    .pipe(z.url()),
+  /** The least time between two calls to WB for one WB account (WB: one a minute). Fractions for tests. */
+  WB_CALL_INTERVAL_SECONDS: z.coerce.number().positive().default(60),
+  /**
+   * The key that wraps sellers' WB tokens when no KMS key is set (local stack and tests): 32 bytes,
+   * base64. On AWS the KMS key WB_TOKEN_KMS_KEY_ID does it and this is empty.
+   */
+  WB_TOKEN_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .refine((v) => Buffer.from(v, 'base64').length === 32, 'WB_TOKEN_KEY must be 32 bytes in base64')
+        .optional(),
+    ),
+  /** The KMS key (ARN) that wraps sellers' WB tokens on AWS (serverless.base.yml WbTokenKey). */
+  WB_TOKEN_KMS_KEY_ID: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v)),
   /** CloudWatch namespace of the EMF metrics (shared/metrics.ts). */
   METRICS_NAMESPACE: z.string().min(1).default('ReportProfitability'),
   DYNAMODB_ENDPOINT: optionalUrl,

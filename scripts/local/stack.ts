@@ -10,6 +10,7 @@ import { startMailbox } from './mailbox';
 import { startOffline, repoRoot } from './offline';
 import { configuredPort, PORT_SETTINGS, writeStackFile, type StackPorts } from './port-settings';
 import { LOCAL_SWEEP_EVERY_MS, startSweep } from './sweep';
+import { LOCAL_WB_TICK_EVERY_MS, startWbSyncTick } from './wb-sync';
 import { assertPortFree, freePorts } from './ports';
 import { step, type StepListener } from './steps';
 import { startWeb, webConfig } from './web';
@@ -114,6 +115,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
 
   const jwtSecret = keptSecret(path.join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'));
+  // Kept with the data: tokens sealed under it stay readable across restarts.
+  const wbTokenKey = keptSecret(path.join(dataDir, 'wb-token-key'), () => randomBytes(32).toString('base64'));
   const passwordFile = path.join(dataDir, 'demo-password');
   const passwordKnownBefore = existsSync(passwordFile);
   const demoPassword = keptSecret(passwordFile, () =>
@@ -129,6 +132,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // The sign-in page names the demo account (GET /api/config); SUPPORT_CONTACT is passed on when set.
     const overrides = {
       JWT_SECRET: jwtSecret,
+      WB_TOKEN_KEY: wbTokenKey,
       APP_URL: webOrigin,
       DEMO_EMAIL,
       SUPPORT_CONTACT: (opts.env ?? process.env).SUPPORT_CONTACT ?? 'support@report-profitability.local',
@@ -192,6 +196,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     resetConfig();
     const sweep = startSweep(LOCAL_SWEEP_EVERY_MS, (line) => opts.log?.('api', line));
     stops.push(sweep.stop);
+    // The WB sync tick (serverless.yml wbSyncTick, every minute on AWS) runs here, more often.
+    const wbTick = startWbSyncTick(LOCAL_WB_TICK_EVERY_MS, (line) => opts.log?.('api', line));
+    stops.push(wbTick.stop);
 
     let webUrl: string | undefined;
     if (withWeb) {

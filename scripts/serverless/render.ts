@@ -144,6 +144,12 @@ export function statementsOf(fn: string, spec: FunctionSpec): Statement[] {
         arn('ses', [':identity/${param:mailFrom}']),
       ],
     });
+  if (a.kms?.length)
+    out.push({
+      Effect: 'Allow',
+      Action: a.kms.map((x) => `kms:${x}`),
+      Resource: { 'Fn::GetAtt': ['WbTokenKey', 'Arn'] },
+    });
   // Secrets read at cold start (shared/secrets.ts): the SecureString parameters, by name. A parameter
   // encrypted with the AWS managed key aws/ssm needs no KMS grant; a customer key would add kms:Decrypt.
   for (const name of secretsOf(fn as FunctionName, spec))

@@ -40,6 +40,7 @@ export const ERRORS = {
   insufficient_limits: { status: 402, message: 'Недостаточно лимитов строк для загрузки этого отчёта.' },
   forbidden: { status: 403, message: 'Недостаточно прав для этого действия.' },
   // 404
+  wb_connection_not_found: { status: 404, message: 'Подключение WB не найдено: возможно, оно уже удалено.' },
   not_found: { status: 404, message: 'Не найдено: возможно, запись уже удалена.' },
   report_not_found: { status: 404, message: 'Отчёт не найден: возможно, он уже удалён.' },
   item_not_found: { status: 404, message: 'Строка отчёта не найдена: возможно, отчёт пересобран или удалён.' },
@@ -77,6 +78,14 @@ export const ERRORS = {
   source_changed: {
     status: 409,
     message: 'Файл изменился после подсчёта строк. Лимиты возвращены; загрузите отчёт ещё раз.',
+  },
+  wb_connection_exists: {
+    status: 409,
+    message: 'Этот кабинет WB уже подключён. Чтобы сменить токен, откройте подключение и вставьте новый токен.',
+  },
+  wb_connection_blocked: {
+    status: 409,
+    message: 'Токен этого подключения WB больше не принимает. Вставьте новый токен с категорией «Финансы».',
   },
   // 413, 415
   file_too_large: { status: 413, message: 'Файл слишком большой.' },
@@ -139,12 +148,30 @@ export const ERRORS = {
   },
   not_combined: { status: 422, message: 'Пересобрать из источников можно только сводный отчёт.' },
   unprocessable: { status: 422, message: 'Запрос не может быть выполнен с такими данными.' },
+  // 422: WB tokens
+  wb_token_invalid: {
+    status: 422,
+    message: 'Токен не принят WB: проверьте, что он скопирован целиком, или создайте новый в разделе «Доступ к API».',
+  },
+  wb_token_no_finance: {
+    status: 422,
+    message: 'У токена нет доступа к категории «Финансы». Создайте токен с отмеченной категорией «Финансы».',
+  },
+  wb_token_expired: {
+    status: 422,
+    message: 'Срок действия токена истёк. Создайте новый токен в разделе «Доступ к API» личного кабинета WB.',
+  },
   // 429, 500
   rate_limited: { status: 429, message: 'Слишком много запросов. Подождите немного и попробуйте снова.' },
   too_many_attempts: { status: 429, message: 'Слишком много попыток. Подождите немного и попробуйте снова.' },
   processing_failed: {
     status: 500,
     message: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
+  },
+  wb_unavailable: {
+    status: 503,
+    message:
+      'Сервис WB сейчас не отвечает или просит подождать (не больше одного запроса в минуту). Попробуйте через минуту.',
   },
   internal_error: { status: 500, message: 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.' },
   // 503: the request ran out of time before it charged or started anything

@@ -54,7 +54,15 @@ export interface Access {
    * `secrets: []` here too.
    */
   secrets?: readonly SecretName[];
+  /**
+   * Actions on the KMS key that wraps sellers' WB tokens (serverless.base.yml `WbTokenKey`;
+   * shared/wb/kms-wrapper.ts): GenerateDataKey to seal a token, Decrypt to open one. Every call carries
+   * the encryption context (the seller), which the key policy does not need to name.
+   */
+  kms?: readonly KmsAction[];
 }
+
+export type KmsAction = 'GenerateDataKey' | 'Decrypt';
 
 /** The secrets of shared/secrets.ts (kept here as data: this module imports nothing). */
 export type SecretName = 'jwt';
@@ -335,6 +343,46 @@ export const FUNCTIONS = {
       // hands a report whose worker died to a new one
       invoke: ['reportsWorker'],
     },
+  },
+
+  // --- WB connections (docs/WB-API.md) ---
+  // ONE function for the six connection routes: they share the token check and the presenter.
+  wbConnections: {
+    handler: 'functions/wb/connections.handler.handler',
+    access: {
+      // the caller; its connections (Query of the user's partition), one connection (Get); connect: the
+      // seller found or created (transaction of Puts), the connection with its cursor (Put), the WB
+      // account's call budget (conditional Update before the check call); PATCH/sync (conditional
+      // Updates); disconnect (Delete)
+      table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      // seals a new token under a fresh data key
+      kms: ['GenerateDataKey'],
+    },
+  },
+  // The sync tick (EventBridge, every minute; locally the stack runs it on an interval): runs one step of
+  // every connection that is due (shared/wbsync/step.ts), each step at most one WB call.
+  wbSyncTick: {
+    handler: 'functions/wb/sync-tick.handler.handler',
+    // A full page of WB rows is ~210 MB of JSON (docs/WB-API.md): read, checked and gzip'd in memory.
+    memorySize: 2048,
+    timeout: 300,
+    // One tick at a time: the claims make overlapping ticks harmless, this keeps them from piling up.
+    reservedConcurrency: 1,
+    access: {
+      // the due connections (gsi1, partition WBSYNC#DUE), each connection (Get), its claim and cursor (conditional Updates),
+      // the WB account's budget (conditional Update); an imported report: limits charge (Update +
+      // history Put + report Put + identity Put, one transaction), the user and the seller (Get), the
+      // identity lookup (Query of the user's partition)
+      table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+      indexes: ['gsi1'],
+      // the pages of rows read from WB, kept as the report's source (rebuilds read them again)
+      bucket: { sources: ['PutObject', 'GetObject'] },
+      // opens the connection's token
+      kms: ['Decrypt'],
+      // hands an imported report to the worker
+      invoke: ['reportsWorker'],
+    },
+    schedule: 'rate(1 minute)',
   },
 
   // --- catalog ---

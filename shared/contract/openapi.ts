@@ -192,6 +192,7 @@ export function buildOpenApi(): Json {
       { name: 'auth', description: 'Accounts, sign-in, limits' },
       { name: 'reports', description: 'Uploading, reading, correcting, combining and exporting reports' },
       { name: 'catalog', description: 'Cost prices and sellers' },
+      { name: 'wb', description: 'WB accounts connected with an API token: weekly reports imported by themselves' },
       { name: 'analytics', description: 'Period analytics across reports' },
       { name: 'app', description: 'The page’s settings' },
       { name: 'docs', description: 'This document' },

@@ -28,7 +28,7 @@ export interface RouteSpec {
   /** The path as API Gateway declares it, `{name}` for parameters. */
   path: string;
   auth: Auth;
-  tag: 'auth' | 'reports' | 'catalog' | 'analytics' | 'app' | 'docs';
+  tag: 'auth' | 'reports' | 'catalog' | 'wb' | 'analytics' | 'app' | 'docs';
   summary: string;
   description?: string;
   /** JSON body; for multipart routes, the text fields of the form. */
@@ -492,6 +492,88 @@ export const ROUTES = {
     body: s.sellerPatchBodySchema,
     responses: { 200: { description: 'The seller', schema: s.sellerSchema } },
     errors: ['seller_not_found', 'vat_rate_not_in_force'],
+  }),
+
+  // --- WB connections (docs/WB-API.md) ---
+  wbConnect: route({
+    fn: 'wbConnections',
+    method: 'POST',
+    path: '/api/wb/connections',
+    auth: 'user',
+    tag: 'wb',
+    summary: 'Connect a WB account with an API token; reports then arrive by themselves',
+    description:
+      'The token is checked with one cheap call to WB (the report list of one day); it is stored sealed and never returned. The first sync starts at once.',
+    body: s.wbConnectBodySchema,
+    responses: { 201: { description: 'The connection', schema: s.wbConnectionReplySchema } },
+    errors: ['wb_token_invalid', 'wb_token_no_finance', 'wb_token_expired', 'wb_connection_exists', 'wb_unavailable'],
+  }),
+  wbConnections: route({
+    fn: 'wbConnections',
+    method: 'GET',
+    path: '/api/wb/connections',
+    auth: 'user',
+    tag: 'wb',
+    summary: 'The caller’s WB connections with their sync state',
+    responses: { 200: { description: 'Every connection', schema: s.wbConnectionListSchema } },
+    errors: [],
+  }),
+  wbConnection: route({
+    fn: 'wbConnections',
+    method: 'GET',
+    path: '/api/wb/connections/{id}',
+    auth: 'user',
+    tag: 'wb',
+    summary: 'One WB connection with its sync state and progress',
+    params: s.idPath,
+    responses: { 200: { description: 'The connection', schema: s.wbConnectionReplySchema } },
+    errors: ['wb_connection_not_found'],
+  }),
+  wbUpdateConnection: route({
+    fn: 'wbConnections',
+    method: 'PATCH',
+    path: '/api/wb/connections/{id}',
+    auth: 'user',
+    tag: 'wb',
+    summary: 'Replace the token (checked as on connect), pause or resume, or change the first day imported',
+    params: s.idPath,
+    body: s.wbConnectionPatchBodySchema,
+    responses: { 200: { description: 'The connection', schema: s.wbConnectionReplySchema } },
+    errors: [
+      'wb_connection_not_found',
+      'wb_token_invalid',
+      'wb_token_no_finance',
+      'wb_token_expired',
+      'wb_unavailable',
+      'unprocessable',
+      'transaction_conflict',
+    ],
+  }),
+  wbDisconnect: route({
+    fn: 'wbConnections',
+    method: 'DELETE',
+    path: '/api/wb/connections/{id}',
+    auth: 'user',
+    tag: 'wb',
+    summary: 'Disconnect: the sealed token and the sync state are deleted; imported reports stay',
+    params: s.idPath,
+    responses: { 204: { description: 'Disconnected' } },
+    errors: ['wb_connection_not_found'],
+  }),
+  wbSync: route({
+    fn: 'wbConnections',
+    method: 'POST',
+    path: '/api/wb/connections/{id}/sync',
+    auth: 'user',
+    tag: 'wb',
+    summary: 'Start a sync round now (or report the running one)',
+    description:
+      'The round runs in the background, one WB call a minute per WB account; follow it with GET /api/wb/connections/{id}. A round already running is left as it is.',
+    params: s.idPath,
+    body: s.wbSyncBodySchema,
+    bodyOptional: true,
+    responses: { 202: { description: 'The connection with the round started', schema: s.wbConnectionReplySchema } },
+    errors: ['wb_connection_not_found', 'wb_connection_blocked', 'transaction_conflict'],
   }),
 
   // --- the page's settings ---

@@ -167,6 +167,39 @@ export const failureSchema = z.object({
   duplicate_of: z.string().optional().describe('`duplicate_report`: the report with the same rows'),
 });
 
+export const reportSourceSchema = z
+  .enum(['file', 'wb_api', 'combined'])
+  .describe('Where the rows came from: an uploaded file, WB’s Finance API (a connection), or other reports')
+  .meta({ id: 'ReportSource' });
+
+export const reconciliationStatusSchema = z
+  .enum(['match', 'mismatch', 'unavailable'])
+  .meta({ id: 'ReconciliationStatus' });
+export const reconciliationFieldSchema = z
+  .object({
+    field: z
+      .string()
+      .describe('Our total (docs/METRICS.md) compared: payout, for_pay, logistics, storage, acceptance, …'),
+    wb_field: z.string().describe('The figure of WB’s report list it is compared with (bankPaymentSum, forPaySum, …)'),
+    wb: z.number().describe('WB’s figure, roubles'),
+    ours: z.number().describe('Ours, roubles'),
+    diff: z.number().describe('ours − wb, roubles'),
+    explained_by: z
+      .array(z.enum(['rebill_logistics', 'loyalty_discount']))
+      .describe(
+        'The amounts the two definitions treat differently by design that make up the whole difference (docs/METRICS.md, Reconciliation with WB): such a difference is not a mismatch',
+      ),
+  })
+  .meta({ id: 'ReconciliationField' });
+export const reconciliationSchema = z
+  .object({
+    status: reconciliationStatusSchema.describe(
+      '`match`: every figure equal (or different only by design, see `explained_by`); `mismatch`: some differ; `unavailable`: WB’s list gave no figures for this report',
+    ),
+    fields: z.array(reconciliationFieldSchema),
+  })
+  .meta({ id: 'Reconciliation' });
+
 export const reportSummarySchema = z
   .object({
     id: z.string(),
@@ -180,6 +213,12 @@ export const reportSummarySchema = z
     source_path: z.string().nullable(),
     source_available: z.boolean(),
     source_report_ids: z.array(z.string()).optional().describe('Combined reports only'),
+    source: reportSourceSchema.optional().describe('Absent on reports stored before the field existed: `file`'),
+    wb_report_id: z.string().optional().describe('Imported from WB (`source: wb_api`): WB’s report id'),
+    wb_connection_id: z.string().optional().describe('Imported from WB: the connection that imported it'),
+    reconciliation: reconciliationSchema
+      .optional()
+      .describe('Imported from WB: our totals against the sums of WB’s report list («Итого к оплате» and its parts)'),
     created_at: z.string(),
     rebuilt_at: z.string().optional().describe('Absent until the report is rebuilt'),
     totals: valuesSchema,
@@ -613,3 +652,72 @@ export type AbcLetter = z.infer<typeof abcLetterSchema>;
 export type MarginGroup = z.infer<typeof marginGroupSchema>;
 export type AnalyticsParams = { from?: string; to?: string; seller_id?: string | null; article?: string };
 export type Page<T> = { items: T[]; next_cursor: string | null };
+
+// --- WB connections (docs/WB-API.md) ---
+
+export const wbConnectionStatusSchema = z
+  .enum(['active', 'paused', 'token_invalid', 'token_no_finance', 'token_expired'])
+  .describe(
+    '`active`: syncing on schedule; `paused`: by the seller; `token_*`: WB refused the token, a new one is needed (PATCH token)',
+  )
+  .meta({ id: 'WbConnectionStatus' });
+export const wbSyncStatusSchema = z
+  .enum(['scheduled', 'syncing', 'limits_exhausted', 'stopped', 'error'])
+  .describe(
+    '`scheduled`: waiting for the next round (next_sync); `syncing`: a round is running (one WB call a minute, progress.next_call_at); `limits_exhausted`: a report is read but the limits do not cover its rows, resumes by itself after a top-up; `stopped`: paused or the token is refused; `error`: the last round gave up (see error), the next round retries',
+  )
+  .meta({ id: 'WbSyncStatus' });
+export const wbConnectionSchema = z
+  .object({
+    id: z.string(),
+    seller_id: z.string().describe('The user’s seller the imported reports belong to'),
+    wb_seller_id: z.string().nullable().describe('WB’s seller id (the token’s `oid`)'),
+    status: wbConnectionStatusSchema,
+    seller_name: z.string().nullable().describe('As WB’s reports name the seller'),
+    token_hint: z.string().describe('The last 4 characters of the token; the token itself is never returned'),
+    scopes: z.array(z.string()).describe('The token’s categories, as the token says'),
+    expires_at: z.string().describe('The token’s expiry (ISO date-time)'),
+    from: z.string().describe('Reports are imported from this day on (YYYY-MM-DD)'),
+    created_at: z.string(),
+    last_sync: z.string().nullable().describe('The end of the last finished round'),
+    next_sync: z.string().nullable().describe('When the next round starts'),
+    reports_imported: z.number().int(),
+    sync: z.object({
+      status: wbSyncStatusSchema,
+      progress: z.object({
+        reports_found: z.number().int().describe('This round: reports WB listed that are not imported yet'),
+        reports_imported: z.number().int().describe('This round: reports imported so far'),
+        rows_read: z.number().int().describe('This round: rows read from WB'),
+        next_call_at: z.string().nullable().describe('The next call to WB (one a minute per WB account)'),
+      }),
+    }),
+    error: failureSchema.nullable().describe('Why the sync stopped or the last round gave up'),
+  })
+  .meta({ id: 'WbConnection' });
+export const wbConnectionReplySchema = z.object({ connection: wbConnectionSchema });
+export const wbConnectionListSchema = z.object({ items: z.array(wbConnectionSchema) });
+const wbTokenSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(4096)
+  .describe('The WB API token («Доступ к API», category «Финансы»)');
+export const wbConnectBodySchema = z.object({
+  token: wbTokenSchema,
+  from: isoDateSchema.optional().describe('Import reports from this day on (default 2025-01-01, WB keeps no earlier)'),
+});
+export const wbConnectionPatchBodySchema = z
+  .object({
+    token: wbTokenSchema.optional().describe('A new token of the same WB seller'),
+    paused: z.boolean().optional(),
+    from: isoDateSchema.optional(),
+  })
+  .strict();
+export const wbSyncBodySchema = z.object({
+  from: isoDateSchema
+    .optional()
+    .describe('Read reports from this day on in this round (already imported ones are skipped)'),
+});
+export type WbConnection = z.infer<typeof wbConnectionSchema>;
+export type Reconciliation = z.infer<typeof reconciliationSchema>;
+export type ReportSource = z.infer<typeof reportSourceSchema>;

@@ -24,6 +24,9 @@
  * | product           | USER#<userId>               | PRODUCT#<article>      |                                                   | products by user and article (GetItem; list = query begins_with PRODUCT#) |
  * | report identity   | USER#<userId>               | RIDENT#<identity>#<reportId> |                                             | does the user have this report already (query begins_with RIDENT#<identity>#, one read) |
  * | report summary    | USER#<userId>               | SUMMARY#<reportId>#<chunk, 3 digits> |                                     | analytics: every summary of a user in one query (begins_with SUMMARY#); a report's chunks (begins_with SUMMARY#<reportId>#) |
+ * | WB connection     | USER#<userId>               | WBCONN#<connectionId>  | gsi1 (while active): WBSYNC#DUE / <due ISO>#<userId>#<connectionId> | a user's connections (begins_with WBCONN#); connections due for a sync step (the tick's one Query) |
+ * | WB account marker | USER#<userId>               | WBACCT#<wb seller id>  |                                                   | one connection per WB account and user (put with the connection, conditional) |
+ * | WB call budget    | WBRATE#<wb seller id>       | WBRATE                 |                                                   | the next moment a call to WB for this WB account is allowed, whoever's connection makes it |
  *
  * Ownership is structural: every user-owned record's key contains the owner's id, so a read with the
  * caller's id cannot reach another user's record (it is simply not found → 404). An item id embeds its
@@ -120,6 +123,26 @@ export const SUMMARY_PREFIX = 'SUMMARY#';
 export const summaryKey = (userId: string, reportId: string, chunk: number): Key => ({
   pk: `USER#${userId}`,
   sk: `${SUMMARY_PREFIX}${reportId}#${String(chunk).padStart(3, '0')}`,
+});
+
+export const WB_CONNECTION_PREFIX = 'WBCONN#';
+export const wbConnectionKey = (userId: string, connectionId: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${WB_CONNECTION_PREFIX}${connectionId}`,
+});
+export const wbAccountKey = (userId: string, wbSellerId: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `WBACCT#${wbSellerId}`,
+});
+export const wbRateKey = (wbSellerId: string): Key => ({ pk: `WBRATE#${wbSellerId}`, sk: 'WBRATE' });
+/**
+ * gsi1 of an active connection: every due connection of every user in one Query, oldest due first. (gsi1,
+ * not gsi2: the recovery sweep scans all of gsi2 as reports in processing.)
+ */
+export const WB_DUE_PARTITION = 'WBSYNC#DUE';
+export const wbDueIndex = (userId: string, connectionId: string, dueMs: number) => ({
+  gsi1pk: WB_DUE_PARTITION,
+  gsi1sk: `${new Date(dueMs).toISOString()}#${userId}#${connectionId}`,
 });
 
 export function normalizeEmail(email: string): string {

@@ -14,6 +14,11 @@ export interface KeyWrapper {
   /** Identifies the wrapping key (KMS key ARN/alias, or the local key's id) and is stored beside the token. */
   readonly keyId: string;
   wrap(dataKey: Buffer, context: Record<string, string>): Promise<Buffer>;
+  /**
+   * A fresh data key, plain and wrapped, in one call (KMS GenerateDataKey). When present, sealToken uses it
+   * instead of a local random key and `wrap`.
+   */
+  generate?(context: Record<string, string>): Promise<{ plain: Buffer; wrapped: Buffer }>;
   unwrap(wrapped: Buffer, context: Record<string, string>): Promise<Buffer>;
 }
 
@@ -72,10 +77,12 @@ export interface TokenContext {
 
 export async function sealToken(token: string, wrapper: KeyWrapper, ctx: TokenContext): Promise<SealedToken> {
   const context = { sellerId: ctx.sellerId, purpose: 'wb-token' };
-  const dataKey = randomBytes(32);
+  const generated = wrapper.generate ? await wrapper.generate(context) : null;
+  const dataKey = generated ? generated.plain : randomBytes(32);
+  if (dataKey.length !== 32) throw new TokenCryptoError('the data key must be 32 bytes');
   try {
     const { iv, tag, ct } = seal(dataKey, Buffer.from(token, 'utf8'), aad(context));
-    const wk = await wrapper.wrap(dataKey, context);
+    const wk = generated ? generated.wrapped : await wrapper.wrap(dataKey, context);
     return {
       v: 1,
       kid: wrapper.keyId,

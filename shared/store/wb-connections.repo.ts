@@ -1,0 +1,279 @@
+/**
+ * WB connections (docs/WB-API.md, docs/ARCHITECTURE.md «The WB sync»): one record per connection in the
+ * user's partition, holding the sealed token, the sync cursor and the round's progress; a marker per WB
+ * account (one connection per WB account and user); the WB account's call budget (a record outside any
+ * user's partition: WB counts its limit per WB account, whoever calls).
+ *
+ * Every write of a connection is a Put conditional on its `rev` (the revision read), so two steps (a
+ * duplicate tick, a request meanwhile) never both write: the loser re-reads. A step's claim is such a
+ * write with a lease (`lease_until`); the account budget is claimed in the same transaction.
+ */
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { conflict } from '../errors';
+import type { SyncCursor, ReportRef } from '../wb/sync-plan';
+import type { ReportSummary } from '../wb/schemas';
+import type { SealedToken } from '../wb/token-crypto';
+import { ddb, putNew, tableName } from './client';
+import { cancellationCodes, isConditionFailed } from './dynamo-errors';
+import { WB_CONNECTION_PREFIX, WB_DUE_PARTITION, wbAccountKey, wbConnectionKey, wbDueIndex, wbRateKey } from './keys';
+import { GSI1 } from './table';
+
+export type WbConnectionStatus = 'active' | 'paused' | 'token_invalid' | 'token_no_finance' | 'token_expired';
+export type WbSyncStatus = 'scheduled' | 'syncing' | 'limits_exhausted' | 'stopped' | 'error';
+
+export interface WbPage {
+  /** The S3 key of the page (gzip'd JSON lines of WB's rows). */
+  key: string;
+  rows: number;
+}
+
+/** A report of WB's list whose rows are all read, waiting to be charged and built. */
+export interface WbPendingReport {
+  /** The id the imported report gets (chosen once: a second import attempt finds the report). */
+  report_id: string;
+  ref: ReportRef;
+  pages: WbPage[];
+  rows: number;
+}
+
+export interface WbConnectionRecord {
+  id: string;
+  user_id: string;
+  /** The user's seller the imported reports belong to. */
+  seller_id: string;
+  /** WB's seller id (the token's `oid`), the owner of the call budget. */
+  wb_seller_id: string;
+  seller_name: string | null;
+  token_hint: string;
+  scopes: string[];
+  /** ISO date-time of the token's expiry. */
+  expires_at: string;
+  /** YYYY-MM-DD: reports are imported from this day on. */
+  from: string;
+  created_at: string;
+  status: WbConnectionStatus;
+  sealed: SealedToken;
+  cursor: SyncCursor;
+  /** epoch ms; a step holds the connection until then (0: free). */
+  lease_until: number;
+  sync_status: WbSyncStatus;
+  round: { reports_found: number; reports_imported: number; rows_read: number };
+  last_sync: string | null;
+  reports_imported: number;
+  /** WB report ids this connection has imported, or skipped as already uploaded: never read again. */
+  imported_ids: number[];
+  /** The list's sums of found reports not imported yet, by WB report id (the reconciliation's WB side). */
+  found: Record<string, ReportSummary>;
+  /** The report being read: its pages so far. */
+  reading: { wb_report_id: number; pages: WbPage[] } | null;
+  pending: WbPendingReport[];
+  error: { code: string; message: string } | null;
+  /** Revision: every write is conditional on the one read. */
+  rev: number;
+}
+
+const CONNECTION_ID = /^[0-9A-Z]{26}$/;
+
+function fromItem(item: Record<string, unknown>): WbConnectionRecord {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, type: _t, ...rest } = item;
+  return rest as unknown as WbConnectionRecord;
+}
+
+/** When the tick should look at a connection next; null: not at all (paused, token refused). */
+export function dueAt(c: WbConnectionRecord): number | null {
+  if (c.status !== 'active') return null;
+  if (c.lease_until > 0) return c.lease_until;
+  if (c.pending.length > 0) return 0;
+  if (c.cursor.phase === 'blocked') return null;
+  return c.cursor.nextCallAt;
+}
+
+function toItem(c: WbConnectionRecord): Record<string, unknown> {
+  const due = dueAt(c);
+  return {
+    ...wbConnectionKey(c.user_id, c.id),
+    type: 'wb_connection',
+    ...c,
+    ...(due === null ? {} : wbDueIndex(c.user_id, c.id, due)),
+  };
+}
+
+/** The new connection with its WB account marker; the same WB account twice → 409 wb_connection_exists. */
+export async function createConnection(c: WbConnectionRecord): Promise<void> {
+  try {
+    await ddb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          putNew({
+            ...wbAccountKey(c.user_id, c.wb_seller_id),
+            type: 'wb_account',
+            user_id: c.user_id,
+            connection_id: c.id,
+          }),
+          putNew(toItem(c)),
+        ],
+      }),
+    );
+  } catch (e) {
+    if (cancellationCodes(e)?.[0] === 'ConditionalCheckFailed') {
+      throw conflict('wb_connection_exists', 'This WB account is connected already', { wb_seller_id: c.wb_seller_id });
+    }
+    throw e;
+  }
+}
+
+export async function getConnection(userId: string, id: string): Promise<WbConnectionRecord | null> {
+  if (!CONNECTION_ID.test(id)) return null;
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: wbConnectionKey(userId, id), ConsistentRead: true }),
+  );
+  return r.Item ? fromItem(r.Item) : null;
+}
+
+export async function listConnections(userId: string): Promise<WbConnectionRecord[]> {
+  const out: WbConnectionRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const r = await ddb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':p': WB_CONNECTION_PREFIX },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of r.Items ?? []) out.push(fromItem(item));
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/**
+ * Writes the connection if its revision is still `c.rev` (then stored as rev + 1, which is returned);
+ * null when another write came first or the connection is gone.
+ */
+export async function saveConnection(c: WbConnectionRecord): Promise<WbConnectionRecord | null> {
+  const next = { ...c, rev: c.rev + 1 };
+  try {
+    await ddb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: toItem(next),
+        ConditionExpression: 'rev = :rev',
+        ExpressionAttributeValues: { ':rev': c.rev },
+      }),
+    );
+    return next;
+  } catch (e) {
+    if (isConditionFailed(e)) return null;
+    throw e;
+  }
+}
+
+/**
+ * The step's claim: the connection written with its lease (conditional on its revision) and the WB
+ * account's budget moved to `budgetUntil` (conditional on it having come: ≤ now), in ONE transaction.
+ * `claimed` → the call may be made; `busy` → another step holds the connection; `budget` → another
+ * connection of the same WB account called within the interval (`until`: when the budget comes).
+ */
+export async function claimStep(
+  c: WbConnectionRecord,
+  now: number,
+  budgetUntil: number,
+): Promise<{ kind: 'claimed'; connection: WbConnectionRecord } | { kind: 'busy' } | { kind: 'budget'; until: number }> {
+  const next = { ...c, rev: c.rev + 1 };
+  try {
+    await ddb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: toItem(next),
+              ConditionExpression: 'rev = :rev',
+              ExpressionAttributeValues: { ':rev': c.rev },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: wbRateKey(c.wb_seller_id),
+              UpdateExpression: 'SET next_call_at = :until, #type = :type',
+              ConditionExpression: 'attribute_not_exists(pk) OR next_call_at <= :now',
+              ExpressionAttributeNames: { '#type': 'type' },
+              ExpressionAttributeValues: { ':until': budgetUntil, ':now': now, ':type': 'wb_rate' },
+            },
+          },
+        ],
+      }),
+    );
+    return { kind: 'claimed', connection: next };
+  } catch (e) {
+    const codes = cancellationCodes(e);
+    if (codes?.[0] === 'ConditionalCheckFailed') return { kind: 'busy' };
+    if (codes?.[1] === 'ConditionalCheckFailed') return { kind: 'budget', until: await budgetOf(c.wb_seller_id) };
+    throw e;
+  }
+}
+
+/**
+ * The WB account's budget for a call outside a step (the token check on connect): taken when it has
+ * come (→ true), else the moment it comes (→ that, epoch ms).
+ */
+export async function claimBudget(wbSellerId: string, now: number, until: number): Promise<true | number> {
+  try {
+    await ddb().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: wbRateKey(wbSellerId),
+              UpdateExpression: 'SET next_call_at = :until, #type = :type',
+              ConditionExpression: 'attribute_not_exists(pk) OR next_call_at <= :now',
+              ExpressionAttributeNames: { '#type': 'type' },
+              ExpressionAttributeValues: { ':until': until, ':now': now, ':type': 'wb_rate' },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (cancellationCodes(e)?.[0] === 'ConditionalCheckFailed') return budgetOf(wbSellerId);
+    throw e;
+  }
+}
+
+async function budgetOf(wbSellerId: string): Promise<number> {
+  const r = await ddb().send(
+    new GetCommand({ TableName: tableName(), Key: wbRateKey(wbSellerId), ConsistentRead: true }),
+  );
+  return typeof r.Item?.next_call_at === 'number' ? r.Item.next_call_at : 0;
+}
+
+/** The connection and its WB account marker. */
+export async function deleteConnection(c: WbConnectionRecord): Promise<void> {
+  await ddb().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: tableName(), Key: wbConnectionKey(c.user_id, c.id) } },
+        { Delete: { TableName: tableName(), Key: wbAccountKey(c.user_id, c.wb_seller_id) } },
+      ],
+    }),
+  );
+}
+
+/** Connections whose next step is due at `now` (every user's; oldest due first), at most `limit`. */
+export async function dueConnections(now: number, limit: number): Promise<Array<{ userId: string; id: string }>> {
+  const r = await ddb().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: GSI1,
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :due',
+      ExpressionAttributeValues: { ':pk': WB_DUE_PARTITION, ':due': `${new Date(now).toISOString()}#~` },
+      Limit: limit,
+    }),
+  );
+  return (r.Items ?? []).map((item) => ({ userId: String(item.user_id), id: String(item.id) }));
+}
