@@ -10,11 +10,11 @@ import { startMailbox } from './mailbox';
 import { startOffline, repoRoot } from './offline';
 import { configuredPort, PORT_SETTINGS, writeStackFile, type StackPorts } from './port-settings';
 import { LOCAL_SWEEP_EVERY_MS, startSweep } from './sweep';
+import { startWbSyncTick } from './wb-sync';
 import { assertPortFree, freePorts } from './ports';
 import { step, type StepListener } from './steps';
 import { startWeb, webConfig } from './web';
 import { startWbEmulator } from './wb-emulator';
-import { startWbTick } from './wb-tick';
 import { DEMO_ROWS_PER_WEEK, DEMO_WB_SELLER_ID, demoWbSeller, wbStackSettings, type StackWb } from './wb/demo';
 
 export { PORT_SETTINGS, type StackPorts } from './port-settings';
@@ -122,14 +122,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   }
 
   const jwtSecret = keptSecret(path.join(dataDir, 'jwt-secret'), () => randomBytes(48).toString('base64url'));
+  // Kept with the data: tokens sealed under it stay readable across restarts.
+  const wbTokenKey = keptSecret(path.join(dataDir, 'wb-token-key'), () => randomBytes(32).toString('base64'));
   const passwordFile = path.join(dataDir, 'demo-password');
   const passwordKnownBefore = existsSync(passwordFile);
   const demoPassword = keptSecret(passwordFile, () =>
     Array.from({ length: 14 }, () => PASSWORD_ALPHABET[randomInt(PASSWORD_ALPHABET.length)]).join(''),
   );
   const webOrigin = `http://localhost:${ports.web}`;
-  // Sellers' WB tokens are sealed under this key locally (on AWS: the stack's KMS key).
-  const wbTokenKey = keptSecret(path.join(dataDir, 'wb-token-key'), () => randomBytes(32).toString('base64'));
 
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {
@@ -225,14 +225,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     resetConfig();
     const sweep = startSweep(LOCAL_SWEEP_EVERY_MS, (line) => opts.log?.('api', line));
     stops.push(sweep.stop);
-    // The WB sync tick (serverless.yml wbSyncTick, every minute on AWS) runs as often as WB may be
-    // called here, so a demo sync takes seconds.
-    const wbTick = startWbTick({
-      lambdaEndpoint: `http://127.0.0.1:${ports.lambda}`,
-      functionName: `report-profitability-${process.env.STAGE ?? 'local'}-wbSyncTick`,
-      everyMs: Math.max(1000, wb.intervalSeconds * 1000),
-      log: (line) => opts.log?.('api', line),
-    });
+    // The WB sync tick (serverless.yml wbSyncTick, every minute on AWS) runs here as often as WB may be
+    // called (2 s by default locally), so a demo sync takes seconds.
+    const wbTick = startWbSyncTick(Math.max(1000, wb.intervalSeconds * 1000), (line) => opts.log?.('api', line));
     stops.push(wbTick.stop);
 
     let webUrl: string | undefined;

@@ -181,10 +181,9 @@ export const reconciliationFieldSchema = z
     ours: z.number().describe('Ours, roubles'),
     diff: z.number().describe('ours − wb, roubles'),
     explained_by: z
-      .enum(['rebill_logistics', 'loyalty_discount'])
-      .nullable()
+      .array(z.enum(['rebill_logistics', 'loyalty_discount']))
       .describe(
-        'A difference that equals an amount the two definitions treat differently by design (docs/METRICS.md): not a mismatch',
+        'The amounts the two definitions treat differently by design that make up the whole difference (docs/METRICS.md, Reconciliation with WB): such a difference is not a mismatch',
       ),
   })
   .meta({ id: 'ReconciliationField' });

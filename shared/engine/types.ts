@@ -39,7 +39,10 @@ export interface TaxProfile {
 }
 export const DEFAULT_TAX_PROFILE: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 
-export type ReportFormat = 'zip' | 'xlsx' | 'xls';
+/** The container of a portal file. */
+export type FileFormat = 'zip' | 'xlsx' | 'xls';
+/** The source of a report: a portal file, or WB's Finance API rows (gzip'd JSON lines, shared/reports/read-source.ts). */
+export type ReportFormat = FileFormat | 'wb_api';
 
 export interface ArticleInfo {
   /** sa_name as written (trimmed); "" for rows without an article ("Без артикула"). */
@@ -73,7 +76,7 @@ export interface ParsedReport extends FileMeta {
 }
 
 export interface RowCount extends FileMeta {
-  format: ReportFormat;
+  format: FileFormat;
   rows: number;
 }
 

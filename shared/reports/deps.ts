@@ -8,7 +8,7 @@
  */
 import { getConfig } from '../config';
 import { systemClock } from '../deps';
-import { buildItems, readReport } from '../engine';
+import { buildItems } from '../engine';
 import { objectRanges } from '../files/objects';
 import { makeWorkerInvoker } from '../jobs/worker-invoke';
 import { writeItems } from '../store/items.repo';
@@ -30,6 +30,7 @@ import { writeReportSummary } from './analytics';
 import { CatalogSync } from './catalog-sync';
 import { faultyWrites } from './local-faults';
 import type { ReportDeps } from './ports';
+import { readReportSource } from './read-source';
 import { rebuildReport } from './rebuild';
 import { dropUnusedSeller, failUpload } from './recover';
 import { resolveReportSettings } from './settings';
@@ -57,7 +58,8 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     users: { getUserById },
     sellers: { ensureSellerByNumber },
     files: { objectRanges },
-    engine: { readReport, buildItems },
+    // Files and WB's API rows alike (read-source.ts).
+    engine: { readReport: readReportSource, buildItems },
     settings: { resolveReportSettings },
     catalogSync: (userId) => new CatalogSync(userId),
     summaries: { writeReportSummary },

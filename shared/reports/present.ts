@@ -3,6 +3,7 @@
  * 2 decimals, counts and percents stay as they are. The unit of every field comes from fields.ts.
  */
 import { ALLOCATED_FIELDS, type AllocationMethod, type AllocationSummary } from '../engine/allocation';
+import { reconcile } from '../wb/reconcile';
 import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../engine/fields';
 import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../engine/types';
 import type {
@@ -146,6 +147,7 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
     source_path: record.source_path,
     source_available: record.source_path !== null && record.source_path !== undefined,
     ...(record.source_report_ids ? { source_report_ids: record.source_report_ids } : {}),
+    ...(record.source === 'wb_api' ? presentWbImport(record) : {}),
     created_at: record.created_at,
     ...(record.rebuilt_at ? { rebuilt_at: record.rebuilt_at } : {}),
     totals: valuesToApi(record.totals),
@@ -160,6 +162,32 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
             finished_at: record.last_rebuild.finished_at,
             dropped_manual_values: record.last_rebuild.dropped.map(presentDropped),
             ...(record.last_rebuild.error ? { error: record.last_rebuild.error } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** An imported report's WB side: its source, WB's report id, and the reconciliation once it is built. */
+function presentWbImport(
+  record: ReportRecord,
+): Pick<ApiReportSummary, 'source' | 'wb_report_id' | 'wb_connection_id' | 'reconciliation'> {
+  const built = (record.status ?? 'ready') === 'ready';
+  const r = built ? reconcile(record.totals, record.wb_sums) : null;
+  return {
+    source: 'wb_api',
+    ...(record.wb_report_id ? { wb_report_id: record.wb_report_id } : {}),
+    ...(record.wb_connection_id ? { wb_connection_id: record.wb_connection_id } : {}),
+    ...(r
+      ? {
+          reconciliation: {
+            status: r.status,
+            fields: r.fields.map((f) => ({
+              ...f,
+              wb: kopecksToRoubles(f.wb),
+              ours: kopecksToRoubles(f.ours),
+              diff: kopecksToRoubles(f.diff),
+            })),
           },
         }
       : {}),

@@ -9,14 +9,8 @@
 import { getConfig } from '../config';
 import type { RebuildManyResult } from '../contract/shapes';
 import { AppError, conflict, notFound, toAppError } from '../errors';
-import {
-  buildItems,
-  commissionByCategory,
-  computeTotals,
-  readReport,
-  type DroppedManualValue,
-  type ManualValues,
-} from '../engine';
+import { buildItems, commissionByCategory, computeTotals, type DroppedManualValue, type ManualValues } from '../engine';
+import { readReportSource as readReport } from './read-source';
 import { describeError, log } from '../log';
 import { ensureProducts } from '../store/products.repo';
 import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';

@@ -64,6 +64,12 @@ export interface ReportRecord {
   error?: ReportFailure;
   refunded_rows?: number;
   last_rebuild?: LastRebuild;
+  /** `wb_api`: imported through a WB connection (shared/reports/wb-import.ts); absent: a file or combined. */
+  source?: 'wb_api';
+  wb_report_id?: string;
+  wb_connection_id?: string;
+  /** WB's own sums of the report from its report list, kopecks by list field: the reconciliation's WB side. */
+  wb_sums?: Record<string, number>;
 }
 
 /** A source of a combined report as it was read when the combined report was (re)built. */

@@ -4,7 +4,7 @@
  * open a wrapped key under another seller's context and CloudTrail names the seller on every use.
  * The key is the stack's `WbTokenKey` (serverless.base.yml); its ARN is the setting WB_TOKEN_KMS_KEY_ID.
  */
-import { DecryptCommand, EncryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { DecryptCommand, EncryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { TokenCryptoError, type KeyWrapper } from './token-crypto';
 
 /** The calls the wrapper makes (a KMSClient fits; unit tests pass a fake). */
@@ -34,4 +34,9 @@ export function kmsKeyWrapper(kms: KmsLike, keyId: string): KeyWrapper {
       return Buffer.from(r.Plaintext);
     },
   };
+}
+
+/** A KMS client of the process's region (the Lambda's), for kmsKeyWrapper. */
+export function kmsClient(region: string): KmsLike {
+  return new KMSClient({ region, maxAttempts: 3 });
 }

@@ -1,5 +1,5 @@
 import { ReportError } from '../errors';
-import type { ReportFormat } from '../types';
+import type { FileFormat } from '../types';
 
 /** Bytes enough to tell every format we accept or name. */
 export const HEAD_BYTES = 512;
@@ -29,7 +29,7 @@ export function isOle2Magic(head: Buffer): boolean {
  * A zip is an .xlsx when it holds xl/workbook.xml. Pass the archive's entry names (central directory,
  * authoritative) when known; without them the name of the first local file header decides.
  */
-export function detectFormat(head: Buffer, entryNames?: readonly string[]): ReportFormat {
+export function detectFormat(head: Buffer, entryNames?: readonly string[]): FileFormat {
   if (isOle2Magic(head)) return 'xls';
   if (isZipMagic(head)) {
     if (entryNames) {

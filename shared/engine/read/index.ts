@@ -8,7 +8,7 @@ import { open, stat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ReportError } from '../errors';
 import type { RowSink } from '../row-sink';
-import type { FileMeta, ReportFormat } from '../types';
+import type { FileFormat, FileMeta } from '../types';
 import { parseFileMeta } from './filename';
 import { HEAD_BYTES, describeHead, detectFormat, isOle2Magic, isZipMagic, unsupportedFormat } from './format';
 import { inflateCap, resolveLimits, type ReadLimits } from './limits';
@@ -24,7 +24,7 @@ export type ReportSource =
   | { ranges: RangeSource; filename?: string };
 
 export interface ScanResult extends FileMeta {
-  format: ReportFormat;
+  format: FileFormat;
   rows: number;
 }
 
@@ -127,7 +127,7 @@ export async function scanReport(
   const budget: InflateBudget = { used: 0, max: inflateCap(input.size, lim) };
   const zipOptions: ZipStreamOptions = { chunkSize: options.chunkSize };
 
-  let format: ReportFormat;
+  let format: FileFormat;
   let result: SheetScanResult;
   let fromEntry: FileMeta = { report_number: null, seller_number: null };
 

@@ -20,14 +20,19 @@ export const WB_SUM_TITLES: Record<string, string> = {
   cashbackDiscountSum: 'Компенсация скидки по программе лояльности',
   cashbackCommissionChangeSum: 'Изменение комиссии по программе лояльности',
   paymentSchedule: 'Разовое изменение срока перечисления',
+  'cashbackDiscountSum − cashbackAmountSum − cashbackCommissionChangeSum':
+    'Программа лояльности: компенсация скидки − баллы − изменение комиссии',
 };
 
-/** Why a difference is no mismatch: the two definitions differ there by design (docs/METRICS.md, payout). */
-export const EXPLANATIONS: Record<NonNullable<ReconciliationField['explained_by']>, string> = {
+/**
+ * Why a difference is no mismatch: the amounts the two definitions treat differently by design, which make
+ * up the whole difference (docs/METRICS.md «Reconciliation with WB»; shared/wb/reconcile.ts).
+ */
+export const EXPLANATIONS: Record<ReconciliationField['explained_by'][number], string> = {
   rebill_logistics:
-    'Разница равна «Возмещению издержек по перевозке»: WB не вычитает его в «Итого к оплате», а мы вычитаем из выплаты — это те же деньги, удержанные отдельной строкой отчёта.',
+    '«Возмещение издержек по перевозке»: WB не вычитает его в «Итого к оплате», а мы вычитаем из выплаты — это деньги, которые WB удерживает отдельной строкой отчёта.',
   loyalty_discount:
-    'Разница равна «Компенсации скидки по программе лояльности»: WB не включает её в «Итого к оплате», а мы прибавляем её к выплате, потому что WB её перечисляет.',
+    '«Компенсация скидки по программе лояльности»: WB не включает её в «Итого к оплате», а мы прибавляем её к выплате, потому что WB её перечисляет.',
 };
 
 const wbTitle = (f: ReconciliationField) => WB_SUM_TITLES[f.wb_field] ?? f.wb_field;
@@ -103,11 +108,11 @@ export function ReconciliationPanel({ reconciliation }: { reconciliation?: Recon
                     <td data-label="Показатель">
                       <div>{wbTitle(f)}</div>
                       <div className="muted small">у нас: {fieldTitle(f.field)}</div>
-                      {f.explained_by ? (
-                        <div className="small reconciliation-why" data-testid="reconciliation-explanation">
-                          {EXPLANATIONS[f.explained_by]}
+                      {f.explained_by.map((why) => (
+                        <div key={why} className="small reconciliation-why" data-testid="reconciliation-explanation">
+                          {EXPLANATIONS[why]}
                         </div>
-                      ) : null}
+                      ))}
                     </td>
                     <td className="num" data-label="WB">
                       {formatRub(f.wb)}
@@ -115,7 +120,7 @@ export function ReconciliationPanel({ reconciliation }: { reconciliation?: Recon
                     <td className="num" data-label="У нас">
                       {formatRub(f.ours)}
                     </td>
-                    <td className={`num${f.explained_by ? '' : ' negative'}`} data-label="Разница">
+                    <td className={`num${f.explained_by.length ? '' : ' negative'}`} data-label="Разница">
                       {f.diff > 0 ? '+' : ''}
                       {formatRub(f.diff)}
                     </td>

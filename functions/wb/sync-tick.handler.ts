@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import { getConfig } from '../../shared/config';
+import { describeError, invocationKeys, log, withRequestLog } from '../../shared/log';
+import { countMetric, publishMetrics } from '../../shared/metrics';
+import { stepDeps } from '../../shared/wbsync/deps';
+import { tick } from '../../shared/wbsync/step';
+
+// Cold start: a missing setting fails the environment's init, naming itself.
+getConfig();
+
+/**
+ * The WB sync tick (no HTTP route): run by an EventBridge schedule every minute. One step of every WB
+ * connection that is due (shared/wbsync/step.ts): each step at most one call to WB, then the
+ * connection's due time is written and the next tick takes it from there. A store outage throws; the
+ * next tick tries again.
+ */
+export async function handler(_event: unknown, context?: Partial<Context>): Promise<{ steps: number; failed: number }> {
+  const keys = invocationKeys(context?.awsRequestId || randomUUID(), context);
+  return withRequestLog(keys, async () => {
+    try {
+      const results = await tick(stepDeps(), {
+        onError: (e, conn) => log('error', 'WB sync step failed', { connection_id: conn.id, ...describeError(e) }),
+      });
+      const failed = results.filter((r) => r.result === 'failed').length;
+      const called = results.filter((r) => r.result === 'called').length;
+      if (called > 0) countMetric('WbCalls', called);
+      if (results.length > 0)
+        log(failed > 0 ? 'error' : 'info', 'WB sync tick done', { steps: results.length, failed });
+      return { steps: results.length, failed };
+    } finally {
+      publishMetrics();
+    }
+  });
+}

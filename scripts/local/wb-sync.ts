@@ -1,0 +1,41 @@
+/**
+ * The WB sync tick of the local stack: what the EventBridge schedule does on AWS (serverless.yml
+ * wbSyncTick, every minute), this process does on an interval with the same use case
+ * (shared/wbsync/step.ts tick). Each step still makes at most one WB call per WB account and interval
+ * (WB_CALL_INTERVAL_SECONDS); a tick more often than a minute only picks due steps up sooner. Imported
+ * reports go to the worker through serverless-offline's Lambda endpoint, like the API's own invokes.
+ * WB is WB_FINANCE_API_URL: the local emulator (`npm run wb:emulator`) or WB itself.
+ */
+import { stepDeps } from '../../shared/wbsync/deps';
+import { tick } from '../../shared/wbsync/step';
+
+export const LOCAL_WB_TICK_EVERY_MS = 5_000;
+
+/** Starts the interval; `stop` ends it after a tick that is running. */
+export function startWbSyncTick(
+  everyMs = LOCAL_WB_TICK_EVERY_MS,
+  log: (line: string) => void = () => undefined,
+): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    running = tick(stepDeps(), { onError: (e, c) => log(`WB sync step of ${c.id} failed: ${String(e)}`) })
+      .then((r) => {
+        const active = r.filter((x) => x.result !== 'wait' && x.result !== 'leased');
+        if (active.length > 0) log(`WB sync tick: ${active.map((x) => `${x.id} ${x.result}`).join(', ')}`);
+      })
+      .catch((e: unknown) => log(`WB sync tick failed: ${String(e)}`))
+      .finally(() => {
+        busy = false;
+      });
+  }, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

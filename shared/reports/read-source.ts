@@ -1,0 +1,75 @@
+/**
+ * Reading a report's stored source, whatever road it came by: a portal file (the engine's reader), or the
+ * rows of WB's Finance API kept by a WB connection (gzip'd JSON lines, one WB row a line, in rrdId
+ * order). Both go through the engine's one aggregator (shared/wb/row-map.ts feeds API rows into the same
+ * RowSink a file's reader does), so an imported report is built, rebuilt and corrected like an uploaded
+ * one. The worker and a rebuild read through here.
+ */
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { readReport, type ReadHooks, type ReadLimits, type ReportSource } from '../engine';
+import { createAggregator } from '../engine/aggregate';
+import type { RowSink } from '../engine/row-sink';
+import type { ParsedReport } from '../engine/types';
+import { apiRowFeeder } from '../wb/row-map';
+import type { WbDetailedRow } from '../wb/schemas';
+import { createReadStream } from 'node:fs';
+
+/** The stored name of an imported report's rows: `wb-<WB report id>-<WB seller id>.wbapi.jsonl.gz`. */
+export const wbSourceName = (wbReportId: number | string, wbSellerId: string) =>
+  `wb-${wbReportId}-${wbSellerId}.wbapi.jsonl.gz`;
+const WB_SOURCE_NAME = /^wb-(\d+)-(\d+)\.wbapi\.jsonl\.gz$/;
+
+function streamOf(source: ReportSource): Readable {
+  if ('buffer' in source) return Readable.from([source.buffer]);
+  if ('ranges' in source) return source.ranges.readRange(0, source.ranges.size);
+  return createReadStream(source.path);
+}
+
+/** WB rows as stored (gzip'd JSON lines; several gzip members in a row, one per page, read as one). */
+async function readWbRows(source: ReportSource, match: RegExpExecArray, hooks: ReadHooks): Promise<ParsedReport> {
+  const aggregator = createAggregator(hooks.onArticle);
+  let rows = 0;
+  const sink: RowSink = {
+    begin: (present) => aggregator.begin(present),
+    row: (cells) => {
+      aggregator.row(cells);
+      hooks.onRows?.(++rows);
+    },
+  };
+  const feeder = apiRowFeeder(sink);
+  feeder.push([]);
+  const lines = createInterface({ input: streamOf(source).pipe(createGunzip()), crlfDelay: Infinity });
+  let batch: WbDetailedRow[] = [];
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    batch.push(JSON.parse(line) as WbDetailedRow);
+    if (batch.length >= 1000) {
+      feeder.push(batch);
+      batch = [];
+    }
+  }
+  feeder.push(batch);
+  const result = aggregator.finish();
+  return {
+    format: 'wb_api',
+    rows: feeder.rows(),
+    report_number: match[1]!,
+    seller_number: match[2]!,
+    period_from: result.period_from,
+    period_to: result.period_to,
+    articles: result.articles,
+    warnings: result.warnings,
+  };
+}
+
+/** A report's source read into the engine's aggregates (see the module comment). */
+export async function readReportSource(
+  source: ReportSource,
+  limits?: Partial<ReadLimits>,
+  hooks: ReadHooks = {},
+): Promise<ParsedReport> {
+  const match = source.filename ? WB_SOURCE_NAME.exec(source.filename) : null;
+  return match ? readWbRows(source, match, hooks) : readReport(source, limits, hooks);
+}
