@@ -30,6 +30,10 @@ import type { WorkerInvoker } from '../../shared/jobs/worker-invoke';
 import { overrideReportDeps, reportDeps } from '../../shared/reports/deps';
 import { writeItems } from '../../shared/store/items.repo';
 import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
+import { handler as wbTickHandler } from '../../functions/wb/sync-tick.handler';
+import { handler as wbConnectionsHandler } from '../../functions/wb/connections.handler';
+import { startWbEmulator } from '../../scripts/local/wb-emulator';
+import { getConnection as getWbConnection } from '../../shared/store/wb-connections.repo';
 import { ses } from '../../shared/mail/client';
 import { ABANDONED_UPLOAD_AFTER_MS } from '../../shared/reports/recover';
 import { runWorkerEvent } from '../../shared/reports/worker';
@@ -72,7 +76,14 @@ function grantsOf(fn: FunctionName): Grant[] {
     // Log writes, and the worker's on-failure queue, are the Lambda service's, not the code's: the
     // package test checks those. Secrets come from the environment here (JWT_SECRET); reading them from
     // SSM is test/integration/secrets.test.ts's, and the grant the package test's.
-    if (actions.every((a) => a.startsWith('logs:') || a.startsWith('sqs:') || a.startsWith('ssm:'))) continue;
+    // KMS likewise: locally the WB tokens are sealed under the local key (WB_TOKEN_KEY); the KMS adapter's
+    // calls are shared/wb/kms-wrapper.test.ts's, the grant the package test's.
+    if (
+      actions.every(
+        (a) => a.startsWith('logs:') || a.startsWith('sqs:') || a.startsWith('ssm:') || a.startsWith('kms:'),
+      )
+    )
+      continue;
     for (const r of Array.isArray(s.Resource) ? s.Resource : [s.Resource])
       for (const action of actions) grants.push({ action, resource: resourceName(r) });
   }
@@ -610,6 +621,73 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     await withFailingWorker(async () =>
       expect((await uploadMultipart(u.token, makeReport({ seed: 29 }))).statusCode).toBe(500),
     );
+  },
+
+  // --- WB connections
+  wbConnections: async (run) => {
+    const emu = await startWbEmulator({
+      port: 0,
+      intervalMs: 1,
+      weeks: 1,
+      rowsPerWeek: 20,
+      sellerId: 6_000_000 + randomInt(999_999),
+    });
+    process.env.WB_FINANCE_API_URL = emu.url;
+    process.env.WB_CALL_INTERVAL_SECONDS = '0.001';
+    resetConfig();
+    try {
+      const u = await newUser(1_000, 'iam');
+      const created = await run.call(
+        { method: 'POST', path: '/api/wb/connections', token: u.token, body: { token: emu.tokens.valid } },
+        201,
+      );
+      const { id } = bodyOf<{ connection: { id: string } }>(created).connection;
+      const one = { token: u.token, pathParameters: { id } };
+      await run.call({ method: 'GET', path: '/api/wb/connections', token: u.token }, 200);
+      await run.call({ method: 'GET', path: `/api/wb/connections/${id}`, ...one }, 200);
+      await run.call({ method: 'PATCH', path: `/api/wb/connections/${id}`, body: { paused: true }, ...one }, 200);
+      await run.call({ method: 'POST', path: `/api/wb/connections/${id}/sync`, body: {}, ...one }, 202);
+      await run.call({ method: 'DELETE', path: `/api/wb/connections/${id}`, ...one }, 204);
+    } finally {
+      await emu.close();
+      delete process.env.WB_FINANCE_API_URL;
+      delete process.env.WB_CALL_INTERVAL_SECONDS;
+      resetConfig();
+    }
+  },
+  wbSyncTick: async (run) => {
+    // A connection made through its route (unchecked here), then ticks as the function until its one
+    // week is imported: the due Query (gsi1), the claim, one WB call a tick, the pages and the source in
+    // S3, the charge and the worker's invoke.
+    const emu = await startWbEmulator({
+      port: 0,
+      intervalMs: 20,
+      weeks: 1,
+      rowsPerWeek: 30,
+      sellerId: 6_000_000 + randomInt(999_999),
+    });
+    process.env.WB_FINANCE_API_URL = emu.url;
+    process.env.WB_CALL_INTERVAL_SECONDS = '0.02';
+    resetConfig();
+    try {
+      const u = await newUser(1_000, 'iam');
+      const r = await wbConnectionsHandler(
+        apiEvent({ method: 'POST', path: '/api/wb/connections', token: u.token, body: { token: emu.tokens.valid } }),
+      );
+      expect(r.statusCode).toBe(201);
+      const { id } = bodyOf<{ connection: { id: string } }>(r).connection;
+      for (let i = 0; i < 40; i++) {
+        await new Promise((res) => setTimeout(res, 25));
+        await run.as(() => wbTickHandler({}));
+        if ((await getWbConnection(u.id, id))?.reports_imported === 1) break;
+      }
+      expect((await getWbConnection(u.id, id))?.reports_imported).toBe(1);
+    } finally {
+      await emu.close();
+      delete process.env.WB_FINANCE_API_URL;
+      delete process.env.WB_CALL_INTERVAL_SECONDS;
+      resetConfig();
+    }
   },
 
   // --- catalog

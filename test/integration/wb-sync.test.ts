@@ -1,0 +1,374 @@
+/**
+ * WB connections and the sync, end to end on the emulators and the WB Finance API emulator (docs/WB-API.md,
+ * docs/ARCHITECTURE.md «The WB sync»): connect (a good token, WB's 401, no «Финансы», expired), a sync of
+ * three weeks whose numbers are the engine's over the emulator's rows and reconcile with WB's list, an
+ * altered list figure as a mismatch naming its field, WB's 429 honoured, a sync killed mid-week that ends
+ * with every report once and every row charged once, a week uploaded as a file and then synced (one
+ * report), limits that stop the sync and a top-up that resumes it.
+ *
+ * The steps run on a manual clock shared with the WB emulator (its rate limit and token expiry), so a
+ * minute between two WB calls costs nothing; the connect route runs on the real clock.
+ */
+import { randomInt } from 'node:crypto';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
+import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
+import { resetConfig } from '../../shared/config';
+import { manualClock } from '../../shared/deps';
+import { buildItems, computeTotals } from '../../shared/engine';
+import { idleWorkers } from '../../shared/jobs/worker-invoke';
+import type { WbConnection } from '../../shared/contract/shapes';
+import { listLimitHistory, topUp } from '../../shared/store/limits.repo';
+import { listReports } from '../../shared/store/reports.repo';
+import { getConnection, type WbConnectionRecord } from '../../shared/store/wb-connections.repo';
+import { aggregateApiRows } from '../../shared/wb/row-map';
+import { stepDeps, syncSettings } from '../../shared/wbsync/deps';
+import { runStep, tick, type StepDeps } from '../../shared/wbsync/step';
+import { getReportOk, newUser, rub, uploadOk, type TestUser } from '../support/reports';
+import { apiEvent, bodyOf } from '../support/test-event';
+
+const INTERVAL_MS = 60_000;
+const ROWS = 250;
+const PAGE = 100;
+
+let emu: WbEmulator | null = null;
+afterEach(async () => {
+  await idleWorkers();
+  await emu?.close();
+  emu = null;
+});
+beforeAll(() => {
+  process.env.WB_CALL_INTERVAL_SECONDS = String(INTERVAL_MS / 1000);
+  resetConfig();
+});
+
+async function start(opts: { weeks?: number; formula?: 'cash' | 'audit' } = {}) {
+  const clock = manualClock(Date.now());
+  emu = await startWbEmulator({
+    port: 0,
+    intervalMs: INTERVAL_MS,
+    weeks: opts.weeks ?? 3,
+    rowsPerWeek: ROWS,
+    seed: 3,
+    formula: opts.formula,
+    now: () => clock.now().getTime(),
+    // Each test its own WB account: the call budget is per WB account, across users.
+    sellerId: randomInt(5_000_000, 9_000_000),
+  });
+  process.env.WB_FINANCE_API_URL = emu.url;
+  resetConfig();
+  const deps: StepDeps = stepDeps({ clock, settings: () => ({ ...syncSettings(), pageLimit: PAGE }) });
+  return { emu, clock, deps };
+}
+
+function call(token: string, method: string, path: string, body?: unknown, id?: string) {
+  return connectionsHandler(apiEvent({ method, path, token, body, pathParameters: id ? { id } : undefined }));
+}
+
+async function connectOk(u: TestUser, token: string): Promise<WbConnection> {
+  const r = await call(u.token, 'POST', '/api/wb/connections', { token });
+  expect(r.statusCode, r.body).toBe(201);
+  expect(r.body).not.toContain(token);
+  expect(r.body).not.toContain(token.slice(-20));
+  return bodyOf<{ connection: WbConnection }>(r).connection;
+}
+
+/** Steps (each a minute after the last) until the round is over and every read report imported. */
+async function syncRound(
+  deps: StepDeps,
+  clock: ReturnType<typeof manualClock>,
+  userId: string,
+  id: string,
+  maxSteps = 60,
+): Promise<WbConnectionRecord> {
+  let started = false;
+  for (let i = 0; i < maxSteps; i++) {
+    clock.advance(INTERVAL_MS + 1_000);
+    const result = await runStep(deps, userId, id);
+    if (result === 'called') started = true;
+    const c = (await getConnection(userId, id))!;
+    if (started && c.cursor.phase === 'idle' && c.pending.length === 0 && c.reading === null) {
+      await idleWorkers();
+      return c;
+    }
+    if (result === 'limits_exhausted' || result === 'inactive') {
+      await idleWorkers();
+      return c;
+    }
+  }
+  throw new Error('the round did not end');
+}
+
+async function wbReports(userId: string) {
+  const page = await listReports(userId, { limit: 100 });
+  return page.items.filter((r) => r.source === 'wb_api');
+}
+
+describe('connecting a WB account', () => {
+  it('connects with a good token: 201, the token never shown, the seller linked', async () => {
+    const { emu } = await start();
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    expect(c).toMatchObject({
+      status: 'active',
+      token_hint: `…${emu.tokens.valid.slice(-4)}`,
+      scopes: ['Статистика', 'Финансы'],
+      reports_imported: 0,
+      sync: { status: 'syncing' },
+      error: null,
+      from: '2025-01-01',
+    });
+    expect(emu.calls).toEqual([{ path: '/api/finance/v1/sales-reports/list', status: 204 }]);
+    const listed = await call(u.token, 'GET', '/api/wb/connections');
+    expect(bodyOf<{ items: WbConnection[] }>(listed).items.map((x) => x.id)).toEqual([c.id]);
+    // The same WB account twice: 409, no second call to WB.
+    const again = await call(u.token, 'POST', '/api/wb/connections', { token: emu.tokens.valid });
+    expect(again.statusCode).toBe(409);
+    expect(bodyOf<{ error: { code: string } }>(again).error.code).toBe('wb_connection_exists');
+    expect(emu.calls).toHaveLength(1);
+    // Another user's id is not found.
+    const other = await newUser(10, 'wb');
+    for (const [method, path, body] of [
+      ['GET', `/api/wb/connections/${c.id}`, undefined],
+      ['PATCH', `/api/wb/connections/${c.id}`, { paused: true }],
+      ['DELETE', `/api/wb/connections/${c.id}`, undefined],
+      ['POST', `/api/wb/connections/${c.id}/sync`, {}],
+    ] as const) {
+      const r = await call(other.token, method, path, body, c.id);
+      expect(r.statusCode, `${method} ${path}`).toBe(404);
+      expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('wb_connection_not_found');
+    }
+  });
+
+  it('refuses a token WB does not accept (401), one without «Финансы», an expired one: 422 each', async () => {
+    const { emu } = await start();
+    const u = await newUser(100, 'wb');
+    const cases: Array<[string, string]> = [
+      [emu.tokens.invalid, 'wb_token_invalid'],
+      [emu.tokens.noFinance, 'wb_token_no_finance'],
+      [emu.tokens.expired, 'wb_token_expired'],
+      ['not a token', 'wb_token_invalid'],
+    ];
+    for (const [token, code] of cases) {
+      const r = await call(u.token, 'POST', '/api/wb/connections', { token });
+      expect(r.statusCode, code).toBe(422);
+      const body = bodyOf<{ error: { code: string; message: string } }>(r);
+      expect(body.error.code).toBe(code);
+      expect(r.body).not.toContain(token.slice(-20));
+    }
+    // Only the token that looked usable reached WB (and WB said 401).
+    expect(emu.calls).toEqual([{ path: '/api/finance/v1/sales-reports/list', status: 401 }]);
+    const listed = await call(u.token, 'GET', '/api/wb/connections');
+    expect(bodyOf<{ items: WbConnection[] }>(listed).items).toEqual([]);
+  });
+});
+
+describe('syncing', () => {
+  it('imports three weeks: the engine’s numbers over WB’s rows, reconciled with WB’s list; rate kept', async () => {
+    const { emu, clock, deps } = await start();
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    const done = await syncRound(deps, clock, u.id, c.id);
+    expect(done).toMatchObject({ sync_status: 'scheduled', reports_imported: 3, error: null });
+    expect(done.round).toEqual({ reports_found: 3, reports_imported: 3, rows_read: 3 * ROWS });
+
+    const reports = await wbReports(u.id);
+    expect(reports).toHaveLength(3);
+    for (const week of emu.weeks) {
+      const r = reports.find((x) => x.wb_report_id === String(week.item.reportId))!;
+      expect(r).toBeDefined();
+      const report = await getReportOk(u.token, r.id);
+      expect(report).toMatchObject({ status: 'ready', source: 'wb_api', rows: ROWS, seller: { id: c.seller_id } });
+      // The engine over the emulator's rows, with the report's own settings.
+      const parsed = aggregateApiRows([week.rows]);
+      const expected = computeTotals(
+        buildItems({ articles: parsed.articles }, { tax: report.tax_profile, costPrices: {} }).items.map(
+          (i) => i.effective,
+        ),
+      );
+      for (const f of ['payout', 'for_pay', 'logistics', 'storage', 'profit', 'realization'] as const) {
+        expect(report.totals[f], f).toBe(rub(expected[f] ?? 0));
+      }
+      expect(report.reconciliation?.status).toBe('match');
+      expect(report.reconciliation?.fields.map((f) => f.field)).toEqual([
+        'payout',
+        'for_pay',
+        'logistics',
+        'storage',
+        'acceptance',
+        'deductions',
+        'penalties',
+        'additional_payments',
+        'loyalty',
+      ]);
+      expect(report.reconciliation?.fields.every((f) => f.diff === 0)).toBe(true);
+    }
+    // Every row charged once, one expense per report.
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS, ROWS]);
+    // One accepted call per interval and no 429: list, 3 pages and the empty one per week.
+    expect(emu.calls.filter((x) => x.status === 429)).toEqual([]);
+    expect(emu.calls).toHaveLength(1 + 1 + 3 * (Math.ceil(ROWS / PAGE) + 1));
+
+    // The next round is a day later and finds nothing new.
+    const again = await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id);
+    const shown = bodyOf<{ connection: WbConnection }>(again).connection;
+    expect(shown.reports_imported).toBe(3);
+    expect(shown.next_sync).not.toBeNull();
+    const before = emu.calls.length;
+    expect(await runStep(deps, u.id, c.id)).toBe('wait');
+    expect(emu.calls).toHaveLength(before);
+  });
+
+  it('an altered list figure is a mismatch naming the field; the audit formula differs by the rebill only', async () => {
+    const { emu, clock, deps } = await start({ weeks: 2, formula: 'audit' });
+    const [first] = emu.weeks;
+    const bank = Math.round(Number(first!.item.bankPaymentSum) * 100);
+    emu.setListSum(first!.item.reportId, 'bankPaymentSum', bank + 12_345);
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    const reports = await wbReports(u.id);
+    const altered = await getReportOk(
+      u.token,
+      reports.find((r) => r.wb_report_id === String(first!.item.reportId))!.id,
+    );
+    expect(altered.reconciliation?.status).toBe('mismatch');
+    const payout = altered.reconciliation!.fields.find((f) => f.field === 'payout')!;
+    expect(payout).toMatchObject({ wb_field: 'bankPaymentSum', explained_by: [] });
+    expect(altered.reconciliation!.fields.filter((f) => f.diff !== 0).map((f) => f.field)).toEqual(['payout']);
+    // The other week: WB's «Итого к оплате» by the audit formula leaves out the rebill: named, not a mismatch.
+    const other = await getReportOk(u.token, reports.find((r) => r.id !== altered.id)!.id);
+    expect(other.reconciliation?.status).toBe('match');
+    const p2 = other.reconciliation!.fields.find((f) => f.field === 'payout')!;
+    // The generated weeks carry both a rebill and a loyalty discount, so the difference is the two of them.
+    expect(p2.diff).not.toBe(0);
+    expect(p2.explained_by).toEqual(['rebill_logistics', 'loyalty_discount']);
+  });
+
+  it('honours WB’s 429: waits X-Ratelimit-Retry and never calls above the rate', async () => {
+    const { emu, clock, deps } = await start({ weeks: 1 });
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    // Someone else (a script of the seller's) uses the account's minute just before our step.
+    clock.advance(INTERVAL_MS + 1_000);
+    const outside = await fetch(`${emu.url}/api/finance/v1/sales-reports/list`, {
+      method: 'POST',
+      headers: { Authorization: emu.tokens.valid, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ dateFrom: '2025-01-01', dateTo: '2025-01-02' }),
+    });
+    expect(outside.status).toBe(204);
+    clock.advance(1_000);
+    expect(await runStep(deps, u.id, c.id)).toBe('called');
+    expect(emu.calls.at(-1)?.status).toBe(429);
+    const waiting = (await getConnection(u.id, c.id))!;
+    // Not before WB's retry (and never sooner than the interval).
+    expect(waiting.cursor.nextCallAt).toBeGreaterThanOrEqual(clock.now().getTime() + INTERVAL_MS - 1_000);
+    clock.advance(10_000);
+    expect(await runStep(deps, u.id, c.id)).toBe('wait');
+    const done = await syncRound(deps, clock, u.id, c.id);
+    expect(done.reports_imported).toBe(1);
+    // One 429 (the one provoked), and the accepted calls at least an interval apart.
+    expect(emu.calls.filter((x) => x.status === 429)).toHaveLength(1);
+  });
+
+  it('a sync killed mid-week resumes: every report once, every row charged once', async () => {
+    const { emu, clock, deps } = await start({ weeks: 2 });
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    let pagesStored = 0;
+    let importCrashes = 0;
+    const crashing: StepDeps = {
+      ...deps,
+      // The step dies after storing the 2nd page, before its cursor is written (lease left behind).
+      putPage: async (key, body) => {
+        await deps.putPage(key, body);
+        if (++pagesStored === 2) throw new Error('killed');
+      },
+      // And once right after a report was charged, before the connection knew.
+      importReport: async (conn, p, sums) => {
+        const r = await deps.importReport(conn, p, sums);
+        if (importCrashes++ === 0) throw new Error('killed after the charge');
+        return r;
+      },
+    };
+    let crashes = 0;
+    let started = false;
+    for (let i = 0; i < 80; i++) {
+      clock.advance(INTERVAL_MS + 1_000);
+      try {
+        if ((await runStep(crashing, u.id, c.id)) === 'called') started = true;
+      } catch {
+        crashes++;
+      }
+      const now = (await getConnection(u.id, c.id))!;
+      if (started && now.cursor.phase === 'idle' && now.pending.length === 0 && now.lease_until === 0) break;
+    }
+    await idleWorkers();
+    expect(crashes).toBe(2);
+    const reports = await wbReports(u.id);
+    expect(reports.map((r) => r.wb_report_id).sort()).toEqual(emu.weeks.map((w) => String(w.item.reportId)).sort());
+    expect(reports.every((r) => r.status === 'ready' && r.rows === ROWS)).toBe(true);
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
+    for (const r of reports) expect((await getReportOk(u.token, r.id)).reconciliation?.status).toBe('match');
+  });
+
+  it('a week uploaded as a file and then synced is one report, charged once', async () => {
+    const { emu, clock, deps } = await start({ weeks: 2 });
+    const u = await newUser(100_000, 'wb');
+    const week = emu.weeks[0]!;
+    const sellerId = String(
+      /"oid":(\d+)/.exec(Buffer.from(emu.tokens.valid.split('.')[1]!, 'base64url').toString())![1],
+    );
+    const uploaded = await uploadOk(u.token, {
+      filename: `Еженедельный детализированный отчет №${week.item.reportId}_${sellerId}.xlsx`,
+      file: week.portal.file,
+    });
+    const c = await connectOk(u, emu.tokens.valid);
+    const done = await syncRound(deps, clock, u.id, c.id);
+    expect(done.reports_imported).toBe(1);
+    const all = (await listReports(u.id, { limit: 100 })).items;
+    expect(all).toHaveLength(2);
+    expect(all.map((r) => r.id)).toContain(uploaded.id);
+    expect(all.filter((r) => r.source === 'wb_api').map((r) => r.wb_report_id)).toEqual([
+      String(emu.weeks[1]!.item.reportId),
+    ]);
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows).sort()).toEqual([uploaded.rows, ROWS].sort());
+    // The skipped week's rows were never read from WB.
+    expect(emu.calls.filter((x) => x.path.endsWith(`/${week.item.reportId}`))).toEqual([]);
+  });
+
+  it('limits that run out stop the sync with a clear status; a top-up resumes it, nothing charged twice', async () => {
+    const { emu, clock, deps } = await start({ weeks: 2 });
+    const u = await newUser(ROWS + 10, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    const stopped = await syncRound(deps, clock, u.id, c.id);
+    expect(stopped.sync_status).toBe('limits_exhausted');
+    expect(stopped.error?.code).toBe('insufficient_limits');
+    const shown = bodyOf<{ connection: WbConnection }>(
+      await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id),
+    );
+    expect(shown.connection.sync.status).toBe('limits_exhausted');
+    expect(await wbReports(u.id)).toHaveLength(1);
+    // More steps change nothing and call WB no more.
+    const calls = emu.calls.length;
+    for (let i = 0; i < 3; i++) {
+      clock.advance(INTERVAL_MS + 1_000);
+      expect(await runStep(deps, u.id, c.id)).toBe('limits_exhausted');
+    }
+    expect(emu.calls).toHaveLength(calls);
+    await topUp({ userId: u.id, rows: 1_000 });
+    // The tick picks it up (the connection is due while a read report waits).
+    clock.advance(INTERVAL_MS + 1_000);
+    const ticked = await tick(deps);
+    expect(ticked.find((t) => t.id === c.id)?.result).toBe('imported');
+    await idleWorkers();
+    const resumed = (await getConnection(u.id, c.id))!;
+    expect(resumed).toMatchObject({ sync_status: 'scheduled', reports_imported: 2, error: null });
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
+    expect(await wbReports(u.id)).toHaveLength(2);
+  });
+});
