@@ -92,6 +92,7 @@ describe('issue 20: the WB connection in the browser', () => {
       expect(await text('wb-status')).toBe('Подключено');
       expect(await text('wb-scopes')).toContain('Финансы');
       expect(await text('wb-token-hint')).toBe(`…${stack.wb.emulator!.token.slice(-4)}`);
+      expect(await page.getByTestId('wb-panel').textContent()).not.toContain(stack.wb.emulator!.token);
       // Four weeks: 4 reports, each read in a call or two, one call per 2 s.
       await page.getByTestId('wb-progress').waitFor({ timeout: 30_000 });
       await screenshot(page, '20-wb-settings-syncing');

@@ -24,7 +24,7 @@ const connection = (over: Partial<WbConnection> = {}): WbConnection => ({
   wb_seller_id: '4242001',
   status: 'active',
   seller_name: 'ИП Демо',
-  token_hint: 'x9Qz',
+  token_hint: '…x9Qz',
   scopes: ['Статистика', 'Финансы'],
   expires_at: new Date(Date.now() + 100.5 * DAY).toISOString(),
   from: '2025-01-01',

@@ -245,7 +245,7 @@ function ConnectionCard({ initial }: { initial: WbConnection }) {
         </div>
         <div>
           <dt>Токен</dt>
-          <dd data-testid="wb-token-hint">…{c.token_hint}</dd>
+          <dd data-testid="wb-token-hint">{c.token_hint.startsWith('…') ? c.token_hint : `…${c.token_hint}`}</dd>
         </div>
         <div>
           <dt>Категории</dt>
