@@ -43,18 +43,15 @@ const KNOWN: Record<string, string[]> = {
   // shared/http (the auth step's user store) loads the DynamoDB client for public routes too.
   appConfig: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
   apiOpenapi: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
-  // shared/reports/upload.ts → shared/jobs/worker-invoke.ts (the Lambda client) for every upload route.
-  reportsCountRows: ['@aws-sdk/client-lambda'],
-  reportsUploadUrl: ['@aws-sdk/client-lambda'],
   // shared/reports/rebuild.ts → shared/files/objects.ts
   reportsRebuildOne: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
   reportsRebuildMany: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-  // shared/reports/queries.ts → recover.ts (`await import('./worker')`: the worker's reader, SheetJS)
-  reportsList: ['@e965/xlsx'],
-  // shared/reports/queries.ts → recover.ts → worker-invoke.ts, and queries.ts → files/objects.ts
-  reportsGet: ['@aws-sdk/client-lambda', '@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-  reportsUpdate: ['@aws-sdk/client-lambda', '@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-  reportsDelete: ['@aws-sdk/client-lambda'],
+  // shared/reports/queries.ts → files/objects.ts (the source's presigned GET lives beside the reads)
+  reportsGet: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
+  reportsUpdate: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
+  reportsList: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
+  // shared/reports/recover.ts → the worker's give-up path (`await import('./worker')`: its reader, SheetJS)
+  reportsSweep: ['@e965/xlsx'],
 };
 
 /** The packages a bundle holds or requires, by name (`@aws-sdk/client-s3`, `exceljs`). */

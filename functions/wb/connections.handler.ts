@@ -8,7 +8,7 @@ import {
   requestSync,
   updateConnection,
 } from '../../shared/wbsync/connections';
-import { connectionDeps } from '../../shared/wbsync/deps';
+import { connectionDeps } from '../../shared/wbsync/connection-deps';
 import { presentConnection } from '../../shared/wbsync/present';
 
 const deps = connectionDeps();

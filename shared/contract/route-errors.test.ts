@@ -39,6 +39,12 @@ function isBoundary(file: string): boolean {
  * Codes the walk reaches that the route does not answer: caught on the way, or reached only through code
  * the route does not run. Each with the reason; a code reached anywhere else still fails.
  */
+/** The worker's codes reach a route through the report use cases' composition (shared/reports/deps.ts). */
+const WORKER_RUN =
+  'run by the worker for each report (rebuild.ts rebuildMany): a report that fails is counted, its code stored on the report, never answered';
+const CORRECTIONS =
+  'not verified: corrections are re-applied by article on a rebuild; they were accepted when they were set';
+
 const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, string>>>> = {
   register: { email_taken: 'caught in shared/auth/accounts.ts: the same answer whether the address has an account' },
   confirm: { unauthorized: 'verifyToken answers it for access tokens only; a mailed link gets invalid_token' },
@@ -48,6 +54,27 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     report_not_found:
       'each report is rebuilt in its own try: a failure is skipped with its code (rebuild.ts rebuildMany)',
     invalid_cursor: 'not verified: reached through the store; the route takes no cursor',
+    cell_too_long: WORKER_RUN,
+    corrupt_file: WORKER_RUN,
+    empty_report: WORKER_RUN,
+    field_not_correctable: WORKER_RUN,
+    file_too_large: WORKER_RUN,
+    invalid_manual_value: WORKER_RUN,
+    missing_headers: WORKER_RUN,
+    no_report_in_zip: WORKER_RUN,
+    not_a_spreadsheet: WORKER_RUN,
+    not_found: WORKER_RUN,
+    source_changed: WORKER_RUN,
+    source_missing: WORKER_RUN,
+    too_many_entries: WORKER_RUN,
+    too_many_rows: WORKER_RUN,
+    value_out_of_range: WORKER_RUN,
+    zip_bomb: WORKER_RUN,
+  },
+  rebuildOne: {
+    field_not_correctable: CORRECTIONS,
+    invalid_manual_value: CORRECTIONS,
+    not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',
   },
   combine: {
     field_not_correctable: "the sources' manual values were accepted when they were set",
@@ -55,10 +82,12 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     value_out_of_range: "the sources' manual values were accepted when they were set",
   },
   getReport: { invalid_cursor: 'not verified: reached through the store; the route takes no cursor' },
-  upload: { not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user' },
-  listReports: {
+  upload: {
     not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',
-    transaction_conflict: 'not verified: a refund of a stuck upload (limits.repo) while listing',
+    field_not_correctable: 'the worker re-applies corrections on a rebuild only; an upload has none',
+    invalid_manual_value: 'the worker re-applies corrections on a rebuild only; an upload has none',
+    report_busy: "rebuild.ts, reached through the report use cases' composition; an upload never rebuilds",
+    source_missing: "the worker's rebuild path; an upload's source was stored by the same request",
   },
 };
 

@@ -321,7 +321,16 @@ export const ROUTES = {
         schema: s.rebuildResultSchema,
       },
     },
-    errors: ['report_not_found', 'source_missing', 'report_busy', ...READER_ERRORS],
+    // The worker's outcome is answered when it ends within the wait (as for an upload).
+    errors: [
+      'report_not_found',
+      'source_missing',
+      'report_busy',
+      'source_changed',
+      'file_too_large',
+      'not_a_spreadsheet',
+      ...READER_ERRORS,
+    ],
   }),
   rebuildMany: route({
     fn: 'reportsRebuildMany',
@@ -532,6 +541,7 @@ export const ROUTES = {
       'wb_token_expired',
       'wb_unavailable',
       'unprocessable',
+      'transaction_conflict',
     ],
   }),
   wbDisconnect: route({
@@ -558,7 +568,7 @@ export const ROUTES = {
     body: s.wbSyncBodySchema,
     bodyOptional: true,
     responses: { 202: { description: 'The connection with the round started', schema: s.wbConnectionReplySchema } },
-    errors: ['wb_connection_not_found', 'wb_connection_blocked'],
+    errors: ['wb_connection_not_found', 'wb_connection_blocked', 'transaction_conflict'],
   }),
 
   // --- the page's settings ---

@@ -14,37 +14,20 @@ import { chargeLimits } from '../store/limits.repo';
 import { processingReportPut } from '../store/report-lifecycle.repo';
 import { newReportId } from '../store/report-record';
 import { getReportAnyStatus } from '../store/reports.repo';
-import { ensureSellerByNumber } from '../store/sellers.repo';
 import { getUserById } from '../store/users.repo';
 import * as connections from '../store/wb-connections.repo';
-import { createFinanceClient } from '../wb/finance-client';
-import { kmsClient, kmsKeyWrapper } from '../wb/kms-wrapper';
 import { DEFAULT_RATE_POLICY } from '../wb/rate';
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../wb/sync-plan';
-import { localKeyWrapper, type KeyWrapper } from '../wb/token-crypto';
-import type { ConnectionDeps } from './connections';
 import type { StepDeps } from './step';
+import { callIntervalMs, finance, tokenKeyWrapper } from './connection-deps';
 
 /** A round starts once a day (WB publishes the weekly reports on Mondays; a late one is found next day). */
 export const SYNC_EVERY_MS = 24 * 3_600_000;
 /** How long a step may hold its connection: the tick's timeout (serverless functions.ts wbSyncTick). */
 export const STEP_LEASE_MS = 5 * 60_000;
 
-let wrapper: KeyWrapper | undefined;
-
-/** The key that seals tokens: the stack's KMS key on AWS, the local key (WB_TOKEN_KEY) otherwise. */
-export function tokenKeyWrapper(): KeyWrapper {
-  if (!wrapper) {
-    const c = getConfig();
-    if (c.WB_TOKEN_KMS_KEY_ID) wrapper = kmsKeyWrapper(kmsClient(c.AWS_REGION), c.WB_TOKEN_KMS_KEY_ID);
-    else if (c.WB_TOKEN_KEY) wrapper = localKeyWrapper(c.WB_TOKEN_KEY);
-    else throw new Error('WB tokens cannot be sealed: set WB_TOKEN_KMS_KEY_ID (AWS) or WB_TOKEN_KEY (local)');
-  }
-  return wrapper;
-}
-
 export function syncSettings(): SyncSettings & { leaseMs: number } {
-  const intervalMs = Math.round(getConfig().WB_CALL_INTERVAL_SECONDS * 1000);
+  const intervalMs = callIntervalMs();
   return {
     ...DEFAULT_SYNC_SETTINGS,
     policy: { ...DEFAULT_RATE_POLICY, intervalMs },
@@ -52,8 +35,6 @@ export function syncSettings(): SyncSettings & { leaseMs: number } {
     leaseMs: STEP_LEASE_MS,
   };
 }
-
-const finance = (token: string) => createFinanceClient({ baseUrl: getConfig().WB_FINANCE_API_URL, token });
 
 export function wbImportDeps(): WbImportDeps {
   return {
@@ -68,18 +49,6 @@ export function wbImportDeps(): WbImportDeps {
     invoker: reportDeps().invoker,
     leaseMs: () => getConfig().WORKER_LEASE_MS,
     log: (level, message, data) => log(level, message, data),
-  };
-}
-
-export function connectionDeps(): ConnectionDeps {
-  return {
-    connections,
-    sellers: { ensureSellerByNumber },
-    keyWrapper: tokenKeyWrapper,
-    finance,
-    clock: systemClock,
-    ids: { newId: newReportId },
-    callIntervalMs: () => syncSettings().policy.intervalMs,
   };
 }
 

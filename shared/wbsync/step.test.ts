@@ -1,0 +1,220 @@
+/**
+ * The sync step and the tick with fakes (the store keeps revisions and the WB account's budget the way
+ * wb-connections.repo.ts does; the Finance API answers what each test scripts), on a manual clock. The
+ * same step against DynamoDB Local, S3 and the WB emulator: test/integration/wb-sync.test.ts.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { manualClock } from '../deps';
+import { dueAt, type WbConnectionRecord } from '../store/wb-connections.repo';
+import type { FinanceClient, WbOutcome } from '../wb/finance-client';
+import type { ReportSummary, WbDetailedRow } from '../wb/schemas';
+import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../wb/sync-plan';
+import { localKeyWrapper, sealToken } from '../wb/token-crypto';
+import { runStep, tick, type StepDeps } from './step';
+
+const T0 = Date.parse('2026-03-02T06:00:00Z');
+const MINUTE = 60_000;
+const wrapper = localKeyWrapper(Buffer.alloc(32, 7).toString('base64'));
+const settings = () => ({ ...DEFAULT_SYNC_SETTINGS, leaseMs: 5 * MINUTE });
+
+async function connection(over: Partial<WbConnectionRecord> = {}): Promise<WbConnectionRecord> {
+  return {
+    id: 'C1',
+    user_id: 'U1',
+    seller_id: 'S1',
+    wb_seller_id: '4242',
+    seller_name: null,
+    token_hint: '…abcd',
+    scopes: ['Финансы'],
+    expires_at: new Date(T0 + 100 * 86_400_000).toISOString(),
+    from: '2025-01-01',
+    created_at: new Date(T0).toISOString(),
+    status: 'active',
+    sealed: await sealToken('the-token', wrapper, { sellerId: 'S1' }),
+    cursor: initialCursor(T0, '2025-01-01'),
+    lease_until: 0,
+    sync_status: 'syncing',
+    round: { reports_found: 0, reports_imported: 0, rows_read: 0 },
+    last_sync: null,
+    reports_imported: 0,
+    imported_ids: [],
+    found: {},
+    reading: null,
+    pending: [],
+    error: null,
+    rev: 0,
+    ...over,
+  };
+}
+
+function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSummary[]> | WbOutcome<WbDetailedRow[]>>) {
+  const clock = manualClock(T0);
+  const rows = new Map(initial.map((c) => [c.id, c]));
+  const budget = new Map<string, number>();
+  const wbCalls: string[] = [];
+  const client: FinanceClient = {
+    listReports: vi.fn(async () => {
+      wbCalls.push('list');
+      return answers.shift() as WbOutcome<ReportSummary[]>;
+    }),
+    detailedPage: vi.fn(async (id: number) => {
+      wbCalls.push(`detail ${id}`);
+      return answers.shift() as WbOutcome<WbDetailedRow[]>;
+    }),
+  };
+  const save = (c: WbConnectionRecord) => {
+    const cur = rows.get(c.id);
+    if (!cur || cur.rev !== c.rev) return null;
+    const next = { ...c, rev: c.rev + 1 };
+    rows.set(c.id, next);
+    return next;
+  };
+  const deps: StepDeps = {
+    connections: {
+      getConnection: async (_u, id) => rows.get(id) ?? null,
+      saveConnection: async (c) => save(c),
+      claimStep: async (c, now, until) => {
+        if (rows.get(c.id)?.rev !== c.rev) return { kind: 'busy' };
+        const b = budget.get(c.wb_seller_id) ?? 0;
+        if (b > now) return { kind: 'budget', until: b };
+        budget.set(c.wb_seller_id, until);
+        return { kind: 'claimed', connection: save(c)! };
+      },
+      dueConnections: async (now) =>
+        [...rows.values()]
+          .filter((c) => {
+            const d = dueAt(c);
+            return d !== null && d <= now;
+          })
+          .map((c) => ({ userId: c.user_id, id: c.id })),
+    },
+    keyWrapper: () => wrapper,
+    finance: vi.fn((token: string) => {
+      expect(token).toBe('the-token');
+      return client;
+    }),
+    putPage: vi.fn(async () => undefined),
+    hasIdentity: vi.fn(async () => false),
+    importReport: vi.fn(async (_c, p) => ({ kind: 'imported' as const, reportId: p.report_id })),
+    clock,
+    ids: { newId: () => 'R1' },
+    settings,
+  };
+  return { deps, clock, rows, budget, wbCalls };
+}
+
+const report = (id: number): ReportSummary =>
+  ({
+    reportId: id,
+    dateFrom: '2026-02-23',
+    dateTo: '2026-03-01',
+    reportType: 1,
+    sellerFinanceName: 'ИП Тест',
+  }) as ReportSummary;
+
+describe('a sync step', () => {
+  it('makes one call when due, none within the interval, and records what it read', async () => {
+    const w = world(
+      [await connection()],
+      [
+        { kind: 'ok', value: [report(7)] },
+        { kind: 'ok', value: [{ rrdId: 5 }] },
+      ],
+    );
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
+    expect(w.wbCalls).toEqual(['list']);
+    const c = w.rows.get('C1')!;
+    expect(c).toMatchObject({ lease_until: 0, seller_name: 'ИП Тест', round: { reports_found: 1 } });
+    expect(c.cursor).toMatchObject({ phase: 'detail', reportId: 7, nextCallAt: T0 + MINUTE });
+    w.clock.advance(MINUTE - 1);
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('wait');
+    expect(w.wbCalls).toHaveLength(1);
+    w.clock.advance(1);
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
+    expect(w.wbCalls).toEqual(['list', 'detail 7']);
+    expect(w.deps.putPage).toHaveBeenCalledWith(
+      expect.stringMatching(/^sources\/U1\/wbsync\/C1\/7\/0+\.jsonl\.gz$/),
+      expect.any(Buffer),
+    );
+    expect(w.rows.get('C1')!.reading).toMatchObject({ wb_report_id: 7, pages: [{ rows: 1 }] });
+  });
+
+  it('leaves a connection another step holds (its lease), and waits for the WB account’s budget', async () => {
+    const w = world([await connection({ lease_until: T0 + MINUTE })], []);
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('leased');
+    w.rows.set('C1', { ...w.rows.get('C1')!, lease_until: 0 });
+    w.budget.set('4242', T0 + 30_000);
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('budget');
+    expect(w.wbCalls).toEqual([]);
+    expect(w.rows.get('C1')!.cursor.nextCallAt).toBe(T0 + 30_000);
+  });
+
+  it('after a 429 waits WB’s X-Ratelimit-Retry (at least the interval)', async () => {
+    const w = world(
+      [await connection()],
+      [{ kind: 'rate_limited', retryAfterSeconds: 150, limit: 1, remaining: 0, resetSeconds: 150 }],
+    );
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
+    expect(w.rows.get('C1')!.cursor).toMatchObject({ phase: 'list', nextCallAt: T0 + 150_000 });
+    w.clock.advance(149_000);
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('wait');
+    expect(w.wbCalls).toHaveLength(1);
+  });
+
+  it('a refused token stops the connection; an expired one stops it without a call', async () => {
+    const w = world([await connection()], [{ kind: 'unauthorized', message: 'token withdrawn' }]);
+    await runStep(w.deps, 'U1', 'C1');
+    expect(w.rows.get('C1')).toMatchObject({
+      status: 'token_invalid',
+      sync_status: 'stopped',
+      error: { code: 'wb_token_invalid' },
+    });
+    expect(dueAt(w.rows.get('C1')!)).toBeNull();
+    const e = world([await connection({ expires_at: new Date(T0 - 1).toISOString() })], []);
+    expect(await runStep(e.deps, 'U1', 'C1')).toBe('inactive');
+    expect(e.rows.get('C1')).toMatchObject({ status: 'token_expired', sync_status: 'stopped' });
+    expect(e.wbCalls).toEqual([]);
+  });
+
+  it('a report read to its end is imported; a report the user has already is never read', async () => {
+    const w = world(
+      [await connection()],
+      [{ kind: 'ok', value: [report(7), report(8)] }, { kind: 'ok', value: [{ rrdId: 5 }] }, { kind: 'empty' }],
+    );
+    vi.mocked(w.deps.hasIdentity).mockImplementation(async (_u, identity) => identity === 'num:4242:8');
+    for (let i = 0; i < 3; i++) {
+      await runStep(w.deps, 'U1', 'C1');
+      w.clock.advance(MINUTE);
+    }
+    expect(w.wbCalls).toEqual(['list', 'detail 7', 'detail 7']);
+    expect(w.deps.importReport).toHaveBeenCalledOnce();
+    expect(w.rows.get('C1')).toMatchObject({
+      pending: [],
+      reports_imported: 1,
+      sync_status: 'scheduled',
+      cursor: { phase: 'idle' },
+    });
+    expect(w.rows.get('C1')!.imported_ids.sort()).toEqual([7, 8]);
+  });
+
+  it('limits that run out hold the read report and stop calling WB; imported after a top-up', async () => {
+    const pending = {
+      report_id: 'R9',
+      ref: { reportId: 9, dateFrom: 'a', dateTo: 'b', reportType: 1 },
+      pages: [],
+      rows: 10,
+    };
+    const w = world([await connection({ pending: [pending] })], [{ kind: 'empty' }]);
+    vi.mocked(w.deps.importReport).mockResolvedValueOnce({ kind: 'insufficient_limits', rows: 10, limits: 3 });
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('limits_exhausted');
+    expect(w.rows.get('C1')).toMatchObject({ sync_status: 'limits_exhausted', error: { code: 'insufficient_limits' } });
+    expect(w.wbCalls).toEqual([]);
+    // Due while it waits, so each tick tries again.
+    expect(dueAt(w.rows.get('C1')!)).toBe(0);
+    const r = await tick(w.deps);
+    expect(r).toEqual([{ userId: 'U1', id: 'C1', result: 'called' }]);
+    expect(w.rows.get('C1')).toMatchObject({ pending: [], reports_imported: 1, error: null });
+    // The import came first; then the round's one call.
+    expect(w.wbCalls).toEqual(['list']);
+  });
+});
