@@ -366,7 +366,7 @@ function ConnectionCard({ initial }: { initial: WbConnection }) {
       ) : null}
 
       <form
-        className="form wb-from-form"
+        className="wb-from-form"
         aria-label="Первый день отчётов"
         onSubmit={(e) => {
           e.preventDefault();
