@@ -100,6 +100,7 @@ module.exports = tseslint.config(
       'shared/engine/analytics/**/*.ts',
       'shared/jobs/registry.ts',
       'shared/export/**/*.ts',
+      'shared/wbsync/**/*.ts',
     ],
     rules: restrict(noFunctions, noAwsOrHttp),
   },

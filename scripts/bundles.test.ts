@@ -52,6 +52,9 @@ const KNOWN: Record<string, string[]> = {
   reportsList: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
   // shared/reports/recover.ts → the worker's give-up path (`await import('./worker')`: its reader, SheetJS)
   reportsSweep: ['@e965/xlsx'],
+  // shared/wbsync/deps.ts → shared/reports/deps.ts: the worker invoker's in-process runner (tests, no
+  // WORKER_FUNCTION_NAME) holds the worker and its reader; on AWS the tick invokes the worker by Lambda
+  wbSyncTick: ['@e965/xlsx'],
 };
 
 /** The packages a bundle holds or requires, by name (`@aws-sdk/client-s3`, `exceljs`). */

@@ -383,6 +383,8 @@ describe('npm run package (offline, no AWS credentials)', () => {
         out[`FilesBucket/${prefix}/*`] = actions.map((x) => `s3:${x}`);
       for (const target of a.invoke ?? []) out[functionResource(target)] = ['lambda:InvokeFunction'];
       if (a.mail) out[MAIL] = ['ses:SendEmail'];
+      // The WB tokens' KMS key, by its resource (serverless.base.yml WbTokenKey).
+      if (a.kms?.length) out.WbTokenKey = a.kms.map((x) => `kms:${x}`).sort();
       for (const name of secretsOf(fn, spec as FunctionSpec)) out[secretResource(name)] = ['ssm:GetParameter'];
       if (spec.async?.onFailure) out[spec.async.onFailure] = ['sqs:SendMessage'];
       return out;
