@@ -1,8 +1,10 @@
 /**
  * `npm start`: the whole application on this machine (scripts/local/stack.ts): DynamoDB Local,
  * s3rver, the SES emulator with a mailbox page, serverless-offline serving every route, and the web
- * app. Prints where everything is and the demo login; prints every mail sent; Ctrl-C stops it all.
- * Ports: API_PORT, WEB_PORT, SES_PORT, DYNAMODB_PORT, S3_PORT, MAILBOX_PORT, LAMBDA_PORT.
+ * app, and the WB Finance API emulator with the demo seller's weeks (unless WB_FINANCE_API_URL names
+ * another API). Prints where everything is, the demo login and the demo WB token; prints every mail
+ * sent; Ctrl-C stops it all.
+ * Ports: API_PORT, WEB_PORT, SES_PORT, DYNAMODB_PORT, S3_PORT, MAILBOX_PORT, LAMBDA_PORT, WB_EMULATOR_PORT.
  * Logs of the API and the web server: .data/logs/.
  */
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { onUnexpectedExit } from './local/process';
 import { startStack, type Stack } from './local/stack';
 import { formatDuration, stepPrinter } from './local/steps';
 import { webConfig } from './local/web';
+import { wbStackLines } from './local/wb/demo';
 
 // Locally Node 20 runs what Lambda runs on 22: the AWS SDK's notice about that is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -72,7 +75,7 @@ onUnexpectedExit((name, code, signal) => {
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  console.log('Starting the local stack (DynamoDB Local, s3rver, SES emulator, API, web app)…');
+  console.log('Starting the local stack (DynamoDB Local, s3rver, SES emulator, WB API emulator, API, web app)…');
   console.log(
     '  The first start compiles every function of the API and takes a few minutes; later starts are quicker.',
   );
@@ -100,6 +103,7 @@ async function main(): Promise<void> {
     `  ${pad('DynamoDB')}${s.urls.dynamodb}   (data in ${path.relative(repoRoot, path.join(dataDir, 'dynamodb'))})`,
   );
   console.log(`  ${pad('S3')}${s.urls.s3}   (files in ${path.relative(repoRoot, path.join(dataDir, 's3'))})`);
+  for (const line of wbStackLines(s.wb, s.urls.web)) console.log(line);
   console.log(
     `\n  Demo login: ${s.demo.email} / ${s.demo.password}${s.demo.created ? '   (account created now)' : ''}`,
   );

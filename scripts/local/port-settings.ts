@@ -13,6 +13,8 @@ export interface StackPorts {
   s3: number;
   ses: number;
   mailbox: number;
+  /** The WB Finance API emulator (not started when WB_FINANCE_API_URL is given). */
+  wbEmulator: number;
 }
 
 /** Default ports and the environment variable that moves each (README lists them). */
@@ -24,6 +26,7 @@ export const PORT_SETTINGS: Record<keyof StackPorts, { variable: string; default
   s3: { variable: 'S3_PORT', default: 4569, service: 's3rver' },
   ses: { variable: 'SES_PORT', default: 8005, service: 'SES emulator' },
   mailbox: { variable: 'MAILBOX_PORT', default: 8025, service: 'mailbox page' },
+  wbEmulator: { variable: 'WB_EMULATOR_PORT', default: 8787, service: 'WB Finance API emulator' },
 };
 
 /** The port of `key` as the environment sets it, else its default; throws for text that is no port. */

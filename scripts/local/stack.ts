@@ -10,10 +10,12 @@ import { startMailbox } from './mailbox';
 import { startOffline, repoRoot } from './offline';
 import { configuredPort, PORT_SETTINGS, writeStackFile, type StackPorts } from './port-settings';
 import { LOCAL_SWEEP_EVERY_MS, startSweep } from './sweep';
-import { LOCAL_WB_TICK_EVERY_MS, startWbSyncTick } from './wb-sync';
+import { startWbSyncTick } from './wb-sync';
 import { assertPortFree, freePorts } from './ports';
 import { step, type StepListener } from './steps';
 import { startWeb, webConfig } from './web';
+import { startWbEmulator } from './wb-emulator';
+import { DEMO_ROWS_PER_WEEK, DEMO_WB_SELLER_ID, demoWbSeller, wbStackSettings, type StackWb } from './wb/demo';
 
 export { PORT_SETTINGS, type StackPorts } from './port-settings';
 
@@ -51,6 +53,8 @@ export interface Stack {
   };
   ports: StackPorts;
   demo: { email: string; password: string; created: boolean; passwordKnown: boolean };
+  /** WB's Finance API as the handlers reach it: the emulator with its demo token, or the URL given. */
+  wb: StackWb;
   /** Messages for people (sample report, warnings), printed by the launcher. */
   notes: string[];
   /** The environment the handlers run with. */
@@ -109,8 +113,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dataDir = path.resolve(opts.dataDir ?? path.join(repoRoot, '.data'));
   const ports = await resolvePorts(opts);
   const withWeb = opts.web ?? existsSync(webConfig(repoRoot));
+  const processEnv = opts.env ?? process.env;
+  const wb = wbStackSettings(processEnv, ports.wbEmulator);
   for (const key of Object.keys(ports) as Array<keyof StackPorts>) {
     if (key === 'web' && !withWeb) continue;
+    if (key === 'wbEmulator' && !wb.emulator) continue;
     await assertPortFree(ports[key], PORT_SETTINGS[key].variable, PORT_SETTINGS[key].service);
   }
 
@@ -132,10 +139,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // The sign-in page names the demo account (GET /api/config); SUPPORT_CONTACT is passed on when set.
     const overrides = {
       JWT_SECRET: jwtSecret,
-      WB_TOKEN_KEY: wbTokenKey,
       APP_URL: webOrigin,
       DEMO_EMAIL,
-      SUPPORT_CONTACT: (opts.env ?? process.env).SUPPORT_CONTACT ?? 'support@report-profitability.local',
+      SUPPORT_CONTACT: processEnv.SUPPORT_CONTACT ?? 'support@report-profitability.local',
+      WB_FINANCE_API_URL: wb.url,
+      WB_CALL_INTERVAL_SECONDS: String(wb.intervalSeconds),
+      WB_TOKEN_KEY: wbTokenKey,
     };
     const env: Record<string, string> = { ...emulatorEnv(ports, overrides), WEB_ORIGIN: webOrigin };
     // The API server needs only the emulators' addresses, so both start at once (bundling every
@@ -161,11 +170,31 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       stops.push(o.stop);
       return o;
     });
-    // Keep whichever finished so that stop() ends it even when the other failed.
-    const [emulatorsR, offlineR] = await Promise.allSettled([emulatorsP, offlineP]);
+    // The WB emulator (its weeks are generated from the fixture generator: a few seconds) meanwhile.
+    const demoSeller = wb.emulator ? demoWbSeller(dataDir) : null;
+    const wbEmulatorP = demoSeller
+      ? step(opts.progress, `WB Finance API emulator on :${ports.wbEmulator}`, () =>
+          startWbEmulator({
+            port: ports.wbEmulator,
+            intervalMs: wb.intervalSeconds * 1000,
+            weeks: demoSeller.weeks,
+            rowsPerWeek: DEMO_ROWS_PER_WEEK,
+            firstMonday: demoSeller.firstMonday,
+            sellerId: DEMO_WB_SELLER_ID,
+            validToken: demoSeller.token,
+          }),
+        ).then((e) => {
+          stops.push(e.close);
+          return e;
+        })
+      : Promise.resolve(null);
+    // Keep whichever finished so that stop() ends it even when another failed.
+    const [emulatorsR, offlineR, wbEmulatorR] = await Promise.allSettled([emulatorsP, offlineP, wbEmulatorP]);
     if (emulatorsR.status === 'rejected') throw emulatorsR.reason;
     if (offlineR.status === 'rejected') throw offlineR.reason;
+    if (wbEmulatorR.status === 'rejected') throw wbEmulatorR.reason;
     const offline = offlineR.value;
+    const wbEmulator = wbEmulatorR.value;
 
     // The seed runs in this process with the stack's settings (shared/config.ts reads process.env).
     Object.assign(process.env, env);
@@ -196,8 +225,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     resetConfig();
     const sweep = startSweep(LOCAL_SWEEP_EVERY_MS, (line) => opts.log?.('api', line));
     stops.push(sweep.stop);
-    // The WB sync tick (serverless.yml wbSyncTick, every minute on AWS) runs here, more often.
-    const wbTick = startWbSyncTick(LOCAL_WB_TICK_EVERY_MS, (line) => opts.log?.('api', line));
+    // The WB sync tick (serverless.yml wbSyncTick, every minute on AWS) runs here as often as WB may be
+    // called (2 s by default locally), so a demo sync takes seconds.
+    const wbTick = startWbSyncTick(Math.max(1000, wb.intervalSeconds * 1000), (line) => opts.log?.('api', line));
     stops.push(wbTick.stop);
 
     let webUrl: string | undefined;
@@ -237,6 +267,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       },
       ports,
       demo: { email: DEMO_EMAIL, password: demoPassword, created: demo.created, passwordKnown },
+      wb: {
+        url: wb.url,
+        intervalSeconds: wb.intervalSeconds,
+        emulator: wbEmulator
+          ? {
+              token: wbEmulator.tokens.valid,
+              weeks: wbEmulator.weeks.map((w) => ({
+                reportId: w.item.reportId,
+                dateFrom: w.item.dateFrom,
+                dateTo: w.item.dateTo,
+                rows: w.rows.length,
+              })),
+            }
+          : undefined,
+      },
       notes,
       env,
       stop,

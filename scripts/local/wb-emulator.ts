@@ -41,6 +41,11 @@ export interface WbEmulatorOptions {
   /** The emulator's clock (epoch ms): token expiry and the rate limit. */
   now?: () => number;
   sellerId?: number;
+  /**
+   * The valid token to accept (one made by makeEmulatorToken for `sellerId`): the local stack keeps its
+   * demo token between starts, so a connection made yesterday still works today. Default: a new one.
+   */
+  validToken?: string;
 }
 
 export interface WbEmulator {
@@ -107,7 +112,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   const byId = new Map(weeks.map((w) => [w.item.reportId, w]));
   const exp = Math.floor(now() / 1000) + 180 * 86_400;
   const tokens = {
-    valid: makeEmulatorToken({ oid: sellerId, scopes: ['Статистика', FINANCE_SCOPE], exp }),
+    valid: opts.validToken ?? makeEmulatorToken({ oid: sellerId, scopes: ['Статистика', FINANCE_SCOPE], exp }),
     noFinance: makeEmulatorToken({ oid: sellerId, scopes: ['Контент', 'Статистика'], exp }),
     expired: makeEmulatorToken({ oid: sellerId, scopes: [FINANCE_SCOPE], exp: Math.floor(now() / 1000) - 60 }),
     invalid: makeEmulatorToken({ oid: sellerId, scopes: [FINANCE_SCOPE], exp }).replace(/.{8}$/, 'AAAAAAAA'),

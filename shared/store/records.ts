@@ -92,6 +92,10 @@ export const storedReport = z.looseObject({
   content_fingerprint: z.string().nullable().optional(),
   content_days: z.record(z.string(), z.string()).nullable().optional(),
   allow_duplicate: z.boolean().optional(),
+  // Imported from WB's Finance API (shared/reports/wb-import.ts): the connection and WB's own sums.
+  source: z.literal('wb_api').optional(),
+  wb_connection_id: z.string().optional(),
+  wb_sums: z.record(z.string(), z.number()).optional(),
   sources: z.array(z.object({ id: z.string(), version: z.number(), rebuilt_at: z.string().nullable() })).optional(),
   covers: z.array(z.string()).optional(),
   source_path: z.string().nullable(),

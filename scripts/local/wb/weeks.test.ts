@@ -44,3 +44,12 @@ describe.each(['2026', '2025'] as const)('portal file and API rows of one week (
     expect(audit.rebillLogisticCostSum).toBe(a.rebill);
   });
 });
+
+describe('a week of the emulator', () => {
+  it('has its rows dated in the week its list item names', async () => {
+    const week = emulatedWeek({ index: 1, rows: 200, seed: 3, firstMonday: '2026-11-09' });
+    expect([week.item.dateFrom, week.item.dateTo]).toEqual(['2026-11-16', '2026-11-22']);
+    const parsed = await readReport({ buffer: week.portal.file, filename: week.portal.filename });
+    expect([parsed.period_from, parsed.period_to]).toEqual(['2026-11-16', '2026-11-22']);
+  });
+});

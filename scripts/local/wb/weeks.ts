@@ -87,14 +87,30 @@ const DAY_MS = 86_400_000;
 const day = (iso: string, plus: number) =>
   new Date(Date.parse(`${iso}T00:00:00Z`) + plus * DAY_MS).toISOString().slice(0, 10);
 
-/** One generated week with its list item; report ids are 900000000 + index. */
+/** The Monday the fixture generator counts its weeks from, per layout (scripts/fixtures/generate.ts). */
+const GENERATOR_FIRST_MONDAY: Partial<Record<Layout, string>> = { '2026': '2026-01-05', '2025': '2025-03-03' };
+
+/**
+ * The generator's week whose rows are dated in the list's week: with `firstMonday` given, week `index` of
+ * the list is the generator's week that starts on the same Monday (never one before its first).
+ */
+function generatorWeek(o: WeekOptions): number {
+  const base = GENERATOR_FIRST_MONDAY[o.layout ?? '2026'];
+  if (!o.firstMonday || !base) return o.index;
+  const offset = Math.round(
+    (Date.parse(`${o.firstMonday}T00:00:00Z`) - Date.parse(`${base}T00:00:00Z`)) / (7 * DAY_MS),
+  );
+  return Math.max(0, offset) + o.index;
+}
+
+/** One generated week with its list item (its rows dated in its week); report ids are 900000000 + index. */
 export function emulatedWeek(o: WeekOptions): EmulatedWeek {
   const portal = generateReport({
     rows: o.rows,
     layout: o.layout ?? '2026',
     format: 'xlsx',
     seed: o.seed,
-    week: o.index,
+    week: generatorWeek(o),
   });
   const firstMonday = o.firstMonday ?? '2026-01-05';
   const dateFrom = day(firstMonday, 7 * o.index);

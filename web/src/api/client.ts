@@ -381,4 +381,13 @@ export const api = {
       allocation?: AllocationMethod | null;
     },
   ) => call('updateSeller', { params: { id }, body: patch as BodyOf<'updateSeller'> }),
+
+  // WB connections (docs/WB-API.md)
+  wbConnections: () => call('wbConnections'),
+  wbConnection: (id: string) => call('wbConnection', { params: { id } }),
+  wbConnect: (token: string, from?: string) => call('wbConnect', { body: from ? { token, from } : { token } }),
+  wbUpdateConnection: (id: string, patch: BodyOf<'wbUpdateConnection'>) =>
+    call('wbUpdateConnection', { params: { id }, body: patch }),
+  wbSync: (id: string, from?: string) => call('wbSync', { params: { id }, body: from ? { from } : {} }),
+  wbDisconnect: (id: string) => call('wbDisconnect', { params: { id } }).then(() => undefined),
 };

@@ -53,4 +53,15 @@ export {
   type UploadUrl,
   type User,
   type Values,
+  type Reconciliation,
+  type ReportSource,
+  type WbConnection,
 } from '../../../shared/contract';
+import type { Reconciliation, WbConnection } from '../../../shared/contract';
+
+/** One figure of a WB report's reconciliation (ours against WB's report list). */
+export type ReconciliationField = Reconciliation['fields'][number];
+/** The connection's own state: syncing, paused, or its token refused. */
+export type WbConnectionStatus = WbConnection['status'];
+/** Where the connection's sync stands. */
+export type WbSyncStatus = WbConnection['sync']['status'];

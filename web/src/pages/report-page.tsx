@@ -13,6 +13,7 @@ import { ConfirmDialog, Modal } from '../components/modal';
 import { ProgressBar, Spinner } from '../components/progress-bar';
 import { ReportCharts } from '../components/report-charts';
 import { describeTax } from '../components/tax-profile-form';
+import { ReconciliationPanel, WbSourceBadge } from '../components/wb-reconciliation';
 import { displayArticle, FIELD_BY_NAME, fieldTitle } from '../lib/fields';
 import { formatByUnit, formatDateTime, formatInt, formatPercent, formatPeriod, formatRub } from '../lib/format';
 import { useTitle } from '../lib/use-title';
@@ -252,6 +253,8 @@ export function ReportPage() {
 
       <Headline totals={report.totals} />
 
+      <ReconciliationPanel reconciliation={report.reconciliation} />
+
       <ReportCharts items={report.items} totals={report.totals} />
 
       <section className="panel panel-table" aria-labelledby="items-title">
@@ -304,6 +307,7 @@ function ReportHeader({ report }: { report: Report }) {
         <h1 data-testid="report-title">
           {report.title || (report.report_number ? `Отчёт № ${report.report_number}` : 'Отчёт')}
           {report.is_combined ? <span className="badge badge-combined">Объединённый</span> : null}
+          <WbSourceBadge report={report} />
         </h1>
         <dl className="facts">
           {report.report_number ? (

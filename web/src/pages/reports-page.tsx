@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../components/modal';
 import { Spinner } from '../components/progress-bar';
 import { CombineDialog, CombineProgress, ReportSelectionBar } from '../components/report-selection-bar';
 import { UploadPanel } from '../components/upload-panel';
+import { ReconciliationBadge, WbSourceBadge } from '../components/wb-reconciliation';
 import { formatDateTime, formatInt, formatPeriod, formatRub, plural } from '../lib/format';
 import { useCombineJob } from '../lib/use-combine-job';
 import { useReportActions } from '../lib/use-report-actions';
@@ -213,6 +214,8 @@ export function ReportsPage() {
                           Устарел
                         </span>
                       ) : null}
+                      <WbSourceBadge report={r} />
+                      <ReconciliationBadge reconciliation={r.reconciliation} />
                       {r.report_number && r.title && !r.title.includes(r.report_number) ? (
                         <div className="muted small">№ {r.report_number}</div>
                       ) : null}

@@ -69,6 +69,7 @@ beforeEach(() => {
         return json(200, { product_name: 'Прибыльность WB', support_contact: 'help@example.org', demo_email: null });
       if (url === '/api/auth/me') return json(200, { user });
       if (url === '/api/sellers') return json(200, { items: [seller] });
+      if (url === '/api/wb/connections') return json(200, { items: [] });
       if (url === '/api/auth/limit-history')
         return json(200, {
           items: [

@@ -12,6 +12,7 @@ import { SupportContact } from '../lib/app-config';
 import { useAuth } from '../lib/auth';
 import { formatDateTime, formatInt } from '../lib/format';
 import { useTitle } from '../lib/use-title';
+import { WbConnectionPanel } from './wb-connection-panel';
 
 /** The shortest password the API accepts (POST /auth/change-password → weak_password). */
 const MIN_PASSWORD_LENGTH = 8;
@@ -105,6 +106,7 @@ export function SettingsPage() {
       ) : (
         <>
           <LimitsPanel user={me.data.user} />
+          <WbConnectionPanel />
           <DefaultTaxPanel user={me.data.user} />
           <AllocationPanelSettings user={me.data.user} />
           <SellersPanel />

@@ -1,0 +1,143 @@
+/**
+ * The WB side of the local stack (`npm start`): where the WB Finance API is, how often it may be called,
+ * and the emulator's demo seller, kept in the data folder so that a connection made at one start still
+ * works at the next.
+ *
+ * - WB_FINANCE_API_URL set when `npm start` runs: that API is used and no emulator starts; the call
+ *   interval is then WB's (60 s) unless WB_CALL_INTERVAL_SECONDS says otherwise.
+ * - Otherwise the emulator runs on WB_EMULATOR_PORT with a short interval (2 s; WB_CALL_INTERVAL_SECONDS
+ *   moves it), so a demo sync of a few weeks finishes in seconds instead of minutes.
+ * - The demo seller (wb-emulator.json in the data folder): its token (180 days) and the Monday of its first
+ *   week. Its weeks are the whole weeks from that Monday to the current one: four at the first start, one
+ *   more each week after (at most MAX_DEMO_WEEKS), as WB publishes a report after each week.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { decodeWbToken, FINANCE_SCOPE } from '../../../shared/wb/token';
+import { makeEmulatorToken } from './tokens';
+
+/** Seconds between two calls to the emulator per WB account on the local stack. */
+export const LOCAL_WB_CALL_INTERVAL_SECONDS = 2;
+/** WB's own rule: one call a minute per WB account. */
+export const WB_CALL_INTERVAL_SECONDS = 60;
+/** The demo seller's WB id (the token's `oid`). */
+export const DEMO_WB_SELLER_ID = 4242001;
+export const DEMO_WEEKS_AT_FIRST_START = 4;
+export const MAX_DEMO_WEEKS = 12;
+/** Rows of each demo week: a few dozen articles, four weeks well inside the demo's initial limits. */
+export const DEMO_ROWS_PER_WEEK = 800;
+
+export interface WbStackSettings {
+  /** Whether the stack starts the emulator (no WB_FINANCE_API_URL given). */
+  emulator: boolean;
+  /** WB_FINANCE_API_URL for the handlers. */
+  url: string;
+  /** WB_CALL_INTERVAL_SECONDS for the handlers (and the emulator's rate limit). */
+  intervalSeconds: number;
+}
+
+/** The WB settings of a local stack whose emulator would listen on `port`; throws for a bad value. */
+export function wbStackSettings(env: NodeJS.ProcessEnv, port: number): WbStackSettings {
+  const given = env.WB_FINANCE_API_URL?.trim() ?? '';
+  if (given !== '' && !/^https?:\/\/[^\s/]+/.test(given))
+    throw new Error(`WB_FINANCE_API_URL=${given} is not an http(s) URL`);
+  const emulator = given === '';
+  const raw = env.WB_CALL_INTERVAL_SECONDS?.trim() ?? '';
+  const seconds = raw === '' ? (emulator ? LOCAL_WB_CALL_INTERVAL_SECONDS : WB_CALL_INTERVAL_SECONDS) : Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new Error(`WB_CALL_INTERVAL_SECONDS=${raw} is not a positive number of seconds`);
+  return {
+    emulator,
+    url: emulator ? `http://127.0.0.1:${port}` : given.replace(/\/+$/, ''),
+    intervalSeconds: seconds,
+  };
+}
+
+export interface DemoWbSeller {
+  token: string;
+  /** Monday of week 0 (YYYY-MM-DD). */
+  firstMonday: string;
+  /** How many whole weeks the emulator serves now. */
+  weeks: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The Monday (UTC) of the week `nowMs` falls in, as epoch ms. */
+function mondayOf(nowMs: number): number {
+  const d = new Date(nowMs);
+  const midnight = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+  return midnight - ((d.getUTCDay() + 6) % 7) * DAY_MS;
+}
+
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function tokenUsable(token: unknown, nowMs: number): token is string {
+  if (typeof token !== 'string') return false;
+  try {
+    const info = decodeWbToken(token);
+    return info.sellerId === String(DEMO_WB_SELLER_ID) && info.exp * 1000 > nowMs + DAY_MS;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The demo seller of `dataDir` (wb-emulator.json), created on first use; a token that expires within a
+ * day is replaced (a connection holding the old one then asks for the new one, as WB would).
+ */
+export function demoWbSeller(dataDir: string, nowMs: number = Date.now()): DemoWbSeller {
+  const file = path.join(dataDir, 'wb-emulator.json');
+  let kept: { token?: unknown; firstMonday?: unknown } = {};
+  if (existsSync(file)) {
+    try {
+      kept = JSON.parse(readFileSync(file, 'utf8')) as typeof kept;
+    } catch {
+      kept = {};
+    }
+  }
+  const thisMonday = mondayOf(nowMs);
+  const firstMonday =
+    typeof kept.firstMonday === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(kept.firstMonday)
+      ? kept.firstMonday
+      : isoDay(thisMonday - DEMO_WEEKS_AT_FIRST_START * 7 * DAY_MS);
+  const token = tokenUsable(kept.token, nowMs)
+    ? kept.token
+    : makeEmulatorToken({
+        oid: DEMO_WB_SELLER_ID,
+        scopes: ['Статистика', FINANCE_SCOPE],
+        exp: Math.floor(nowMs / 1000) + 180 * 86_400,
+      });
+  if (token !== kept.token || firstMonday !== kept.firstMonday) {
+    mkdirSync(dataDir, { recursive: true });
+    // The token is a secret of the demo seller: readable by its owner only.
+    writeFileSync(file, `${JSON.stringify({ token, firstMonday }, null, 2)}\n`, { mode: 0o600 });
+  }
+  const whole = Math.floor((thisMonday - Date.parse(`${firstMonday}T00:00:00Z`)) / (7 * DAY_MS));
+  return { token, firstMonday, weeks: Math.min(MAX_DEMO_WEEKS, Math.max(1, whole)) };
+}
+
+/** What the local stack gives the handlers and the person at the console about WB. */
+export interface StackWb {
+  url: string;
+  intervalSeconds: number;
+  /** The emulator's demo seller; absent when WB_FINANCE_API_URL pointed elsewhere. */
+  emulator?: { token: string; weeks: Array<{ reportId: number; dateFrom: string; dateTo: string; rows: number }> };
+}
+
+/** `npm start`'s lines about WB: where its API is, how often it may be called, and the demo token to paste. */
+export function wbStackLines(wb: StackWb, webUrl?: string): string[] {
+  const pad = (label: string) => label.padEnd(14);
+  const every = `one call per ${wb.intervalSeconds} s per WB account`;
+  if (!wb.emulator) return [`  ${pad('WB API')}${wb.url}   (WB_FINANCE_API_URL; ${every})`];
+  const { weeks } = wb.emulator;
+  const first = weeks[0];
+  const last = weeks[weeks.length - 1];
+  return [
+    `  ${pad('WB emulator')}${wb.url}   (WB_FINANCE_API_URL; ${every}: WB allows one a minute,`,
+    `  ${pad('')}so a demo sync takes seconds here; WB_CALL_INTERVAL_SECONDS changes it)`,
+    `  ${pad('')}${weeks.length} weekly reports${first && last ? ` ${first.dateFrom}…${last.dateTo}` : ''}, ${first?.rows ?? 0} rows each`,
+    `\n  Demo WB token (Настройки → «Подключение WB»${webUrl ? `: ${webUrl}/settings` : ''}):`,
+    `  ${wb.emulator.token}`,
+  ];
+}

@@ -1,0 +1,167 @@
+// Reports imported from WB: the «WB API» mark and the reconciliation badge in the reports list, and the
+// report page's «Сверка с WB» — to the kopeck, a difference by design with its explanation, a mismatch
+// line by line.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, render, screen, within } from '@testing-library/react';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { MemoryRouter } from 'react-router-dom';
+import type { Reconciliation, ReconciliationField, ReportSummary } from '../api/contract';
+import { TOKEN_KEY } from '../api/session';
+import { createQueryClient } from '../lib/query-client';
+import { UploadsProvider } from '../lib/uploads';
+import { ReportsPage } from '../pages/reports-page';
+import { EXPLANATIONS, ReconciliationPanel } from './wb-reconciliation';
+
+const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
+
+const line = (over: Partial<ReconciliationField> & Pick<ReconciliationField, 'field' | 'wb_field'>) => ({
+  wb: 1000,
+  ours: 1000,
+  diff: 0,
+  explained_by: [],
+  ...over,
+});
+const equal: Reconciliation = {
+  status: 'match',
+  fields: [
+    line({ field: 'payout', wb_field: 'bankPaymentSum', wb: 81234.56, ours: 81234.56 }),
+    line({ field: 'for_pay', wb_field: 'forPaySum' }),
+  ],
+};
+const byDesign: Reconciliation = {
+  status: 'match',
+  fields: [
+    line({
+      field: 'payout',
+      wb_field: 'bankPaymentSum',
+      wb: 81234.56,
+      ours: 81200.06,
+      diff: -34.5,
+      explained_by: ['rebill_logistics'],
+    }),
+    line({ field: 'for_pay', wb_field: 'forPaySum' }),
+  ],
+};
+const differs: Reconciliation = {
+  status: 'mismatch',
+  fields: [
+    line({ field: 'payout', wb_field: 'bankPaymentSum', wb: 81234.56, ours: 81334.56, diff: 100 }),
+    line({ field: 'storage', wb_field: 'paidStorageSum', wb: 500, ours: 400, diff: -100 }),
+    line({ field: 'for_pay', wb_field: 'forPaySum' }),
+  ],
+};
+
+const summary = (id: string, over: Partial<ReportSummary> = {}): ReportSummary => ({
+  id,
+  status: 'ready',
+  title: `Отчёт ${id}`,
+  report_number: null,
+  seller: null,
+  period_from: '2026-11-16',
+  period_to: '2026-11-22',
+  rows: 800,
+  is_combined: false,
+  source_path: null,
+  source_available: true,
+  created_at: '2026-11-26T10:00:00Z',
+  totals: { realization: 1234.5, profit: 100 },
+  ...over,
+});
+
+beforeEach(() => window.localStorage.setItem(TOKEN_KEY, 'jwt'));
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  window.localStorage.clear();
+});
+
+describe('reports list', () => {
+  it('marks reports imported from WB and says whether each agrees with WB', async () => {
+    const items = [
+      summary('file'),
+      summary('ok', { source: 'wb_api', wb_report_id: '900000001', reconciliation: equal }),
+      summary('bad', { source: 'wb_api', wb_report_id: '900000002', reconciliation: differs }),
+      summary('none', { source: 'wb_api', reconciliation: { status: 'unavailable', fields: [] } }),
+    ];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: RequestInfo | URL) => {
+        const url = String(input);
+        const body = url.startsWith('/api/reports') ? { items, next_cursor: null } : { items: [] };
+        return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+      }),
+    );
+    render(
+      <QueryClientProvider client={createQueryClient()}>
+        <MemoryRouter>
+          <UploadsProvider>
+            <ReportsPage />
+          </UploadsProvider>
+        </MemoryRouter>
+      </QueryClientProvider>,
+    );
+    const row = (id: string) => screen.findByTestId(`report-row-${id}`);
+    const file = await row('file');
+    expect(within(file).queryByTestId('wb-source-badge')).toBeNull();
+    expect(within(file).queryByTestId('reconciliation-badge')).toBeNull();
+
+    const ok = await row('ok');
+    expect(within(ok).getByTestId('wb-source-badge').textContent).toBe('WB API');
+    expect(within(ok).getByTestId('reconciliation-badge').textContent).toBe('Сходится с WB');
+    const bad = await row('bad');
+    expect(within(bad).getByTestId('wb-source-badge').textContent).toBe('WB API');
+    expect(within(bad).getByTestId('reconciliation-badge').textContent).toBe('Расходится');
+    const none = await row('none');
+    expect(within(none).getByTestId('wb-source-badge').textContent).toBe('WB API');
+    expect(within(none).queryByTestId('reconciliation-badge')).toBeNull();
+  });
+});
+
+describe('«Сверка с WB» on the report page', () => {
+  it('says «Сходится с WB до копейки» when every figure is equal', () => {
+    render(<ReconciliationPanel reconciliation={equal} />);
+    expect(screen.getByTestId('reconciliation-summary').textContent).toBe(
+      '✓ Сходится с WB до копейки: Итого к оплате, К перечислению за товар.',
+    );
+    expect(screen.queryByTestId('reconciliation-table')).toBeNull();
+  });
+
+  it('shows a difference by design with WB’s figure, ours, the difference and why it is no mismatch', () => {
+    render(<ReconciliationPanel reconciliation={byDesign} />);
+    expect(screen.getByTestId('reconciliation-summary').textContent).toContain('Сходится с WB');
+    const row = screen.getByTestId('reconciliation-bankPaymentSum');
+    const cells = [...row.querySelectorAll('td')].map((td) => plain(td.getAttribute('data-label')));
+    expect(cells).toEqual(['Показатель', 'WB', 'У нас', 'Разница']);
+    expect(plain(row.textContent)).toContain('Итого к оплате');
+    expect(plain(row.textContent)).toContain('81 234,56 ₽');
+    expect(plain(row.textContent)).toContain('81 200,06 ₽');
+    expect(plain(row.querySelector('td:last-child')?.textContent)).toBe('-34,50 ₽');
+    expect(within(row).getByTestId('reconciliation-explanation').textContent).toBe(EXPLANATIONS.rebill_logistics);
+    // Equal lines are not repeated.
+    expect(screen.queryByTestId('reconciliation-forPaySum')).toBeNull();
+  });
+
+  it('lists every differing line of a mismatch, signed, without an explanation', () => {
+    render(<ReconciliationPanel reconciliation={differs} />);
+    expect(screen.getByTestId('reconciliation-summary').textContent).toBe(
+      'Расходится с WB: эти итоги отличаются от сумм отчёта WB.',
+    );
+    const rows = within(screen.getByTestId('reconciliation-table')).getAllByRole('row');
+    expect(rows).toHaveLength(3);
+    expect(plain(screen.getByTestId('reconciliation-bankPaymentSum').querySelector('td:last-child')?.textContent)).toBe(
+      '+100,00 ₽',
+    );
+    const storage = screen.getByTestId('reconciliation-paidStorageSum');
+    expect(plain(storage.textContent)).toContain('Стоимость хранения');
+    expect(plain(storage.querySelector('td:last-child')?.textContent)).toBe('-100,00 ₽');
+    expect(screen.queryByTestId('reconciliation-explanation')).toBeNull();
+  });
+
+  it('says when WB gave no sums to compare with, and nothing for a report not from WB', () => {
+    const { unmount } = render(<ReconciliationPanel reconciliation={{ status: 'unavailable', fields: [] }} />);
+    expect(screen.getByTestId('reconciliation-summary').textContent).toContain('сверить итоги не с чем');
+    unmount();
+    render(<ReconciliationPanel />);
+    expect(screen.queryByTestId('reconciliation')).toBeNull();
+  });
+});

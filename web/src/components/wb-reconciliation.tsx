@@ -1,0 +1,136 @@
+// Reports imported from WB's Finance API: the «WB API» mark and the reconciliation of our totals against
+// the sums of WB's report list («Итого к оплате» and its parts, docs/WB-API.md «Reconciliation»): a badge
+// in the reports list and a panel on the report page with the lines that differ.
+import type { Reconciliation, ReconciliationField, ReportSummary } from '../api/contract';
+import { fieldTitle } from '../lib/fields';
+import { formatRub } from '../lib/format';
+
+/** WB's titles of the report list's sums (the weekly report's summary in the seller's portal). */
+export const WB_SUM_TITLES: Record<string, string> = {
+  bankPaymentSum: 'Итого к оплате',
+  forPaySum: 'К перечислению за товар',
+  retailAmountSum: 'Продажа',
+  deliveryServiceSum: 'Стоимость логистики',
+  paidStorageSum: 'Стоимость хранения',
+  paidAcceptanceSum: 'Стоимость платной приёмки',
+  deductionSum: 'Прочие удержания',
+  penaltySum: 'Общая сумма штрафов',
+  additionalPaymentSum: 'Доплаты',
+  cashbackAmountSum: 'Баллы за отзывы (кешбэк)',
+  cashbackDiscountSum: 'Компенсация скидки по программе лояльности',
+  cashbackCommissionChangeSum: 'Изменение комиссии по программе лояльности',
+  paymentSchedule: 'Разовое изменение срока перечисления',
+  'cashbackDiscountSum − cashbackAmountSum − cashbackCommissionChangeSum':
+    'Программа лояльности: компенсация скидки − баллы − изменение комиссии',
+};
+
+/**
+ * Why a difference is no mismatch: the amounts the two definitions treat differently by design, which make
+ * up the whole difference (docs/METRICS.md «Reconciliation with WB»; shared/wb/reconcile.ts).
+ */
+export const EXPLANATIONS: Record<ReconciliationField['explained_by'][number], string> = {
+  rebill_logistics:
+    '«Возмещение издержек по перевозке»: WB не вычитает его в «Итого к оплате», а мы вычитаем из выплаты — это деньги, которые WB удерживает отдельной строкой отчёта.',
+  loyalty_discount:
+    '«Компенсация скидки по программе лояльности»: WB не включает её в «Итого к оплате», а мы прибавляем её к выплате, потому что WB её перечисляет.',
+};
+
+const wbTitle = (f: ReconciliationField) => WB_SUM_TITLES[f.wb_field] ?? f.wb_field;
+const kopecks = (roubles: number) => Math.round(roubles * 100);
+
+/** «WB API» beside a report imported through a connection. */
+export function WbSourceBadge({ report }: { report: Pick<ReportSummary, 'source'> }) {
+  if (report.source !== 'wb_api') return null;
+  return (
+    <span className="badge badge-wb" data-testid="wb-source-badge" title="Загружен из WB по API">
+      WB API
+    </span>
+  );
+}
+
+/** «Сходится с WB» / «Расходится» in the reports list; nothing when WB gave no sums. */
+export function ReconciliationBadge({ reconciliation }: { reconciliation?: Reconciliation }) {
+  if (!reconciliation || reconciliation.status === 'unavailable') return null;
+  const match = reconciliation.status === 'match';
+  return (
+    <span
+      className={`badge ${match ? 'badge-match' : 'badge-mismatch'}`}
+      data-testid="reconciliation-badge"
+      title={
+        match
+          ? 'Итоги отчёта совпадают с суммами отчёта WB до копейки'
+          : 'Итоги отчёта отличаются от сумм отчёта WB: подробности на странице отчёта'
+      }
+    >
+      {match ? 'Сходится с WB' : 'Расходится'}
+    </span>
+  );
+}
+
+/** The report page's «Сверка с WB»: all equal, or the lines that differ with WB's figure, ours and the difference. */
+export function ReconciliationPanel({ reconciliation }: { reconciliation?: Reconciliation }) {
+  if (!reconciliation) return null;
+  const differing = reconciliation.fields.filter((f) => kopecks(f.diff) !== 0);
+  return (
+    <section className="panel wb-reconciliation" aria-labelledby="reconciliation-title" data-testid="reconciliation">
+      <h2 id="reconciliation-title">Сверка с WB</h2>
+      {reconciliation.status === 'unavailable' ? (
+        <p className="muted" data-testid="reconciliation-summary">
+          WB не прислал сумм этого отчёта: сверить итоги не с чем.
+        </p>
+      ) : differing.length === 0 ? (
+        <p className="reconciliation-ok" data-testid="reconciliation-summary">
+          ✓ Сходится с WB до копейки: {reconciliation.fields.map(wbTitle).join(', ') || 'итоги отчёта'}.
+        </p>
+      ) : (
+        <>
+          <p
+            className={reconciliation.status === 'match' ? 'reconciliation-ok' : 'reconciliation-bad'}
+            data-testid="reconciliation-summary"
+          >
+            {reconciliation.status === 'match'
+              ? '✓ Сходится с WB: отличия ниже объясняются тем, как по-разному считаются показатели.'
+              : 'Расходится с WB: эти итоги отличаются от сумм отчёта WB.'}
+          </p>
+          <div className="table-wrap">
+            <table className="data-table" data-testid="reconciliation-table">
+              <thead>
+                <tr>
+                  <th>Показатель</th>
+                  <th className="num">WB</th>
+                  <th className="num">У нас</th>
+                  <th className="num">Разница</th>
+                </tr>
+              </thead>
+              <tbody>
+                {differing.map((f) => (
+                  <tr key={`${f.field}-${f.wb_field}`} data-testid={`reconciliation-${f.wb_field}`}>
+                    <td data-label="Показатель">
+                      <div>{wbTitle(f)}</div>
+                      <div className="muted small">у нас: {fieldTitle(f.field)}</div>
+                      {f.explained_by.map((why) => (
+                        <div key={why} className="small reconciliation-why" data-testid="reconciliation-explanation">
+                          {EXPLANATIONS[why]}
+                        </div>
+                      ))}
+                    </td>
+                    <td className="num" data-label="WB">
+                      {formatRub(f.wb)}
+                    </td>
+                    <td className="num" data-label="У нас">
+                      {formatRub(f.ours)}
+                    </td>
+                    <td className={`num${f.explained_by.length ? '' : ' negative'}`} data-label="Разница">
+                      {f.diff > 0 ? '+' : ''}
+                      {formatRub(f.diff)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
