@@ -62,7 +62,6 @@ export const duplicateReport = (dup: DuplicateOf) =>
 /** Files up to this size get their content fingerprint read by count-rows and upload (about 20k rows). */
 export const CONTENT_CHECK_MAX_BYTES = 2 * 1024 * 1024;
 
-
 /** The content fingerprint of a small request file (null above CONTENT_CHECK_MAX_BYTES: the worker checks it). */
 export async function contentOfSmallFile(
   file: Pick<InputFile, 'size' | 'source'>,
