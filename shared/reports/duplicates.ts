@@ -13,11 +13,12 @@
  */
 import { conflict } from '../errors';
 import { parseFileMeta } from '../engine/read';
-import { fingerprintReport, type ContentFingerprint, type ReadLimits } from '../engine';
+import type { ContentFingerprint } from '../engine/fingerprint';
+import { fingerprintReport, type ReadLimits } from '../engine/read-report';
 import { findReportsByIdentity } from '../store/identities.repo';
 import { getReportAnyStatus } from '../store/reports.repo';
 import type { InputFile } from './file-input';
-import { reportIdentity, sha256Of } from './report-identity';
+import { contentIdentity, reportIdentity, sha256Of } from './report-identity';
 
 export interface DuplicateOf {
   id: string;
@@ -60,9 +61,6 @@ export const duplicateReport = (dup: DuplicateOf) =>
 
 /** Files up to this size get their content fingerprint read by count-rows and upload (about 20k rows). */
 export const CONTENT_CHECK_MAX_BYTES = 2 * 1024 * 1024;
-
-/** The identity record key of a content fingerprint. */
-export const contentIdentity = (fingerprint: string): string => `fp:${fingerprint}`;
 
 /** The content fingerprint of a small request file (null above CONTENT_CHECK_MAX_BYTES: the worker checks it). */
 export async function contentOfSmallFile(

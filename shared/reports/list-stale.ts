@@ -8,7 +8,8 @@
  */
 import type { ReportRecord } from '../store/report-record';
 import type { SellerRecord } from '../store/sellers.repo';
-import { listCostPrices, listSummaries } from '../store/summaries.repo';
+import { listCostPrices, listSummaries, type StoredSummary } from '../store/summaries.repo';
+import type { CostPricePeriod } from '../engine/periods';
 import type { UserRecord } from '../store/users.repo';
 import { priceOn, settingsChanged } from './analytics';
 import { combinedStaleness } from './combined-stale';
@@ -33,7 +34,7 @@ export async function listStaleness(
   const out = new Map<string, ListStaleness>();
   const ready = records.filter((r) => (r.status ?? 'ready') === 'ready');
   const singles = ready.filter((r) => !r.is_combined);
-  const [summaries, prices] =
+  const [summaries, prices]: [Map<string, StoredSummary>, Map<string, CostPricePeriod[]>] =
     singles.length > 0
       ? await Promise.all([
           listSummaries(

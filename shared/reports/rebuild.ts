@@ -13,7 +13,7 @@ import { buildItems, commissionByCategory, computeTotals, type DroppedManualValu
 import { readReportSource as readReport } from './read-source';
 import { describeError, log } from '../log';
 import { deleteIdentity, putIdentity } from '../store/identities.repo';
-import { contentIdentity } from './duplicates';
+import { contentIdentity } from './report-identity';
 import { ensureProducts } from '../store/products.repo';
 import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';
 import { isReportId, type ReportRecord } from '../store/report-record';

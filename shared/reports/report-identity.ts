@@ -26,6 +26,9 @@ export function reportIdentity(meta: IdentityMeta, sha256: string): string {
   return `file:${sha256}`;
 }
 
+/** The identity record key of a content fingerprint (engine/fingerprint.ts; duplicates.ts). */
+export const contentIdentity = (fingerprint: string): string => `fp:${fingerprint}`;
+
 /** SHA-256 (hex) of a report source: bytes in memory, or a file on disk read as a stream. */
 export async function sha256Of(source: ReportSource): Promise<string> {
   const hash = createHash('sha256');

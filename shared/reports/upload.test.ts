@@ -55,6 +55,9 @@ vi.mock('./duplicates', async (actual) => ({
   ...(await actual<typeof import('./duplicates')>()),
   identityOfFile: vi.fn(async () => 'IDENT'),
   findDuplicate: vi.fn(),
+  // The content check of a small file (duplicates.ts): its own tests are the integration ones.
+  contentOfSmallFile: vi.fn(async () => ({ value: 'r1:1:00', days: {} })),
+  findContentDuplicate: vi.fn(async () => null),
 }));
 vi.mock('./file-input', async (actual) => ({
   ...(await actual<typeof import('./file-input')>()),

@@ -32,8 +32,7 @@ import { failureOf } from './failures';
 import type { ReportFailure, ReportProgress } from './lifecycle';
 import type { WorkerDeps } from './ports';
 import { settingsDate } from './settings';
-import { periodTitle } from './report-identity';
-import { contentIdentity } from './duplicates';
+import { contentIdentity, periodTitle } from './report-identity';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
 

@@ -224,7 +224,8 @@ describe('GET /api/analytics', () => {
     for (const k of ['w2', 'w3', 'w4', 'w7']) await rebuild(u, ids[k]!);
 
     // Another seller of the same user in week 4, and a report still building in week 4.
-    const otherSeller = await uploadOk(u.token, week(4, OTHER_SELLER));
+    // Its own rows (seed 44 is week 4 too): the same rows under another name would be the same report.
+    const otherSeller = await uploadOk(u.token, week(44, OTHER_SELLER));
     ids.otherSeller = otherSeller.id;
     otherSellerId = otherSeller.seller?.id as string;
     ids.building = (await chargedProcessingReport(u.id, makeReport({ seed: 24, rows: 40 }))).id;
@@ -243,7 +244,7 @@ describe('GET /api/analytics', () => {
     expectedItems.w7 = w7items.map((it) =>
       it.article === a1 ? applyManualValue(it, 'realization', Math.round(newRealization * 100), tax) : it,
     );
-    expectedItems.otherSeller = await engineItems(week(4, OTHER_SELLER), tax, after);
+    expectedItems.otherSeller = await engineItems(week(44, OTHER_SELLER), tax, after);
   }, 300_000);
 
   it('answers the weeks, totals, previous range, ABC and margin groups of the counted reports, exactly', async () => {

@@ -10,7 +10,10 @@ import { readFileSync } from 'node:fs';
 import * as XLSX from '@e965/xlsx';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as analyticsHandler } from '../../functions/analytics/get.handler';
+import { handler as putProductHandler } from '../../functions/products/put.handler';
 import { handler as combineHandler } from '../../functions/reports/combine.handler';
+import { handler as listHandler } from '../../functions/reports/list.handler';
+import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
 import { resetConfig } from '../../shared/config';
 import { listLimitHistory } from '../../shared/store/limits.repo';
@@ -163,5 +166,68 @@ describe('a daily report inside the weekly one', () => {
     expect(body.warnings).toContainEqual(
       expect.objectContaining({ code: 'duplicate_report', details: { report_id: one.id, kept_report_id: week.id } }),
     );
+  });
+});
+
+type Job = { job_id: string; status: string; report_id?: string };
+
+async function listed(token: string) {
+  const r = await listHandler(apiEvent({ method: 'GET', path: '/api/reports', token }));
+  expect(r.statusCode, r.body).toBe(200);
+  const items = bodyOf<{ items: Array<{ id: string; stale?: boolean; stale_reason?: string | null }> }>(r).items;
+  return new Map(items.map((i) => [i.id, i]));
+}
+
+describe('stale in the list', () => {
+  it('an uploaded report after a cost price change; a combined report after a source rebuild', async () => {
+    const u = await newUser(100_000);
+    const g = makeReport({ rows: 80, seed: 71 });
+    const a = await uploadOk(u.token, { filename: g.filename, file: g.file });
+    const b = await uploadOk(u.token, { filename: 'wb-detail-2022-49col.xlsx', file: REAL });
+    let r = await combineHandler(
+      apiEvent({ method: 'POST', path: '/api/reports/combine', token: u.token, body: { report_ids: [a.id, b.id] } }),
+    );
+    expect(r.statusCode, r.body).toBe(202);
+    let job = bodyOf<Job>(r);
+    for (let i = 0; i < 200 && job.status !== 'done' && job.status !== 'failed'; i++) {
+      await new Promise((res) => setTimeout(res, 100));
+      r = await combineHandler(
+        apiEvent({
+          method: 'GET',
+          path: `/api/reports/combine-status/${job.job_id}`,
+          token: u.token,
+          pathParameters: { job_id: job.job_id },
+        }),
+      );
+      job = bodyOf<Job>(r);
+    }
+    const c = job.report_id as string;
+    let list = await listed(u.token);
+    expect([a.id, b.id, c].map((id) => list.get(id)?.stale)).toEqual([false, false, false]);
+
+    // A cost price of one of a's articles changes: a is stale in the list, b is not.
+    const article = g.expected.articles.find((x) => x.article !== '')!.article;
+    const put = await putProductHandler(
+      apiEvent({
+        method: 'PUT',
+        path: `/api/products/${encodeURIComponent(article)}`,
+        token: u.token,
+        body: { cost_price: 777 },
+        pathParameters: { article: encodeURIComponent(article) },
+      }),
+    );
+    expect(put.statusCode, put.body).toBe(200);
+    list = await listed(u.token);
+    expect(list.get(a.id)).toMatchObject({ stale: true, stale_reason: expect.stringContaining('Себестоимость') });
+    expect(list.get(b.id)?.stale).toBe(false);
+
+    // Rebuilding a makes it fresh, and the combined report holding it stale.
+    const rebuilt = await rebuildOneHandler(
+      apiEvent({ method: 'POST', path: `/api/reports/${a.id}/rebuild`, token: u.token, pathParameters: { id: a.id } }),
+    );
+    expect(rebuilt.statusCode, rebuilt.body).toBe(200);
+    list = await listed(u.token);
+    expect(list.get(a.id)?.stale).toBe(false);
+    expect(list.get(c)).toMatchObject({ stale: true, stale_reason: expect.stringContaining('пересобран') });
   });
 });

@@ -104,7 +104,9 @@ describe('stale reports in the list', () => {
   });
 
   it('asks before the summary XLS uses a stale report; «no» sends nothing', async () => {
-    const confirm = vi.spyOn(window, 'confirm').mockReturnValue(false);
+    const confirm = vi.fn((_text?: string) => false);
+    vi.stubGlobal('confirm', confirm);
+    window.confirm = confirm;
     renderPage();
     fireEvent.click(await screen.findByLabelText('Выбрать отчёт Отчёт a'));
     fireEvent.click(screen.getByTestId('summary-button'));
@@ -114,7 +116,9 @@ describe('stale reports in the list', () => {
   });
 
   it('does not ask when nothing selected is stale', async () => {
-    const confirm = vi.spyOn(window, 'confirm').mockReturnValue(false);
+    const confirm = vi.fn((_text?: string) => false);
+    vi.stubGlobal('confirm', confirm);
+    window.confirm = confirm;
     renderPage();
     fireEvent.click(await screen.findByLabelText('Выбрать отчёт Отчёт b'));
     fireEvent.click(screen.getByTestId('summary-button'));
