@@ -50,6 +50,7 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
   confirm: { unauthorized: 'verifyToken answers it for access tokens only; a mailed link gets invalid_token' },
   importProducts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
   rebuildMany: {
+    duplicate_report: "the worker's duplicate check runs for uploads only; a rebuild keeps its own report",
     report_busy: 'a busy report is skipped with reason report_busy (rebuild.ts rebuildMany), not answered',
     report_not_found:
       'each report is rebuilt in its own try: a failure is skipped with its code (rebuild.ts rebuildMany)',
@@ -72,6 +73,7 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     zip_bomb: WORKER_RUN,
   },
   rebuildOne: {
+    duplicate_report: "the worker's duplicate check runs for uploads only; a rebuild keeps its own report",
     field_not_correctable: CORRECTIONS,
     invalid_manual_value: CORRECTIONS,
     not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',
