@@ -6,6 +6,7 @@
  */
 import { reportDeps } from '../../shared/reports/deps';
 import { sweepPendingReports } from '../../shared/reports/recover';
+import { everyInterval } from './schedule';
 
 /** Locally a minute: a crashed run is picked up soon, the emulator barely notices. */
 export const LOCAL_SWEEP_EVERY_MS = 60_000;
@@ -15,25 +16,12 @@ export function startSweep(
   everyMs = LOCAL_SWEEP_EVERY_MS,
   log: (line: string) => void = () => undefined,
 ): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    running = sweepPendingReports(reportDeps())
-      .then((r) => {
-        if (r.recovered > 0 || r.errors > 0) log(`recovery sweep: ${JSON.stringify(r)}`);
-      })
-      .catch((e: unknown) => log(`recovery sweep failed: ${String(e)}`))
-      .finally(() => {
-        busy = false;
-      });
-  }, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return everyInterval(
+    everyMs,
+    async () => {
+      const r = await sweepPendingReports(reportDeps());
+      if (r.recovered > 0 || r.errors > 0) log(`recovery sweep: ${JSON.stringify(r)}`);
     },
-  };
+    (e) => log(`recovery sweep failed: ${String(e)}`),
+  );
 }

@@ -8,6 +8,7 @@
  */
 import { stepDeps } from '../../shared/wbsync/deps';
 import { tick } from '../../shared/wbsync/step';
+import { everyInterval } from './schedule';
 
 export const LOCAL_WB_TICK_EVERY_MS = 5_000;
 
@@ -16,26 +17,13 @@ export function startWbSyncTick(
   everyMs = LOCAL_WB_TICK_EVERY_MS,
   log: (line: string) => void = () => undefined,
 ): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    running = tick(stepDeps(), { onError: (e, c) => log(`WB sync step of ${c.id} failed: ${String(e)}`) })
-      .then((r) => {
-        const active = r.filter((x) => x.result !== 'wait' && x.result !== 'leased');
-        if (active.length > 0) log(`WB sync tick: ${active.map((x) => `${x.id} ${x.result}`).join(', ')}`);
-      })
-      .catch((e: unknown) => log(`WB sync tick failed: ${String(e)}`))
-      .finally(() => {
-        busy = false;
-      });
-  }, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return everyInterval(
+    everyMs,
+    async () => {
+      const r = await tick(stepDeps(), { onError: (e, c) => log(`WB sync step of ${c.id} failed: ${String(e)}`) });
+      const active = r.filter((x) => x.result !== 'wait' && x.result !== 'leased');
+      if (active.length > 0) log(`WB sync tick: ${active.map((x) => `${x.id} ${x.result}`).join(', ')}`);
     },
-  };
+    (e) => log(`WB sync tick failed: ${String(e)}`),
+  );
 }
