@@ -83,7 +83,7 @@ export const storedReport = z.looseObject({
   period_from: z.string().nullable(),
   period_to: z.string().nullable(),
   rows: z.number(),
-  format: z.enum(['zip', 'xlsx', 'xls']).nullable(),
+  format: z.enum(['zip', 'xlsx', 'xls', 'wb_api']).nullable(),
   is_combined: z.boolean(),
   source_report_ids: z.array(z.string()).optional(),
   identity: z.string().nullable().optional(),
