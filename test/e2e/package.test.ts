@@ -529,6 +529,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
               r.startsWith('FilesBucket/') ||
               r === MAIL ||
               r === secretResource('jwt') ||
+              r === 'WbTokenKey' ||
               (r.startsWith('function:') && r.slice('function:'.length) in FUNCTIONS) ||
               r === QUEUE,
           ),
