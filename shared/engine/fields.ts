@@ -146,3 +146,16 @@ export function roublesToKopecks(roubles: number): number {
   const k = roubles * 100;
   return Math.sign(k) * Math.round(Math.abs(k) + 1e-7);
 }
+
+/**
+ * The «Размер кВВ, %» of an article without a sale or a return is unknown, not 0 (no row stated a rate;
+ * the engine keeps 0): the web table shows «—», the export leaves the cell empty.
+ */
+export function isUnknownRate(field: string, values: Partial<Record<string, number | null>>): boolean {
+  return (
+    field === 'category_commission_percent' &&
+    !values.category_commission_percent &&
+    !values.sales_qty &&
+    !values.returns_qty
+  );
+}

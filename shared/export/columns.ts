@@ -33,20 +33,6 @@ export function columnTitle(def: FieldDef): string {
   return def.unit === 'money' && !def.title.includes('₽') ? `${def.title}, ₽` : def.title;
 }
 
-/**
- * Whether a value is unknown rather than zero: the «Размер кВВ, %» of an article without a sale or a
- * return (no row stated a rate; the engine keeps 0 there). Shown as «—» (web table) or an empty cell.
- */
-export function isUnknownRate(field: string, values: Partial<Record<string, number | null>>): boolean {
-  return (
-    // The web table has the same rule (web/src/components/items-table.tsx).
-    field === 'category_commission_percent' &&
-    !values.category_commission_percent &&
-    !values.sales_qty &&
-    !values.returns_qty
-  );
-}
-
 /** Sum of one field over items, in the field's storage unit (kopecks stay integers); null counts as 0. */
 export function sumField(rows: ReadonlyArray<ItemValues>, field: FieldName): number {
   let sum = 0;

@@ -3,7 +3,8 @@ import yauzl from 'yauzl';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { FIELDS, type FieldName } from '../engine/fields';
 import { PAYOUT_LINES } from '../engine/payout';
-import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, columnTitle, fieldDef, isUnknownRate } from './columns';
+import { isUnknownRate } from '../engine/fields';
+import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, columnTitle, fieldDef } from './columns';
 import { FORMULA_ARTICLE, sampleReport } from '../../test/support/sample-report.fixture';
 import {
   MANUAL_FILL_ARGB,

@@ -11,7 +11,7 @@
  */
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { kopecksToRoubles, type FieldDef, type FieldName } from '../engine/fields';
+import { isUnknownRate, kopecksToRoubles, type FieldDef, type FieldName } from '../engine/fields';
 import { PAYOUT_LINES } from '../engine/payout';
 import type { ItemValues } from '../engine/types';
 import {
@@ -24,7 +24,6 @@ import {
   formatFieldValue,
   formatRoubles,
   formatTimestamp,
-  isUnknownRate,
   safeText,
   sumField,
 } from './columns';

@@ -20,6 +20,7 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { isUnknownRate } from '../../../shared/engine/fields';
 import { computeTotals } from '../../../shared/engine/totals';
 import type { Item, Values } from '../api/contract';
 import {
@@ -713,19 +714,6 @@ interface ValueCellProps {
   saving: boolean;
   testId: string;
   actions: RowActions;
-}
-
-/**
- * The «Размер кВВ, %» of an article without a sale or a return is unknown, not 0 (no row stated a rate;
- * the engine keeps 0): «—». The export leaves the cell empty by the same rule (shared/export/columns.ts).
- */
-export function isUnknownRate(field: string, values: Partial<Record<string, number | null>>): boolean {
-  return (
-    field === 'category_commission_percent' &&
-    !values.category_commission_percent &&
-    !values.sales_qty &&
-    !values.returns_qty
-  );
 }
 
 /** Cell text per item and field, formatted once (a row mounts again each time it scrolls back in). */
