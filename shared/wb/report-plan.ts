@@ -20,7 +20,7 @@
 import type { TaskStatus } from './analytics-schemas';
 import type { WbOutcome } from './finance-client';
 import { afterFailure, afterRateLimited } from './rate';
-import type { ReportKind, ReportWindow } from './report-task';
+import type { ReportKind, ReportTaskClient, ReportWindow } from './report-task';
 
 export type ReportOp = 'create' | 'status' | 'download';
 
@@ -240,6 +240,15 @@ export function planReportCall(
     .map((c) => ({ ...c, at: Math.max(c.at, state.notBefore) }))
     .sort((a, b) => a.at - b.at || PRIORITY[a.call.op] - PRIORITY[b.call.op])[0]!;
   return best.at <= now ? { kind: 'call', call: best.call } : { kind: 'wait', until: best.at };
+}
+
+/** The one WB call that `call` names, made with `client` (storage-client.ts or acceptance-client.ts). */
+export function makeReportCall<Row>(
+  client: ReportTaskClient<Row>,
+  call: ReportCall,
+): Promise<WbOutcome<string> | WbOutcome<TaskStatus> | WbOutcome<Row[]>> {
+  if (call.op === 'create') return client.createTask({ dateFrom: call.dateFrom, dateTo: call.dateTo });
+  return call.op === 'status' ? client.taskStatus(call.taskId) : client.download(call.taskId);
 }
 
 function withWindow(state: ReportFetchState, index: number, change: Partial<WindowState>): ReportFetchState {

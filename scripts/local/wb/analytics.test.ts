@@ -11,6 +11,7 @@ import {
   advanceReport,
   claimReportCall,
   initialReportState,
+  makeReportCall,
   planReportCall,
   reportPlanSettings,
   type ReportEffect,
@@ -72,14 +73,8 @@ async function fetchReport<Row>(
       return { state, rows, effects, calls, elapsedMs: clock - start };
     }
     const claimed = claimReportCall(state, plan.call, clock, settings);
-    const c = plan.call;
-    const outcome =
-      c.op === 'create'
-        ? await client.createTask({ dateFrom: c.dateFrom, dateTo: c.dateTo })
-        : c.op === 'status'
-          ? await client.taskStatus(c.taskId)
-          : await client.download(c.taskId);
-    const r = advanceReport<Row>(claimed, c, outcome, clock, settings);
+    const outcome = await makeReportCall(client, plan.call);
+    const r = advanceReport<Row>(claimed, plan.call, outcome, clock, settings);
     state = r.state;
     effects.push(...r.effects);
     for (const e of r.effects) if (e.kind === 'rows') rows.push(...e.rows);
