@@ -28,7 +28,7 @@ import {
   type ReportLimits,
   type ReportOp,
 } from '../../../shared/wb/report-plan';
-import { REPORT_PATHS, type ReportKind } from '../../../shared/wb/report-task';
+import type { ReportKind } from '../../../shared/wb/report-task';
 import { ANALYTICS_SCOPE, decodeWbToken } from '../../../shared/wb/token';
 import type { EmulatedWeek } from './weeks';
 
@@ -392,6 +392,3 @@ export function createAnalyticsEmulator(opts: AnalyticsEmulatorOptions): Analyti
     taskIds: () => [...tasks.keys()],
   };
 }
-
-/** The routes this module serves, for the emulator's banner. */
-export const ANALYTICS_ROUTES = Object.values(REPORT_PATHS);
