@@ -1,8 +1,8 @@
 /**
  * `npm start`: the whole application on this machine (scripts/local/stack.ts): DynamoDB Local,
  * s3rver, the SES emulator with a mailbox page, serverless-offline serving every route, and the web
- * app, and the WB Finance API emulator with the demo seller's weeks (unless WB_FINANCE_API_URL names
- * another API). Prints where everything is, the demo login and the demo WB token; prints every mail
+ * app, and the WB API emulator with the demo seller's weeks (unless WB_FINANCE_API_URL names another
+ * API; it serves the paid-storage and acceptance reports too unless WB_ANALYTICS_API_URL names another). Prints where everything is, the demo login and the demo WB token; prints every mail
  * sent; Ctrl-C stops it all.
  * Ports: API_PORT, WEB_PORT, SES_PORT, DYNAMODB_PORT, S3_PORT, MAILBOX_PORT, LAMBDA_PORT, WB_EMULATOR_PORT.
  * Logs of the API and the web server: .data/logs/.

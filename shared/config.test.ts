@@ -16,6 +16,10 @@ describe('parseConfig', () => {
     expect(c.MAX_UPLOAD_BYTES).toBe(512 * 1024 * 1024);
     expect(c.COMBINE_WAIT_MS).toBe(10_000);
     expect(c.DYNAMODB_ENDPOINT).toBeUndefined();
+    expect(c.WB_ANALYTICS_API_URL).toBe('https://seller-analytics-api.wildberries.ru');
+    expect(parseConfig({ ...base, WB_ANALYTICS_API_URL: 'http://127.0.0.1:8787/' }).WB_ANALYTICS_API_URL).toBe(
+      'http://127.0.0.1:8787',
+    );
   });
 
   it('names every missing variable', () => {
@@ -32,5 +36,6 @@ describe('parseConfig', () => {
   it('rejects malformed numbers and endpoints', () => {
     expect(() => parseConfig({ ...base, INITIAL_LIMITS: '-5' })).toThrow(/INITIAL_LIMITS/);
     expect(() => parseConfig({ ...base, S3_ENDPOINT: 'not a url' })).toThrow(/S3_ENDPOINT/);
+    expect(() => parseConfig({ ...base, WB_ANALYTICS_API_URL: 'analytics' })).toThrow(/WB_ANALYTICS_API_URL/);
   });
 });

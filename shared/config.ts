@@ -97,6 +97,17 @@ const schema = z.object({
     .optional()
     .transform((v) => (v === '' || v === undefined ? 'https://finance-api.wildberries.ru' : v.replace(/\/+$/, '')))
     .pipe(z.url()),
+  /**
+   * WB's seller-analytics-api base URL: the paid-storage and acceptance reports (docs/WB-API.md); the local
+   * WB emulator's URL in development and tests.
+   */
+  WB_ANALYTICS_API_URL: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v === '' || v === undefined ? 'https://seller-analytics-api.wildberries.ru' : v.replace(/\/+$/, ''),
+    )
+    .pipe(z.url()),
   /** The least time between two calls to WB for one WB account (WB: one a minute). Fractions for tests. */
   WB_CALL_INTERVAL_SECONDS: z.coerce.number().positive().default(60),
   /**

@@ -13,7 +13,10 @@ export interface StackPorts {
   s3: number;
   ses: number;
   mailbox: number;
-  /** The WB Finance API emulator (not started when WB_FINANCE_API_URL is given). */
+  /**
+   * The WB API emulator: Finance API and seller-analytics-api reports (not started when WB_FINANCE_API_URL
+   * is given; WB_ANALYTICS_API_URL, when given, sends the reports elsewhere).
+   */
   wbEmulator: number;
 }
 

@@ -143,6 +143,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       DEMO_EMAIL,
       SUPPORT_CONTACT: processEnv.SUPPORT_CONTACT ?? 'support@report-profitability.local',
       WB_FINANCE_API_URL: wb.url,
+      WB_ANALYTICS_API_URL: wb.analyticsUrl,
       WB_CALL_INTERVAL_SECONDS: String(wb.intervalSeconds),
       WB_TOKEN_KEY: wbTokenKey,
     };
@@ -270,6 +271,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       wb: {
         url: wb.url,
         intervalSeconds: wb.intervalSeconds,
+        analyticsUrl: wb.analyticsUrl,
         emulator: wbEmulator
           ? {
               token: wbEmulator.tokens.valid,

@@ -12,6 +12,8 @@
  *   429 with X-Ratelimit-Retry / -Limit / -Remaining / -Reset; it does not use up the budget.
  * Weeks come from the fixture generator (scripts/local/wb/weeks.ts); setListSum() alters a week's list
  * figure for a mismatch test.
+ * - seller-analytics-api's paid-storage and acceptance report tasks (scripts/local/wb/analytics.ts), on the
+ *   same port, consistent with the weeks; their limits take WB's minute as `intervalMs`.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +21,8 @@ import type { ReportListMoneyField } from '../../shared/wb/fields';
 import { kopecksToMoney } from '../../shared/wb/money';
 import type { BankPaymentFormula } from '../../shared/wb/report-sums';
 import type { WbDetailedRow } from '../../shared/wb/schemas';
-import { decodeWbToken, FINANCE_SCOPE } from '../../shared/wb/token';
+import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../shared/wb/token';
+import { createAnalyticsEmulator, type AnalyticsEmulator, type AnalyticsEmulatorOptions } from './wb/analytics';
 import { emulatedWeek, type EmulatedWeek } from './wb/weeks';
 import { makeEmulatorToken } from './wb/tokens';
 
@@ -46,6 +49,8 @@ export interface WbEmulatorOptions {
    * demo token between starts, so a connection made yesterday still works today. Default: a new one.
    */
   validToken?: string;
+  /** The report tasks' limits and life (scripts/local/wb/analytics.ts). */
+  analytics?: Pick<AnalyticsEmulatorOptions, 'limits' | 'statusCallsUntilDone'>;
 }
 
 export interface WbEmulator {
@@ -57,6 +62,8 @@ export interface WbEmulator {
   setListSum(reportId: number, field: ReportListMoneyField, kopecks: number): void;
   /** Every request answered: path and status. */
   calls: Array<{ path: string; status: number }>;
+  /** The paid-storage and acceptance reports: their data per week, task controls. */
+  analytics: AnalyticsEmulator;
   close(): Promise<void>;
 }
 
@@ -112,12 +119,22 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   const byId = new Map(weeks.map((w) => [w.item.reportId, w]));
   const exp = Math.floor(now() / 1000) + 180 * 86_400;
   const tokens = {
-    valid: opts.validToken ?? makeEmulatorToken({ oid: sellerId, scopes: ['Статистика', FINANCE_SCOPE], exp }),
+    valid:
+      opts.validToken ??
+      makeEmulatorToken({ oid: sellerId, scopes: [ANALYTICS_SCOPE, 'Статистика', FINANCE_SCOPE], exp }),
     noFinance: makeEmulatorToken({ oid: sellerId, scopes: ['Контент', 'Статистика'], exp }),
     expired: makeEmulatorToken({ oid: sellerId, scopes: [FINANCE_SCOPE], exp: Math.floor(now() / 1000) - 60 }),
     invalid: makeEmulatorToken({ oid: sellerId, scopes: [FINANCE_SCOPE], exp }).replace(/.{8}$/, 'AAAAAAAA'),
   };
   const issued = new Set([tokens.valid, tokens.noFinance, tokens.expired]);
+  const analytics = createAnalyticsEmulator({
+    weeks,
+    now,
+    issued: (t) => issued.has(t),
+    minuteMs: intervalMs,
+    seed: opts.seed,
+    ...opts.analytics,
+  });
   const lastAccepted = new Map<string, number>();
   const calls: WbEmulator['calls'] = [];
 
@@ -136,6 +153,9 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
     const path = (req.url ?? '/').split('?')[0]!;
+    if (analytics.handles(req.method ?? '', path)) {
+      return analytics.handle(req, path, (status, body, headers) => send(res, path, status, body, headers));
+    }
     const detail = DETAILED_ROUTE.exec(path);
     if (req.method !== 'POST' || (path !== LIST_ROUTE && !detail)) {
       return send(res, path, 404, errorBody(404, 'not found', 'no such method'));
@@ -235,6 +255,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     tokens,
     weeks,
     calls,
+    analytics,
     setListSum(reportId, field, kopecks) {
       const week = byId.get(reportId);
       if (!week) throw new Error(`no week ${reportId}`);
@@ -259,7 +280,8 @@ if (require.main === module) {
     (emu) => {
       console.log(`WB Finance API emulator on ${emu.url} (1 call per ${intervalMs / 1000} s per seller)`);
       console.log(`WB_FINANCE_API_URL=${emu.url}`);
-      console.log(`demo token («Статистика», «Финансы», 180 days):\n${emu.tokens.valid}`);
+      console.log(`WB_ANALYTICS_API_URL=${emu.url}   (paid storage, acceptance)`);
+      console.log(`demo token («Аналитика», «Статистика», «Финансы», 180 days):\n${emu.tokens.valid}`);
       console.log(`token without «Финансы» (403):\n${emu.tokens.noFinance}`);
       console.log(`expired token (401):\n${emu.tokens.expired}`);
       for (const w of emu.weeks)

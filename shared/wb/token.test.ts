@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWbToken, hasFinanceScope, scopeMask, secondsLeft, tokenHint, WbTokenError } from './token';
+import {
+  decodeWbToken,
+  hasAnalyticsScope,
+  hasFinanceScope,
+  scopeMask,
+  secondsLeft,
+  tokenHint,
+  WbTokenError,
+} from './token';
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
 const jwt = (claims: unknown) => `${b64({ alg: 'ES256', kid: '20250101v1', typ: 'JWT' })}.${b64(claims)}.c2lnbmF0dXJl`;
@@ -26,6 +34,13 @@ describe('WB token', () => {
     expect(decodeWbToken(jwt({ exp: 1, s: 2 })).scopes).toEqual(['Контент']);
     expect(decodeWbToken(jwt({ exp: 1, s: 1 })).scopes).toEqual([]); // bit 0: no category
     expect(decodeWbToken(jwt({ exp: 1, s: 2 ** 20 })).scopes).toEqual(['бит 20']);
+  });
+
+  it('«Аналитика» (bit 2) opens the paid-storage and acceptance reports', () => {
+    const info = decodeWbToken(jwt({ exp: 1, s: 2 ** 2 + 2 ** 13 }));
+    expect(info.scopes).toEqual(['Аналитика', 'Финансы']);
+    expect(hasAnalyticsScope(info)).toBe(true);
+    expect(hasAnalyticsScope(decodeWbToken(jwt({ exp: 1, s: 2 ** 13 })))).toBe(false);
   });
 
   it('a token without «Финансы», without seller id or type', () => {

@@ -27,6 +27,8 @@ export const SCOPE_BITS: Readonly<Record<number, string>> = {
   13: 'Финансы',
 };
 export const FINANCE_SCOPE = 'Финансы';
+/** seller-analytics-api (the paid-storage and acceptance reports) answers tokens with this category (bit 2). */
+export const ANALYTICS_SCOPE = 'Аналитика';
 export const READ_ONLY_BIT = 30;
 
 /** acc: 1 Базовый, 2 Тестовый, 3 Персональный, 4 Сервисный. */
@@ -123,6 +125,11 @@ export function secondsLeft(info: Pick<WbTokenInfo, 'exp'>, nowMs: number): numb
 
 export function hasFinanceScope(info: Pick<WbTokenInfo, 'scopes'>): boolean {
   return info.scopes.includes(FINANCE_SCOPE);
+}
+
+/** Whether the paid-storage and acceptance reports (report-task.ts) may be asked for with this token. */
+export function hasAnalyticsScope(info: Pick<WbTokenInfo, 'scopes'>): boolean {
+  return info.scopes.includes(ANALYTICS_SCOPE);
 }
 
 /** What may be shown of a stored token: its last 4 characters («…AbC1»). */

@@ -113,7 +113,7 @@ describe('connecting a WB account', () => {
     expect(c).toMatchObject({
       status: 'active',
       token_hint: `…${emu.tokens.valid.slice(-4)}`,
-      scopes: ['Статистика', 'Финансы'],
+      scopes: ['Аналитика', 'Статистика', 'Финансы'],
       reports_imported: 0,
       sync: { status: 'syncing' },
       error: null,

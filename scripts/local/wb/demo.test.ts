@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFinanceClient } from '../../../shared/wb/finance-client';
-import { decodeWbToken, FINANCE_SCOPE } from '../../../shared/wb/token';
+import { createPaidStorageClient } from '../../../shared/wb/storage-client';
+import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../../shared/wb/token';
 import { configuredPort, PORT_SETTINGS } from '../port-settings';
 import { startWbEmulator } from '../wb-emulator';
 import { DEMO_WB_SELLER_ID, demoWbSeller, MAX_DEMO_WEEKS, wbStackLines, wbStackSettings } from './demo';
@@ -33,10 +34,16 @@ describe('WB settings of the local stack', () => {
   });
 
   it('without WB_FINANCE_API_URL: the emulator on its port, two seconds between calls', () => {
-    expect(wbStackSettings({}, 8787)).toEqual({ emulator: true, url: 'http://127.0.0.1:8787', intervalSeconds: 2 });
+    expect(wbStackSettings({}, 8787)).toEqual({
+      emulator: true,
+      url: 'http://127.0.0.1:8787',
+      analyticsUrl: 'http://127.0.0.1:8787',
+      intervalSeconds: 2,
+    });
     expect(wbStackSettings({ WB_FINANCE_API_URL: ' ', WB_CALL_INTERVAL_SECONDS: '0.5' }, 9000)).toEqual({
       emulator: true,
       url: 'http://127.0.0.1:9000',
+      analyticsUrl: 'http://127.0.0.1:9000',
       intervalSeconds: 0.5,
     });
   });
@@ -45,11 +52,21 @@ describe('WB settings of the local stack', () => {
     expect(wbStackSettings({ WB_FINANCE_API_URL: 'https://finance-api.wildberries.ru/' }, 8787)).toEqual({
       emulator: false,
       url: 'https://finance-api.wildberries.ru',
+      analyticsUrl: 'https://seller-analytics-api.wildberries.ru',
       intervalSeconds: 60,
     });
     expect(
       wbStackSettings({ WB_FINANCE_API_URL: 'http://127.0.0.1:4000', WB_CALL_INTERVAL_SECONDS: '5' }, 8787),
     ).toMatchObject({ emulator: false, intervalSeconds: 5 });
+  });
+
+  it('WB_ANALYTICS_API_URL, when set, sends the paid-storage and acceptance reports there', () => {
+    expect(wbStackSettings({ WB_ANALYTICS_API_URL: 'http://127.0.0.1:4100/' }, 8787)).toMatchObject({
+      emulator: true,
+      url: 'http://127.0.0.1:8787',
+      analyticsUrl: 'http://127.0.0.1:4100',
+    });
+    expect(() => wbStackSettings({ WB_ANALYTICS_API_URL: 'analytics' }, 1)).toThrow('WB_ANALYTICS_API_URL=analytics');
   });
 
   it('refuses values that are no URL or no interval, naming the variable', () => {
@@ -79,6 +96,9 @@ describe('WB settings of the local stack', () => {
     expect(wbStackLines({ url: 'https://wb.example', intervalSeconds: 60 }).join('\n')).toContain(
       'https://wb.example   (WB_FINANCE_API_URL; one call per 60 s per WB account)',
     );
+    expect(
+      wbStackLines({ url: 'https://wb.example', analyticsUrl: 'https://an.example', intervalSeconds: 60 }).join('\n'),
+    ).toContain('https://an.example   (WB_ANALYTICS_API_URL: paid storage and acceptance reports)');
   });
 });
 
@@ -88,7 +108,7 @@ describe('the demo seller', () => {
     expect(first).toMatchObject({ firstMonday: '2026-10-26', weeks: 4 });
     const info = decodeWbToken(first.token);
     expect(info.sellerId).toBe(String(DEMO_WB_SELLER_ID));
-    expect(info.scopes).toContain(FINANCE_SCOPE);
+    expect(info.scopes).toEqual(expect.arrayContaining([FINANCE_SCOPE, ANALYTICS_SCOPE]));
     expect(info.exp * 1000).toBe(Math.floor(NOW / 1000) * 1000 + 180 * DAY);
     const file = path.join(dir, 'wb-emulator.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -109,6 +129,10 @@ describe('the demo seller', () => {
     const other = makeEmulatorToken({ oid: 1, scopes: [FINANCE_SCOPE], exp: NOW / 1000 + 90 * 86_400 });
     writeFileSync(path.join(dir, 'wb-emulator.json'), JSON.stringify({ token: other, firstMonday: 'junk' }));
     expect(demoWbSeller(dir, NOW).token).not.toBe(other);
+    // A token of the demo seller from before the reports needed «Аналитика»: replaced.
+    const old = makeEmulatorToken({ oid: DEMO_WB_SELLER_ID, scopes: [FINANCE_SCOPE], exp: NOW / 1000 + 90 * 86_400 });
+    writeFileSync(path.join(dir, 'wb-emulator.json'), JSON.stringify({ token: old, firstMonday: '2026-11-02' }));
+    expect(demoWbSeller(dir, NOW).token).not.toBe(old);
     writeFileSync(path.join(dir, 'wb-emulator.json'), '{not json');
     expect(demoWbSeller(dir, NOW)).toMatchObject({ firstMonday: '2026-10-26', weeks: 4 });
   });
@@ -142,6 +166,9 @@ describe('the demo seller', () => {
         ]);
         // The next call within the interval waits, as WB's minute does.
         expect((await client.listReports({ dateFrom: '2025-01-01', dateTo: '2026-11-25' })).kind).toBe('rate_limited');
+        // The same token asks for the paid-storage report (it has «Аналитика»).
+        const storage = createPaidStorageClient({ baseUrl: emu.url, token: seller.token });
+        expect((await storage.createTask({ dateFrom: '2026-10-26', dateTo: '2026-11-01' })).kind).toBe('ok');
       } finally {
         await emu.close();
       }

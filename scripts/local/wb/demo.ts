@@ -7,13 +7,16 @@
  *   interval is then WB's (60 s) unless WB_CALL_INTERVAL_SECONDS says otherwise.
  * - Otherwise the emulator runs on WB_EMULATOR_PORT with a short interval (2 s; WB_CALL_INTERVAL_SECONDS
  *   moves it), so a demo sync of a few weeks finishes in seconds instead of minutes.
+ * - WB_ANALYTICS_API_URL (the paid-storage and acceptance reports) set: that API; otherwise the emulator,
+ *   which serves them too, or WB's own host when the Finance API is WB's.
  * - The demo seller (wb-emulator.json in the data folder): its token (180 days) and the Monday of its first
  *   week. Its weeks are the whole weeks from that Monday to the current one: four at the first start, one
  *   more each week after (at most MAX_DEMO_WEEKS), as WB publishes a report after each week.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { decodeWbToken, FINANCE_SCOPE } from '../../../shared/wb/token';
+import { WB_ANALYTICS_API_URL_DEFAULT } from '../../../shared/wb/settings';
+import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../../shared/wb/token';
 import { makeEmulatorToken } from './tokens';
 
 /** Seconds between two calls to the emulator per WB account on the local stack. */
@@ -26,12 +29,16 @@ export const DEMO_WEEKS_AT_FIRST_START = 4;
 export const MAX_DEMO_WEEKS = 12;
 /** Rows of each demo week: a few dozen articles, four weeks well inside the demo's initial limits. */
 export const DEMO_ROWS_PER_WEEK = 800;
+/** The demo token's categories: the realization reports, and the paid-storage and acceptance reports. */
+export const DEMO_TOKEN_SCOPES = [ANALYTICS_SCOPE, 'Статистика', FINANCE_SCOPE] as const;
 
 export interface WbStackSettings {
   /** Whether the stack starts the emulator (no WB_FINANCE_API_URL given). */
   emulator: boolean;
   /** WB_FINANCE_API_URL for the handlers. */
   url: string;
+  /** WB_ANALYTICS_API_URL for the handlers. */
+  analyticsUrl: string;
   /** WB_CALL_INTERVAL_SECONDS for the handlers (and the emulator's rate limit). */
   intervalSeconds: number;
 }
@@ -42,6 +49,9 @@ export function wbStackSettings(env: NodeJS.ProcessEnv, port: number): WbStackSe
   if (given !== '' && !/^https?:\/\/[^\s/]+/.test(given))
     throw new Error(`WB_FINANCE_API_URL=${given} is not an http(s) URL`);
   const emulator = given === '';
+  const analytics = env.WB_ANALYTICS_API_URL?.trim() ?? '';
+  if (analytics !== '' && !/^https?:\/\/[^\s/]+/.test(analytics))
+    throw new Error(`WB_ANALYTICS_API_URL=${analytics} is not an http(s) URL`);
   const raw = env.WB_CALL_INTERVAL_SECONDS?.trim() ?? '';
   const seconds = raw === '' ? (emulator ? LOCAL_WB_CALL_INTERVAL_SECONDS : WB_CALL_INTERVAL_SECONDS) : Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0)
@@ -49,6 +59,12 @@ export function wbStackSettings(env: NodeJS.ProcessEnv, port: number): WbStackSe
   return {
     emulator,
     url: emulator ? `http://127.0.0.1:${port}` : given.replace(/\/+$/, ''),
+    analyticsUrl:
+      analytics !== ''
+        ? analytics.replace(/\/+$/, '')
+        : emulator
+          ? `http://127.0.0.1:${port}`
+          : WB_ANALYTICS_API_URL_DEFAULT,
     intervalSeconds: seconds,
   };
 }
@@ -76,7 +92,11 @@ function tokenUsable(token: unknown, nowMs: number): token is string {
   if (typeof token !== 'string') return false;
   try {
     const info = decodeWbToken(token);
-    return info.sellerId === String(DEMO_WB_SELLER_ID) && info.exp * 1000 > nowMs + DAY_MS;
+    return (
+      info.sellerId === String(DEMO_WB_SELLER_ID) &&
+      info.exp * 1000 > nowMs + DAY_MS &&
+      DEMO_TOKEN_SCOPES.every((s) => info.scopes.includes(s))
+    );
   } catch {
     return false;
   }
@@ -105,7 +125,7 @@ export function demoWbSeller(dataDir: string, nowMs: number = Date.now()): DemoW
     ? kept.token
     : makeEmulatorToken({
         oid: DEMO_WB_SELLER_ID,
-        scopes: ['Статистика', FINANCE_SCOPE],
+        scopes: DEMO_TOKEN_SCOPES,
         exp: Math.floor(nowMs / 1000) + 180 * 86_400,
       });
   if (token !== kept.token || firstMonday !== kept.firstMonday) {
@@ -121,6 +141,8 @@ export function demoWbSeller(dataDir: string, nowMs: number = Date.now()): DemoW
 export interface StackWb {
   url: string;
   intervalSeconds: number;
+  /** WB_ANALYTICS_API_URL (paid storage, acceptance), when the stack says it. */
+  analyticsUrl?: string;
   /** The emulator's demo seller; absent when WB_FINANCE_API_URL pointed elsewhere. */
   emulator?: { token: string; weeks: Array<{ reportId: number; dateFrom: string; dateTo: string; rows: number }> };
 }
@@ -129,7 +151,10 @@ export interface StackWb {
 export function wbStackLines(wb: StackWb, webUrl?: string): string[] {
   const pad = (label: string) => label.padEnd(14);
   const every = `one call per ${wb.intervalSeconds} s per WB account`;
-  if (!wb.emulator) return [`  ${pad('WB API')}${wb.url}   (WB_FINANCE_API_URL; ${every})`];
+  const analytics = wb.analyticsUrl
+    ? [`  ${pad('WB analytics')}${wb.analyticsUrl}   (WB_ANALYTICS_API_URL: paid storage and acceptance reports)`]
+    : [];
+  if (!wb.emulator) return [`  ${pad('WB API')}${wb.url}   (WB_FINANCE_API_URL; ${every})`, ...analytics];
   const { weeks } = wb.emulator;
   const first = weeks[0];
   const last = weeks[weeks.length - 1];
@@ -137,6 +162,7 @@ export function wbStackLines(wb: StackWb, webUrl?: string): string[] {
     `  ${pad('WB emulator')}${wb.url}   (WB_FINANCE_API_URL; ${every}: WB allows one a minute,`,
     `  ${pad('')}so a demo sync takes seconds here; WB_CALL_INTERVAL_SECONDS changes it)`,
     `  ${pad('')}${weeks.length} weekly reports${first && last ? ` ${first.dateFrom}…${last.dateTo}` : ''}, ${first?.rows ?? 0} rows each`,
+    ...analytics,
     `\n  Demo WB token (Настройки → «Подключение WB»${webUrl ? `: ${webUrl}/settings` : ''}):`,
     `  ${wb.emulator.token}`,
   ];
