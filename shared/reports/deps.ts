@@ -34,14 +34,17 @@ import type { ReportDeps } from './ports';
 import { readReportSource } from './read-source';
 import { rebuildReport } from './rebuild';
 import { dropUnusedSeller, failUpload } from './recover';
-import { findContentDuplicate } from './duplicates';
-import { resolveReportSettings } from './settings';
+import { duplicateLookups } from './duplicate-deps';
+import { resolveReportSettings, type SettingsDeps } from './settings';
+import { listProducts, getReportCostPrices } from '../store/products.repo';
+import { putSummary } from '../store/summaries.repo';
 import { runWorkerEvent } from './worker';
 
 /** The real dependencies; `over` replaces parts (an integration test's failing store, say). */
 export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
   const c = getConfig();
   const items = { writeItems };
+  const settings: SettingsDeps = { products: { getReportCostPrices, listProducts } };
   const deps: ReportDeps = {
     clock: systemClock,
     ids: { newId: newReportId },
@@ -62,10 +65,14 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     files: { objectRanges },
     // Files and WB's API rows alike (read-source.ts).
     engine: { readReport: readReportSource, buildItems },
-    settings: { resolveReportSettings },
+    settings: { resolveReportSettings: (...a) => resolveReportSettings(settings, ...a) },
     catalogSync: (userId) => new CatalogSync(userId),
-    summaries: { writeReportSummary },
-    duplicates: { putIdentity, deleteIdentity, findContentDuplicate },
+    summaries: { writeReportSummary: (...a) => writeReportSummary({ summaries: { putSummary } }, ...a) },
+    duplicates: {
+      putIdentity,
+      deleteIdentity,
+      ...duplicateLookups,
+    },
     rebuildReport: (user, reportId, onProgress) => rebuildReport(deps, user, reportId, onProgress),
     failUpload,
     dropUnusedSeller,

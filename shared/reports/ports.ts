@@ -4,7 +4,7 @@
  * composition (shared/reports/deps.ts) builds all of it once per cold start from the real stores,
  * files and invoker, and unit tests pass fakes.
  */
-import type { Clock, IdSource } from '../deps';
+import type { Bound, Clock, IdSource } from '../deps';
 import type { readReport, buildItems } from '../engine';
 import type { objectRanges } from '../files/objects';
 import type { WorkerInvoker } from '../jobs/worker-invoke';
@@ -15,7 +15,7 @@ import type { ensureSellerByNumber } from '../store/sellers.repo';
 import type { getUserById, UserRecord } from '../store/users.repo';
 import type { writeReportSummary } from './analytics';
 import type { deleteIdentity, putIdentity } from '../store/identities.repo';
-import type { findContentDuplicate } from './duplicates';
+import type { findContentDuplicate, findDuplicate } from './duplicates';
 import type { CatalogSync } from './catalog-sync';
 import type { ReportFailure, ReportProgress } from './lifecycle';
 import type { RebuildResult } from './rebuild';
@@ -46,15 +46,15 @@ export interface WorkerDeps {
   sellers: { ensureSellerByNumber: typeof ensureSellerByNumber };
   files: { objectRanges: typeof objectRanges };
   engine: { readReport: typeof readReport; buildItems: typeof buildItems };
-  settings: { resolveReportSettings: typeof resolveReportSettings };
+  settings: { resolveReportSettings: Bound<typeof resolveReportSettings> };
   /** The catalog sync of one attempt (catalog-sync.ts). */
   catalogSync(userId: string): Pick<CatalogSync, 'add' | 'done' | 'undo'>;
-  summaries: { writeReportSummary: typeof writeReportSummary };
+  summaries: { writeReportSummary: Bound<typeof writeReportSummary> };
   /** The content identity records (duplicates.ts): the worker's check of a file's rows before building. */
   duplicates: {
     putIdentity: typeof putIdentity;
     deleteIdentity: typeof deleteIdentity;
-    findContentDuplicate: typeof findContentDuplicate;
+    findContentDuplicate: Bound<typeof findContentDuplicate>;
   };
   /** Rebuilds one report now (rebuild.ts rebuildReport, bound to its dependencies). */
   rebuildReport(
@@ -72,4 +72,5 @@ export interface WorkerDeps {
 export type ReportDeps = WorkerDeps &
   RecoverDeps & {
     lifecycle: LifecycleStore;
+    duplicates: WorkerDeps['duplicates'] & { findDuplicate: Bound<typeof findDuplicate> };
   };

@@ -13,6 +13,7 @@ import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '.
 import type { ReportRecord } from '../store/report-record';
 import { replaceItems } from '../store/report-numbers.repo';
 import { manualClock } from '../deps';
+import type { ReportDeps } from './ports';
 import { refusal, setUnitEnv, unitReport, unitUser } from '../../test/support/unit-fixtures';
 import { requireReport } from './queries';
 import {
@@ -21,7 +22,6 @@ import {
   startRebuild as startRebuildWith,
   type RebuildDeps,
 } from './rebuild';
-import { resolveReportSettings } from './settings';
 
 vi.mock('../log');
 vi.mock('../engine', async (actual) => ({
@@ -39,9 +39,7 @@ vi.mock('../store/reports.repo', () => ({
 }));
 vi.mock('../store/report-numbers.repo', () => ({ replaceItems: vi.fn() }));
 vi.mock('../store/sellers.repo', () => ({ getSeller: vi.fn() }));
-vi.mock('./analytics', () => ({ writeReportSummary: vi.fn() }));
 vi.mock('./queries', () => ({ requireReport: vi.fn(), sellerOf: vi.fn() }));
-vi.mock('./settings', () => ({ resolveReportSettings: vi.fn() }));
 vi.mock('./upload', () => ({
   missingArticles: (a: readonly string[], known: ReadonlySet<string>) => a.filter((x) => !known.has(x)),
   workerWaitMs: () => 0,
@@ -55,8 +53,10 @@ const deps = {
   ids: { newId: vi.fn() },
   invoker: { invoke: vi.fn() },
   lifecycle: { startRebuildTask: vi.fn() },
+  settings: { resolveReportSettings: vi.fn() },
+  summaries: { writeReportSummary: vi.fn() },
 };
-const asDeps = deps as unknown as RebuildDeps;
+const asDeps = deps as unknown as RebuildDeps & Pick<ReportDeps, 'settings' | 'summaries'>;
 const rebuildReport = (u: typeof user, id: string) => rebuildReportWith(asDeps, u, id);
 const startRebuild = (u: typeof user, id: string, wait: number) => startRebuildWith(asDeps, u, id, wait);
 
@@ -81,7 +81,7 @@ beforeEach(() => {
   vi.mocked(objectRanges).mockResolvedValue({ size: 1, etag: null, readRange: vi.fn() } as never);
   vi.mocked(readReport).mockResolvedValue(parsed as never);
   vi.mocked(getReportItems).mockResolvedValue([]);
-  vi.mocked(resolveReportSettings).mockResolvedValue({
+  deps.settings.resolveReportSettings.mockResolvedValue({
     settings: { tax: user.tax, costPrices: {}, allocation: 'realization' },
     known: new Set(['A']),
     warnings: [{ code: 'vat_rate_adjusted', message: 'v' }],

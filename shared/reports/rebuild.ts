@@ -25,14 +25,13 @@ import type { ReportDeps } from './ports';
 import { nowMs } from '../deps';
 import { failureError } from './failures';
 import type { UserRecord } from '../store/users.repo';
-import { writeReportSummary } from './analytics';
 import { requireReport, sellerOf } from './queries';
-import { resolveReportSettings } from './settings';
 import { objectRanges } from '../files/objects';
 import { missingArticles, workerWaitMs } from './upload';
 import { beforeDeadline, LATE, tryAgain } from './deadline';
 
 const MAX_ATTEMPTS = 3;
+const stores = { reports: { getReport }, sellers: { getSeller } };
 
 /** What starting and following a rebuild needs (the composition, deps.ts, gives the real ones). */
 export type RebuildDeps = Pick<ReportDeps, 'clock' | 'ids' | 'invoker' | 'lifecycle'>;
@@ -58,14 +57,14 @@ function manualByArticle(items: ReadonlyArray<StoredItem>): Record<string, Manua
  * `onProgress` is told the step, rows read and items written as they happen.
  */
 export async function rebuildReport(
-  deps: Pick<ReportDeps, 'clock'>,
+  deps: Pick<ReportDeps, 'clock' | 'settings' | 'summaries'>,
   user: UserRecord,
   reportId: string,
   onProgress: (p: Partial<ReportProgress>) => void = () => undefined,
 ): Promise<RebuildResult> {
   for (let attempt = 1; ; attempt++) {
     onProgress({ step: 'reading', rows_read: 0 });
-    const record = await requireReport(user.id, reportId);
+    const record = await requireReport(stores, user.id, reportId);
     if (!record.source_path || record.is_combined) throw sourceMissing();
     const ranges = await objectRanges(record.source_path);
     if (!ranges) throw sourceMissing();
@@ -85,8 +84,8 @@ export async function rebuildReport(
     }
     onProgress({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows });
     const articles = parsed.articles.map((a) => a.article);
-    const [seller, oldItems] = await Promise.all([sellerOf(user.id, record), getReportItems(record)]);
-    const resolved = await resolveReportSettings(user, seller, parsed, articles);
+    const [seller, oldItems] = await Promise.all([sellerOf(stores, user.id, record), getReportItems(record)]);
+    const resolved = await deps.settings.resolveReportSettings(user, seller, parsed, articles);
     const tax = resolved.settings.tax;
     const { items, dropped, allocation, warnings } = buildItems(parsed, resolved.settings, manualByArticle(oldItems));
     onProgress({ step: 'writing', items_total: items.length, items_written: 0 });
@@ -115,7 +114,7 @@ export async function rebuildReport(
         if (record.content_fingerprint)
           await deleteIdentity(user.id, contentIdentity(record.content_fingerprint), record.id).catch(() => undefined);
       }
-      await writeReportSummary(replaced.record, replaced.items);
+      await deps.summaries.writeReportSummary(replaced.record, replaced.items);
       onProgress({ step: 'finishing', items_written: items.length });
       return { record: replaced.record, items: replaced.items, seller, dropped };
     }
@@ -151,7 +150,7 @@ export async function startRebuild(
 ): Promise<StartedRebuild> {
   const settled: { queued?: ReportRecord } = {};
   const work = (async () => {
-    const record = await requireReport(user.id, reportId);
+    const record = await requireReport(stores, user.id, reportId);
     if (!record.source_path || record.is_combined) throw sourceMissing();
     const taskId = await queueRebuild(deps, user.id, record);
     settled.queued = { ...record, status: 'processing', task: 'rebuild', task_id: taskId };

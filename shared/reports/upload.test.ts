@@ -12,7 +12,6 @@ import { chargeLimits } from '../store/limits.repo';
 import { deleteReport, getReportAnyStatus, getReportItems } from '../store/reports.repo';
 import { manualClock } from '../deps';
 import { refusal, setUnitEnv, unitReport, unitUser } from '../../test/support/unit-fixtures';
-import { findDuplicate } from './duplicates';
 import { openInputFile, type InputFile } from './file-input';
 import { failUpload, recoverAbandonedUploads } from './recover';
 import type { UploadDeps } from './upload';
@@ -54,10 +53,8 @@ vi.mock('./recover', () => ({ failUpload: vi.fn(), recoverAbandonedUploads: vi.f
 vi.mock('./duplicates', async (actual) => ({
   ...(await actual<typeof import('./duplicates')>()),
   identityOfFile: vi.fn(async () => 'IDENT'),
-  findDuplicate: vi.fn(),
   // The content check of a small file (duplicates.ts): its own tests are the integration ones.
   contentOfSmallFile: vi.fn(async () => ({ value: 'r1:1:00', days: {} })),
-  findContentDuplicate: vi.fn(async () => null),
 }));
 vi.mock('./file-input', async (actual) => ({
   ...(await actual<typeof import('./file-input')>()),
@@ -71,6 +68,7 @@ const deps = {
   clock: manualClock('2026-01-05T10:00:00.000Z'),
   ids: { newId: vi.fn() },
   invoker: { invoke: vi.fn() },
+  duplicates: { findDuplicate: vi.fn(), findContentDuplicate: vi.fn() },
 };
 const uploadReport = (u: typeof user, ref: FileRef | null, opts?: UploadOptions) =>
   uploadReportWith(deps as unknown as UploadDeps, u, ref, opts);
@@ -102,10 +100,11 @@ beforeEach(() => {
   vi.resetAllMocks();
   const ids = ['rep1', 'task1', 'rep2', 'task2'];
   deps.ids.newId.mockImplementation(() => ids.shift() ?? 'more');
+  deps.duplicates.findContentDuplicate.mockResolvedValue(null);
   vi.mocked(openInputFile).mockResolvedValue(uploadedFile());
   vi.mocked(recoverAbandonedUploads).mockResolvedValue({ refunded_rows: 0 } as never);
   vi.mocked(getIdempotentRecord).mockResolvedValue(null);
-  vi.mocked(findDuplicate).mockResolvedValue(null);
+  deps.duplicates.findDuplicate.mockResolvedValue(null);
   vi.mocked(countRows).mockResolvedValue(rowCount(40));
   vi.mocked(copyObject).mockResolvedValue(undefined as never);
   vi.mocked(putObject).mockResolvedValue(undefined as never);
@@ -181,7 +180,7 @@ describe('uploadReport: a concurrent twin consumed the upload', () => {
 
 describe('uploadReport: refusals before the charge', () => {
   it('a duplicate → 409 duplicate_report before any charge, nothing stored', async () => {
-    vi.mocked(findDuplicate).mockResolvedValue({ id: 'dup', title: 'Старый', created_at: '2024-01-01T00:00:00Z' });
+    deps.duplicates.findDuplicate.mockResolvedValue({ id: 'dup', title: 'Старый', created_at: '2024-01-01T00:00:00Z' });
     const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect([e.status, e.code, e.details.report_id]).toEqual([409, 'duplicate_report', 'dup']);
     expect(chargeLimits).not.toHaveBeenCalled();
@@ -189,7 +188,7 @@ describe('uploadReport: refusals before the charge', () => {
   });
 
   it('a duplicate whose twin request won the claim answers the twin report instead of 409', async () => {
-    vi.mocked(findDuplicate).mockResolvedValue({ id: 'twin', title: 'Т', created_at: '2024-01-01T00:00:00Z' });
+    deps.duplicates.findDuplicate.mockResolvedValue({ id: 'twin', title: 'Т', created_at: '2024-01-01T00:00:00Z' });
     vi.mocked(getIdempotentRecord)
       .mockResolvedValueOnce(null)
       .mockResolvedValueOnce({ result: { report_id: 'twin' }, fingerprint: 'upload:up1' });
@@ -199,10 +198,10 @@ describe('uploadReport: refusals before the charge', () => {
   });
 
   it('allow_duplicate skips the duplicate lookups altogether', async () => {
-    vi.mocked(findDuplicate).mockResolvedValue({ id: 'dup', title: 'Т', created_at: '2024-01-01T00:00:00Z' });
+    deps.duplicates.findDuplicate.mockResolvedValue({ id: 'dup', title: 'Т', created_at: '2024-01-01T00:00:00Z' });
     const r = await uploadReport(user, { uploadId: 'up1' }, { allowDuplicate: true });
     expect(r.record.id).toBe('rep1');
-    expect(findDuplicate).not.toHaveBeenCalled();
+    expect(deps.duplicates.findDuplicate).not.toHaveBeenCalled();
     expect(chargeLimits).toHaveBeenCalledOnce();
   });
 
@@ -241,7 +240,7 @@ describe('uploadReport: refusals before the charge', () => {
     await uploadReport(user, { uploadId: 'up1' });
     expect(countRows).not.toHaveBeenCalled();
     expect(source).not.toHaveBeenCalled();
-    expect(findDuplicate).toHaveBeenCalledWith('u1', 'KEPT');
+    expect(deps.duplicates.findDuplicate).toHaveBeenCalledWith('u1', 'KEPT');
     expect(vi.mocked(chargeLimits).mock.calls[0]![0]).toMatchObject({ rows: 70 });
   });
 
@@ -304,7 +303,7 @@ describe('uploadReport: the charge', () => {
   });
 
   it('a rival of the same identity found after the charge: this upload is failed, refunded and deleted → 409', async () => {
-    vi.mocked(findDuplicate).mockImplementation(async (_u, _i, exclude) =>
+    deps.duplicates.findDuplicate.mockImplementation(async (_u, _i, exclude) =>
       exclude === 'rep1' ? { id: 'rival', title: 'Т', created_at: '2024-01-01T00:00:00Z' } : null,
     );
     const e = await refusal(uploadReport(user, { uploadId: 'up1' }));

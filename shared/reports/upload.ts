@@ -28,7 +28,7 @@ import {
   type InputFile,
 } from './file-input';
 import { failUpload, recoverAbandonedUploads } from './recover';
-import { contentOfSmallFile, duplicateReport, findContentDuplicate, findDuplicate, identityOfFile } from './duplicates';
+import { contentOfSmallFile, duplicateReport, identityOfFile } from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, objectHead, presignPut, putObject, sourceObjectKey } from '../files/objects';
@@ -68,8 +68,11 @@ function readLimits(): Partial<ReadLimits> {
 /** The answer of count-rows (the contract's RowCount). */
 export type CountResult = RowCountJson;
 
+/** What count-rows needs (its handler wires the real ones). */
+export type CountDeps = { duplicates: Pick<UploadDeps['duplicates'], 'findDuplicate' | 'findContentDuplicate'> };
+
 /** count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing. */
-export async function countReportRows(user: UserRecord, ref: FileRef | null): Promise<CountResult> {
+export async function countReportRows(deps: CountDeps, user: UserRecord, ref: FileRef | null): Promise<CountResult> {
   const file = await openInputFile(user.id, ref);
   const known = file.counted;
   const [c, identity] = known
@@ -77,7 +80,8 @@ export async function countReportRows(user: UserRecord, ref: FileRef | null): Pr
     : await Promise.all([file.source().then((src) => countRows(src, readLimits())), identityOfFile(file)]);
   const content = await contentOfSmallFile(file, readLimits());
   const duplicateOf =
-    (await findDuplicate(user.id, identity)) ?? (content ? await findContentDuplicate(user.id, content.value) : null);
+    (await deps.duplicates.findDuplicate(user.id, identity)) ??
+    (content ? await deps.duplicates.findContentDuplicate(user.id, content.value) : null);
   if (!known && file.origin.kind === 'upload' && file.origin.etag) {
     // The upload that follows this preview charges this count for these bytes instead of reading them again.
     await saveUploadCount(user.id, file.origin.uploadId, { ...c, etag: file.origin.etag, identity });
@@ -221,12 +225,12 @@ async function uploadNow(
     // A duplicate is refused before anything is charged (issue 9).
     identity = file.counted?.identity ?? (await identityOfFile(file));
     if (!opts.allowDuplicate) {
-      const dup = await findDuplicate(user.id, identity);
+      const dup = await deps.duplicates.findDuplicate(user.id, identity);
       if (dup) throw duplicateReport(dup);
       // The same rows in another file (xls of an xlsx, a zip, renamed): read here for a small file; the
       // worker checks every file before building.
       const content = await contentOfSmallFile(file, readLimits());
-      const same = content ? await findContentDuplicate(user.id, content.value) : null;
+      const same = content ? await deps.duplicates.findContentDuplicate(user.id, content.value) : null;
       if (same) throw duplicateReport(same);
     }
     time.lap('identity');
@@ -265,7 +269,7 @@ async function uploadNow(
   if (!opts.allowDuplicate) {
     // Two uploads of one report at once both pass the early check; each wrote its identity record in
     // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
-    const rival = await findDuplicate(user.id, identity, record.id);
+    const rival = await deps.duplicates.findDuplicate(user.id, identity, record.id);
     if (rival) {
       await failUpload(record, { code: 'duplicate_report', message: 'Этот отчёт уже загружен.' });
       await deleteReport(user.id, record.id);
