@@ -1,11 +1,13 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { fileRefOf } from '../../shared/reports/file-input';
-import { duplicateLookups } from '../../shared/reports/duplicate-deps';
+import { countRows } from '../../shared/engine';
+import { fileDeps } from '../../shared/reports/file-deps';
+import { saveUploadCount } from '../../shared/store/uploads.repo';
 import { countReportRows, type CountDeps } from '../../shared/reports/upload';
 
 const contract = ROUTES.countRows;
 const route = fromRoute(contract);
-const deps: CountDeps = { duplicates: duplicateLookups };
+const deps: CountDeps = { ...fileDeps, engine: { countRows }, uploads: { saveUploadCount } };
 
 /** POST /api/reports/count-rows (JSON {upload_id} or multipart file) → rows against the caller's limits; charges nothing. */
 export async function main(req: HttpRequest<typeof route>) {
