@@ -109,6 +109,29 @@ module.exports = tseslint.config(
     rules: restrict(noFunctions, noS3, storeLimits),
   },
   {
+    // Use cases that take their stores and files as ports (`deps`, docs/ARCHITECTURE.md): their types
+    // only; the handler, or a composition module (*deps.ts), wires the real ones.
+    files: [
+      'shared/reports/{queries,settings,analytics,analytics-export,combined-stale,list-stale,duplicates}.ts',
+      'shared/reports/{upload,rebuild,file-input}.ts',
+      'shared/catalog/import.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/store/*.repo', '**/files/*'],
+              allowTypeImports: true,
+              message: 'a use case takes its stores and files as deps: import their types only',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // shared/engine is the pure domain: no AWS, no middy, no HTTP, nothing else of ours.
     files: ['shared/engine/**/*.ts'],
     rules: {

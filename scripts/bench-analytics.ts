@@ -66,6 +66,7 @@ export async function benchAnalytics(opts: {
   const { buildItems, computeTotals, commissionByCategory, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } =
     await import('../shared/engine');
   const { writeReportSummary } = await import('../shared/reports/analytics');
+  const { summaryDeps } = await import('../shared/reports/read-deps');
   const { encodeChunks, summarizeItems } = await import('../shared/engine/analytics/summary');
   const { signToken } = await import('../shared/auth/tokens');
   const { apiEvent } = await import('../test/support/test-event');
@@ -127,7 +128,7 @@ export async function benchAnalytics(opts: {
     };
     // The record as an upload leaves it (ready); analytics reads its summary, not its items.
     await ddb().send(new PutCommand({ TableName: tableName(), Item: toItem({ ...record, status: 'ready' }) }));
-    await writeReportSummary({ ...record, version: 1 }, items);
+    await writeReportSummary(summaryDeps, { ...record, version: 1 }, items);
     if (w === 0) summaryBytes = encodeChunks(summarizeItems(items).articles).reduce((s, c) => s + c.length, 0);
   }
   const setup_s = (performance.now() - setup0) / 1000;

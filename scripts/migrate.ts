@@ -24,21 +24,14 @@
  * Every upgraded record is read back through its schema; one that still does not parse is named (key
  * and problem) and counted, and the run ends with exit code 1.
  */
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { DEFAULT_ALLOCATION } from '../shared/engine/allocation';
 import { sortPeriods, type CostPricePeriod } from '../shared/engine/periods';
 import { DEFAULT_TAX_PROFILE, type ComputedItem, type ItemValues, type ManualValues } from '../shared/engine/types';
 import { deleteObject } from '../shared/files/objects';
 import { dropUnusedSeller } from '../shared/reports/recover';
-import { ddb, tableName } from '../shared/store/client';
+import { ddb, queryAll, tableName } from '../shared/store/client';
 import { conditionHeld } from '../shared/store/dynamo-errors';
 import { deleteIdentity } from '../shared/store/identities.repo';
 import { deleteItems, GEN_SPAN, writeItems } from '../shared/store/items.repo';
@@ -106,17 +99,6 @@ const SCHEMAS: Record<RecordKind, z.ZodType> = {
 function kindOf(item: Record<string, unknown>): RecordKind | null {
   const t = item.type;
   return t === 'report' || t === 'product' || t === 'seller' || t === 'user' ? t : null;
-}
-
-async function queryAll(input: QueryCommandInput): Promise<Array<Record<string, unknown>>> {
-  const out: Array<Record<string, unknown>> = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    out.push(...(r.Items ?? []));
-    start = r.LastEvaluatedKey;
-  } while (start);
-  return out;
 }
 
 const seqOf = (sk: unknown): number => Number(String(sk).slice(ITEM_PREFIX.length));

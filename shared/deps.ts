@@ -36,3 +36,10 @@ export const nowMs = (clock: Clock): number => clock.now().getTime();
 export interface IdSource {
   newId(): string;
 }
+
+/**
+ * A use case `f(deps, ...args)` with its dependencies already given: what a port holds when one use
+ * case calls another (the worker's `settings.resolveReportSettings(user, …)`), bound by the composition.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Bound<F> = F extends (deps: any, ...args: infer A) => infer R ? (...args: A) => R : never;

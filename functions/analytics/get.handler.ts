@@ -1,6 +1,7 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { reportJson } from '../../shared/http/large-json';
 import { getAnalytics } from '../../shared/reports/analytics';
+import { analyticsDeps } from '../../shared/reports/read-deps';
 
 const contract = ROUTES.analytics;
 const route = fromRoute(contract);
@@ -10,7 +11,7 @@ const route = fromRoute(contract);
  * with ABC and margin groups, warnings (money in roubles). 400 invalid_range; 404 seller_not_found.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const body = contractBody(contract, 200, await getAnalytics(req.user, req.query));
+  const body = contractBody(contract, 200, await getAnalytics(analyticsDeps, req.user, req.query));
   return reportJson(200, body, req.headers['accept-encoding']);
 }
 

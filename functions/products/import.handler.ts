@@ -1,4 +1,5 @@
-import { MAX_IMPORT_BYTES, readCatalogFile } from '../../shared/catalog/import-file';
+import { importCatalog, type CatalogImportDeps } from '../../shared/catalog/import';
+import { MAX_IMPORT_BYTES } from '../../shared/catalog/import-file';
 import { MAX_UNKNOWN_LISTED } from '../../shared/contract/shapes';
 import { badRequest } from '../../shared/errors';
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
@@ -6,6 +7,7 @@ import { importProducts } from '../../shared/store/products.repo';
 
 const contract = ROUTES.importProducts;
 const route = fromRoute(contract, { multipart: { maxFileBytes: MAX_IMPORT_BYTES } });
+const deps: CatalogImportDeps = { products: { importProducts } };
 
 /**
  * POST /api/products/import (multipart `file`: xlsx or csv with "Артикул"/"Артикул поставщика" and
@@ -17,13 +19,12 @@ const route = fromRoute(contract, { multipart: { maxFileBytes: MAX_IMPORT_BYTES 
 export async function main(req: HttpRequest<typeof route>) {
   if (!req.file) throw badRequest('file_required', 'Send the file as multipart/form-data in the field "file"');
   const createMissing = req.body.create_missing === 'true' || req.body.create_missing === '1';
-  const parsed = await readCatalogFile(req.file.buffer);
-  const applied = await importProducts(req.user.id, parsed.rows, { createMissing });
+  const r = await importCatalog(deps, req.user.id, req.file.buffer, { createMissing });
   return reply(contract, 200, {
-    updated: applied.updated,
-    created: applied.created,
-    unknown: { count: applied.unknown.length, articles: applied.unknown.slice(0, MAX_UNKNOWN_LISTED) },
-    errors: parsed.errors,
+    updated: r.updated,
+    created: r.created,
+    unknown: { count: r.unknown.length, articles: r.unknown.slice(0, MAX_UNKNOWN_LISTED) },
+    errors: r.errors,
   });
 }
 

@@ -1,6 +1,7 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { getReportView, presentView, presentViewColumns } from '../../shared/reports/queries';
 import { reportJson } from '../../shared/http/large-json';
+import { readDeps } from '../../shared/reports/read-deps';
 
 const contract = ROUTES.getReport;
 const route = fromRoute(contract);
@@ -10,7 +11,7 @@ const route = fromRoute(contract);
  * `?items=columns`: the items as `item_columns` (present.ts presentItemColumns) instead of `items`.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const view = await getReportView(req.user, req.path.id);
+  const view = await getReportView(readDeps, req.user, req.path.id);
   const report = req.query.items === 'columns' ? presentViewColumns(view) : presentView(view);
   const body = contractBody(contract, 200, { report });
   return reportJson(200, body, req.headers['accept-encoding']);

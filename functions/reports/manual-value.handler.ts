@@ -1,5 +1,6 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { writeReportSummary } from '../../shared/reports/analytics';
+import { summaryDeps } from '../../shared/reports/read-deps';
 import { setManualValue, type ManualValueDeps } from '../../shared/reports/manual-value';
 import { sleep } from '../../shared/store/dynamo-errors';
 import { saveItemCorrection } from '../../shared/store/report-numbers.repo';
@@ -10,7 +11,7 @@ const contract = ROUTES.manualValue;
 const route = fromRoute(contract);
 const deps: ManualValueDeps = {
   reports: { getReport, getReportItems, saveItemCorrection },
-  writeSummary: writeReportSummary,
+  writeSummary: (record, items) => writeReportSummary(summaryDeps, record, items),
   sleep,
 };
 

@@ -1,6 +1,7 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { presentReportSummary } from '../../shared/reports/present';
 import { patchReport } from '../../shared/reports/queries';
+import { readDeps } from '../../shared/reports/read-deps';
 
 const contract = ROUTES.updateReport;
 const route = fromRoute(contract);
@@ -11,7 +12,10 @@ const route = fromRoute(contract);
  * `report_not_found`).
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await patchReport(req.user.id, req.path.id, { title: req.body.title, seller_id: req.body.seller_id });
+  const r = await patchReport(readDeps, req.user.id, req.path.id, {
+    title: req.body.title,
+    seller_id: req.body.seller_id,
+  });
   return reply(contract, 200, { report: presentReportSummary(r.record, r.seller) });
 }
 

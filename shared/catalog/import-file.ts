@@ -16,7 +16,8 @@ import { isWholeKopecks, scanScaled } from '../engine/money';
 import { resolveLimits, type ReadLimits } from '../engine/read/limits';
 import { scanXlsxCells } from '../engine/read/cell-rows';
 import { ZipArchive } from '../engine/read/zip';
-import { MAX_ARTICLE_LENGTH, type ImportRow } from '../store/products.repo';
+import { MAX_ARTICLE_LENGTH } from '../contract/shapes';
+import type { ImportRow } from '../store/products.repo';
 import { parseValidFrom, validFromScore } from './valid-from';
 
 // Fits Lambda's 6 MB request payload after base64 (shared/http/payload-limit.ts).

@@ -42,8 +42,10 @@ function isBoundary(file: string): boolean {
 /** The worker's codes reach a route through the report use cases' composition (shared/reports/deps.ts). */
 const WORKER_RUN =
   'run by the worker for each report (rebuild.ts rebuildMany): a report that fails is counted, its code stored on the report, never answered';
-const CORRECTIONS =
-  'not verified: corrections are re-applied by article on a rebuild; they were accepted when they were set';
+
+/** The upload's request-file port reaches the rebuild routes through the same composition. */
+const REQUEST_FILE =
+  "the report composition's request-file port (file-deps.ts openInputFile); a rebuild reads its stored source";
 
 const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, string>>>> = {
   register: { email_taken: 'caught in shared/auth/accounts.ts: the same answer whether the address has an account' },
@@ -58,9 +60,7 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     cell_too_long: WORKER_RUN,
     corrupt_file: WORKER_RUN,
     empty_report: WORKER_RUN,
-    field_not_correctable: WORKER_RUN,
     file_too_large: WORKER_RUN,
-    invalid_manual_value: WORKER_RUN,
     missing_headers: WORKER_RUN,
     no_report_in_zip: WORKER_RUN,
     not_a_spreadsheet: WORKER_RUN,
@@ -71,12 +71,14 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     too_many_rows: WORKER_RUN,
     value_out_of_range: WORKER_RUN,
     zip_bomb: WORKER_RUN,
+    unsupported_format: REQUEST_FILE,
+    upload_not_found: REQUEST_FILE,
   },
   rebuildOne: {
     duplicate_report: "the worker's duplicate check runs for uploads only; a rebuild keeps its own report",
-    field_not_correctable: CORRECTIONS,
-    invalid_manual_value: CORRECTIONS,
     not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',
+    unsupported_format: REQUEST_FILE,
+    upload_not_found: REQUEST_FILE,
   },
   combine: {
     field_not_correctable: "the sources' manual values were accepted when they were set",
@@ -87,8 +89,6 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
   getReport: { invalid_cursor: 'not verified: reached through the store; the route takes no cursor' },
   upload: {
     not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',
-    field_not_correctable: 'the worker re-applies corrections on a rebuild only; an upload has none',
-    invalid_manual_value: 'the worker re-applies corrections on a rebuild only; an upload has none',
     report_busy: "rebuild.ts, reached through the report use cases' composition; an upload never rebuilds",
     source_missing: "the worker's rebuild path; an upload's source was stored by the same request",
   },

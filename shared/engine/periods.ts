@@ -178,3 +178,16 @@ export function costPriceOn(periods: readonly CostPricePeriod[], date: string | 
   const p = periodInForce(periods, date, today);
   return p ? p.cost_price : null;
 }
+
+/** The price in force on `date` of each product whose price the seller has set, by article. */
+export function costPricesOn(
+  products: Iterable<{ article: string; cost_prices: readonly CostPricePeriod[] }>,
+  date: string | null,
+): Record<string, number> {
+  const prices: Record<string, number> = {};
+  for (const p of products) {
+    const price = costPriceOn(p.cost_prices, date);
+    if (price !== null) prices[p.article] = price;
+  }
+  return prices;
+}

@@ -3,17 +3,17 @@
  * that only the export function carries exceljs (docs/PERFORMANCE.md, Bundles).
  */
 import { exportAnalyticsXlsx } from '../export/analytics-xlsx';
-import { getSeller } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
-import { computeUserAnalytics, type AnalyticsQuery } from './analytics';
+import { computeUserAnalytics, type AnalyticsDeps, type AnalyticsQuery } from './analytics';
 
 /** GET /api/analytics/export: the same figures as .xlsx, «Аналитика <from>–<to>.xlsx». */
 export async function analyticsWorkbook(
+  deps: AnalyticsDeps,
   user: UserRecord,
   q: AnalyticsQuery,
 ): Promise<{ filename: string; contentType: string; data: Buffer }> {
-  const { result, sellerId } = await computeUserAnalytics(user, { ...q, article: undefined });
-  const seller = sellerId ? await getSeller(user.id, sellerId) : null;
+  const { result, sellerId } = await computeUserAnalytics(deps, user, { ...q, article: undefined });
+  const seller = sellerId ? await deps.sellers.getSeller(user.id, sellerId) : null;
   return {
     filename: `Аналитика ${result.range.from}–${result.range.to}.xlsx`,
     contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',

@@ -36,19 +36,27 @@ import { kopecksToRoubles } from '../engine/fields';
 import type { ComputedItem, TaxProfile } from '../engine/types';
 import { DEFAULT_ALLOCATION } from '../engine/allocation';
 import { costPriceOn, type CostPricePeriod } from '../engine/periods';
-import { getItemsOfGen } from '../store/items.repo';
-import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
-import {
-  deleteSummary,
-  listCostPrices,
-  listReportHeads,
-  listSummaries,
-  putSummary,
-  type ReportHead,
-  type StoredSummary,
-} from '../store/summaries.repo';
+import { nowMs, type Clock } from '../deps';
+import type * as itemsRepo from '../store/items.repo';
+import type * as sellersRepo from '../store/sellers.repo';
+import type { SellerRecord } from '../store/sellers.repo';
+import type * as summariesRepo from '../store/summaries.repo';
+import type { ReportHead, StoredSummary } from '../store/summaries.repo';
 import type { UserRecord } from '../store/users.repo';
 import { effectiveAllocation, effectiveTaxProfile, sameTaxProfile, settingsDate } from './settings';
+
+/** What keeping a report's summary current writes. */
+export interface SummaryDeps {
+  summaries: Pick<typeof summariesRepo, 'putSummary' | 'deleteSummary'>;
+}
+
+/** What the period analytics read (and heal): summaries, report heads, prices, sellers, items; the clock. */
+export interface AnalyticsDeps {
+  summaries: Pick<typeof summariesRepo, 'putSummary' | 'listSummaries' | 'listCostPrices' | 'listReportHeads'>;
+  items: Pick<typeof itemsRepo, 'getItemsOfGen'>;
+  sellers: Pick<typeof sellersRepo, 'getSeller' | 'listSellers'>;
+  clock: Clock;
+}
 
 /** Longest range one request may ask for (about three years). */
 export const MAX_RANGE_DAYS = 1100;
@@ -61,20 +69,25 @@ export const HEAL_BUDGET_MS = 3000;
  * Never fails the caller: a summary that could not be written is rebuilt by the next analytics read.
  */
 export async function writeReportSummary(
+  deps: { summaries: Pick<SummaryDeps['summaries'], 'putSummary'> },
   record: { user_id: string; id: string; version?: number; is_combined?: boolean },
   items: ReadonlyArray<Pick<ComputedItem, 'article' | 'computed' | 'effective'>>,
 ): Promise<void> {
   if (record.is_combined) return;
   try {
-    await putSummary(record.user_id, record.id, record.version ?? 1, summarizeItems(items));
+    await deps.summaries.putSummary(record.user_id, record.id, record.version ?? 1, summarizeItems(items));
   } catch (e) {
     log('error', 'report summary write failed', { report_id: record.id, error: String(e) });
   }
 }
 
 /** Deletes a report's summary with the report. */
-export async function removeReportSummary(userId: string, reportId: string): Promise<void> {
-  await deleteSummary(userId, reportId);
+export async function removeReportSummary(
+  deps: { summaries: Pick<SummaryDeps['summaries'], 'deleteSummary'> },
+  userId: string,
+  reportId: string,
+): Promise<void> {
+  await deps.summaries.deleteSummary(userId, reportId);
 }
 
 export interface AnalyticsQuery {
@@ -131,13 +144,18 @@ const current = (s: StoredSummary | undefined, head: ReportHead): s is StoredSum
 const countable = (h: ReportHead) => h.status === 'ready' && !h.is_combined && !!h.period_from && !!h.period_to;
 
 /** Rebuilds the summaries of `heads` from their items, oldest report first, until the budget is spent. */
-async function heal(userId: string, heads: ReportHead[], summaries: Map<string, StoredSummary>): Promise<void> {
-  const started = Date.now();
+async function heal(
+  deps: AnalyticsDeps,
+  userId: string,
+  heads: ReportHead[],
+  summaries: Map<string, StoredSummary>,
+): Promise<void> {
+  const started = nowMs(deps.clock);
   for (const h of heads) {
-    if (Date.now() - started >= HEAL_BUDGET_MS) break;
-    const items = await getItemsOfGen(userId, h.id, h.items_gen);
+    if (nowMs(deps.clock) - started >= HEAL_BUDGET_MS) break;
+    const items = await deps.items.getItemsOfGen(userId, h.id, h.items_gen);
     const content = summarizeItems(items);
-    await putSummary(userId, h.id, h.version, content);
+    await deps.summaries.putSummary(userId, h.id, h.version, content);
     summaries.set(h.id, {
       report_id: h.id,
       version: h.version,
@@ -167,31 +185,33 @@ const totalsJson = (t: Totals): Analytics['totals'] => {
 
 /** The analytics answer in kopecks (for the export) and in roubles (for JSON). */
 export async function computeUserAnalytics(
+  deps: AnalyticsDeps,
   user: UserRecord,
   q: AnalyticsQuery,
 ): Promise<{ result: AnalyticsResult; available: ApiAnalytics['available']; sellerId: string | null }> {
   const asked = checkRange(q);
   const sellerId = q.seller_id ?? null;
-  if (sellerId !== null && !(await getSeller(user.id, sellerId)))
+  if (sellerId !== null && !(await deps.sellers.getSeller(user.id, sellerId)))
     throw notFound('Seller not found', 'seller_not_found');
 
   // The summaries are read by ranges of the report ids (in parallel), so they wait for the heads.
-  const headsRead = listReportHeads(user.id);
+  const headsRead = deps.summaries.listReportHeads(user.id);
   const [allHeads, summaries, prices, sellers] = await Promise.all([
     headsRead,
     headsRead.then((hs) =>
-      listSummaries(
+      deps.summaries.listSummaries(
         user.id,
         hs.map((h) => h.id),
       ),
     ),
-    listCostPrices(user.id),
-    listSellers(user.id),
+    deps.summaries.listCostPrices(user.id),
+    deps.sellers.listSellers(user.id),
   ]);
   const heads = sellerId === null ? allHeads : allHeads.filter((h) => h.seller_id === sellerId);
   const outdated = heads.filter((h) => countable(h) && !current(summaries.get(h.id), h));
   if (outdated.length > 0)
     await heal(
+      deps,
       user.id,
       outdated.sort((a, b) => (a.id < b.id ? -1 : 1)),
       summaries,
@@ -224,7 +244,7 @@ export async function computeUserAnalytics(
     last_week: weeksWith[weeksWith.length - 1] ?? null,
   };
   const range = asked ??
-    defaultRange(counted) ?? { from: addDays(weekStart(new Date().toISOString().slice(0, 10)), -77), to: '' };
+    defaultRange(counted) ?? { from: addDays(weekStart(deps.clock.now().toISOString().slice(0, 10)), -77), to: '' };
   if (range.to === '') range.to = addDays(range.from, 83);
 
   // Figures of the reports a range may need: articles decoded only for the asked range.
@@ -255,8 +275,8 @@ export async function computeUserAnalytics(
   return { result, available, sellerId };
 }
 
-export async function getAnalytics(user: UserRecord, q: AnalyticsQuery): Promise<ApiAnalytics> {
-  const { result: r, available, sellerId } = await computeUserAnalytics(user, q);
+export async function getAnalytics(deps: AnalyticsDeps, user: UserRecord, q: AnalyticsQuery): Promise<ApiAnalytics> {
+  const { result: r, available, sellerId } = await computeUserAnalytics(deps, user, q);
   return {
     range: r.range,
     previous_range: r.previous_range,

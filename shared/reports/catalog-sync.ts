@@ -10,7 +10,8 @@
  * product is never touched, whatever runs at the same time.
  */
 import * as productsRepo from '../store/products.repo';
-import { costPricesOn, type ProductRecord } from '../store/products.repo';
+import { costPricesOn } from '../engine/periods';
+import type { ProductRecord } from '../store/products.repo';
 
 /** The catalog writes a sync makes (shared/store/products.repo.ts in production; a fake in unit tests). */
 export type CatalogProducts = Pick<typeof productsRepo, 'ensureProductsFound' | 'removeUntouchedProducts'>;

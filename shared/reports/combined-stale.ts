@@ -4,8 +4,13 @@
  * change of a source's numbers bumps its version: a rebuild also sets a new `rebuilt_at`, a manual
  * correction does not; a deleted source is not found. Renaming or linking a seller bumps nothing.
  */
-import { getReport } from '../store/reports.repo';
+import type * as reportsRepo from '../store/reports.repo';
 import { type CombinedSource, type ReportRecord } from '../store/report-record';
+
+/** What the staleness of a combined report reads: its sources. */
+export interface CombinedStaleDeps {
+  reports: Pick<typeof reportsRepo, 'getReport'>;
+}
 
 export type SourceChangeKind = 'rebuilt' | 'corrected' | 'deleted';
 
@@ -55,9 +60,13 @@ export function staleReason(changes: ReadonlyArray<SourceChange>): string | null
  * The staleness of a combined report: reads each remembered source (one GetItem each, in parallel).
  * An uploaded report, or a combined report made before sources were remembered, is never stale here.
  */
-export async function combinedStaleness(userId: string, record: ReportRecord): Promise<Staleness> {
+export async function combinedStaleness(
+  deps: CombinedStaleDeps,
+  userId: string,
+  record: ReportRecord,
+): Promise<Staleness> {
   if (!record.is_combined || !record.sources?.length) return { stale: false, reason: null, changes: [] };
-  const found = await Promise.all(record.sources.map((s) => getReport(userId, s.id)));
+  const found = await Promise.all(record.sources.map((s) => deps.reports.getReport(userId, s.id)));
   const current = new Map(record.sources.map((s, i) => [s.id, found[i] ?? null]));
   const changes = sourceChanges(record.sources, current);
   return { stale: changes.length > 0, reason: staleReason(changes), changes };

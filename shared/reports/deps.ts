@@ -8,45 +8,61 @@
  */
 import { getConfig } from '../config';
 import { systemClock } from '../deps';
-import { buildItems } from '../engine';
-import { objectRanges } from '../files/objects';
+import { buildItems, countRows } from '../engine';
+import {
+  copyObject,
+  deleteObject,
+  objectHead,
+  objectRanges,
+  presignPut,
+  putObject,
+  sourceObjectKey,
+} from '../files/objects';
 import { makeWorkerInvoker } from '../jobs/worker-invoke';
+import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
+import { deleteIdentity, identityPutTransactItem, putIdentity } from '../store/identities.repo';
 import { writeItems } from '../store/items.repo';
+import { chargeLimits } from '../store/limits.repo';
+import { ensureProducts, getReportCostPrices, listProducts } from '../store/products.repo';
 import {
   claimReportTask,
   finishRebuildTask,
   finishUploadTask,
   listPendingReports,
+  processingReportPut,
   releaseReportTask,
   renewReportTask,
   scanPendingReports,
   startRebuildTask,
 } from '../store/report-lifecycle.repo';
-import { getReportAnyStatus } from '../store/reports.repo';
+import { replaceItems } from '../store/report-numbers.repo';
 import { newReportId } from '../store/report-record';
-import { ensureSellerByNumber } from '../store/sellers.repo';
+import { deleteReport, getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';
+import { ensureSellerByNumber, getSeller } from '../store/sellers.repo';
+import { putSummary } from '../store/summaries.repo';
+import { createUpload, saveUploadCount } from '../store/uploads.repo';
 import { getUserById } from '../store/users.repo';
-import { deleteIdentity, putIdentity } from '../store/identities.repo';
 import { writeReportSummary } from './analytics';
 import { CatalogSync } from './catalog-sync';
+import { fileDeps } from './file-deps';
 import { faultyWrites } from './local-faults';
 import type { ReportDeps } from './ports';
 import { readReportSource } from './read-source';
 import { rebuildReport } from './rebuild';
-import { dropUnusedSeller, failUpload } from './recover';
-import { findContentDuplicate } from './duplicates';
-import { resolveReportSettings } from './settings';
+import { dropUnusedSeller, failUpload, recoverAbandonedUploads } from './recover';
+import { resolveReportSettings, type SettingsDeps } from './settings';
 import { runWorkerEvent } from './worker';
 
 /** The real dependencies; `over` replaces parts (an integration test's failing store, say). */
 export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
   const c = getConfig();
   const items = { writeItems };
+  const settings: SettingsDeps = { products: { getReportCostPrices, listProducts } };
   const deps: ReportDeps = {
     clock: systemClock,
     ids: { newId: newReportId },
     invoker: makeWorkerInvoker((event) => runWorkerEvent(deps, event)),
-    reports: { getReportAnyStatus },
+    reports: { getReport, getReportAnyStatus, getReportItems, deleteReport, listAllReports },
     lifecycle: {
       claimReportTask,
       renewReportTask,
@@ -54,18 +70,27 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
       finishUploadTask,
       finishRebuildTask,
       startRebuildTask,
+      processingReportPut,
     },
     pending: { listPendingReports, scanPendingReports },
     items: c.STAGE === 'local' ? faultyWrites(items) : items,
     users: { getUserById },
-    sellers: { ensureSellerByNumber },
-    files: { objectRanges },
+    sellers: { ensureSellerByNumber, getSeller },
+    files: { objectRanges, objectHead, copyObject, putObject, deleteObject, presignPut, sourceObjectKey },
     // Files and WB's API rows alike (read-source.ts).
-    engine: { readReport: readReportSource, buildItems },
-    settings: { resolveReportSettings },
+    engine: { readReport: readReportSource, buildItems, countRows },
+    settings: { resolveReportSettings: (...a) => resolveReportSettings(settings, ...a) },
     catalogSync: (userId) => new CatalogSync(userId),
-    summaries: { writeReportSummary },
-    duplicates: { putIdentity, deleteIdentity, findContentDuplicate },
+    summaries: { writeReportSummary: (...a) => writeReportSummary({ summaries: { putSummary } }, ...a) },
+    duplicates: { putIdentity, deleteIdentity, ...fileDeps.duplicates },
+    idempotency: { getIdempotentRecord, idempotencyPut },
+    limits: { chargeLimits },
+    uploads: { createUpload, saveUploadCount },
+    identities: { identityPutTransactItem },
+    products: { ensureProducts },
+    numbers: { replaceItems },
+    openInputFile: fileDeps.openInputFile,
+    recoverAbandonedUploads: (userId) => recoverAbandonedUploads(deps, userId),
     rebuildReport: (user, reportId, onProgress) => rebuildReport(deps, user, reportId, onProgress),
     failUpload,
     dropUnusedSeller,

@@ -15,10 +15,16 @@ import { conflict } from '../errors';
 import { parseFileMeta } from '../engine/read';
 import type { ContentFingerprint } from '../engine/fingerprint';
 import { fingerprintReport, type ReadLimits } from '../engine/read-report';
-import { findReportsByIdentity } from '../store/identities.repo';
-import { getReportAnyStatus } from '../store/reports.repo';
+import type * as identitiesRepo from '../store/identities.repo';
+import type * as reportsRepo from '../store/reports.repo';
 import type { InputFile } from './file-input';
 import { contentIdentity, reportIdentity, sha256Of } from './report-identity';
+
+/** What the duplicate lookups read: the identity records and the reports they point to. */
+export interface DuplicateDeps {
+  identities: Pick<typeof identitiesRepo, 'findReportsByIdentity'>;
+  reports: Pick<typeof reportsRepo, 'getReportAnyStatus'>;
+}
 
 export interface DuplicateOf {
   id: string;
@@ -40,13 +46,14 @@ export async function identityOfFile(file: Pick<InputFile, 'filename' | 'source'
  * or null. Identity records whose report is gone are skipped.
  */
 export async function findDuplicate(
+  deps: DuplicateDeps,
   userId: string,
   identity: string,
   excludeReportId?: string,
 ): Promise<DuplicateOf | null> {
-  for (const id of await findReportsByIdentity(userId, identity, 6)) {
+  for (const id of await deps.identities.findReportsByIdentity(userId, identity, 6)) {
     if (id === excludeReportId) continue;
-    const r = await getReportAnyStatus(userId, id);
+    const r = await deps.reports.getReportAnyStatus(userId, id);
     if (r) return { id: r.id, title: r.title, created_at: r.created_at };
   }
   return null;
@@ -77,13 +84,14 @@ export async function contentOfSmallFile(
  * record first and then look: exactly the younger one sees the older one.
  */
 export async function findContentDuplicate(
+  deps: DuplicateDeps,
   userId: string,
   fingerprint: string,
   self?: { id: string; created_at: string },
 ): Promise<DuplicateOf | null> {
-  for (const id of await findReportsByIdentity(userId, contentIdentity(fingerprint), 10)) {
+  for (const id of await deps.identities.findReportsByIdentity(userId, contentIdentity(fingerprint), 10)) {
     if (id === self?.id) continue;
-    const r = await getReportAnyStatus(userId, id);
+    const r = await deps.reports.getReportAnyStatus(userId, id);
     if (!r || r.status === 'failed') continue;
     if (self && (r.created_at > self.created_at || (r.created_at === self.created_at && r.id > self.id))) continue;
     return { id: r.id, title: r.title, created_at: r.created_at };

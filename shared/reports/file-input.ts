@@ -6,8 +6,15 @@
 import { getConfig } from '../config';
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../errors';
 import type { ReportSource } from '../engine';
-import { getUpload, type UploadCount } from '../store/uploads.repo';
-import { objectHead, objectRanges } from '../files/objects';
+import type * as uploadsRepo from '../store/uploads.repo';
+import type { UploadCount } from '../store/uploads.repo';
+import type * as objects from '../files/objects';
+
+/** What opening a request's file reads: the upload record and its object in S3. */
+export interface InputFileDeps {
+  uploads: Pick<typeof uploadsRepo, 'getUpload'>;
+  files: Pick<typeof objects, 'objectHead' | 'objectRanges'>;
+}
 
 export const ACCEPTED_EXTENSIONS = ['zip', 'xlsx', 'xls'] as const;
 
@@ -65,7 +72,7 @@ export interface InputFile {
  * Opens the file of a request (reads none of its bytes yet). Unknown or foreign upload id, or an upload
  * whose object was never PUT → 404 `upload_not_found`; neither an upload id nor a file → 400.
  */
-export async function openInputFile(userId: string, ref: FileRef | null): Promise<InputFile> {
+export async function openInputFile(deps: InputFileDeps, userId: string, ref: FileRef | null): Promise<InputFile> {
   if (!ref) throw badRequest('validation_error', 'Send JSON {"upload_id"} or a multipart/form-data "file"');
   if ('file' in ref) {
     const filename = cleanFilename(ref.file.filename);
@@ -80,9 +87,9 @@ export async function openInputFile(userId: string, ref: FileRef | null): Promis
       counted: null,
     };
   }
-  const upload = await getUpload(userId, ref.uploadId);
+  const upload = await deps.uploads.getUpload(userId, ref.uploadId);
   if (!upload) throw notFound('Upload not found', 'upload_not_found');
-  const head = await objectHead(upload.key);
+  const head = await deps.files.objectHead(upload.key);
   if (!head) throw notFound('The file of this upload was not received', 'upload_not_found');
   assertAcceptedSize(head.size);
   const counted = upload.counted && head.etag !== null && upload.counted.etag === head.etag ? upload.counted : null;
@@ -91,7 +98,7 @@ export async function openInputFile(userId: string, ref: FileRef | null): Promis
     size: head.size,
     // Read where it lies, by ranges of the object as it was when opened (its ETag): no local copy.
     source: async () => {
-      const ranges = await objectRanges(upload.key, head);
+      const ranges = await deps.files.objectRanges(upload.key, head);
       if (!ranges) throw notFound('The file of this upload was not received', 'upload_not_found');
       return { ranges, filename: upload.filename };
     },

@@ -8,11 +8,12 @@
  */
 import type { ReportRecord } from '../store/report-record';
 import type { SellerRecord } from '../store/sellers.repo';
-import { listCostPrices, listSummaries, type StoredSummary } from '../store/summaries.repo';
+import type * as summariesRepo from '../store/summaries.repo';
+import type { StoredSummary } from '../store/summaries.repo';
 import type { CostPricePeriod } from '../engine/periods';
 import type { UserRecord } from '../store/users.repo';
 import { priceOn, settingsChanged } from './analytics';
-import { combinedStaleness } from './combined-stale';
+import { combinedStaleness, type CombinedStaleDeps } from './combined-stale';
 import { settingsDate } from './settings';
 
 export interface ListStaleness {
@@ -26,7 +27,13 @@ export const STALE_PRICES = 'Себестоимость товаров изме�
 
 const FRESH: ListStaleness = { stale: false, stale_reason: null };
 
+/** What the list's staleness reads: the page's summaries, the catalog's prices, combined reports' sources. */
+export interface ListStaleDeps extends CombinedStaleDeps {
+  summaries: Pick<typeof summariesRepo, 'listSummaries' | 'listCostPrices'>;
+}
+
 export async function listStaleness(
+  deps: ListStaleDeps,
   user: UserRecord,
   records: ReadonlyArray<ReportRecord>,
   sellers: ReadonlyMap<string, SellerRecord>,
@@ -37,20 +44,20 @@ export async function listStaleness(
   const [summaries, prices]: [Map<string, StoredSummary>, Map<string, CostPricePeriod[]>] =
     singles.length > 0
       ? await Promise.all([
-          listSummaries(
+          deps.summaries.listSummaries(
             user.id,
             singles.map((r) => r.id),
           ),
-          listCostPrices(user.id),
+          deps.summaries.listCostPrices(user.id),
         ])
       : ([new Map(), new Map()] as [
-          Awaited<ReturnType<typeof listSummaries>>,
-          Awaited<ReturnType<typeof listCostPrices>>,
+          Awaited<ReturnType<typeof summariesRepo.listSummaries>>,
+          Awaited<ReturnType<typeof summariesRepo.listCostPrices>>,
         ]);
   await Promise.all(
     ready.map(async (r) => {
       if (r.is_combined) {
-        const s = await combinedStaleness(user.id, r);
+        const s = await combinedStaleness(deps, user.id, r);
         out.set(r.id, { stale: s.stale, stale_reason: s.stale ? s.reason : null });
         return;
       }

@@ -15,6 +15,7 @@ import { assertManualValueInRange } from './value-range';
 import { isCorrectable } from '../engine/fields';
 import { commissionByCategory, computeTotals } from '../engine/totals';
 import type { ItemValues } from '../engine/types';
+import type { Bound } from '../deps';
 import { backoff } from '../store/dynamo-errors';
 import { genOfItemId, reportIdOfItem, type StoredItem } from '../store/items.repo';
 import type * as reportsRepo from '../store/reports.repo';
@@ -25,7 +26,7 @@ import { valueFromApi } from './present';
 export interface ManualValueDeps {
   reports: Pick<typeof reportsRepo, 'getReport' | 'getReportItems'> & Pick<typeof numbersRepo, 'saveItemCorrection'>;
   /** The report's analytics summary after a change (shared/reports/analytics.ts writeReportSummary). */
-  writeSummary: typeof writeReportSummary;
+  writeSummary: Bound<typeof writeReportSummary>;
   /** The wait between attempts after a concurrent change (backoff). */
   sleep(ms: number): Promise<void>;
 }

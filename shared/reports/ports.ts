@@ -4,9 +4,18 @@
  * composition (shared/reports/deps.ts) builds all of it once per cold start from the real stores,
  * files and invoker, and unit tests pass fakes.
  */
-import type { Clock, IdSource } from '../deps';
-import type { readReport, buildItems } from '../engine';
-import type { objectRanges } from '../files/objects';
+import type { Bound, Clock, IdSource } from '../deps';
+import type { readReport, buildItems, countRows } from '../engine';
+import type * as objects from '../files/objects';
+import type * as idempotencyRepo from '../store/idempotency.repo';
+import type * as limitsRepo from '../store/limits.repo';
+import type * as productsRepo from '../store/products.repo';
+import type * as numbersRepo from '../store/report-numbers.repo';
+import type * as reportsRepo from '../store/reports.repo';
+import type * as sellersRepo from '../store/sellers.repo';
+import type * as uploadsRepo from '../store/uploads.repo';
+import type * as identitiesRepo from '../store/identities.repo';
+import type { openInputFile } from './file-input';
 import type { WorkerInvoker } from '../jobs/worker-invoke';
 import type { writeItems } from '../store/items.repo';
 import type * as lifecycleRepo from '../store/report-lifecycle.repo';
@@ -15,13 +24,13 @@ import type { ensureSellerByNumber } from '../store/sellers.repo';
 import type { getUserById, UserRecord } from '../store/users.repo';
 import type { writeReportSummary } from './analytics';
 import type { deleteIdentity, putIdentity } from '../store/identities.repo';
-import type { findContentDuplicate } from './duplicates';
+import type { contentOfSmallFile, findContentDuplicate, findDuplicate, identityOfFile } from './duplicates';
 import type { CatalogSync } from './catalog-sync';
 import type { ReportFailure, ReportProgress } from './lifecycle';
 import type { RebuildResult } from './rebuild';
 import type { ReportRecord } from '../store/report-record';
 import type { resolveReportSettings } from './settings';
-import type { RecoverDeps } from './recover';
+import type { RecoverDeps, SweepResult } from './recover';
 
 /** The conditional transitions of a report's life (shared/store/report-lifecycle.repo.ts). */
 export type LifecycleStore = Pick<
@@ -44,17 +53,17 @@ export interface WorkerDeps {
   items: { writeItems: typeof writeItems };
   users: { getUserById: typeof getUserById };
   sellers: { ensureSellerByNumber: typeof ensureSellerByNumber };
-  files: { objectRanges: typeof objectRanges };
+  files: Pick<typeof objects, 'objectRanges'>;
   engine: { readReport: typeof readReport; buildItems: typeof buildItems };
-  settings: { resolveReportSettings: typeof resolveReportSettings };
+  settings: { resolveReportSettings: Bound<typeof resolveReportSettings> };
   /** The catalog sync of one attempt (catalog-sync.ts). */
   catalogSync(userId: string): Pick<CatalogSync, 'add' | 'done' | 'undo'>;
-  summaries: { writeReportSummary: typeof writeReportSummary };
+  summaries: { writeReportSummary: Bound<typeof writeReportSummary> };
   /** The content identity records (duplicates.ts): the worker's check of a file's rows before building. */
   duplicates: {
     putIdentity: typeof putIdentity;
     deleteIdentity: typeof deleteIdentity;
-    findContentDuplicate: typeof findContentDuplicate;
+    findContentDuplicate: Bound<typeof findContentDuplicate>;
   };
   /** Rebuilds one report now (rebuild.ts rebuildReport, bound to its dependencies). */
   rebuildReport(
@@ -68,8 +77,43 @@ export interface WorkerDeps {
   dropUnusedSeller(userId: string, sellerId: string | null | undefined): Promise<void>;
 }
 
+/** What the routes that start a report's task add (upload.ts with count-rows, rebuild.ts). */
+export interface TaskRoutePorts {
+  reports: Pick<
+    typeof reportsRepo,
+    'getReport' | 'getReportAnyStatus' | 'getReportItems' | 'deleteReport' | 'listAllReports'
+  >;
+  sellers: Pick<typeof sellersRepo, 'getSeller'>;
+  files: Pick<
+    typeof objects,
+    'objectRanges' | 'objectHead' | 'copyObject' | 'putObject' | 'deleteObject' | 'presignPut' | 'sourceObjectKey'
+  >;
+  engine: { countRows: typeof countRows };
+  /** The report record of a charge (a TransactWriteItem; report-lifecycle.repo.ts). */
+  lifecycle: Pick<typeof lifecycleRepo, 'processingReportPut'>;
+  idempotency: Pick<typeof idempotencyRepo, 'getIdempotentRecord' | 'idempotencyPut'>;
+  limits: Pick<typeof limitsRepo, 'chargeLimits'>;
+  uploads: Pick<typeof uploadsRepo, 'createUpload' | 'saveUploadCount'>;
+  identities: Pick<typeof identitiesRepo, 'identityPutTransactItem'>;
+  products: Pick<typeof productsRepo, 'ensureProducts'>;
+  /** The versioned change of a report's numbers (report-numbers.repo.ts). */
+  numbers: Pick<typeof numbersRepo, 'replaceItems'>;
+  /** The duplicate checks of a request's file (duplicates.ts), the lookups bound to their stores. */
+  duplicates: {
+    findDuplicate: Bound<typeof findDuplicate>;
+    findContentDuplicate: Bound<typeof findContentDuplicate>;
+    identityOfFile: typeof identityOfFile;
+    contentOfSmallFile: typeof contentOfSmallFile;
+  };
+  /** Opens a request's file (file-input.ts), bound to the upload store and S3. */
+  openInputFile: Bound<typeof openInputFile>;
+  /** The user's reports whose processing stopped, picked up before an upload (recover.ts). */
+  recoverAbandonedUploads(userId: string): Promise<SweepResult>;
+}
+
 /** Everything the report use cases need; the composition (deps.ts) builds one per cold start. */
 export type ReportDeps = WorkerDeps &
-  RecoverDeps & {
+  RecoverDeps &
+  TaskRoutePorts & {
     lifecycle: LifecycleStore;
   };

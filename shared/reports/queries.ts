@@ -4,20 +4,16 @@
  */
 import { conflict, notFound } from '../errors';
 import { log } from '../log';
-import {
-  deleteReport,
-  getReport,
-  getReportAnyStatus,
-  getReportItems,
-  listReports,
-  updateReportMeta,
-} from '../store/reports.repo';
+import type * as reportsRepo from '../store/reports.repo';
 import { hasItems } from './lifecycle';
 import { type ReportRecord } from '../store/report-record';
-import { getSeller, listSellers, type SellerRecord } from '../store/sellers.repo';
+import type * as sellersRepo from '../store/sellers.repo';
+import type { SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
-import { removeReportSummary } from './analytics';
+import type * as identitiesRepo from '../store/identities.repo';
+import type * as objects from '../files/objects';
+import { removeReportSummary, type SummaryDeps } from './analytics';
 import {
   presentReport,
   presentReportColumns,
@@ -26,23 +22,46 @@ import {
   type ApiReportColumns,
   type ApiReportSummary,
 } from './present';
-import { catalogForStaleCheck, isStale } from './settings';
+import { catalogForStaleCheck, isStale, type SettingsDeps } from './settings';
 import { combinedStaleness, type Staleness } from './combined-stale';
-import { listStaleness } from './list-stale';
-import { deleteObject } from '../files/objects';
-import { deleteIdentity } from '../store/identities.repo';
+import { listStaleness, type ListStaleDeps } from './list-stale';
+
+/** What reading and renaming reports talk to (the report, list and update routes): stores only. */
+export interface ReadDeps extends SettingsDeps, ListStaleDeps {
+  reports: Pick<
+    typeof reportsRepo,
+    'getReport' | 'getReportAnyStatus' | 'getReportItems' | 'listReports' | 'updateReportMeta'
+  >;
+  sellers: Pick<typeof sellersRepo, 'getSeller' | 'listSellers'>;
+}
+
+/** What deleting a report talks to: the report, its summary and identities, and its source file in S3. */
+export interface RemoveDeps {
+  reports: Pick<typeof reportsRepo, 'getReportAnyStatus' | 'deleteReport'>;
+  summaries: Pick<SummaryDeps['summaries'], 'deleteSummary'>;
+  identities: Pick<typeof identitiesRepo, 'deleteIdentity'>;
+  files: Pick<typeof objects, 'deleteObject'>;
+}
 
 export const reportNotFound = () => notFound('Report not found', 'report_not_found');
 
 /** The caller's report or 404 `report_not_found` (malformed ids included). */
-export async function requireReport(userId: string, reportId: string): Promise<ReportRecord> {
-  const record = await getReport(userId, reportId);
+export async function requireReport(
+  deps: { reports: Pick<ReadDeps['reports'], 'getReport'> },
+  userId: string,
+  reportId: string,
+): Promise<ReportRecord> {
+  const record = await deps.reports.getReport(userId, reportId);
   if (!record) throw reportNotFound();
   return record;
 }
 
-export async function sellerOf(userId: string, record: ReportRecord): Promise<SellerRecord | null> {
-  return record.seller_id ? getSeller(userId, record.seller_id) : null;
+export async function sellerOf(
+  deps: { sellers: Pick<ReadDeps['sellers'], 'getSeller'> },
+  userId: string,
+  record: ReportRecord,
+): Promise<SellerRecord | null> {
+  return record.seller_id ? deps.sellers.getSeller(userId, record.seller_id) : null;
 }
 
 export interface ReportView {
@@ -58,17 +77,17 @@ export interface ReportView {
  * GET /api/reports/{id}: the report with its items and whether a rebuild would change it. A report
  * still being built by its upload, or failed, is shown without items (its `status` says why).
  */
-export async function getReportView(user: UserRecord, reportId: string): Promise<ReportView> {
-  const record = await getReportAnyStatus(user.id, reportId);
+export async function getReportView(deps: ReadDeps, user: UserRecord, reportId: string): Promise<ReportView> {
+  const record = await deps.reports.getReportAnyStatus(user.id, reportId);
   if (!record) throw reportNotFound();
-  if (!hasItems(record)) return { record, items: [], seller: await sellerOf(user.id, record), stale: false };
-  const catalog = catalogForStaleCheck(record, user.id);
-  const [items, seller] = await Promise.all([getReportItems(record), sellerOf(user.id, record)]);
+  if (!hasItems(record)) return { record, items: [], seller: await sellerOf(deps, user.id, record), stale: false };
+  const catalog = catalogForStaleCheck(deps, record, user.id);
+  const [items, seller] = await Promise.all([deps.reports.getReportItems(record), sellerOf(deps, user.id, record)]);
   if (record.is_combined) {
-    const staleness = await combinedStaleness(user.id, record);
+    const staleness = await combinedStaleness(deps, user.id, record);
     return { record, items, seller, stale: staleness.stale, staleness };
   }
-  const stale = record.status === 'ready' ? await isStale(record, items, user, seller, catalog) : false;
+  const stale = record.status === 'ready' ? await isStale(deps, record, items, user, seller, catalog) : false;
   return { record, items, seller, stale };
 }
 
@@ -85,14 +104,16 @@ export function presentViewColumns(v: ReportView): ApiReportColumns {
  * whose processing stopped are picked up by the scheduled sweep (recover.ts sweepPendingReports).
  */
 export async function listReportSummaries(
+  deps: ReadDeps,
   user: UserRecord,
   opts: { sellerId?: string; cursor?: string | null },
 ): Promise<{ items: ApiReportSummary[]; next_cursor: string | null }> {
-  const page = await listReports(user.id, opts);
+  const page = await deps.reports.listReports(user.id, opts);
   const sellers = new Map<string, SellerRecord>();
-  if (page.items.some((r) => r.seller_id)) for (const s of await listSellers(user.id)) sellers.set(s.id, s);
+  if (page.items.some((r) => r.seller_id))
+    for (const s of await deps.sellers.listSellers(user.id)) sellers.set(s.id, s);
   // Each item says whether a rebuild would change it, and why (list-stale.ts).
-  const stale = await listStaleness(user, page.items, sellers);
+  const stale = await listStaleness(deps, user, page.items, sellers);
   return {
     items: page.items.map((r) => ({
       ...presentReportSummary(r, (r.seller_id && sellers.get(r.seller_id)) || null),
@@ -109,44 +130,45 @@ export async function listReportSummaries(
  * seller's tax profile reaches the numbers by a rebuild (the report shows stale until then).
  */
 export async function patchReport(
+  deps: Pick<ReadDeps, 'reports' | 'sellers'>,
   userId: string,
   reportId: string,
   patch: { title?: string; seller_id?: string | null },
 ): Promise<{ record: ReportRecord; seller: SellerRecord | null }> {
-  await requireReport(userId, reportId);
+  await requireReport(deps, userId, reportId);
   let seller: SellerRecord | null | undefined;
   if (patch.seller_id) {
-    seller = await getSeller(userId, patch.seller_id);
+    seller = await deps.sellers.getSeller(userId, patch.seller_id);
     if (!seller) throw notFound('Seller not found', 'seller_not_found');
   }
-  const record = await updateReportMeta(userId, reportId, patch);
+  const record = await deps.reports.updateReportMeta(userId, reportId, patch);
   if (!record) throw reportNotFound();
-  return { record, seller: seller === undefined ? await sellerOf(userId, record) : seller };
+  return { record, seller: seller === undefined ? await sellerOf(deps, userId, record) : seller };
 }
 
 /**
  * DELETE /api/reports/{id}: items, record and source file go; limits are not refunded. A failed report
  * can be deleted; one the worker is still on answers 409 `report_processing`.
  */
-export async function removeReport(userId: string, reportId: string): Promise<void> {
-  const record = await getReportAnyStatus(userId, reportId);
+export async function removeReport(deps: RemoveDeps, userId: string, reportId: string): Promise<void> {
+  const record = await deps.reports.getReportAnyStatus(userId, reportId);
   if (!record) throw reportNotFound();
   if (record.status === 'processing')
     throw conflict('report_processing', 'The report is being processed; delete it once it is ready or failed');
-  await removeReportSummary(userId, record.id);
-  const deleted = await deleteReport(userId, record.id);
+  await removeReportSummary(deps, userId, record.id);
+  const deleted = await deps.reports.deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
   // A leftover identity record is skipped by the duplicate check (its report is gone): only logged.
   for (const identity of [deleted.identity, deleted.content_fingerprint ? `fp:${deleted.content_fingerprint}` : null]) {
     if (!identity) continue;
-    await deleteIdentity(userId, identity, deleted.id).catch((e: unknown) =>
-      log('error', 'identity delete failed', { report_id: reportId, error: String(e) }),
-    );
+    await deps.identities
+      .deleteIdentity(userId, identity, deleted.id)
+      .catch((e: unknown) => log('error', 'identity delete failed', { report_id: reportId, error: String(e) }));
   }
   if (deleted.source_path) {
     // The record is gone already: a file left behind is invisible to the user, so a failure here is only logged.
-    await deleteObject(deleted.source_path).catch((e: unknown) =>
-      log('error', 'source delete failed', { report_id: reportId, error: String(e) }),
-    );
+    await deps.files
+      .deleteObject(deleted.source_path)
+      .catch((e: unknown) => log('error', 'source delete failed', { report_id: reportId, error: String(e) }));
   }
 }

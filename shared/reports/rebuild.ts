@@ -9,33 +9,38 @@
 import { getConfig } from '../config';
 import type { RebuildManyResult } from '../contract/shapes';
 import { AppError, conflict, notFound, toAppError } from '../errors';
-import { buildItems, commissionByCategory, computeTotals, type DroppedManualValue, type ManualValues } from '../engine';
-import { readReportSource as readReport } from './read-source';
+import { commissionByCategory, computeTotals, type DroppedManualValue, type ManualValues } from '../engine';
 import { describeError, log } from '../log';
-import { deleteIdentity, putIdentity } from '../store/identities.repo';
 import { contentIdentity } from './report-identity';
-import { ensureProducts } from '../store/products.repo';
-import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';
 import { isReportId, type ReportRecord } from '../store/report-record';
-import { replaceItems } from '../store/report-numbers.repo';
 import { type ReportProgress } from './lifecycle';
 import type { StoredItem } from '../store/items.repo';
-import { getSeller, type SellerRecord } from '../store/sellers.repo';
-import type { ReportDeps } from './ports';
+import type { SellerRecord } from '../store/sellers.repo';
+import type { LifecycleStore, ReportDeps, TaskRoutePorts, WorkerDeps } from './ports';
 import { nowMs } from '../deps';
 import { failureError } from './failures';
 import type { UserRecord } from '../store/users.repo';
-import { writeReportSummary } from './analytics';
 import { requireReport, sellerOf } from './queries';
-import { resolveReportSettings } from './settings';
-import { objectRanges } from '../files/objects';
 import { missingArticles, workerWaitMs } from './upload';
 import { beforeDeadline, LATE, tryAgain } from './deadline';
 
 const MAX_ATTEMPTS = 3;
 
 /** What starting and following a rebuild needs (the composition, deps.ts, gives the real ones). */
-export type RebuildDeps = Pick<ReportDeps, 'clock' | 'ids' | 'invoker' | 'lifecycle'>;
+export type RebuildDeps = Pick<ReportDeps, 'clock' | 'ids' | 'invoker'> & {
+  lifecycle: Pick<LifecycleStore, 'startRebuildTask'>;
+  reports: Pick<TaskRoutePorts['reports'], 'getReport' | 'getReportAnyStatus' | 'getReportItems' | 'listAllReports'>;
+  sellers: Pick<TaskRoutePorts['sellers'], 'getSeller'>;
+};
+
+/** What rebuilding one report needs (the worker's body of a rebuild task). */
+export type RebuildRunDeps = Pick<ReportDeps, 'clock' | 'settings' | 'summaries' | 'products' | 'numbers'> & {
+  reports: Pick<TaskRoutePorts['reports'], 'getReport' | 'getReportItems'>;
+  sellers: Pick<TaskRoutePorts['sellers'], 'getSeller'>;
+  files: Pick<WorkerDeps['files'], 'objectRanges'>;
+  engine: Pick<WorkerDeps['engine'], 'readReport' | 'buildItems'>;
+  duplicates: Pick<WorkerDeps['duplicates'], 'putIdentity' | 'deleteIdentity'>;
+};
 
 export const sourceMissing = () => conflict('source_missing', 'The report has no stored source file to rebuild from');
 
@@ -58,18 +63,18 @@ function manualByArticle(items: ReadonlyArray<StoredItem>): Record<string, Manua
  * `onProgress` is told the step, rows read and items written as they happen.
  */
 export async function rebuildReport(
-  deps: Pick<ReportDeps, 'clock'>,
+  deps: RebuildRunDeps,
   user: UserRecord,
   reportId: string,
   onProgress: (p: Partial<ReportProgress>) => void = () => undefined,
 ): Promise<RebuildResult> {
   for (let attempt = 1; ; attempt++) {
     onProgress({ step: 'reading', rows_read: 0 });
-    const record = await requireReport(user.id, reportId);
+    const record = await requireReport(deps, user.id, reportId);
     if (!record.source_path || record.is_combined) throw sourceMissing();
-    const ranges = await objectRanges(record.source_path);
+    const ranges = await deps.files.objectRanges(record.source_path);
     if (!ranges) throw sourceMissing();
-    const parsed = await readReport(
+    const parsed = await deps.engine.readReport(
       { ranges, filename: record.source_name ?? undefined },
       { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
       {
@@ -85,14 +90,21 @@ export async function rebuildReport(
     }
     onProgress({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows });
     const articles = parsed.articles.map((a) => a.article);
-    const [seller, oldItems] = await Promise.all([sellerOf(user.id, record), getReportItems(record)]);
-    const resolved = await resolveReportSettings(user, seller, parsed, articles);
+    const [seller, oldItems] = await Promise.all([
+      sellerOf(deps, user.id, record),
+      deps.reports.getReportItems(record),
+    ]);
+    const resolved = await deps.settings.resolveReportSettings(user, seller, parsed, articles);
     const tax = resolved.settings.tax;
-    const { items, dropped, allocation, warnings } = buildItems(parsed, resolved.settings, manualByArticle(oldItems));
+    const { items, dropped, allocation, warnings } = deps.engine.buildItems(
+      parsed,
+      resolved.settings,
+      manualByArticle(oldItems),
+    );
     onProgress({ step: 'writing', items_total: items.length, items_written: 0 });
     const [, replaced] = await Promise.all([
-      ensureProducts(user.id, missingArticles(articles, resolved.known)),
-      replaceItems(record, items, {
+      deps.products.ensureProducts(user.id, missingArticles(articles, resolved.known)),
+      deps.numbers.replaceItems(record, items, {
         tax_profile: tax,
         allocation,
         totals: computeTotals(items.map((i) => i.effective)),
@@ -111,11 +123,13 @@ export async function rebuildReport(
     ]);
     if (replaced) {
       if (parsed.content && parsed.content.value !== record.content_fingerprint) {
-        await putIdentity(user.id, contentIdentity(parsed.content.value), record.id, record.created_at);
+        await deps.duplicates.putIdentity(user.id, contentIdentity(parsed.content.value), record.id, record.created_at);
         if (record.content_fingerprint)
-          await deleteIdentity(user.id, contentIdentity(record.content_fingerprint), record.id).catch(() => undefined);
+          await deps.duplicates
+            .deleteIdentity(user.id, contentIdentity(record.content_fingerprint), record.id)
+            .catch(() => undefined);
       }
-      await writeReportSummary(replaced.record, replaced.items);
+      await deps.summaries.writeReportSummary(replaced.record, replaced.items);
       onProgress({ step: 'finishing', items_written: items.length });
       return { record: replaced.record, items: replaced.items, seller, dropped };
     }
@@ -151,7 +165,7 @@ export async function startRebuild(
 ): Promise<StartedRebuild> {
   const settled: { queued?: ReportRecord } = {};
   const work = (async () => {
-    const record = await requireReport(user.id, reportId);
+    const record = await requireReport(deps, user.id, reportId);
     if (!record.source_path || record.is_combined) throw sourceMissing();
     const taskId = await queueRebuild(deps, user.id, record);
     settled.queued = { ...record, status: 'processing', task: 'rebuild', task_id: taskId };
@@ -177,7 +191,7 @@ async function queueRebuild(deps: RebuildDeps, userId: string, record: ReportRec
     nowMs(deps.clock),
   );
   if (!started) {
-    const now = await getReportAnyStatus(userId, record.id);
+    const now = await deps.reports.getReportAnyStatus(userId, record.id);
     if (now?.status === 'processing' && now.task === 'rebuild' && now.task_id) return now.task_id;
     throw conflict('report_busy', 'The report is being changed by another request; try again');
   }
@@ -200,15 +214,15 @@ async function awaitRebuild(
 ): Promise<StartedRebuild> {
   const deadline = nowMs(deps.clock) + waitMs;
   for (;;) {
-    const record = await getReportAnyStatus(userId, reportId);
+    const record = await deps.reports.getReportAnyStatus(userId, reportId);
     if (!record) throw notFound('Report not found', 'report_not_found');
     const running = record.status === 'processing' && record.task_id === taskId;
     if (!running || nowMs(deps.clock) >= deadline) {
-      const seller = record.seller_id ? await getSeller(userId, record.seller_id) : null;
+      const seller = record.seller_id ? await deps.sellers.getSeller(userId, record.seller_id) : null;
       if (running) return { record, items: [], seller, dropped: [], done: false };
       const last = record.last_rebuild?.task_id === taskId ? record.last_rebuild : undefined;
       if (last?.error) throw failureError(last.error, { report_id: reportId });
-      const items = await getReportItems(record);
+      const items = await deps.reports.getReportItems(record);
       return { record, items, seller, dropped: last?.dropped ?? [], done: true };
     }
     await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, deadline - nowMs(deps.clock)))));
@@ -267,10 +281,10 @@ async function rebuildManyNow(
     ? await Promise.all(
         [...new Set(reportIds)].map(async (id) => ({
           id,
-          record: isReportId(id) ? await getReport(user.id, id) : null,
+          record: isReportId(id) ? await deps.reports.getReport(user.id, id) : null,
         })),
       )
-    : (await listAllReports(user.id))
+    : (await deps.reports.listAllReports(user.id))
         .filter((r) => r.source_path && !r.is_combined)
         .map((r) => ({ id: r.id, record: r }));
   progress.asked = records.map((r) => r.id);

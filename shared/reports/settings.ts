@@ -7,19 +7,26 @@
  */
 import { DEFAULT_ALLOCATION, type AllocationMethod } from '../engine/allocation';
 import { unprocessable } from '../errors';
-import { invalidVatPeriods, periodMiddle, resolveTax, type TaxPeriod, type TaxResolution } from '../engine/periods';
-import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../engine/types';
 import {
   costPricesOn,
-  getReportCostPrices,
-  listProducts,
-  type ProductPage,
-  type ProductRecord,
-} from '../store/products.repo';
+  invalidVatPeriods,
+  periodMiddle,
+  resolveTax,
+  type TaxPeriod,
+  type TaxResolution,
+} from '../engine/periods';
+import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../engine/types';
+import type * as productsRepo from '../store/products.repo';
+import type { ProductPage, ProductRecord } from '../store/products.repo';
 import type { ReportRecord } from '../store/report-record';
 import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
+
+/** What resolving a report's settings and its staleness read: the catalog's prices. */
+export interface SettingsDeps {
+  products: Pick<typeof productsRepo, 'getReportCostPrices' | 'listProducts'>;
+}
 
 type UserSettings = Partial<Pick<UserRecord, 'tax' | 'tax_periods' | 'allocation'>>;
 type SellerSettings = Partial<Pick<SellerRecord, 'tax' | 'tax_periods' | 'allocation'>>;
@@ -96,6 +103,7 @@ export interface ResolvedSettings {
  * with other work) with loadReportCostPrices.
  */
 export async function resolveReportSettings(
+  deps: SettingsDeps,
   user: UserSettings & Pick<UserRecord, 'id'>,
   seller: SellerSettings | null,
   period: { period_from: string | null; period_to: string | null },
@@ -104,7 +112,7 @@ export async function resolveReportSettings(
 ): Promise<ResolvedSettings> {
   const date = settingsDate(period);
   const tax = resolveReportTax(user, seller, date);
-  const catalog = await (prices ?? loadReportCostPrices(user.id, period, articles));
+  const catalog = await (prices ?? loadReportCostPrices(deps, user.id, period, articles));
   const w = vatWarning(tax);
   return {
     settings: { tax: tax.profile, costPrices: catalog.prices, allocation: effectiveAllocation(user, seller) },
@@ -115,11 +123,12 @@ export async function resolveReportSettings(
 }
 
 export function loadReportCostPrices(
+  deps: SettingsDeps,
   userId: string,
   period: { period_from: string | null; period_to: string | null },
   articles: readonly string[],
 ) {
-  return getReportCostPrices(userId, articles, settingsDate(period));
+  return deps.products.getReportCostPrices(userId, articles, settingsDate(period));
 }
 
 /**
@@ -128,6 +137,7 @@ export function loadReportCostPrices(
  * counts as 0). A combined report is never stale here: it has no source to rebuild from.
  */
 export async function isStale(
+  deps: SettingsDeps,
   record: ReportRecord,
   items: ReadonlyArray<StoredItem>,
   user: UserSettings & Pick<UserRecord, 'id'>,
@@ -143,7 +153,7 @@ export async function isStale(
     prices = costPricesOn((await catalog).values(), date);
   } else {
     prices = (
-      await getReportCostPrices(
+      await deps.products.getReportCostPrices(
         user.id,
         items.map((i) => i.article),
         date,
@@ -157,11 +167,11 @@ export async function isStale(
 export const WHOLE_CATALOG_FROM_ITEMS = 300;
 
 /** Every product of the caller's catalog, in pages of 500 (a few Query requests for 5,000 articles). */
-async function wholeCatalog(userId: string): Promise<Map<string, ProductRecord>> {
+async function wholeCatalog(deps: SettingsDeps, userId: string): Promise<Map<string, ProductRecord>> {
   const out = new Map<string, ProductRecord>();
   let cursor: string | null = null;
   do {
-    const page: ProductPage = await listProducts(userId, { cursor, limit: 500 });
+    const page: ProductPage = await deps.products.listProducts(userId, { cursor, limit: 500 });
     for (const p of page.items) out.set(p.article, p);
     cursor = page.next_cursor;
   } while (cursor);
@@ -174,11 +184,12 @@ async function wholeCatalog(userId: string): Promise<Map<string, ProductRecord>>
  * so it runs beside the items' read), undefined (isStale reads by article) for a small or combined one.
  */
 export function catalogForStaleCheck(
+  deps: SettingsDeps,
   record: ReportRecord,
   userId: string,
 ): Promise<ReadonlyMap<string, ProductRecord>> | undefined {
   if (record.is_combined || record.item_count < WHOLE_CATALOG_FROM_ITEMS) return undefined;
-  const p = wholeCatalog(userId);
+  const p = wholeCatalog(deps, userId);
   p.catch(() => undefined); // awaited by isStale; an early failure must not count as unhandled meanwhile
   return p;
 }

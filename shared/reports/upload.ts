@@ -7,38 +7,47 @@ import { createHash } from 'node:crypto';
 import { getConfig } from '../config';
 import type { RowCount as RowCountJson, UploadUrl } from '../contract/shapes';
 import { AppError, badRequest, notFound, paymentRequired, unprocessable } from '../errors';
-import { computeTotals, countRows, type ReadLimits, type RowCount } from '../engine';
+import { computeTotals, type ReadLimits, type RowCount } from '../engine';
 import { describeError, log } from '../log';
 import { countMetric, StepTimer } from '../metrics';
-import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
-import { chargeLimits } from '../store/limits.repo';
 import type { StoredItem } from '../store/items.repo';
-import { deleteReport, getReportAnyStatus, getReportItems } from '../store/reports.repo';
 import type { ReportRecord } from '../store/report-record';
-import { processingReportPut } from '../store/report-lifecycle.repo';
-import { getSeller, type SellerRecord } from '../store/sellers.repo';
-import { createUpload, saveUploadCount } from '../store/uploads.repo';
+import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
-import {
-  assertAcceptedName,
-  assertAcceptedSize,
-  cleanFilename,
-  openInputFile,
-  type FileRef,
-  type InputFile,
-} from './file-input';
-import { failUpload, recoverAbandonedUploads } from './recover';
-import { contentOfSmallFile, duplicateReport, findContentDuplicate, findDuplicate, identityOfFile } from './duplicates';
-import { identityPutTransactItem } from '../store/identities.repo';
+import { assertAcceptedName, assertAcceptedSize, cleanFilename, type FileRef, type InputFile } from './file-input';
+import { duplicateReport } from './duplicates';
 import { effectiveTaxProfile } from './settings';
-import { copyObject, deleteObject, objectHead, presignPut, putObject, sourceObjectKey } from '../files/objects';
 import { nowMs } from '../deps';
-import type { ReportDeps } from './ports';
+import type { ReportDeps, TaskRoutePorts } from './ports';
 import { beforeDeadline, LATE, tryAgain } from './deadline';
 import { queuedProgress } from './lifecycle';
 
 /** What an upload needs (the composition, deps.ts, gives the real ones). */
-export type UploadDeps = ReportDeps;
+export type UploadDeps = Pick<
+  ReportDeps,
+  | 'clock'
+  | 'ids'
+  | 'invoker'
+  | 'reports'
+  | 'sellers'
+  | 'files'
+  | 'engine'
+  | 'lifecycle'
+  | 'idempotency'
+  | 'limits'
+  | 'uploads'
+  | 'identities'
+  | 'duplicates'
+  | 'openInputFile'
+  | 'recoverAbandonedUploads'
+  | 'failUpload'
+>;
+
+/** What the upload URL needs (its handler wires the real ones). */
+export type UploadUrlDeps = {
+  uploads: Pick<UploadDeps['uploads'], 'createUpload'>;
+  files: Pick<UploadDeps['files'], 'presignPut'>;
+};
 
 export const UPLOAD_URL_TTL_SECONDS = 900;
 
@@ -49,6 +58,7 @@ export type UploadUrlResult = UploadUrl;
  * MAX_UPLOAD_BYTES → 413. The declared size is part of the signature.
  */
 export async function createUploadUrl(
+  deps: UploadUrlDeps,
   userId: string,
   input: { filename: string; size: number },
 ): Promise<UploadUrlResult> {
@@ -56,8 +66,8 @@ export async function createUploadUrl(
   if (filename === '') throw badRequest('validation_error', 'filename is empty');
   assertAcceptedName(filename);
   assertAcceptedSize(input.size);
-  const upload = await createUpload(userId, filename, input.size);
-  const url = await presignPut(upload.key, input.size, UPLOAD_URL_TTL_SECONDS);
+  const upload = await deps.uploads.createUpload(userId, filename, input.size);
+  const url = await deps.files.presignPut(upload.key, input.size, UPLOAD_URL_TTL_SECONDS);
   return { upload_id: upload.upload_id, url, method: 'PUT', headers: {}, expires_in: UPLOAD_URL_TTL_SECONDS };
 }
 
@@ -68,19 +78,29 @@ function readLimits(): Partial<ReadLimits> {
 /** The answer of count-rows (the contract's RowCount). */
 export type CountResult = RowCountJson;
 
+/** What count-rows needs (its handler wires the real ones). */
+export type CountDeps = Pick<TaskRoutePorts, 'openInputFile' | 'duplicates'> & {
+  engine: Pick<UploadDeps['engine'], 'countRows'>;
+  uploads: Pick<UploadDeps['uploads'], 'saveUploadCount'>;
+};
+
 /** count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing. */
-export async function countReportRows(user: UserRecord, ref: FileRef | null): Promise<CountResult> {
-  const file = await openInputFile(user.id, ref);
+export async function countReportRows(deps: CountDeps, user: UserRecord, ref: FileRef | null): Promise<CountResult> {
+  const file = await deps.openInputFile(user.id, ref);
   const known = file.counted;
   const [c, identity] = known
     ? [known, known.identity]
-    : await Promise.all([file.source().then((src) => countRows(src, readLimits())), identityOfFile(file)]);
-  const content = await contentOfSmallFile(file, readLimits());
+    : await Promise.all([
+        file.source().then((src) => deps.engine.countRows(src, readLimits())),
+        deps.duplicates.identityOfFile(file),
+      ]);
+  const content = await deps.duplicates.contentOfSmallFile(file, readLimits());
   const duplicateOf =
-    (await findDuplicate(user.id, identity)) ?? (content ? await findContentDuplicate(user.id, content.value) : null);
+    (await deps.duplicates.findDuplicate(user.id, identity)) ??
+    (content ? await deps.duplicates.findContentDuplicate(user.id, content.value) : null);
   if (!known && file.origin.kind === 'upload' && file.origin.etag) {
     // The upload that follows this preview charges this count for these bytes instead of reading them again.
-    await saveUploadCount(user.id, file.origin.uploadId, { ...c, etag: file.origin.etag, identity });
+    await deps.uploads.saveUploadCount(user.id, file.origin.uploadId, { ...c, etag: file.origin.etag, identity });
   }
   return {
     rows: c.rows,
@@ -140,9 +160,13 @@ function fingerprintOf(ref: FileRef | null): string {
   return `sha256:${createHash('sha256').update(ref.file.buffer).digest('hex')}`;
 }
 
-async function priorClaim(keys: string[], fingerprint: string): Promise<UploadClaim | null> {
+async function priorClaim(
+  deps: Pick<UploadDeps, 'idempotency'>,
+  keys: string[],
+  fingerprint: string,
+): Promise<UploadClaim | null> {
   for (const key of keys) {
-    const prior = await getIdempotentRecord<UploadClaim>(IDEMPOTENCY_SCOPE, key);
+    const prior = await deps.idempotency.getIdempotentRecord<UploadClaim>(IDEMPOTENCY_SCOPE, key);
     if (!prior) continue;
     if (prior.fingerprint !== undefined && prior.fingerprint !== fingerprint)
       throw unprocessable('idempotency_key_reused', 'This Idempotency-Key was used for another file', {
@@ -206,27 +230,27 @@ async function uploadNow(
   const fingerprint = fingerprintOf(ref);
   let waitMs = opts.waitMs ?? getConfig().UPLOAD_WAIT_MS;
   const seen = (record: ReportRecord) => (settled.charged = record);
-  const prior = await priorClaim(keys, fingerprint);
+  const prior = await priorClaim(deps, keys, fingerprint);
   if (prior) return awaitReport(deps, user.id, prior.report_id, waitMs, seen);
 
-  const swept = await recoverAbandonedUploads(deps, user.id);
+  const swept = await deps.recoverAbandonedUploads(user.id);
   const limits = user.limits + swept.refunded_rows;
   time.lap('claims');
-  const file = await openInputFile(user.id, ref);
+  const file = await deps.openInputFile(user.id, ref);
   time.lap('open');
   let record: ReportRecord;
   let taskId: string;
   let identity: string;
   try {
     // A duplicate is refused before anything is charged (issue 9).
-    identity = file.counted?.identity ?? (await identityOfFile(file));
+    identity = file.counted?.identity ?? (await deps.duplicates.identityOfFile(file));
     if (!opts.allowDuplicate) {
-      const dup = await findDuplicate(user.id, identity);
+      const dup = await deps.duplicates.findDuplicate(user.id, identity);
       if (dup) throw duplicateReport(dup);
       // The same rows in another file (xls of an xlsx, a zip, renamed): read here for a small file; the
       // worker checks every file before building.
-      const content = await contentOfSmallFile(file, readLimits());
-      const same = content ? await findContentDuplicate(user.id, content.value) : null;
+      const content = await deps.duplicates.contentOfSmallFile(file, readLimits());
+      const same = content ? await deps.duplicates.findContentDuplicate(user.id, content.value) : null;
       if (same) throw duplicateReport(same);
     }
     time.lap('identity');
@@ -250,13 +274,13 @@ async function uploadNow(
   } catch (e) {
     // Nothing is charged. A concurrent twin (same upload_id or Idempotency-Key) that charged first is
     // why, or may be: its report is this request's answer.
-    const twin = await priorClaim(keys, fingerprint).catch((err: unknown) => {
+    const twin = await priorClaim(deps, keys, fingerprint).catch((err: unknown) => {
       if (err instanceof AppError) throw err;
       return null;
     });
     if (twin) return awaitReport(deps, user.id, twin.report_id, waitMs, seen);
     // The upload is gone (consumed by a twin that failed since, or expired): its ranges or copy failed.
-    if (file.origin.kind === 'upload' && !(await objectHead(file.origin.key).catch(() => 'unknown'))) {
+    if (file.origin.kind === 'upload' && !(await deps.files.objectHead(file.origin.key).catch(() => 'unknown'))) {
       throw notFound('The file of this upload is gone', 'upload_not_found');
     }
     throw e;
@@ -265,16 +289,16 @@ async function uploadNow(
   if (!opts.allowDuplicate) {
     // Two uploads of one report at once both pass the early check; each wrote its identity record in
     // its charge, so at least one sees the other here and is undone (refunded once) as a duplicate.
-    const rival = await findDuplicate(user.id, identity, record.id);
+    const rival = await deps.duplicates.findDuplicate(user.id, identity, record.id);
     if (rival) {
-      await failUpload(record, { code: 'duplicate_report', message: 'Этот отчёт уже загружен.' });
-      await deleteReport(user.id, record.id);
+      await deps.failUpload(record, { code: 'duplicate_report', message: 'Этот отчёт уже загружен.' });
+      await deps.reports.deleteReport(user.id, record.id);
       throw duplicateReport(rival);
     }
   }
   if (file.origin.kind === 'upload') {
     // The upload is consumed (its bytes are the report's source now); a repeat is answered by its claim.
-    await deleteObject(file.origin.key).catch(() => undefined);
+    await deps.files.deleteObject(file.origin.key).catch(() => undefined);
   }
   countMetric('Uploads');
   try {
@@ -310,50 +334,62 @@ async function countStoreAndCharge(
   time: StepTimer,
   allowDuplicate: boolean,
 ): Promise<{ record: ReportRecord; taskId: string }> {
-  const sourceKey = sourceObjectKey(user.id, id, file.filename);
+  const sourceKey = deps.files.sourceObjectKey(user.id, id, file.filename);
   const stored = (
     file.origin.kind === 'upload'
-      ? copyObject(file.origin.key, sourceKey, file.origin.etag)
-      : putObject(sourceKey, file.origin.buffer)
+      ? deps.files.copyObject(file.origin.key, sourceKey, file.origin.etag)
+      : deps.files.putObject(sourceKey, file.origin.buffer)
   ).then(() => time.lap('store_source'));
   try {
     // A preview (count-rows) of these very bytes counted them already; else they are read here.
-    const count = file.counted ?? (await countRows(await file.source(), readLimits()));
+    const count = file.counted ?? (await deps.engine.countRows(await file.source(), readLimits()));
     time.lap('count');
     // An early answer for the common case; the charge's condition is what holds under concurrency.
     if (count.rows > limits) throw paymentRequired(count.rows, limits);
     await stored;
     const taskId = deps.ids.newId();
     const record: ReportRecord = {
-      ...newUploadRecord(user, file, count, id, deps.clock.now()),
+      ...newUploadRecord(user, file, count, id, sourceKey, deps.clock.now()),
       identity,
       wb_report_id: count.report_number,
       // The worker skips its content check for an upload that allowed a duplicate.
       ...(allowDuplicate ? { allow_duplicate: true } : {}),
     };
-    await chargeLimits({
+    await deps.limits.chargeLimits({
       userId: user.id,
       rows: count.rows,
       reportId: record.id,
       extraItems: [
-        processingReportPut(record, taskId, getConfig().WORKER_LEASE_MS, deps.clock.now().getTime()),
-        identityPutTransactItem(user.id, identity, record.id, record.created_at),
+        deps.lifecycle.processingReportPut(record, taskId, getConfig().WORKER_LEASE_MS, deps.clock.now().getTime()),
+        deps.identities.identityPutTransactItem(user.id, identity, record.id, record.created_at),
         ...keys.map((k) =>
-          idempotencyPut(IDEMPOTENCY_SCOPE, k, { report_id: record.id }, { user_id: user.id, fingerprint }),
+          deps.idempotency.idempotencyPut(
+            IDEMPOTENCY_SCOPE,
+            k,
+            { report_id: record.id },
+            { user_id: user.id, fingerprint },
+          ),
         ),
       ],
     });
     return { record, taskId };
   } catch (e) {
     await stored.catch(() => undefined);
-    await deleteObject(sourceKey).catch((err: unknown) =>
-      log('error', 'source cleanup failed', { report_id: id, error: String(err) }),
-    );
+    await deps.files
+      .deleteObject(sourceKey)
+      .catch((err: unknown) => log('error', 'source cleanup failed', { report_id: id, error: String(err) }));
     throw e;
   }
 }
 
-function newUploadRecord(user: UserRecord, file: InputFile, count: RowCount, id: string, now: Date): ReportRecord {
+function newUploadRecord(
+  user: UserRecord,
+  file: InputFile,
+  count: RowCount,
+  id: string,
+  sourcePath: string,
+  now: Date,
+): ReportRecord {
   return {
     id,
     user_id: user.id,
@@ -365,7 +401,7 @@ function newUploadRecord(user: UserRecord, file: InputFile, count: RowCount, id:
     rows: count.rows,
     format: count.format,
     is_combined: false,
-    source_path: sourceObjectKey(user.id, id, file.filename),
+    source_path: sourcePath,
     source_name: file.filename,
     source_size: file.size,
     created_at: now.toISOString(),
@@ -395,7 +431,7 @@ const POLL_MS = 150;
  * failed, or still processing. A report that is gone (deleted meanwhile) is 404.
  */
 export async function awaitReport(
-  deps: Pick<UploadDeps, 'clock'>,
+  deps: Pick<UploadDeps, 'clock' | 'reports' | 'sellers'>,
   userId: string,
   reportId: string,
   waitMs: number,
@@ -404,14 +440,14 @@ export async function awaitReport(
 ): Promise<UploadResult> {
   const deadline = nowMs(deps.clock) + waitMs;
   for (;;) {
-    const record = await getReportAnyStatus(userId, reportId);
+    const record = await deps.reports.getReportAnyStatus(userId, reportId);
     if (!record) throw notFound('Report not found', 'report_not_found');
     onRecord(record);
     if (record.status !== 'processing' || nowMs(deps.clock) >= deadline) {
       if (record.status !== 'ready') return { record, items: [], seller: null };
       const [items, seller] = await Promise.all([
-        getReportItems(record),
-        record.seller_id ? getSeller(userId, record.seller_id) : Promise.resolve(null),
+        deps.reports.getReportItems(record),
+        record.seller_id ? deps.sellers.getSeller(userId, record.seller_id) : Promise.resolve(null),
       ]);
       return { record, items, seller };
     }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../config';
-import { ddb } from './client';
+import { ddb, queryAll } from './client';
 
 // The real client against a loopback server that speaks DynamoDB's JSON protocol: what the emulator
 // never does (throttle, cancel a transaction for a conflict) is answered here, so the client's own
@@ -11,6 +11,8 @@ import { ddb } from './client';
 let server: Server;
 const answers: Array<{ status: number; body: object }> = [];
 let requests = 0;
+/** The JSON bodies the client sent, in order. */
+const bodies: Array<Record<string, unknown>> = [];
 
 const cancelled = (code: string) => ({
   status: 400,
@@ -23,9 +25,11 @@ const cancelled = (code: string) => ({
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       requests++;
+      bodies.push(JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>);
       const a = answers.shift() ?? { status: 200, body: {} };
       res.writeHead(a.status, { 'content-type': 'application/x-amz-json-1.0' });
       res.end(JSON.stringify(a.body));
@@ -79,5 +83,22 @@ describe('the DynamoDB client', () => {
     answers.push(cancelled('ConditionalCheckFailed'));
     await expect(tx()).rejects.toMatchObject({ name: 'TransactionCanceledException' });
     expect(requests).toBe(1);
+  });
+
+  it('queryAll reads every page, each from the key the previous one ended at, until there is none', async () => {
+    bodies.length = 0;
+    const key = (sk: string) => ({ pk: { S: 'u' }, sk: { S: sk } });
+    answers.push(
+      { status: 200, body: { Items: [key('a'), key('b')], LastEvaluatedKey: key('b') } },
+      { status: 200, body: { Items: [], LastEvaluatedKey: key('c') } },
+      { status: 200, body: { Items: [key('d')] } },
+    );
+    const rows = await queryAll({
+      TableName: 't',
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'u' },
+    });
+    expect(rows.map((r) => r.sk)).toEqual(['a', 'b', 'd']);
+    expect(bodies.map((b) => b.ExclusiveStartKey)).toEqual([undefined, key('b'), key('c')]);
   });
 });

@@ -1,7 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
+  QueryCommand,
   UpdateCommand,
+  type QueryCommandInput,
   type TransactWriteCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -33,6 +35,23 @@ export function ddb(): DynamoDBDocumentClient {
 
 export function tableName(): string {
   return getConfig().TABLE_NAME;
+}
+
+/**
+ * Every item a Query matches: its pages read one after another (each from the previous page's
+ * LastEvaluatedKey) until DynamoDB says there are no more. For the reads that need the whole result.
+ */
+export async function queryAll(
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+): Promise<Array<Record<string, unknown>>> {
+  const out: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const r = await ddb().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
+    out.push(...(r.Items ?? []));
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return out;
 }
 
 /** One TransactWriteItems element in the document client's shape (plain values, not AttributeValues). */

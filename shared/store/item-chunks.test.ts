@@ -16,6 +16,11 @@ vi.mock('./client', () => ({
       return {};
     },
   }),
+  // client.ts queryAll: one empty page, recorded as the Query it sends.
+  queryAll: async (input: Record<string, unknown>) => {
+    sent.push({ name: 'QueryCommand', input });
+    return [];
+  },
 }));
 
 async function itemsOf(rows: number, articles: number): Promise<ComputedItem[]> {

@@ -14,9 +14,9 @@
  * corrections) and an item id stays `<reportId>.<digits>` as keys.ts expects. Values are stored as
  * ItemValues (integer kopecks).
  */
-import { BatchWriteCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ComputedItem, ItemValues, ManualValues } from '../engine/types';
-import { ddb, tableName } from './client';
+import { ddb, queryAll, tableName } from './client';
 import { backoff, sleep } from './dynamo-errors';
 import { decodeChunk, encodeChunks } from './item-chunks';
 import { ITEM_CHUNK_PREFIX, ITEM_PREFIX, itemKey, itemsPartition, reportKey, type Key } from './keys';
@@ -132,17 +132,6 @@ export async function writeItems(
     CHUNK_BATCH,
   );
   return stored;
-}
-
-async function queryAll(input: QueryCommandInput): Promise<Array<Record<string, unknown>>> {
-  const out: Array<Record<string, unknown>> = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    out.push(...(r.Items ?? []));
-    start = r.LastEvaluatedKey;
-  } while (start);
-  return out;
 }
 
 /** Sort keys of a generation's correction records. */

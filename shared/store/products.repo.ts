@@ -21,7 +21,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { MAX_ARTICLE_LENGTH } from '../contract/shapes';
 import { badRequest, conflict } from '../errors';
-import { costPriceOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../engine/periods';
+import { costPriceOn, costPricesOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../engine/periods';
 import { getConfig } from '../config';
 import { systemClock } from '../deps';
 import { ddb, tableName } from './client';
@@ -206,16 +206,6 @@ export async function getReportCostPrices(
 ): Promise<{ prices: Record<string, number>; known: Set<string> }> {
   const products = await getProducts(userId, articles);
   return { prices: costPricesOn(products.values(), date), known: new Set(products.keys()) };
-}
-
-/** The price in force on `date` of each product whose price the seller has set, by article. */
-export function costPricesOn(products: Iterable<ProductRecord>, date: string | null): Record<string, number> {
-  const prices: Record<string, number> = {};
-  for (const p of products) {
-    const price = costPriceOn(p.cost_prices, date);
-    if (price !== null) prices[p.article] = price;
-  }
-  return prices;
 }
 
 /** Items per TransactWriteItems (DynamoDB's maximum). */

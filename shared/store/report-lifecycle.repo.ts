@@ -6,7 +6,13 @@
  * recovery) can never both own a report, and a finished or failed report never goes back to
  * processing.
  */
-import { QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { LastRebuild, ReportFailure, ReportProgress } from '../reports/lifecycle';
 import { queuedProgress, MAX_DROPPED_KEPT } from '../reports/lifecycle';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
@@ -16,6 +22,36 @@ import { reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
 import { fromItem, MAX_CATEGORIES, MAX_WARNINGS, toItem, updateReportIf, type ReportRecord } from './report-record';
 
 const PROCESSING_CLEANUP = 'REMOVE gsi2pk, gsi2sk, lease_owner, lease_until, progress, task';
+
+/** An UpdateItem of one report record; every transition below is one. */
+type Transition = UpdateCommandInput &
+  Required<Pick<UpdateCommandInput, 'UpdateExpression' | 'ConditionExpression' | 'ExpressionAttributeValues'>>;
+
+/**
+ * The UpdateItem of a transition: `update` of the report `userId`/`reportId` on the condition `condition`
+ * (lifecycle.ts TRANSITIONS), `#s` naming its status and `:processing` its processing state; `values`
+ * (and `names`) give the rest.
+ */
+function transition(
+  userId: string,
+  reportId: string,
+  update: string,
+  condition: string,
+  values: Record<string, unknown>,
+  names: Record<string, string> = {},
+): Transition {
+  return {
+    TableName: tableName(),
+    Key: reportKey(userId, reportId),
+    UpdateExpression: update,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: { '#s': 'status', ...names },
+    ExpressionAttributeValues: { ':processing': 'processing', ...values },
+  };
+}
+
+/** Sends a transition; false when its condition failed. */
+const held = (t: Transition): Promise<boolean> => conditionHeld(ddb().send(new UpdateCommand(t)));
 
 /**
  * The Put of a new uploaded report for the charge's transaction: `processing` (task upload), listed in
@@ -56,24 +92,24 @@ export async function startRebuildTask(
   nowMs = Date.now(),
 ): Promise<ReportRecord | null> {
   const now = new Date(nowMs).toISOString();
-  return updateReportIf({
-    Key: reportKey(userId, reportId),
-    UpdateExpression:
+  return updateReportIf(
+    transition(
+      userId,
+      reportId,
       'SET #s = :processing, task = :rebuild, task_id = :task, progress = :progress, lease_until = :until, attempts = :zero, gsi2pk = :g2pk, gsi2sk = :g2sk REMOVE lease_owner',
-    ConditionExpression: 'attribute_exists(pk) AND #s = :ready',
-    ExpressionAttributeNames: { '#s': 'status' },
-    ExpressionAttributeValues: {
-      ':processing': 'processing',
-      ':ready': 'ready',
-      ':rebuild': 'rebuild',
-      ':task': taskId,
-      ':progress': queuedProgress(0),
-      ':until': nowMs + leaseMs,
-      ':zero': 0,
-      ':g2pk': reportBuildingIndex(userId, now).gsi2pk,
-      ':g2sk': now,
-    },
-  });
+      'attribute_exists(pk) AND #s = :ready',
+      {
+        ':ready': 'ready',
+        ':rebuild': 'rebuild',
+        ':task': taskId,
+        ':progress': queuedProgress(0),
+        ':until': nowMs + leaseMs,
+        ':zero': 0,
+        ':g2pk': reportBuildingIndex(userId, now).gsi2pk,
+        ':g2sk': now,
+      },
+    ),
+  );
 }
 
 /**
@@ -88,21 +124,15 @@ export async function claimReportTask(
   leaseMs: number,
   now = Date.now(),
 ): Promise<ReportRecord | null> {
-  return updateReportIf({
-    Key: reportKey(userId, reportId),
-    UpdateExpression:
+  return updateReportIf(
+    transition(
+      userId,
+      reportId,
       'SET lease_owner = :owner, lease_until = :until, attempts = if_not_exists(attempts, :zero) + :one',
-    ConditionExpression: '#s = :processing AND (attribute_not_exists(lease_owner) OR lease_until < :now)',
-    ExpressionAttributeNames: { '#s': 'status' },
-    ExpressionAttributeValues: {
-      ':processing': 'processing',
-      ':owner': owner,
-      ':until': now + leaseMs,
-      ':now': now,
-      ':zero': 0,
-      ':one': 1,
-    },
-  });
+      '#s = :processing AND (attribute_not_exists(lease_owner) OR lease_until < :now)',
+      { ':owner': owner, ':until': now + leaseMs, ':now': now, ':zero': 0, ':one': 1 },
+    ),
+  );
 }
 
 /** Renews the lease of `owner` and saves its progress. False when the lease was lost (another worker took over). */
@@ -114,21 +144,13 @@ export async function renewReportTask(
   progress: ReportProgress,
   now = Date.now(),
 ): Promise<boolean> {
-  return conditionHeld(
-    ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        UpdateExpression: 'SET lease_until = :until, progress = :progress',
-        ConditionExpression: '#s = :processing AND lease_owner = :owner',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':processing': 'processing',
-          ':owner': owner,
-          ':until': now + leaseMs,
-          ':progress': progress,
-        },
-      }),
+  return held(
+    transition(
+      userId,
+      reportId,
+      'SET lease_until = :until, progress = :progress',
+      '#s = :processing AND lease_owner = :owner',
+      { ':owner': owner, ':until': now + leaseMs, ':progress': progress },
     ),
   );
 }
@@ -147,21 +169,13 @@ export async function releaseReportTask(
   leaseMs: number,
   now = Date.now(),
 ): Promise<boolean> {
-  return conditionHeld(
-    ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        UpdateExpression: 'SET lease_until = :until REMOVE lease_owner',
-        ConditionExpression:
-          owner === null ? '#s = :processing AND lease_until < :now' : '#s = :processing AND lease_owner = :owner',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':processing': 'processing',
-          ':until': now + leaseMs,
-          ...(owner === null ? { ':now': now } : { ':owner': owner }),
-        },
-      }),
+  return held(
+    transition(
+      userId,
+      reportId,
+      'SET lease_until = :until REMOVE lease_owner',
+      owner === null ? '#s = :processing AND lease_until < :now' : '#s = :processing AND lease_owner = :owner',
+      { ':until': now + leaseMs, ...(owner === null ? { ':now': now } : { ':owner': owner }) },
     ),
   );
 }
@@ -200,8 +214,8 @@ export async function finishUploadTask(
     warnings: built.warnings.slice(0, MAX_WARNINGS),
     commission_by_category: built.commission_by_category.slice(0, MAX_CATEGORIES),
   };
-  const names: Record<string, string> = { '#s': 'status' };
-  const values: Record<string, unknown> = { ':processing': 'processing', ':ready': 'ready', ':owner': owner };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':ready': 'ready', ':owner': owner };
   const sets = ['#s = :ready'];
   for (const [k, v] of Object.entries(capped)) {
     names[`#${k}`] = k;
@@ -214,13 +228,16 @@ export async function finishUploadTask(
     values[':g1sk'] = g.gsi1sk;
     sets.push('gsi1pk = :g1pk', 'gsi1sk = :g1sk');
   }
-  return updateReportIf({
-    Key: reportKey(userId, reportId),
-    UpdateExpression: `SET ${sets.join(', ')} ${PROCESSING_CLEANUP}`,
-    ConditionExpression: '#s = :processing AND lease_owner = :owner',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  });
+  return updateReportIf(
+    transition(
+      userId,
+      reportId,
+      `SET ${sets.join(', ')} ${PROCESSING_CLEANUP}`,
+      '#s = :processing AND lease_owner = :owner',
+      values,
+      names,
+    ),
+  );
 }
 
 /**
@@ -234,26 +251,21 @@ export async function finishRebuildTask(
   owner: string | null,
   last: LastRebuild,
 ): Promise<boolean> {
-  return conditionHeld(
-    ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: reportKey(userId, reportId),
-        UpdateExpression: `SET #s = :ready, last_rebuild = :last ${PROCESSING_CLEANUP}`,
-        ConditionExpression:
-          owner === null
-            ? '#s = :processing AND task = :rebuild AND task_id = :task'
-            : '#s = :processing AND task = :rebuild AND task_id = :task AND lease_owner = :owner',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':ready': 'ready',
-          ':processing': 'processing',
-          ':rebuild': 'rebuild',
-          ':task': last.task_id,
-          ':last': { ...last, dropped: last.dropped.slice(0, MAX_DROPPED_KEPT) },
-          ...(owner === null ? {} : { ':owner': owner }),
-        },
-      }),
+  return held(
+    transition(
+      userId,
+      reportId,
+      `SET #s = :ready, last_rebuild = :last ${PROCESSING_CLEANUP}`,
+      owner === null
+        ? '#s = :processing AND task = :rebuild AND task_id = :task'
+        : '#s = :processing AND task = :rebuild AND task_id = :task AND lease_owner = :owner',
+      {
+        ':ready': 'ready',
+        ':rebuild': 'rebuild',
+        ':task': last.task_id,
+        ':last': { ...last, dropped: last.dropped.slice(0, MAX_DROPPED_KEPT) },
+        ...(owner === null ? {} : { ':owner': owner }),
+      },
     ),
   );
 }
@@ -270,20 +282,14 @@ export function failUploadUpdate(
   refundedRows: number,
 ): DocTransactItem {
   return {
-    Update: {
-      TableName: tableName(),
-      Key: reportKey(userId, reportId),
-      UpdateExpression: `SET #s = :failed, #e = :error, refunded_rows = :rows ${PROCESSING_CLEANUP}`,
-      ConditionExpression: '#s = :processing AND task = :upload',
-      ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
-      ExpressionAttributeValues: {
-        ':failed': 'failed',
-        ':processing': 'processing',
-        ':upload': 'upload',
-        ':error': failure,
-        ':rows': refundedRows,
-      },
-    },
+    Update: transition(
+      userId,
+      reportId,
+      `SET #s = :failed, #e = :error, refunded_rows = :rows ${PROCESSING_CLEANUP}`,
+      '#s = :processing AND task = :upload',
+      { ':failed': 'failed', ':upload': 'upload', ':error': failure, ':rows': refundedRows },
+      { '#e': 'error' },
+    ),
   };
 }
 

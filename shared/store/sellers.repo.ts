@@ -10,7 +10,7 @@ import type { AllocationMethod } from '../engine/allocation';
 import { sortPeriods, type TaxPeriod } from '../engine/periods';
 import type { TaxProfile } from '../engine/types';
 import { cleanPeriod, profileToday } from './users.repo';
-import { ddb, putNew, tableName, updateExisting } from './client';
+import { ddb, putNew, queryAll, tableName, updateExisting } from './client';
 import { cancellationCodes, isTransactionConflict, sleep, backoff } from './dynamo-errors';
 import { parseStored, RECORD_VERSIONS, storedSeller } from './records';
 import { SELLER_PREFIX, newId, reportSellerIndex, sellerKey, sellerNumberKey } from './keys';
@@ -125,22 +125,13 @@ export async function ensureSellerByNumber(userId: string, number: string): Prom
 
 /** Every seller of the user, ordered by creation (ids sort by time). */
 export async function listSellers(userId: string): Promise<SellerRecord[]> {
-  const out: SellerRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': sellerKey(userId, '').pk, ':prefix': SELLER_PREFIX },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of r.Items ?? []) out.push(fromItem(item));
-    startKey = r.LastEvaluatedKey;
-  } while (startKey);
-  return out;
+  const rows = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': sellerKey(userId, '').pk, ':prefix': SELLER_PREFIX },
+    ConsistentRead: true,
+  });
+  return rows.map(fromItem);
 }
 
 export interface SellerPatch {

@@ -10,7 +10,7 @@
  * chunk carries a gzip'd column-wise slice of the articles (`data`). Chunks beyond the head's count,
  * left by an earlier, bigger summary, are ignored and deleted with the report.
  */
-import { BatchWriteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   decodeArticles,
   encodeChunks,
@@ -18,7 +18,7 @@ import {
   type SummaryContent,
   type WeekFigures,
 } from '../engine/analytics/summary';
-import { ddb, tableName } from './client';
+import { ddb, queryAll, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
 import { productOfItem } from './products.repo';
 import { parseStored, storedReport } from './records';
@@ -34,17 +34,6 @@ export interface StoredSummary {
   complete: boolean;
   /** Decodes the articles (only for the reports a request needs). */
   articles(): ArticleFigures[];
-}
-
-async function queryAll(input: QueryCommandInput): Promise<Array<Record<string, unknown>>> {
-  const out: Array<Record<string, unknown>> = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    out.push(...(r.Items ?? []));
-    start = r.LastEvaluatedKey;
-  } while (start);
-  return out;
 }
 
 /**

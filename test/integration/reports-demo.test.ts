@@ -6,11 +6,23 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_REPORT_ROWS, seedDemoReport } from '../../scripts/local/demo-report';
 import { resetConfig } from '../../shared/config';
 import { listLimitHistory } from '../../shared/store/limits.repo';
-import { getReportItems, listReports } from '../../shared/store/reports.repo';
+import { deleteReport, getReportAnyStatus, getReportItems, listReports } from '../../shared/store/reports.repo';
+import { deleteIdentity } from '../../shared/store/identities.repo';
+import { deleteObject } from '../../shared/files/objects';
+import { summaryDeps } from '../../shared/reports/read-deps';
+import type { RemoveDeps } from '../../shared/reports/queries';
 import { getUserById } from '../../shared/store/users.repo';
 import { newUser } from '../support/reports';
 
 beforeAll(() => resetConfig());
+
+/** The delete route's dependencies (functions/reports/delete.handler.ts). */
+const removeDeps: RemoveDeps = {
+  reports: { getReportAnyStatus, deleteReport },
+  summaries: summaryDeps.summaries,
+  identities: { deleteIdentity },
+  files: { deleteObject },
+};
 
 describe('demo sample report', () => {
   it('is uploaded once, charged like any upload, and not again after the user deleted it', async () => {
@@ -27,7 +39,7 @@ describe('demo sample report', () => {
 
     expect((await seedDemoReport({ userId: u.id, userCreated: false })).seeded).toBe(false);
     const { removeReport } = await import('../../shared/reports/queries');
-    await removeReport(u.id, items[0]!.id);
+    await removeReport(removeDeps, u.id, items[0]!.id);
     expect((await seedDemoReport({ userId: u.id, userCreated: false })).seeded).toBe(false);
     expect((await listReports(u.id)).items).toEqual([]);
   });
