@@ -27,6 +27,7 @@ const handlers = { pnl: http(pnlRoute, pnl), thresholds: http(thresholdsRoute, t
 /** ONE Lambda serves the P&L and the thresholds, dispatched on the path. */
 export async function handler(event: APIGatewayProxyEventV2, context?: Partial<Context>): Promise<HttpResult> {
   const path = event.rawPath ?? event.requestContext?.http?.path ?? event.routeKey ?? '';
-  if (/tax-thresholds/.test(path) || /tax-thresholds/.test(event.routeKey ?? '')) return handlers.thresholds(event, context);
+  if (/tax-thresholds/.test(path) || /tax-thresholds/.test(event.routeKey ?? ''))
+    return handlers.thresholds(event, context);
   return handlers.pnl(event, context);
 }

@@ -94,7 +94,11 @@ export const thresholdSchema = z.object({
 export const thresholdListSchema = z.object({ thresholds: z.array(thresholdSchema) });
 export const thresholdQuerySchema = z.object({
   seller_id: z.string().min(1).max(64).optional(),
-  year: z.string().regex(/^\d{4}$/).optional().describe('The calendar year; default: this year'),
+  year: z
+    .string()
+    .regex(/^\d{4}$/)
+    .optional()
+    .describe('The calendar year; default: this year'),
 });
 
 export const pnlSchema = z.object({

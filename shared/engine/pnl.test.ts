@@ -122,7 +122,14 @@ describe('months and splitting', () => {
       from_month: '2026-01',
       to_month: '2026-02',
     };
-    const once: PeriodCost = { id: 'b', name: 'Аудит', category: 'services', amount: 700, kind: 'one_off', date: '2026-02-15' };
+    const once: PeriodCost = {
+      id: 'b',
+      name: 'Аудит',
+      category: 'services',
+      amount: 700,
+      kind: 'one_off',
+      date: '2026-02-15',
+    };
     expect(['2025-12', '2026-01', '2026-02', '2026-03'].map((m) => costInMonth(monthly, m))).toEqual([
       0, 5_000_000, 5_000_000, 0,
     ]);
@@ -186,10 +193,12 @@ describe('computePnl', () => {
     const weekly = { ...w2, days: { '2026-01-19': '10:aa', '2026-01-20': '5:bb' } };
     const r = computePnl({ from: '2026-01', to: '2026-01', reports: [w1, weekly, copy, daily], costs: [] });
     expect(r.months[0]!.lines.revenue).toBe(300_000);
-    expect(r.warnings.filter((w) => w.code === 'duplicate_report').map((w) => w.details.report_id).sort()).toEqual([
-      'd',
-      'w2copy',
-    ]);
+    expect(
+      r.warnings
+        .filter((w) => w.code === 'duplicate_report')
+        .map((w) => w.details.report_id)
+        .sort(),
+    ).toEqual(['d', 'w2copy']);
   });
 
   it('a combined report never adds to its sources, a processing one is named', () => {
@@ -208,8 +217,12 @@ describe('computePnl', () => {
   });
 
   it('says which months have days without a report, and reports sharing a day', () => {
-    const a = report('a', '2026-01-12', '2026-01-18', totals(1), { days: { '2026-01-17': '2:w', '2026-01-18': '3:x' } });
-    const b = report('b', '2026-01-18', '2026-01-24', totals(1), { days: { '2026-01-18': '3:x', '2026-01-19': '1:y' } });
+    const a = report('a', '2026-01-12', '2026-01-18', totals(1), {
+      days: { '2026-01-17': '2:w', '2026-01-18': '3:x' },
+    });
+    const b = report('b', '2026-01-18', '2026-01-24', totals(1), {
+      days: { '2026-01-18': '3:x', '2026-01-19': '1:y' },
+    });
     const r = computePnl({ from: '2026-01', to: '2026-01', reports: [a, b], costs: [] });
     const codes = r.warnings.map((w) => w.code);
     expect(codes).toContain('shared_days');

@@ -293,7 +293,9 @@ export function computePnl(input: PnlInput): PnlResult {
   const covered = new Map<string, Set<string>>(months.map((m) => [m, new Set()]));
   const sources: PnlResult['sources'] = [];
 
-  const reports = counted.filter(touching).sort((a, b) => ((a.period_from as string) < (b.period_from as string) ? -1 : 1));
+  const reports = counted
+    .filter(touching)
+    .sort((a, b) => ((a.period_from as string) < (b.period_from as string) ? -1 : 1));
   for (const info of reports) {
     const r = byId.get(info.id) as PnlReport;
     const from = r.period_from as string;

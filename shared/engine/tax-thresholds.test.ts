@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { nextMonth, proposeTaxPeriods, TAX_THRESHOLDS, thresholdStatus, thresholdsOf, WARNING_SHARE } from './tax-thresholds';
+import {
+  nextMonth,
+  proposeTaxPeriods,
+  TAX_THRESHOLDS,
+  thresholdStatus,
+  thresholdsOf,
+  WARNING_SHARE,
+} from './tax-thresholds';
 
 const M = 100_000_000;
 const months = (year: number, perMonth: number[]): Map<string, number> =>

@@ -11,7 +11,20 @@ import type { TaxThreshold } from '../contract/pnl-shapes';
 import { safeText } from './columns';
 import { printSetup } from './print';
 
-const MONTHS = ['Январь', 'Февраль', 'Март', 'Апрель', 'Май', 'Июнь', 'Июль', 'Август', 'Сентябрь', 'Октябрь', 'Ноябрь', 'Декабрь'];
+const MONTHS = [
+  'Январь',
+  'Февраль',
+  'Март',
+  'Апрель',
+  'Май',
+  'Июнь',
+  'Июль',
+  'Август',
+  'Сентябрь',
+  'Октябрь',
+  'Ноябрь',
+  'Декабрь',
+];
 /** «Январь 2026» for `2026-01`. */
 export const monthTitle = (m: string): string => `${MONTHS[Number(m.slice(5, 7)) - 1]} ${m.slice(0, 4)}`;
 const ru = (d: string): string => `${d.slice(8, 10)}.${d.slice(5, 7)}.${d.slice(0, 4)}`;
@@ -104,7 +117,13 @@ export async function exportPnlXlsx(
   header(src.addRow(['Месяц', 'Расход периода', 'Категория', '', 'Сумма, ₽']));
   for (const m of r.months)
     for (const c of m.period_costs)
-      src.addRow([monthTitle(m.month), safeText(c.name), PERIOD_COST_CATEGORY_TITLES[c.category], '', kopecksToRoubles(c.amount)]);
+      src.addRow([
+        monthTitle(m.month),
+        safeText(c.name),
+        PERIOD_COST_CATEGORY_TITLES[c.category],
+        '',
+        kopecksToRoubles(c.amount),
+      ]);
   src.columns.forEach((col, i) => {
     col.width = [16, 40, 24, 14, 16][i] ?? 14;
   });

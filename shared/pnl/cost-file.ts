@@ -63,7 +63,20 @@ function findHeader(rows: readonly string[][]): { index: number; cols: Partial<R
   return null;
 }
 
-const MONTHS = ['январ', 'феврал', 'март', 'апрел', 'ма', 'июн', 'июл', 'август', 'сентябр', 'октябр', 'ноябр', 'декабр'];
+const MONTHS = [
+  'январ',
+  'феврал',
+  'март',
+  'апрел',
+  'ма',
+  'июн',
+  'июл',
+  'август',
+  'сентябр',
+  'октябр',
+  'ноябр',
+  'декабр',
+];
 
 /** A month cell → YYYY-MM, undefined when empty, or an error text. */
 export function parseMonth(text: string): string | undefined | { error: string } {
@@ -104,7 +117,8 @@ function parseAmount(text: string): number | { error: string } {
   if (t === '') return { error: 'Сумма не указана' };
   const kop = scanScaled(t, 2);
   if (kop !== kop) return { error: `Сумма «${t.slice(0, 40)}» не число` };
-  if (!isWholeKopecks(scanScaled(t, 8) / 1e8)) return { error: `Сумма «${t.slice(0, 40)}»: больше 2 знаков после запятой` };
+  if (!isWholeKopecks(scanScaled(t, 8) / 1e8))
+    return { error: `Сумма «${t.slice(0, 40)}»: больше 2 знаков после запятой` };
   if (kop <= 0) return { error: 'Сумма должна быть больше нуля' };
   if (kop > MAX_AMOUNT_ROUBLES * 100) return { error: 'Сумма слишком велика' };
   return kop / 100;
@@ -164,11 +178,17 @@ export function rowsToCosts(rows: readonly string[][]): CostFile {
       const first = (from as string | undefined) ?? (date as string | undefined)?.slice(0, 7);
       if (!first) fail('Для ежемесячного расхода нужен месяц начала');
       else if (to !== undefined && (to as string) < first) fail('Месяц окончания раньше месяца начала');
-      else out.rows.push({ row, cost: { ...base, kind: rowKind, from_month: first, to_month: (to as string | undefined) ?? null } });
+      else
+        out.rows.push({
+          row,
+          cost: { ...base, kind: rowKind, from_month: first, to_month: (to as string | undefined) ?? null },
+        });
     }
   }
   if (out.rows.length + out.errors.length > MAX_PERIOD_COSTS)
-    throw unprocessable('too_many_period_costs', `В файле больше ${MAX_PERIOD_COSTS} расходов`, { max: MAX_PERIOD_COSTS });
+    throw unprocessable('too_many_period_costs', `В файле больше ${MAX_PERIOD_COSTS} расходов`, {
+      max: MAX_PERIOD_COSTS,
+    });
   return out;
 }
 
@@ -190,7 +210,9 @@ async function xlsxRows(buf: Buffer): Promise<string[][]> {
   } catch (e) {
     if (!(e instanceof ReportError)) throw e;
     if (e.code === 'too_many_rows')
-      throw unprocessable('too_many_period_costs', `В файле больше ${MAX_PERIOD_COSTS} расходов`, { max: MAX_PERIOD_COSTS });
+      throw unprocessable('too_many_period_costs', `В файле больше ${MAX_PERIOD_COSTS} расходов`, {
+        max: MAX_PERIOD_COSTS,
+      });
     throw unprocessable('corrupt_file', 'Файл повреждён и не читается');
   }
   return rows;

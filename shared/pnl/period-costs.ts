@@ -107,7 +107,8 @@ export async function replaceCost(
 }
 
 export async function removeCost(deps: PeriodCostDeps, userId: string, id: string): Promise<void> {
-  if (!(await deps.costs.deletePeriodCost(userId, id))) throw notFound('Period cost not found', 'period_cost_not_found');
+  if (!(await deps.costs.deletePeriodCost(userId, id)))
+    throw notFound('Period cost not found', 'period_cost_not_found');
 }
 
 /**

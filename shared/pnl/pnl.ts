@@ -25,7 +25,13 @@ import type { PeriodCostRecord } from '../store/period-costs.repo';
 import type { ReportTotalsHead } from '../store/report-totals.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
-import { effectiveAllocation, effectiveTaxProfile, resolveReportTax, sameTaxProfile, settingsDate } from '../reports/settings';
+import {
+  effectiveAllocation,
+  effectiveTaxProfile,
+  resolveReportTax,
+  sameTaxProfile,
+  settingsDate,
+} from '../reports/settings';
 
 export interface PnlDeps {
   reports: { listReportTotals(userId: string): Promise<ReportTotalsHead[]> };
@@ -47,7 +53,8 @@ const invalidRange = (message: string) => badRequest('invalid_range', message);
 export function checkMonths(from: string, to: string): void {
   if (!isMonth(from) || !isMonth(to)) throw invalidRange('from and to are months YYYY-MM');
   if (from > to) throw invalidRange('from is after to');
-  if (monthsOf(from, to).length > MAX_PNL_MONTHS) throw invalidRange(`The range is longer than ${MAX_PNL_MONTHS} months`);
+  if (monthsOf(from, to).length > MAX_PNL_MONTHS)
+    throw invalidRange(`The range is longer than ${MAX_PNL_MONTHS} months`);
 }
 
 /** A report whose rebuild would take other settings than it was built with (as analytics says it). */

@@ -763,13 +763,21 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
   // --- P&L and period costs
   pnlGet: async (run) => {
     await run.call(
-      { method: 'GET', path: '/api/pnl', token: fx.user.token, query: { from: '2022-01', to: '2022-12', seller_id: fx.sellerId } },
+      {
+        method: 'GET',
+        path: '/api/pnl',
+        token: fx.user.token,
+        query: { from: '2022-01', to: '2022-12', seller_id: fx.sellerId },
+      },
       200,
     );
     await run.call({ method: 'GET', path: '/api/tax-thresholds', token: fx.user.token, query: { year: '2026' } }, 200);
   },
   pnlExport: async (run) => {
-    await run.call({ method: 'GET', path: '/api/pnl/export', token: fx.user.token, query: { from: '2022-01', to: '2022-03' } }, 200);
+    await run.call(
+      { method: 'GET', path: '/api/pnl/export', token: fx.user.token, query: { from: '2022-01', to: '2022-03' } },
+      200,
+    );
   },
   periodCosts: async (run) => {
     const created = await run.call(
@@ -793,7 +801,10 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       },
       200,
     );
-    await run.call({ method: 'DELETE', path: `/api/period-costs/${id}`, token: fx.user.token, pathParameters: { id } }, 204);
+    await run.call(
+      { method: 'DELETE', path: `/api/period-costs/${id}`, token: fx.user.token, pathParameters: { id } },
+      204,
+    );
     const csv = multipartBody({
       filename: 'costs.csv',
       content: Buffer.from('Название;Категория;Сумма;Месяц\nЗарплата;зарплаты;1000;2022-01\n', 'utf8'),

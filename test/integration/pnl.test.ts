@@ -23,7 +23,10 @@ const SELLER = '555123';
 /** Weeks of the 2026 layout: week 2 = 19–25.01, week 3 = 26.01–01.02 (straddles), week 4 = 02–08.02. */
 function week(w: number, seed = 40 + w, format: 'xlsx' | 'xls' = 'xlsx') {
   const g = makeReport({ seed, week: w, rows: 200, articles: 10, format });
-  return { filename: `Еженедельный детализированный отчет №${g.expected.report_number}_${SELLER}.${format}`, file: g.file };
+  return {
+    filename: `Еженедельный детализированный отчет №${g.expected.report_number}_${SELLER}.${format}`,
+    file: g.file,
+  };
 }
 
 const call = (token: string, method: string, path: string, extra: Record<string, unknown> = {}) =>
@@ -79,19 +82,37 @@ describe('P&L over two months with a straddling week', () => {
 
     const gone = bodyOf<PeriodCost>(
       await call(u.token, 'POST', '/api/period-costs', {
-        body: { name: 'Ошибка', category: 'other', amount: 999, kind: 'monthly', from_month: '2026-01', to_month: '2026-02' },
+        body: {
+          name: 'Ошибка',
+          category: 'other',
+          amount: 999,
+          kind: 'monthly',
+          from_month: '2026-01',
+          to_month: '2026-02',
+        },
       }),
     );
-    expect((await call(u.token, 'DELETE', `/api/period-costs/${gone.id}`, { pathParameters: { id: gone.id } })).statusCode).toBe(204);
+    expect(
+      (await call(u.token, 'DELETE', `/api/period-costs/${gone.id}`, { pathParameters: { id: gone.id } })).statusCode,
+    ).toBe(204);
 
     // Another user can neither see, change nor delete them.
     expect(bodyOf<{ costs: PeriodCost[] }>(await call(other.token, 'GET', '/api/period-costs')).costs).toEqual([]);
-    const foreign = await call(other.token, 'DELETE', `/api/period-costs/${rentCost.id}`, { pathParameters: { id: rentCost.id } });
+    const foreign = await call(other.token, 'DELETE', `/api/period-costs/${rentCost.id}`, {
+      pathParameters: { id: rentCost.id },
+    });
     expect(foreign.statusCode).toBe(404);
     expect(bodyOf<{ error: { code: string } }>(foreign).error.code).toBe('period_cost_not_found');
 
     const bad = await call(u.token, 'POST', '/api/period-costs', {
-      body: { name: 'Зарплата', category: 'salaries', amount: 10, kind: 'monthly', from_month: '2026-03', to_month: '2026-01' },
+      body: {
+        name: 'Зарплата',
+        category: 'salaries',
+        amount: 10,
+        kind: 'monthly',
+        from_month: '2026-03',
+        to_month: '2026-01',
+      },
     });
     expect(bad.statusCode).toBe(422);
     expect(bodyOf<{ error: { code: string; message: string } }>(bad).error.code).toBe('invalid_period_cost');
@@ -147,8 +168,16 @@ describe('P&L over two months with a straddling week', () => {
     }
     // The straddling week: 6 days in January, 1 in February, and both months name it with its share.
     const straddle = reports[1]!.id;
-    expect(body.months[0]!.reports.find((x) => x.report_id === straddle)).toEqual({ report_id: straddle, days: 6, share: 85.71 });
-    expect(body.months[1]!.reports.find((x) => x.report_id === straddle)).toEqual({ report_id: straddle, days: 1, share: 14.29 });
+    expect(body.months[0]!.reports.find((x) => x.report_id === straddle)).toEqual({
+      report_id: straddle,
+      days: 6,
+      share: 85.71,
+    });
+    expect(body.months[1]!.reports.find((x) => x.report_id === straddle)).toEqual({
+      report_id: straddle,
+      days: 1,
+      share: 14.29,
+    });
     // The copy of week 2 is left out, with a warning naming it.
     expect(body.sources).toHaveLength(3);
     expect(body.warnings.filter((w) => w.code === 'duplicate_report')).toHaveLength(1);
@@ -170,7 +199,9 @@ describe('P&L over two months with a straddling week', () => {
 
   it('the export opens with the expected cells', async () => {
     const json = bodyOf<Pnl>(await pnl(u.token, { from: '2026-01', to: '2026-02' }));
-    const r = await pnlExportHandler(apiEvent({ method: 'GET', path: '/api/pnl/export', token: u.token, query: { from: '2026-01', to: '2026-02' } }));
+    const r = await pnlExportHandler(
+      apiEvent({ method: 'GET', path: '/api/pnl/export', token: u.token, query: { from: '2026-01', to: '2026-02' } }),
+    );
     expect(r.statusCode).toBe(200);
     expect(r.headers?.['Content-Type'] ?? r.headers?.['content-type']).toContain('spreadsheetml');
     const wb = new ExcelJS.Workbook();
@@ -217,7 +248,9 @@ describe('tax thresholds', () => {
     expect(t.proposals).toEqual([{ valid_from: '2026-02-01', tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 }]);
     expect(t.message).toContain('01.02.2026');
     const alone = bodyOf<{ thresholds: TaxThreshold[] }>(
-      await pnlHandler(apiEvent({ method: 'GET', path: '/api/tax-thresholds', token: u.token, query: { year: '2026' } })),
+      await pnlHandler(
+        apiEvent({ method: 'GET', path: '/api/tax-thresholds', token: u.token, query: { year: '2026' } }),
+      ),
     );
     expect(alone.thresholds[0]!.vat_from).toEqual(t.vat_from);
   });

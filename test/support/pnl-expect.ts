@@ -74,14 +74,14 @@ export interface ExpectedCost {
 
 /** Kopecks by month: every line, `period_costs`, and `net_profit` (Σ profit shares − period costs). */
 export function expectedPnl(
-  reports: Array<{ period_from: string; period_to: string; totals: Totals }>,
+  reports: Array<{ period_from: string | null; period_to: string | null; totals: Totals }>,
   costs: ExpectedCost[],
   months: string[],
 ): Record<string, Record<string, number>> {
   const out: Record<string, Record<string, number>> = {};
   for (const m of months) out[m] = { period_costs: 0, net_profit: 0 };
   for (const r of reports) {
-    const days = dayList(r.period_from, r.period_to);
+    const days = dayList(r.period_from!, r.period_to!);
     const byMonth = new Map<string, number>();
     for (const d of days) byMonth.set(d.slice(0, 7), (byMonth.get(d.slice(0, 7)) ?? 0) + 1);
     const ms = [...byMonth.keys()];
