@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  millions,
   nextMonth,
   proposeTaxPeriods,
   TAX_THRESHOLDS,
@@ -22,6 +23,11 @@ describe('the thresholds as data', () => {
     expect(thresholdsOf(2024)).toBeNull();
     for (const t of TAX_THRESHOLDS) expect(t.source).toMatch(/НК РФ/);
   });
+  it('writes millions of roubles', () => {
+    expect(millions(20 * M)).toBe('20 млн ₽');
+    expect(millions(272.5 * M)).toBe('272,5 млн ₽');
+    expect(millions(250_895_786)).toBe('2,5 млн ₽');
+  });
   it('next month wraps the year', () => {
     expect(nextMonth('2026-12')).toBe('2027-01');
     expect(nextMonth('2026-03')).toBe('2026-04');
@@ -41,6 +47,8 @@ describe('thresholdStatus', () => {
     expect(s.level).toBe('approaching');
     expect(s.share).toBe(80);
     expect(s.message).toContain('80 % порога');
+    expect(s.message).toContain('16 млн ₽');
+    expect(s.message).toContain('20 млн ₽');
   });
   it('crossing 20 M ₽ in March 2026: VAT 5 % from April 1st', () => {
     const s = thresholdStatus(months(2026, [8 * M, 8 * M, 4 * M + 1, 3 * M]), 2026, '2026-04')!;

@@ -117,8 +117,10 @@ export interface ThresholdStatus {
   message: string;
 }
 
-const rub = (k: number): string =>
-  `${(Math.round(k / 100_000) / 10).toLocaleString('ru-RU', { maximumFractionDigits: 1 })} млн ₽`;
+/** Kopecks → «20 млн ₽», «272,5 млн ₽» (a million roubles is 10⁸ kopecks). */
+export const millions = (k: number): string =>
+  `${(Math.round(k / 10_000_000) / 10).toLocaleString('ru-RU', { maximumFractionDigits: 1 })} млн ₽`;
+const rub = millions;
 
 const MONTHS_RU = [
   'январе',
