@@ -56,3 +56,28 @@ describe('period-cost file', () => {
     expect(out.rows[0]!.cost).toMatchObject({ name: 'Аренда', amount: 1000, from_month: '2026-03', category: 'other' });
   });
 });
+
+describe('period-cost file as .xlsx', () => {
+  it('reads the first sheet of a workbook Excel would save (dates as dates, numbers as numbers)', async () => {
+    const ExcelJS = (await import('exceljs')).default;
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Расходы');
+    ws.addRow(['Название', 'Категория', 'Сумма', 'Месяц', 'Дата', 'Тип']);
+    ws.addRow(['Зарплата', 'Зарплаты', 80_000, '2026-01', null, 'ежемесячно']);
+    ws.addRow(['Сертификация', 'Услуги', 12_345.67, null, new Date(Date.UTC(2026, 1, 20)), 'разовый']);
+    const buf = Buffer.from(await wb.xlsx.writeBuffer());
+    const out = await readCostFile(buf);
+    expect(out.errors).toEqual([]);
+    expect(out.rows.map((r) => r.cost)).toEqual([
+      {
+        name: 'Зарплата',
+        category: 'salaries',
+        amount: 80_000,
+        kind: 'monthly',
+        from_month: '2026-01',
+        to_month: null,
+      },
+      { name: 'Сертификация', category: 'services', amount: 12_345.67, kind: 'one_off', date: '2026-02-20' },
+    ]);
+  });
+});
