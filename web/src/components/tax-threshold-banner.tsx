@@ -1,6 +1,54 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router-dom';
-import type { TaxThreshold } from '../api/contract';
+import { api } from '../api/client';
+import type { TaxPeriod, TaxThreshold } from '../api/contract';
+import { ErrorMessage } from './error-message';
 import { formatDate, formatPercent, formatRub } from '../lib/format';
+
+/**
+ * Adds the proposed dated tax periods where the seller's profile lives: the seller's own periods (a
+ * seller without its own starts from the user's default, so earlier dates keep what applied to them),
+ * else the user's default.
+ */
+export async function addProposedPeriods(t: TaxThreshold): Promise<void> {
+  const add = (base: TaxPeriod[]): TaxPeriod[] => [
+    ...base.filter((p) => !t.proposals.some((x) => x.valid_from === p.valid_from)),
+    ...t.proposals,
+  ];
+  if (t.seller_id) {
+    const seller = (await api.listSellers()).items.find((x) => x.id === t.seller_id);
+    const base = seller?.tax_periods ?? (await api.me()).user.tax_periods;
+    await api.patchSeller(t.seller_id, { tax_periods: add(base) });
+  } else {
+    await api.updateMe({ tax_periods: add((await api.me()).user.tax_periods) });
+  }
+}
+
+function AddPeriods({ t }: { t: TaxThreshold }) {
+  const client = useQueryClient();
+  const m = useMutation({
+    mutationFn: () => addProposedPeriods(t),
+    onSuccess: () => {
+      for (const key of ['me', 'sellers', 'pnl', 'tax-thresholds', 'reports'])
+        void client.invalidateQueries({ queryKey: [key] });
+    },
+  });
+  if (m.isSuccess)
+    return (
+      <p role="status" data-testid="threshold-added">
+        Период добавлен. Пересоберите отчёты с {formatDate(t.proposals[0]!.valid_from)}: на странице «Отчёты» они
+        помечены как устаревшие.
+      </p>
+    );
+  return (
+    <>
+      <button type="button" className="btn btn-small" onClick={() => m.mutate()} disabled={m.isPending}>
+        Добавить период
+      </button>
+      <ErrorMessage error={m.error} />
+    </>
+  );
+}
 
 /**
  * The VAT threshold of each USN seller (docs/METRICS.md, «Tax thresholds»): a quiet line below the
@@ -54,6 +102,7 @@ export function TaxThresholdBanner({
               {t.seller_id ? ' продавца' : ''}, затем пересоберите отчёты этих недель.
             </p>
           ) : null}
+          {t.proposals.length > 0 ? <AddPeriods t={t} /> : null}
         </div>
       ))}
     </div>

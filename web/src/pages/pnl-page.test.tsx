@@ -69,16 +69,35 @@ const PNL = {
   warnings: [],
 };
 
+const USER = {
+  id: 'u1',
+  email: 'seller@example.ru',
+  role: 'seller',
+  confirmed: true,
+  limits: 7_500,
+  initial_limits: 10_000,
+  tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+  tax_periods: [{ valid_from: null, tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }],
+  allocation: 'realization',
+};
 let posted: unknown[] = [];
+let patched: unknown[] = [];
 beforeEach(() => {
   window.localStorage.setItem(TOKEN_KEY, 'jwt');
   posted = [];
+  patched = [];
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input);
       if (url.startsWith('/api/pnl')) return json(200, PNL);
       if (url === '/api/sellers') return json(200, { items: [] });
+      if (url === '/api/auth/me' && init?.method === 'PATCH') {
+        const body = JSON.parse(String(init.body)) as { tax_periods: unknown[] };
+        patched.push(body);
+        return json(200, { user: { ...USER, tax_periods: body.tax_periods } });
+      }
+      if (url === '/api/auth/me') return json(200, { user: USER });
       if (url.startsWith('/api/period-costs') && init?.method === 'POST') {
         const body = JSON.parse(String(init.body)) as Record<string, unknown>;
         posted.push(body);
@@ -155,6 +174,20 @@ describe('P&L page', () => {
     const banner = screen.getByTestId('tax-threshold');
     expect(banner.dataset.level).toBe('crossed');
     expect(screen.getByTestId('threshold-proposal').textContent).toContain('с 01.02.2026: УСН 6 %, НДС 5 %');
+  });
+
+  it('adds the proposed tax period to the user’s default profile in one click', async () => {
+    renderPage();
+    fireEvent.click(await screen.findByRole('button', { name: 'Добавить период' }));
+    await screen.findByTestId('threshold-added');
+    expect(patched).toEqual([
+      {
+        tax_periods: [
+          { valid_from: null, tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+          { valid_from: '2026-02-01', tax_system: 'usn_income', usn_rate: 6, vat_rate: 5 },
+        ],
+      },
+    ]);
   });
 
   it('adds a monthly period cost', async () => {
