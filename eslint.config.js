@@ -101,6 +101,7 @@ module.exports = tseslint.config(
       'shared/jobs/registry.ts',
       'shared/export/**/*.ts',
       'shared/wbsync/**/*.ts',
+      'shared/pnl/**/*.ts',
     ],
     rules: restrict(noFunctions, noAwsOrHttp),
   },

@@ -20,8 +20,8 @@ const CLIENT_SERVICE: Record<string, string> = {
 
 /** The functions that may carry each library; every other function must not. */
 const LIBRARY_USERS: Record<string, string[]> = {
-  // writes .xlsx: the report export and the analytics export
-  exceljs: ['reportsExport', 'analyticsExport'],
+  // writes .xlsx: the report export, the analytics export and the P&L export
+  exceljs: ['reportsExport', 'analyticsExport', 'pnlExport'],
   // reads .xls/.xlsx reports and catalog files; writes the legacy .xls summary
   '@e965/xlsx': [
     'reportsCountRows',
@@ -31,6 +31,8 @@ const LIBRARY_USERS: Record<string, string[]> = {
     'reportsWorker',
     'reportsSummaryExport',
     'productsImport',
+    // the period-cost import reads csv with the catalog import's helpers (shared/catalog/import-file.ts)
+    'periodCosts',
   ],
 };
 

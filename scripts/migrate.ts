@@ -44,6 +44,7 @@ import {
   storedReport,
   storedSeller,
   storedUser,
+  storedPeriodCost,
   type RecordKind,
 } from '../shared/store/records';
 import { applyLocalDefaults, assertTargetAnswers } from './admin';
@@ -93,6 +94,7 @@ const SCHEMAS: Record<RecordKind, z.ZodType> = {
   product: storedProduct,
   seller: storedSeller,
   user: storedUser,
+  period_cost: storedPeriodCost,
 };
 
 /** The kind of a scanned record that has a versioned shape (the `type` attribute), or null. */
@@ -289,6 +291,9 @@ function upgradeOf(kind: RecordKind, item: Record<string, unknown>): Record<stri
       const periods = stored.length > 0 ? stored.map(taxPeriod) : [taxPeriod(tax)];
       return { tax_periods: periods, allocation: item.allocation ?? DEFAULT_ALLOCATION };
     }
+    case 'period_cost':
+      // Written with its version from the start: nothing older to upgrade.
+      return {};
   }
 }
 
@@ -337,7 +342,7 @@ export async function migrate(opts: MigrateOptions = {}): Promise<MigrateResult>
   const abandonedBefore = new Date(now - ABANDONED_UPLOAD_AFTER_MS).toISOString();
   const result: MigrateResult = {
     scanned: 0,
-    upgraded: { report: 0, product: 0, seller: 0, user: 0 },
+    upgraded: { report: 0, product: 0, seller: 0, user: 0, period_cost: 0 },
     items_rewritten: 0,
     building_undone: 0,
     refunded_rows: 0,

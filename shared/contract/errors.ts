@@ -45,6 +45,7 @@ export const ERRORS = {
   report_not_found: { status: 404, message: 'Отчёт не найден: возможно, он уже удалён.' },
   item_not_found: { status: 404, message: 'Строка отчёта не найдена: возможно, отчёт пересобран или удалён.' },
   seller_not_found: { status: 404, message: 'Продавец не найден.' },
+  period_cost_not_found: { status: 404, message: 'Расход не найден: возможно, он уже удалён.' },
   upload_not_found: {
     status: 404,
     message: 'Загруженный файл не найден: возможно, загрузка не завершилась или устарела. Загрузите файл ещё раз.',
@@ -125,6 +126,17 @@ export const ERRORS = {
     status: 422,
     message:
       'Таблица слишком большая для импорта себестоимости: оставьте в ней только столбцы артикула и себестоимости.',
+  },
+  // 422: period costs and their import (P&L)
+  invalid_period_cost: {
+    status: 422,
+    message:
+      'Проверьте расход: ежемесячному нужен месяц начала (конец не раньше начала), разовому — дата; сумма больше нуля, не больше двух знаков после запятой.',
+  },
+  too_many_period_costs: { status: 422, message: 'Слишком много расходов периода: не больше 1000. Удалите ненужные.' },
+  period_cost_columns_missing: {
+    status: 422,
+    message: 'В файле нет нужных столбцов: «Название», «Сумма» и «Месяц» (или «Дата»).',
   },
   // 422: settings and retries
   vat_rate_not_in_force: {

@@ -428,6 +428,26 @@ export const FUNCTIONS = {
     access: { table: ['GetItem', 'Query', 'PutItem'] },
   },
 
+  // --- P&L and period costs ---
+  pnlGet: {
+    handler: 'functions/pnl/get.handler.handler',
+    // the caller, the seller asked for (Get); reports with their totals, period costs, sellers (Query
+    // of the user's partition). Reads only
+    access: { table: ['GetItem', 'Query'] },
+  },
+  pnlExport: {
+    handler: 'functions/pnl/export.handler.handler',
+    // as pnlGet
+    access: { table: ['GetItem', 'Query'] },
+  },
+  periodCosts: {
+    handler: 'functions/pnl/period-costs.handler.handler',
+    throttle: { rate: 10, burst: 20 },
+    // the caller, a seller (Get); the costs (Query); one cost written or deleted (conditional Put,
+    // Delete); an import's costs (BatchWrite). The file comes in the multipart body: no S3
+    access: { table: ['GetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] },
+  },
+
   // --- docs ---
   // The OpenAPI document (docs/openapi.json, bundled into the function): no AWS access at all.
   apiOpenapi: {

@@ -2,3 +2,4 @@
 export * from './errors';
 export * from './shapes';
 export * from './routes';
+export * from './pnl-shapes';

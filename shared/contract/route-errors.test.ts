@@ -51,6 +51,12 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
   register: { email_taken: 'caught in shared/auth/accounts.ts: the same answer whether the address has an account' },
   confirm: { unauthorized: 'verifyToken answers it for access tokens only; a mailed link gets invalid_token' },
   importProducts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
+  importPeriodCosts: {
+    zip_bomb: "shared/pnl/cost-file.ts turns the reader's codes into corrupt_file / too_many_period_costs",
+    too_many_entries: "shared/pnl/cost-file.ts turns the reader's codes into corrupt_file",
+    cell_too_long: "shared/pnl/cost-file.ts turns the reader's codes into corrupt_file",
+    too_many_rows: "shared/pnl/cost-file.ts turns the reader's codes into too_many_period_costs",
+  },
   rebuildMany: {
     duplicate_report: "the worker's duplicate check runs for uploads only; a rebuild keeps its own report",
     report_busy: 'a busy report is skipped with reason report_busy (rebuild.ts rebuildMany), not answered',

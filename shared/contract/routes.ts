@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ErrorCode } from './errors';
 import type { FunctionName } from './functions';
 import * as s from './shapes';
+import * as p from './pnl-shapes';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Auth = 'none' | 'user' | 'admin';
@@ -28,7 +29,7 @@ export interface RouteSpec {
   /** The path as API Gateway declares it, `{name}` for parameters. */
   path: string;
   auth: Auth;
-  tag: 'auth' | 'reports' | 'catalog' | 'wb' | 'analytics' | 'app' | 'docs';
+  tag: 'auth' | 'reports' | 'catalog' | 'wb' | 'analytics' | 'pnl' | 'app' | 'docs';
   summary: string;
   description?: string;
   /** JSON body; for multipart routes, the text fields of the form. */
@@ -612,6 +613,113 @@ export const ROUTES = {
     query: s.analyticsExportQuerySchema,
     responses: { 200: { description: 'The workbook (attachment)', contentType: XLSX } },
     errors: ['invalid_range', 'seller_not_found'],
+  }),
+
+  // --- P&L, tax thresholds and period costs (docs/METRICS.md, «P&L by month») ---
+  pnl: route({
+    fn: 'pnlGet',
+    method: 'GET',
+    path: '/api/pnl',
+    auth: 'user',
+    tag: 'pnl',
+    summary: 'The P&L by month: revenue, WB’s costs, cost of goods, period costs, taxes, net profit and margin',
+    description:
+      'Each week counted once; a report straddling two months is split by its days. Each month lists its reports and the share taken. Money in roubles. `thresholds`: the VAT thresholds of the year of `to` for USN sellers.',
+    query: p.pnlQuerySchema,
+    responses: { 200: { description: 'The P&L of the months', schema: p.pnlSchema } },
+    errors: ['invalid_range', 'seller_not_found'],
+  }),
+  pnlExport: route({
+    fn: 'pnlExport',
+    method: 'GET',
+    path: '/api/pnl/export',
+    auth: 'user',
+    tag: 'pnl',
+    summary: 'The P&L as an .xlsx for an accountant (months as columns, lines as rows, totals)',
+    query: p.pnlQuerySchema,
+    responses: { 200: { description: 'The workbook (attachment)', contentType: XLSX } },
+    errors: ['invalid_range', 'seller_not_found'],
+  }),
+  taxThresholds: route({
+    fn: 'pnlGet',
+    method: 'GET',
+    path: '/api/tax-thresholds',
+    auth: 'user',
+    tag: 'pnl',
+    summary: 'Where each USN seller’s income of the year stands against the VAT thresholds',
+    description:
+      'The warning level from 80 % of the exemption threshold; once crossed, the day VAT applies from and the dated tax periods to add.',
+    query: p.thresholdQuerySchema,
+    responses: { 200: { description: 'One entry per USN seller', schema: p.thresholdListSchema } },
+    errors: ['invalid_range', 'seller_not_found'],
+  }),
+  listPeriodCosts: route({
+    fn: 'periodCosts',
+    method: 'GET',
+    path: '/api/period-costs',
+    auth: 'user',
+    tag: 'pnl',
+    summary: 'The caller’s period costs (salaries, rent, services…)',
+    query: p.periodCostListQuerySchema,
+    responses: { 200: { description: 'Every cost, oldest first', schema: p.periodCostListSchema } },
+    errors: [],
+  }),
+  createPeriodCost: route({
+    fn: 'periodCosts',
+    method: 'POST',
+    path: '/api/period-costs',
+    auth: 'user',
+    tag: 'pnl',
+    summary: 'Add a period cost: a monthly amount (from a month, optionally to one) or a one-off on a day',
+    body: p.periodCostBodySchema,
+    responses: { 201: { description: 'The cost', schema: p.periodCostSchema } },
+    errors: ['invalid_period_cost', 'too_many_period_costs', 'seller_not_found'],
+  }),
+  putPeriodCost: route({
+    fn: 'periodCosts',
+    method: 'PUT',
+    path: '/api/period-costs/{id}',
+    auth: 'user',
+    tag: 'pnl',
+    summary: 'Replace a period cost',
+    params: s.idPath,
+    body: p.periodCostBodySchema,
+    responses: { 200: { description: 'The cost', schema: p.periodCostSchema } },
+    errors: ['invalid_period_cost', 'period_cost_not_found', 'seller_not_found'],
+  }),
+  deletePeriodCost: route({
+    fn: 'periodCosts',
+    method: 'DELETE',
+    path: '/api/period-costs/{id}',
+    auth: 'user',
+    tag: 'pnl',
+    summary: 'Delete a period cost',
+    params: s.idPath,
+    responses: { 204: { description: 'Deleted' } },
+    errors: ['period_cost_not_found'],
+  }),
+  importPeriodCosts: route({
+    fn: 'periodCosts',
+    method: 'POST',
+    path: '/api/period-costs/import',
+    auth: 'user',
+    tag: 'pnl',
+    summary: 'Import period costs from an .xlsx or .csv (Название, Категория, Сумма, Месяц / По месяц or Дата, Тип)',
+    description: 'Good rows are added even when others fail; the failed ones are listed with their row numbers.',
+    multipart: true,
+    body: p.periodCostImportFormSchema,
+    responses: { 200: { description: 'What was added', schema: p.periodCostImportResultSchema } },
+    errors: [
+      'file_required',
+      'invalid_multipart',
+      'file_too_large',
+      'unsupported_format',
+      'period_cost_columns_missing',
+      'too_many_period_costs',
+      'corrupt_file',
+      'empty_file',
+      'seller_not_found',
+    ],
   }),
 
   // --- docs ---

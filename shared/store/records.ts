@@ -14,7 +14,7 @@ import { ALLOCATED_FIELDS } from '../engine/allocation';
 import { TAX_SYSTEMS, type ItemValues } from '../engine/types';
 
 /** The current version of each kind of record; a changed shape gets a new version and a migration. */
-export const RECORD_VERSIONS = { report: 1, product: 1, seller: 1, user: 1 } as const;
+export const RECORD_VERSIONS = { report: 1, product: 1, seller: 1, user: 1, period_cost: 1 } as const;
 export type RecordKind = keyof typeof RECORD_VERSIONS;
 
 /** A stored record that is not of its kind's current shape: names the record's key and what is wrong. */
@@ -187,4 +187,21 @@ export const storedUser = z.looseObject({
   created_at: z.string(),
   confirmed_at: z.string().optional(),
   password_changed_at: z.string().optional(),
+});
+
+// A period cost (period-costs.repo.ts): a seller's monthly or one-off cost outside the reports.
+
+const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/);
+export const storedPeriodCost = z.looseObject({
+  id: z.string(),
+  seller_id: z.string().nullable(),
+  name: z.string(),
+  category: z.enum(['salaries', 'rent', 'services', 'other']),
+  amount: z.number().int(),
+  kind: z.enum(['monthly', 'one_off']),
+  from_month: month.nullable(),
+  to_month: month.nullable(),
+  date: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
 });

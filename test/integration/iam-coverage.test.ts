@@ -760,6 +760,67 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     );
   },
 
+  // --- P&L and period costs
+  pnlGet: async (run) => {
+    await run.call(
+      {
+        method: 'GET',
+        path: '/api/pnl',
+        token: fx.user.token,
+        query: { from: '2022-01', to: '2022-12', seller_id: fx.sellerId },
+      },
+      200,
+    );
+    await run.call({ method: 'GET', path: '/api/tax-thresholds', token: fx.user.token, query: { year: '2026' } }, 200);
+  },
+  pnlExport: async (run) => {
+    await run.call(
+      { method: 'GET', path: '/api/pnl/export', token: fx.user.token, query: { from: '2022-01', to: '2022-03' } },
+      200,
+    );
+  },
+  periodCosts: async (run) => {
+    const created = await run.call(
+      {
+        method: 'POST',
+        path: '/api/period-costs',
+        token: fx.user.token,
+        body: { name: 'IAM rent', category: 'rent', amount: 100, kind: 'monthly', from_month: '2022-01' },
+      },
+      201,
+    );
+    const id = String(JSON.parse(created.body ?? '{}').id);
+    await run.call({ method: 'GET', path: '/api/period-costs', token: fx.user.token }, 200);
+    await run.call(
+      {
+        method: 'PUT',
+        path: `/api/period-costs/${id}`,
+        token: fx.user.token,
+        pathParameters: { id },
+        body: { name: 'IAM audit', category: 'services', amount: 5, kind: 'one_off', date: '2022-02-03' },
+      },
+      200,
+    );
+    await run.call(
+      { method: 'DELETE', path: `/api/period-costs/${id}`, token: fx.user.token, pathParameters: { id } },
+      204,
+    );
+    const csv = multipartBody({
+      filename: 'costs.csv',
+      content: Buffer.from('Название;Категория;Сумма;Месяц\nЗарплата;зарплаты;1000;2022-01\n', 'utf8'),
+    });
+    await run.call(
+      {
+        method: 'POST',
+        path: '/api/period-costs/import',
+        token: fx.user.token,
+        body: csv.body,
+        headers: { 'content-type': csv.contentType },
+      },
+      200,
+    );
+  },
+
   // --- docs
   apiOpenapi: async (run) => {
     const r = await run.call({ method: 'GET', path: '/api/openapi.json' }, 200);

@@ -14,6 +14,7 @@ import { signToken } from '../../shared/auth/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
 import { FUNCTIONS } from '../../shared/contract/functions';
 import { ROUTES as CONTRACT_ROUTES, type RouteSpec } from '../../shared/contract/routes';
+import { listPeriodCosts } from '../../shared/store/period-costs.repo';
 import type { HttpHandler } from '../../shared/http';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { getCostPrices } from '../../shared/store/products.repo';
@@ -50,6 +51,13 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/reports/{id}': { title: 'Чужой отчёт' },
   'PUT /api/reports/items/{item_id}/manual-value': { field: 'logistics', value: 1 },
   'PATCH /api/sellers/{id}': { name: 'Чужой продавец' },
+  'PUT /api/period-costs/{id}': {
+    name: 'Чужой расход',
+    category: 'other',
+    amount: 1,
+    kind: 'one_off',
+    date: '2026-01-01',
+  },
 };
 
 /** Another id of the same shape: one character changed inside it (digits stay digits, letters letters). */
@@ -71,6 +79,7 @@ interface Owned {
   sellerId: string;
   jobId: string;
   article: string;
+  costId: string;
 }
 
 async function call(route: Route, token: string | null, params: Record<string, string>, rawAuth?: string) {
@@ -111,7 +120,20 @@ describe('cross-tenant attempts on every id-taking route (from the route table)'
       }),
     );
     const jobId = bodyOf<{ job_id: string }>(combined).job_id;
+    const costRoute = ROUTES.find((r) => r.method === 'POST' && r.path === '/api/period-costs')!;
+    const cost = await (
+      await handlerOf(costRoute)
+    )(
+      apiEvent({
+        method: 'POST',
+        path: '/api/period-costs',
+        token: owner.token,
+        body: { name: 'Аренда', category: 'rent', amount: 100, kind: 'monthly', from_month: '2026-01' },
+      }),
+    );
+    const costId = bodyOf<{ id: string }>(cost).id;
     a = {
+      costId,
       owner,
       reportId: first.id,
       itemId: first.items[0]!.item_id,
@@ -142,7 +164,9 @@ describe('cross-tenant attempts on every id-taking route (from the route table)'
             ? a.jobId
             : route.path.startsWith('/api/sellers')
               ? a.sellerId
-              : a.reportId;
+              : route.path.startsWith('/api/period-costs')
+                ? a.costId
+                : a.reportId;
       const other = madeUp(foreign);
       const r1 = await call(route, intruder.token, { [kind!]: foreign });
       const r2 = await call(route, intruder.token, { [kind!]: other });
@@ -166,6 +190,9 @@ describe('cross-tenant attempts on every id-taking route (from the route table)'
     expect(report.title).not.toBe('Чужой отчёт');
     expect(report.items.find((i) => i.item_id === a.itemId)?.manual_values).toEqual({});
     expect((await listSellers(a.owner.id)).find((s) => s.id === a.sellerId)?.name).not.toBe('Чужой продавец');
+    // The owner's period cost is still there, unchanged (neither replaced nor deleted by the intruder).
+    const costs = (await listPeriodCosts(a.owner.id)).find((c) => c.id === a.costId);
+    expect(costs?.name).toBe('Аренда');
     // A product path names the caller's own catalog: the intruder's PUT creates the intruder's entry.
     const put = ROUTES.find((x) => x.method === 'PUT' && x.path === '/api/products/{article}')!;
     const before = await getCostPrices(a.owner.id, [a.article]);

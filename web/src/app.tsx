@@ -9,6 +9,7 @@ import { AnalyticsPage } from './pages/analytics-page';
 import { ConfirmPage } from './pages/confirm-page';
 import { ForgotPasswordPage } from './pages/forgot-password-page';
 import { LoginPage } from './pages/login-page';
+import { PnlPage } from './pages/pnl-page';
 import { ProductsPage } from './pages/products-page';
 import { RegisterPage } from './pages/register-page';
 import { ReportPage } from './pages/report-page';
@@ -67,6 +68,14 @@ export function App() {
             element={
               <SignedIn>
                 <AnalyticsPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/pnl"
+            element={
+              <SignedIn>
+                <PnlPage />
               </SignedIn>
             }
           />
@@ -136,6 +145,7 @@ function Shell({ children }: { children: ReactNode }) {
           <nav className="nav" aria-label="Разделы">
             <NavLink to="/reports">Отчёты</NavLink>
             <NavLink to="/analytics">Аналитика</NavLink>
+            <NavLink to="/pnl">P&amp;L</NavLink>
             <NavLink to="/products">Себестоимость</NavLink>
             <NavLink to="/settings">Настройки</NavLink>
           </nav>

@@ -359,6 +359,26 @@ export const api = {
       query: { from: p.from, to: p.to, seller_id: p.seller_id },
     }),
 
+  // P&L, tax thresholds and period costs
+  pnl: (p: { from: string; to: string; seller_id?: string | null }) =>
+    call('pnl', { query: { from: p.from, to: p.to, seller_id: p.seller_id || undefined } }),
+  exportPnl: (p: { from: string; to: string; seller_id?: string | null }) =>
+    requestFile(routePath('pnlExport'), `P&L ${p.from}–${p.to}.xlsx`, {
+      query: { from: p.from, to: p.to, seller_id: p.seller_id || undefined },
+    }),
+  taxThresholds: (p: { seller_id?: string | null; year?: string } = {}) =>
+    call('taxThresholds', { query: { seller_id: p.seller_id || undefined, year: p.year } }),
+  listPeriodCosts: (sellerId?: string | null) =>
+    call('listPeriodCosts', { query: { seller_id: sellerId || undefined } }),
+  createPeriodCost: (body: BodyOf<'createPeriodCost'>) => call('createPeriodCost', { body }),
+  deletePeriodCost: (id: string) => call('deletePeriodCost', { params: { id } }).then(() => undefined),
+  importPeriodCosts: (file: File, sellerId?: string | null) => {
+    const form = new FormData();
+    if (sellerId) form.append('seller_id', sellerId);
+    form.append('file', file, file.name);
+    return call('importPeriodCosts', { form });
+  },
+
   // Catalog and sellers
   listProducts: (search: string, cursor?: string | null, missing = false) =>
     call('listProducts', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),

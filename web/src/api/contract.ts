@@ -56,6 +56,10 @@ export {
   type Reconciliation,
   type ReportSource,
   type WbConnection,
+  type Pnl,
+  type PeriodCost,
+  type PeriodCostBody,
+  type TaxThreshold,
 } from '../../../shared/contract';
 import type { Reconciliation, WbConnection } from '../../../shared/contract';
 

@@ -84,6 +84,30 @@ beforeAll(() => {
 afterAll(() => {
   if (heightDescriptor) Object.defineProperty(HTMLElement.prototype, 'clientHeight', heightDescriptor);
 });
+/** A USN seller at 85 % of the 2026 VAT threshold (docs/METRICS.md, «Tax thresholds»). */
+const THRESHOLD = {
+  seller_id: null,
+  seller_name: 'Без продавца',
+  tax_system: 'usn_income',
+  year: 2026,
+  as_of: '2026-03',
+  income: 17_000_000,
+  previous_year_income: 0,
+  exemption_threshold: 20_000_000,
+  rate5_limit: 272_500_000,
+  rate7_limit: 490_500_000,
+  source: 'НК РФ ст. 145',
+  share: 85,
+  level: 'approaching',
+  warning_share: 80,
+  vat_from: null,
+  rate7_from: null,
+  usn_lost_from: null,
+  vat_rate: 0,
+  message: 'Доход 2026 года 17 млн ₽ — 85 % порога освобождения от НДС 20 млн ₽.',
+  proposals: [],
+};
+
 beforeEach(() => {
   window.localStorage.setItem(TOKEN_KEY, 'jwt');
   urls = [];
@@ -93,6 +117,7 @@ beforeEach(() => {
     vi.fn(async (input: RequestInfo | URL) => {
       const url = String(input);
       urls.push(url);
+      if (url.startsWith('/api/tax-thresholds')) return json(200, { thresholds: [THRESHOLD] });
       if (url === '/api/sellers')
         return json(200, {
           items: [{ id: 's1', number: '42', name: 'ИП Иванов', tax: null, tax_periods: null, allocation: null }],
@@ -136,6 +161,13 @@ describe('analytics page', () => {
     expect(screen.getAllByTestId('week-missing')).toHaveLength(1);
     expect(screen.getByTestId('analytics-warnings').textContent).toContain('нет отчёта за 11.05–17.05');
     expect(screen.getAllByTestId('article-row')).toHaveLength(3);
+  });
+
+  it('warns as the VAT threshold approaches (from 80 %)', async () => {
+    renderPage();
+    const banner = await screen.findByTestId('tax-threshold');
+    expect(banner.dataset.level).toBe('approaching');
+    expect(banner.textContent).toContain('85 % порога');
   });
 
   it('filters articles by ABC letter and margin group chips, and searches', async () => {

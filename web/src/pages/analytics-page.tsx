@@ -12,6 +12,7 @@ import { formatDate, formatInt, formatPercent, formatRub } from '../lib/format';
 import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { useTitle } from '../lib/use-title';
 import { SellerOptions } from '../components/seller-options';
+import { TaxThresholdBanner } from '../components/tax-threshold-banner';
 
 const PRESETS = [4, 12, 26, 52] as const;
 
@@ -174,6 +175,11 @@ export function AnalyticsPage() {
   });
   const data = range ? ranged.data : base.data;
   const error = range ? ranged.error : base.error;
+  // The VAT threshold of the year so far (USN sellers): a warning from 80 %, the day VAT applies once crossed.
+  const thresholds = useQuery({
+    queryKey: ['tax-thresholds', sellerId],
+    queryFn: () => api.taxThresholds({ seller_id: sellerId || null }),
+  });
 
   const set = (patch: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
@@ -300,6 +306,7 @@ export function AnalyticsPage() {
               периодом.
             </div>
           ) : null}
+          <TaxThresholdBanner thresholds={thresholds.data?.thresholds ?? []} quietBelow />
           <Warnings data={data} />
           <Figures data={data} />
 

@@ -1,0 +1,200 @@
+/**
+ * npx tsx scripts/bench-pnl.ts [--weeks 52 --articles 5000 --runs 5]
+ *
+ * The P&L at a big seller's size on DynamoDB Local (started on free ports): `--weeks` weekly reports of
+ * `--articles` articles each (items built by the engine from random aggregates and stored as chunks, the
+ * report records with their totals through the repository), 12 monthly period costs; then times
+ * GET /api/pnl over the year through the real handler (it reads the report records' totals, no items),
+ * GET /api/pnl/export, and — for comparison, the road not taken — reading every report's items and
+ * summing them. Prints a table (median and max of `--runs` runs).
+ */
+import * as os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { startEmulators, type Emulators } from './local/emulators';
+
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function bench(opts: { weeks: number; articles: number; runs: number }) {
+  const { resetConfig } = await import('../shared/config');
+  resetConfig();
+  const { ddb, tableName } = await import('../shared/store/client');
+  const { createUser } = await import('../shared/store/users.repo');
+  const { ensureSellerByNumber } = await import('../shared/store/sellers.repo');
+  const { newReportId, toItem } = await import('../shared/store/report-record');
+  const { writeItems, getItemsOfGen } = await import('../shared/store/items.repo');
+  const { putPeriodCost } = await import('../shared/store/period-costs.repo');
+  const { buildItems, computeTotals, commissionByCategory, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } =
+    await import('../shared/engine');
+  const { signToken } = await import('../shared/auth/tokens');
+  const { apiEvent } = await import('../test/support/test-event');
+  const { handler: pnlHandler } = await import('../functions/pnl/get.handler');
+  const { handler: exportHandler } = await import('../functions/pnl/export.handler');
+
+  const setup0 = performance.now();
+  const user = await createUser({ email: `bench-pnl-${Date.now()}@example.com`, confirmed: true, limits: 0 });
+  const seller = await ensureSellerByNumber(user.id, '4242425');
+  const names = Array.from({ length: opts.articles }, (_, i) => `ART-${String(i).padStart(5, '0')}`);
+  const monday0 = Date.UTC(2025, 11, 29); // weeks from 29.12.2025: the first and several others straddle months
+  const ids: string[] = [];
+  for (let w = 0; w < opts.weeks; w++) {
+    const r = rng(w + 1);
+    const articles = names.map((article) => {
+      const a = Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as Record<string, number>;
+      const sales = Math.floor(r() * 20);
+      const price = 50_000 + Math.floor(r() * 300_000);
+      a.sales_qty = sales;
+      a.seller_price = sales * price;
+      a.sales_seller_price = sales * price;
+      a.realization = Math.round(sales * price * 0.8);
+      a.commission = Math.round(a.realization * 0.2);
+      a.acquiring = Math.round(a.realization * 0.015);
+      a.for_pay = a.realization - a.commission - a.acquiring;
+      a.logistics = Math.floor(r() * 30_000);
+      a.storage = Math.floor(r() * 5_000);
+      return { article, category: 'Платья', nm_id: String(100000 + w), brand: 'Бренд', aggregates: a };
+    });
+    const { items } = buildItems({ articles: articles as never }, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+    const from = new Date(monday0 + w * 7 * 86_400_000).toISOString().slice(0, 10);
+    const to = new Date(monday0 + (w * 7 + 6) * 86_400_000).toISOString().slice(0, 10);
+    const id = newReportId();
+    ids.push(id);
+    await writeItems(user.id, id, 1, items);
+    const record = {
+      id,
+      user_id: user.id,
+      title: `Неделя ${from}`,
+      report_number: String(910000000 + w),
+      seller_id: seller.id,
+      period_from: from,
+      period_to: to,
+      rows: opts.articles * 4,
+      format: 'xlsx' as const,
+      is_combined: false,
+      source_path: null,
+      source_name: null,
+      source_size: null,
+      created_at: new Date().toISOString(),
+      tax_profile: DEFAULT_TAX_PROFILE,
+      totals: computeTotals(items.map((i) => i.effective)),
+      commission_by_category: commissionByCategory(items),
+      warnings: [],
+      item_count: items.length,
+    };
+    await ddb().send(new PutCommand({ TableName: tableName(), Item: toItem({ ...record, status: 'ready' }) }));
+  }
+  const now = new Date().toISOString();
+  for (let m = 1; m <= 12; m++)
+    await putPeriodCost(user.id, {
+      id: newReportId(),
+      seller_id: seller.id,
+      name: `Зарплата ${m}`,
+      category: 'salaries',
+      amount: 10_000_000,
+      kind: 'one_off',
+      from_month: null,
+      to_month: null,
+      date: `2026-${String(m).padStart(2, '0')}-05`,
+      created_at: now,
+      updated_at: now,
+    });
+  const setup_s = (performance.now() - setup0) / 1000;
+
+  const token = signToken({ user_id: user.id }, 'access');
+  const query = { from: '2026-01', to: '2026-12', seller_id: seller.id };
+  const cases: Array<{ what: string; run: () => Promise<unknown> }> = [
+    {
+      what: 'GET /api/pnl (12 months, report totals)',
+      run: async () => {
+        const r = await pnlHandler(apiEvent({ method: 'GET', path: '/api/pnl', token, query }));
+        if (r.statusCode !== 200) throw new Error(`pnl answered ${r.statusCode}: ${r.body}`);
+        return r;
+      },
+    },
+    {
+      what: 'GET /api/pnl/export (12 months, XLSX)',
+      run: async () => {
+        const r = await exportHandler(apiEvent({ method: 'GET', path: '/api/pnl/export', token, query }));
+        if (r.statusCode !== 200) throw new Error(`export answered ${r.statusCode}`);
+        return r;
+      },
+    },
+    {
+      what: `for comparison: read and sum every report's items (${opts.weeks} × ${opts.articles})`,
+      run: async () => {
+        let sum = 0;
+        for (const id of ids)
+          for (const it of await getItemsOfGen(user.id, id, 1)) sum += it.effective.realization ?? 0;
+        return sum;
+      },
+    },
+  ];
+  const rows: string[] = [];
+  for (const c of cases) {
+    const times: number[] = [];
+    const cpus: number[] = [];
+    await c.run();
+    for (let i = 0; i < opts.runs; i++) {
+      const t0 = performance.now();
+      const c0 = process.cpuUsage();
+      await c.run();
+      const cpu = process.cpuUsage(c0);
+      times.push((performance.now() - t0) / 1000);
+      cpus.push((cpu.user + cpu.system) / 1e6);
+    }
+    rows.push(
+      `| ${c.what} | ${median(times).toFixed(3)} | ${Math.max(...times).toFixed(3)} | ${median(cpus).toFixed(3)} |`,
+    );
+  }
+  return [
+    `${opts.weeks} weekly reports × ${opts.articles} articles, 12 period costs; setup ${setup_s.toFixed(1)} s`,
+    '',
+    '| request | median wall s | max wall s | median CPU s |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    `load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+  ].join('\n');
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      weeks: { type: 'string', default: '52' },
+      articles: { type: 'string', default: '5000' },
+      runs: { type: 'string', default: '5' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log('npx tsx scripts/bench-pnl.ts [--weeks 52 --articles 5000 --runs 5]');
+    return;
+  }
+  let emulators: Emulators | null = null;
+  try {
+    emulators = await startEmulators();
+    Object.assign(process.env, emulators.env);
+    console.log(
+      await bench({ weeks: Number(values.weeks), articles: Number(values.articles), runs: Number(values.runs) }),
+    );
+  } finally {
+    await emulators?.stop();
+  }
+}
+
+if (require.main === module) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,234 @@
+/**
+ * The month's P&L and the tax thresholds (docs/API.md: GET /api/pnl, GET /api/tax-thresholds;
+ * docs/METRICS.md, «P&L by month», «Tax thresholds»). Reads through its ports (PnlDeps): the user's
+ * report records with their totals (one Query, no items), the period costs, the sellers. The arithmetic
+ * is pure: shared/engine/pnl.ts and shared/engine/tax-thresholds.ts. Money leaves in roubles.
+ */
+import { badRequest, notFound } from '../errors';
+import type { Clock } from '../deps';
+import { DEFAULT_ALLOCATION } from '../engine/allocation';
+import { reportIdentity } from '../engine/analytics/identity';
+import { kopecksToRoubles } from '../engine/fields';
+import {
+  computePnl,
+  isMonth,
+  monthsOf,
+  PNL_LINE_ORDER,
+  type PeriodCost,
+  type PnlReport,
+  type PnlResult,
+} from '../engine/pnl';
+import { proposeTaxPeriods, thresholdStatus, WARNING_SHARE } from '../engine/tax-thresholds';
+import type { TaxProfile } from '../engine/types';
+import type { Pnl, TaxThreshold } from '../contract/pnl-shapes';
+import type { PeriodCostRecord } from '../store/period-costs.repo';
+import type { ReportTotalsHead } from '../store/report-totals.repo';
+import type { SellerRecord } from '../store/sellers.repo';
+import type { UserRecord } from '../store/users.repo';
+import {
+  effectiveAllocation,
+  effectiveTaxProfile,
+  resolveReportTax,
+  sameTaxProfile,
+  settingsDate,
+} from '../reports/settings';
+
+export interface PnlDeps {
+  reports: { listReportTotals(userId: string): Promise<ReportTotalsHead[]> };
+  costs: { listPeriodCosts(userId: string): Promise<PeriodCostRecord[]> };
+  sellers: {
+    getSeller(userId: string, sellerId: string): Promise<SellerRecord | null>;
+    listSellers(userId: string): Promise<SellerRecord[]>;
+  };
+  clock: Clock;
+}
+
+/** Longest range of one P&L, months. */
+export const MAX_PNL_MONTHS = 36;
+
+type User = Pick<UserRecord, 'id' | 'tax' | 'tax_periods' | 'allocation'>;
+
+const invalidRange = (message: string) => badRequest('invalid_range', message);
+
+export function checkMonths(from: string, to: string): void {
+  if (!isMonth(from) || !isMonth(to)) throw invalidRange('from and to are months YYYY-MM');
+  if (from > to) throw invalidRange('from is after to');
+  if (monthsOf(from, to).length > MAX_PNL_MONTHS)
+    throw invalidRange(`The range is longer than ${MAX_PNL_MONTHS} months`);
+}
+
+/** A report whose rebuild would take other settings than it was built with (as analytics says it). */
+function stale(user: User, seller: SellerRecord | null, h: ReportTotalsHead): boolean {
+  if (h.is_combined) return false;
+  if (h.tax_profile && !sameTaxProfile(h.tax_profile as TaxProfile, effectiveTaxProfile(user, seller, settingsDate(h))))
+    return true;
+  return (h.allocation_method ?? DEFAULT_ALLOCATION) !== effectiveAllocation(user, seller);
+}
+
+function toPnlReports(user: User, heads: readonly ReportTotalsHead[], sellers: Map<string, SellerRecord>): PnlReport[] {
+  return heads.map((h) => ({
+    id: h.id,
+    title: h.title,
+    status: h.status,
+    is_combined: h.is_combined,
+    seller_id: h.seller_id,
+    period_from: h.period_from,
+    period_to: h.period_to,
+    created_at: h.created_at,
+    identity: reportIdentity(h, null),
+    days: h.content_days,
+    stale: stale(user, h.seller_id ? (sellers.get(h.seller_id) ?? null) : null, h),
+    totals: h.totals,
+  }));
+}
+
+const toCost = (c: PeriodCostRecord): PeriodCost =>
+  c.kind === 'one_off'
+    ? { id: c.id, name: c.name, category: c.category, amount: c.amount, kind: 'one_off', date: c.date as string }
+    : {
+        id: c.id,
+        name: c.name,
+        category: c.category,
+        amount: c.amount,
+        kind: 'monthly',
+        from_month: c.from_month as string,
+        to_month: c.to_month,
+      };
+
+const rub = (lines: Record<string, number>) =>
+  Object.fromEntries(Object.entries(lines).map(([k, v]) => [k, kopecksToRoubles(v)]));
+
+/**
+ * The thresholds of each seller of `reports` (or of the one asked) for `year`, USN sellers only: the
+ * income of the year so far by the month of the sale (straddling weeks split by their days, each week
+ * once), the previous year's too.
+ */
+function thresholdsFor(
+  user: User,
+  reports: readonly PnlReport[],
+  sellers: Map<string, SellerRecord>,
+  sellerIds: ReadonlyArray<string | null>,
+  year: number,
+): TaxThreshold[] {
+  const out: TaxThreshold[] = [];
+  for (const sellerId of sellerIds) {
+    const seller = sellerId ? (sellers.get(sellerId) ?? null) : null;
+    const own = reports.filter((r) => r.seller_id === sellerId);
+    const r = computePnl({ from: `${year - 1}-01`, to: `${year}-12`, reports: own, costs: [] });
+    const income = new Map(r.months.map((m) => [m.month, m.income]));
+    const withData = r.months.filter((m) => m.month.startsWith(`${year}-`) && m.covered_days > 0);
+    const asOf = withData.at(-1)?.month ?? `${year}-01`;
+    const profile = resolveReportTax(user, seller, `${asOf}-15`).profile;
+    if (profile.tax_system === 'none') continue;
+    const s = thresholdStatus(income, year, asOf, true);
+    if (!s) continue;
+    const usn = { tax_system: profile.tax_system, usn_rate: profile.usn_rate };
+    const proposals = proposeTaxPeriods(s, usn, (date) => resolveReportTax(user, seller, date).profile.vat_rate);
+    out.push({
+      seller_id: sellerId,
+      seller_name: seller?.name ?? 'Без продавца',
+      tax_system: profile.tax_system,
+      year,
+      as_of: s.as_of,
+      income: kopecksToRoubles(s.income),
+      previous_year_income: s.previous_year_income === null ? null : kopecksToRoubles(s.previous_year_income),
+      exemption_threshold: kopecksToRoubles(s.thresholds.exemption),
+      rate5_limit: kopecksToRoubles(s.thresholds.rate5),
+      rate7_limit: kopecksToRoubles(s.thresholds.rate7),
+      source: s.thresholds.source,
+      share: s.share,
+      level: s.level,
+      warning_share: WARNING_SHARE,
+      vat_from: s.vat_from,
+      rate7_from: s.rate7_from,
+      usn_lost_from: s.usn_lost_from,
+      vat_rate: s.vat_rate,
+      message: s.message,
+      proposals,
+    });
+  }
+  return out;
+}
+
+async function load(deps: PnlDeps, user: User, sellerId: string | null) {
+  if (sellerId !== null && !(await deps.sellers.getSeller(user.id, sellerId)))
+    throw notFound('Seller not found', 'seller_not_found');
+  const [heads, costs, sellerList] = await Promise.all([
+    deps.reports.listReportTotals(user.id),
+    deps.costs.listPeriodCosts(user.id),
+    deps.sellers.listSellers(user.id),
+  ]);
+  const sellers = new Map(sellerList.map((s) => [s.id, s]));
+  const all = toPnlReports(user, heads, sellers);
+  const reports = sellerId === null ? all : all.filter((r) => r.seller_id === sellerId);
+  const ownCosts = costs.filter((c) => sellerId === null || c.seller_id === sellerId).map(toCost);
+  // The sellers whose thresholds are shown: the one asked, else every seller with reports (and the
+  // reports without a seller, taxed with the user's own profile).
+  const sellerIds =
+    sellerId !== null ? [sellerId] : [...new Set(all.filter((r) => !r.is_combined).map((r) => r.seller_id))];
+  return { reports, ownCosts, sellers, sellerIds };
+}
+
+/** The P&L in kopecks (for the export) with the thresholds of the year of `to`. */
+export async function computeUserPnl(
+  deps: PnlDeps,
+  user: User,
+  q: { from: string; to: string; seller_id?: string },
+): Promise<{ result: PnlResult; thresholds: TaxThreshold[]; sellerId: string | null }> {
+  checkMonths(q.from, q.to);
+  const sellerId = q.seller_id ?? null;
+  const { reports, ownCosts, sellers, sellerIds } = await load(deps, user, sellerId);
+  const result = computePnl({ from: q.from, to: q.to, reports, costs: ownCosts });
+  const year = Number(q.to.slice(0, 4));
+  return { result, thresholds: thresholdsFor(user, reports, sellers, sellerIds, year), sellerId };
+}
+
+export async function getPnl(
+  deps: PnlDeps,
+  user: User,
+  q: { from: string; to: string; seller_id?: string },
+): Promise<Pnl> {
+  const { result: r, thresholds, sellerId } = await computeUserPnl(deps, user, q);
+  return {
+    from: r.from,
+    to: r.to,
+    seller_id: sellerId,
+    lines: PNL_LINE_ORDER.map((l) => ({ key: l.key, title: l.title, sign: l.sign })),
+    months: r.months.map((m) => ({
+      month: m.month,
+      lines: rub(m.lines),
+      net_profit: kopecksToRoubles(m.net_profit),
+      margin: m.margin,
+      income: kopecksToRoubles(m.income),
+      covered_days: m.covered_days,
+      days: m.days,
+      reports: m.reports,
+      period_costs: m.period_costs.map((c) => ({ ...c, amount: kopecksToRoubles(c.amount) })),
+    })),
+    totals: {
+      lines: rub(r.totals.lines),
+      net_profit: kopecksToRoubles(r.totals.net_profit),
+      margin: r.totals.margin,
+      income: kopecksToRoubles(r.totals.income),
+      covered_days: r.totals.covered_days,
+      days: r.totals.days,
+    },
+    sources: r.sources,
+    split_rule: 'days',
+    thresholds,
+    warnings: r.warnings,
+  };
+}
+
+/** GET /api/tax-thresholds: where each USN seller's income of `year` stands (this year by default). */
+export async function getTaxThresholds(
+  deps: PnlDeps,
+  user: User,
+  q: { seller_id?: string; year?: string },
+): Promise<{ thresholds: TaxThreshold[] }> {
+  const sellerId = q.seller_id ?? null;
+  const year = q.year ? Number(q.year) : deps.clock.now().getUTCFullYear();
+  if (year < 2000 || year > 2100) throw invalidRange('year is out of range');
+  const { reports, sellers, sellerIds } = await load(deps, user, sellerId);
+  return { thresholds: thresholdsFor(user, reports, sellers, sellerIds, year) };
+}
