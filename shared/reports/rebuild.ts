@@ -88,13 +88,18 @@ export async function rebuildReport(
     const [seller, oldItems] = await Promise.all([sellerOf(user.id, record), getReportItems(record)]);
     const resolved = await resolveReportSettings(user, seller, parsed, articles);
     const tax = resolved.settings.tax;
-    const { items, dropped, allocation, warnings } = buildItems(parsed, resolved.settings, manualByArticle(oldItems));
+    const { items, dropped, allocation, warnings, attribution } = buildItems(
+      parsed,
+      resolved.settings,
+      manualByArticle(oldItems),
+    );
     onProgress({ step: 'writing', items_total: items.length, items_written: 0 });
     const [, replaced] = await Promise.all([
       ensureProducts(user.id, missingArticles(articles, resolved.known)),
       replaceItems(record, items, {
         tax_profile: tax,
         allocation,
+        cost_attribution: attribution ?? null,
         totals: computeTotals(items.map((i) => i.effective)),
         commission_by_category: commissionByCategory(items),
         warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
