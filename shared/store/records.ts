@@ -115,7 +115,7 @@ export const storedReport = z.looseObject({
     .optional(),
   // Which part of ads, storage and acceptance came from WB's per-article APIs (engine attribution.ts).
   cost_attribution: z
-    .record(
+    .partialRecord(
       z.enum(['ads', 'storage', 'acceptance']),
       z.looseObject({
         report: z.number(),
