@@ -57,6 +57,16 @@ export function usableSources(c: WbConnectionRecord, sources: readonly CostSourc
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const YEAR_MS = 365 * 86_400_000;
+
+/**
+ * What a Finance step writes for the costs: a connection whose token allows a cost source gets its
+ * (empty) cost state, due at once, so the tick picks it up for the first scan.
+ */
+export function costsStart(deps: CostStepDeps | undefined, c: WbConnectionRecord): Partial<WbConnectionRecord> {
+  if (!deps || c.costs || usableSources(c, deps.sources).length === 0) return {};
+  return { costs: emptyCostSync() };
+}
 
 /**
  * One cost step (see the module comment); null when there is nothing to do now (the caller then
@@ -72,6 +82,13 @@ export async function runCostStep(
   const sources = usableSources(c, deps.sources);
   const state: WbCostSync = { ...emptyCostSync(), ...c.costs };
   const settings = deps.settings();
+  if (sources.length === 0) {
+    // Every source refused: nothing to look for; the connection is due for its Finance calls only.
+    if (c.costs && state.rederive.length === 0 && state.next_scan_at <= now) {
+      await connections.saveConnection({ ...c, costs: { ...state, jobs: [], next_scan_at: now + YEAR_MS } });
+    }
+    if (state.rederive.length === 0) return null;
+  }
 
   // 1. A report whose costs are in: rebuild it.
   if (state.rederive.length > 0) {
@@ -84,7 +101,7 @@ export async function runCostStep(
 
   // 2. Reports without costs: queue their jobs.
   if (state.jobs.length === 0) {
-    if (sources.length === 0 || now < state.next_scan_at) return null;
+    if (now < state.next_scan_at) return null;
     const reports = await deps.reportsToCost(c.user_id, c.seller_id);
     const jobs: WbCostJob[] = [];
     for (const r of reports) {

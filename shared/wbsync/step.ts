@@ -22,7 +22,7 @@ import type { FinanceClient, WbOutcome } from '../wb/finance-client';
 import type { ReportSummary, WbDetailedRow } from '../wb/schemas';
 import { advance, claim, planCall, type SyncSettings } from '../wb/sync-plan';
 import { openToken, type KeyWrapper } from '../wb/token-crypto';
-import { runCostStep, type CostStepDeps, type CostStepResult } from './costs-step';
+import { costsStart, runCostStep, type CostStepDeps, type CostStepResult } from './costs-step';
 
 export type ImportOutcome =
   | { kind: 'imported'; reportId: string }
@@ -189,7 +189,13 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
   }
   const { cursor, effects } = advance(c.cursor, call, outcome, now, settings, known);
 
-  let next: WbConnectionRecord = { ...c, cursor, lease_until: 0, imported_ids: [...known] };
+  let next: WbConnectionRecord = {
+    ...c,
+    cursor,
+    lease_until: 0,
+    imported_ids: [...known],
+    ...costsStart(deps.costs, c),
+  };
   for (const effect of effects) {
     switch (effect.kind) {
       case 'reports-found': {

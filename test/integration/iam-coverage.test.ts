@@ -667,6 +667,7 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     const emu = await startWbEmulator({
       port: 0,
       intervalMs: 20,
+      advertIntervalMs: 20,
       weeks: 1,
       rowsPerWeek: 30,
       sellerId: 6_000_000 + randomInt(999_999),

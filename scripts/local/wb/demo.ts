@@ -15,11 +15,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeWbToken, FINANCE_SCOPE } from '../../../shared/wb/token';
 import { makeEmulatorToken } from './tokens';
+import { ADVERT_SCOPE } from '../../../shared/wb/advert-source';
+import { WB_ADVERT_API_URL_DEFAULT } from '../../../shared/wb/settings';
 
 /** Seconds between two calls to the emulator per WB account on the local stack. */
 export const LOCAL_WB_CALL_INTERVAL_SECONDS = 2;
 /** WB's own rule: one call a minute per WB account. */
 export const WB_CALL_INTERVAL_SECONDS = 60;
+/** WB's pace of fullstats (3 a minute) when the promotion API is WB's own. */
+export const WB_ADVERT_CALL_INTERVAL_SECONDS = 20;
 /** The demo seller's WB id (the token's `oid`). */
 export const DEMO_WB_SELLER_ID = 4242001;
 export const DEMO_WEEKS_AT_FIRST_START = 4;
@@ -34,6 +38,13 @@ export interface WbStackSettings {
   url: string;
   /** WB_CALL_INTERVAL_SECONDS for the handlers (and the emulator's rate limit). */
   intervalSeconds: number;
+  /**
+   * WB_ADVERT_API_URL for the handlers: as given; else the emulator (which serves the promotion API too)
+   * when it runs; else WB's advert-api host.
+   */
+  advertUrl: string;
+  /** WB_ADVERT_CALL_INTERVAL_SECONDS: as given; else the emulator's interval; else WB's 20 s. */
+  advertIntervalSeconds: number;
 }
 
 /** The WB settings of a local stack whose emulator would listen on `port`; throws for a bad value. */
@@ -46,10 +57,20 @@ export function wbStackSettings(env: NodeJS.ProcessEnv, port: number): WbStackSe
   const seconds = raw === '' ? (emulator ? LOCAL_WB_CALL_INTERVAL_SECONDS : WB_CALL_INTERVAL_SECONDS) : Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0)
     throw new Error(`WB_CALL_INTERVAL_SECONDS=${raw} is not a positive number of seconds`);
+  const url = emulator ? `http://127.0.0.1:${port}` : given.replace(/\/+$/, '');
+  const advertGiven = env.WB_ADVERT_API_URL?.trim() ?? '';
+  if (advertGiven !== '' && !/^https?:\/\/[^\s/]+/.test(advertGiven))
+    throw new Error(`WB_ADVERT_API_URL=${advertGiven} is not an http(s) URL`);
+  const advertRaw = env.WB_ADVERT_CALL_INTERVAL_SECONDS?.trim() ?? '';
+  const advertSeconds = advertRaw === '' ? (emulator ? seconds : WB_ADVERT_CALL_INTERVAL_SECONDS) : Number(advertRaw);
+  if (!Number.isFinite(advertSeconds) || advertSeconds <= 0)
+    throw new Error(`WB_ADVERT_CALL_INTERVAL_SECONDS=${advertRaw} is not a positive number of seconds`);
   return {
     emulator,
-    url: emulator ? `http://127.0.0.1:${port}` : given.replace(/\/+$/, ''),
+    url,
     intervalSeconds: seconds,
+    advertUrl: advertGiven !== '' ? advertGiven.replace(/\/+$/, '') : emulator ? url : WB_ADVERT_API_URL_DEFAULT,
+    advertIntervalSeconds: advertSeconds,
   };
 }
 
@@ -76,7 +97,12 @@ function tokenUsable(token: unknown, nowMs: number): token is string {
   if (typeof token !== 'string') return false;
   try {
     const info = decodeWbToken(token);
-    return info.sellerId === String(DEMO_WB_SELLER_ID) && info.exp * 1000 > nowMs + DAY_MS;
+    // A demo token from before the promotion API has no «Продвижение»: replaced, so the demo shows ads per article.
+    return (
+      info.sellerId === String(DEMO_WB_SELLER_ID) &&
+      info.exp * 1000 > nowMs + DAY_MS &&
+      info.scopes.includes(ADVERT_SCOPE)
+    );
   } catch {
     return false;
   }
@@ -105,7 +131,7 @@ export function demoWbSeller(dataDir: string, nowMs: number = Date.now()): DemoW
     ? kept.token
     : makeEmulatorToken({
         oid: DEMO_WB_SELLER_ID,
-        scopes: ['Статистика', FINANCE_SCOPE],
+        scopes: ['Статистика', ADVERT_SCOPE, FINANCE_SCOPE],
         exp: Math.floor(nowMs / 1000) + 180 * 86_400,
       });
   if (token !== kept.token || firstMonday !== kept.firstMonday) {
