@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
-import type { ReportAllocation, ReportCostAttribution, ReportWarning } from '../api/contract';
+import type { Item, ReportAllocation, ReportCostAttribution, ReportWarning } from '../api/contract';
 import { AllocationPanel, CostAttributionPanel, MISSING_COST_LINK, MissingCostBanner } from './report-trust';
 
 afterEach(() => cleanup());
@@ -103,7 +103,17 @@ describe('CostAttributionPanel', () => {
   };
 
   it('shows the API’s part on the articles, the «Реклама без артикула» rest and spend on a card without rows', () => {
-    render(<CostAttributionPanel attribution={ads} />);
+    const item = (article: string, ads: number, drr: number | null) =>
+      ({ article, effective: { ads, drr, roas: null } }) as unknown as Item;
+    render(
+      <CostAttributionPanel
+        attribution={ads}
+        items={[item('A', 400, 20), item('', 150, null), item('B', 0, 0), item('C', 450, 12.5)]}
+      />,
+    );
+    const rows = [...screen.getByTestId('attribution-articles').querySelectorAll('tbody tr')];
+    expect(rows.map((r) => r.getAttribute('data-testid'))).toEqual(['attribution-article-C', 'attribution-article-A']);
+    expect(screen.getByTestId('attribution-article-A').textContent).toMatch(/400.*20/);
     expect(screen.getByTestId('attribution-ads-api').textContent).toMatch(/850/);
     expect(screen.getByTestId('attribution-ads-rest').textContent).toMatch(/150/);
     expect(screen.getByTestId('attribution-ads-remainder').textContent).toContain('Реклама без артикула');

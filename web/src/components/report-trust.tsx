@@ -1,7 +1,7 @@
 // What a seller needs to trust a report's numbers: the articles sold without a cost price (a banner
 // with a link to fill them in the catalog) and how the costs without an article were spread.
 import { Link } from 'react-router-dom';
-import type { AllocationMethod, ReportAllocation, ReportCostAttribution, ReportWarning } from '../api/contract';
+import type { AllocationMethod, Item, ReportAllocation, ReportCostAttribution, ReportWarning } from '../api/contract';
 import { formatInt, formatPercent, formatRub, pluralForm } from '../lib/format';
 
 /** The catalog filtered to the products without a cost price. */
@@ -103,10 +103,23 @@ const ATTRIBUTION_TITLES: Array<[keyof ReportCostAttribution, string, string]> =
  * Which part of ads, storage and acceptance sits on the articles from WB's APIs and which stays without an
  * article (the report's own deductions the API does not explain). The report's totals are the same either way.
  */
-export function CostAttributionPanel({ attribution }: { attribution: ReportCostAttribution | null | undefined }) {
+export function CostAttributionPanel({
+  attribution,
+  items = [],
+}: {
+  attribution: ReportCostAttribution | null | undefined;
+  items?: readonly Item[];
+}) {
   if (!attribution) return null;
   const kinds = ATTRIBUTION_TITLES.filter(([k]) => attribution[k]);
   if (kinds.length === 0) return null;
+  // The articles that carry the most ads, each with its own spend, ДРР and ROAS (up to 10).
+  const advertised = attribution.ads
+    ? items
+        .filter((i) => i.article !== '' && Number(i.effective.ads ?? 0) !== 0)
+        .sort((a, b) => Number(b.effective.ads ?? 0) - Number(a.effective.ads ?? 0))
+        .slice(0, 10)
+    : [];
   return (
     <section className="panel attribution-panel" aria-labelledby="attribution-title" data-testid="attribution-panel">
       <h2 id="attribution-title">Расходы по артикулам из API WB</h2>
@@ -155,6 +168,37 @@ export function CostAttributionPanel({ attribution }: { attribution: ReportCostA
           «ВБ.Продвижение» из отчёта, которые кампании не объясняют; на артикулах —{' '}
           {formatRub(attribution.ads.from_api)} по данным API «Продвижение».
         </p>
+      ) : null}
+      {advertised.length > 0 ? (
+        <table className="allocation-table" data-testid="attribution-articles">
+          <caption>Реклама по артикулам</caption>
+          <thead>
+            <tr>
+              <th scope="col">Артикул</th>
+              <th scope="col" className="num">
+                Реклама
+              </th>
+              <th scope="col" className="num">
+                ДРР
+              </th>
+              <th scope="col" className="num">
+                ROAS
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {advertised.map((i) => (
+              <tr key={i.article} data-testid={`attribution-article-${i.article}`}>
+                <th scope="row">{i.article}</th>
+                <td className="num" data-testid="attribution-article-ads">
+                  {formatRub(i.effective.ads)}
+                </td>
+                <td className="num">{i.effective.drr === null ? '—' : formatPercent(i.effective.drr)}</td>
+                <td className="num">{i.effective.roas === null ? '—' : formatPercent(i.effective.roas)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       ) : null}
       {kinds.map(([k, title]) => {
         const a = attribution[k]!;

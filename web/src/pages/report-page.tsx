@@ -262,7 +262,7 @@ export function ReportPage() {
         <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
       </section>
 
-      <CostAttributionPanel attribution={report.cost_attribution} />
+      <CostAttributionPanel attribution={report.cost_attribution} items={report.items} />
 
       <AllocationPanel allocation={report.allocation} />
 
