@@ -11,7 +11,7 @@ import type { CostBatch, CostSource } from '../wb/costs';
 import type { WbOutcome } from '../wb/finance-client';
 import { initialCursor } from '../wb/sync-plan';
 import { localKeyWrapper, sealToken } from '../wb/token-crypto';
-import { runCostStep, type CostStepDeps } from './costs-step';
+import { costsStart, runCostStep, type CostStepDeps } from './costs-step';
 
 const T0 = Date.parse('2026-03-10T06:00:00Z');
 const wrapper = localKeyWrapper(Buffer.alloc(32, 7).toString('base64'));
@@ -93,6 +93,7 @@ function world(c0: WbConnectionRecord, answers: Array<WbOutcome<unknown>>) {
   const step = (now: number) => runCostStep(deps, connections, () => wrapper, row, now);
   return {
     step,
+    deps,
     calls,
     stored,
     rederived,
@@ -121,9 +122,19 @@ const stats = (nm: number, rub: number, date: string) => ({
 describe('the cost steps of the sync', () => {
   it('a token without «Продвижение»: no step at all, the connection is due as before', async () => {
     const w = world(await connection(['Финансы']), []);
+    expect(costsStart(w.deps, w.row)).toEqual({});
     expect(await w.step(T0)).toBeNull();
     expect(w.calls).toEqual([]);
     expect(dueAt(w.row)).toBe(T0 + 86_400_000);
+  });
+
+  it('a token with «Продвижение» gets its cost state with the first Finance step: due at once for the first scan', async () => {
+    const w = world(await connection(['Финансы', 'Продвижение']), []);
+    const start = costsStart(w.deps, w.row);
+    expect(start.costs).toMatchObject({ jobs: [], next_scan_at: 0 });
+    expect(dueAt({ ...w.row, ...start })).toBe(0);
+    expect(costsStart(w.deps, { ...w.row, ...start })).toEqual({});
+    expect(costsStart(undefined, w.row)).toEqual({});
   });
 
   it('scan → count → fullstats per report, one WB call a step on the API’s own budget, then the rebuild of each report', async () => {
