@@ -78,6 +78,13 @@ describe('attributeCosts', () => {
     ]);
   });
 
+  it('a report without any of the cost (a «по выкупам» report) is left as it is', () => {
+    const rows = [art('A', '101', { realization: 1 }), art('', '', { storage: 5 })];
+    const r = attributeCosts(rows, { ads: { byNm: { '101': 40_000 } } });
+    expect(r.articles.map((a) => a.aggregates.ads)).toEqual([0, 0]);
+    expect(r.summary).toEqual({});
+  });
+
   it('a kind without costs is left as the rows give it', () => {
     const r = attributeCosts(parsed.articles, { ads: { byNm: {} } });
     expect(r.articles.map((a) => [a.aggregates.ads, a.aggregates.storage])).toEqual([

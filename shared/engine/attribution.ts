@@ -11,7 +11,9 @@
  *   the report's deductions is counted once, the payout is unchanged to the kopeck, and spend the rows do
  *   not explain never disappears;
  * - cost of a card with no rows in the report is not laid anywhere: it stays inside the remainder and is
- *   named in the summary (`unmatched`).
+ *   named in the summary (`unmatched`);
+ * - a report whose rows hold none of the cost (total 0) is left as it is: the spend belongs to the
+ *   report that paid it (a week's main report, not its «по выкупам» one).
  *
  * Pure: the costs are given (summed per nmId over the report's period) by the caller.
  */
@@ -82,6 +84,9 @@ export function attributeCosts(
     const given = costs[field];
     if (!given) continue;
     const report = out.reduce((s, a) => s + (a.aggregates[field] ?? 0), 0);
+    // A report without any of this cost (a «по выкупам» report beside the week's main one) has nothing to
+    // lay out: the API's spend belongs to the report that paid it.
+    if (report === 0) continue;
     const own = new Map<number, number>();
     let api = 0;
     const unmatched: Array<{ nm_id: string; kopecks: number }> = [];
