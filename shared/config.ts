@@ -110,6 +110,14 @@ const schema = z.object({
     .pipe(z.url()),
   /** The least time between two calls to WB for one WB account (WB: one a minute). Fractions for tests. */
   WB_CALL_INTERVAL_SECONDS: z.coerce.number().positive().default(60),
+  /** WB's promotion API base URL (docs/WB-API.md «Promotion (ads)»); the local WB emulator's URL in development and tests. */
+  WB_ADVERT_API_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' || v === undefined ? 'https://advert-api.wildberries.ru' : v.replace(/\/+$/, '')))
+    .pipe(z.url()),
+  /** The least time between two promotion API calls for one WB account (fullstats: 3 a minute). Fractions for tests. */
+  WB_ADVERT_CALL_INTERVAL_SECONDS: z.coerce.number().positive().default(20),
   /**
    * The key that wraps sellers' WB tokens when no KMS key is set (local stack and tests): 32 bytes,
    * base64. On AWS the KMS key WB_TOKEN_KMS_KEY_ID does it and this is empty.

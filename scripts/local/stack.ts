@@ -145,6 +145,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       WB_FINANCE_API_URL: wb.url,
       WB_ANALYTICS_API_URL: wb.analyticsUrl,
       WB_CALL_INTERVAL_SECONDS: String(wb.intervalSeconds),
+      WB_ADVERT_API_URL: wb.advertUrl,
+      WB_ADVERT_CALL_INTERVAL_SECONDS: String(wb.advertIntervalSeconds),
       WB_TOKEN_KEY: wbTokenKey,
     };
     const env: Record<string, string> = { ...emulatorEnv(ports, overrides), WEB_ORIGIN: webOrigin };
@@ -178,6 +180,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           startWbEmulator({
             port: ports.wbEmulator,
             intervalMs: wb.intervalSeconds * 1000,
+            advertIntervalMs: wb.advertIntervalSeconds * 1000,
             weeks: demoSeller.weeks,
             rowsPerWeek: DEMO_ROWS_PER_WEEK,
             firstMonday: demoSeller.firstMonday,

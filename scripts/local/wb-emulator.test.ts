@@ -19,6 +19,15 @@ import {
   type SyncSettings,
 } from '../../shared/wb/sync-plan';
 import { startWbEmulator, type WbEmulator } from './wb-emulator';
+import {
+  createAdvertClient,
+  fullstatsToCosts,
+  type Fullstats,
+  type PromotionCount,
+} from '../../shared/wb/advert-client';
+import { campaignsFor } from '../../shared/wb/advert-source';
+import { sumByNm } from '../../shared/wb/costs';
+import { CAMPAIGN_A, CAMPAIGN_B, EXTRA_NM } from './wb/promotion';
 
 const MINUTE = 60_000;
 let clock = Date.parse('2026-02-02T09:00:00Z');
@@ -146,6 +155,59 @@ describe('WB emulator', () => {
       return summaries.get(w.item.reportId)!.bankPaymentSum - computeTotals(items.map((i) => i.effective)).payout!;
     });
     expect(differences).toEqual([0, 0, 1234]);
+  });
+});
+
+describe('WB emulator: the promotion API', () => {
+  const advert = (token = emu.tokens.promotion) => createAdvertClient({ baseUrl: emu.url, token });
+
+  it('needs «Продвижение»: a Finance-only token → 403; an unknown one → 401', async () => {
+    expect((await advert(emu.tokens.valid).promotionCount()).kind).toBe('forbidden');
+    expect((await advert(emu.tokens.invalid).promotionCount()).kind).toBe('unauthorized');
+  });
+
+  it('the campaigns’ spend explains 90 % of each week’s «Продвижение» deductions, 5 % of it on a card without rows', async () => {
+    clock += 10 * MINUTE;
+    const count = await advert().promotionCount();
+    expect(count.kind).toBe('ok');
+    const ids = campaignsFor((count as { value: PromotionCount }).value, '2026-01-05');
+    expect(ids).toEqual([CAMPAIGN_A, CAMPAIGN_B]);
+    for (const w of emu.promotion.weeks) {
+      clock += MINUTE;
+      const r = await advert().fullstats(ids, w.dateFrom, w.dateTo);
+      expect(r.kind).toBe('ok');
+      const { costs, revenue } = fullstatsToCosts((r as { value: Fullstats }).value, w.dateFrom, w.dateTo);
+      const byNm = sumByNm(costs);
+      const total = [...byNm.values()].reduce((s, k) => s + k, 0);
+      expect(w.deductions).toBeGreaterThan(0);
+      expect(Math.abs(total - Math.floor(w.deductions * 0.9))).toBeLessThanOrEqual(4);
+      expect(byNm.get(EXTRA_NM)).toBe(Math.floor(w.deductions * 0.05));
+      // The extra card has no row in the week; the three others sold.
+      const nms = new Set(emu.weeks.find((x) => x.item.reportId === w.reportId)!.rows.map((row) => Number(row.nmId)));
+      expect(nms.has(EXTRA_NM)).toBe(false);
+      expect(w.spend.slice(0, 3).every((s) => nms.has(s.nmId))).toBe(true);
+      expect(sumByNm(revenue).get(w.spend[0]!.nmId)).toBe(w.spend[0]!.kopecks * 4);
+    }
+  });
+
+  it('fullstats: one call per interval (429 with X-Ratelimit-Retry), ≤ 50 ids and ≤ 31 days; upd lists the charges', async () => {
+    clock += MINUTE;
+    expect((await advert().fullstats([CAMPAIGN_A], '2026-01-05', '2026-01-11')).kind).toBe('ok');
+    const early = await advert().fullstats([CAMPAIGN_A], '2026-01-05', '2026-01-11');
+    expect(early).toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 20 });
+    clock += MINUTE;
+    const res = await fetch(`${emu.url}/adv/v3/fullstats?ids=1&beginDate=2026-01-01&endDate=2026-03-01`, {
+      headers: { Authorization: emu.tokens.promotion },
+    });
+    expect(res.status).toBe(400);
+    const upd = await advert().upd('2026-01-05', '2026-01-11');
+    expect(upd.kind).toBe('ok');
+    const charged = (upd as { value: Array<{ updSum: number }> }).value.reduce((s, c) => s + c.updSum, 0);
+    const week = emu.promotion.weeks[0]!;
+    expect(charged).toBe(week.spend.reduce((s, c) => s + c.kopecks, 0));
+    clock += MINUTE;
+    const adverts = await advert().adverts([CAMPAIGN_B]);
+    expect(adverts).toMatchObject({ kind: 'ok', value: { adverts: [{ id: CAMPAIGN_B, status: 11 }] } });
   });
 });
 

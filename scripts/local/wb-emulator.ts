@@ -14,6 +14,12 @@
  * figure for a mismatch test.
  * - seller-analytics-api's paid-storage and acceptance report tasks (scripts/local/wb/analytics.ts), on the
  *   same port, consistent with the weeks; their limits take WB's minute as `intervalMs`.
+ *
+ * The promotion API (advert-api), from the same weeks (scripts/local/wb/promotion.ts):
+ * - GET /adv/v1/promotion/count, GET /api/advert/v2/adverts?ids= (≤ 50), GET /adv/v1/upd?from&to (≤ 31 days),
+ *   GET /adv/v3/fullstats?ids= (≤ 50)&beginDate&endDate (≤ 31 days): WB's shapes, amounts in roubles;
+ * - a token without «Продвижение» → 403; fullstats one call per `advertIntervalMs` per seller account
+ *   (WB: 3 a minute), the other methods 5 a second; early → 429 with X-Ratelimit-Retry.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +29,12 @@ import type { BankPaymentFormula } from '../../shared/wb/report-sums';
 import type { WbDetailedRow } from '../../shared/wb/schemas';
 import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../shared/wb/token';
 import { createAnalyticsEmulator, type AnalyticsEmulator, type AnalyticsEmulatorOptions } from './wb/analytics';
+import { ADVERT_SCOPE } from '../../shared/wb/advert-source';
+import { ADVERTS_PATH, FULLSTATS_PATH, PROMOTION_COUNT_PATH, UPD_PATH } from '../../shared/wb/advert-client';
+
+const ADVERT_ROUTES = new Set([PROMOTION_COUNT_PATH, ADVERTS_PATH, FULLSTATS_PATH, UPD_PATH]);
 import { emulatedWeek, type EmulatedWeek } from './wb/weeks';
+import { promotionOf, type Promotion } from './wb/promotion';
 import { makeEmulatorToken } from './wb/tokens';
 
 export const LIST_ROUTE = '/api/finance/v1/sales-reports/list';
@@ -34,6 +45,8 @@ export interface WbEmulatorOptions {
   host?: string;
   /** Least time between accepted calls per seller account (WB: 60 000). */
   intervalMs?: number;
+  /** Least time between accepted fullstats calls per seller account (WB: 20 000, 3 a minute). */
+  advertIntervalMs?: number;
   weeks?: number;
   rowsPerWeek?: number;
   seed?: number;
@@ -56,8 +69,11 @@ export interface WbEmulatorOptions {
 export interface WbEmulator {
   url: string;
   port: number;
-  tokens: { valid: string; noFinance: string; expired: string; invalid: string };
+  /** `valid` has «Статистика» and «Финансы»; `promotion` has «Продвижение» too. */
+  tokens: { valid: string; promotion: string; noFinance: string; expired: string; invalid: string };
   weeks: EmulatedWeek[];
+  /** The campaigns and their spend per week and day (scripts/local/wb/promotion.ts). */
+  promotion: Promotion;
   /** Sets one money figure of a week's list item (kopecks), e.g. bankPaymentSum for a mismatch. */
   setListSum(reportId: number, field: ReportListMoneyField, kopecks: number): void;
   /** Every request answered: path and status. */
@@ -126,7 +142,11 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     expired: makeEmulatorToken({ oid: sellerId, scopes: [FINANCE_SCOPE], exp: Math.floor(now() / 1000) - 60 }),
     invalid: makeEmulatorToken({ oid: sellerId, scopes: [FINANCE_SCOPE], exp }).replace(/.{8}$/, 'AAAAAAAA'),
   };
-  const issued = new Set([tokens.valid, tokens.noFinance, tokens.expired]);
+  const tokensAll = {
+    ...tokens,
+    promotion: makeEmulatorToken({ oid: sellerId, scopes: [ANALYTICS_SCOPE, 'Статистика', ADVERT_SCOPE, FINANCE_SCOPE], exp }),
+  };
+  const issued = new Set([tokens.valid, tokens.noFinance, tokens.expired, tokensAll.promotion]);
   const analytics = createAnalyticsEmulator({
     weeks,
     now,
@@ -135,6 +155,8 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     seed: opts.seed,
     ...opts.analytics,
   });
+  const promotion = promotionOf(weeks);
+  const advertIntervalMs = opts.advertIntervalMs ?? 20_000;
   const lastAccepted = new Map<string, number>();
   const calls: WbEmulator['calls'] = [];
 
@@ -156,6 +178,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     if (analytics.handles(req.method ?? '', path)) {
       return analytics.handle(req, path, (status, body, headers) => send(res, path, status, body, headers));
     }
+    if (req.method === 'GET' && ADVERT_ROUTES.has(path)) return handleAdvert(req, res, path);
     const detail = DETAILED_ROUTE.exec(path);
     if (req.method !== 'POST' || (path !== LIST_ROUTE && !detail)) {
       return send(res, path, 404, errorBody(404, 'not found', 'no such method'));
@@ -238,6 +261,127 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     return items.length === 0 ? send(res, path, 204, undefined, rateHeaders) : send(res, path, 200, items, rateHeaders);
   }
 
+  /** The promotion API (see the module comment). */
+  function handleAdvert(req: http.IncomingMessage, res: http.ServerResponse, path: string) {
+    const query = new URL(req.url ?? '/', 'http://emulator').searchParams;
+    const auth = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '').trim();
+    if (!issued.has(auth)) return send(res, path, 401, errorBody(401, 'unauthorized', 'token is malformed or invalid'));
+    const info = decodeWbToken(auth);
+    if (info.exp * 1000 <= now()) return send(res, path, 401, errorBody(401, 'unauthorized', 'token expired'));
+    if (!info.scopes.includes(ADVERT_SCOPE))
+      return send(res, path, 403, errorBody(403, 'forbidden', 'scope is not allowed'));
+    const slow = path === FULLSTATS_PATH;
+    const key = `${info.sellerId ?? ''}#${slow ? 'fullstats' : 'advert'}`;
+    const interval = slow ? advertIntervalMs : Math.min(advertIntervalMs, 200);
+    const t = now();
+    const last = lastAccepted.get(key);
+    if (last !== undefined && t - last < interval) {
+      const wait = last + interval - t;
+      return send(res, path, 429, errorBody(429, 'too many requests', 'limited by advert-api'), {
+        'X-Ratelimit-Retry': retrySeconds(wait, interval),
+        'X-Ratelimit-Limit': '1',
+        'X-Ratelimit-Remaining': '0',
+        'X-Ratelimit-Reset': retrySeconds(wait, interval),
+      });
+    }
+    lastAccepted.set(key, t);
+    const rub = (k: number) => k / 100;
+    const ids = (query.get('ids') ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '')
+      .map(Number);
+    const dateOk = (d: string | null): d is string => d !== null && /^\d{4}-\d{2}-\d{2}$/.test(d);
+    const span = (a: string, b: string) => Math.round((Date.parse(b) - Date.parse(a)) / 86_400_000) + 1;
+    if (path === PROMOTION_COUNT_PATH) {
+      const groups = new Map<
+        string,
+        { type: number; status: number; advert_list: Array<{ advertId: number; changeTime: string }> }
+      >();
+      for (const c of promotion.campaigns) {
+        const k = `${c.type}#${c.status}`;
+        const g = groups.get(k) ?? { type: c.type, status: c.status, advert_list: [] };
+        g.advert_list.push({ advertId: c.advertId, changeTime: c.changeTime });
+        groups.set(k, g);
+      }
+      const adverts = [...groups.values()].map((g) => ({ ...g, count: g.advert_list.length }));
+      return send(res, path, 200, { adverts, all: promotion.campaigns.length });
+    }
+    if (path === ADVERTS_PATH) {
+      if (ids.length === 0 || ids.length > 50 || ids.some((i) => !Number.isInteger(i)))
+        return send(res, path, 400, errorBody(400, 'bad request', 'ids: 1…50 campaign ids'));
+      const adverts = promotion.campaigns
+        .filter((c) => ids.includes(c.advertId))
+        .map((c) => ({
+          id: c.advertId,
+          status: c.status,
+          bid_type: 'unified',
+          settings: { name: c.name, payment_type: 'cpm' },
+          nm_settings: c.nms.map((nm_id) => ({ nm_id })),
+          timestamps: { created: c.changeTime, updated: c.changeTime, started: c.changeTime },
+        }));
+      return send(res, path, 200, { adverts });
+    }
+    if (path === UPD_PATH) {
+      const from = query.get('from');
+      const to = query.get('to');
+      if (!dateOk(from) || !dateOk(to) || from > to || span(from, to) > 31)
+        return send(res, path, 400, errorBody(400, 'bad request', 'from ≤ to, at most 31 days'));
+      const charges: unknown[] = [];
+      let updNum = 1;
+      for (const c of promotion.campaigns)
+        for (const [date, cards] of promotion.daily.get(c.advertId) ?? []) {
+          if (date < from || date > to) continue;
+          const sum = cards.reduce((s, x) => s + x.sum, 0);
+          if (sum === 0) continue;
+          charges.push({
+            updNum: updNum++,
+            updTime: `${date}T23:00:00+03:00`,
+            updSum: rub(sum),
+            advertId: c.advertId,
+            campName: c.name,
+            advertType: c.type,
+            paymentType: c.paymentType,
+            advertStatus: c.status,
+          });
+        }
+      return send(res, path, 200, charges);
+    }
+    // fullstats
+    const begin = query.get('beginDate');
+    const end = query.get('endDate');
+    if (ids.length === 0 || ids.length > 50 || ids.some((i) => !Number.isInteger(i)))
+      return send(res, path, 400, errorBody(400, 'bad request', 'ids: 1…50 campaign ids'));
+    if (!dateOk(begin) || !dateOk(end) || begin > end || span(begin, end) > 31)
+      return send(res, path, 400, errorBody(400, 'bad request', 'beginDate ≤ endDate, at most 31 days'));
+    const answer: unknown[] = [];
+    for (const id of ids) {
+      const byDay = promotion.daily.get(id);
+      if (!byDay) continue;
+      const days = [...byDay]
+        .filter(([date]) => date >= begin && date <= end)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([date, cards]) => ({
+          date: `${date}T00:00:00Z`,
+          sum: rub(cards.reduce((s, c) => s + c.sum, 0)),
+          apps: [
+            {
+              appType: 1,
+              nms: cards.map((c) => ({
+                nmId: c.nmId,
+                name: `Товар ${c.nmId}`,
+                sum: rub(c.sum),
+                sum_price: rub(c.sum_price),
+              })),
+            },
+          ],
+        }));
+      if (days.length === 0) continue;
+      answer.push({ advertId: id, sum: rub(days.reduce((s, d) => s + Math.round(d.sum * 100), 0)), days });
+    }
+    return send(res, path, 200, answer);
+  }
+
   const server = http.createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       if (!res.headersSent) send(res, req.url ?? '', 500, errorBody(500, 'internal', String(e)));
@@ -252,8 +396,9 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   return {
     url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
     port,
-    tokens,
+    tokens: tokensAll,
     weeks,
+    promotion,
     calls,
     analytics,
     setListSum(reportId, field, kopecks) {

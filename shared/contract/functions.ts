@@ -372,8 +372,9 @@ export const FUNCTIONS = {
       // the due connections (gsi1, partition WBSYNC#DUE), each connection (Get), its claim and cursor (conditional Updates),
       // the WB account's budget (conditional Update); an imported report: limits charge (Update +
       // history Put + report Put + identity Put, one transaction), the user and the seller (Get), the
-      // identity lookup (Query of the user's partition)
-      table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
+      // identity lookup (Query of the user's partition); per-article costs: the seller's reports (gsi1),
+      // the costs of each call (BatchWriteItem), a report's rebuild started (Update)
+      table: ['BatchWriteItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem'],
       indexes: ['gsi1'],
       // the pages of rows read from WB, kept as the report's source (rebuilds read them again)
       bucket: { sources: ['PutObject', 'GetObject'] },

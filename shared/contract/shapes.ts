@@ -292,6 +292,34 @@ export const reportSchema = reportSummarySchema
       })
       .nullable()
       .describe('Null on reports built before allocation existed'),
+    cost_attribution: z
+      .partialRecord(
+        z.enum(['ads', 'storage', 'acceptance']),
+        z.object({
+          report_total: z
+            .number()
+            .describe('Roubles of the field in the report’s rows (for ads: the «ВБ.Продвижение» deductions)'),
+          from_api: z.number().describe('Roubles laid on articles from WB’s API (their cards have rows in the report)'),
+          without_article: z
+            .number()
+            .describe(
+              'Roubles that stay on «Без артикула» (report_total − what the articles carry), spread by the allocation',
+            ),
+          api_total: z.number().describe('Roubles the API gives for the period, every card'),
+          unmatched: z
+            .number()
+            .describe('Roubles the API gives for cards without rows in the report (inside without_article)'),
+          unmatched_cards: z
+            .array(z.object({ nm_id: z.string(), amount: z.number() }))
+            .describe('Up to 20, largest first'),
+          articles: z.number().int(),
+          days: z.number().int().describe('Days of the period the API answered for'),
+        }),
+      )
+      .nullable()
+      .describe(
+        'Per-article costs from WB’s APIs (docs/METRICS.md); null when the report was built from its rows alone',
+      ),
     items: z.array(itemSchema),
     commission_by_category: z.array(categoryCommissionSchema),
     warnings: z.array(reportWarningSchema),
@@ -632,6 +660,7 @@ export type ReportProgress = z.infer<typeof reportProgressSchema>;
 export type ItemColumns = z.infer<typeof itemColumnsSchema>;
 export type ReportColumns = z.infer<typeof reportColumnsSchema>;
 export type ReportAllocation = NonNullable<Report['allocation']>;
+export type ReportCostAttribution = NonNullable<Report['cost_attribution']>;
 export type UploadUrl = z.infer<typeof uploadUrlSchema>;
 export type RowCount = z.infer<typeof rowCountSchema>;
 export type ManualValueResult = z.infer<typeof manualValueResultSchema>;

@@ -3,6 +3,7 @@
  * computation; Manual values). `computed` never carries a correction; `effective` is what the user sees.
  */
 import { allocateUnassigned, DEFAULT_ALLOCATION, type AllocationSummary } from './allocation';
+import { attributeCosts, type CostAttribution } from './attribution';
 import { deriveValues, percentOf, usnMinimumApplies } from './derive';
 import { AGGREGATE_FIELDS, FIELD_BY_NAME, isCorrectable, type FieldName } from './fields';
 import { roundHalfAway } from './money';
@@ -98,8 +99,10 @@ export interface BuiltItems {
   dropped: DroppedManualValue[];
   /** How the «Без артикула» costs were spread (kopecks). */
   allocation: AllocationSummary;
-  /** What the settings leave uncertain: `missing_cost_price`, `usn_minimum_tax`. */
+  /** What the settings leave uncertain: `missing_cost_price`, `usn_minimum_tax`, `cost_attribution_exceeds_report`. */
   warnings: ReportWarning[];
+  /** Which part of ads, storage and acceptance came from WB's APIs (set when settings.costs is). */
+  attribution?: CostAttribution;
 }
 
 export function buildItems(
@@ -111,13 +114,17 @@ export function buildItems(
   const present = new Set<string>();
   const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
   const costOf = (article: string) => (has(settings.costPrices, article) ? settings.costPrices[article] : 0);
-  // First the values without any allocation: the bases and the amounts to spread come from them.
-  const bare = parsed.articles.map((art) => ({
+  // WB's per-article costs first (attribution.ts): they change which item carries ads, storage, acceptance.
+  const attributed = settings.costs ? attributeCosts(parsed.articles, settings.costs) : null;
+  const articles = attributed?.articles ?? parsed.articles;
+  const adRevenue = (i: number) => attributed?.adRevenue[i] ?? 0;
+  // Then the values without any allocation: the bases and the amounts to spread come from them.
+  const bare = articles.map((art) => ({
     article: art.article,
     computed: deriveValues(art.aggregates, costOf(art.article)!, settings.tax, {}),
   }));
   const { allocated, summary } = allocateUnassigned(bare, settings.allocation ?? DEFAULT_ALLOCATION);
-  const items: ComputedItem[] = parsed.articles.map((art, i) => {
+  const items: ComputedItem[] = articles.map((art, i) => {
     present.add(art.article);
     const costPrice = costOf(art.article);
     const manual: ManualValues = {};
@@ -135,9 +142,9 @@ export function buildItems(
       category: art.category,
       nm_id: art.nm_id,
       brand: art.brand,
-      computed: deriveValues(art.aggregates, costPrice!, settings.tax, {}, allocated[i]),
+      computed: deriveValues(art.aggregates, costPrice!, settings.tax, {}, allocated[i], adRevenue(i)),
       manual_values: manual,
-      effective: deriveValues(art.aggregates, costPrice!, settings.tax, manual, allocated[i]),
+      effective: deriveValues(art.aggregates, costPrice!, settings.tax, manual, allocated[i], adRevenue(i)),
     };
   });
   for (const [article, values] of Object.entries(manualByArticle)) {
@@ -147,7 +154,7 @@ export function buildItems(
       dropped.push({ article, field, value });
     }
   }
-  const warnings: ReportWarning[] = [];
+  const warnings: ReportWarning[] = [...(attributed?.warnings ?? [])];
   const missing = missingCostPriceWarning(items, settings.costPrices);
   if (missing) warnings.push(missing);
   const minimum = items.filter((it) => usnMinimumApplies(settings.tax, it.computed)).length;
@@ -158,7 +165,13 @@ export function buildItems(
         'УСН «доходы минус расходы»: где налог с разницы меньше 1 % доходов, показан минимальный налог (1 % доходов) — это оценка, минимальный налог считается за год.',
       details: { articles: minimum, estimate: true },
     });
-  return { items, dropped, allocation: summary, warnings };
+  return {
+    items,
+    dropped,
+    allocation: summary,
+    warnings,
+    ...(attributed ? { attribution: attributed.summary } : {}),
+  };
 }
 
 /**
@@ -217,6 +230,7 @@ export function applyManualValue(
     tax,
     manual,
     item.computed.allocated_expenses ?? 0,
+    item.computed.ad_revenue ?? 0,
   );
   return { ...item, manual_values: manual, effective };
 }
@@ -229,9 +243,10 @@ export function rederiveItem(
 ): ComputedItem {
   const aggregates = aggregatesOf(item.computed);
   const allocated = item.computed.allocated_expenses ?? 0;
+  const adRevenue = item.computed.ad_revenue ?? 0;
   return {
     ...item,
-    computed: deriveValues(aggregates, costPrice, tax, {}, allocated),
-    effective: deriveValues(aggregates, costPrice, tax, item.manual_values, allocated),
+    computed: deriveValues(aggregates, costPrice, tax, {}, allocated, adRevenue),
+    effective: deriveValues(aggregates, costPrice, tax, item.manual_values, allocated, adRevenue),
   };
 }

@@ -2,7 +2,7 @@
  * Combining reports (docs/METRICS.md, Combining reports): items of 2+ reports merged by article. Additive fields
  * are summed from the sources' EFFECTIVE values, so corrections carry over; ratios are recomputed on the sums.
  */
-import { percentOf } from './derive';
+import { drrOf, percentOf, roasOf } from './derive';
 import { FIELDS } from './fields';
 import { mulDivRound } from './money';
 import { weightedCommissionPercent } from './totals';
@@ -39,6 +39,8 @@ export function combineItems(sources: ReadonlyArray<ReadonlyArray<ComputedItem>>
     v.margin = realization > 0 ? percentOf(profit, realization) : null;
     v.roi = costTotal > 0 ? percentOf(profit, costTotal) : null;
     v.cost_price = netQty !== 0 ? mulDivRound(costTotal, 1, netQty) : null;
+    v.drr = drrOf(v.ads ?? 0, realization);
+    v.roas = roasOf(v.ad_revenue ?? 0, v.ads ?? 0);
     const values = orderLike(v);
     out.push({
       article,

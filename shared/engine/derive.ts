@@ -13,6 +13,16 @@ export function percentOf(part: number, whole: number): number {
   return mulDivRound(part, 10000, whole) / 100 + 0;
 }
 
+/** ДРР (docs/METRICS.md): ads ÷ realization · 100; null when realization ≤ 0. */
+export function drrOf(ads: number, realization: number): number | null {
+  return realization > 0 ? percentOf(ads, realization) : null;
+}
+
+/** ROAS (docs/METRICS.md): orders put down to the ads ÷ ads · 100; null without positive ad spend or without such orders. */
+export function roasOf(adRevenue: number, ads: number): number | null {
+  return ads > 0 && adRevenue !== 0 ? percentOf(adRevenue, ads) : null;
+}
+
 /** The minimum tax of USN «доходы минус расходы»: 1 % of income (Tax Code art. 346.18 p. 6), an annual amount. */
 export const USN_MIN_TAX_RATE = 1;
 
@@ -52,6 +62,8 @@ export function deriveValues(
   manual: ManualValues,
   /** The item's share of the «Без артикула» costs (allocation.ts), kopecks; 0 when nothing is spread. */
   allocated = 0,
+  /** Orders WB's promotion API puts down to the item's ads (attribution.ts), kopecks; 0 without it. */
+  adRevenue = 0,
 ): ItemValues {
   const v = {} as ItemValues;
   for (const def of AGGREGATE_FIELDS) {
@@ -96,5 +108,8 @@ export function deriveValues(
   v.margin = pick('margin', () => (a.realization > 0 ? percentOf(profit, a.realization) : null));
   v.roi = costTotal > 0 ? percentOf(profit, costTotal) : null;
   v.payout = sumLines(PAYOUT_LINES, v);
+  v.ad_revenue = adRevenue;
+  v.drr = drrOf(a.ads, a.realization);
+  v.roas = roasOf(adRevenue, a.ads);
   return v;
 }

@@ -71,6 +71,11 @@ export const DERIVED_FIELDS = [
   f('margin', 'percent', true, 'recompute', 'Маржа, %'),
   f('roi', 'percent', false, 'recompute', 'ROI, %'),
   f('payout', 'money', false, 'sum', 'К выплате'),
+  // Orders WB's promotion API puts down to the article's campaigns (attribution.ts); 0 without that API.
+  f('ad_revenue', 'money', false, 'sum', 'Заказы с рекламы'),
+  // ads ÷ realization and ad_revenue ÷ ads (docs/METRICS.md, ДРР and ROAS).
+  f('drr', 'percent', false, 'recompute', 'ДРР, %'),
+  f('roas', 'percent', false, 'recompute', 'ROAS, %'),
 ] as const;
 
 export const FIELDS: ReadonlyArray<FieldDef & { readonly name: FieldName }> = [...AGGREGATE_FIELDS, ...DERIVED_FIELDS];
@@ -125,6 +130,7 @@ export const FIELD_GROUPS: ReadonlyArray<{ id: string; title: string; fields: re
     fields: ['income', 'vat', 'usn', 'cost_price', 'cost_total', 'allocated_expenses', 'expenses'],
   },
   { id: 'result', title: 'Результат', fields: ['profit', 'margin', 'roi', 'payout'] },
+  { id: 'ads', title: 'Реклама', fields: ['ad_revenue', 'drr', 'roas'] },
 ];
 
 /** FIELD_GROUPS flattened: the order of the columns. */

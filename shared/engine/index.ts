@@ -11,6 +11,7 @@ export * from './build';
 export * from './totals';
 export * from './combine';
 export * from './allocation';
+export * from './attribution';
 export * from './periods';
 export * from './identity';
 export * from './fingerprint';

@@ -2,7 +2,7 @@
  * Report level (docs/METRICS.md, Report level): totals are the sums of the item values, so an export's totals row
  * equals its column sums; ratios are recomputed from the totals.
  */
-import { percentOf } from './derive';
+import { drrOf, percentOf, roasOf } from './derive';
 import { FIELDS } from './fields';
 import { mulDivRound, round2 } from './money';
 import type { CategoryCommission, ComputedItem, ItemValues } from './types';
@@ -50,6 +50,8 @@ export function computeTotals(items: ReadonlyArray<ItemValues>): ItemValues {
   t.roi = costTotal > 0 ? percentOf(profit, costTotal) : null;
   t.cost_price = netQty !== 0 ? mulDivRound(costTotal, 1, netQty) : null;
   t.category_commission_percent = weightedCommissionPercent(items);
+  t.drr = drrOf(t.ads ?? 0, realization);
+  t.roas = roasOf(t.ad_revenue ?? 0, t.ads ?? 0);
   return t;
 }
 

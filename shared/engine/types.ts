@@ -1,5 +1,6 @@
 import type { ContentFingerprint } from './fingerprint';
 import type { AllocationMethod } from './allocation';
+import type { ReportCosts } from './attribution';
 import type { AggregateField, FieldName } from './fields';
 
 /** Per-item values keyed by docs/METRICS.md field name; money in kopecks, percents like 27.5, null where undefined (e.g. margin when realization ≤ 0). */
@@ -106,4 +107,10 @@ export interface ReportSettings {
   costPrices: Record<string, number>;
   /** How the «Без артикула» costs are spread over the articles (allocation.ts); default `realization`. */
   allocation?: AllocationMethod;
+  /**
+   * Per-article costs from WB's APIs over the report's period, by kind (attribution.ts): each article's
+   * ads/storage/acceptance become its own cost, the rest of the report's total stays «Без артикула».
+   * Absent: the rows' values as they are.
+   */
+  costs?: ReportCosts;
 }

@@ -51,13 +51,14 @@ import { readReportSource } from './read-source';
 import { rebuildReport } from './rebuild';
 import { dropUnusedSeller, failUpload, recoverAbandonedUploads } from './recover';
 import { resolveReportSettings, type SettingsDeps } from './settings';
+import { readPeriodCosts } from '../store/wb-costs.repo';
 import { runWorkerEvent } from './worker';
 
 /** The real dependencies; `over` replaces parts (an integration test's failing store, say). */
 export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
   const c = getConfig();
   const items = { writeItems };
-  const settings: SettingsDeps = { products: { getReportCostPrices, listProducts } };
+  const settings: SettingsDeps = { products: { getReportCostPrices, listProducts }, wbCosts: { readPeriodCosts } };
   const deps: ReportDeps = {
     clock: systemClock,
     ids: { newId: newReportId },

@@ -3,6 +3,7 @@
  * 2 decimals, counts and percents stay as they are. The unit of every field comes from fields.ts.
  */
 import { ALLOCATED_FIELDS, type AllocationMethod, type AllocationSummary } from '../engine/allocation';
+import type { CostAttribution, KindAttribution } from '../engine/attribution';
 import { reconcile } from '../wb/reconcile';
 import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../engine/fields';
 import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../engine/types';
@@ -216,6 +217,25 @@ export function presentAllocation(a: AllocationSummary | undefined): ApiAllocati
   };
 }
 
+/** Which part of ads, storage and acceptance came from WB's APIs, in roubles (docs/API.md). */
+export function presentCostAttribution(a: CostAttribution | null | undefined): ApiReport['cost_attribution'] {
+  if (!a) return null;
+  const out: NonNullable<ApiReport['cost_attribution']> = {};
+  for (const [field, k] of Object.entries(a) as Array<[keyof CostAttribution, KindAttribution]>) {
+    out[field] = {
+      report_total: kopecksToRoubles(k.report),
+      from_api: kopecksToRoubles(k.attributed),
+      without_article: kopecksToRoubles(k.remainder),
+      api_total: kopecksToRoubles(k.api),
+      unmatched: kopecksToRoubles(k.unmatched),
+      unmatched_cards: k.unmatched_cards.map((c) => ({ nm_id: c.nm_id, amount: kopecksToRoubles(c.kopecks) })),
+      articles: k.articles,
+      days: k.days,
+    };
+  }
+  return Object.keys(out).length > 0 ? out : null;
+}
+
 /** Why an uploaded report is stale (settings.ts isStale). */
 export const STALE_SETTINGS =
   'Себестоимость, налоговые настройки или способ распределения расходов изменились после построения отчёта.';
@@ -231,6 +251,7 @@ export function presentReport(
     ...presentReportSummary(record, seller),
     tax_profile: record.tax_profile,
     allocation: presentAllocation(record.allocation),
+    cost_attribution: presentCostAttribution(record.cost_attribution),
     items: items.map(presentItem),
     commission_by_category: presentCommission(record.commission_by_category),
     warnings: presentWarnings(record.warnings),

@@ -9,6 +9,7 @@ import { getItemsOfGen } from '../store/items.repo';
 import { getReportCostPrices, listProducts } from '../store/products.repo';
 import { getReport, getReportAnyStatus, getReportItems, listReports, updateReportMeta } from '../store/reports.repo';
 import { getSeller, listSellers } from '../store/sellers.repo';
+import { readPeriodCosts } from '../store/wb-costs.repo';
 import { deleteSummary, listCostPrices, listReportHeads, listSummaries, putSummary } from '../store/summaries.repo';
 import type { AnalyticsDeps, SummaryDeps } from './analytics';
 import type { ReadDeps } from './queries';
@@ -18,6 +19,7 @@ export const readDeps: ReadDeps = {
   reports: { getReport, getReportAnyStatus, getReportItems, listReports, updateReportMeta },
   sellers: { getSeller, listSellers },
   products: { getReportCostPrices, listProducts },
+  wbCosts: { readPeriodCosts },
   summaries: { listSummaries, listCostPrices },
 };
 

@@ -96,7 +96,7 @@ export async function rebuildReport(
     ]);
     const resolved = await deps.settings.resolveReportSettings(user, seller, parsed, articles);
     const tax = resolved.settings.tax;
-    const { items, dropped, allocation, warnings } = deps.engine.buildItems(
+    const { items, dropped, allocation, warnings, attribution } = deps.engine.buildItems(
       parsed,
       resolved.settings,
       manualByArticle(oldItems),
@@ -107,6 +107,7 @@ export async function rebuildReport(
       deps.numbers.replaceItems(record, items, {
         tax_profile: tax,
         allocation,
+        cost_attribution: attribution ?? null,
         totals: computeTotals(items.map((i) => i.effective)),
         commission_by_category: commissionByCategory(items),
         warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],

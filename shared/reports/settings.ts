@@ -22,10 +22,14 @@ import type { ReportRecord } from '../store/report-record';
 import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
+import type * as wbCostsRepo from '../store/wb-costs.repo';
+import { ATTRIBUTED_FIELDS, type ReportCosts } from '../engine/attribution';
 
 /** What resolving a report's settings and its staleness read: the catalog's prices. */
 export interface SettingsDeps {
   products: Pick<typeof productsRepo, 'getReportCostPrices' | 'listProducts'>;
+  /** WB's per-article costs of a period (the WB connection's cost fetch). */
+  wbCosts: Pick<typeof wbCostsRepo, 'readPeriodCosts'>;
 }
 
 type UserSettings = Partial<Pick<UserRecord, 'tax' | 'tax_periods' | 'allocation'>>;
@@ -105,21 +109,50 @@ export interface ResolvedSettings {
 export async function resolveReportSettings(
   deps: SettingsDeps,
   user: UserSettings & Pick<UserRecord, 'id'>,
-  seller: SellerSettings | null,
+  seller: (SellerSettings & { number?: string }) | null,
   period: { period_from: string | null; period_to: string | null },
   articles: readonly string[],
   prices?: Promise<{ prices: Record<string, number>; known: Set<string> }>,
 ): Promise<ResolvedSettings> {
   const date = settingsDate(period);
   const tax = resolveReportTax(user, seller, date);
+  const costsP = loadReportCosts(deps, user.id, seller?.number ?? null, period);
   const catalog = await (prices ?? loadReportCostPrices(deps, user.id, period, articles));
+  const costs = await costsP;
   const w = vatWarning(tax);
   return {
-    settings: { tax: tax.profile, costPrices: catalog.prices, allocation: effectiveAllocation(user, seller) },
+    settings: {
+      tax: tax.profile,
+      costPrices: catalog.prices,
+      allocation: effectiveAllocation(user, seller),
+      ...(costs ? { costs } : {}),
+    },
     known: catalog.known,
     warnings: w ? [w] : [],
     date,
   };
+}
+
+/**
+ * WB's per-article costs of the report's period (shared/store/wb-costs.repo.ts), by kind: the seller's WB
+ * id is its number (the file names' and the token's `oid`). A kind enters only when the sync fetched its
+ * period; undefined when none did (the report is built from its rows alone).
+ */
+export async function loadReportCosts(
+  deps: Pick<SettingsDeps, 'wbCosts'>,
+  userId: string,
+  wbSellerId: string | null,
+  period: { period_from: string | null; period_to: string | null },
+): Promise<ReportCosts | undefined> {
+  if (!wbSellerId || !period.period_from || !period.period_to) return undefined;
+  const { period_from: from, period_to: to } = period;
+  const read = await Promise.all(ATTRIBUTED_FIELDS.map((k) => deps.wbCosts.readPeriodCosts(userId, wbSellerId, k, from, to)));
+  const costs: ReportCosts = {};
+  ATTRIBUTED_FIELDS.forEach((k, i) => {
+    const r = read[i]!;
+    if (r.days.length > 0) costs[k] = { byNm: r.byNm, revenueByNm: r.revenueByNm, days: r.days.length };
+  });
+  return Object.keys(costs).length > 0 ? costs : undefined;
 }
 
 export function loadReportCostPrices(

@@ -157,7 +157,7 @@ async function buildUpload(
     catalog.done(articles, settingsDate(parsed)),
   );
   time.lap('settings');
-  const { items, allocation, warnings } = deps.engine.buildItems(parsed, resolved.settings);
+  const { items, allocation, warnings, attribution } = deps.engine.buildItems(parsed, resolved.settings);
   time.lap('items');
   hb.check();
   hb.note({ step: 'writing', items_total: items.length, items_written: 0 }, true);
@@ -175,6 +175,7 @@ async function buildUpload(
     period_to: parsed.period_to,
     tax_profile: resolved.settings.tax,
     allocation,
+    cost_attribution: attribution ?? null,
     totals: computeTotals(items.map((i) => i.effective)),
     commission_by_category: commissionByCategory(items),
     // The settings' warnings first: the record keeps a capped number of them.

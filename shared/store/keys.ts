@@ -27,7 +27,8 @@
  * | period cost       | USER#<userId>               | PCOST#<costId>         |                                                   | a user's period costs (query begins_with PCOST#; P&L, docs/METRICS.md) |
  * | WB connection     | USER#<userId>               | WBCONN#<connectionId>  | gsi1 (while active): WBSYNC#DUE / <due ISO>#<userId>#<connectionId> | a user's connections (begins_with WBCONN#); connections due for a sync step (the tick's one Query) |
  * | WB account marker | USER#<userId>               | WBACCT#<wb seller id>  |                                                   | one connection per WB account and user (put with the connection, conditional) |
- * | WB call budget    | WBRATE#<wb seller id>       | WBRATE                 |                                                   | the next moment a call to WB for this WB account is allowed, whoever's connection makes it |
+ * | WB call budget    | WBRATE#<wb seller id>       | WBRATE (Finance API) or WBRATE#<api> |                                     | the next moment a call to WB (per API) for this WB account is allowed, whoever's connection makes it |
+ * | WB article costs  | WBCOST#<userId>#<wb seller id> | <kind>#<YYYY-MM-DD>#<part> |                                             | a seller's per-day per-nmId costs of one kind (ads, storage, acceptance) from one origin; a period = one Query over the sk range |
  *
  * Ownership is structural: every user-owned record's key contains the owner's id, so a read with the
  * caller's id cannot reach another user's record (it is simply not found → 404). An item id embeds its
@@ -141,7 +142,13 @@ export const wbAccountKey = (userId: string, wbSellerId: string): Key => ({
   pk: `USER#${userId}`,
   sk: `WBACCT#${wbSellerId}`,
 });
-export const wbRateKey = (wbSellerId: string): Key => ({ pk: `WBRATE#${wbSellerId}`, sk: 'WBRATE' });
+export const wbRateKey = (wbSellerId: string, api?: string): Key => ({
+  pk: `WBRATE#${wbSellerId}`,
+  sk: api ? `WBRATE#${api}` : 'WBRATE',
+});
+/** A seller's per-article costs from WB's other APIs (wb-costs.repo.ts). */
+export const wbCostPartition = (userId: string, wbSellerId: string): string => `WBCOST#${userId}#${wbSellerId}`;
+export const wbCostSort = (kind: string, date: string, part: string): string => `${kind}#${date}#${part}`;
 /**
  * gsi1 of an active connection: every due connection of every user in one Query, oldest due first. (gsi1,
  * not gsi2: the recovery sweep scans all of gsi2 as reports in processing.)

@@ -113,6 +113,23 @@ export const storedReport = z.looseObject({
       reason: z.enum(['nothing_to_spread', 'no_base']).optional(),
     })
     .optional(),
+  // Which part of ads, storage and acceptance came from WB's per-article APIs (engine attribution.ts).
+  cost_attribution: z
+    .partialRecord(
+      z.enum(['ads', 'storage', 'acceptance']),
+      z.looseObject({
+        report: z.number(),
+        api: z.number(),
+        attributed: z.number(),
+        unmatched: z.number(),
+        unmatched_cards: z.array(z.object({ nm_id: z.string(), kopecks: z.number() })),
+        remainder: z.number(),
+        articles: z.number(),
+        days: z.number(),
+      }),
+    )
+    .nullable()
+    .optional(),
   totals: itemValues,
   commission_by_category: z.array(
     z.object({ category: z.string(), realization: z.number(), commission: z.number(), percent: z.number().nullable() }),

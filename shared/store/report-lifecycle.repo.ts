@@ -185,6 +185,7 @@ export type BuiltUpload = Pick<
   ReportRecord,
   | 'title'
   | 'allocation'
+  | 'cost_attribution'
   | 'report_number'
   | 'seller_id'
   | 'period_from'

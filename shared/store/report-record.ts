@@ -9,6 +9,7 @@
  */
 import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AllocationSummary } from '../engine/allocation';
+import type { CostAttribution } from '../engine/attribution';
 import type { CategoryCommission, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../engine/types';
 import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTask } from '../reports/lifecycle';
 import { ddb, tableName } from './client';
@@ -57,6 +58,8 @@ export interface ReportRecord {
   tax_profile: TaxProfile;
   /** How the «Без артикула» costs were spread (kopecks); absent on reports built before allocation existed. */
   allocation?: AllocationSummary;
+  /** Which part of ads, storage and acceptance came from WB's per-article APIs (engine attribution.ts); null or absent: none. */
+  cost_attribution?: CostAttribution | null;
   totals: ItemValues;
   commission_by_category: CategoryCommission[];
   warnings: ReportWarning[];
@@ -160,6 +163,7 @@ export type ReportPatch = Partial<
     | 'warnings'
     | 'tax_profile'
     | 'allocation'
+    | 'cost_attribution'
     | 'rebuilt_at'
     | 'item_count'
     | 'rows'

@@ -13,6 +13,7 @@ import { conflict } from '../errors';
 import type { SyncCursor, ReportRef } from '../wb/sync-plan';
 import type { ReportSummary } from '../wb/schemas';
 import type { SealedToken } from '../wb/token-crypto';
+import type { CostFetchState } from '../wb/costs';
 import { ddb, putNew, tableName } from './client';
 import { cancellationCodes, isConditionFailed } from './dynamo-errors';
 import { WB_CONNECTION_PREFIX, WB_DUE_PARTITION, wbAccountKey, wbConnectionKey, wbDueIndex, wbRateKey } from './keys';
@@ -34,6 +35,33 @@ export interface WbPendingReport {
   ref: ReportRef;
   pages: WbPage[];
   rows: number;
+}
+
+/** One period of one report from one source, as the connection keeps it. */
+export interface WbCostJob {
+  report_id: string;
+  from: string;
+  to: string;
+  source: string;
+  state: CostFetchState;
+  failures: number;
+  /** epoch ms: not before. */
+  next_at: number;
+}
+
+/** The connection's per-article cost fetches (shared/wbsync/costs-step.ts); absent until the first. */
+export interface WbCostSync {
+  jobs: WbCostJob[];
+  /** Reports with a job read to its end (while their other jobs run). */
+  fetched: string[];
+  /** Reports whose costs are stored and that wait for their rebuild. */
+  rederive: string[];
+  /** report id → the period fetched («from..to»): never queued again for the same period. */
+  done: Record<string, string>;
+  /** Sources the token may not use (403/401, or no category). */
+  refused: string[];
+  next_scan_at: number;
+  error: { code: string; message: string } | null;
 }
 
 export interface WbConnectionRecord {
@@ -68,6 +96,8 @@ export interface WbConnectionRecord {
   reading: { wb_report_id: number; pages: WbPage[] } | null;
   pending: WbPendingReport[];
   error: { code: string; message: string } | null;
+  /** Per-article costs from WB's other APIs (shared/wbsync/costs-step.ts); absent until the first cost step. */
+  costs?: WbCostSync;
   /** Revision: every write is conditional on the one read. */
   rev: number;
 }
@@ -85,7 +115,17 @@ export function dueAt(c: WbConnectionRecord): number | null {
   if (c.lease_until > 0) return c.lease_until;
   if (c.pending.length > 0) return 0;
   if (c.cursor.phase === 'blocked') return null;
-  return c.cursor.nextCallAt;
+  const costs = costsDueAt(c);
+  return costs === null ? c.cursor.nextCallAt : Math.min(c.cursor.nextCallAt, costs);
+}
+
+/** When the connection's cost work is due (epoch ms), or null when it has none. */
+export function costsDueAt(c: Pick<WbConnectionRecord, 'costs'>): number | null {
+  const s = c.costs;
+  if (!s) return null;
+  if (s.rederive.length > 0) return 0;
+  if (s.jobs.length > 0) return s.jobs[0]!.next_at;
+  return s.next_scan_at;
 }
 
 function toItem(c: WbConnectionRecord): Record<string, unknown> {
@@ -180,6 +220,8 @@ export async function claimStep(
   c: WbConnectionRecord,
   now: number,
   budgetUntil: number,
+  /** The WB API whose budget is claimed (the Finance API's when absent; e.g. 'advert'). */
+  api?: string,
 ): Promise<{ kind: 'claimed'; connection: WbConnectionRecord } | { kind: 'busy' } | { kind: 'budget'; until: number }> {
   const next = { ...c, rev: c.rev + 1 };
   try {
@@ -197,7 +239,7 @@ export async function claimStep(
           {
             Update: {
               TableName: tableName(),
-              Key: wbRateKey(c.wb_seller_id),
+              Key: wbRateKey(c.wb_seller_id, api),
               UpdateExpression: 'SET next_call_at = :until, #type = :type',
               ConditionExpression: 'attribute_not_exists(pk) OR next_call_at <= :now',
               ExpressionAttributeNames: { '#type': 'type' },
@@ -211,7 +253,7 @@ export async function claimStep(
   } catch (e) {
     const codes = cancellationCodes(e);
     if (codes?.[0] === 'ConditionalCheckFailed') return { kind: 'busy' };
-    if (codes?.[1] === 'ConditionalCheckFailed') return { kind: 'budget', until: await budgetOf(c.wb_seller_id) };
+    if (codes?.[1] === 'ConditionalCheckFailed') return { kind: 'budget', until: await budgetOf(c.wb_seller_id, api) };
     throw e;
   }
 }
@@ -245,9 +287,9 @@ export async function claimBudget(wbSellerId: string, now: number, until: number
   }
 }
 
-async function budgetOf(wbSellerId: string): Promise<number> {
+async function budgetOf(wbSellerId: string, api?: string): Promise<number> {
   const r = await ddb().send(
-    new GetCommand({ TableName: tableName(), Key: wbRateKey(wbSellerId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: wbRateKey(wbSellerId, api), ConsistentRead: true }),
   );
   return typeof r.Item?.next_call_at === 'number' ? r.Item.next_call_at : 0;
 }

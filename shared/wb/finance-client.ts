@@ -7,6 +7,7 @@
  * emulator (scripts/local/wb-emulator.ts) run it against node:http.
  */
 import type { z } from 'zod';
+import { wbRequest } from './http';
 import { checkDetailedPage, reportListSchema, type ReportSummary, type WbDetailedRow } from './schemas';
 
 export const LIST_PATH = '/api/finance/v1/sales-reports/list';
@@ -77,31 +78,7 @@ export interface FinanceClient {
   detailedPage(reportId: number, query: DetailedQuery): Promise<WbOutcome<WbDetailedRow[]>>;
 }
 
-function header(res: Response, name: string): number | null {
-  const v = res.headers.get(name);
-  if (v === null || v.trim() === '') return null;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : null;
-}
-
-async function errorText(res: Response): Promise<string> {
-  const text = await res.text().catch(() => '');
-  try {
-    const body = JSON.parse(text) as { detail?: unknown; title?: unknown; message?: unknown };
-    const m = body.detail ?? body.message ?? body.title;
-    if (typeof m === 'string' && m !== '') return m;
-  } catch {
-    // not JSON
-  }
-  return text.slice(0, 300) || res.statusText || `HTTP ${res.status}`;
-}
-
 export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
-  const base = opts.baseUrl.replace(/\/+$/, '');
-  const doFetch: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
-  const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
-  const requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
-
   const zodCheck =
     <T>(schema: z.ZodType<T[]>) =>
     (json: unknown): Check<T> => {
@@ -111,62 +88,18 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       return { success: false, path: issue?.path.join('.') ?? '', message: issue?.message ?? 'unexpected shape' };
     };
 
-  async function post<T>(path: string, body: unknown, check: (json: unknown) => Check<T>): Promise<WbOutcome<T[]>> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const abort = () => {
-      timedOut = true;
-      controller.abort();
-    };
-    const total = setTimeout(abort, requestTimeoutMs);
-    const connect = setTimeout(abort, connectTimeoutMs);
-    try {
-      let res: Response;
-      try {
-        res = await doFetch(`${base}${path}`, {
-          method: 'POST',
-          headers: { Authorization: opts.token, 'Content-Type': 'application/json', Accept: 'application/json' },
-          body: JSON.stringify(body),
-          signal: controller.signal,
-        });
-      } finally {
-        clearTimeout(connect);
-      }
-      if (res.status === 204) return { kind: 'empty' };
-      if (res.status === 429) {
-        await res.body?.cancel().catch(() => undefined);
-        const retry = header(res, 'X-Ratelimit-Retry') ?? header(res, 'Retry-After');
-        return {
-          kind: 'rate_limited',
-          retryAfterSeconds: retry !== null && retry >= 0 ? retry : 60,
-          limit: header(res, 'X-Ratelimit-Limit'),
-          remaining: header(res, 'X-Ratelimit-Remaining'),
-          resetSeconds: header(res, 'X-Ratelimit-Reset'),
-        };
-      }
-      if (res.status === 401) return { kind: 'unauthorized', message: await errorText(res) };
-      if (res.status === 403) return { kind: 'forbidden', message: await errorText(res) };
-      if (res.status === 404) return { kind: 'not_found', message: await errorText(res) };
-      if (res.status >= 500) return { kind: 'server_error', status: res.status, message: await errorText(res) };
-      if (res.status !== 200) return { kind: 'rejected', status: res.status, message: await errorText(res) };
-      const text = await res.text();
-      if (text.trim() === '') return { kind: 'empty' };
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return { kind: 'invalid_response', message: 'the answer is not JSON' };
-      }
-      const parsed = check(json);
-      if (!parsed.success) return { kind: 'invalid_response', message: `${parsed.path}: ${parsed.message}` };
-      return parsed.data.length === 0 ? { kind: 'empty' } : { kind: 'ok', value: parsed.data };
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      return { kind: 'network_error', timeout: timedOut, message: timedOut ? 'timed out' : message };
-    } finally {
-      clearTimeout(total);
-    }
-  }
+  const post = <T>(path: string, body: unknown, check: (json: unknown) => Check<T>): Promise<WbOutcome<T[]>> =>
+    wbRequest<T[]>(
+      opts,
+      'POST',
+      path,
+      body,
+      (json) => {
+        const r = check(json);
+        return r.success ? { success: true, data: r.data } : r;
+      },
+      (v) => v.length === 0,
+    );
 
   return {
     listReports: (q) =>

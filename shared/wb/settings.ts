@@ -4,10 +4,12 @@
  * - WB_CALL_INTERVAL_SECONDS: the least time between two calls for one seller account (WB: 1 a minute).
  * - WB_ANALYTICS_API_URL: seller-analytics-api's base URL, the paid-storage and acceptance reports
  *   (default WB's host; the local emulator's URL in dev/tests).
+ * - WB_ADVERT_API_URL: the promotion API's base URL (default WB's advert-api host).
  */
 export const WB_FINANCE_API_URL_DEFAULT = 'https://finance-api.wildberries.ru';
 export const WB_ANALYTICS_API_URL_DEFAULT = 'https://seller-analytics-api.wildberries.ru';
 export const WB_CALL_INTERVAL_SECONDS_DEFAULT = 60;
+export const WB_ADVERT_API_URL_DEFAULT = 'https://advert-api.wildberries.ru';
 
 export interface WbSettings {
   financeApiUrl: string;

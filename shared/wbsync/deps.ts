@@ -19,6 +19,13 @@ import * as connections from '../store/wb-connections.repo';
 import { DEFAULT_RATE_POLICY } from '../wb/rate';
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../wb/sync-plan';
 import type { StepDeps } from './step';
+import type { CostStepDeps } from './costs-step';
+import { advertSource } from '../wb/advert-source';
+import type { CostSource } from '../wb/costs';
+import { putCostBatch } from '../store/wb-costs.repo';
+import { listReports } from '../store/reports.repo';
+import { startRebuild } from '../reports/rebuild';
+import { AppError } from '../errors';
 import { callIntervalMs, finance, tokenKeyWrapper } from './connection-deps';
 
 /** A round starts once a day (WB publishes the weekly reports on Mondays; a late one is found next day). */
@@ -52,6 +59,51 @@ export function wbImportDeps(): WbImportDeps {
   };
 }
 
+/**
+ * The per-article cost sources the sync fetches (shared/wb/costs.ts): each with its API's base URL and
+ * pacing from settings. Another source (paid storage, acceptance) is one more entry.
+ */
+export function costSources(): CostSource[] {
+  return [
+    advertSource({
+      baseUrl: () => getConfig().WB_ADVERT_API_URL,
+      intervalMs: () => Math.round(getConfig().WB_ADVERT_CALL_INTERVAL_SECONDS * 1000),
+    }) as CostSource,
+  ];
+}
+
+export function costStepDeps(over: Partial<CostStepDeps> = {}): CostStepDeps {
+  return {
+    sources: costSources(),
+    putCosts: putCostBatch,
+    reportsToCost: async (userId, sellerId) => {
+      const out: Array<{ id: string; period_from: string | null; period_to: string | null }> = [];
+      let cursor: string | null = null;
+      do {
+        const page = await listReports(userId, { sellerId, cursor, limit: 200, ready: true });
+        for (const r of page.items) if (!r.is_combined && r.source_path) out.push(r);
+        cursor = page.next_cursor;
+      } while (cursor);
+      return out;
+    },
+    rederive: async (userId, reportId) => {
+      const user = await getUserById(userId);
+      if (!user) return 'gone';
+      try {
+        await startRebuild(reportDeps(), user, reportId, 0);
+        return 'started';
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'report_busy') return 'busy';
+        if (e instanceof AppError && e.status < 500) return 'gone';
+        throw e;
+      }
+    },
+    // A look for reports without costs every ten call intervals (10 minutes with WB's minute).
+    settings: () => ({ scanEveryMs: 10 * callIntervalMs(), maxFailures: 6, leaseMs: STEP_LEASE_MS }),
+    ...over,
+  };
+}
+
 export function stepDeps(over: Partial<StepDeps> = {}): StepDeps {
   const imports = wbImportDeps();
   return {
@@ -69,6 +121,7 @@ export function stepDeps(over: Partial<StepDeps> = {}): StepDeps {
     clock: systemClock,
     ids: { newId: newReportId },
     settings: syncSettings,
+    costs: costStepDeps(),
     ...over,
   };
 }

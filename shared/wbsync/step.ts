@@ -22,6 +22,7 @@ import type { FinanceClient, WbOutcome } from '../wb/finance-client';
 import type { ReportSummary, WbDetailedRow } from '../wb/schemas';
 import { advance, claim, planCall, type SyncSettings } from '../wb/sync-plan';
 import { openToken, type KeyWrapper } from '../wb/token-crypto';
+import { costsStart, runCostStep, type CostStepDeps, type CostStepResult } from './costs-step';
 
 export type ImportOutcome =
   | { kind: 'imported'; reportId: string }
@@ -42,6 +43,8 @@ export interface StepDeps {
   clock: Clock;
   ids: IdSource;
   settings: () => SyncSettings & { leaseMs: number };
+  /** Per-article costs from WB's other APIs (costs-step.ts), fetched while no Finance call is due; absent: none. */
+  costs?: CostStepDeps;
 }
 
 /** The identity of a WB report, the one an uploaded file named «…№<report>_<seller>…» has. */
@@ -56,7 +59,17 @@ export function pageBody(rows: readonly WbDetailedRow[]): Buffer {
 }
 
 export type StepResult =
-  'gone' | 'inactive' | 'leased' | 'busy' | 'budget' | 'wait' | 'blocked' | 'limits_exhausted' | 'imported' | 'called';
+  | 'gone'
+  | 'inactive'
+  | 'leased'
+  | 'busy'
+  | 'budget'
+  | 'wait'
+  | 'blocked'
+  | 'limits_exhausted'
+  | 'imported'
+  | 'called'
+  | CostStepResult;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -127,7 +140,11 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
   const settings = deps.settings();
   const plan = planCall(c.cursor, start, settings);
   if (plan.kind === 'none') return 'blocked';
-  if (plan.kind === 'wait') return imported ? 'imported' : 'wait';
+  if (plan.kind === 'wait') {
+    // No Finance call due: the per-article costs' step, if any (costs-step.ts).
+    const costs = deps.costs ? await runCostStep(deps.costs, deps.connections, deps.keyWrapper, c, start) : null;
+    return costs ?? (imported ? 'imported' : 'wait');
+  }
 
   // The claim: the lease and the WB account's budget, or nothing.
   const startsRound = c.cursor.phase === 'idle';
@@ -172,7 +189,13 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
   }
   const { cursor, effects } = advance(c.cursor, call, outcome, now, settings, known);
 
-  let next: WbConnectionRecord = { ...c, cursor, lease_until: 0, imported_ids: [...known] };
+  let next: WbConnectionRecord = {
+    ...c,
+    cursor,
+    lease_until: 0,
+    imported_ids: [...known],
+    ...costsStart(deps.costs, c),
+  };
   for (const effect of effects) {
     switch (effect.kind) {
       case 'reports-found': {

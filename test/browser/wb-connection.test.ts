@@ -4,7 +4,9 @@
  * «Подключение WB» in the settings, a token WB does not know is refused in Russian, the demo token that
  * `npm start` prints connects, the sync runs (the emulator answers once per 2 s) and imports every week;
  * the reports list marks them «WB API» and «Сходится с WB», and an imported report's page says it agrees
- * with WB to the kopeck. Screenshots: test-artifacts/screenshots/20-*.png.
+ * with WB to the kopeck. Issue 23: the demo token has «Продвижение», so the sync then fetches each week's
+ * ad spend per card from the emulator's promotion API and rebuilds the week: its page shows the articles'
+ * own ad spend and the «Реклама без артикула» rest. Screenshots: test-artifacts/screenshots/20-*.png, 23-*.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../shared/contract';
@@ -136,5 +138,35 @@ describe('issue 20: the WB connection in the browser', () => {
     },
     () => false,
     180_000,
+  );
+
+  step(
+    'issue 23: a synced week shows each article’s ad spend from the promotion API and the «Реклама без артикула» rest',
+    async () => {
+      const { page } = s;
+      // The cost steps run after the Finance sync (count + fullstats per week, one call per 2 s), then rebuild.
+      await expect
+        .poll(
+          async () => {
+            await page.reload();
+            await page.getByTestId('reconciliation').waitFor();
+            return page.getByTestId('attribution-panel').count();
+          },
+          { timeout: 150_000, interval: 3000 },
+        )
+        .toBe(1);
+      const rows = page.getByTestId('attribution-articles').locator('tbody tr');
+      expect(await rows.count()).toBe(3);
+      const first = squash(await rows.first().getByTestId('attribution-article-ads').textContent());
+      expect(first).toMatch(/\d.*₽/);
+      expect(await text('attribution-ads-remainder')).toContain('Реклама без артикула');
+      expect(await text('attribution-ads-unmatched')).toContain('99000001');
+      // Still WB's «Итого к оплате» to the kopeck: the ads were laid on articles, not added.
+      expect(await text('reconciliation-summary')).toContain('Сходится с WB до копейки');
+      await page.getByTestId('attribution-panel').scrollIntoViewIfNeeded();
+      await screenshot(page, '23-report-ads-per-article');
+    },
+    () => false,
+    200_000,
   );
 });

@@ -667,30 +667,45 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     const emu = await startWbEmulator({
       port: 0,
       intervalMs: 20,
+      advertIntervalMs: 20,
       weeks: 1,
       rowsPerWeek: 30,
       sellerId: 6_000_000 + randomInt(999_999),
     });
     process.env.WB_FINANCE_API_URL = emu.url;
     process.env.WB_CALL_INTERVAL_SECONDS = '0.02';
+    // The promotion API too: the week's ad spend per card (BatchWriteItem) and the report's rebuild.
+    process.env.WB_ADVERT_API_URL = emu.url;
+    process.env.WB_ADVERT_CALL_INTERVAL_SECONDS = '0.02';
     resetConfig();
     try {
       const u = await newUser(1_000, 'iam');
       const r = await wbConnectionsHandler(
-        apiEvent({ method: 'POST', path: '/api/wb/connections', token: u.token, body: { token: emu.tokens.valid } }),
+        apiEvent({
+          method: 'POST',
+          path: '/api/wb/connections',
+          token: u.token,
+          body: { token: emu.tokens.promotion },
+        }),
       );
       expect(r.statusCode).toBe(201);
       const { id } = bodyOf<{ connection: { id: string } }>(r).connection;
-      for (let i = 0; i < 40; i++) {
+      const costsDone = (c: Awaited<ReturnType<typeof getWbConnection>>) =>
+        !!c?.costs && Object.keys(c.costs.done).length === 1 && c.costs.rederive.length === 0;
+      for (let i = 0; i < 120; i++) {
         await new Promise((res) => setTimeout(res, 25));
         await run.as(() => wbTickHandler({}));
-        if ((await getWbConnection(u.id, id))?.reports_imported === 1) break;
+        if (costsDone(await getWbConnection(u.id, id))) break;
       }
-      expect((await getWbConnection(u.id, id))?.reports_imported).toBe(1);
+      const c = await getWbConnection(u.id, id);
+      expect(c?.reports_imported).toBe(1);
+      expect(costsDone(c)).toBe(true);
     } finally {
       await emu.close();
       delete process.env.WB_FINANCE_API_URL;
       delete process.env.WB_CALL_INTERVAL_SECONDS;
+      delete process.env.WB_ADVERT_API_URL;
+      delete process.env.WB_ADVERT_CALL_INTERVAL_SECONDS;
       resetConfig();
     }
   },

@@ -39,12 +39,16 @@ describe('WB settings of the local stack', () => {
       url: 'http://127.0.0.1:8787',
       analyticsUrl: 'http://127.0.0.1:8787',
       intervalSeconds: 2,
+      advertUrl: 'http://127.0.0.1:8787',
+      advertIntervalSeconds: 2,
     });
     expect(wbStackSettings({ WB_FINANCE_API_URL: ' ', WB_CALL_INTERVAL_SECONDS: '0.5' }, 9000)).toEqual({
       emulator: true,
       url: 'http://127.0.0.1:9000',
       analyticsUrl: 'http://127.0.0.1:9000',
       intervalSeconds: 0.5,
+      advertUrl: 'http://127.0.0.1:9000',
+      advertIntervalSeconds: 0.5,
     });
   });
 
@@ -54,7 +58,12 @@ describe('WB settings of the local stack', () => {
       url: 'https://finance-api.wildberries.ru',
       analyticsUrl: 'https://seller-analytics-api.wildberries.ru',
       intervalSeconds: 60,
+      advertUrl: 'https://advert-api.wildberries.ru',
+      advertIntervalSeconds: 20,
     });
+    expect(
+      wbStackSettings({ WB_ADVERT_API_URL: 'http://127.0.0.1:4100/', WB_ADVERT_CALL_INTERVAL_SECONDS: '30' }, 8787),
+    ).toMatchObject({ emulator: true, advertUrl: 'http://127.0.0.1:4100', advertIntervalSeconds: 30 });
     expect(
       wbStackSettings({ WB_FINANCE_API_URL: 'http://127.0.0.1:4000', WB_CALL_INTERVAL_SECONDS: '5' }, 8787),
     ).toMatchObject({ emulator: false, intervalSeconds: 5 });
@@ -73,6 +82,10 @@ describe('WB settings of the local stack', () => {
     expect(() => wbStackSettings({ WB_FINANCE_API_URL: 'finance-api' }, 1)).toThrow('WB_FINANCE_API_URL=finance-api');
     expect(() => wbStackSettings({ WB_CALL_INTERVAL_SECONDS: '0' }, 1)).toThrow('WB_CALL_INTERVAL_SECONDS=0');
     expect(() => wbStackSettings({ WB_CALL_INTERVAL_SECONDS: 'soon' }, 1)).toThrow('WB_CALL_INTERVAL_SECONDS=soon');
+    expect(() => wbStackSettings({ WB_ADVERT_API_URL: 'advert' }, 1)).toThrow('WB_ADVERT_API_URL=advert');
+    expect(() => wbStackSettings({ WB_ADVERT_CALL_INTERVAL_SECONDS: '-1' }, 1)).toThrow(
+      'WB_ADVERT_CALL_INTERVAL_SECONDS=-1',
+    );
   });
 
   it('the console names the API, the interval and the demo token', () => {

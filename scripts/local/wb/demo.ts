@@ -15,22 +15,25 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { WB_ANALYTICS_API_URL_DEFAULT } from '../../../shared/wb/settings';
 import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../../shared/wb/token';
 import { makeEmulatorToken } from './tokens';
+import { ADVERT_SCOPE } from '../../../shared/wb/advert-source';
+import { WB_ADVERT_API_URL_DEFAULT, WB_ANALYTICS_API_URL_DEFAULT } from '../../../shared/wb/settings';
 
 /** Seconds between two calls to the emulator per WB account on the local stack. */
 export const LOCAL_WB_CALL_INTERVAL_SECONDS = 2;
 /** WB's own rule: one call a minute per WB account. */
 export const WB_CALL_INTERVAL_SECONDS = 60;
+/** WB's pace of fullstats (3 a minute) when the promotion API is WB's own. */
+export const WB_ADVERT_CALL_INTERVAL_SECONDS = 20;
 /** The demo seller's WB id (the token's `oid`). */
 export const DEMO_WB_SELLER_ID = 4242001;
 export const DEMO_WEEKS_AT_FIRST_START = 4;
 export const MAX_DEMO_WEEKS = 12;
 /** Rows of each demo week: a few dozen articles, four weeks well inside the demo's initial limits. */
 export const DEMO_ROWS_PER_WEEK = 800;
-/** The demo token's categories: the realization reports, and the paid-storage and acceptance reports. */
-export const DEMO_TOKEN_SCOPES = [ANALYTICS_SCOPE, 'Статистика', FINANCE_SCOPE] as const;
+/** The demo token's categories: the realization reports, the promotion API, the paid-storage and acceptance reports. */
+export const DEMO_TOKEN_SCOPES = [ANALYTICS_SCOPE, 'Статистика', ADVERT_SCOPE, FINANCE_SCOPE] as const;
 
 export interface WbStackSettings {
   /** Whether the stack starts the emulator (no WB_FINANCE_API_URL given). */
@@ -41,6 +44,13 @@ export interface WbStackSettings {
   analyticsUrl: string;
   /** WB_CALL_INTERVAL_SECONDS for the handlers (and the emulator's rate limit). */
   intervalSeconds: number;
+  /**
+   * WB_ADVERT_API_URL for the handlers: as given; else the emulator (which serves the promotion API too)
+   * when it runs; else WB's advert-api host.
+   */
+  advertUrl: string;
+  /** WB_ADVERT_CALL_INTERVAL_SECONDS: as given; else the emulator's interval; else WB's 20 s. */
+  advertIntervalSeconds: number;
 }
 
 /** The WB settings of a local stack whose emulator would listen on `port`; throws for a bad value. */
@@ -56,16 +66,21 @@ export function wbStackSettings(env: NodeJS.ProcessEnv, port: number): WbStackSe
   const seconds = raw === '' ? (emulator ? LOCAL_WB_CALL_INTERVAL_SECONDS : WB_CALL_INTERVAL_SECONDS) : Number(raw);
   if (!Number.isFinite(seconds) || seconds <= 0)
     throw new Error(`WB_CALL_INTERVAL_SECONDS=${raw} is not a positive number of seconds`);
+  const url = emulator ? `http://127.0.0.1:${port}` : given.replace(/\/+$/, '');
+  const advertGiven = env.WB_ADVERT_API_URL?.trim() ?? '';
+  if (advertGiven !== '' && !/^https?:\/\/[^\s/]+/.test(advertGiven))
+    throw new Error(`WB_ADVERT_API_URL=${advertGiven} is not an http(s) URL`);
+  const advertRaw = env.WB_ADVERT_CALL_INTERVAL_SECONDS?.trim() ?? '';
+  const advertSeconds = advertRaw === '' ? (emulator ? seconds : WB_ADVERT_CALL_INTERVAL_SECONDS) : Number(advertRaw);
+  if (!Number.isFinite(advertSeconds) || advertSeconds <= 0)
+    throw new Error(`WB_ADVERT_CALL_INTERVAL_SECONDS=${advertRaw} is not a positive number of seconds`);
   return {
     emulator,
-    url: emulator ? `http://127.0.0.1:${port}` : given.replace(/\/+$/, ''),
-    analyticsUrl:
-      analytics !== ''
-        ? analytics.replace(/\/+$/, '')
-        : emulator
-          ? `http://127.0.0.1:${port}`
-          : WB_ANALYTICS_API_URL_DEFAULT,
+    url,
+    analyticsUrl: analytics !== '' ? analytics.replace(/\/+$/, '') : emulator ? url : WB_ANALYTICS_API_URL_DEFAULT,
     intervalSeconds: seconds,
+    advertUrl: advertGiven !== '' ? advertGiven.replace(/\/+$/, '') : emulator ? url : WB_ADVERT_API_URL_DEFAULT,
+    advertIntervalSeconds: advertSeconds,
   };
 }
 
@@ -92,6 +107,8 @@ function tokenUsable(token: unknown, nowMs: number): token is string {
   if (typeof token !== 'string') return false;
   try {
     const info = decodeWbToken(token);
+    // A demo token from before the promotion and analytics APIs lacks their categories: replaced, so the demo shows
+    // ads, storage and acceptance per article.
     return (
       info.sellerId === String(DEMO_WB_SELLER_ID) &&
       info.exp * 1000 > nowMs + DAY_MS &&
@@ -125,7 +142,7 @@ export function demoWbSeller(dataDir: string, nowMs: number = Date.now()): DemoW
     ? kept.token
     : makeEmulatorToken({
         oid: DEMO_WB_SELLER_ID,
-        scopes: DEMO_TOKEN_SCOPES,
+        scopes: [...DEMO_TOKEN_SCOPES],
         exp: Math.floor(nowMs / 1000) + 180 * 86_400,
       });
   if (token !== kept.token || firstMonday !== kept.firstMonday) {

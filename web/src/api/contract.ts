@@ -37,6 +37,7 @@ export {
   type RebuildResult,
   type Report,
   type ReportAllocation,
+  type ReportCostAttribution,
   type ReportColumns,
   type ReportProgress,
   type ReportStatus,

@@ -57,6 +57,7 @@ const report: Report = {
   totals: values({ realization: 2469.12, profit: 600, for_pay: 2000, payout: 1800, margin: 24.3 }),
   tax_profile: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
   allocation: null,
+  cost_attribution: null,
   items: [item('i1', 'A-1'), item('i2', 'B-2', { realization: 1234.56, profit: 300 })],
   commission_by_category: [],
   warnings: [],

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router-dom';
-import type { ReportAllocation, ReportWarning } from '../api/contract';
-import { AllocationPanel, MISSING_COST_LINK, MissingCostBanner } from './report-trust';
+import type { Item, ReportAllocation, ReportCostAttribution, ReportWarning } from '../api/contract';
+import { AllocationPanel, CostAttributionPanel, MISSING_COST_LINK, MissingCostBanner } from './report-trust';
 
 afterEach(() => cleanup());
 
@@ -85,5 +85,44 @@ describe('AllocationPanel', () => {
   it('nothing for a report built before allocation existed', () => {
     render(<AllocationPanel allocation={null} />);
     expect(screen.queryByTestId('allocation-panel')).toBeNull();
+  });
+});
+
+describe('CostAttributionPanel', () => {
+  const ads: ReportCostAttribution = {
+    ads: {
+      report_total: 1000,
+      from_api: 850,
+      without_article: 150,
+      api_total: 900,
+      unmatched: 50,
+      unmatched_cards: [{ nm_id: '99000001', amount: 50 }],
+      articles: 3,
+      days: 7,
+    },
+  };
+
+  it('shows the API’s part on the articles, the «Реклама без артикула» rest and spend on a card without rows', () => {
+    const item = (article: string, ads: number, drr: number | null) =>
+      ({ article, effective: { ads, drr, roas: null } }) as unknown as Item;
+    render(
+      <CostAttributionPanel
+        attribution={ads}
+        items={[item('A', 400, 20), item('', 150, null), item('B', 0, 0), item('C', 450, 12.5)]}
+      />,
+    );
+    const rows = [...screen.getByTestId('attribution-articles').querySelectorAll('tbody tr')];
+    expect(rows.map((r) => r.getAttribute('data-testid'))).toEqual(['attribution-article-C', 'attribution-article-A']);
+    expect(screen.getByTestId('attribution-article-A').textContent).toMatch(/400.*20/);
+    expect(screen.getByTestId('attribution-ads-api').textContent).toMatch(/850/);
+    expect(screen.getByTestId('attribution-ads-rest').textContent).toMatch(/150/);
+    expect(screen.getByTestId('attribution-ads-remainder').textContent).toContain('Реклама без артикула');
+    expect(screen.getByTestId('attribution-ads-unmatched').textContent).toContain('99000001');
+    expect(screen.queryByTestId('attribution-storage')).toBeNull();
+  });
+
+  it('nothing without an attribution', () => {
+    render(<CostAttributionPanel attribution={null} />);
+    expect(screen.queryByTestId('attribution-panel')).toBeNull();
   });
 });

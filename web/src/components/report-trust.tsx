@@ -1,7 +1,7 @@
 // What a seller needs to trust a report's numbers: the articles sold without a cost price (a banner
 // with a link to fill them in the catalog) and how the costs without an article were spread.
 import { Link } from 'react-router-dom';
-import type { AllocationMethod, ReportAllocation, ReportWarning } from '../api/contract';
+import type { AllocationMethod, Item, ReportAllocation, ReportCostAttribution, ReportWarning } from '../api/contract';
 import { formatInt, formatPercent, formatRub, pluralForm } from '../lib/format';
 
 /** The catalog filtered to the products without a cost price. */
@@ -89,6 +89,129 @@ export function AllocationPanel({ allocation }: { allocation: ReportAllocation |
           </table>
         </>
       )}
+    </section>
+  );
+}
+
+const ATTRIBUTION_TITLES: Array<[keyof ReportCostAttribution, string, string]> = [
+  ['ads', 'Реклама', 'из API «Продвижение» WB'],
+  ['storage', 'Хранение', 'из отчёта о платном хранении WB'],
+  ['acceptance', 'Приёмка', 'из отчёта о платной приёмке WB'],
+];
+
+/**
+ * Which part of ads, storage and acceptance sits on the articles from WB's APIs and which stays without an
+ * article (the report's own deductions the API does not explain). The report's totals are the same either way.
+ */
+export function CostAttributionPanel({
+  attribution,
+  items = [],
+}: {
+  attribution: ReportCostAttribution | null | undefined;
+  items?: readonly Item[];
+}) {
+  if (!attribution) return null;
+  const kinds = ATTRIBUTION_TITLES.filter(([k]) => attribution[k]);
+  if (kinds.length === 0) return null;
+  // The articles that carry the most ads, each with its own spend, ДРР and ROAS (up to 10).
+  const advertised = attribution.ads
+    ? items
+        .filter((i) => i.article !== '' && Number(i.effective.ads ?? 0) !== 0)
+        .sort((a, b) => Number(b.effective.ads ?? 0) - Number(a.effective.ads ?? 0))
+        .slice(0, 10)
+    : [];
+  return (
+    <section className="panel attribution-panel" aria-labelledby="attribution-title" data-testid="attribution-panel">
+      <h2 id="attribution-title">Расходы по артикулам из API WB</h2>
+      <p>
+        Каждый артикул несёт свои расходы по данным WB; остаток суммы из отчёта остаётся без артикула и распределяется
+        как прочие расходы без артикула. Каждый рубль учтён один раз: итоги отчёта и «К выплате» не меняются.
+      </p>
+      <table className="allocation-table">
+        <thead>
+          <tr>
+            <th scope="col">Статья</th>
+            <th scope="col" className="num">
+              В отчёте WB
+            </th>
+            <th scope="col" className="num">
+              На артикулах (API)
+            </th>
+            <th scope="col" className="num">
+              Без артикула
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {kinds.map(([k, title, source]) => {
+            const a = attribution[k]!;
+            return (
+              <tr key={k} data-testid={`attribution-${k}`}>
+                <th scope="row">
+                  {title} <span className="muted">({source})</span>
+                </th>
+                <td className="num">{formatRub(a.report_total)}</td>
+                <td className="num" data-testid={`attribution-${k}-api`}>
+                  {formatRub(a.from_api)}
+                </td>
+                <td className="num" data-testid={`attribution-${k}-rest`}>
+                  {formatRub(a.without_article)}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {attribution.ads ? (
+        <p data-testid="attribution-ads-remainder">
+          Реклама без артикула: <strong>{formatRub(attribution.ads.without_article)}</strong> — удержания
+          «ВБ.Продвижение» из отчёта, которые кампании не объясняют; на артикулах —{' '}
+          {formatRub(attribution.ads.from_api)} по данным API «Продвижение».
+        </p>
+      ) : null}
+      {advertised.length > 0 ? (
+        <table className="allocation-table" data-testid="attribution-articles">
+          <caption>Реклама по артикулам</caption>
+          <thead>
+            <tr>
+              <th scope="col">Артикул</th>
+              <th scope="col" className="num">
+                Реклама
+              </th>
+              <th scope="col" className="num">
+                ДРР
+              </th>
+              <th scope="col" className="num">
+                ROAS
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {advertised.map((i) => (
+              <tr key={i.article} data-testid={`attribution-article-${i.article}`}>
+                <th scope="row">{i.article}</th>
+                <td className="num" data-testid="attribution-article-ads">
+                  {formatRub(i.effective.ads)}
+                </td>
+                <td className="num">{i.effective.drr === null ? '—' : formatPercent(i.effective.drr)}</td>
+                <td className="num">{i.effective.roas === null ? '—' : formatPercent(i.effective.roas)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {kinds.map(([k, title]) => {
+        const a = attribution[k]!;
+        if (a.unmatched === 0) return null;
+        return (
+          <p key={k} data-testid={`attribution-${k}-unmatched`}>
+            {title}: {formatRub(a.unmatched)} по данным WB пришлось на {formatInt(a.unmatched_cards.length)}{' '}
+            {pluralForm(a.unmatched_cards.length, ['карточку', 'карточки', 'карточек'])} без строк в этом отчёте (
+            {a.unmatched_cards.map((c) => c.nm_id).join(', ')}) — эти деньги остались в строке «
+            {k === 'ads' ? 'Реклама без артикула' : 'Без артикула'}».
+          </p>
+        );
+      })}
     </section>
   );
 }

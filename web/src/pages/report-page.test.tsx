@@ -25,6 +25,7 @@ const report: Report = {
   totals: { realization: 1000, for_pay: 800, payout: 700, profit: 250, margin: 25 },
   tax_profile: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
   allocation: null,
+  cost_attribution: null,
   items: [],
   commission_by_category: [
     { category: 'Платья', realization: 1000, commission: 200, percent: 20 },

@@ -5,7 +5,7 @@ import { api, saveFile } from '../api/client';
 import { ApiError, messageFor, pluralRows } from '../api/errors';
 import type { Item, Page, RebuildResult, Report, ReportSummary, Values } from '../api/contract';
 import { CombinedStaleBanner } from '../components/combined-stale-banner';
-import { AllocationPanel, MissingCostBanner } from '../components/report-trust';
+import { AllocationPanel, CostAttributionPanel, MissingCostBanner } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
 import { ReportMetaForm } from '../components/report-meta-form';
 import { ItemsTable } from '../components/items-table';
@@ -261,6 +261,8 @@ export function ReportPage() {
         <h2 id="items-title">Товары</h2>
         <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
       </section>
+
+      <CostAttributionPanel attribution={report.cost_attribution} items={report.items} />
 
       <AllocationPanel allocation={report.allocation} />
 

@@ -1,0 +1,148 @@
+/**
+ * Per-article costs from WB's other APIs laid onto a report's articles (docs/METRICS.md «Per-article costs
+ * from WB»). The report's own rows carry advertising («ВБ.Продвижение» deductions), storage and paid
+ * acceptance mostly as lump sums without an article; WB's promotion, paid-storage and acceptance APIs say
+ * what each card (nmId) cost over the same days. For each kind with such costs:
+ *
+ * - an article whose card (its rows' nm_id) has a cost gets that cost as its field (ads, storage,
+ *   acceptance): it REPLACES what the rows gave it, never adds to it;
+ * - the report's own total of the field stays the total: «Без артикула» keeps the remainder (the report's
+ *   total minus what was laid onto articles), which the allocation spreads as before. So every rouble of
+ *   the report's deductions is counted once, the payout is unchanged to the kopeck, and spend the rows do
+ *   not explain never disappears;
+ * - cost of a card with no rows in the report is not laid anywhere: it stays inside the remainder and is
+ *   named in the summary (`unmatched`);
+ * - a report whose rows hold none of the cost (total 0) is left as it is: the spend belongs to the
+ *   report that paid it (a week's main report, not its «по выкупам» one).
+ *
+ * Pure: the costs are given (summed per nmId over the report's period) by the caller.
+ */
+import type { AggregateValues, ArticleInfo, ReportWarning } from './types';
+
+/** The fields that WB's per-article costs replace. */
+export const ATTRIBUTED_FIELDS = ['ads', 'storage', 'acceptance'] as const;
+export type AttributedField = (typeof ATTRIBUTED_FIELDS)[number];
+
+/** One kind's costs over the report's period: kopecks by nmId (as text), and for ads the orders WB puts down to them. */
+export interface KindCosts {
+  byNm: Readonly<Record<string, number>>;
+  revenueByNm?: Readonly<Record<string, number>>;
+  /** Days of the period the source answered for (the summary tells it). */
+  days?: number;
+}
+export type ReportCosts = Partial<Record<AttributedField, KindCosts>>;
+
+/** What the report says about one kind (kopecks). */
+export interface KindAttribution {
+  /** The report's own total of the field (its rows: deductions, lump sums, article rows). */
+  report: number;
+  /** Σ of the API's costs over the period, every card. */
+  api: number;
+  /** Laid onto articles of the report (their cards have rows). */
+  attributed: number;
+  /** Spend on cards without rows in the report (kept inside the remainder). */
+  unmatched: number;
+  /** Up to 20 such cards, largest first. */
+  unmatched_cards: Array<{ nm_id: string; kopecks: number }>;
+  /** What stays on «Без артикула»: report − Σ article values (the rows' own no-article part included). */
+  remainder: number;
+  /** Articles that got an API cost. */
+  articles: number;
+  days: number;
+}
+export type CostAttribution = Partial<Record<AttributedField, KindAttribution>>;
+
+type Article = ArticleInfo & { aggregates: AggregateValues };
+
+const emptyAggregates = (like: AggregateValues): AggregateValues => {
+  const out = { ...like };
+  for (const k of Object.keys(out) as Array<keyof AggregateValues>) out[k] = 0;
+  return out;
+};
+
+/**
+ * The report's articles with WB's costs laid on (a new array; the input is untouched), the orders WB
+ * puts down to each article's ads (kopecks, by index of the returned array), the summary per kind and
+ * warnings. With no costs of any kind, the articles come back as they were.
+ */
+export function attributeCosts(
+  articles: readonly Article[],
+  costs: ReportCosts,
+): { articles: Article[]; adRevenue: number[]; summary: CostAttribution; warnings: ReportWarning[] } {
+  const out: Article[] = articles.map((a) => ({ ...a, aggregates: { ...a.aggregates } }));
+  const summary: CostAttribution = {};
+  const warnings: ReportWarning[] = [];
+  // nm_id → the first article carrying it (one card, one article; the rows name it).
+  const byNm = new Map<string, number>();
+  out.forEach((a, i) => {
+    const nm = a.nm_id.trim();
+    if (a.article !== '' && nm !== '' && nm !== '0' && !byNm.has(nm)) byNm.set(nm, i);
+  });
+  const adRevenue = out.map(() => 0);
+  let none = out.findIndex((a) => a.article === '');
+  for (const field of ATTRIBUTED_FIELDS) {
+    const given = costs[field];
+    if (!given) continue;
+    const report = out.reduce((s, a) => s + (a.aggregates[field] ?? 0), 0);
+    // A report without any of this cost (a «по выкупам» report beside the week's main one) has nothing to
+    // lay out: the API's spend belongs to the report that paid it.
+    if (report === 0) continue;
+    const own = new Map<number, number>();
+    let api = 0;
+    const unmatched: Array<{ nm_id: string; kopecks: number }> = [];
+    for (const [nm, kop] of Object.entries(given.byNm)) {
+      if (kop === 0) continue;
+      api += kop;
+      const i = byNm.get(nm.trim());
+      if (i === undefined) unmatched.push({ nm_id: nm, kopecks: kop });
+      else own.set(i, (own.get(i) ?? 0) + kop);
+    }
+    if (field === 'ads' && given.revenueByNm)
+      for (const [nm, kop] of Object.entries(given.revenueByNm)) {
+        const i = byNm.get(nm.trim());
+        if (i !== undefined) adRevenue[i] = (adRevenue[i] ?? 0) + kop;
+      }
+    let onArticles = 0;
+    out.forEach((a, i) => {
+      if (a.article === '') return;
+      const c = own.get(i);
+      if (c !== undefined) a.aggregates[field] = c;
+      onArticles += a.aggregates[field] ?? 0;
+    });
+    const remainder = report - onArticles;
+    if (none < 0 && remainder !== 0) {
+      out.push({ article: '', category: '', nm_id: '', brand: '', aggregates: emptyAggregates(out[0]!.aggregates) });
+      adRevenue.push(0);
+      none = out.length - 1;
+    }
+    if (none >= 0) out[none]!.aggregates[field] = remainder;
+    const attributed = [...own.values()].reduce((s, v) => s + v, 0);
+    const unmatchedSum = unmatched.reduce((s, u) => s + u.kopecks, 0);
+    unmatched.sort((a, b) => b.kopecks - a.kopecks);
+    summary[field] = {
+      report,
+      api,
+      attributed,
+      unmatched: unmatchedSum,
+      unmatched_cards: unmatched.slice(0, 20),
+      remainder,
+      articles: own.size,
+      days: given.days ?? 0,
+    };
+    if (remainder < 0)
+      warnings.push({
+        code: 'cost_attribution_exceeds_report',
+        message: `${FIELD_TITLES[field]}: по данным API WB на артикулы приходится ${roubles(onArticles)} ₽, больше, чем в отчёте (${roubles(report)} ₽); разница ${roubles(-remainder)} ₽ вычтена из строки «Без артикула», итог отчёта не изменён.`,
+        details: { field, report, on_articles: onArticles, remainder },
+      });
+  }
+  return { articles: out, adRevenue, summary, warnings };
+}
+
+const FIELD_TITLES: Record<AttributedField, string> = { ads: 'Реклама', storage: 'Хранение', acceptance: 'Приёмка' };
+
+function roubles(kopecks: number): string {
+  const sign = kopecks < 0 ? '-' : '';
+  const a = Math.abs(kopecks);
+  return `${sign}${Math.floor(a / 100)}.${String(a % 100).padStart(2, '0')}`;
+}

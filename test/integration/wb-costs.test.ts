@@ -1,0 +1,152 @@
+/**
+ * Ad spend per article, end to end on DynamoDB Local, s3rver, the report worker and the WB emulator
+ * (Finance and promotion APIs; docs/METRICS.md «Per-article costs from WB»): a connected seller's week
+ * whose «ВБ.Продвижение» deductions two campaigns over three articles mostly explain. After the sync and
+ * the cost steps, each article's `ads` is its campaigns' spend, the rest of the deductions stays on
+ * «Без артикула», the report's totals (expenses, payout) are those of the rows alone — no rouble twice —
+ * ДРР is ads ÷ realization, and a manual correction made before the costs came survives the rebuild.
+ *
+ * Manual clock shared with the emulator: a minute between Finance calls and 20 s between promotion calls
+ * cost nothing.
+ */
+import { randomInt } from 'node:crypto';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
+import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
+import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
+import { resetConfig } from '../../shared/config';
+import { manualClock } from '../../shared/deps';
+import { buildItems, computeTotals, percentOf } from '../../shared/engine';
+import { idleWorkers } from '../../shared/jobs/worker-invoke';
+import type { WbConnection } from '../../shared/contract/shapes';
+import { listReports } from '../../shared/store/reports.repo';
+import { getConnection } from '../../shared/store/wb-connections.repo';
+import { aggregateApiRows } from '../../shared/wb/row-map';
+import { stepDeps } from '../../shared/wbsync/deps';
+import { runStep } from '../../shared/wbsync/step';
+import { getReportOk, newUser, rub } from '../support/reports';
+import { apiEvent, bodyOf } from '../support/test-event';
+import { EXTRA_NM } from '../../scripts/local/wb/promotion';
+
+const FINANCE_MS = 60_000;
+const ADVERT_MS = 20_000;
+
+let emu: WbEmulator | null = null;
+afterEach(async () => {
+  await idleWorkers();
+  await emu?.close();
+  emu = null;
+});
+beforeAll(() => {
+  process.env.WB_CALL_INTERVAL_SECONDS = String(FINANCE_MS / 1000);
+  process.env.WB_ADVERT_CALL_INTERVAL_SECONDS = String(ADVERT_MS / 1000);
+  resetConfig();
+});
+
+describe('ad spend per article from WB’s promotion API', () => {
+  it('each article’s ads = its campaigns’ spend, the rest «Реклама без артикула», totals unchanged, ДРР; corrections kept', async () => {
+    const clock = manualClock(Date.now());
+    emu = await startWbEmulator({
+      port: 0,
+      intervalMs: FINANCE_MS,
+      advertIntervalMs: ADVERT_MS,
+      weeks: 1,
+      rowsPerWeek: 300,
+      seed: 3,
+      now: () => clock.now().getTime(),
+      sellerId: randomInt(5_000_000, 9_000_000),
+    });
+    process.env.WB_FINANCE_API_URL = emu.url;
+    process.env.WB_ADVERT_API_URL = emu.url;
+    resetConfig();
+    const week = emu.promotion.weeks[0]!;
+    // The demo week: «Продвижение» deductions, three cards with rows and a fourth without.
+    expect(week.deductions).toBeGreaterThan(0);
+    expect(week.spend.map((s) => s.nmId)).toContain(EXTRA_NM);
+    expect(new Set(week.spend.slice(0, 3).map((s) => s.advertId)).size).toBe(2);
+
+    const u = await newUser(100_000, 'wbads');
+    const created = await connectionsHandler(
+      apiEvent({ method: 'POST', path: '/api/wb/connections', token: u.token, body: { token: emu.tokens.promotion } }),
+    );
+    expect(created.statusCode, created.body).toBe(201);
+    const c = bodyOf<{ connection: WbConnection }>(created).connection;
+    expect(c.scopes).toContain('Продвижение');
+    const deps = stepDeps({ clock });
+
+    // The Finance part first: the week imported and built from its rows.
+    const steps: string[] = [];
+    let reportId: string | null = null;
+    for (let i = 0; i < 30 && !reportId; i++) {
+      clock.advance(FINANCE_MS + 1_000);
+      steps.push(await runStep(deps, u.id, c.id));
+      await idleWorkers();
+      reportId = (await listReports(u.id, { limit: 10, ready: true })).items[0]?.id ?? null;
+    }
+    expect(reportId, steps.join(',')).not.toBeNull();
+    const before = await getReportOk(u.token, reportId!);
+    expect(before.cost_attribution).toBeNull();
+
+    // A correction before the costs come: the rebuild must keep it.
+    const corrected = before.items.find((i) => i.nm_id === String(week.spend[1]!.nmId))!;
+    const put = await manualValueHandler(
+      apiEvent({
+        method: 'PUT',
+        path: `/api/reports/items/${corrected.item_id}/manual-value`,
+        token: u.token,
+        pathParameters: { item_id: corrected.item_id },
+        body: { field: 'cost_price', value: 321.5 },
+      }),
+    );
+    expect(put.statusCode, put.body).toBe(200);
+
+    // The cost steps: scan, count, fullstats, the rebuild.
+    for (let i = 0; i < 40; i++) {
+      clock.advance(ADVERT_MS + 1_000);
+      steps.push(await runStep(deps, u.id, c.id));
+      await idleWorkers();
+      const conn = await getConnection(u.id, c.id);
+      if (conn?.costs?.done[reportId!] && conn.costs.rederive.length === 0) break;
+    }
+    expect(steps).toContain('rederived');
+    const report = await getReportOk(u.token, reportId!);
+    const byNm = new Map(report.items.map((i) => [i.nm_id, i]));
+    for (const s of week.spend.slice(0, 3)) {
+      const item = byNm.get(String(s.nmId))!;
+      expect(item.effective.ads, `ads of ${s.nmId}`).toBe(rub(s.kopecks));
+      expect(item.effective.ad_revenue).toBe(rub(s.orders));
+      // ДРР = ads ÷ realization, as the test computes it.
+      const realization = Math.round((item.effective.realization as number) * 100);
+      expect(item.effective.drr).toBe(realization > 0 ? percentOf(s.kopecks, realization) : null);
+    }
+    const onArticles = week.spend.slice(0, 3).reduce((sum, s) => sum + s.kopecks, 0);
+    const none = report.items.find((i) => i.article === '')!;
+    expect(none.effective.ads).toBe(rub(week.deductions - onArticles));
+    // The promotion API's part and the report's own: one rouble counted once.
+    expect(report.cost_attribution?.ads).toMatchObject({
+      report_total: rub(week.deductions),
+      from_api: rub(onArticles),
+      without_article: rub(week.deductions - onArticles),
+      unmatched: rub(week.spend[3]!.kopecks),
+      unmatched_cards: [{ nm_id: String(EXTRA_NM), amount: rub(week.spend[3]!.kopecks) }],
+      articles: 3,
+      days: 7,
+    });
+    // The totals of the rows alone (no double count of the deduction), with the correction.
+    const parsed = aggregateApiRows([emu.weeks[0]!.rows]);
+    const plain = buildItems(
+      { articles: parsed.articles },
+      { tax: report.tax_profile, costPrices: {} },
+      { [corrected.article]: { cost_price: 32_150 } },
+    );
+    const expected = computeTotals(plain.items.map((i) => i.effective));
+    for (const f of ['ads', 'expenses', 'payout', 'realization', 'usn'] as const)
+      expect(report.totals[f], f).toBe(rub(expected[f] ?? 0));
+    expect(report.totals.ads).toBe(rub(week.deductions));
+    expect(report.totals.drr).toBe(percentOf(week.deductions, Math.round((report.totals.realization as number) * 100)));
+    // The correction is still there.
+    const after = report.items.find((i) => i.article === corrected.article)!;
+    expect(after.manual_values.cost_price).toBe(321.5);
+    expect(report.reconciliation?.status).toBe('match');
+  });
+});
