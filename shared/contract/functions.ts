@@ -381,6 +381,8 @@ export const FUNCTIONS = {
       kms: ['Decrypt'],
       // hands an imported report to the worker
       invoke: ['reportsWorker'],
+      // the mail 7 days before a connection's token expires (shared/wbsync/expiry.ts)
+      mail: true,
     },
     schedule: 'rate(1 minute)',
   },

@@ -139,6 +139,7 @@ export async function connect(
     reading: null,
     pending: [],
     error: null,
+    expiry_mail_sent_at: null,
     rev: 0,
   };
   await deps.connections.createConnection(record);
@@ -199,6 +200,7 @@ export async function updateConnection(
       token_hint: tokenHint(token),
       scopes: info.scopes,
       expires_at: iso(info.exp * 1000),
+      expiry_mail_sent_at: null,
       ...(sellerName ? { seller_name: sellerName } : {}),
     };
   }

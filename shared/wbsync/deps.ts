@@ -7,6 +7,8 @@ import { getConfig } from '../config';
 import { systemClock } from '../deps';
 import { putObject, readObject, sourceObjectKey } from '../files/objects';
 import { log } from '../log';
+import { wbTokenExpiryMail } from '../mail/messages';
+import { sendMail } from '../mail/send';
 import { reportDeps } from '../reports/deps';
 import { importWbReport, type WbImportDeps } from '../reports/wb-import';
 import { findReportsByIdentity, identityPutTransactItem } from '../store/identities.repo';
@@ -66,6 +68,17 @@ export function stepDeps(over: Partial<StepDeps> = {}): StepDeps {
       return false;
     },
     importReport: (c, p, sums) => importWbReport(imports, c, p, sums),
+    expiryMail: async (c) => {
+      const user = await getUserById(c.user_id);
+      if (!user) return;
+      await sendMail(
+        wbTokenExpiryMail(
+          user.email,
+          { sellerName: c.seller_name, wbSellerId: c.wb_seller_id, tokenHint: c.token_hint, expiresAt: c.expires_at },
+          getConfig().APP_URL,
+        ),
+      );
+    },
     clock: systemClock,
     ids: { newId: newReportId },
     settings: syncSettings,

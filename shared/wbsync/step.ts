@@ -22,6 +22,7 @@ import type { FinanceClient, WbOutcome } from '../wb/finance-client';
 import type { ReportSummary, WbDetailedRow } from '../wb/schemas';
 import { advance, claim, planCall, type SyncSettings } from '../wb/sync-plan';
 import { openToken, type KeyWrapper } from '../wb/token-crypto';
+import { needsExpiryNotice, sendExpiryNotice } from './expiry';
 
 export type ImportOutcome =
   | { kind: 'imported'; reportId: string }
@@ -39,6 +40,8 @@ export interface StepDeps {
   hasIdentity: (userId: string, identity: string) => Promise<boolean>;
   /** Charges and builds a report whose rows are all read (shared/reports/wb-import.ts). */
   importReport: (c: WbConnectionRecord, p: WbPendingReport, sums: ReportSummary | null) => Promise<ImportOutcome>;
+  /** Mails the user that the connection's token expires soon (expiry.ts). */
+  expiryMail: (c: WbConnectionRecord) => Promise<void>;
   clock: Clock;
   ids: IdSource;
   settings: () => SyncSettings & { leaseMs: number };
@@ -115,6 +118,11 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
       error: { code: 'wb_token_expired', message: 'Срок действия токена WB истёк: вставьте новый токен.' },
     });
     return 'inactive';
+  }
+  if (needsExpiryNotice(c, start)) {
+    const marked = await sendExpiryNotice(deps, c, start);
+    if (!marked) return 'busy';
+    c = marked;
   }
   let imported = false;
   if (c.pending.length > 0) {

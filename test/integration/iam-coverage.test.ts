@@ -33,6 +33,8 @@ import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
 import { handler as wbTickHandler } from '../../functions/wb/sync-tick.handler';
 import { handler as wbConnectionsHandler } from '../../functions/wb/connections.handler';
 import { startWbEmulator } from '../../scripts/local/wb-emulator';
+import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
+import { FINANCE_SCOPE } from '../../shared/wb/token';
 import { getConnection as getWbConnection } from '../../shared/store/wb-connections.repo';
 import { ses } from '../../shared/mail/client';
 import { runWorkerEvent } from '../../shared/reports/worker';
@@ -663,13 +665,19 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
   wbSyncTick: async (run) => {
     // A connection made through its route (unchecked here), then ticks as the function until its one
     // week is imported: the due Query (gsi1), the claim, one WB call a tick, the pages and the source in
-    // S3, the charge and the worker's invoke.
+    // S3, the charge and the worker's invoke; its token expires in 3 days, so the tick mails about it.
+    const sellerId = 6_000_000 + randomInt(999_999);
     const emu = await startWbEmulator({
       port: 0,
       intervalMs: 20,
       weeks: 1,
       rowsPerWeek: 30,
-      sellerId: 6_000_000 + randomInt(999_999),
+      sellerId,
+      validToken: makeEmulatorToken({
+        oid: sellerId,
+        scopes: [FINANCE_SCOPE],
+        exp: Math.floor(Date.now() / 1000) + 3 * 86_400,
+      }),
     });
     process.env.WB_FINANCE_API_URL = emu.url;
     process.env.WB_CALL_INTERVAL_SECONDS = '0.02';
@@ -687,6 +695,7 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
         if ((await getWbConnection(u.id, id))?.reports_imported === 1) break;
       }
       expect((await getWbConnection(u.id, id))?.reports_imported).toBe(1);
+      expect((await getWbConnection(u.id, id))?.expiry_mail_sent_at).toBeTruthy();
     } finally {
       await emu.close();
       delete process.env.WB_FINANCE_API_URL;

@@ -14,7 +14,11 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
 import { handler as rebuildHandler } from '../../functions/reports/rebuild-one.handler';
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
-import { resetConfig } from '../../shared/config';
+import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
+import { getConfig, resetConfig } from '../../shared/config';
+import { getUserById } from '../../shared/store/users.repo';
+import { FINANCE_SCOPE } from '../../shared/wb/token';
+import { readMail } from '../support/emulators';
 import { manualClock } from '../../shared/deps';
 import { buildItems, computeTotals } from '../../shared/engine';
 import { idleWorkers } from '../../shared/jobs/worker-invoke';
@@ -29,6 +33,7 @@ import { getReportOk, newUser, rub, uploadOk, type TestUser } from '../support/r
 import { apiEvent, bodyOf } from '../support/test-event';
 
 const INTERVAL_MS = 60_000;
+const DAY_S = 86_400;
 const ROWS = 250;
 const PAGE = 100;
 
@@ -43,8 +48,10 @@ beforeAll(() => {
   resetConfig();
 });
 
-async function start(opts: { weeks?: number; formula?: 'cash' | 'audit' } = {}) {
+async function start(opts: { weeks?: number; formula?: 'cash' | 'audit'; tokenDays?: number; sellerId?: number } = {}) {
   const clock = manualClock(Date.now());
+  // Each test its own WB account: the call budget is per WB account, across users.
+  const sellerId = opts.sellerId ?? randomInt(5_000_000, 9_000_000);
   emu = await startWbEmulator({
     port: 0,
     intervalMs: INTERVAL_MS,
@@ -53,8 +60,16 @@ async function start(opts: { weeks?: number; formula?: 'cash' | 'audit' } = {}) 
     seed: 3,
     formula: opts.formula,
     now: () => clock.now().getTime(),
-    // Each test its own WB account: the call budget is per WB account, across users.
-    sellerId: randomInt(5_000_000, 9_000_000),
+    sellerId,
+    ...(opts.tokenDays === undefined
+      ? {}
+      : {
+          validToken: makeEmulatorToken({
+            oid: sellerId,
+            scopes: ['Статистика', FINANCE_SCOPE],
+            exp: Math.floor(clock.now().getTime() / 1000 + opts.tokenDays * DAY_S),
+          }),
+        }),
   });
   process.env.WB_FINANCE_API_URL = emu.url;
   resetConfig();
@@ -391,5 +406,59 @@ describe('syncing', () => {
     const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
     expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
     expect(await wbReports(u.id)).toHaveLength(2);
+  });
+});
+
+describe('the token’s expiry', () => {
+  const EXPIRY_SUBJECT = 'Токен WB скоро истечёт';
+  const mailsTo = async (email: string) =>
+    (await readMail(getConfig().SES_ENDPOINT as string)).filter(
+      (m) => m.subject === EXPIRY_SUBJECT && m.to.includes(email),
+    );
+
+  it('mails the seller once, 7 days before the expiry (on the clock); at the expiry the sync stops', async () => {
+    const { emu, clock, deps } = await start({ weeks: 1, tokenDays: 8 });
+    const u = await newUser(100_000, 'wb');
+    const email = (await getUserById(u.id))!.email;
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    expect(await mailsTo(email)).toEqual([]);
+
+    // A day later the token has 7 days left: the next step mails, once.
+    clock.advance(DAY_S * 1000);
+    await runStep(deps, u.id, c.id);
+    const [mail, ...more] = await mailsTo(email);
+    expect(more).toEqual([]);
+    expect(mail!.text).toContain(c.token_hint);
+    expect(mail!.text).toContain(`ID продавца WB ${c.wb_seller_id}`);
+    expect(mail!.text).toContain(new Date(c.expires_at).toLocaleDateString('ru-RU', { timeZone: 'Europe/Moscow' }));
+    expect(mail!.links).toContain(`${getConfig().APP_URL.replace(/\/+$/, '')}/settings`);
+    expect(mail!.text).not.toContain(emu.tokens.valid.slice(-20));
+    const shown = bodyOf<{ connection: WbConnection }>(
+      await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id),
+    ).connection;
+    expect(shown).toMatchObject({ status: 'active', expiry_mail_sent_at: clock.now().toISOString() });
+
+    // Every later step (daily rounds) sends nothing more.
+    for (let day = 0; day < 3; day++) {
+      clock.advance(DAY_S * 1000);
+      await syncRound(deps, clock, u.id, c.id);
+    }
+    expect(await mailsTo(email)).toHaveLength(1);
+
+    // At the expiry: stopped, in Russian; no WB call made with the dead token.
+    clock.set(Date.parse(c.expires_at));
+    const calls = emu.calls.length;
+    expect(await runStep(deps, u.id, c.id)).toBe('inactive');
+    expect(emu.calls).toHaveLength(calls);
+    const stopped = bodyOf<{ connection: WbConnection }>(
+      await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id),
+    ).connection;
+    expect(stopped).toMatchObject({
+      status: 'token_expired',
+      sync: { status: 'stopped' },
+      error: { code: 'wb_token_expired', message: 'Срок действия токена WB истёк: вставьте новый токен.' },
+    });
+    expect(await mailsTo(email)).toHaveLength(1);
   });
 });
