@@ -21,7 +21,7 @@ import type { BankPaymentFormula } from '../../shared/wb/report-sums';
 import type { WbDetailedRow } from '../../shared/wb/schemas';
 import { decodeWbToken, FINANCE_SCOPE } from '../../shared/wb/token';
 import { emulatedWeek, type EmulatedWeek } from './wb/weeks';
-import { makeEmulatorToken } from './wb/tokens';
+import { makeEmulatorToken, type EmulatorTokenClaims } from './wb/tokens';
 
 export const LIST_ROUTE = '/api/finance/v1/sales-reports/list';
 export const DETAILED_ROUTE = /^\/api\/finance\/v1\/sales-reports\/detailed\/(\d+)$/;
@@ -52,6 +52,13 @@ export interface WbEmulator {
   url: string;
   port: number;
   tokens: { valid: string; noFinance: string; expired: string; invalid: string };
+  /**
+   * A further token the emulator accepts (a new token of the same seller by default; another `oid` is
+   * another WB account). `acc: 1` is a Basic token, which WB's Finance API refuses with 403.
+   */
+  issue(claims?: Partial<EmulatorTokenClaims>): string;
+  /** WB withdraws a token (the seller deleted it in the portal): 401 from now on. */
+  revoke(token: string): void;
   weeks: EmulatedWeek[];
   /** Sets one money figure of a week's list item (kopecks), e.g. bankPaymentSum for a mismatch. */
   setListSum(reportId: number, field: ReportListMoneyField, kopecks: number): void;
@@ -146,6 +153,8 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     if (info.exp * 1000 <= now()) return send(res, path, 401, errorBody(401, 'unauthorized', 'token expired'));
     if (!info.scopes.includes(FINANCE_SCOPE))
       return send(res, path, 403, errorBody(403, 'forbidden', 'scope is not allowed'));
+    if (info.tokenType === 'Базовый')
+      return send(res, path, 403, errorBody(403, 'forbidden', 'basic token is not allowed for this method'));
     const account = info.sellerId ?? '';
     const t = now();
     const last = lastAccepted.get(account);
@@ -233,6 +242,14 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
     port,
     tokens,
+    issue(claims = {}) {
+      const token = makeEmulatorToken({ oid: sellerId, scopes: ['Статистика', FINANCE_SCOPE], exp, ...claims });
+      issued.add(token);
+      return token;
+    },
+    revoke(token) {
+      issued.delete(token);
+    },
     weeks,
     calls,
     setListSum(reportId, field, kopecks) {

@@ -89,7 +89,8 @@ async function checkWithWb(
     case 'unauthorized':
       throw tokenInvalid();
     case 'forbidden':
-      throw unprocessable('wb_token_no_finance', 'WB refuses the token the «Финансы» category');
+      // The token's claims have «Финансы» (readToken), yet WB refuses: a Basic token, or a category withdrawn.
+      throw unprocessable('wb_token_forbidden', 'WB refuses the token access to the finance reports (403)');
     case 'rate_limited':
       throw appError('wb_unavailable', 'WB asks to wait', { retry_after_seconds: outcome.retryAfterSeconds });
     default:
@@ -189,7 +190,7 @@ export async function updateConnection(
     const token = patch.token.trim();
     const info = readToken(token, nowMs(deps.clock));
     if (info.sellerId !== current.wb_seller_id) {
-      throw unprocessable('unprocessable', 'The token belongs to another WB account', {
+      throw unprocessable('wb_token_other_account', 'The token belongs to another WB account', {
         wb_seller_id: info.sellerId,
         connected: current.wb_seller_id,
       });
@@ -211,11 +212,17 @@ export async function updateConnection(
       next = { ...next, ...tokenChange };
       if (next.status !== 'paused') next.status = 'active';
       if (next.cursor.phase === 'blocked') {
+        // The refused call is made again from where the round stood: the report and rrdId it was reading,
+        // or the list page it was asking for (a round that starts over would list only the last weeks).
         const { blocked: _b, ...cursor } = next.cursor;
-        next.cursor = { ...cursor, phase: 'idle', nextCallAt: now + deps.callIntervalMs() };
+        next.cursor = {
+          ...cursor,
+          phase: cursor.reportId !== null ? 'detail' : 'list',
+          nextCallAt: Math.max(cursor.nextCallAt, now + deps.callIntervalMs()),
+        };
       }
       next.error = null;
-      if (next.sync_status === 'stopped') next.sync_status = 'scheduled';
+      if (next.sync_status === 'stopped') next.sync_status = next.cursor.phase === 'idle' ? 'scheduled' : 'syncing';
     }
     if (patch.paused === true) {
       next.status = 'paused';

@@ -14,6 +14,15 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
 import { handler as rebuildHandler } from '../../functions/reports/rebuild-one.handler';
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
+import type { EmulatedWeek } from '../../scripts/local/wb/weeks';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ERRORS } from '../../shared/contract';
+import { ddb, tableName } from '../../shared/store/client';
+import { wbAccountKey } from '../../shared/store/keys';
+import { listSellers } from '../../shared/store/sellers.repo';
+import { openToken } from '../../shared/wb/token-crypto';
+import { updateConnection } from '../../shared/wbsync/connections';
+import { connectionDeps, tokenKeyWrapper } from '../../shared/wbsync/connection-deps';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
 import { getUserById } from '../../shared/store/users.repo';
@@ -25,7 +34,7 @@ import { idleWorkers } from '../../shared/jobs/worker-invoke';
 import type { WbConnection } from '../../shared/contract/shapes';
 import { listLimitHistory, topUp } from '../../shared/store/limits.repo';
 import { listReports } from '../../shared/store/reports.repo';
-import { getConnection, type WbConnectionRecord } from '../../shared/store/wb-connections.repo';
+import { getConnection, listConnections, type WbConnectionRecord } from '../../shared/store/wb-connections.repo';
 import { aggregateApiRows } from '../../shared/wb/row-map';
 import { stepDeps, syncSettings } from '../../shared/wbsync/deps';
 import { runStep, tick, type StepDeps } from '../../shared/wbsync/step';
@@ -179,6 +188,106 @@ describe('connecting a WB account', () => {
     expect(emu.calls).toEqual([{ path: '/api/finance/v1/sales-reports/list', status: 401 }]);
     const listed = await call(u.token, 'GET', '/api/wb/connections');
     expect(bodyOf<{ items: WbConnection[] }>(listed).items).toEqual([]);
+  });
+});
+
+describe('WB refusing a token on connect, and a new token', () => {
+  it('WB answers 401 or 403 to the check: 422 with a stable code and a Russian message, nothing stored', async () => {
+    const { emu } = await start();
+    const u = await newUser(100, 'wb');
+    const basicSeller =
+      Number(/"oid":(\d+)/.exec(Buffer.from(emu.tokens.valid.split('.')[1]!, 'base64url').toString())![1]) + 1;
+    // A token WB did not issue (or withdrew), and a Basic token of another WB account: both claim «Финансы».
+    const basic = emu.issue({ acc: 1, oid: basicSeller, scopes: [FINANCE_SCOPE] });
+    for (const [token, code] of [
+      [emu.tokens.invalid, 'wb_token_invalid'],
+      [basic, 'wb_token_forbidden'],
+    ] as const) {
+      const r = await call(u.token, 'POST', '/api/wb/connections', { token });
+      expect(r.statusCode, code).toBe(422);
+      expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe(code);
+      // The page shows the catalogue's sentence for the code (web/src/api/errors.ts).
+      expect(ERRORS[code].message).toMatch(/^[^a-z]*[А-Яа-яЁё]{4,}[^a-z]*$/);
+      expect(r.body).not.toContain(token.slice(-20));
+    }
+    expect(emu.calls).toEqual([
+      { path: '/api/finance/v1/sales-reports/list', status: 401 },
+      { path: '/api/finance/v1/sales-reports/list', status: 403 },
+    ]);
+    // Nothing of either: no connection, no WB account marker, no seller made for it.
+    expect(await listConnections(u.id)).toEqual([]);
+    expect(await listSellers(u.id)).toEqual([]);
+    for (const wbSellerId of [String(basicSeller - 1), String(basicSeller)]) {
+      const marker = await ddb().send(new GetCommand({ TableName: tableName(), Key: wbAccountKey(u.id, wbSellerId) }));
+      expect(marker.Item).toBeUndefined();
+    }
+  });
+
+  it('PATCH a new token mid-week after WB withdrew the old one: sealed anew, same seller or 422, resumes at its cursor', async () => {
+    const { emu, clock, deps } = await start({ weeks: 2 });
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    const [w1, w2] = emu.weeks as [EmulatedWeek, EmulatedWeek];
+    // Read until the second week's first page is stored.
+    for (let i = 0; i < 30; i++) {
+      clock.advance(INTERVAL_MS + 1_000);
+      await runStep(deps, u.id, c.id);
+      const now = (await getConnection(u.id, c.id))!;
+      if (now.reading?.wb_report_id === w2.item.reportId) break;
+    }
+    const before = (await getConnection(u.id, c.id))!;
+    expect(before.cursor).toMatchObject({ phase: 'detail', reportId: w2.item.reportId, rrdId: expect.any(Number) });
+    expect(before.cursor.rrdId).toBeGreaterThan(0);
+
+    // The seller deletes the token in the portal: WB answers 401, the connection stops where it stood.
+    emu.revoke(emu.tokens.valid);
+    clock.advance(INTERVAL_MS + 1_000);
+    expect(await runStep(deps, u.id, c.id)).toBe('called');
+    const blocked = (await getConnection(u.id, c.id))!;
+    expect(blocked).toMatchObject({
+      status: 'token_invalid',
+      sync_status: 'stopped',
+      error: { code: 'wb_token_invalid' },
+    });
+    expect(blocked.cursor).toMatchObject({ phase: 'blocked', reportId: w2.item.reportId, rrdId: before.cursor.rrdId });
+
+    // A token of another WB account: 422 with its own code, nothing changed, WB not called.
+    const calls = emu.calls.length;
+    const foreign = emu.issue({ oid: Number(c.wb_seller_id) + 7 });
+    const refused = await call(u.token, 'PATCH', `/api/wb/connections/${c.id}`, { token: foreign }, c.id);
+    expect(refused.statusCode).toBe(422);
+    expect(bodyOf<{ error: { code: string; details: Record<string, unknown> } }>(refused).error).toMatchObject({
+      code: 'wb_token_other_account',
+      details: { connected: c.wb_seller_id },
+    });
+    expect(emu.calls).toHaveLength(calls);
+    expect((await getConnection(u.id, c.id))!.sealed).toEqual(blocked.sealed);
+
+    // The new token of the same account (the use case on the steps' clock: the route's clock is the real one).
+    clock.advance(INTERVAL_MS + 1_000);
+    const fresh = emu.issue();
+    const updated = await updateConnection({ ...connectionDeps(), clock }, u.id, c.id, { token: fresh });
+    expect(updated).toMatchObject({ status: 'active', error: null, token_hint: `…${fresh.slice(-4)}` });
+    const stored = (await getConnection(u.id, c.id))!;
+    expect(stored.sealed).not.toEqual(blocked.sealed);
+    expect(await openToken(stored.sealed, tokenKeyWrapper(), { sellerId: c.seller_id })).toBe(fresh);
+    expect(stored.cursor).toMatchObject({ phase: 'detail', reportId: w2.item.reportId, rrdId: before.cursor.rrdId });
+    expect(JSON.stringify(stored)).not.toContain(fresh.slice(-20));
+
+    // The sync goes on from that page: the next WB call after the check is week 2's detail, no new list.
+    const resumedFrom = emu.calls.length;
+    const done = await syncRound(deps, clock, u.id, c.id);
+    expect(emu.calls[resumedFrom]?.path).toBe(`/api/finance/v1/sales-reports/detailed/${w2.item.reportId}`);
+    expect(emu.calls.slice(resumedFrom).filter((x) => x.path.endsWith('/list'))).toEqual([]);
+    expect(done).toMatchObject({ status: 'active', reports_imported: 2, error: null, sync_status: 'scheduled' });
+    const reports = await wbReports(u.id);
+    expect(reports.map((r) => r.wb_report_id).sort()).toEqual([w1, w2].map((w) => String(w.item.reportId)).sort());
+    expect(reports.every((r) => r.status === 'ready' && r.rows === ROWS)).toBe(true);
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
+    // Week 2's pages: each accepted once (the refused one aside), none read twice.
+    const w2pages = emu.calls.filter((x) => x.path.endsWith(`/${w2.item.reportId}`) && x.status === 200);
+    expect(w2pages).toHaveLength(Math.ceil(ROWS / PAGE));
   });
 });
 
