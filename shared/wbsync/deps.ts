@@ -10,6 +10,8 @@ import { log } from '../log';
 import { wbTokenExpiryMail } from '../mail/messages';
 import { sendMail } from '../mail/send';
 import { reportDeps } from '../reports/deps';
+import { findContentDuplicate } from '../reports/duplicates';
+import { fingerprintWbSource } from '../reports/read-source';
 import { importWbReport, type WbImportDeps } from '../reports/wb-import';
 import { findReportsByIdentity, identityPutTransactItem } from '../store/identities.repo';
 import { chargeLimits } from '../store/limits.repo';
@@ -48,6 +50,8 @@ export function wbImportDeps(): WbImportDeps {
     files: { readObject, putObject, sourceObjectKey },
     chargeLimits: (input) => chargeLimits(input),
     puts: { processingReportPut, identityPutTransactItem },
+    contentOf: (source) => fingerprintWbSource({ buffer: source }),
+    findContentDuplicate: (userId, fingerprint) => findContentDuplicate(userId, fingerprint),
     invoker: reportDeps().invoker,
     leaseMs: () => getConfig().WORKER_LEASE_MS,
     log: (level, message, data) => log(level, message, data),

@@ -38,7 +38,7 @@ import { getConnection, listConnections, type WbConnectionRecord } from '../../s
 import { aggregateApiRows } from '../../shared/wb/row-map';
 import { stepDeps, syncSettings } from '../../shared/wbsync/deps';
 import { runStep, tick, type StepDeps } from '../../shared/wbsync/step';
-import { getReportOk, newUser, rub, uploadOk, type TestUser } from '../support/reports';
+import { getReportOk, newUser, rub, uploadMultipart, uploadOk, type TestUser } from '../support/reports';
 import { apiEvent, bodyOf } from '../support/test-event';
 
 const INTERVAL_MS = 60_000;
@@ -483,6 +483,48 @@ describe('syncing', () => {
     expect(history.map((h) => h.rows).sort()).toEqual([uploaded.rows, ROWS].sort());
     // The skipped week's rows were never read from WB.
     expect(emu.calls.filter((x) => x.path.endsWith(`/${week.item.reportId}`))).toEqual([]);
+  });
+
+  it('one week is one report by its rows: the portal file under a plain name, uploaded before or after the sync', async () => {
+    // Upload first: the sync reads the week, finds the same rows, skips it uncharged.
+    {
+      const { emu, clock, deps } = await start({ weeks: 2 });
+      const [w1, w2] = emu.weeks as [EmulatedWeek, EmulatedWeek];
+      const u = await newUser(100_000, 'wb');
+      const uploaded = await uploadOk(u.token, { filename: 'неделя.xlsx', file: w1.portal.file });
+      await idleWorkers();
+      expect((await getReportOk(u.token, uploaded.id)).status).toBe('ready');
+      const c = await connectOk(u, emu.tokens.valid);
+      const done = await syncRound(deps, clock, u.id, c.id);
+      expect(done).toMatchObject({ reports_imported: 1, error: null, sync_status: 'scheduled' });
+      expect(done.imported_ids).toContain(w1.item.reportId);
+      const all = (await listReports(u.id, { limit: 100 })).items;
+      expect(all.map((r) => r.id).sort()).toEqual([uploaded.id, (await wbReports(u.id))[0]!.id].sort());
+      expect((await wbReports(u.id)).map((r) => r.wb_report_id)).toEqual([String(w2.item.reportId)]);
+      const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+      expect(history.map((h) => h.rows).sort()).toEqual([uploaded.rows, ROWS].sort());
+      await emu.close();
+    }
+    // Sync first: the upload of the same week is 409 duplicate_report naming the imported report.
+    {
+      const { emu, clock, deps } = await start({ weeks: 2 });
+      const [w1] = emu.weeks as [EmulatedWeek];
+      const u = await newUser(100_000, 'wb');
+      const c = await connectOk(u, emu.tokens.valid);
+      await syncRound(deps, clock, u.id, c.id);
+      const imported = (await wbReports(u.id)).find((r) => r.wb_report_id === String(w1.item.reportId))!;
+      expect(imported.status).toBe('ready');
+      const again = await uploadMultipart(u.token, { filename: 'неделя.xlsx', file: w1.portal.file });
+      expect(again.statusCode, again.body).toBe(409);
+      expect(bodyOf<{ error: { code: string; details: { report_id: string } } }>(again).error).toMatchObject({
+        code: 'duplicate_report',
+        details: { report_id: imported.id },
+      });
+      await idleWorkers();
+      expect((await listReports(u.id, { limit: 100 })).items).toHaveLength(2);
+      const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+      expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
+    }
   });
 
   it('limits that run out stop the sync with a clear status; a top-up resumes it, nothing charged twice', async () => {
