@@ -355,6 +355,8 @@ export const FUNCTIONS = {
       // account's call budget (conditional Update before the check call); PATCH/sync (conditional
       // Updates); disconnect (Delete)
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      // disconnect: the pages of rows the connection read and had not imported yet
+      bucket: { sources: ['DeleteObject'] },
       // seals a new token under a fresh data key
       kms: ['GenerateDataKey'],
     },
@@ -375,8 +377,9 @@ export const FUNCTIONS = {
       // identity lookup (Query of the user's partition)
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'],
       indexes: ['gsi1'],
-      // the pages of rows read from WB, kept as the report's source (rebuilds read them again)
-      bucket: { sources: ['PutObject', 'GetObject'] },
+      // the pages of rows read from WB, joined into the report's source (rebuilds read it again), then
+      // deleted once the report is imported or found a duplicate
+      bucket: { sources: ['PutObject', 'GetObject', 'DeleteObject'] },
       // opens the connection's token
       kms: ['Decrypt'],
       // hands an imported report to the worker

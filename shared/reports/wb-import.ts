@@ -39,6 +39,8 @@ export interface WbImportDeps {
     putObject(key: string, body: Buffer): Promise<void>;
     sourceObjectKey(userId: string, reportId: string, filename: string): string;
   };
+  /** Deletes the pages of a report once it is imported or a duplicate (connection-deps.ts deletePages). */
+  deletePages(keys: readonly string[]): Promise<void>;
   /** The charge transaction (limits.repo chargeLimits). */
   chargeLimits(input: {
     userId: string;
@@ -77,6 +79,19 @@ function sumsOf(s: ReportSummary | null): Record<string, number> | undefined {
 }
 
 export async function importWbReport(
+  deps: WbImportDeps,
+  c: WbConnectionRecord,
+  p: WbPendingReport,
+  sums: ReportSummary | null,
+): Promise<ImportOutcome> {
+  const outcome = await importOnce(deps, c, p, sums);
+  // The pages are read into the report's own source (or not wanted): gone from the bucket. A repeated
+  // import after a crash decides without them (the report or the duplicate is found first).
+  if (outcome.kind !== 'insufficient_limits') await deps.deletePages(p.pages.map((page) => page.key));
+  return outcome;
+}
+
+async function importOnce(
   deps: WbImportDeps,
   c: WbConnectionRecord,
   p: WbPendingReport,

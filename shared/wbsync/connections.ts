@@ -16,6 +16,7 @@ import type { FinanceClient } from '../wb/finance-client';
 import { initialCursor, moscowDate } from '../wb/sync-plan';
 import { decodeWbToken, hasFinanceScope, tokenHint, WbTokenError, type WbTokenInfo } from '../wb/token';
 import { sealToken, type KeyWrapper } from '../wb/token-crypto';
+import { connectionPageKeys } from './step';
 
 /** WB keeps no report data before this day (docs/WB-API.md). */
 export const WB_DATA_SINCE = '2025-01-01';
@@ -34,6 +35,8 @@ export interface ConnectionDeps {
   ids: IdSource;
   /** The least time between two calls for one WB account, ms. */
   callIntervalMs: () => number;
+  /** Deletes pages of read rows from the bucket (each failure logged, none thrown). */
+  pages: { deletePages(keys: readonly string[]): Promise<void> };
 }
 
 const tokenInvalid = () => unprocessable('wb_token_invalid', 'WB does not accept this token');
@@ -236,10 +239,19 @@ export async function updateConnection(
   });
 }
 
-/** DELETE: the connection, its sealed token and its sync state; reports it imported stay. */
-export async function disconnect(deps: Pick<ConnectionDeps, 'connections'>, userId: string, id: string): Promise<void> {
+/**
+ * DELETE: the connection, its sealed token and its sync state, then the pages of rows it read and had not
+ * imported yet (a page that cannot be deleted is logged, the connection is gone all the same); reports it
+ * imported stay.
+ */
+export async function disconnect(
+  deps: Pick<ConnectionDeps, 'connections' | 'pages'>,
+  userId: string,
+  id: string,
+): Promise<void> {
   const c = await getConnection(deps, userId, id);
   await deps.connections.deleteConnection(c);
+  await deps.pages.deletePages(connectionPageKeys(c));
 }
 
 /**

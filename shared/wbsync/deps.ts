@@ -23,7 +23,7 @@ import * as connections from '../store/wb-connections.repo';
 import { DEFAULT_RATE_POLICY } from '../wb/rate';
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../wb/sync-plan';
 import type { StepDeps } from './step';
-import { callIntervalMs, finance, tokenKeyWrapper } from './connection-deps';
+import { callIntervalMs, deletePages, finance, tokenKeyWrapper } from './connection-deps';
 
 /** A round starts once a day (WB publishes the weekly reports on Mondays; a late one is found next day). */
 export const SYNC_EVERY_MS = 24 * 3_600_000;
@@ -51,6 +51,7 @@ export function wbImportDeps(): WbImportDeps {
     chargeLimits: (input) => chargeLimits(input),
     puts: { processingReportPut, identityPutTransactItem },
     contentOf: (source) => fingerprintWbSource({ buffer: source }),
+    deletePages,
     findContentDuplicate: (userId, fingerprint) => findContentDuplicate(userId, fingerprint),
     invoker: reportDeps().invoker,
     leaseMs: () => getConfig().WORKER_LEASE_MS,

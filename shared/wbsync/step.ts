@@ -50,9 +50,22 @@ export interface StepDeps {
 /** The identity of a WB report, the one an uploaded file named «…№<report>_<seller>…» has. */
 export const wbIdentity = (wbSellerId: string, wbReportId: number) => `num:${wbSellerId}:${wbReportId}`;
 
-/** Where a page of a report's rows is kept while the report is read: keyed by the cursor it was read from. */
-export const pageKey = (c: WbConnectionRecord, wbReportId: number, afterRrdId: number) =>
+/**
+ * Where a page of a report's rows is kept while the report is read: keyed by the cursor it was read from.
+ * Deleted once the report is imported or found a duplicate (wb-import.ts), and with the connection.
+ */
+export const pageKey = (c: Pick<WbConnectionRecord, 'user_id' | 'id'>, wbReportId: number, afterRrdId: number) =>
   `sources/${c.user_id}/wbsync/${c.id}/${wbReportId}/${String(afterRrdId).padStart(16, '0')}.jsonl.gz`;
+
+/**
+ * Every page a connection may hold: those of the report being read and of the read reports waiting to be
+ * imported, and the one a step that died may have stored before its cursor moved (its key is the cursor's).
+ */
+export function connectionPageKeys(c: WbConnectionRecord): string[] {
+  const keys = [...(c.reading?.pages ?? []), ...c.pending.flatMap((p) => p.pages)].map((p) => p.key);
+  if (c.cursor.reportId !== null) keys.push(pageKey(c, c.cursor.reportId, c.cursor.rrdId));
+  return [...new Set(keys)];
+}
 
 export function pageBody(rows: readonly WbDetailedRow[]): Buffer {
   return gzipSync(Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + '\n', 'utf8'));

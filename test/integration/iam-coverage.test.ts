@@ -36,6 +36,8 @@ import { startWbEmulator } from '../../scripts/local/wb-emulator';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
 import { FINANCE_SCOPE } from '../../shared/wb/token';
 import { getConnection as getWbConnection } from '../../shared/store/wb-connections.repo';
+import { stepDeps as wbStepDeps } from '../../shared/wbsync/deps';
+import { runStep as runWbStep } from '../../shared/wbsync/step';
 import { ses } from '../../shared/mail/client';
 import { runWorkerEvent } from '../../shared/reports/worker';
 import { ddb, tableName } from '../../shared/store/client';
@@ -650,6 +652,12 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       );
       const { id } = bodyOf<{ connection: { id: string } }>(created).connection;
       const one = { token: u.token, pathParameters: { id } };
+      // Steps (outside the role) until a page of rows is read: DELETE then deletes it.
+      for (let i = 0; i < 40 && !(await getWbConnection(u.id, id))?.reading; i++) {
+        await new Promise((res) => setTimeout(res, 5));
+        await runWbStep(wbStepDeps(), u.id, id);
+      }
+      expect((await getWbConnection(u.id, id))?.reading?.pages).toHaveLength(1);
       await run.call({ method: 'GET', path: '/api/wb/connections', token: u.token }, 200);
       await run.call({ method: 'GET', path: `/api/wb/connections/${id}`, ...one }, 200);
       await run.call({ method: 'PATCH', path: `/api/wb/connections/${id}`, body: { paused: true }, ...one }, 200);

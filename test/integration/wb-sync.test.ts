@@ -16,6 +16,8 @@ import { handler as rebuildHandler } from '../../functions/reports/rebuild-one.h
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
 import type { EmulatedWeek } from '../../scripts/local/wb/weeks';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { bucketName, s3 } from '../../shared/files/client';
 import { ERRORS } from '../../shared/contract';
 import { ddb, tableName } from '../../shared/store/client';
 import { wbAccountKey } from '../../shared/store/keys';
@@ -524,6 +526,65 @@ describe('syncing', () => {
       expect((await listReports(u.id, { limit: 100 })).items).toHaveLength(2);
       const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
       expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
+    }
+  });
+
+  it('the pages of rows leave the bucket once imported or found a duplicate, and with the connection', async () => {
+    const pages = async (userId: string, id: string) =>
+      (
+        (await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `sources/${userId}/wbsync/${id}/` })))
+          .Contents ?? []
+      ).map((o) => o.Key!);
+    {
+      const { emu, clock, deps } = await start({ weeks: 2 });
+      const [w1] = emu.weeks as [EmulatedWeek];
+      const u = await newUser(100_000, 'wb');
+      // Week 1 is uploaded already (a plain name): read from WB, then found a duplicate.
+      await uploadOk(u.token, { filename: 'week.xlsx', file: w1.portal.file });
+      await idleWorkers();
+      const c = await connectOk(u, emu.tokens.valid);
+      let most = 0;
+      for (let i = 0; i < 40; i++) {
+        clock.advance(INTERVAL_MS + 1_000);
+        await runStep(deps, u.id, c.id);
+        most = Math.max(most, (await pages(u.id, c.id)).length);
+        const now = (await getConnection(u.id, c.id))!;
+        if (now.cursor.phase === 'idle' && now.pending.length === 0) break;
+      }
+      await idleWorkers();
+      expect(most).toBe(Math.ceil(ROWS / PAGE));
+      expect(await pages(u.id, c.id)).toEqual([]);
+      const done = (await getConnection(u.id, c.id))!;
+      expect(done.reports_imported).toBe(1);
+      // The imported report keeps its own joined source, which a rebuild reads.
+      const imported = (await wbReports(u.id))[0]!;
+      expect(
+        (await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `sources/${u.id}/${imported.id}/` })))
+          .KeyCount,
+      ).toBe(1);
+      await emu.close();
+    }
+    {
+      const { emu, clock, deps } = await start({ weeks: 1 });
+      const u = await newUser(100_000, 'wb');
+      const c = await connectOk(u, emu.tokens.valid);
+      // Two pages read; the step reading the third dies after storing it, before its cursor moved.
+      let stored = 0;
+      const dying: StepDeps = {
+        ...deps,
+        putPage: async (key, body) => {
+          await deps.putPage(key, body);
+          if (++stored === 3) throw new Error('killed');
+        },
+      };
+      for (let i = 0; i < 10 && stored < 3; i++) {
+        clock.advance(INTERVAL_MS + 1_000);
+        await runStep(dying, u.id, c.id).catch(() => undefined);
+      }
+      expect(await pages(u.id, c.id)).toHaveLength(3);
+      expect((await getConnection(u.id, c.id))!.reading?.pages).toHaveLength(2);
+      expect((await call(u.token, 'DELETE', `/api/wb/connections/${c.id}`, undefined, c.id)).statusCode).toBe(204);
+      expect(await pages(u.id, c.id)).toEqual([]);
     }
   });
 
