@@ -16,6 +16,8 @@ import { handler as rebuildHandler } from '../../functions/reports/rebuild-one.h
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
 import type { EmulatedWeek } from '../../scripts/local/wb/weeks';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as historyHandler } from '../../functions/auth/limit-history.handler';
+import type { LimitHistoryPage } from '../../shared/contract/shapes';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { bucketName, s3 } from '../../shared/files/client';
 import { ERRORS } from '../../shared/contract';
@@ -586,6 +588,34 @@ describe('syncing', () => {
       expect((await call(u.token, 'DELETE', `/api/wb/connections/${c.id}`, undefined, c.id)).statusCode).toBe(204);
       expect(await pages(u.id, c.id)).toEqual([]);
     }
+  });
+
+  it('the limit history shows each import as a charge of its rows, never as a grant', async () => {
+    const INITIAL = 100_000;
+    const { emu, clock, deps } = await start({ weeks: 2 });
+    const u = await newUser(INITIAL, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    const reports = await wbReports(u.id);
+    expect(reports).toHaveLength(2);
+    const r = await historyHandler(apiEvent({ method: 'GET', path: '/api/auth/limit-history', token: u.token }));
+    expect(r.statusCode).toBe(200);
+    const page = bodyOf<LimitHistoryPage>(r);
+    expect(page.totals).toEqual({ charged: 2 * ROWS, refunded: 0, topped_up: 0 });
+    expect(page.items.map((h) => [h.operation, h.rows]).sort()).toEqual([
+      ['expense', ROWS],
+      ['expense', ROWS],
+    ]);
+    for (const h of page.items) {
+      const report = reports.find((x) => x.id === h.report_id)!;
+      expect(h).toMatchObject({ report_title: report.title, report_deleted: false });
+    }
+    const limits = (await getUserById(u.id))!.limits;
+    expect(limits).toBe(INITIAL - 2 * ROWS);
+    // What the settings page reads off them (web/src/pages/settings-page.tsx limitFacts): granted at
+    // registration = balance − topped up + charged − refunded.
+    const t = page.totals!;
+    expect(limits - t.topped_up + t.charged - t.refunded).toBe(INITIAL);
   });
 
   it('limits that run out stop the sync with a clear status; a top-up resumes it, nothing charged twice', async () => {

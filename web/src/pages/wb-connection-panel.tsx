@@ -186,6 +186,8 @@ function ConnectionCard({ initial }: { initial: WbConnection }) {
     if (c.reports_imported !== before.imported || (before.status === 'syncing' && c.sync.status !== 'syncing')) {
       void queryClient.invalidateQueries({ queryKey: ['reports'] });
       void queryClient.invalidateQueries({ queryKey: ['me'] });
+      // Each import charged its rows: the limits' history and totals (settings page) change with the balance.
+      void queryClient.invalidateQueries({ queryKey: ['limit-history'] });
       void queryClient.invalidateQueries({ queryKey: ['sellers'] });
     }
   }, [c.sync.status, c.reports_imported, queryClient]);
