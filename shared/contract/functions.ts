@@ -365,7 +365,8 @@ export const FUNCTIONS = {
   // every connection that is due (shared/wbsync/step.ts), each step at most one WB call.
   wbSyncTick: {
     handler: 'functions/wb/sync-tick.handler.handler',
-    // A full page of WB rows is ~210 MB of JSON (docs/WB-API.md): read, checked and gzip'd in memory.
+    // A full page of WB rows is ~210 MB of JSON (docs/WB-API.md): read as a stream of rows, its checked rows
+    // held and gzip'd (about 0.5 GB at the peak, docs/PERFORMANCE.md «The WB sync»); the memory buys CPU too.
     memorySize: 2048,
     timeout: 300,
     // One tick at a time: the claims make overlapping ticks harmless, this keeps them from piling up.

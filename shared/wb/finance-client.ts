@@ -7,7 +7,10 @@
  * emulator (scripts/local/wb-emulator.ts) run it against node:http.
  */
 import type { z } from 'zod';
-import { checkDetailedPage, reportListSchema, type ReportSummary, type WbDetailedRow } from './schemas';
+import { readJsonArray } from './json-rows';
+import { checkDetailedRow, reportListSchema, type ReportSummary, type WbDetailedRow } from './schemas';
+
+class StopReading extends Error {}
 
 export const LIST_PATH = '/api/finance/v1/sales-reports/list';
 export const DETAILED_PATH = '/api/finance/v1/sales-reports/detailed';
@@ -111,7 +114,55 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       return { success: false, path: issue?.path.join('.') ?? '', message: issue?.message ?? 'unexpected shape' };
     };
 
-  async function post<T>(path: string, body: unknown, check: (json: unknown) => Check<T>): Promise<WbOutcome<T[]>> {
+  /** The body as one JSON document, checked whole (the report list: small). */
+  const whole =
+    <T>(check: (json: unknown) => Check<T>) =>
+    async (res: Response): Promise<WbOutcome<T[]>> => {
+      const text = await res.text();
+      if (text.trim() === '') return { kind: 'empty' };
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return { kind: 'invalid_response', message: 'the answer is not JSON' };
+      }
+      const parsed = check(json);
+      if (!parsed.success) return { kind: 'invalid_response', message: `${parsed.path}: ${parsed.message}` };
+      return parsed.data.length === 0 ? { kind: 'empty' } : { kind: 'ok', value: parsed.data };
+    };
+
+  /**
+   * A detailed page read as a stream of rows (json-rows.ts), each checked as it arrives: the page's text
+   * (~210 MB for 100 000 rows) is never held whole, nor the parsed rows as WB sent them.
+   */
+  const rowByRow = async (res: Response): Promise<WbOutcome<WbDetailedRow[]>> => {
+    if (!res.body) return { kind: 'empty' };
+    const rows: WbDetailedRow[] = [];
+    let bad: string | null = null;
+    const read = await readJsonArray(res.body as unknown as AsyncIterable<Uint8Array>, (value, i) => {
+      const row = checkDetailedRow(value, i);
+      if ('success' in row) {
+        bad = `${row.path}: ${row.message}`;
+        throw new StopReading();
+      }
+      rows.push(row);
+    }).catch((e: unknown) => {
+      if (e instanceof StopReading) return null;
+      throw e;
+    });
+    if (bad !== null || read === null) {
+      await res.body.cancel().catch(() => undefined);
+      return { kind: 'invalid_response', message: bad ?? 'a row does not match the spec' };
+    }
+    if (read.kind === 'invalid') return { kind: 'invalid_response', message: read.message };
+    return read.kind === 'empty' ? { kind: 'empty' } : { kind: 'ok', value: rows };
+  };
+
+  async function post<T>(
+    path: string,
+    body: unknown,
+    readBody: (res: Response) => Promise<WbOutcome<T[]>>,
+  ): Promise<WbOutcome<T[]>> {
     const controller = new AbortController();
     let timedOut = false;
     const abort = () => {
@@ -149,17 +200,7 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       if (res.status === 404) return { kind: 'not_found', message: await errorText(res) };
       if (res.status >= 500) return { kind: 'server_error', status: res.status, message: await errorText(res) };
       if (res.status !== 200) return { kind: 'rejected', status: res.status, message: await errorText(res) };
-      const text = await res.text();
-      if (text.trim() === '') return { kind: 'empty' };
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return { kind: 'invalid_response', message: 'the answer is not JSON' };
-      }
-      const parsed = check(json);
-      if (!parsed.success) return { kind: 'invalid_response', message: `${parsed.path}: ${parsed.message}` };
-      return parsed.data.length === 0 ? { kind: 'empty' } : { kind: 'ok', value: parsed.data };
+      return await readBody(res);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
       return { kind: 'network_error', timeout: timedOut, message: timedOut ? 'timed out' : message };
@@ -179,13 +220,13 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
           limit: Math.min(q.limit ?? LIST_LIMIT_MAX, LIST_LIMIT_MAX),
           offset: q.offset ?? 0,
         },
-        zodCheck(reportListSchema),
+        whole(zodCheck(reportListSchema)),
       ),
     detailedPage: (reportId, q) =>
       post(
         `${DETAILED_PATH}/${encodeURIComponent(String(reportId))}`,
         { rrdId: q.rrdId, limit: Math.min(q.limit ?? DETAILED_LIMIT_MAX, DETAILED_LIMIT_MAX) },
-        checkDetailedPage,
+        rowByRow,
       ),
   };
 }

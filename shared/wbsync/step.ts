@@ -67,8 +67,20 @@ export function connectionPageKeys(c: WbConnectionRecord): string[] {
   return [...new Set(keys)];
 }
 
+/**
+ * A page as stored: gzip'd JSON lines, one gzip member per 1 000 rows (read back as one stream), so the
+ * text of a 100 000-row page is never built whole; level 1, a fraction of level 6's time.
+ */
 export function pageBody(rows: readonly WbDetailedRow[]): Buffer {
-  return gzipSync(Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + '\n', 'utf8'));
+  const members: Buffer[] = [];
+  for (let i = 0; i < rows.length; i += 1000) {
+    const text = rows
+      .slice(i, i + 1000)
+      .map((r) => `${JSON.stringify(r)}\n`)
+      .join('');
+    members.push(gzipSync(Buffer.from(text, 'utf8'), { level: 1 }));
+  }
+  return Buffer.concat(members);
 }
 
 export type StepResult =
