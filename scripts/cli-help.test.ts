@@ -14,6 +14,7 @@ describe('CLI --help', () => {
     ['bench', 'scripts/bench.ts', 'npm run bench'],
     ['bench:page', 'scripts/bench-page.ts', 'npm run bench:page'],
     ['bench:load', 'scripts/bench-load.ts', 'npm run bench:load'],
+    ['bench:sync', 'scripts/bench-sync.ts', 'npm run bench:sync'],
     ['serverless:generate', 'scripts/serverless/generate.ts', 'npm run serverless:generate'],
   ])('%s --help prints its usage', (_name, script, expected) => {
     const r = spawnSync(tsx, [script, '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });

@@ -35,7 +35,7 @@ import { ADVERTS_PATH, FULLSTATS_PATH, PROMOTION_COUNT_PATH, UPD_PATH } from '..
 const ADVERT_ROUTES = new Set([PROMOTION_COUNT_PATH, ADVERTS_PATH, FULLSTATS_PATH, UPD_PATH]);
 import { emulatedWeek, type EmulatedWeek } from './wb/weeks';
 import { promotionOf, type Promotion } from './wb/promotion';
-import { makeEmulatorToken } from './wb/tokens';
+import { makeEmulatorToken, type EmulatorTokenClaims } from './wb/tokens';
 
 export const LIST_ROUTE = '/api/finance/v1/sales-reports/list';
 export const DETAILED_ROUTE = /^\/api\/finance\/v1\/sales-reports\/detailed\/(\d+)$/;
@@ -69,8 +69,15 @@ export interface WbEmulatorOptions {
 export interface WbEmulator {
   url: string;
   port: number;
-  /** `valid` has «Статистика» and «Финансы»; `promotion` has «Продвижение» too. */
+  /** `valid` has «Аналитика», «Статистика» and «Финансы»; `promotion` has «Продвижение» too. */
   tokens: { valid: string; promotion: string; noFinance: string; expired: string; invalid: string };
+  /**
+   * A further token the emulator accepts (a new token of the same seller by default; another `oid` is
+   * another WB account). `acc: 1` is a Basic token, which WB's Finance API refuses with 403.
+   */
+  issue(claims?: Partial<EmulatorTokenClaims>): string;
+  /** WB withdraws a token (the seller deleted it in the portal): 401 from now on. */
+  revoke(token: string): void;
   weeks: EmulatedWeek[];
   /** The campaigns and their spend per week and day (scripts/local/wb/promotion.ts). */
   promotion: Promotion;
@@ -144,7 +151,11 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   };
   const tokensAll = {
     ...tokens,
-    promotion: makeEmulatorToken({ oid: sellerId, scopes: [ANALYTICS_SCOPE, 'Статистика', ADVERT_SCOPE, FINANCE_SCOPE], exp }),
+    promotion: makeEmulatorToken({
+      oid: sellerId,
+      scopes: [ANALYTICS_SCOPE, 'Статистика', ADVERT_SCOPE, FINANCE_SCOPE],
+      exp,
+    }),
   };
   const issued = new Set([tokens.valid, tokens.noFinance, tokens.expired, tokensAll.promotion]);
   const analytics = createAnalyticsEmulator({
@@ -189,6 +200,8 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     if (info.exp * 1000 <= now()) return send(res, path, 401, errorBody(401, 'unauthorized', 'token expired'));
     if (!info.scopes.includes(FINANCE_SCOPE))
       return send(res, path, 403, errorBody(403, 'forbidden', 'scope is not allowed'));
+    if (info.tokenType === 'Базовый')
+      return send(res, path, 403, errorBody(403, 'forbidden', 'basic token is not allowed for this method'));
     const account = info.sellerId ?? '';
     const t = now();
     const last = lastAccepted.get(account);
@@ -397,6 +410,14 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
     port,
     tokens: tokensAll,
+    issue(claims = {}) {
+      const token = makeEmulatorToken({ oid: sellerId, scopes: ['Статистика', FINANCE_SCOPE], exp, ...claims });
+      issued.add(token);
+      return token;
+    },
+    revoke(token) {
+      issued.delete(token);
+    },
     weeks,
     promotion,
     calls,

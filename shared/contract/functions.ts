@@ -355,6 +355,8 @@ export const FUNCTIONS = {
       // account's call budget (conditional Update before the check call); PATCH/sync (conditional
       // Updates); disconnect (Delete)
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      // disconnect: the pages of rows the connection read and had not imported yet
+      bucket: { sources: ['DeleteObject'] },
       // seals a new token under a fresh data key
       kms: ['GenerateDataKey'],
     },
@@ -363,7 +365,8 @@ export const FUNCTIONS = {
   // every connection that is due (shared/wbsync/step.ts), each step at most one WB call.
   wbSyncTick: {
     handler: 'functions/wb/sync-tick.handler.handler',
-    // A full page of WB rows is ~210 MB of JSON (docs/WB-API.md): read, checked and gzip'd in memory.
+    // A full page of WB rows is ~210 MB of JSON (docs/WB-API.md): read as a stream of rows, its checked rows
+    // held and gzip'd (about 0.5 GB at the peak, docs/PERFORMANCE.md «The WB sync»); the memory buys CPU too.
     memorySize: 2048,
     timeout: 300,
     // One tick at a time: the claims make overlapping ticks harmless, this keeps them from piling up.
@@ -376,12 +379,15 @@ export const FUNCTIONS = {
       // the costs of each call (BatchWriteItem), a report's rebuild started (Update)
       table: ['BatchWriteItem', 'GetItem', 'Query', 'PutItem', 'UpdateItem'],
       indexes: ['gsi1'],
-      // the pages of rows read from WB, kept as the report's source (rebuilds read them again)
-      bucket: { sources: ['PutObject', 'GetObject'] },
+      // the pages of rows read from WB, joined into the report's source (rebuilds read it again), then
+      // deleted once the report is imported or found a duplicate
+      bucket: { sources: ['PutObject', 'GetObject', 'DeleteObject'] },
       // opens the connection's token
       kms: ['Decrypt'],
       // hands an imported report to the worker
       invoke: ['reportsWorker'],
+      // the mail 7 days before a connection's token expires (shared/wbsync/expiry.ts)
+      mail: true,
     },
     schedule: 'rate(1 minute)',
   },

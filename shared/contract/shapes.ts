@@ -706,6 +706,10 @@ export const wbConnectionSchema = z
     token_hint: z.string().describe('The last 4 characters of the token; the token itself is never returned'),
     scopes: z.array(z.string()).describe('The token’s categories, as the token says'),
     expires_at: z.string().describe('The token’s expiry (ISO date-time)'),
+    expiry_mail_sent_at: z
+      .string()
+      .nullable()
+      .describe('When the mail that this token expires within 7 days was sent (once per token); null: not yet'),
     from: z.string().describe('Reports are imported from this day on (YYYY-MM-DD)'),
     created_at: z.string(),
     last_sync: z.string().nullable().describe('The end of the last finished round'),

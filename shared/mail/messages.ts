@@ -133,3 +133,25 @@ export function accountExistsMail(to: string, appUrl: string): MailMessage {
   ]);
   return { to, subject, text, html };
 }
+
+/**
+ * A WB connection's token expires in a few days (docs/API.md «WB connections»): which WB account, when,
+ * and where to paste a new one; without it the sync stops at the expiry.
+ */
+export function wbTokenExpiryMail(
+  to: string,
+  c: { sellerName: string | null; wbSellerId: string; tokenHint: string; expiresAt: string },
+  appUrl: string,
+): MailMessage {
+  const subject = 'Токен WB скоро истечёт';
+  const settings = `${appUrl.replace(/\/+$/, '')}/settings`;
+  const date = new Date(c.expiresAt).toLocaleDateString('ru-RU', { timeZone: 'Europe/Moscow' });
+  const account = `${c.sellerName ? `«${c.sellerName}», ` : ''}ID продавца WB ${c.wbSellerId}`;
+  const lines = [
+    `Срок действия токена WB API (${c.tokenHint}) кабинета ${account} истекает ${date}.`,
+    'После этого отчёты WB перестанут загружаться сами. Создайте новый токен с категорией «Финансы» в личном кабинете WB (Профиль → Настройки → «Доступ к API») и вставьте его в разделе «Подключение WB»:',
+  ];
+  const text = ['Здравствуйте!', '', ...lines, settings].join('\n');
+  const html = layout(subject, ['Здравствуйте!', ...lines.map(escapeHtml), linkHtml(settings, 'Заменить токен')]);
+  return { to, subject, text, html };
+}

@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { readReport, type ReadHooks, type ReadLimits, type ReportSource } from '../engine';
 import { createAggregator } from '../engine/aggregate';
+import { createFingerprinter, type ContentFingerprint } from '../engine/fingerprint';
 import type { RowSink } from '../engine/row-sink';
 import type { ParsedReport } from '../engine/types';
 import { apiRowFeeder } from '../wb/row-map';
@@ -27,17 +28,8 @@ function streamOf(source: ReportSource): Readable {
   return createReadStream(source.path);
 }
 
-/** WB rows as stored (gzip'd JSON lines; several gzip members in a row, one per page, read as one). */
-async function readWbRows(source: ReportSource, match: RegExpExecArray, hooks: ReadHooks): Promise<ParsedReport> {
-  const aggregator = createAggregator(hooks.onArticle);
-  let rows = 0;
-  const sink: RowSink = {
-    begin: (present) => aggregator.begin(present),
-    row: (cells) => {
-      aggregator.row(cells);
-      hooks.onRows?.(++rows);
-    },
-  };
+/** Feeds the stored WB rows (gzip'd JSON lines; one gzip member per page, read as one) into `sink`. */
+async function feedWbRows(source: ReportSource, sink: RowSink): Promise<number> {
   const feeder = apiRowFeeder(sink);
   feeder.push([]);
   const lines = createInterface({ input: streamOf(source).pipe(createGunzip()), crlfDelay: Infinity });
@@ -51,16 +43,48 @@ async function readWbRows(source: ReportSource, match: RegExpExecArray, hooks: R
     }
   }
   feeder.push(batch);
+  return feeder.rows();
+}
+
+/**
+ * The content fingerprint of stored WB rows (engine/fingerprint.ts): the same as the portal file of the
+ * same week has, so a week imported from WB and the same week uploaded as a file are one report
+ * (docs/METRICS.md, One week is one report).
+ */
+export async function fingerprintWbSource(source: ReportSource): Promise<ContentFingerprint> {
+  const fingerprinter = createFingerprinter();
+  await feedWbRows(source, fingerprinter);
+  return fingerprinter.finish();
+}
+
+/** WB rows as stored, into the engine's aggregates and the content fingerprint in one pass. */
+async function readWbRows(source: ReportSource, match: RegExpExecArray, hooks: ReadHooks): Promise<ParsedReport> {
+  const aggregator = createAggregator(hooks.onArticle);
+  const fingerprinter = createFingerprinter();
+  let rows = 0;
+  const sink: RowSink = {
+    begin: (present) => {
+      aggregator.begin(present);
+      fingerprinter.begin(present);
+    },
+    row: (cells) => {
+      aggregator.row(cells);
+      fingerprinter.row(cells);
+      hooks.onRows?.(++rows);
+    },
+  };
+  const read = await feedWbRows(source, sink);
   const result = aggregator.finish();
   return {
     format: 'wb_api',
-    rows: feeder.rows(),
+    rows: read,
     report_number: match[1]!,
     seller_number: match[2]!,
     period_from: result.period_from,
     period_to: result.period_to,
     articles: result.articles,
     warnings: result.warnings,
+    content: fingerprinter.finish(),
   };
 }
 

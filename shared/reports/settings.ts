@@ -146,7 +146,9 @@ export async function loadReportCosts(
 ): Promise<ReportCosts | undefined> {
   if (!wbSellerId || !period.period_from || !period.period_to) return undefined;
   const { period_from: from, period_to: to } = period;
-  const read = await Promise.all(ATTRIBUTED_FIELDS.map((k) => deps.wbCosts.readPeriodCosts(userId, wbSellerId, k, from, to)));
+  const read = await Promise.all(
+    ATTRIBUTED_FIELDS.map((k) => deps.wbCosts.readPeriodCosts(userId, wbSellerId, k, from, to)),
+  );
   const costs: ReportCosts = {};
   ATTRIBUTED_FIELDS.forEach((k, i) => {
     const r = read[i]!;

@@ -9,7 +9,8 @@
  * the charge puts the report on the condition that the id is new, so a repeated import after a crash
  * finds the report instead of charging again. A WB report the user already has — uploaded as a file named
  * with its numbers (identity `num:<seller>:<report>`), or imported by another connection — is skipped,
- * never charged.
+ * never charged; so is one whose rows the user uploaded as a file under any name (the same content
+ * fingerprint, engine/fingerprint.ts), found once its pages are read and before anything is charged.
  */
 import type { Clock, IdSource } from '../deps';
 import { AppError } from '../errors';
@@ -22,7 +23,9 @@ import type { ReportSummary } from '../wb/schemas';
 import type { ImportOutcome } from '../wbsync/step';
 import { wbIdentity } from '../wbsync/step';
 import type { DocTransactItem } from '../store/client';
+import type { ContentFingerprint } from '../engine/fingerprint';
 import { wbSourceName } from './read-source';
+import { contentIdentity } from './report-identity';
 import { effectiveTaxProfile } from './settings';
 
 export interface WbImportDeps {
@@ -36,6 +39,8 @@ export interface WbImportDeps {
     putObject(key: string, body: Buffer): Promise<void>;
     sourceObjectKey(userId: string, reportId: string, filename: string): string;
   };
+  /** Deletes the pages of a report once it is imported or a duplicate (connection-deps.ts deletePages). */
+  deletePages(keys: readonly string[]): Promise<void>;
   /** The charge transaction (limits.repo chargeLimits). */
   chargeLimits(input: {
     userId: string;
@@ -48,6 +53,10 @@ export interface WbImportDeps {
     processingReportPut(record: ReportRecord, taskId: string, leaseMs: number, now: number): DocTransactItem;
     identityPutTransactItem(userId: string, identity: string, reportId: string, createdAt: string): DocTransactItem;
   };
+  /** The content fingerprint of the joined pages (read-source.ts fingerprintWbSource). */
+  contentOf(source: Buffer): Promise<ContentFingerprint>;
+  /** The user's report with these rows already, failed ones aside (duplicates.ts findContentDuplicate). */
+  findContentDuplicate(userId: string, fingerprint: string): Promise<{ id: string } | null>;
   invoker: WorkerInvoker;
   leaseMs: () => number;
   log: (level: 'info' | 'warn' | 'error', message: string, data: Record<string, unknown>) => void;
@@ -75,6 +84,19 @@ export async function importWbReport(
   p: WbPendingReport,
   sums: ReportSummary | null,
 ): Promise<ImportOutcome> {
+  const outcome = await importOnce(deps, c, p, sums);
+  // The pages are read into the report's own source (or not wanted): gone from the bucket. A repeated
+  // import after a crash decides without them (the report or the duplicate is found first).
+  if (outcome.kind !== 'insufficient_limits') await deps.deletePages(p.pages.map((page) => page.key));
+  return outcome;
+}
+
+async function importOnce(
+  deps: WbImportDeps,
+  c: WbConnectionRecord,
+  p: WbPendingReport,
+  sums: ReportSummary | null,
+): Promise<ImportOutcome> {
   const userId = c.user_id;
   const identity = wbIdentity(c.wb_seller_id, p.ref.reportId);
   const owners = await deps.identities.findReportsByIdentity(userId, identity);
@@ -95,6 +117,9 @@ export async function importWbReport(
     parts.push(body);
   }
   const source = Buffer.concat(parts);
+  // The same rows uploaded as a file (any name, any container) are this report already: skipped, not charged.
+  const content = await deps.contentOf(source);
+  if (await deps.findContentDuplicate(userId, content.value)) return { kind: 'duplicate' };
   await deps.files.putObject(sourceKey, source);
 
   const now = deps.clock.now();
@@ -110,6 +135,7 @@ export async function importWbReport(
     format: 'wb_api',
     is_combined: false,
     identity,
+    content_fingerprint: content.value,
     source_path: sourceKey,
     source_name: filename,
     source_size: source.length,
@@ -133,6 +159,8 @@ export async function importWbReport(
       extraItems: [
         deps.puts.processingReportPut(record, taskId, deps.leaseMs(), now.getTime()),
         deps.puts.identityPutTransactItem(userId, identity, record.id, record.created_at),
+        // Found by an upload of the same rows from now on (the worker writes it again, as for a file).
+        deps.puts.identityPutTransactItem(userId, contentIdentity(content.value), record.id, record.created_at),
       ],
     });
   } catch (e) {

@@ -18,6 +18,7 @@ import { ddb, putNew, tableName } from './client';
 import { cancellationCodes, isConditionFailed } from './dynamo-errors';
 import { WB_CONNECTION_PREFIX, WB_DUE_PARTITION, wbAccountKey, wbConnectionKey, wbDueIndex, wbRateKey } from './keys';
 import { GSI1 } from './table';
+import { expiryNoticeAt } from '../wb/token';
 
 export type WbConnectionStatus = 'active' | 'paused' | 'token_invalid' | 'token_no_finance' | 'token_expired';
 export type WbSyncStatus = 'scheduled' | 'syncing' | 'limits_exhausted' | 'stopped' | 'error';
@@ -98,6 +99,8 @@ export interface WbConnectionRecord {
   error: { code: string; message: string } | null;
   /** Per-article costs from WB's other APIs (shared/wbsync/costs-step.ts); absent until the first cost step. */
   costs?: WbCostSync;
+  /** When the mail that the token expires soon went out (shared/wbsync/expiry.ts); null: not yet for this token. */
+  expiry_mail_sent_at?: string | null;
   /** Revision: every write is conditional on the one read. */
   rev: number;
 }
@@ -109,14 +112,19 @@ function fromItem(item: Record<string, unknown>): WbConnectionRecord {
   return rest as unknown as WbConnectionRecord;
 }
 
-/** When the tick should look at a connection next; null: not at all (paused, token refused). */
+/**
+ * When the tick should look at a connection next; null: not at all (paused, token refused). No later
+ * than the token's expiry notice (shared/wbsync/expiry.ts) and its expiry, which the step acts on.
+ */
 export function dueAt(c: WbConnectionRecord): number | null {
   if (c.status !== 'active') return null;
   if (c.lease_until > 0) return c.lease_until;
   if (c.pending.length > 0) return 0;
   if (c.cursor.phase === 'blocked') return null;
+  const expiry = Date.parse(c.expires_at);
+  const finance = Math.min(c.cursor.nextCallAt, expiryNoticeAt(c) ?? expiry, expiry);
   const costs = costsDueAt(c);
-  return costs === null ? c.cursor.nextCallAt : Math.min(c.cursor.nextCallAt, costs);
+  return costs === null ? finance : Math.min(finance, costs);
 }
 
 /** When the connection's cost work is due (epoch ms), or null when it has none. */

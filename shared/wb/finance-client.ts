@@ -7,8 +7,11 @@
  * emulator (scripts/local/wb-emulator.ts) run it against node:http.
  */
 import type { z } from 'zod';
-import { wbRequest } from './http';
-import { checkDetailedPage, reportListSchema, type ReportSummary, type WbDetailedRow } from './schemas';
+import { readWhole, wbExchange, type Check as CheckOf } from './http';
+import { readJsonArray } from './json-rows';
+import { checkDetailedRow, reportListSchema, type ReportSummary, type WbDetailedRow } from './schemas';
+
+class StopReading extends Error {}
 
 export const LIST_PATH = '/api/finance/v1/sales-reports/list';
 export const DETAILED_PATH = '/api/finance/v1/sales-reports/detailed';
@@ -42,7 +45,7 @@ export type WbOutcome<T> =
   /** 200 with a body that is not what the spec says. */
   | { kind: 'invalid_response'; message: string };
 
-type Check<T> = { success: true; data: T[] } | { success: false; path: string; message: string };
+type Check<T> = CheckOf<T[]>;
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -88,18 +91,41 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       return { success: false, path: issue?.path.join('.') ?? '', message: issue?.message ?? 'unexpected shape' };
     };
 
-  const post = <T>(path: string, body: unknown, check: (json: unknown) => Check<T>): Promise<WbOutcome<T[]>> =>
-    wbRequest<T[]>(
-      opts,
-      'POST',
-      path,
-      body,
-      (json) => {
-        const r = check(json);
-        return r.success ? { success: true, data: r.data } : r;
-      },
-      (v) => v.length === 0,
-    );
+  /** The body as one JSON document, checked whole (the report list: small). */
+  const whole = <T>(check: (json: unknown) => Check<T>) => readWhole<T[]>(check, (v) => v.length === 0);
+
+  /**
+   * A detailed page read as a stream of rows (json-rows.ts), each checked as it arrives: the page's text
+   * (~210 MB for 100 000 rows) is never held whole, nor the parsed rows as WB sent them.
+   */
+  const rowByRow = async (res: Response): Promise<WbOutcome<WbDetailedRow[]>> => {
+    if (!res.body) return { kind: 'empty' };
+    const rows: WbDetailedRow[] = [];
+    let bad: string | null = null;
+    const read = await readJsonArray(res.body as unknown as AsyncIterable<Uint8Array>, (value, i) => {
+      const row = checkDetailedRow(value, i);
+      if ('success' in row) {
+        bad = `${row.path}: ${row.message}`;
+        throw new StopReading();
+      }
+      rows.push(row);
+    }).catch((e: unknown) => {
+      if (e instanceof StopReading) return null;
+      throw e;
+    });
+    if (bad !== null || read === null) {
+      await res.body.cancel().catch(() => undefined);
+      return { kind: 'invalid_response', message: bad ?? 'a row does not match the spec' };
+    }
+    if (read.kind === 'invalid') return { kind: 'invalid_response', message: read.message };
+    return read.kind === 'empty' ? { kind: 'empty' } : { kind: 'ok', value: rows };
+  };
+
+  const post = <T>(
+    path: string,
+    body: unknown,
+    readBody: (res: Response) => Promise<WbOutcome<T[]>>,
+  ): Promise<WbOutcome<T[]>> => wbExchange<T[]>(opts, 'POST', path, body, readBody);
 
   return {
     listReports: (q) =>
@@ -112,13 +138,13 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
           limit: Math.min(q.limit ?? LIST_LIMIT_MAX, LIST_LIMIT_MAX),
           offset: q.offset ?? 0,
         },
-        zodCheck(reportListSchema),
+        whole(zodCheck(reportListSchema)),
       ),
     detailedPage: (reportId, q) =>
       post(
         `${DETAILED_PATH}/${encodeURIComponent(String(reportId))}`,
         { rrdId: q.rrdId, limit: Math.min(q.limit ?? DETAILED_LIMIT_MAX, DETAILED_LIMIT_MAX) },
-        checkDetailedPage,
+        rowByRow,
       ),
   };
 }

@@ -39,13 +39,41 @@ export async function errorText(res: Response): Promise<string> {
  * X-Ratelimit-Retry, 401/403/404, other 4xx → `rejected`, 5xx, no answer, a 200 that `check` refuses.
  * `isEmpty` tells an `ok` value that means nothing (an empty list).
  */
-export async function wbRequest<T>(
+export function wbRequest<T>(
   opts: HttpOptions,
   method: 'GET' | 'POST',
   pathAndQuery: string,
   body: unknown,
   check: (json: unknown) => Check<T>,
   isEmpty: (value: T) => boolean,
+): Promise<WbOutcome<T>> {
+  return wbExchange(opts, method, pathAndQuery, body, readWhole(check, isEmpty));
+}
+
+/** A 200's body as one JSON document, checked whole (small answers: lists, campaigns, statistics). */
+export const readWhole =
+  <T>(check: (json: unknown) => Check<T>, isEmpty: (value: T) => boolean) =>
+  async (res: Response): Promise<WbOutcome<T>> => {
+    const text = await res.text();
+    if (text.trim() === '') return { kind: 'empty' };
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return { kind: 'invalid_response', message: 'the answer is not JSON' };
+    }
+    const parsed = check(json);
+    if (!parsed.success) return { kind: 'invalid_response', message: `${parsed.path}: ${parsed.message}` };
+    return isEmpty(parsed.data) ? { kind: 'empty' } : { kind: 'ok', value: parsed.data };
+  };
+
+/** The exchange itself; `readBody` reads a 200's body (whole, or row by row as the Finance client's pages). */
+export async function wbExchange<T>(
+  opts: HttpOptions,
+  method: 'GET' | 'POST',
+  pathAndQuery: string,
+  body: unknown,
+  readBody: (res: Response) => Promise<WbOutcome<T>>,
 ): Promise<WbOutcome<T>> {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const doFetch: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
@@ -92,17 +120,7 @@ export async function wbRequest<T>(
     if (res.status === 404) return { kind: 'not_found', message: await errorText(res) };
     if (res.status >= 500) return { kind: 'server_error', status: res.status, message: await errorText(res) };
     if (res.status !== 200) return { kind: 'rejected', status: res.status, message: await errorText(res) };
-    const text = await res.text();
-    if (text.trim() === '') return { kind: 'empty' };
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return { kind: 'invalid_response', message: 'the answer is not JSON' };
-    }
-    const parsed = check(json);
-    if (!parsed.success) return { kind: 'invalid_response', message: `${parsed.path}: ${parsed.message}` };
-    return isEmpty(parsed.data) ? { kind: 'empty' } : { kind: 'ok', value: parsed.data };
+    return await readBody(res);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     return { kind: 'network_error', timeout: timedOut, message: timedOut ? 'timed out' : message };

@@ -67,49 +67,58 @@ export function checkDetailedPage(json: unknown): PageCheck {
   if (!Array.isArray(json)) return { success: false, path: '', message: 'expected an array' };
   const out: WbDetailedRow[] = new Array<WbDetailedRow>(json.length);
   for (let i = 0; i < json.length; i++) {
-    const raw: unknown = json[i];
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      return { success: false, path: String(i), message: 'expected an object' };
-    }
-    const src = raw as Record<string, unknown>;
-    const row: Record<string, unknown> = {};
-    for (const [name, type] of FIELD_TYPES) {
-      const v = src[name];
-      if (v === undefined || v === null) continue;
-      let ok: boolean;
-      let value: unknown = v;
-      switch (type) {
-        case 'money':
-          if (typeof v === 'number') {
-            ok = Number.isFinite(v);
-            if (ok) value = numberText(v);
-          } else if (typeof v === 'string') {
-            const t = v.trim();
-            value = t === '' ? '0' : t;
-            ok = t === '' || isMoneyText(t);
-          } else ok = false;
-          break;
-        case 'int':
-          // Ids past 2^53 (WB's daily report ids) lose digits in JSON.parse: refused, not corrupted.
-          ok = typeof v === 'number' && Number.isSafeInteger(v);
-          break;
-        case 'number':
-          ok = typeof v === 'number' && Number.isFinite(v);
-          break;
-        case 'string':
-          ok = typeof v === 'string';
-          break;
-        case 'bool':
-          ok = typeof v === 'boolean';
-          break;
-      }
-      if (!ok)
-        return { success: false, path: `${i}.${name}`, message: `not a ${type}: ${JSON.stringify(v).slice(0, 40)}` };
-      row[name] = value;
-    }
-    out[i] = row as WbDetailedRow;
+    const row = checkDetailedRow(json[i], i);
+    if ('success' in row) return row;
+    out[i] = row;
   }
   return { success: true, data: out };
+}
+
+/** One row of a page (its index for the error's path): the checked row, or why not. */
+export function checkDetailedRow(
+  raw: unknown,
+  i: number,
+): WbDetailedRow | { success: false; path: string; message: string } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return { success: false, path: String(i), message: 'expected an object' };
+  }
+  const src = raw as Record<string, unknown>;
+  const row: Record<string, unknown> = {};
+  for (const [name, type] of FIELD_TYPES) {
+    const v = src[name];
+    if (v === undefined || v === null) continue;
+    let ok: boolean;
+    let value: unknown = v;
+    switch (type) {
+      case 'money':
+        if (typeof v === 'number') {
+          ok = Number.isFinite(v);
+          if (ok) value = numberText(v);
+        } else if (typeof v === 'string') {
+          const t = v.trim();
+          value = t === '' ? '0' : t;
+          ok = t === '' || isMoneyText(t);
+        } else ok = false;
+        break;
+      case 'int':
+        // Ids past 2^53 (WB's daily report ids) lose digits in JSON.parse: refused, not corrupted.
+        ok = typeof v === 'number' && Number.isSafeInteger(v);
+        break;
+      case 'number':
+        ok = typeof v === 'number' && Number.isFinite(v);
+        break;
+      case 'string':
+        ok = typeof v === 'string';
+        break;
+      case 'bool':
+        ok = typeof v === 'boolean';
+        break;
+    }
+    if (!ok)
+      return { success: false, path: `${i}.${name}`, message: `not a ${type}: ${JSON.stringify(v).slice(0, 40)}` };
+    row[name] = value;
+  }
+  return row as WbDetailedRow;
 }
 
 /** A report of the list with its sums in kopecks (money fields absent in an answer count as 0). */

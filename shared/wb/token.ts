@@ -137,3 +137,12 @@ export function tokenHint(token: string): string {
   const t = token.trim();
   return t.length <= 4 ? '…' : `…${t.slice(-4)}`;
 }
+
+/** WB tokens live 180 days; the seller is mailed this many days before the expiry. */
+export const EXPIRY_NOTICE_DAYS = 7;
+
+/** When the expiry notice of a token expiring at `expiresAt` (ISO) is due, epoch ms; null once it is sent. */
+export function expiryNoticeAt(c: { expires_at: string; expiry_mail_sent_at?: string | null }): number | null {
+  if (c.expiry_mail_sent_at) return null;
+  return Date.parse(c.expires_at) - EXPIRY_NOTICE_DAYS * 86_400_000;
+}

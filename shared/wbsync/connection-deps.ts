@@ -4,6 +4,8 @@
  * (deps.ts) so a route's bundle and error list hold only what the routes run.
  */
 import { systemClock } from '../deps';
+import { deleteObject } from '../files/objects';
+import { describeError, log } from '../log';
 import { newReportId } from '../store/report-record';
 import { ensureSellerByNumber } from '../store/sellers.repo';
 import * as connections from '../store/wb-connections.repo';
@@ -41,5 +43,14 @@ export function connectionDeps(): ConnectionDeps {
     clock: systemClock,
     ids: { newId: newReportId },
     callIntervalMs,
+    pages: { deletePages },
   };
+}
+
+/** Deletes pages of WB rows; a failure is logged (`WB page delete failed`), never thrown. */
+export async function deletePages(keys: readonly string[]): Promise<void> {
+  const results = await Promise.allSettled(keys.map((key) => deleteObject(key)));
+  results.forEach((r, i) => {
+    if (r.status === 'rejected') log('error', 'WB page delete failed', { key: keys[i], ...describeError(r.reason) });
+  });
 }

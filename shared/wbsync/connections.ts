@@ -16,6 +16,7 @@ import type { FinanceClient } from '../wb/finance-client';
 import { initialCursor, moscowDate } from '../wb/sync-plan';
 import { decodeWbToken, hasFinanceScope, tokenHint, WbTokenError, type WbTokenInfo } from '../wb/token';
 import { sealToken, type KeyWrapper } from '../wb/token-crypto';
+import { connectionPageKeys } from './step';
 
 /** WB keeps no report data before this day (docs/WB-API.md). */
 export const WB_DATA_SINCE = '2025-01-01';
@@ -34,6 +35,8 @@ export interface ConnectionDeps {
   ids: IdSource;
   /** The least time between two calls for one WB account, ms. */
   callIntervalMs: () => number;
+  /** Deletes pages of read rows from the bucket (each failure logged, none thrown). */
+  pages: { deletePages(keys: readonly string[]): Promise<void> };
 }
 
 const tokenInvalid = () => unprocessable('wb_token_invalid', 'WB does not accept this token');
@@ -89,7 +92,8 @@ async function checkWithWb(
     case 'unauthorized':
       throw tokenInvalid();
     case 'forbidden':
-      throw unprocessable('wb_token_no_finance', 'WB refuses the token the «Финансы» category');
+      // The token's claims have «Финансы» (readToken), yet WB refuses: a Basic token, or a category withdrawn.
+      throw unprocessable('wb_token_forbidden', 'WB refuses the token access to the finance reports (403)');
     case 'rate_limited':
       throw appError('wb_unavailable', 'WB asks to wait', { retry_after_seconds: outcome.retryAfterSeconds });
     default:
@@ -139,6 +143,7 @@ export async function connect(
     reading: null,
     pending: [],
     error: null,
+    expiry_mail_sent_at: null,
     rev: 0,
   };
   await deps.connections.createConnection(record);
@@ -188,7 +193,7 @@ export async function updateConnection(
     const token = patch.token.trim();
     const info = readToken(token, nowMs(deps.clock));
     if (info.sellerId !== current.wb_seller_id) {
-      throw unprocessable('unprocessable', 'The token belongs to another WB account', {
+      throw unprocessable('wb_token_other_account', 'The token belongs to another WB account', {
         wb_seller_id: info.sellerId,
         connected: current.wb_seller_id,
       });
@@ -199,6 +204,7 @@ export async function updateConnection(
       token_hint: tokenHint(token),
       scopes: info.scopes,
       expires_at: iso(info.exp * 1000),
+      expiry_mail_sent_at: null,
       ...(sellerName ? { seller_name: sellerName } : {}),
     };
   }
@@ -209,11 +215,17 @@ export async function updateConnection(
       next = { ...next, ...tokenChange };
       if (next.status !== 'paused') next.status = 'active';
       if (next.cursor.phase === 'blocked') {
+        // The refused call is made again from where the round stood: the report and rrdId it was reading,
+        // or the list page it was asking for (a round that starts over would list only the last weeks).
         const { blocked: _b, ...cursor } = next.cursor;
-        next.cursor = { ...cursor, phase: 'idle', nextCallAt: now + deps.callIntervalMs() };
+        next.cursor = {
+          ...cursor,
+          phase: cursor.reportId !== null ? 'detail' : 'list',
+          nextCallAt: Math.max(cursor.nextCallAt, now + deps.callIntervalMs()),
+        };
       }
       next.error = null;
-      if (next.sync_status === 'stopped') next.sync_status = 'scheduled';
+      if (next.sync_status === 'stopped') next.sync_status = next.cursor.phase === 'idle' ? 'scheduled' : 'syncing';
     }
     if (patch.paused === true) {
       next.status = 'paused';
@@ -227,10 +239,19 @@ export async function updateConnection(
   });
 }
 
-/** DELETE: the connection, its sealed token and its sync state; reports it imported stay. */
-export async function disconnect(deps: Pick<ConnectionDeps, 'connections'>, userId: string, id: string): Promise<void> {
+/**
+ * DELETE: the connection, its sealed token and its sync state, then the pages of rows it read and had not
+ * imported yet (a page that cannot be deleted is logged, the connection is gone all the same); reports it
+ * imported stay.
+ */
+export async function disconnect(
+  deps: Pick<ConnectionDeps, 'connections' | 'pages'>,
+  userId: string,
+  id: string,
+): Promise<void> {
   const c = await getConnection(deps, userId, id);
   await deps.connections.deleteConnection(c);
+  await deps.pages.deletePages(connectionPageKeys(c));
 }
 
 /**

@@ -7,7 +7,11 @@ import { getConfig } from '../config';
 import { systemClock } from '../deps';
 import { putObject, readObject, sourceObjectKey } from '../files/objects';
 import { log } from '../log';
+import { wbTokenExpiryMail } from '../mail/messages';
+import { sendMail } from '../mail/send';
 import { reportDeps } from '../reports/deps';
+import { fileDeps } from '../reports/file-deps';
+import { fingerprintWbSource } from '../reports/read-source';
 import { importWbReport, type WbImportDeps } from '../reports/wb-import';
 import { findReportsByIdentity, identityPutTransactItem } from '../store/identities.repo';
 import { chargeLimits } from '../store/limits.repo';
@@ -26,7 +30,7 @@ import { putCostBatch } from '../store/wb-costs.repo';
 import { listReports } from '../store/reports.repo';
 import { startRebuild } from '../reports/rebuild';
 import { AppError } from '../errors';
-import { callIntervalMs, finance, tokenKeyWrapper } from './connection-deps';
+import { callIntervalMs, deletePages, finance, tokenKeyWrapper } from './connection-deps';
 
 /** A round starts once a day (WB publishes the weekly reports on Mondays; a late one is found next day). */
 export const SYNC_EVERY_MS = 24 * 3_600_000;
@@ -53,6 +57,9 @@ export function wbImportDeps(): WbImportDeps {
     files: { readObject, putObject, sourceObjectKey },
     chargeLimits: (input) => chargeLimits(input),
     puts: { processingReportPut, identityPutTransactItem },
+    contentOf: (source) => fingerprintWbSource({ buffer: source }),
+    deletePages,
+    findContentDuplicate: (userId, fingerprint) => fileDeps.duplicates.findContentDuplicate(userId, fingerprint),
     invoker: reportDeps().invoker,
     leaseMs: () => getConfig().WORKER_LEASE_MS,
     log: (level, message, data) => log(level, message, data),
@@ -118,6 +125,17 @@ export function stepDeps(over: Partial<StepDeps> = {}): StepDeps {
       return false;
     },
     importReport: (c, p, sums) => importWbReport(imports, c, p, sums),
+    expiryMail: async (c) => {
+      const user = await getUserById(c.user_id);
+      if (!user) return;
+      await sendMail(
+        wbTokenExpiryMail(
+          user.email,
+          { sellerName: c.seller_name, wbSellerId: c.wb_seller_id, tokenHint: c.token_hint, expiresAt: c.expires_at },
+          getConfig().APP_URL,
+        ),
+      );
+    },
     clock: systemClock,
     ids: { newId: newReportId },
     settings: syncSettings,

@@ -20,6 +20,7 @@ export function presentConnection(c: WbConnectionRecord): WbConnection {
     token_hint: c.token_hint,
     scopes: c.scopes,
     expires_at: c.expires_at,
+    expiry_mail_sent_at: c.expiry_mail_sent_at ?? null,
     from: c.from,
     created_at: c.created_at,
     last_sync: c.last_sync,

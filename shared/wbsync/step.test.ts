@@ -96,6 +96,7 @@ function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSum
     putPage: vi.fn(async () => undefined),
     hasIdentity: vi.fn(async () => false),
     importReport: vi.fn(async (_c, p) => ({ kind: 'imported' as const, reportId: p.report_id })),
+    expiryMail: vi.fn(async () => undefined),
     clock,
     ids: { newId: () => 'R1' },
     settings,
@@ -216,5 +217,57 @@ describe('a sync step', () => {
     expect(w.rows.get('C1')).toMatchObject({ pending: [], reports_imported: 1, error: null });
     // The import came first; then the round's one call.
     expect(w.wbCalls).toEqual(['list']);
+  });
+});
+
+describe('the token’s expiry', () => {
+  const DAY = 86_400_000;
+  const idle = (c: WbConnectionRecord, nextCallAt: number) => ({
+    ...c,
+    cursor: { ...c.cursor, phase: 'idle' as const, nextCallAt },
+  });
+
+  it('mails once, 7 days before, on the clock; the tick comes for it; at the expiry the connection stops', async () => {
+    const expires = T0 + 10 * DAY;
+    const c = idle(await connection({ expires_at: new Date(expires).toISOString() }), T0 + 30 * DAY);
+    const w = world([c], []);
+    // Due for the notice, not a month later at the next round.
+    expect(dueAt(c)).toBe(expires - 7 * DAY);
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('wait');
+    expect(w.deps.expiryMail).not.toHaveBeenCalled();
+    w.clock.advance(3 * DAY - 1);
+    expect(await tick(w.deps)).toEqual([]);
+    w.clock.advance(1);
+    expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'wait' }]);
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+    const marked = w.rows.get('C1')!;
+    expect(marked.expiry_mail_sent_at).toBe(new Date(expires - 7 * DAY).toISOString());
+    // Then due at the expiry, and never mailed again.
+    expect(dueAt(marked)).toBe(expires);
+    for (let i = 0; i < 3; i++) {
+      w.clock.advance(DAY);
+      await runStep(w.deps, 'U1', 'C1');
+    }
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+    w.clock.set(expires);
+    expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'inactive' }]);
+    expect(w.rows.get('C1')).toMatchObject({
+      status: 'token_expired',
+      sync_status: 'stopped',
+      error: { code: 'wb_token_expired', message: 'Срок действия токена WB истёк: вставьте новый токен.' },
+    });
+    expect(dueAt(w.rows.get('C1')!)).toBeNull();
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+  });
+
+  it('a mail that fails is not marked sent: the next step sends it', async () => {
+    const c = idle(await connection({ expires_at: new Date(T0 + 2 * DAY).toISOString() }), T0 + DAY);
+    const w = world([c], []);
+    vi.mocked(w.deps.expiryMail).mockRejectedValueOnce(new Error('SES down'));
+    await expect(runStep(w.deps, 'U1', 'C1')).rejects.toThrow('SES down');
+    expect(w.rows.get('C1')!.expiry_mail_sent_at).toBeNull();
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('wait');
+    expect(w.deps.expiryMail).toHaveBeenCalledTimes(2);
+    expect(w.rows.get('C1')!.expiry_mail_sent_at).toBe(new Date(T0).toISOString());
   });
 });

@@ -23,6 +23,7 @@ import type { ReportSummary, WbDetailedRow } from '../wb/schemas';
 import { advance, claim, planCall, type SyncSettings } from '../wb/sync-plan';
 import { openToken, type KeyWrapper } from '../wb/token-crypto';
 import { costsStart, runCostStep, type CostStepDeps, type CostStepResult } from './costs-step';
+import { needsExpiryNotice, sendExpiryNotice } from './expiry';
 
 export type ImportOutcome =
   | { kind: 'imported'; reportId: string }
@@ -40,6 +41,8 @@ export interface StepDeps {
   hasIdentity: (userId: string, identity: string) => Promise<boolean>;
   /** Charges and builds a report whose rows are all read (shared/reports/wb-import.ts). */
   importReport: (c: WbConnectionRecord, p: WbPendingReport, sums: ReportSummary | null) => Promise<ImportOutcome>;
+  /** Mails the user that the connection's token expires soon (expiry.ts). */
+  expiryMail: (c: WbConnectionRecord) => Promise<void>;
   clock: Clock;
   ids: IdSource;
   settings: () => SyncSettings & { leaseMs: number };
@@ -50,12 +53,37 @@ export interface StepDeps {
 /** The identity of a WB report, the one an uploaded file named «…№<report>_<seller>…» has. */
 export const wbIdentity = (wbSellerId: string, wbReportId: number) => `num:${wbSellerId}:${wbReportId}`;
 
-/** Where a page of a report's rows is kept while the report is read: keyed by the cursor it was read from. */
-export const pageKey = (c: WbConnectionRecord, wbReportId: number, afterRrdId: number) =>
+/**
+ * Where a page of a report's rows is kept while the report is read: keyed by the cursor it was read from.
+ * Deleted once the report is imported or found a duplicate (wb-import.ts), and with the connection.
+ */
+export const pageKey = (c: Pick<WbConnectionRecord, 'user_id' | 'id'>, wbReportId: number, afterRrdId: number) =>
   `sources/${c.user_id}/wbsync/${c.id}/${wbReportId}/${String(afterRrdId).padStart(16, '0')}.jsonl.gz`;
 
+/**
+ * Every page a connection may hold: those of the report being read and of the read reports waiting to be
+ * imported, and the one a step that died may have stored before its cursor moved (its key is the cursor's).
+ */
+export function connectionPageKeys(c: WbConnectionRecord): string[] {
+  const keys = [...(c.reading?.pages ?? []), ...c.pending.flatMap((p) => p.pages)].map((p) => p.key);
+  if (c.cursor.reportId !== null) keys.push(pageKey(c, c.cursor.reportId, c.cursor.rrdId));
+  return [...new Set(keys)];
+}
+
+/**
+ * A page as stored: gzip'd JSON lines, one gzip member per 1 000 rows (read back as one stream), so the
+ * text of a 100 000-row page is never built whole; level 1, a fraction of level 6's time.
+ */
 export function pageBody(rows: readonly WbDetailedRow[]): Buffer {
-  return gzipSync(Buffer.from(rows.map((r) => JSON.stringify(r)).join('\n') + '\n', 'utf8'));
+  const members: Buffer[] = [];
+  for (let i = 0; i < rows.length; i += 1000) {
+    const text = rows
+      .slice(i, i + 1000)
+      .map((r) => `${JSON.stringify(r)}\n`)
+      .join('');
+    members.push(gzipSync(Buffer.from(text, 'utf8'), { level: 1 }));
+  }
+  return Buffer.concat(members);
 }
 
 export type StepResult =
@@ -128,6 +156,11 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
       error: { code: 'wb_token_expired', message: 'Срок действия токена WB истёк: вставьте новый токен.' },
     });
     return 'inactive';
+  }
+  if (needsExpiryNotice(c, start)) {
+    const marked = await sendExpiryNotice(deps, c, start);
+    if (!marked) return 'busy';
+    c = marked;
   }
   let imported = false;
   if (c.pending.length > 0) {

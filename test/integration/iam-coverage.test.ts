@@ -33,7 +33,11 @@ import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
 import { handler as wbTickHandler } from '../../functions/wb/sync-tick.handler';
 import { handler as wbConnectionsHandler } from '../../functions/wb/connections.handler';
 import { startWbEmulator } from '../../scripts/local/wb-emulator';
+import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
+import { FINANCE_SCOPE } from '../../shared/wb/token';
 import { getConnection as getWbConnection } from '../../shared/store/wb-connections.repo';
+import { stepDeps as wbStepDeps } from '../../shared/wbsync/deps';
+import { runStep as runWbStep } from '../../shared/wbsync/step';
 import { ses } from '../../shared/mail/client';
 import { runWorkerEvent } from '../../shared/reports/worker';
 import { ddb, tableName } from '../../shared/store/client';
@@ -648,6 +652,12 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       );
       const { id } = bodyOf<{ connection: { id: string } }>(created).connection;
       const one = { token: u.token, pathParameters: { id } };
+      // Steps (outside the role) until a page of rows is read: DELETE then deletes it.
+      for (let i = 0; i < 40 && !(await getWbConnection(u.id, id))?.reading; i++) {
+        await new Promise((res) => setTimeout(res, 5));
+        await runWbStep(wbStepDeps(), u.id, id);
+      }
+      expect((await getWbConnection(u.id, id))?.reading?.pages).toHaveLength(1);
       await run.call({ method: 'GET', path: '/api/wb/connections', token: u.token }, 200);
       await run.call({ method: 'GET', path: `/api/wb/connections/${id}`, ...one }, 200);
       await run.call({ method: 'PATCH', path: `/api/wb/connections/${id}`, body: { paused: true }, ...one }, 200);
@@ -663,14 +673,20 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
   wbSyncTick: async (run) => {
     // A connection made through its route (unchecked here), then ticks as the function until its one
     // week is imported: the due Query (gsi1), the claim, one WB call a tick, the pages and the source in
-    // S3, the charge and the worker's invoke.
+    // S3, the charge and the worker's invoke; its token expires in 3 days, so the tick mails about it.
+    const sellerId = 6_000_000 + randomInt(999_999);
     const emu = await startWbEmulator({
       port: 0,
       intervalMs: 20,
       advertIntervalMs: 20,
       weeks: 1,
       rowsPerWeek: 30,
-      sellerId: 6_000_000 + randomInt(999_999),
+      sellerId,
+      validToken: makeEmulatorToken({
+        oid: sellerId,
+        scopes: [FINANCE_SCOPE],
+        exp: Math.floor(Date.now() / 1000) + 3 * 86_400,
+      }),
     });
     process.env.WB_FINANCE_API_URL = emu.url;
     process.env.WB_CALL_INTERVAL_SECONDS = '0.02';
@@ -700,6 +716,7 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       const c = await getWbConnection(u.id, id);
       expect(c?.reports_imported).toBe(1);
       expect(costsDone(c)).toBe(true);
+      expect(c?.expiry_mail_sent_at).toBeTruthy();
     } finally {
       await emu.close();
       delete process.env.WB_FINANCE_API_URL;

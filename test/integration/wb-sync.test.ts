@@ -14,21 +14,39 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
 import { handler as rebuildHandler } from '../../functions/reports/rebuild-one.handler';
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
-import { resetConfig } from '../../shared/config';
+import type { EmulatedWeek } from '../../scripts/local/wb/weeks';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { handler as historyHandler } from '../../functions/auth/limit-history.handler';
+import type { LimitHistoryPage } from '../../shared/contract/shapes';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { bucketName, s3 } from '../../shared/files/client';
+import { ERRORS } from '../../shared/contract';
+import { ddb, tableName } from '../../shared/store/client';
+import { wbAccountKey } from '../../shared/store/keys';
+import { listSellers } from '../../shared/store/sellers.repo';
+import { openToken } from '../../shared/wb/token-crypto';
+import { updateConnection } from '../../shared/wbsync/connections';
+import { connectionDeps, tokenKeyWrapper } from '../../shared/wbsync/connection-deps';
+import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
+import { getConfig, resetConfig } from '../../shared/config';
+import { getUserById } from '../../shared/store/users.repo';
+import { FINANCE_SCOPE } from '../../shared/wb/token';
+import { readMail } from '../support/emulators';
 import { manualClock } from '../../shared/deps';
 import { buildItems, computeTotals } from '../../shared/engine';
 import { idleWorkers } from '../../shared/jobs/worker-invoke';
 import type { WbConnection } from '../../shared/contract/shapes';
 import { listLimitHistory, topUp } from '../../shared/store/limits.repo';
 import { listReports } from '../../shared/store/reports.repo';
-import { getConnection, type WbConnectionRecord } from '../../shared/store/wb-connections.repo';
+import { getConnection, listConnections, type WbConnectionRecord } from '../../shared/store/wb-connections.repo';
 import { aggregateApiRows } from '../../shared/wb/row-map';
 import { stepDeps, syncSettings } from '../../shared/wbsync/deps';
 import { runStep, tick, type StepDeps } from '../../shared/wbsync/step';
-import { getReportOk, newUser, rub, uploadOk, type TestUser } from '../support/reports';
+import { getReportOk, newUser, rub, uploadMultipart, uploadOk, type TestUser } from '../support/reports';
 import { apiEvent, bodyOf } from '../support/test-event';
 
 const INTERVAL_MS = 60_000;
+const DAY_S = 86_400;
 const ROWS = 250;
 const PAGE = 100;
 
@@ -43,8 +61,10 @@ beforeAll(() => {
   resetConfig();
 });
 
-async function start(opts: { weeks?: number; formula?: 'cash' | 'audit' } = {}) {
+async function start(opts: { weeks?: number; formula?: 'cash' | 'audit'; tokenDays?: number; sellerId?: number } = {}) {
   const clock = manualClock(Date.now());
+  // Each test its own WB account: the call budget is per WB account, across users.
+  const sellerId = opts.sellerId ?? randomInt(5_000_000, 9_000_000);
   emu = await startWbEmulator({
     port: 0,
     intervalMs: INTERVAL_MS,
@@ -53,8 +73,16 @@ async function start(opts: { weeks?: number; formula?: 'cash' | 'audit' } = {}) 
     seed: 3,
     formula: opts.formula,
     now: () => clock.now().getTime(),
-    // Each test its own WB account: the call budget is per WB account, across users.
-    sellerId: randomInt(5_000_000, 9_000_000),
+    sellerId,
+    ...(opts.tokenDays === undefined
+      ? {}
+      : {
+          validToken: makeEmulatorToken({
+            oid: sellerId,
+            scopes: ['Статистика', FINANCE_SCOPE],
+            exp: Math.floor(clock.now().getTime() / 1000 + opts.tokenDays * DAY_S),
+          }),
+        }),
   });
   process.env.WB_FINANCE_API_URL = emu.url;
   resetConfig();
@@ -164,6 +192,106 @@ describe('connecting a WB account', () => {
     expect(emu.calls).toEqual([{ path: '/api/finance/v1/sales-reports/list', status: 401 }]);
     const listed = await call(u.token, 'GET', '/api/wb/connections');
     expect(bodyOf<{ items: WbConnection[] }>(listed).items).toEqual([]);
+  });
+});
+
+describe('WB refusing a token on connect, and a new token', () => {
+  it('WB answers 401 or 403 to the check: 422 with a stable code and a Russian message, nothing stored', async () => {
+    const { emu } = await start();
+    const u = await newUser(100, 'wb');
+    const basicSeller =
+      Number(/"oid":(\d+)/.exec(Buffer.from(emu.tokens.valid.split('.')[1]!, 'base64url').toString())![1]) + 1;
+    // A token WB did not issue (or withdrew), and a Basic token of another WB account: both claim «Финансы».
+    const basic = emu.issue({ acc: 1, oid: basicSeller, scopes: [FINANCE_SCOPE] });
+    for (const [token, code] of [
+      [emu.tokens.invalid, 'wb_token_invalid'],
+      [basic, 'wb_token_forbidden'],
+    ] as const) {
+      const r = await call(u.token, 'POST', '/api/wb/connections', { token });
+      expect(r.statusCode, code).toBe(422);
+      expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe(code);
+      // The page shows the catalogue's sentence for the code (web/src/api/errors.ts).
+      expect(ERRORS[code].message).toMatch(/^[^a-z]*[А-Яа-яЁё]{4,}[^a-z]*$/);
+      expect(r.body).not.toContain(token.slice(-20));
+    }
+    expect(emu.calls).toEqual([
+      { path: '/api/finance/v1/sales-reports/list', status: 401 },
+      { path: '/api/finance/v1/sales-reports/list', status: 403 },
+    ]);
+    // Nothing of either: no connection, no WB account marker, no seller made for it.
+    expect(await listConnections(u.id)).toEqual([]);
+    expect(await listSellers(u.id)).toEqual([]);
+    for (const wbSellerId of [String(basicSeller - 1), String(basicSeller)]) {
+      const marker = await ddb().send(new GetCommand({ TableName: tableName(), Key: wbAccountKey(u.id, wbSellerId) }));
+      expect(marker.Item).toBeUndefined();
+    }
+  });
+
+  it('PATCH a new token mid-week after WB withdrew the old one: sealed anew, same seller or 422, resumes at its cursor', async () => {
+    const { emu, clock, deps } = await start({ weeks: 2 });
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    const [w1, w2] = emu.weeks as [EmulatedWeek, EmulatedWeek];
+    // Read until the second week's first page is stored.
+    for (let i = 0; i < 30; i++) {
+      clock.advance(INTERVAL_MS + 1_000);
+      await runStep(deps, u.id, c.id);
+      const now = (await getConnection(u.id, c.id))!;
+      if (now.reading?.wb_report_id === w2.item.reportId) break;
+    }
+    const before = (await getConnection(u.id, c.id))!;
+    expect(before.cursor).toMatchObject({ phase: 'detail', reportId: w2.item.reportId, rrdId: expect.any(Number) });
+    expect(before.cursor.rrdId).toBeGreaterThan(0);
+
+    // The seller deletes the token in the portal: WB answers 401, the connection stops where it stood.
+    emu.revoke(emu.tokens.valid);
+    clock.advance(INTERVAL_MS + 1_000);
+    expect(await runStep(deps, u.id, c.id)).toBe('called');
+    const blocked = (await getConnection(u.id, c.id))!;
+    expect(blocked).toMatchObject({
+      status: 'token_invalid',
+      sync_status: 'stopped',
+      error: { code: 'wb_token_invalid' },
+    });
+    expect(blocked.cursor).toMatchObject({ phase: 'blocked', reportId: w2.item.reportId, rrdId: before.cursor.rrdId });
+
+    // A token of another WB account: 422 with its own code, nothing changed, WB not called.
+    const calls = emu.calls.length;
+    const foreign = emu.issue({ oid: Number(c.wb_seller_id) + 7 });
+    const refused = await call(u.token, 'PATCH', `/api/wb/connections/${c.id}`, { token: foreign }, c.id);
+    expect(refused.statusCode).toBe(422);
+    expect(bodyOf<{ error: { code: string; details: Record<string, unknown> } }>(refused).error).toMatchObject({
+      code: 'wb_token_other_account',
+      details: { connected: c.wb_seller_id },
+    });
+    expect(emu.calls).toHaveLength(calls);
+    expect((await getConnection(u.id, c.id))!.sealed).toEqual(blocked.sealed);
+
+    // The new token of the same account (the use case on the steps' clock: the route's clock is the real one).
+    clock.advance(INTERVAL_MS + 1_000);
+    const fresh = emu.issue();
+    const updated = await updateConnection({ ...connectionDeps(), clock }, u.id, c.id, { token: fresh });
+    expect(updated).toMatchObject({ status: 'active', error: null, token_hint: `…${fresh.slice(-4)}` });
+    const stored = (await getConnection(u.id, c.id))!;
+    expect(stored.sealed).not.toEqual(blocked.sealed);
+    expect(await openToken(stored.sealed, tokenKeyWrapper(), { sellerId: c.seller_id })).toBe(fresh);
+    expect(stored.cursor).toMatchObject({ phase: 'detail', reportId: w2.item.reportId, rrdId: before.cursor.rrdId });
+    expect(JSON.stringify(stored)).not.toContain(fresh.slice(-20));
+
+    // The sync goes on from that page: the next WB call after the check is week 2's detail, no new list.
+    const resumedFrom = emu.calls.length;
+    const done = await syncRound(deps, clock, u.id, c.id);
+    expect(emu.calls[resumedFrom]?.path).toBe(`/api/finance/v1/sales-reports/detailed/${w2.item.reportId}`);
+    expect(emu.calls.slice(resumedFrom).filter((x) => x.path.endsWith('/list'))).toEqual([]);
+    expect(done).toMatchObject({ status: 'active', reports_imported: 2, error: null, sync_status: 'scheduled' });
+    const reports = await wbReports(u.id);
+    expect(reports.map((r) => r.wb_report_id).sort()).toEqual([w1, w2].map((w) => String(w.item.reportId)).sort());
+    expect(reports.every((r) => r.status === 'ready' && r.rows === ROWS)).toBe(true);
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
+    // Week 2's pages: each accepted once (the refused one aside), none read twice.
+    const w2pages = emu.calls.filter((x) => x.path.endsWith(`/${w2.item.reportId}`) && x.status === 200);
+    expect(w2pages).toHaveLength(Math.ceil(ROWS / PAGE));
   });
 });
 
@@ -361,6 +489,135 @@ describe('syncing', () => {
     expect(emu.calls.filter((x) => x.path.endsWith(`/${week.item.reportId}`))).toEqual([]);
   });
 
+  it('one week is one report by its rows: the portal file under a plain name, uploaded before or after the sync', async () => {
+    // Upload first: the sync reads the week, finds the same rows, skips it uncharged.
+    {
+      const { emu, clock, deps } = await start({ weeks: 2 });
+      const [w1, w2] = emu.weeks as [EmulatedWeek, EmulatedWeek];
+      const u = await newUser(100_000, 'wb');
+      const uploaded = await uploadOk(u.token, { filename: 'неделя.xlsx', file: w1.portal.file });
+      await idleWorkers();
+      expect((await getReportOk(u.token, uploaded.id)).status).toBe('ready');
+      const c = await connectOk(u, emu.tokens.valid);
+      const done = await syncRound(deps, clock, u.id, c.id);
+      expect(done).toMatchObject({ reports_imported: 1, error: null, sync_status: 'scheduled' });
+      expect(done.imported_ids).toContain(w1.item.reportId);
+      const all = (await listReports(u.id, { limit: 100 })).items;
+      expect(all.map((r) => r.id).sort()).toEqual([uploaded.id, (await wbReports(u.id))[0]!.id].sort());
+      expect((await wbReports(u.id)).map((r) => r.wb_report_id)).toEqual([String(w2.item.reportId)]);
+      const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+      expect(history.map((h) => h.rows).sort()).toEqual([uploaded.rows, ROWS].sort());
+      await emu.close();
+    }
+    // Sync first: the upload of the same week is 409 duplicate_report naming the imported report.
+    {
+      const { emu, clock, deps } = await start({ weeks: 2 });
+      const [w1] = emu.weeks as [EmulatedWeek];
+      const u = await newUser(100_000, 'wb');
+      const c = await connectOk(u, emu.tokens.valid);
+      await syncRound(deps, clock, u.id, c.id);
+      const imported = (await wbReports(u.id)).find((r) => r.wb_report_id === String(w1.item.reportId))!;
+      expect(imported.status).toBe('ready');
+      const again = await uploadMultipart(u.token, { filename: 'неделя.xlsx', file: w1.portal.file });
+      expect(again.statusCode, again.body).toBe(409);
+      expect(bodyOf<{ error: { code: string; details: { report_id: string } } }>(again).error).toMatchObject({
+        code: 'duplicate_report',
+        details: { report_id: imported.id },
+      });
+      await idleWorkers();
+      expect((await listReports(u.id, { limit: 100 })).items).toHaveLength(2);
+      const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+      expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
+    }
+  });
+
+  it('the pages of rows leave the bucket once imported or found a duplicate, and with the connection', async () => {
+    const pages = async (userId: string, id: string) =>
+      (
+        (await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `sources/${userId}/wbsync/${id}/` })))
+          .Contents ?? []
+      ).map((o) => o.Key!);
+    {
+      const { emu, clock, deps } = await start({ weeks: 2 });
+      const [w1] = emu.weeks as [EmulatedWeek];
+      const u = await newUser(100_000, 'wb');
+      // Week 1 is uploaded already (a plain name): read from WB, then found a duplicate.
+      await uploadOk(u.token, { filename: 'week.xlsx', file: w1.portal.file });
+      await idleWorkers();
+      const c = await connectOk(u, emu.tokens.valid);
+      let most = 0;
+      for (let i = 0; i < 40; i++) {
+        clock.advance(INTERVAL_MS + 1_000);
+        await runStep(deps, u.id, c.id);
+        most = Math.max(most, (await pages(u.id, c.id)).length);
+        const now = (await getConnection(u.id, c.id))!;
+        if (now.cursor.phase === 'idle' && now.pending.length === 0) break;
+      }
+      await idleWorkers();
+      expect(most).toBe(Math.ceil(ROWS / PAGE));
+      expect(await pages(u.id, c.id)).toEqual([]);
+      const done = (await getConnection(u.id, c.id))!;
+      expect(done.reports_imported).toBe(1);
+      // The imported report keeps its own joined source, which a rebuild reads.
+      const imported = (await wbReports(u.id))[0]!;
+      expect(
+        (await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `sources/${u.id}/${imported.id}/` })))
+          .KeyCount,
+      ).toBe(1);
+      await emu.close();
+    }
+    {
+      const { emu, clock, deps } = await start({ weeks: 1 });
+      const u = await newUser(100_000, 'wb');
+      const c = await connectOk(u, emu.tokens.valid);
+      // Two pages read; the step reading the third dies after storing it, before its cursor moved.
+      let stored = 0;
+      const dying: StepDeps = {
+        ...deps,
+        putPage: async (key, body) => {
+          await deps.putPage(key, body);
+          if (++stored === 3) throw new Error('killed');
+        },
+      };
+      for (let i = 0; i < 10 && stored < 3; i++) {
+        clock.advance(INTERVAL_MS + 1_000);
+        await runStep(dying, u.id, c.id).catch(() => undefined);
+      }
+      expect(await pages(u.id, c.id)).toHaveLength(3);
+      expect((await getConnection(u.id, c.id))!.reading?.pages).toHaveLength(2);
+      expect((await call(u.token, 'DELETE', `/api/wb/connections/${c.id}`, undefined, c.id)).statusCode).toBe(204);
+      expect(await pages(u.id, c.id)).toEqual([]);
+    }
+  });
+
+  it('the limit history shows each import as a charge of its rows, never as a grant', async () => {
+    const INITIAL = 100_000;
+    const { emu, clock, deps } = await start({ weeks: 2 });
+    const u = await newUser(INITIAL, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    const reports = await wbReports(u.id);
+    expect(reports).toHaveLength(2);
+    const r = await historyHandler(apiEvent({ method: 'GET', path: '/api/auth/limit-history', token: u.token }));
+    expect(r.statusCode).toBe(200);
+    const page = bodyOf<LimitHistoryPage>(r);
+    expect(page.totals).toEqual({ charged: 2 * ROWS, refunded: 0, topped_up: 0 });
+    expect(page.items.map((h) => [h.operation, h.rows]).sort()).toEqual([
+      ['expense', ROWS],
+      ['expense', ROWS],
+    ]);
+    for (const h of page.items) {
+      const report = reports.find((x) => x.id === h.report_id)!;
+      expect(h).toMatchObject({ report_title: report.title, report_deleted: false });
+    }
+    const limits = (await getUserById(u.id))!.limits;
+    expect(limits).toBe(INITIAL - 2 * ROWS);
+    // What the settings page reads off them (web/src/pages/settings-page.tsx limitFacts): granted at
+    // registration = balance − topped up + charged − refunded.
+    const t = page.totals!;
+    expect(limits - t.topped_up + t.charged - t.refunded).toBe(INITIAL);
+  });
+
   it('limits that run out stop the sync with a clear status; a top-up resumes it, nothing charged twice', async () => {
     const { emu, clock, deps } = await start({ weeks: 2 });
     const u = await newUser(ROWS + 10, 'wb');
@@ -391,5 +648,59 @@ describe('syncing', () => {
     const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
     expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
     expect(await wbReports(u.id)).toHaveLength(2);
+  });
+});
+
+describe('the token’s expiry', () => {
+  const EXPIRY_SUBJECT = 'Токен WB скоро истечёт';
+  const mailsTo = async (email: string) =>
+    (await readMail(getConfig().SES_ENDPOINT as string)).filter(
+      (m) => m.subject === EXPIRY_SUBJECT && m.to.includes(email),
+    );
+
+  it('mails the seller once, 7 days before the expiry (on the clock); at the expiry the sync stops', async () => {
+    const { emu, clock, deps } = await start({ weeks: 1, tokenDays: 8 });
+    const u = await newUser(100_000, 'wb');
+    const email = (await getUserById(u.id))!.email;
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    expect(await mailsTo(email)).toEqual([]);
+
+    // A day later the token has 7 days left: the next step mails, once.
+    clock.advance(DAY_S * 1000);
+    await runStep(deps, u.id, c.id);
+    const [mail, ...more] = await mailsTo(email);
+    expect(more).toEqual([]);
+    expect(mail!.text).toContain(c.token_hint);
+    expect(mail!.text).toContain(`ID продавца WB ${c.wb_seller_id}`);
+    expect(mail!.text).toContain(new Date(c.expires_at).toLocaleDateString('ru-RU', { timeZone: 'Europe/Moscow' }));
+    expect(mail!.links).toContain(`${getConfig().APP_URL.replace(/\/+$/, '')}/settings`);
+    expect(mail!.text).not.toContain(emu.tokens.valid.slice(-20));
+    const shown = bodyOf<{ connection: WbConnection }>(
+      await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id),
+    ).connection;
+    expect(shown).toMatchObject({ status: 'active', expiry_mail_sent_at: clock.now().toISOString() });
+
+    // Every later step (daily rounds) sends nothing more.
+    for (let day = 0; day < 3; day++) {
+      clock.advance(DAY_S * 1000);
+      await syncRound(deps, clock, u.id, c.id);
+    }
+    expect(await mailsTo(email)).toHaveLength(1);
+
+    // At the expiry: stopped, in Russian; no WB call made with the dead token.
+    clock.set(Date.parse(c.expires_at));
+    const calls = emu.calls.length;
+    expect(await runStep(deps, u.id, c.id)).toBe('inactive');
+    expect(emu.calls).toHaveLength(calls);
+    const stopped = bodyOf<{ connection: WbConnection }>(
+      await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id),
+    ).connection;
+    expect(stopped).toMatchObject({
+      status: 'token_expired',
+      sync: { status: 'stopped' },
+      error: { code: 'wb_token_expired', message: 'Срок действия токена WB истёк: вставьте новый токен.' },
+    });
+    expect(await mailsTo(email)).toHaveLength(1);
   });
 });

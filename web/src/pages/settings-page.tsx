@@ -130,10 +130,14 @@ export function limitFacts(limits: number, totals: LimitTotals) {
   return { left: limits, charged, toppedUp: totals.topped_up, granted, received };
 }
 
-function LimitsPanel({ user }: { user: User }) {
+export function LimitsPanel({ user }: { user: User }) {
   const history = useQuery({ queryKey: ['limit-history', 'totals'], queryFn: () => api.limitHistory(null) });
   const totals = history.data?.totals;
-  const facts = totals ? limitFacts(user.limits, totals) : null;
+  // The balance after the newest history record, from the same answer as the totals: a charge made
+  // meanwhile (a WB sync imports reports while the page is open) is in both or in neither, so it is
+  // never read as granted. Without a record yet, the profile's balance.
+  const balance = history.data?.items[0]?.limits_after ?? user.limits;
+  const facts = totals ? limitFacts(balance, totals) : null;
   const share = facts && facts.received > 0 ? facts.charged / facts.received : 0;
   return (
     <section className="panel" aria-labelledby="limits-title">
@@ -145,7 +149,7 @@ function LimitsPanel({ user }: { user: User }) {
       <dl className="limits-facts" data-testid="limits-facts">
         <div>
           <dt>Осталось строк</dt>
-          <dd data-testid="limits-left">{formatInt(user.limits)}</dd>
+          <dd data-testid="limits-left">{formatInt(facts ? facts.left : user.limits)}</dd>
         </div>
         <div>
           <dt>Списано за отчёты</dt>

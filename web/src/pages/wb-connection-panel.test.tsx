@@ -27,6 +27,7 @@ const connection = (over: Partial<WbConnection> = {}): WbConnection => ({
   token_hint: '…x9Qz',
   scopes: ['Статистика', 'Финансы'],
   expires_at: new Date(Date.now() + 100.5 * DAY).toISOString(),
+  expiry_mail_sent_at: null,
   from: '2025-01-01',
   created_at: '2026-11-26T09:00:00.000Z',
   last_sync: null,
@@ -104,6 +105,19 @@ describe('«Подключение WB»', () => {
     expect(within(card).getByTestId('wb-last-sync').textContent).toBe('ещё не было');
     expect(within(card).getByTestId('wb-next-sync').textContent).toContain('26.11.2026');
     expect(screen.queryByTestId('wb-token')).toBeNull();
+    expect(within(card).queryByTestId('wb-expiry-warning')).toBeNull();
+  });
+
+  it('a token within 7 days of its expiry: the card says so, and that the mail about it went out', async () => {
+    const expires = new Date(Date.now() + 5.5 * DAY).toISOString();
+    connections = [connection({ expires_at: expires, expiry_mail_sent_at: '2026-11-25T10:00:00.000Z' })];
+    renderPanel();
+    const card = await screen.findByTestId('wb-connection-c1');
+    const warning = plain(within(card).getByTestId('wb-expiry-warning').textContent);
+    expect(warning).toContain('осталось 5 дней');
+    expect(warning).toContain('синхронизация остановится');
+    expect(warning).toContain('Письмо об этом отправлено 25.11.2026');
+    expect(within(card).getByTestId('wb-expires').className).toBe('negative');
   });
 
   it('says in Russian why WB refused the token, from the contract’s catalogue, and keeps the form', async () => {

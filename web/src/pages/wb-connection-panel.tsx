@@ -15,8 +15,8 @@ import { formatDate, formatDateTime, formatInt, plural } from '../lib/format';
 export const WB_SYNC_POLL_MS = 2000;
 /** WB keeps no reports before this day (the API's default `from`). */
 export const WB_DATA_SINCE = '2025-01-01';
-/** A token this close to its expiry is flagged. */
-const EXPIRY_WARNING_DAYS = 14;
+/** A token this close to its expiry is flagged, and the server mails the seller (shared/wbsync/expiry.ts). */
+export const EXPIRY_WARNING_DAYS = 7;
 const DAY_MS = 86_400_000;
 
 export const CONNECTION_STATUS: Record<WbConnectionStatus, string> = {
@@ -186,6 +186,8 @@ function ConnectionCard({ initial }: { initial: WbConnection }) {
     if (c.reports_imported !== before.imported || (before.status === 'syncing' && c.sync.status !== 'syncing')) {
       void queryClient.invalidateQueries({ queryKey: ['reports'] });
       void queryClient.invalidateQueries({ queryKey: ['me'] });
+      // Each import charged its rows: the limits' history and totals (settings page) change with the balance.
+      void queryClient.invalidateQueries({ queryKey: ['limit-history'] });
       void queryClient.invalidateQueries({ queryKey: ['sellers'] });
     }
   }, [c.sync.status, c.reports_imported, queryClient]);
@@ -272,6 +274,15 @@ function ConnectionCard({ initial }: { initial: WbConnection }) {
           <dd data-testid="wb-from-date">{formatDate(c.from)}</dd>
         </div>
       </dl>
+
+      {c.status === 'active' && daysLeft >= 0 && daysLeft < EXPIRY_WARNING_DAYS ? (
+        <div className="alert alert-warning" role="status" data-testid="wb-expiry-warning">
+          Токен WB истекает {formatDate(c.expires_at)} ({expiryText(c.expires_at, now)}). После этого синхронизация
+          остановится: создайте новый токен с категорией «Финансы» в личном кабинете WB и вставьте его кнопкой «Сменить
+          токен».
+          {c.expiry_mail_sent_at ? ` Письмо об этом отправлено ${formatDate(c.expiry_mail_sent_at)}.` : null}
+        </div>
+      ) : null}
 
       {progress ? (
         <ProgressBar label="Синхронизация с WB" value={progress.value} detail={progress.detail} testId="wb-progress" />

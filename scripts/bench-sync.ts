@@ -1,0 +1,372 @@
+/**
+ * `npm run bench:sync`: the WB sync's own cost (issue 20's targets), measured, not asserted.
+ *
+ * 1. A full detailed page of 100 000 rows (WB's largest, ~210 MB of JSON), served over HTTP by a child
+ *    process (so its bytes do not count in our memory): read by the Finance API client as a stream of
+ *    rows, each checked (`detailedPage`), stored the way the step stores it (gzip'd JSON lines; written
+ *    to a temporary file standing in for S3), then mapped through shared/wb/row-map.ts into the engine's
+ *    aggregator and content fingerprint (read-source.ts, what the worker does with an imported report).
+ *    Time of each stage and the process's peak RSS against the targets (≤ 5 s, ≤ 512 MB).
+ * 2. A 52-week backfill against the WB emulator in this process with WB's real interval (60 s) on a
+ *    manual clock shared by the emulator and the steps, so WB's minutes cost nothing: the real step and
+ *    tick (shared/wbsync/step.ts), the real client and sync plan; the connection store and the bucket in
+ *    memory (DynamoDB and S3 latencies are not in these numbers). Prints the WB calls, the 429s, WB's
+ *    time (the clock), our seconds per step and in total, and ours against WB's.
+ *
+ * Options: --rows N (100000) --weeks N (52) --week-rows N (600) --page N (250) --json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { manualClock } from '../shared/deps';
+import { readReportSource, wbSourceName } from '../shared/reports/read-source';
+import { dueAt, type WbConnectionRecord } from '../shared/store/wb-connections.repo';
+import { createFinanceClient } from '../shared/wb/finance-client';
+import { DEFAULT_RATE_POLICY } from '../shared/wb/rate';
+import type { WbDetailedRow } from '../shared/wb/schemas';
+import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../shared/wb/sync-plan';
+import { localKeyWrapper, sealToken } from '../shared/wb/token-crypto';
+import { pageBody, tick, type StepDeps } from '../shared/wbsync/step';
+import { startWbEmulator } from './local/wb-emulator';
+import { emulatedWeek } from './local/wb/weeks';
+
+const TARGET_PAGE_S = 5;
+const TARGET_PAGE_MB = 512;
+const INTERVAL_MS = 60_000;
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+/** The page server (child process): `rows` WB rows made from a generated week, one JSON array. */
+async function servePage(rows: number): Promise<void> {
+  const base = emulatedWeek({ index: 0, rows: Math.min(rows, 2000), seed: 1 }).rows;
+  const page: WbDetailedRow[] = [];
+  for (let i = 0; i < rows; i++) {
+    const r = base[i % base.length]!;
+    page.push({ ...r, rrdId: i + 1, srid: `${String(r.srid ?? 'x')}-${Math.floor(i / base.length)}` });
+  }
+  const body = Buffer.from(JSON.stringify(page), 'utf8');
+  const server = http.createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+    res.end(body);
+  });
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port, bytes: body.length })}\n`);
+  });
+}
+
+/** Peak RSS while `work` runs (sampled every 10 ms, and the process's own maximum). */
+async function withPeakRss<T>(work: () => Promise<T>): Promise<{ value: T; peakMb: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 10);
+  try {
+    const value = await work();
+    peak = Math.max(peak, process.memoryUsage().rss);
+    return { value, peakMb: peak / 1024 / 1024 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+interface PageNumbers {
+  rows: number;
+  json_mb: number;
+  fetch_parse_check_s: number;
+  gzip_store_s: number;
+  map_engine_s: number;
+  total_s: number;
+  /** CPU seconds of this process (user + system) over the same stages: what the load does not inflate. */
+  total_cpu_s: number;
+  /** CPU seconds by stage: read + check, gzip + store, map. */
+  stage_cpu_s: [number, number, number];
+  baseline_rss_mb: number;
+  peak_rss_mb: number;
+  stored_mb: number;
+}
+
+async function benchPage(rows: number): Promise<PageNumbers> {
+  const child = spawn(process.execPath, [...process.execArgv, __filename, '--serve-page', String(rows)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const info = await new Promise<{ port: number; bytes: number }>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const line = out.split('\n')[0];
+        if (out.includes('\n') && line) resolve(JSON.parse(line) as { port: number; bytes: number });
+      });
+      child.once('exit', (code) => reject(new Error(`page server exited ${code}`)));
+    });
+    const dir = mkdtempSync(path.join(tmpdir(), 'bench-sync-'));
+    try {
+      const client = createFinanceClient({
+        baseUrl: `http://127.0.0.1:${info.port}`,
+        token: 'bench',
+        requestTimeoutMs: 600_000,
+      });
+      global.gc?.();
+      const baseline = process.memoryUsage().rss / 1024 / 1024;
+      const { value, peakMb } = await withPeakRss(async () => {
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        const outcome = await client.detailedPage(900_000_000, { rrdId: 0, limit: 100_000 });
+        if (outcome.kind !== 'ok') throw new Error(`page: ${outcome.kind}`);
+        const t1 = performance.now();
+        const c1 = process.cpuUsage(cpu0);
+        const body = pageBody(outcome.value);
+        const file = path.join(dir, 'page.jsonl.gz');
+        writeFileSync(file, body);
+        const t2 = performance.now();
+        const c2 = process.cpuUsage(cpu0);
+        const parsed = await readReportSource({ path: file, filename: wbSourceName(900_000_000, '4242001') });
+        const t3 = performance.now();
+        const cpu = process.cpuUsage(cpu0);
+        if (parsed.rows !== rows) throw new Error(`mapped ${parsed.rows} rows of ${rows}`);
+        const sec = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
+        return { t0, t1, t2, t3, cpu1: sec(c1), cpu2: sec(c2), cpu: sec(cpu), stored: body.length };
+      });
+      return {
+        rows,
+        json_mb: info.bytes / 1024 / 1024,
+        fetch_parse_check_s: (value.t1 - value.t0) / 1000,
+        gzip_store_s: (value.t2 - value.t1) / 1000,
+        map_engine_s: (value.t3 - value.t2) / 1000,
+        total_s: (value.t3 - value.t0) / 1000,
+        total_cpu_s: value.cpu,
+        stage_cpu_s: [value.cpu1, value.cpu2 - value.cpu1, value.cpu - value.cpu2],
+        baseline_rss_mb: baseline,
+        peak_rss_mb: peakMb,
+        stored_mb: value.stored / 1024 / 1024,
+      };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    child.kill();
+  }
+}
+
+interface BackfillNumbers {
+  weeks: number;
+  rows_per_week: number;
+  page_limit: number;
+  wb_calls: number;
+  wb_429: number;
+  calls_above_rate: number;
+  wb_time_h: number;
+  our_total_s: number;
+  our_step_avg_s: number;
+  our_step_max_s: number;
+  reports_imported: number;
+}
+
+async function benchBackfill(weeks: number, weekRows: number, pageLimit: number): Promise<BackfillNumbers> {
+  const T0 = Date.parse('2026-11-23T06:00:00Z');
+  const clock = manualClock(T0);
+  const sellerId = 4_242_001;
+  const emu = await startWbEmulator({
+    port: 0,
+    intervalMs: INTERVAL_MS,
+    weeks,
+    rowsPerWeek: weekRows,
+    seed: 5,
+    sellerId,
+    now: () => clock.now().getTime(),
+  });
+  const wrapper = localKeyWrapper(Buffer.alloc(32, 9).toString('base64'));
+  const store = new Map<string, WbConnectionRecord>();
+  const budget = new Map<string, number>();
+  const pages = new Map<string, Buffer>();
+  let imported = 0;
+  const first: WbConnectionRecord = {
+    id: 'C1',
+    user_id: 'U1',
+    seller_id: 'S1',
+    wb_seller_id: String(sellerId),
+    seller_name: null,
+    token_hint: '…',
+    scopes: ['Финансы'],
+    expires_at: new Date(T0 + 180 * 86_400_000).toISOString(),
+    from: emu.weeks[0]!.item.dateFrom,
+    created_at: new Date(T0).toISOString(),
+    status: 'active',
+    sealed: await sealToken(emu.tokens.valid, wrapper, { sellerId: 'S1' }),
+    cursor: initialCursor(T0, emu.weeks[0]!.item.dateFrom),
+    lease_until: 0,
+    sync_status: 'syncing',
+    round: { reports_found: 0, reports_imported: 0, rows_read: 0 },
+    last_sync: null,
+    reports_imported: 0,
+    imported_ids: [],
+    found: {},
+    reading: null,
+    pending: [],
+    error: null,
+    expiry_mail_sent_at: null,
+    rev: 0,
+  };
+  store.set(first.id, first);
+  const save = (c: WbConnectionRecord) => {
+    if (store.get(c.id)?.rev !== c.rev) return null;
+    const next = { ...c, rev: c.rev + 1 };
+    store.set(c.id, next);
+    return next;
+  };
+  const deps: StepDeps = {
+    connections: {
+      getConnection: async (_u, id) => store.get(id) ?? null,
+      saveConnection: async (c) => save(c),
+      claimStep: async (c, now, until) => {
+        if (store.get(c.id)?.rev !== c.rev) return { kind: 'busy' };
+        const b = budget.get(c.wb_seller_id) ?? 0;
+        if (b > now) return { kind: 'budget', until: b };
+        budget.set(c.wb_seller_id, until);
+        return { kind: 'claimed', connection: save(c)! };
+      },
+      dueConnections: async (now) =>
+        [...store.values()]
+          .filter((c) => {
+            const d = dueAt(c);
+            return d !== null && d <= now;
+          })
+          .map((c) => ({ userId: c.user_id, id: c.id })),
+    },
+    keyWrapper: () => wrapper,
+    finance: (token) => createFinanceClient({ baseUrl: emu.url, token }),
+    putPage: async (key, body) => {
+      pages.set(key, body);
+    },
+    hasIdentity: async () => false,
+    // The import's own work: the pages joined and read through the engine (what the worker does).
+    importReport: async (c, p) => {
+      const source = Buffer.concat(p.pages.map((page) => pages.get(page.key)!));
+      const parsed = await readReportSource({ buffer: source, filename: wbSourceName(p.ref.reportId, c.wb_seller_id) });
+      if (parsed.rows !== p.rows) throw new Error(`report ${p.ref.reportId}: ${parsed.rows} rows of ${p.rows}`);
+      for (const page of p.pages) pages.delete(page.key);
+      imported++;
+      return { kind: 'imported', reportId: p.report_id };
+    },
+    expiryMail: async () => undefined,
+    clock,
+    ids: { newId: () => `R${imported}` },
+    settings: () => ({
+      ...DEFAULT_SYNC_SETTINGS,
+      policy: { ...DEFAULT_RATE_POLICY, intervalMs: INTERVAL_MS },
+      pageLimit,
+      leaseMs: 5 * 60_000,
+    }),
+  };
+  const stepTimes: number[] = [];
+  const accepted: number[] = [];
+  try {
+    for (let i = 0; i < 20_000; i++) {
+      const c = store.get('C1')!;
+      if (c.reports_imported >= weeks && c.cursor.phase === 'idle' && c.pending.length === 0) break;
+      // The next tick that finds the connection due: WB's minutes pass on the clock, not in real time.
+      const due = dueAt(c);
+      if (due === null) throw new Error(`the connection stopped: ${JSON.stringify(c.error)}`);
+      clock.set(Math.max(clock.now().getTime(), due));
+      const calls = emu.calls.length;
+      const t = performance.now();
+      await tick(deps);
+      stepTimes.push((performance.now() - t) / 1000);
+      if (emu.calls.length > calls && emu.calls.at(-1)!.status !== 429) accepted.push(clock.now().getTime());
+    }
+    const done = store.get('C1')!;
+    const aboveRate = accepted.filter((at, i) => i > 0 && at - accepted[i - 1]! < INTERVAL_MS).length;
+    return {
+      weeks,
+      rows_per_week: weekRows,
+      page_limit: pageLimit,
+      wb_calls: emu.calls.length,
+      wb_429: emu.calls.filter((x) => x.status === 429).length,
+      calls_above_rate: aboveRate,
+      wb_time_h: (clock.now().getTime() - T0) / 3_600_000,
+      our_total_s: stepTimes.reduce((a, b) => a + b, 0),
+      our_step_avg_s: stepTimes.reduce((a, b) => a + b, 0) / Math.max(1, stepTimes.length),
+      our_step_max_s: Math.max(...stepTimes),
+      reports_imported: done.reports_imported,
+    };
+  } finally {
+    await emu.close();
+  }
+}
+
+const f = (n: number, d = 2) => n.toFixed(d);
+
+const USAGE = `usage: npm run bench:sync -- [--rows N] [--weeks N] [--week-rows N] [--page N] [--json]
+
+  --rows N       rows of the one full page read, stored and mapped (100000: WB's largest page)
+  --weeks N      weeks of the backfill against the WB emulator (52)
+  --week-rows N  rows of each backfilled week (600)
+  --page N       the backfill's page limit (250), so a week takes several calls
+  --json         print the numbers as JSON instead of a Markdown table
+`;
+
+async function main() {
+  if (process.argv.includes('--help')) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (process.argv.includes('--serve-page')) {
+    await servePage(Number(process.argv[process.argv.indexOf('--serve-page') + 1]));
+    return;
+  }
+  const rows = arg('rows', 100_000);
+  const weeks = arg('weeks', 52);
+  const weekRows = arg('week-rows', 600);
+  const page = arg('page', 250);
+  const load = loadavg()[0]!;
+  const p = await benchPage(rows);
+  const b = weeks > 0 ? await benchBackfill(weeks, weekRows, page) : null;
+  if (process.argv.includes('--json')) {
+    console.log(JSON.stringify({ page: p, backfill: b, load }, null, 2));
+    return;
+  }
+  console.log(`\nbench:sync — load average ${f(load)} at the start\n`);
+  console.log('| measure | ours | target | ours / target |');
+  console.log('|---|---|---|---|');
+  console.log(
+    `| ${p.rows} rows (${f(p.json_mb, 0)} MB of JSON): read as a stream + checked | ${f(p.fetch_parse_check_s)} s (CPU ${f(p.stage_cpu_s[0])} s) | | |`,
+  );
+  console.log(
+    `| … gzip'd and stored (${f(p.stored_mb, 1)} MB) | ${f(p.gzip_store_s)} s (CPU ${f(p.stage_cpu_s[1])} s) | | |`,
+  );
+  console.log(
+    `| … mapped through the engine (aggregate + fingerprint) | ${f(p.map_engine_s)} s (CPU ${f(p.stage_cpu_s[2])} s) | | |`,
+  );
+  console.log(
+    `| a ${p.rows}-row page, all of it | ${f(p.total_s)} s | ≤ ${TARGET_PAGE_S} s | ${f(p.total_s / TARGET_PAGE_S)} |`,
+  );
+  console.log(
+    `| … its CPU time (user + system, this process) | ${f(p.total_cpu_s)} s | ≤ ${TARGET_PAGE_S} s | ${f(p.total_cpu_s / TARGET_PAGE_S)} |`,
+  );
+  console.log(
+    `| peak RSS of that (before it: ${f(p.baseline_rss_mb, 0)} MB) | ${f(p.peak_rss_mb, 0)} MB | ≤ ${TARGET_PAGE_MB} MB | ${f(p.peak_rss_mb / TARGET_PAGE_MB)} |`,
+  );
+  if (!b) return;
+  console.log(
+    `| backfill ${b.weeks} weeks × ${b.rows_per_week} rows (page ${b.page_limit}): WB calls, of them 429 | ${b.wb_calls}, ${b.wb_429} | | |`,
+  );
+  console.log(`| calls above the rate (1 per ${INTERVAL_MS / 1000} s) | ${b.calls_above_rate} | 0 | |`);
+  console.log(`| reports imported | ${b.reports_imported} | ${b.weeks} | |`);
+  console.log(`| WB's time (the clock: its rate) | ${f(b.wb_time_h)} h | | |`);
+  console.log(
+    `| our time: total, per step (avg / max) | ${f(b.our_total_s)} s; ${f(b.our_step_avg_s, 3)} / ${f(b.our_step_max_s, 3)} s | | ${f(b.our_total_s / (b.wb_time_h * 3600), 4)} of WB's time |`,
+  );
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
