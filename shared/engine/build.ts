@@ -6,6 +6,7 @@ import { allocateUnassigned, DEFAULT_ALLOCATION, type AllocationSummary } from '
 import { deriveValues, percentOf, usnMinimumApplies } from './derive';
 import { AGGREGATE_FIELDS, FIELD_BY_NAME, isCorrectable, type FieldName } from './fields';
 import { roundHalfAway } from './money';
+import { ownCostPerUnit } from './own-costs';
 import type {
   AggregateValues,
   ComputedItem,
@@ -66,7 +67,8 @@ export function manualValueRange(field: string): { min: number; max: number; int
   if (!def || !def.correctable) throw new FieldNotCorrectableError(field);
   if (def.unit === 'qty') return { min: 0, max: MAX_MANUAL_QTY, integer: true };
   if (def.unit === 'percent') return { min: -MAX_MANUAL_PERCENT, max: MAX_MANUAL_PERCENT, integer: false };
-  return { min: field === 'cost_price' ? 0 : -MAX_MANUAL_MONEY, max: MAX_MANUAL_MONEY, integer: true };
+  const perUnit = field === 'cost_price' || field === 'own_cost_price';
+  return { min: perUnit ? 0 : -MAX_MANUAL_MONEY, max: MAX_MANUAL_MONEY, integer: true };
 }
 
 export interface DroppedManualValue {
@@ -111,15 +113,17 @@ export function buildItems(
   const present = new Set<string>();
   const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
   const costOf = (article: string) => (has(settings.costPrices, article) ? settings.costPrices[article] : 0);
+  const ownOf = (article: string) => ownCostPerUnit(settings.ownCosts, article);
   // First the values without any allocation: the bases and the amounts to spread come from them.
   const bare = parsed.articles.map((art) => ({
     article: art.article,
-    computed: deriveValues(art.aggregates, costOf(art.article)!, settings.tax, {}),
+    computed: deriveValues(art.aggregates, costOf(art.article)!, settings.tax, {}, 0, ownOf(art.article)),
   }));
   const { allocated, summary } = allocateUnassigned(bare, settings.allocation ?? DEFAULT_ALLOCATION);
   const items: ComputedItem[] = parsed.articles.map((art, i) => {
     present.add(art.article);
     const costPrice = costOf(art.article);
+    const ownCost = ownOf(art.article);
     const manual: ManualValues = {};
     const given = has(manualByArticle, art.article) ? manualByArticle[art.article] : undefined;
     for (const [field, value] of Object.entries(given ?? {})) {
@@ -135,9 +139,9 @@ export function buildItems(
       category: art.category,
       nm_id: art.nm_id,
       brand: art.brand,
-      computed: deriveValues(art.aggregates, costPrice!, settings.tax, {}, allocated[i]),
+      computed: deriveValues(art.aggregates, costPrice!, settings.tax, {}, allocated[i], ownCost),
       manual_values: manual,
-      effective: deriveValues(art.aggregates, costPrice!, settings.tax, manual, allocated[i]),
+      effective: deriveValues(art.aggregates, costPrice!, settings.tax, manual, allocated[i], ownCost),
     };
   });
   for (const [article, values] of Object.entries(manualByArticle)) {
@@ -217,6 +221,7 @@ export function applyManualValue(
     tax,
     manual,
     item.computed.allocated_expenses ?? 0,
+    item.computed.own_cost_price ?? 0,
   );
   return { ...item, manual_values: manual, effective };
 }
@@ -226,12 +231,13 @@ export function rederiveItem(
   item: ComputedItem,
   tax: TaxProfile,
   costPrice: number = item.computed.cost_price ?? 0,
+  ownCostPrice: number = item.computed.own_cost_price ?? 0,
 ): ComputedItem {
   const aggregates = aggregatesOf(item.computed);
   const allocated = item.computed.allocated_expenses ?? 0;
   return {
     ...item,
-    computed: deriveValues(aggregates, costPrice, tax, {}, allocated),
-    effective: deriveValues(aggregates, costPrice, tax, item.manual_values, allocated),
+    computed: deriveValues(aggregates, costPrice, tax, {}, allocated, ownCostPrice),
+    effective: deriveValues(aggregates, costPrice, tax, item.manual_values, allocated, ownCostPrice),
   };
 }

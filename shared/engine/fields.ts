@@ -71,6 +71,10 @@ export const DERIVED_FIELDS = [
   f('margin', 'percent', true, 'recompute', 'Маржа, %'),
   f('roi', 'percent', false, 'recompute', 'ROI, %'),
   f('payout', 'money', false, 'sum', 'К выплате'),
+  // The seller's own per-unit costs (own-costs.ts): the snapshot per unit and its total, entering
+  // expenses and profit like cost_price and cost_total, never the payout.
+  f('own_cost_price', 'money', true, 'recompute', 'Свои расходы за шт, ₽'),
+  f('own_costs', 'money', false, 'sum', 'Свои расходы'),
 ] as const;
 
 export const FIELDS: ReadonlyArray<FieldDef & { readonly name: FieldName }> = [...AGGREGATE_FIELDS, ...DERIVED_FIELDS];
@@ -122,7 +126,17 @@ export const FIELD_GROUPS: ReadonlyArray<{ id: string; title: string; fields: re
   {
     id: 'tax',
     title: 'Себестоимость и налоги',
-    fields: ['income', 'vat', 'usn', 'cost_price', 'cost_total', 'allocated_expenses', 'expenses'],
+    fields: [
+      'income',
+      'vat',
+      'usn',
+      'cost_price',
+      'cost_total',
+      'own_cost_price',
+      'own_costs',
+      'allocated_expenses',
+      'expenses',
+    ],
   },
   { id: 'result', title: 'Результат', fields: ['profit', 'margin', 'roi', 'payout'] },
 ];

@@ -12,6 +12,7 @@ export * from './totals';
 export * from './combine';
 export * from './allocation';
 export * from './periods';
+export * from './own-costs';
 export * from './identity';
 export * from './fingerprint';
 export { readReport, countRows, fingerprintReport, type ReadHooks } from './read-report';

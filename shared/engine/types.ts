@@ -1,5 +1,6 @@
 import type { ContentFingerprint } from './fingerprint';
 import type { AllocationMethod } from './allocation';
+import type { OwnCostRates } from './own-costs';
 import type { AggregateField, FieldName } from './fields';
 
 /** Per-item values keyed by docs/METRICS.md field name; money in kopecks, percents like 27.5, null where undefined (e.g. margin when realization ≤ 0). */
@@ -106,4 +107,6 @@ export interface ReportSettings {
   costPrices: Record<string, number>;
   /** How the «Без артикула» costs are spread over the articles (allocation.ts); default `realization`. */
   allocation?: AllocationMethod;
+  /** The seller's own costs per unit as in force for this report (own-costs.ts); none when absent. */
+  ownCosts?: OwnCostRates;
 }
