@@ -51,6 +51,7 @@ import {
   storedReport,
   storedSeller,
   storedUser,
+  storedOwnCosts,
   type RecordKind,
 } from '../shared/store/records';
 import { applyLocalDefaults, assertTargetAnswers } from './admin';
@@ -100,6 +101,7 @@ const SCHEMAS: Record<RecordKind, z.ZodType> = {
   product: storedProduct,
   seller: storedSeller,
   user: storedUser,
+  own_costs: storedOwnCosts,
 };
 
 /** The kind of a scanned record that has a versioned shape (the `type` attribute), or null. */
@@ -307,6 +309,9 @@ function upgradeOf(kind: RecordKind, item: Record<string, unknown>): Record<stri
       const periods = stored.length > 0 ? stored.map(taxPeriod) : [taxPeriod(tax)];
       return { tax_periods: periods, allocation: item.allocation ?? DEFAULT_ALLOCATION };
     }
+    case 'own_costs':
+      // Born versioned: no shape before version 1 (kindOf never picks it for an upgrade).
+      return {};
   }
 }
 
@@ -355,7 +360,7 @@ export async function migrate(opts: MigrateOptions = {}): Promise<MigrateResult>
   const abandonedBefore = new Date(now - ABANDONED_UPLOAD_AFTER_MS).toISOString();
   const result: MigrateResult = {
     scanned: 0,
-    upgraded: { report: 0, product: 0, seller: 0, user: 0 },
+    upgraded: { report: 0, product: 0, seller: 0, user: 0, own_costs: 0 },
     items_rewritten: 0,
     building_undone: 0,
     refunded_rows: 0,

@@ -49,6 +49,7 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
   register: { email_taken: 'caught in shared/auth/accounts.ts: the same answer whether the address has an account' },
   confirm: { unauthorized: 'verifyToken answers it for access tokens only; a mailed link gets invalid_token' },
   importProducts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
+  importOwnCosts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
   rebuildMany: {
     duplicate_report: "the worker's duplicate check runs for uploads only; a rebuild keeps its own report",
     report_busy: 'a busy report is skipped with reason report_busy (rebuild.ts rebuildMany), not answered',
@@ -84,6 +85,7 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     value_out_of_range: "the sources' manual values were accepted when they were set",
   },
   putProduct: { field_not_correctable: 'put.handler.ts checks cost_price only, a correctable field' },
+  putOwnCost: { field_not_correctable: 'own-costs.handler.ts checks own_cost_price only, a correctable field' },
   getReport: { invalid_cursor: 'not verified: reached through the store; the route takes no cursor' },
   upload: {
     not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',

@@ -2,12 +2,16 @@
  * The settings a report is built with (docs/METRICS.md, Settings that enter the computation): the tax
  * profile of the report's seller, else the user's default, as in force on the middle day of the
  * report's period (its VAT rate checked against that date); the catalog's cost prices in force on that
- * day; the allocation method of the seller, else the user's. All are snapshot into the report;
- * `isStale` tells whether a rebuild would take different ones now.
+ * day; the seller's own per-unit costs in force on that day (shared/engine/own-costs.ts); the
+ * allocation method of the seller, else the user's. All are snapshot into the report (the prices and
+ * the own costs per unit as each item's computed cost_price and own_cost_price); `isStale` tells
+ * whether a rebuild would take different ones now.
  */
 import { DEFAULT_ALLOCATION, type AllocationMethod } from '../engine/allocation';
 import { unprocessable } from '../errors';
 import { invalidVatPeriods, periodMiddle, resolveTax, type TaxPeriod, type TaxResolution } from '../engine/periods';
+import { ownCostPerUnit, ownCostRates } from '../engine/own-costs';
+import { getOwnCosts } from '../store/own-costs.repo';
 import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../engine/types';
 import {
   costPricesOn,
@@ -104,10 +108,18 @@ export async function resolveReportSettings(
 ): Promise<ResolvedSettings> {
   const date = settingsDate(period);
   const tax = resolveReportTax(user, seller, date);
-  const catalog = await (prices ?? loadReportCostPrices(user.id, period, articles));
+  const [catalog, own] = await Promise.all([
+    prices ?? loadReportCostPrices(user.id, period, articles),
+    getOwnCosts(user.id),
+  ]);
   const w = vatWarning(tax);
   return {
-    settings: { tax: tax.profile, costPrices: catalog.prices, allocation: effectiveAllocation(user, seller) },
+    settings: {
+      tax: tax.profile,
+      costPrices: catalog.prices,
+      allocation: effectiveAllocation(user, seller),
+      ownCosts: ownCostRates(own.lines, date, articles),
+    },
     known: catalog.known,
     warnings: w ? [w] : [],
     date,
@@ -124,8 +136,9 @@ export function loadReportCostPrices(
 
 /**
  * True when a rebuild would take other settings than the report's snapshot: the tax profile in force on
- * the report's date, the allocation method, or a cost price in force on that date (a price never set
- * counts as 0). A combined report is never stale here: it has no source to rebuild from.
+ * the report's date, the allocation method, a cost price in force on that date (a price never set
+ * counts as 0), or the own costs per unit in force on that date. A combined report is never stale here:
+ * it has no source to rebuild from.
  */
 export async function isStale(
   record: ReportRecord,
@@ -138,6 +151,8 @@ export async function isStale(
   const date = settingsDate(record);
   if (!sameTaxProfile(record.tax_profile, effectiveTaxProfile(user, seller, date))) return true;
   if ((record.allocation?.method ?? DEFAULT_ALLOCATION) !== effectiveAllocation(user, seller)) return true;
+  const own = ownCostRates((await getOwnCosts(user.id)).lines, date);
+  if (items.some((i) => (i.computed.own_cost_price ?? 0) !== ownCostPerUnit(own, i.article))) return true;
   let prices: Record<string, number>;
   if (catalog) {
     prices = costPricesOn((await catalog).values(), date);
