@@ -10,6 +10,7 @@ import { ConfirmPage } from './pages/confirm-page';
 import { ForgotPasswordPage } from './pages/forgot-password-page';
 import { LoginPage } from './pages/login-page';
 import { ProductsPage } from './pages/products-page';
+import { OwnCostsPage } from './pages/own-costs-page';
 import { RegisterPage } from './pages/register-page';
 import { ReportPage } from './pages/report-page';
 import { ReportsPage } from './pages/reports-page';
@@ -79,6 +80,14 @@ export function App() {
             }
           />
           <Route
+            path="/own-costs"
+            element={
+              <SignedIn>
+                <OwnCostsPage />
+              </SignedIn>
+            }
+          />
+          <Route
             path="/settings"
             element={
               <SignedIn>
@@ -137,6 +146,7 @@ function Shell({ children }: { children: ReactNode }) {
             <NavLink to="/reports">Отчёты</NavLink>
             <NavLink to="/analytics">Аналитика</NavLink>
             <NavLink to="/products">Себестоимость</NavLink>
+            <NavLink to="/own-costs">Свои расходы</NavLink>
             <NavLink to="/settings">Настройки</NavLink>
           </nav>
           <div className="topbar-user">
