@@ -22,7 +22,7 @@ const CLIENT_SERVICE: Record<string, string> = {
 const LIBRARY_USERS: Record<string, string[]> = {
   // writes .xlsx: the report export and the analytics export
   exceljs: ['reportsExport', 'analyticsExport'],
-  // reads .xls/.xlsx reports and catalog files; writes the legacy .xls summary
+  // reads .xls/.xlsx reports, catalog and own-costs files; writes the legacy .xls summary
   '@e965/xlsx': [
     'reportsCountRows',
     'reportsUpload',
@@ -31,6 +31,7 @@ const LIBRARY_USERS: Record<string, string[]> = {
     'reportsWorker',
     'reportsSummaryExport',
     'productsImport',
+    'ownCostsImport',
   ],
 };
 
