@@ -22,7 +22,7 @@ const CLIENT_SERVICE: Record<string, string> = {
 const LIBRARY_USERS: Record<string, string[]> = {
   // writes .xlsx: the report export, the analytics export and the P&L export
   exceljs: ['reportsExport', 'analyticsExport', 'pnlExport'],
-  // reads .xls/.xlsx reports and catalog files; writes the legacy .xls summary
+  // reads .xls/.xlsx reports, catalog and own-costs files; writes the legacy .xls summary
   '@e965/xlsx': [
     'reportsCountRows',
     'reportsUpload',
@@ -33,6 +33,7 @@ const LIBRARY_USERS: Record<string, string[]> = {
     'productsImport',
     // the period-cost import reads csv with the catalog import's helpers (shared/catalog/import-file.ts)
     'periodCosts',
+    'ownCostsImport',
   ],
 };
 

@@ -45,6 +45,7 @@ import {
   storedSeller,
   storedUser,
   storedPeriodCost,
+  storedOwnCosts,
   type RecordKind,
 } from '../shared/store/records';
 import { applyLocalDefaults, assertTargetAnswers } from './admin';
@@ -95,6 +96,7 @@ const SCHEMAS: Record<RecordKind, z.ZodType> = {
   seller: storedSeller,
   user: storedUser,
   period_cost: storedPeriodCost,
+  own_costs: storedOwnCosts,
 };
 
 /** The kind of a scanned record that has a versioned shape (the `type` attribute), or null. */
@@ -292,7 +294,8 @@ function upgradeOf(kind: RecordKind, item: Record<string, unknown>): Record<stri
       return { tax_periods: periods, allocation: item.allocation ?? DEFAULT_ALLOCATION };
     }
     case 'period_cost':
-      // Written with its version from the start: nothing older to upgrade.
+    case 'own_costs':
+      // Born versioned: no shape before version 1 (kindOf never picks it for an upgrade).
       return {};
   }
 }
@@ -342,7 +345,7 @@ export async function migrate(opts: MigrateOptions = {}): Promise<MigrateResult>
   const abandonedBefore = new Date(now - ABANDONED_UPLOAD_AFTER_MS).toISOString();
   const result: MigrateResult = {
     scanned: 0,
-    upgraded: { report: 0, product: 0, seller: 0, user: 0, period_cost: 0 },
+    upgraded: { report: 0, product: 0, seller: 0, user: 0, period_cost: 0, own_costs: 0 },
     items_rewritten: 0,
     building_undone: 0,
     refunded_rows: 0,

@@ -280,7 +280,7 @@ function importError(e: unknown): unknown {
  * awaits every inflated piece, so other requests are served meanwhile.
  * Out: the rows as rowsToImport takes them (index = row number − 1; cells not read are '').
  */
-async function xlsxRows(buf: Buffer): Promise<string[][]> {
+async function xlsxRows(buf: Buffer, columnsOf: HeaderColumns = headerColumns): Promise<string[][]> {
   const limits = IMPORT_READ_LIMITS;
   const rows: string[][] = [];
   let header = false;
@@ -301,7 +301,7 @@ async function xlsxRows(buf: Buffer): Promise<string[][]> {
         if (header) {
           if (++dataRows > MAX_IMPORT_ROWS) throw tooManyRows();
         } else {
-          const columns = headerColumns(rows);
+          const columns = columnsOf(rows);
           if (columns !== null) {
             header = true;
             control.select(columns);
@@ -349,13 +349,25 @@ const isZip = (b: Buffer) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && 
 const isOle2 = (b: Buffer) =>
   b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]));
 
-/** Reads a catalog file: see the module comment. */
-export async function readCatalogFile(buf: Buffer): Promise<CatalogFile> {
+/** The columns a table's reader decodes once its header is among `rows` (null: not yet). */
+export type HeaderColumns = (rows: readonly string[][]) => number[] | null;
+
+/**
+ * The rows of an import table (csv, xlsx, xls; told apart by content) under the import's caps, as
+ * strings; an .xlsx decodes every column until `columnsOf` finds the header, then only its columns.
+ * The catalog import and the own-costs import (own-costs-file.ts) read their files with it.
+ */
+export async function readImportTable(buf: Buffer, columnsOf: HeaderColumns): Promise<string[][]> {
   if (buf.length > MAX_IMPORT_BYTES) throw payloadTooLarge('Файл больше 4 МБ', { max_bytes: MAX_IMPORT_BYTES });
   if (buf.length === 0) throw unprocessable('empty_file', 'Файл пуст');
-  if (isZip(buf)) return rowsToImport(await xlsxRows(buf));
-  if (isOle2(buf)) return rowsToImport(spreadsheetRows(buf));
+  if (isZip(buf)) return xlsxRows(buf, columnsOf);
+  if (isOle2(buf)) return spreadsheetRows(buf);
   // Text without NUL bytes is read as csv whatever its extension (".csv", ".txt", none).
-  if (!buf.subarray(0, 4096).includes(0)) return rowsToImport(csvRows(buf));
+  if (!buf.subarray(0, 4096).includes(0)) return csvRows(buf);
   throw unsupportedMediaType('Нужен файл .xlsx или .csv');
+}
+
+/** Reads a catalog file: see the module comment. */
+export async function readCatalogFile(buf: Buffer): Promise<CatalogFile> {
+  return rowsToImport(await readImportTable(buf, headerColumns));
 }

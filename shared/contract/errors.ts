@@ -46,6 +46,7 @@ export const ERRORS = {
   item_not_found: { status: 404, message: 'Строка отчёта не найдена: возможно, отчёт пересобран или удалён.' },
   seller_not_found: { status: 404, message: 'Продавец не найден.' },
   period_cost_not_found: { status: 404, message: 'Расход не найден: возможно, он уже удалён.' },
+  own_cost_not_found: { status: 404, message: 'Такой строки своих расходов нет: возможно, она уже удалена.' },
   upload_not_found: {
     status: 404,
     message: 'Загруженный файл не найден: возможно, загрузка не завершилась или устарела. Загрузите файл ещё раз.',
@@ -69,6 +70,10 @@ export const ERRORS = {
   product_busy: {
     status: 409,
     message: 'Себестоимость этого артикула сейчас меняется другим запросом. Попробуйте ещё раз.',
+  },
+  own_costs_busy: {
+    status: 409,
+    message: 'Свои расходы сейчас меняются другим запросом. Попробуйте ещё раз.',
   },
   report_processing: {
     status: 409,
@@ -137,6 +142,17 @@ export const ERRORS = {
   period_cost_columns_missing: {
     status: 422,
     message: 'В файле нет нужных столбцов: «Название», «Сумма» и «Месяц» (или «Дата»).',
+  },
+  // 422: own per-unit costs
+  own_cost_columns_missing: {
+    status: 422,
+    message:
+      'В файле нет нужных столбцов: «Статья» (название расхода) и «Сумма за шт» (и при необходимости «Артикул», «Действует с»).',
+  },
+  too_many_own_costs: {
+    status: 422,
+    message:
+      'Слишком много строк своих расходов: оставьте общие строки для всех артикулов и отдельные только где сумма другая.',
   },
   // 422: settings and retries
   vat_rate_not_in_force: {

@@ -410,6 +410,19 @@ export const FUNCTIONS = {
     // multipart body: no S3
     access: { table: ['GetItem', 'BatchGetItem', 'BatchWriteItem'] },
   },
+  // ONE function for listing, setting and deleting own per-unit costs (one record per user).
+  ownCosts: {
+    handler: 'functions/own-costs/own-costs.handler.handler',
+    // the caller; the user's own-costs record (Get, then a Put conditional on its revision)
+    access: { table: ['GetItem', 'PutItem'] },
+  },
+  ownCostsImport: {
+    handler: 'functions/own-costs/import.handler.handler',
+    throttle: { rate: 5, burst: 10 },
+    // the caller; the file's articles in the catalog (BatchGet), the own-costs record (Get, conditional
+    // Put). The file comes in the multipart body: no S3
+    access: { table: ['GetItem', 'BatchGetItem', 'PutItem'] },
+  },
   sellersList: {
     handler: 'functions/sellers/list.handler.handler',
     // the caller; its sellers (Query)

@@ -57,6 +57,7 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     cell_too_long: "shared/pnl/cost-file.ts turns the reader's codes into corrupt_file",
     too_many_rows: "shared/pnl/cost-file.ts turns the reader's codes into too_many_period_costs",
   },
+  importOwnCosts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
   rebuildMany: {
     duplicate_report: "the worker's duplicate check runs for uploads only; a rebuild keeps its own report",
     report_busy: 'a busy report is skipped with reason report_busy (rebuild.ts rebuildMany), not answered',
@@ -92,6 +93,7 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     value_out_of_range: "the sources' manual values were accepted when they were set",
   },
   putProduct: { field_not_correctable: 'put.handler.ts checks cost_price only, a correctable field' },
+  putOwnCost: { field_not_correctable: 'own-costs.handler.ts checks own_cost_price only, a correctable field' },
   getReport: { invalid_cursor: 'not verified: reached through the store; the route takes no cursor' },
   upload: {
     not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',

@@ -512,6 +512,68 @@ export const importResultSchema = z.object({
   errors: z.array(z.object({ row: z.number().int().describe('1-based row of the file'), message: z.string() })),
 });
 
+// --- Own per-unit costs (docs/METRICS.md, Own per-unit costs): money in roubles per unit ---
+
+export const ownCostLineSchema = z
+  .object({
+    article: z
+      .string()
+      .nullable()
+      .describe('null: the default line for every article (an article’s line of the same name replaces it)'),
+    name: z.string().describe('The cost’s name, e.g. «Упаковка»'),
+    amount: z.number().describe('Roubles per unit, in force today'),
+    amounts: z
+      .array(z.object({ valid_from: z.string().nullable(), amount: z.number() }))
+      .describe('Dated amounts in roubles per unit, oldest first; valid_from null: from the beginning'),
+  })
+  .meta({ id: 'OwnCostLine' });
+export const ownCostListSchema = z.object({
+  items: z.array(ownCostLineSchema).describe('The defaults first, then by article, each by name'),
+  updated_at: z.string().nullable().describe('When the lines last changed (null: never)'),
+});
+export const ownCostPutBodySchema = z.object({
+  article: z
+    .string()
+    .max(MAX_ARTICLE_LENGTH)
+    .nullable()
+    .optional()
+    .describe('The article; null or absent: the default line for every article'),
+  name: z.string().trim().min(1).max(100).describe('The cost’s name, e.g. «Упаковка»'),
+  amount: z.number().finite().min(0).max(100_000_000).describe('Roubles per unit'),
+  valid_from: isoDateSchema
+    .nullable()
+    .optional()
+    .describe(
+      'From this day on (YYYY-MM-DD); null: from the beginning; absent: a new line from the beginning, a change from today',
+    ),
+});
+export const ownCostDeleteQuerySchema = z.object({
+  article: z.string().min(1).max(MAX_ARTICLE_LENGTH).optional().describe('Absent: the default line'),
+  name: z.string().min(1).max(100),
+  valid_from: z
+    .union([isoDateSchema, z.literal('beginning')])
+    .optional()
+    .describe('Only this dated amount (`beginning`: the one from the beginning); absent: the whole line'),
+});
+export const ownCostImportFormSchema = z.object({
+  allow_unknown: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .describe('true: apply lines of articles the catalog does not know; without it such a file is not applied'),
+});
+export const ownCostImportResultSchema = z.object({
+  applied: z
+    .boolean()
+    .describe('True when the whole file was applied; false: nothing was written (see errors, unknown)'),
+  created: z.number().int().describe('Lines added'),
+  updated: z.number().int().describe('Lines given a new amount'),
+  unknown: z.object({
+    count: z.number().int().describe('Articles of the file the catalog does not know'),
+    articles: z.array(z.string()).describe(`The first ${MAX_UNKNOWN_LISTED} of them, in the file's order`),
+  }),
+  errors: z.array(z.object({ row: z.number().int().describe('1-based row of the file'), message: z.string() })),
+});
+
 export const sellerSchema = sellerRefSchema
   .extend({
     tax: taxProfileJsonSchema.nullable().describe('The seller’s own profile in force today; null: the user’s applies'),
@@ -671,6 +733,8 @@ export type JobStatus = z.infer<typeof jobStatusSchema>;
 export type CombineJob = z.infer<typeof combineJobSchema>;
 export type Product = z.infer<typeof productSchema>;
 export type ImportResult = z.infer<typeof importResultSchema>;
+export type OwnCostLineJson = z.infer<typeof ownCostLineSchema>;
+export type OwnCostImportResult = z.infer<typeof ownCostImportResultSchema>;
 export type Seller = z.infer<typeof sellerSchema>;
 export type Analytics = z.infer<typeof analyticsSchema>;
 export type AnalyticsFigures = z.infer<typeof analyticsFiguresSchema>;

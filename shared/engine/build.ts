@@ -7,6 +7,7 @@ import { attributeCosts, type CostAttribution } from './attribution';
 import { deriveValues, percentOf, usnMinimumApplies } from './derive';
 import { AGGREGATE_FIELDS, FIELD_BY_NAME, isCorrectable, type FieldName } from './fields';
 import { roundHalfAway } from './money';
+import { ownCostPerUnit } from './own-costs';
 import type {
   AggregateValues,
   ComputedItem,
@@ -67,7 +68,8 @@ export function manualValueRange(field: string): { min: number; max: number; int
   if (!def || !def.correctable) throw new FieldNotCorrectableError(field);
   if (def.unit === 'qty') return { min: 0, max: MAX_MANUAL_QTY, integer: true };
   if (def.unit === 'percent') return { min: -MAX_MANUAL_PERCENT, max: MAX_MANUAL_PERCENT, integer: false };
-  return { min: field === 'cost_price' ? 0 : -MAX_MANUAL_MONEY, max: MAX_MANUAL_MONEY, integer: true };
+  const perUnit = field === 'cost_price' || field === 'own_cost_price';
+  return { min: perUnit ? 0 : -MAX_MANUAL_MONEY, max: MAX_MANUAL_MONEY, integer: true };
 }
 
 export interface DroppedManualValue {
@@ -114,6 +116,7 @@ export function buildItems(
   const present = new Set<string>();
   const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
   const costOf = (article: string) => (has(settings.costPrices, article) ? settings.costPrices[article] : 0);
+  const ownOf = (article: string) => ownCostPerUnit(settings.ownCosts, article);
   // WB's per-article costs first (attribution.ts): they change which item carries ads, storage, acceptance.
   const attributed = settings.costs ? attributeCosts(parsed.articles, settings.costs) : null;
   const articles = attributed?.articles ?? parsed.articles;
@@ -121,12 +124,13 @@ export function buildItems(
   // Then the values without any allocation: the bases and the amounts to spread come from them.
   const bare = articles.map((art) => ({
     article: art.article,
-    computed: deriveValues(art.aggregates, costOf(art.article)!, settings.tax, {}),
+    computed: deriveValues(art.aggregates, costOf(art.article)!, settings.tax, {}, 0, ownOf(art.article)),
   }));
   const { allocated, summary } = allocateUnassigned(bare, settings.allocation ?? DEFAULT_ALLOCATION);
   const items: ComputedItem[] = articles.map((art, i) => {
     present.add(art.article);
     const costPrice = costOf(art.article);
+    const ownCost = ownOf(art.article);
     const manual: ManualValues = {};
     const given = has(manualByArticle, art.article) ? manualByArticle[art.article] : undefined;
     for (const [field, value] of Object.entries(given ?? {})) {
@@ -142,9 +146,9 @@ export function buildItems(
       category: art.category,
       nm_id: art.nm_id,
       brand: art.brand,
-      computed: deriveValues(art.aggregates, costPrice!, settings.tax, {}, allocated[i], adRevenue(i)),
+      computed: deriveValues(art.aggregates, costPrice!, settings.tax, {}, allocated[i], ownCost, adRevenue(i)),
       manual_values: manual,
-      effective: deriveValues(art.aggregates, costPrice!, settings.tax, manual, allocated[i], adRevenue(i)),
+      effective: deriveValues(art.aggregates, costPrice!, settings.tax, manual, allocated[i], ownCost, adRevenue(i)),
     };
   });
   for (const [article, values] of Object.entries(manualByArticle)) {
@@ -230,6 +234,7 @@ export function applyManualValue(
     tax,
     manual,
     item.computed.allocated_expenses ?? 0,
+    item.computed.own_cost_price ?? 0,
     item.computed.ad_revenue ?? 0,
   );
   return { ...item, manual_values: manual, effective };
@@ -240,13 +245,14 @@ export function rederiveItem(
   item: ComputedItem,
   tax: TaxProfile,
   costPrice: number = item.computed.cost_price ?? 0,
+  ownCostPrice: number = item.computed.own_cost_price ?? 0,
 ): ComputedItem {
   const aggregates = aggregatesOf(item.computed);
   const allocated = item.computed.allocated_expenses ?? 0;
   const adRevenue = item.computed.ad_revenue ?? 0;
   return {
     ...item,
-    computed: deriveValues(aggregates, costPrice, tax, {}, allocated, adRevenue),
-    effective: deriveValues(aggregates, costPrice, tax, item.manual_values, allocated, adRevenue),
+    computed: deriveValues(aggregates, costPrice, tax, {}, allocated, ownCostPrice, adRevenue),
+    effective: deriveValues(aggregates, costPrice, tax, item.manual_values, allocated, ownCostPrice, adRevenue),
   };
 }

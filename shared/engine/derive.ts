@@ -1,7 +1,7 @@
 /**
  * Derived values per item (docs/METRICS.md, Derived values per item), computed in the table's order from the
  * EFFECTIVE inputs: a manual value where one is set, else the computed one. A manual value on a derived
- * field (cost_price, vat, usn, profit, margin) wins and every later field uses it.
+ * field (cost_price, own_cost_price, vat, usn, profit, margin) wins and every later field uses it.
  */
 import { AGGREGATE_FIELDS } from './fields';
 import { mulDivRound, rateHundredths, roundHalfAway } from './money';
@@ -55,6 +55,12 @@ export function usnMinimumApplies(tax: TaxProfile, v: Pick<ItemValues, 'income' 
   return minimum > regular;
 }
 
+/** ROI: profit on what the units cost the seller, the cost price and the own per-unit costs (null when ≤ 0). */
+export function roiOf(profit: number, costTotal: number, ownCosts: number): number | null {
+  const invested = costTotal + ownCosts;
+  return invested > 0 ? percentOf(profit, invested) : null;
+}
+
 export function deriveValues(
   aggregates: AggregateValues,
   costPrice: number,
@@ -62,6 +68,8 @@ export function deriveValues(
   manual: ManualValues,
   /** The item's share of the «Без артикула» costs (allocation.ts), kopecks; 0 when nothing is spread. */
   allocated = 0,
+  /** The seller's own costs per unit (own-costs.ts), kopecks; 0 without any. */
+  ownCostPrice = 0,
   /** Orders WB's promotion API puts down to the item's ads (attribution.ts), kopecks; 0 without it. */
   adRevenue = 0,
 ): ItemValues {
@@ -97,6 +105,11 @@ export function deriveValues(
   v.vat = vat;
   const costTotal = roundHalfAway(cost * netQty);
   v.cost_total = costTotal;
+  // The seller's own per-unit costs enter expenses and profit as the cost price does, never the payout.
+  const ownUnit = pick('own_cost_price', () => ownCostPrice) ?? 0;
+  v.own_cost_price = ownUnit;
+  const ownTotal = roundHalfAway(ownUnit * netQty);
+  v.own_costs = ownTotal;
   const expenses = sumLines(EXPENSE_LINES, v);
   v.expenses = expenses;
   v.allocated_expenses = allocated;
@@ -106,7 +119,7 @@ export function deriveValues(
   const profit = pick('profit', () => income - vat - usn - expenses - allocated + a.additional_payments) ?? 0;
   v.profit = profit;
   v.margin = pick('margin', () => (a.realization > 0 ? percentOf(profit, a.realization) : null));
-  v.roi = costTotal > 0 ? percentOf(profit, costTotal) : null;
+  v.roi = roiOf(profit, costTotal, ownTotal);
   v.payout = sumLines(PAYOUT_LINES, v);
   v.ad_revenue = adRevenue;
   v.drr = drrOf(a.ads, a.realization);

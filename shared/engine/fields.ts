@@ -76,6 +76,10 @@ export const DERIVED_FIELDS = [
   // ads ÷ realization and ad_revenue ÷ ads (docs/METRICS.md, ДРР and ROAS).
   f('drr', 'percent', false, 'recompute', 'ДРР, %'),
   f('roas', 'percent', false, 'recompute', 'ROAS, %'),
+  // The seller's own per-unit costs (own-costs.ts): the snapshot per unit and its total, entering
+  // expenses and profit like cost_price and cost_total, never the payout.
+  f('own_cost_price', 'money', true, 'recompute', 'Свои расходы за шт, ₽'),
+  f('own_costs', 'money', false, 'sum', 'Свои расходы'),
 ] as const;
 
 export const FIELDS: ReadonlyArray<FieldDef & { readonly name: FieldName }> = [...AGGREGATE_FIELDS, ...DERIVED_FIELDS];
@@ -127,7 +131,17 @@ export const FIELD_GROUPS: ReadonlyArray<{ id: string; title: string; fields: re
   {
     id: 'tax',
     title: 'Себестоимость и налоги',
-    fields: ['income', 'vat', 'usn', 'cost_price', 'cost_total', 'allocated_expenses', 'expenses'],
+    fields: [
+      'income',
+      'vat',
+      'usn',
+      'cost_price',
+      'cost_total',
+      'own_cost_price',
+      'own_costs',
+      'allocated_expenses',
+      'expenses',
+    ],
   },
   { id: 'result', title: 'Результат', fields: ['profit', 'margin', 'roi', 'payout'] },
   { id: 'ads', title: 'Реклама', fields: ['ad_revenue', 'drr', 'roas'] },

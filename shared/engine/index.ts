@@ -13,6 +13,7 @@ export * from './combine';
 export * from './allocation';
 export * from './attribution';
 export * from './periods';
+export * from './own-costs';
 export * from './identity';
 export * from './fingerprint';
 export { readReport, countRows, fingerprintReport, type ReadHooks } from './read-report';

@@ -36,7 +36,7 @@ export const PAYOUT_LINES: readonly MoneyLine[] = [
 
 /**
  * expenses = (realization − for_pay) + logistics + reverse_logistics + rebill_logistics + storage +
- * acceptance + penalties + deductions + ads − loyalty + cost_total (docs/METRICS.md, expenses).
+ * acceptance + penalties + deductions + ads − loyalty + cost_total + own_costs (docs/METRICS.md, expenses).
  */
 export const EXPENSE_LINES: readonly MoneyLine[] = [
   line(1, 'realization'),
@@ -51,6 +51,7 @@ export const EXPENSE_LINES: readonly MoneyLine[] = [
   line(1, 'ads'),
   line(-1, 'loyalty'),
   line(1, 'cost_total'),
+  line(1, 'own_costs'),
 ];
 
 /** Σ sign · value over the lines, in the values' unit (integer kopecks stay integers); a missing value counts as 0. */

@@ -54,6 +54,7 @@ export const PNL_LINES: readonly PnlLine[] = [
   // Loyalty as WB states it is money to the seller; as a P&L expense it is its opposite.
   line('loyalty', 'Программа лояльности', -1, (t) => -t.loyalty!),
   line('cost_of_goods', 'Себестоимость товаров', -1, (t) => t.cost_total!),
+  line('own_costs', 'Свои расходы на единицу товара', -1, (t) => t.own_costs ?? 0),
   line('vat', 'НДС', -1, (t) => t.vat!),
   line('usn', 'УСН', -1, (t) => t.usn!),
 ];

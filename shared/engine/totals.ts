@@ -2,7 +2,7 @@
  * Report level (docs/METRICS.md, Report level): totals are the sums of the item values, so an export's totals row
  * equals its column sums; ratios are recomputed from the totals.
  */
-import { drrOf, percentOf, roasOf } from './derive';
+import { drrOf, percentOf, roasOf, roiOf } from './derive';
 import { FIELDS } from './fields';
 import { mulDivRound, round2 } from './money';
 import type { CategoryCommission, ComputedItem, ItemValues } from './types';
@@ -47,7 +47,8 @@ export function computeTotals(items: ReadonlyArray<ItemValues>): ItemValues {
   const netQty = t.net_qty ?? 0;
   t.avg_seller_price = salesQty > 0 ? mulDivRound(t.sales_seller_price ?? 0, 1, salesQty) : null;
   t.margin = realization > 0 ? percentOf(profit, realization) : null;
-  t.roi = costTotal > 0 ? percentOf(profit, costTotal) : null;
+  t.roi = roiOf(profit, costTotal, t.own_costs ?? 0);
+  t.own_cost_price = netQty !== 0 ? mulDivRound(t.own_costs ?? 0, 1, netQty) : null;
   t.cost_price = netQty !== 0 ? mulDivRound(costTotal, 1, netQty) : null;
   t.category_commission_percent = weightedCommissionPercent(items);
   t.drr = drrOf(t.ads ?? 0, realization);

@@ -1,6 +1,7 @@
 import type { ContentFingerprint } from './fingerprint';
 import type { AllocationMethod } from './allocation';
 import type { ReportCosts } from './attribution';
+import type { OwnCostRates } from './own-costs';
 import type { AggregateField, FieldName } from './fields';
 
 /** Per-item values keyed by docs/METRICS.md field name; money in kopecks, percents like 27.5, null where undefined (e.g. margin when realization ≤ 0). */
@@ -113,4 +114,6 @@ export interface ReportSettings {
    * Absent: the rows' values as they are.
    */
   costs?: ReportCosts;
+  /** The seller's own costs per unit as in force for this report (own-costs.ts); none when absent. */
+  ownCosts?: OwnCostRates;
 }

@@ -14,6 +14,7 @@ export const EXPORT_FIELD_ORDER: readonly FieldName[] = FIELD_ORDER;
 export const RATIO_FIELDS: ReadonlySet<FieldName> = new Set<FieldName>([
   'avg_seller_price',
   'cost_price',
+  'own_cost_price',
   'category_commission_percent',
   'margin',
   'roi',

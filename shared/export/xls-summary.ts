@@ -112,8 +112,11 @@ export function summaryTotals(reports: readonly SummaryRow[]): ItemValues {
   const n = (f: FieldName) => t[f] ?? 0;
   t.avg_seller_price = n('sales_qty') > 0 ? roundKop(n('sales_seller_price') / n('sales_qty')) : null;
   t.cost_price = n('net_qty') !== 0 ? roundKop(n('cost_total') / n('net_qty')) : null;
+  t.own_cost_price = n('net_qty') !== 0 ? roundKop(n('own_costs') / n('net_qty')) : null;
   t.margin = n('realization') > 0 ? round2((n('profit') / n('realization')) * 100) : null;
-  t.roi = n('cost_total') > 0 ? round2((n('profit') / n('cost_total')) * 100) : null;
+  // ROI on what the units cost the seller: the cost price and the own per-unit costs.
+  const invested = n('cost_total') + n('own_costs');
+  t.roi = invested > 0 ? round2((n('profit') / invested) * 100) : null;
   const weighted = reports.reduce(
     (s, r) => s + (r.totals.category_commission_percent ?? 0) * (r.totals.realization ?? 0),
     0,

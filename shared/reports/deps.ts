@@ -52,13 +52,18 @@ import { rebuildReport } from './rebuild';
 import { dropUnusedSeller, failUpload, recoverAbandonedUploads } from './recover';
 import { resolveReportSettings, type SettingsDeps } from './settings';
 import { readPeriodCosts } from '../store/wb-costs.repo';
+import { getOwnCosts } from '../store/own-costs.repo';
 import { runWorkerEvent } from './worker';
 
 /** The real dependencies; `over` replaces parts (an integration test's failing store, say). */
 export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
   const c = getConfig();
   const items = { writeItems };
-  const settings: SettingsDeps = { products: { getReportCostPrices, listProducts }, wbCosts: { readPeriodCosts } };
+  const settings: SettingsDeps = {
+    products: { getReportCostPrices, listProducts },
+    wbCosts: { readPeriodCosts },
+    ownCosts: { getOwnCosts },
+  };
   const deps: ReportDeps = {
     clock: systemClock,
     ids: { newId: newReportId },

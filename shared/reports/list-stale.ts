@@ -3,7 +3,7 @@
  * without reading their items. An uploaded report: the tax profile or the allocation method in force
  * now differs from the one it was built with (analytics.ts settingsChanged), or a cost price of one of
  * its articles in force on its date differs from the one in its analytics summary (cost prices changed
- * since the build). A combined report: one of its sources was rebuilt, corrected or deleted since it was
+ * since the build), or so does an article's own costs per unit (own cost lines changed since). A combined report: one of its sources was rebuilt, corrected or deleted since it was
  * combined (combined-stale.ts). The report page computes the same from the items (settings.ts isStale).
  */
 import type { ReportRecord } from '../store/report-record';
@@ -11,6 +11,8 @@ import type { SellerRecord } from '../store/sellers.repo';
 import type * as summariesRepo from '../store/summaries.repo';
 import type { StoredSummary } from '../store/summaries.repo';
 import type { CostPricePeriod } from '../engine/periods';
+import { ownCostPerUnit, ownCostRates, type OwnCostLine } from '../engine/own-costs';
+import type * as ownCostsRepo from '../store/own-costs.repo';
 import type { UserRecord } from '../store/users.repo';
 import { priceOn, settingsChanged } from './analytics';
 import { combinedStaleness, type CombinedStaleDeps } from './combined-stale';
@@ -24,12 +26,14 @@ export interface ListStaleness {
 
 export const STALE_TAX = 'Налоговые настройки или способ распределения расходов изменились после сборки отчёта.';
 export const STALE_PRICES = 'Себестоимость товаров изменилась после сборки отчёта.';
+export const STALE_OWN_COSTS = 'Свои расходы на единицу товара изменились после сборки отчёта.';
 
 const FRESH: ListStaleness = { stale: false, stale_reason: null };
 
 /** What the list's staleness reads: the page's summaries, the catalog's prices, combined reports' sources. */
 export interface ListStaleDeps extends CombinedStaleDeps {
   summaries: Pick<typeof summariesRepo, 'listSummaries' | 'listCostPrices'>;
+  ownCosts: Pick<typeof ownCostsRepo, 'getOwnCosts'>;
 }
 
 export async function listStaleness(
@@ -41,7 +45,7 @@ export async function listStaleness(
   const out = new Map<string, ListStaleness>();
   const ready = records.filter((r) => (r.status ?? 'ready') === 'ready');
   const singles = ready.filter((r) => !r.is_combined);
-  const [summaries, prices]: [Map<string, StoredSummary>, Map<string, CostPricePeriod[]>] =
+  const [summaries, prices, ownLines]: [Map<string, StoredSummary>, Map<string, CostPricePeriod[]>, OwnCostLine[]] =
     singles.length > 0
       ? await Promise.all([
           deps.summaries.listSummaries(
@@ -49,10 +53,12 @@ export async function listStaleness(
             singles.map((r) => r.id),
           ),
           deps.summaries.listCostPrices(user.id),
+          deps.ownCosts.getOwnCosts(user.id).then((b) => b.lines),
         ])
-      : ([new Map(), new Map()] as [
+      : ([new Map(), new Map(), []] as [
           Awaited<ReturnType<typeof summariesRepo.listSummaries>>,
           Awaited<ReturnType<typeof summariesRepo.listCostPrices>>,
+          OwnCostLine[],
         ]);
   await Promise.all(
     ready.map(async (r) => {
@@ -66,10 +72,12 @@ export async function listStaleness(
       const summary = summaries.get(r.id);
       if (summary && summary.complete && summary.version === (r.version ?? 1)) {
         const date = settingsDate(r);
-        const changed = summary
-          .articles()
-          .some((a) => a.article !== '' && priceOn(prices, a.article, date) !== a.cost_price);
+        const articles = summary.articles();
+        const changed = articles.some((a) => a.article !== '' && priceOn(prices, a.article, date) !== a.cost_price);
         if (changed) return void out.set(r.id, { stale: true, stale_reason: STALE_PRICES });
+        const own = ownCostRates(ownLines, date);
+        if (articles.some((a) => ownCostPerUnit(own, a.article) !== (a.own_cost_price ?? 0)))
+          return void out.set(r.id, { stale: true, stale_reason: STALE_OWN_COSTS });
       }
       out.set(r.id, FRESH);
     }),

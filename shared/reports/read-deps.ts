@@ -10,6 +10,7 @@ import { getReportCostPrices, listProducts } from '../store/products.repo';
 import { getReport, getReportAnyStatus, getReportItems, listReports, updateReportMeta } from '../store/reports.repo';
 import { getSeller, listSellers } from '../store/sellers.repo';
 import { readPeriodCosts } from '../store/wb-costs.repo';
+import { getOwnCosts } from '../store/own-costs.repo';
 import { deleteSummary, listCostPrices, listReportHeads, listSummaries, putSummary } from '../store/summaries.repo';
 import type { AnalyticsDeps, SummaryDeps } from './analytics';
 import type { ReadDeps } from './queries';
@@ -20,6 +21,7 @@ export const readDeps: ReadDeps = {
   sellers: { getSeller, listSellers },
   products: { getReportCostPrices, listProducts },
   wbCosts: { readPeriodCosts },
+  ownCosts: { getOwnCosts },
   summaries: { listSummaries, listCostPrices },
 };
 

@@ -2,11 +2,15 @@
  * The settings a report is built with (docs/METRICS.md, Settings that enter the computation): the tax
  * profile of the report's seller, else the user's default, as in force on the middle day of the
  * report's period (its VAT rate checked against that date); the catalog's cost prices in force on that
- * day; the allocation method of the seller, else the user's. All are snapshot into the report;
- * `isStale` tells whether a rebuild would take different ones now.
+ * day; the seller's own per-unit costs in force on that day (shared/engine/own-costs.ts); the
+ * allocation method of the seller, else the user's. All are snapshot into the report (the prices and
+ * the own costs per unit as each item's computed cost_price and own_cost_price); `isStale` tells
+ * whether a rebuild would take different ones now.
  */
 import { DEFAULT_ALLOCATION, type AllocationMethod } from '../engine/allocation';
 import { unprocessable } from '../errors';
+import { ownCostPerUnit, ownCostRates } from '../engine/own-costs';
+import type * as ownCostsRepo from '../store/own-costs.repo';
 import {
   costPricesOn,
   invalidVatPeriods,
@@ -25,11 +29,13 @@ import type { UserRecord } from '../store/users.repo';
 import type * as wbCostsRepo from '../store/wb-costs.repo';
 import { ATTRIBUTED_FIELDS, type ReportCosts } from '../engine/attribution';
 
-/** What resolving a report's settings and its staleness read: the catalog's prices. */
+/** What resolving a report's settings and its staleness read: the catalog's prices, WB's costs, own costs. */
 export interface SettingsDeps {
   products: Pick<typeof productsRepo, 'getReportCostPrices' | 'listProducts'>;
   /** WB's per-article costs of a period (the WB connection's cost fetch). */
   wbCosts: Pick<typeof wbCostsRepo, 'readPeriodCosts'>;
+  /** The seller's own per-unit cost lines (shared/engine/own-costs.ts). */
+  ownCosts: Pick<typeof ownCostsRepo, 'getOwnCosts'>;
 }
 
 type UserSettings = Partial<Pick<UserRecord, 'tax' | 'tax_periods' | 'allocation'>>;
@@ -117,7 +123,10 @@ export async function resolveReportSettings(
   const date = settingsDate(period);
   const tax = resolveReportTax(user, seller, date);
   const costsP = loadReportCosts(deps, user.id, seller?.number ?? null, period);
-  const catalog = await (prices ?? loadReportCostPrices(deps, user.id, period, articles));
+  const [catalog, own] = await Promise.all([
+    prices ?? loadReportCostPrices(deps, user.id, period, articles),
+    deps.ownCosts.getOwnCosts(user.id),
+  ]);
   const costs = await costsP;
   const w = vatWarning(tax);
   return {
@@ -125,6 +134,7 @@ export async function resolveReportSettings(
       tax: tax.profile,
       costPrices: catalog.prices,
       allocation: effectiveAllocation(user, seller),
+      ownCosts: ownCostRates(own.lines, date, articles),
       ...(costs ? { costs } : {}),
     },
     known: catalog.known,
@@ -168,8 +178,9 @@ export function loadReportCostPrices(
 
 /**
  * True when a rebuild would take other settings than the report's snapshot: the tax profile in force on
- * the report's date, the allocation method, or a cost price in force on that date (a price never set
- * counts as 0). A combined report is never stale here: it has no source to rebuild from.
+ * the report's date, the allocation method, a cost price in force on that date (a price never set
+ * counts as 0), or the own costs per unit in force on that date. A combined report is never stale here:
+ * it has no source to rebuild from.
  */
 export async function isStale(
   deps: SettingsDeps,
@@ -183,6 +194,8 @@ export async function isStale(
   const date = settingsDate(record);
   if (!sameTaxProfile(record.tax_profile, effectiveTaxProfile(user, seller, date))) return true;
   if ((record.allocation?.method ?? DEFAULT_ALLOCATION) !== effectiveAllocation(user, seller)) return true;
+  const own = ownCostRates((await deps.ownCosts.getOwnCosts(user.id)).lines, date);
+  if (items.some((i) => (i.computed.own_cost_price ?? 0) !== ownCostPerUnit(own, i.article))) return true;
   let prices: Record<string, number>;
   if (catalog) {
     prices = costPricesOn((await catalog).values(), date);

@@ -22,6 +22,7 @@
  * | seller            | USER#<userId>               | SELLER#<sellerId>      |                                                   | sellers by user (query pk, begins_with SELLER#) |
  * | seller number     | USER#<userId>               | SELLERNUM#<number>     |                                                   | seller by user and number; uniqueness (conditional put with the seller) |
  * | product           | USER#<userId>               | PRODUCT#<article>      |                                                   | products by user and article (GetItem; list = query begins_with PRODUCT#) |
+ * | own costs         | USER#<userId>               | OWNCOSTS               |                                                   | every own per-unit cost line of the user in one record (GetItem; conditional Put on `rev`) |
  * | report identity   | USER#<userId>               | RIDENT#<identity>#<reportId> |                                             | does the user have this report already (query begins_with RIDENT#<identity>#, one read) |
  * | report summary    | USER#<userId>               | SUMMARY#<reportId>#<chunk, 3 digits> |                                     | analytics: every summary of a user in one query (begins_with SUMMARY#); a report's chunks (begins_with SUMMARY#<reportId>#) |
  * | period cost       | USER#<userId>               | PCOST#<costId>         |                                                   | a user's period costs (query begins_with PCOST#; P&L, docs/METRICS.md) |
@@ -111,6 +112,9 @@ export const productKey = (userId: string, article: string): Key => ({
   pk: `USER#${userId}`,
   sk: `${PRODUCT_PREFIX}${article}`,
 });
+
+/** All of a user's own per-unit cost lines (own-costs.repo.ts), one record. */
+export const ownCostsKey = (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'OWNCOSTS' });
 
 /** One record per uploaded report under its identity (shared/reports/report-identity.ts). */
 export const IDENTITY_PREFIX = 'RIDENT#';

@@ -14,7 +14,7 @@ import { ALLOCATED_FIELDS } from '../engine/allocation';
 import { TAX_SYSTEMS, type ItemValues } from '../engine/types';
 
 /** The current version of each kind of record; a changed shape gets a new version and a migration. */
-export const RECORD_VERSIONS = { report: 1, product: 1, seller: 1, user: 1, period_cost: 1 } as const;
+export const RECORD_VERSIONS = { report: 1, product: 1, seller: 1, user: 1, period_cost: 1, own_costs: 1 } as const;
 export type RecordKind = keyof typeof RECORD_VERSIONS;
 
 /** A stored record that is not of its kind's current shape: names the record's key and what is wrong. */
@@ -175,6 +175,25 @@ export const storedProduct = z.looseObject({
   cost_prices: z.array(z.object({ valid_from: isoDate, cost_price: z.number() })),
   created_at: z.string(),
   updated_at: z.string(),
+});
+
+// The own per-unit costs of a user, one record (own-costs.repo.ts): the lines gzip'd as JSON in `data`.
+
+export const storedOwnCosts = z.looseObject({
+  rev: z.number().int().nonnegative(),
+  line_count: z.number().int().nonnegative(),
+  data: z.instanceof(Uint8Array),
+  updated_at: z.string(),
+});
+/** The body inside `data` once gunzipped. */
+export const storedOwnCostLines = z.object({
+  lines: z.array(
+    z.object({
+      article: z.string().nullable(),
+      name: z.string(),
+      amounts: z.array(z.object({ valid_from: isoDate, amount: z.number().int().nonnegative() })),
+    }),
+  ),
 });
 
 // The seller record (sellers.repo.ts).

@@ -759,6 +759,36 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       200,
     );
   },
+  ownCosts: async (run) => {
+    await run.call(
+      { method: 'PUT', path: '/api/own-costs', token: fx.user.token, body: { name: 'Упаковка', amount: 12.5 } },
+      200,
+    );
+    await run.call({ method: 'GET', path: '/api/own-costs', token: fx.user.token }, 200);
+    await run.call(
+      { method: 'DELETE', path: '/api/own-costs', token: fx.user.token, query: { name: 'Упаковка' } },
+      204,
+    );
+  },
+  ownCostsImport: async (run) => {
+    const csv = multipartBody(
+      {
+        filename: 'own.csv',
+        content: Buffer.from('Артикул;Статья;Сумма за шт\nIAM-1;Упаковка;5\n;Фулфилмент;30\n', 'utf8'),
+      },
+      { allow_unknown: 'true' },
+    );
+    await run.call(
+      {
+        method: 'POST',
+        path: '/api/own-costs/import',
+        token: fx.user.token,
+        body: csv.body,
+        headers: { 'content-type': csv.contentType },
+      },
+      200,
+    );
+  },
   sellersList: async (run) => {
     await run.call({ method: 'GET', path: '/api/sellers', token: fx.user.token }, 200);
   },

@@ -11,6 +11,7 @@ import { ForgotPasswordPage } from './pages/forgot-password-page';
 import { LoginPage } from './pages/login-page';
 import { PnlPage } from './pages/pnl-page';
 import { ProductsPage } from './pages/products-page';
+import { OwnCostsPage } from './pages/own-costs-page';
 import { RegisterPage } from './pages/register-page';
 import { ReportPage } from './pages/report-page';
 import { ReportsPage } from './pages/reports-page';
@@ -88,6 +89,14 @@ export function App() {
             }
           />
           <Route
+            path="/own-costs"
+            element={
+              <SignedIn>
+                <OwnCostsPage />
+              </SignedIn>
+            }
+          />
+          <Route
             path="/settings"
             element={
               <SignedIn>
@@ -147,6 +156,7 @@ function Shell({ children }: { children: ReactNode }) {
             <NavLink to="/analytics">Аналитика</NavLink>
             <NavLink to="/pnl">P&amp;L</NavLink>
             <NavLink to="/products">Себестоимость</NavLink>
+            <NavLink to="/own-costs">Свои расходы</NavLink>
             <NavLink to="/settings">Настройки</NavLink>
           </nav>
           <div className="topbar-user">

@@ -286,7 +286,10 @@ describe('summary encoding', () => {
     const chunks = encodeChunks(many, 20_000);
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((c) => c.length <= 20_000)).toBe(true);
-    expect(chunks.flatMap((c) => decodeArticles(c))).toEqual(many);
+    // Own costs per unit round-trip too; a figure made without them reads as 0.
+    expect(chunks.flatMap((c) => decodeArticles(c))).toEqual(many.map((a) => ({ ...a, own_cost_price: 0 })));
+    const owned = many.slice(0, 3).map((a, i) => ({ ...a, own_cost_price: 1_250 * i }));
+    expect(decodeArticles(encodeChunks(owned)[0]!)).toEqual(owned);
   });
 });
 

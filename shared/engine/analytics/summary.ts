@@ -24,8 +24,18 @@ export const WEEK_FIELDS = [
 export type WeekField = (typeof WEEK_FIELDS)[number];
 export type WeekFigures = Record<WeekField, number>;
 
-/** Per-article figures (effective values; cost_price is the snapshot's computed price per unit). */
-export const ARTICLE_FIELDS = ['realization', 'profit', 'sales_qty', 'returns_qty', 'cost_price'] as const;
+/**
+ * Per-article figures (effective values; cost_price and own_cost_price are the snapshot's computed
+ * amounts per unit). A summary written before own_cost_price existed reads it as 0.
+ */
+export const ARTICLE_FIELDS = [
+  'realization',
+  'profit',
+  'sales_qty',
+  'returns_qty',
+  'cost_price',
+  'own_cost_price',
+] as const;
 export type ArticleField = (typeof ARTICLE_FIELDS)[number];
 
 export interface ArticleFigures {
@@ -35,6 +45,8 @@ export interface ArticleFigures {
   sales_qty: number;
   returns_qty: number;
   cost_price: number;
+  /** Absent (0) in figures made before own costs. */
+  own_cost_price?: number;
 }
 
 export interface SummaryContent {
@@ -70,7 +82,15 @@ export function summarizeItems(items: ReadonlyArray<Pick<ComputedItem, 'article'
     for (const f of WEEK_FIELDS) totals[f] += num(e[f]);
     let a = byArticle.get(it.article);
     if (!a) {
-      a = { article: it.article, realization: 0, profit: 0, sales_qty: 0, returns_qty: 0, cost_price: 0 };
+      a = {
+        article: it.article,
+        realization: 0,
+        profit: 0,
+        sales_qty: 0,
+        returns_qty: 0,
+        cost_price: 0,
+        own_cost_price: 0,
+      };
       byArticle.set(it.article, a);
     }
     a.realization += num(e.realization);
@@ -78,6 +98,7 @@ export function summarizeItems(items: ReadonlyArray<Pick<ComputedItem, 'article'
     a.sales_qty += num(e.sales_qty);
     a.returns_qty += num(e.returns_qty);
     a.cost_price = num(it.computed.cost_price);
+    a.own_cost_price = num(it.computed.own_cost_price);
     const c = it.computed;
     hash.update(
       `${it.article}\u0000${num(c.realization)}|${num(c.for_pay)}|${num(c.sales_qty)}|${num(c.returns_qty)}\n`,
@@ -102,7 +123,7 @@ export function encodeArticles(articles: ReadonlyArray<ArticleFigures>): Buffer 
   const body: Encoded = {
     v: 1,
     a: articles.map((x) => x.article),
-    c: ARTICLE_FIELDS.map((f) => articles.map((x) => x[f])),
+    c: ARTICLE_FIELDS.map((f) => articles.map((x) => x[f] ?? 0)),
   };
   return gzipSync(JSON.stringify(body), { level: 6 });
 }
@@ -110,7 +131,7 @@ export function encodeArticles(articles: ReadonlyArray<ArticleFigures>): Buffer 
 export function decodeArticles(data: Uint8Array): ArticleFigures[] {
   const body = JSON.parse(gunzipSync(data).toString('utf8')) as Encoded;
   if (body.v !== 1) throw new Error(`unknown summary encoding ${String(body.v)}`);
-  const [realization, profit, sales, returns, cost] = ARTICLE_FIELDS.map((_, j) => body.c[j]);
+  const [realization, profit, sales, returns, cost, own] = ARTICLE_FIELDS.map((_, j) => body.c[j]);
   const out: ArticleFigures[] = new Array<ArticleFigures>(body.a.length);
   for (let i = 0; i < body.a.length; i++)
     out[i] = {
@@ -120,6 +141,7 @@ export function decodeArticles(data: Uint8Array): ArticleFigures[] {
       sales_qty: sales![i]!,
       returns_qty: returns![i]!,
       cost_price: cost![i]!,
+      own_cost_price: own?.[i] ?? 0,
     };
   return out;
 }

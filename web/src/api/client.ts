@@ -391,6 +391,26 @@ export const api = {
     form.append('file', file, file.name);
     return call('importProducts', { form });
   },
+  listOwnCosts: () => call('listOwnCosts'),
+  /** One dated amount of a line (roubles per unit); article null: the default for every article. */
+  putOwnCost: (line: { article: string | null; name: string; amount: number; valid_from?: string | null }) =>
+    call('putOwnCost', { body: line }),
+  /** A line, or with `validFrom` (a date, or null = from the beginning) only that amount. */
+  deleteOwnCost: (line: { article: string | null; name: string }, validFrom?: string | null) =>
+    call('deleteOwnCost', {
+      query: {
+        name: line.name,
+        ...(line.article !== null ? { article: line.article } : {}),
+        ...(validFrom !== undefined ? { valid_from: validFrom ?? 'beginning' } : {}),
+      },
+    }).then(() => undefined),
+  /** `allowUnknown`: apply lines of articles the catalog does not know (else such a file is not applied). */
+  importOwnCosts: (file: File, opts: { allowUnknown?: boolean } = {}) => {
+    const form = new FormData();
+    if (opts.allowUnknown) form.append('allow_unknown', 'true');
+    form.append('file', file, file.name);
+    return call('importOwnCosts', { form });
+  },
   listSellers: () => call('listSellers'),
   patchSeller: (
     id: string,

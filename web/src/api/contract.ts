@@ -31,6 +31,8 @@ export {
   type DuplicateOf,
   type LoginResult,
   type MarginGroup,
+  type OwnCostImportResult,
+  type OwnCostLineJson,
   type ManualValueResult,
   type Page,
   type Product,

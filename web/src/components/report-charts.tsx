@@ -58,7 +58,7 @@ export function waterfallSteps(totals: Values): Step[] {
   // Loans lower what WB transfers but are not an expense: they come back before profit.
   total(fieldTitle('payout'), n(totals.payout), 'Округления WB и корректировки');
   delta('Займы (не расход)', n(totals.loans));
-  for (const f of ['vat', 'usn', 'cost_total']) minus(f);
+  for (const f of ['vat', 'usn', 'cost_total', 'own_costs']) minus(f);
   total(fieldTitle('profit'), n(totals.profit), 'Ручные корректировки');
   return steps;
 }

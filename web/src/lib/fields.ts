@@ -39,7 +39,8 @@ export const COLUMN_GROUPS: ReadonlyArray<{ id: string; title: string; fields: r
 })();
 
 /**
- * The compact preset «Главное»: what a seller reads first — realization, the result, quantity and cost.
+ * The compact preset «Главное»: what a seller reads first — realization, the result, quantity and cost
+ * (the cost price and the seller's own per-unit costs).
  * On a phone the same preset is a card per article (realization, profit, margin).
  */
 export const MAIN_FIELDS: readonly FieldName[] = [
@@ -50,6 +51,7 @@ export const MAIN_FIELDS: readonly FieldName[] = [
   'net_qty',
   'cost_price',
   'cost_total',
+  'own_costs',
 ];
 
 export const NO_ARTICLE_LABEL = 'Без артикула';

@@ -1,0 +1,24 @@
+import { MAX_IMPORT_BYTES } from '../../shared/catalog/import-file';
+import { importOwnCosts } from '../../shared/catalog/own-costs';
+import { ownCostDeps } from '../../shared/catalog/own-costs-deps';
+import { readOwnCostFile } from '../../shared/catalog/own-costs-file';
+import { badRequest } from '../../shared/errors';
+import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
+
+const deps = ownCostDeps();
+const contract = ROUTES.importOwnCosts;
+const route = fromRoute(contract, { multipart: { maxFileBytes: MAX_IMPORT_BYTES } });
+
+/**
+ * POST /api/own-costs/import (multipart `file`: xlsx or csv with «Артикул» (optional), «Статья», «Сумма
+ * за шт», «Действует с» (optional); optional field `allow_unknown=true`) → {applied, created, updated,
+ * unknown, errors}. Applied whole or not at all (shared/catalog/own-costs.ts importOwnCosts).
+ */
+export async function main(req: HttpRequest<typeof route>) {
+  if (!req.file) throw badRequest('file_required', 'Send the file as multipart/form-data in the field "file"');
+  const allowUnknown = req.body.allow_unknown === 'true' || req.body.allow_unknown === '1';
+  const file = await readOwnCostFile(req.file.buffer);
+  return reply(contract, 200, await importOwnCosts(deps, req.user.id, file, { allowUnknown }));
+}
+
+export const handler = http(route, main);
