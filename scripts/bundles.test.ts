@@ -43,20 +43,22 @@ const LIBRARY_USERS: Record<string, string[]> = {
  * refuse the call).
  */
 const KNOWN: Record<string, string[]> = {
-  // shared/http (the auth step's user store) loads the DynamoDB client for public routes too.
+  // shared/http/handler.ts → auth.ts → users.repo: the auth step's user store is part of every handler's
+  // middy stack, public routes too. Cutting it means a second http() factory without the auth step
+  // (a change of shared/http every handler goes through), left for its own change.
   appConfig: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
   apiOpenapi: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
-  // shared/reports/rebuild.ts → shared/files/objects.ts
+  // The worker invoker's in-process runner (shared/jobs/worker-invoke.ts; used without
+  // WORKER_FUNCTION_NAME: integration tests and scripts) runs the worker with the report composition
+  // (shared/reports/deps.ts), which reads the source from S3 and parses it with SheetJS. On AWS these
+  // functions only invoke the worker by Lambda. esbuild bundles an `await import()` too, so a lazy
+  // import does not cut it; a worker runner the tests register would be a test seam in production code.
   reportsRebuildOne: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
   reportsRebuildMany: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-  // shared/reports/queries.ts → files/objects.ts (the source's presigned GET lives beside the reads)
-  reportsGet: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-  reportsUpdate: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-  reportsList: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-  // shared/reports/recover.ts → the worker's give-up path (`await import('./worker')`: its reader, SheetJS)
+  // The same runner, and shared/reports/recover.ts → worker.ts giveUp (ending a rebuild that ran out of
+  // attempts): the worker's reader, SheetJS.
   reportsSweep: ['@e965/xlsx'],
-  // shared/wbsync/deps.ts → shared/reports/deps.ts: the worker invoker's in-process runner (tests, no
-  // WORKER_FUNCTION_NAME) holds the worker and its reader; on AWS the tick invokes the worker by Lambda
+  // shared/wbsync/deps.ts → shared/reports/deps.ts: the same in-process runner.
   wbSyncTick: ['@e965/xlsx'],
 };
 

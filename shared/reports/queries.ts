@@ -130,7 +130,10 @@ export async function listReportSummaries(
  * seller's tax profile reaches the numbers by a rebuild (the report shows stale until then).
  */
 export async function patchReport(
-  deps: Pick<ReadDeps, 'reports' | 'sellers'>,
+  deps: {
+    reports: Pick<ReadDeps['reports'], 'getReport' | 'updateReportMeta'>;
+    sellers: Pick<ReadDeps['sellers'], 'getSeller'>;
+  },
   userId: string,
   reportId: string,
   patch: { title?: string; seller_id?: string | null },

@@ -11,74 +11,33 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_401, launchChromium, screenshot, squash, watchConsole, type ConsoleIssue } from './support/browser';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { BROWSER_401, launchChromium, screenshot, squash } from './support/browser';
+import { closeAll, journeySteps, openDevice, type Device } from './support/devices';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;
 let browser: Browser;
 let tmp: string;
 
-interface Device {
-  name: 'desktop' | 'phone';
-  context: BrowserContext;
-  page: Page;
-  issues: ConsoleIssue[];
-}
 let desktop: Device;
 let phone: Device;
-
-async function device(name: Device['name']): Promise<Device> {
-  const context = await browser.newContext(
-    name === 'desktop'
-      ? { viewport: { width: 1440, height: 900 }, locale: 'ru-RU', timezoneId: 'Europe/Moscow' }
-      : {
-          viewport: { width: 390, height: 844 },
-          deviceScaleFactor: 2,
-          isMobile: true,
-          hasTouch: true,
-          locale: 'ru-RU',
-          timezoneId: 'Asia/Yekaterinburg',
-        },
-  );
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  return { name, context, page, issues: watchConsole(page) };
-}
 
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'browser-screens-'));
   stack = await startTestStack();
   browser = await launchChromium();
-  desktop = await device('desktop');
-  phone = await device('phone');
+  desktop = await openDevice(browser, 'desktop');
+  phone = await openDevice(browser, 'phone', { phoneTimezoneId: 'Asia/Yekaterinburg' });
 });
 
 afterAll(async () => {
-  await desktop?.context.close().catch(() => undefined);
-  await phone?.context.close().catch(() => undefined);
-  await browser?.close().catch(() => undefined);
-  await stack?.stop();
+  await closeAll([desktop, phone], browser, stack);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-let failedStep: string | null = null;
-function step(name: string, fn: () => Promise<void>, allow: (i: ConsoleIssue) => boolean = () => false) {
-  it(name, async () => {
-    if (failedStep) throw new Error(`not run: the step "${failedStep}" failed first`);
-    const seen = { d: desktop.issues.length, p: phone.issues.length };
-    try {
-      await fn();
-      const fresh = [...desktop.issues.slice(seen.d), ...phone.issues.slice(seen.p)].filter((i) => !allow(i));
-      expect(fresh, 'console errors or uncaught exceptions').toEqual([]);
-    } catch (e) {
-      failedStep = name;
-      if (e instanceof Error) e.message += `\n--- last server lines ---\n${stack.logTail()}`;
-      throw e;
-    }
-  });
-}
+const step = journeySteps(() => ({ desktop, phone, stack }));
 
 const shot = (d: Device, name: string) => screenshot(d.page, `13-${d.name}-${name}`);
 const text = async (d: Device, testId: string) => squash(await d.page.getByTestId(testId).first().textContent());

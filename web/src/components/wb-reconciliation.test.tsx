@@ -3,13 +3,9 @@
 // line by line.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, render, screen, within } from '@testing-library/react';
-import { QueryClientProvider } from '@tanstack/react-query';
-import { MemoryRouter } from 'react-router-dom';
 import type { Reconciliation, ReconciliationField, ReportSummary } from '../api/contract';
 import { TOKEN_KEY } from '../api/session';
-import { createQueryClient } from '../lib/query-client';
-import { UploadsProvider } from '../lib/uploads';
-import { ReportsPage } from '../pages/reports-page';
+import { renderReportsPage } from '../pages/reports-page.test-support';
 import { EXPLANATIONS, ReconciliationPanel } from './wb-reconciliation';
 
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
@@ -91,15 +87,7 @@ describe('reports list', () => {
         return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
       }),
     );
-    render(
-      <QueryClientProvider client={createQueryClient()}>
-        <MemoryRouter>
-          <UploadsProvider>
-            <ReportsPage />
-          </UploadsProvider>
-        </MemoryRouter>
-      </QueryClientProvider>,
-    );
+    renderReportsPage();
     const row = (id: string) => screen.findByTestId(`report-row-${id}`);
     const file = await row('file');
     expect(within(file).queryByTestId('wb-source-badge')).toBeNull();

@@ -1,64 +1,19 @@
 // Issue 13 on the reports list: one card per report on a phone (title, period, realization, profit,
 // status), and the summary XLS and combine buttons always shown, disabled with a hint until reports are ticked.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { QueryClientProvider } from '@tanstack/react-query';
-import { MemoryRouter } from 'react-router-dom';
-import { TOKEN_KEY } from '../api/session';
-import type { ReportSummary } from '../api/contract';
-import { createQueryClient } from '../lib/query-client';
-import { UploadsProvider } from '../lib/uploads';
-import { ReportsPage } from './reports-page';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fireEvent, screen, within } from '@testing-library/react';
+import { endApi, json, renderReportsPage as renderPage, reportSummary, startApi } from './reports-page.test-support';
 
-const summary = (id: string, profit: number): ReportSummary => ({
-  id,
-  status: 'ready',
-  title: `Отчёт ${id}`,
-  report_number: null,
-  seller: null,
-  period_from: '2025-12-01',
-  period_to: '2025-12-07',
-  rows: 10,
-  is_combined: false,
-  source_path: null,
-  source_available: true,
-  created_at: '2025-12-08T10:00:00Z',
-  totals: { realization: 1234.5, profit },
-});
-
-const json = (body: unknown) =>
-  new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+const summary = (id: string, profit: number) => reportSummary(id, { totals: { realization: 1234.5, profit } });
 
 beforeEach(() => {
-  window.localStorage.setItem(TOKEN_KEY, 'jwt');
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (input: RequestInfo | URL) => {
-      const url = String(input);
-      if (url.startsWith('/api/reports'))
-        return json({ items: [summary('a', 100), summary('b', -5)], next_cursor: null });
-      if (url === '/api/sellers') return json({ items: [] });
-      return json({});
-    }),
+  startApi(({ url }) =>
+    url.startsWith('/api/reports')
+      ? json({ items: [summary('a', 100), summary('b', -5)], next_cursor: null })
+      : undefined,
   );
 });
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  window.localStorage.clear();
-});
-
-function renderPage() {
-  render(
-    <QueryClientProvider client={createQueryClient()}>
-      <MemoryRouter>
-        <UploadsProvider>
-          <ReportsPage />
-        </UploadsProvider>
-      </MemoryRouter>
-    </QueryClientProvider>,
-  );
-}
+afterEach(endApi);
 
 describe('reports list', () => {
   it('labels each cell so a row reads as a card on a phone: period, realization, profit, status', async () => {

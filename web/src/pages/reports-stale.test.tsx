@@ -2,86 +2,39 @@
 // «Пересобрать устаревшие (N)» (rebuild-many for uploaded reports, recombine for combined ones), and asks
 // before the summary XLS or combine use a stale report.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { QueryClientProvider } from '@tanstack/react-query';
-import { MemoryRouter } from 'react-router-dom';
-import { TOKEN_KEY } from '../api/session';
-import type { ReportSummary } from '../api/contract';
-import { createQueryClient } from '../lib/query-client';
-import { UploadsProvider } from '../lib/uploads';
-import { ReportsPage } from './reports-page';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import {
+  endApi,
+  json,
+  renderReportsPage as renderPage,
+  reportSummary as summary,
+  startApi,
+  type ApiCall,
+} from './reports-page.test-support';
 
-const summary = (id: string, over: Partial<ReportSummary> = {}): ReportSummary => ({
-  id,
-  status: 'ready',
-  title: `Отчёт ${id}`,
-  report_number: null,
-  seller: null,
-  period_from: '2025-12-01',
-  period_to: '2025-12-07',
-  rows: 10,
-  is_combined: false,
-  source_path: null,
-  source_available: true,
-  created_at: '2025-12-08T10:00:00Z',
-  totals: { realization: 100, profit: 10 },
-  stale: false,
-  stale_reason: null,
-  ...over,
-});
-
-const json = (body: unknown) =>
-  new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
-
-let calls: Array<{ url: string; method: string; body: unknown }> = [];
+let calls: ApiCall[] = [];
 
 beforeEach(() => {
-  calls = [];
-  window.localStorage.setItem(TOKEN_KEY, 'jwt');
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = String(input);
-      const method = init?.method ?? 'GET';
-      calls.push({ url, method, body: init?.body ? JSON.parse(String(init.body)) : null });
-      if (url === '/api/reports/rebuild') return json({ rebuilt: ['a'], processing: [], skipped: [] });
-      if (method === 'GET' && url.startsWith('/api/reports'))
-        return json({
-          items: [
-            summary('a', { stale: true, stale_reason: 'Себестоимость товаров изменилась после сборки отчёта.' }),
-            summary('b'),
-            summary('c', {
-              is_combined: true,
-              source_report_ids: ['a', 'b'],
-              stale: true,
-              stale_reason: 'Исходный отчёт «Отчёт a» пересобран.',
-            }),
-          ],
-          next_cursor: null,
-        });
-      if (url === '/api/sellers') return json({ items: [] });
-      return json({});
-    }),
-  );
+  calls = startApi(({ url, method }) => {
+    if (url === '/api/reports/rebuild') return json({ rebuilt: ['a'], processing: [], skipped: [] });
+    if (method === 'GET' && url.startsWith('/api/reports'))
+      return json({
+        items: [
+          summary('a', { stale: true, stale_reason: 'Себестоимость товаров изменилась после сборки отчёта.' }),
+          summary('b'),
+          summary('c', {
+            is_combined: true,
+            source_report_ids: ['a', 'b'],
+            stale: true,
+            stale_reason: 'Исходный отчёт «Отчёт a» пересобран.',
+          }),
+        ],
+        next_cursor: null,
+      });
+    return undefined;
+  });
 });
-afterEach(() => {
-  cleanup();
-  vi.unstubAllGlobals();
-  vi.restoreAllMocks();
-  window.localStorage.clear();
-});
-
-function renderPage() {
-  render(
-    <QueryClientProvider client={createQueryClient()}>
-      <MemoryRouter>
-        <UploadsProvider>
-          <ReportsPage />
-        </UploadsProvider>
-      </MemoryRouter>
-    </QueryClientProvider>,
-  );
-}
+afterEach(endApi);
 
 describe('stale reports in the list', () => {
   it('shows «Устарел» with the reason on single and combined reports, not on fresh ones', async () => {
