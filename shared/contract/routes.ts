@@ -643,6 +643,9 @@ export function implicitErrors(r: RouteSpec): ErrorCode[] {
   // DynamoDB still throttling after the client's retries (shared/errors.ts storeBusy); API Gateway's
   // own throttling is a 429 too, with its own body.
   if (r.fn !== 'apiOpenapi') out.push('rate_limited');
+  // A store (S3, DynamoDB, SES) that timed out or answered 5xx after the clients' retries (shared/errors.ts
+  // storeUnavailable), or a request that starts work out of time (shared/reports/deadline.ts).
+  if (r.fn !== 'apiOpenapi') out.push('try_again');
   out.push('internal_error');
   return out;
 }

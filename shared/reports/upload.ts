@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { getConfig } from '../config';
 import type { RowCount as RowCountJson, UploadUrl } from '../contract/shapes';
-import { AppError, badRequest, notFound, paymentRequired, unprocessable } from '../errors';
+import { AppError, badRequest, isStoreUnavailable, notFound, paymentRequired, unprocessable } from '../errors';
 import { computeTotals, countRows, type ReadLimits, type RowCount } from '../engine';
 import { describeError, log } from '../log';
 import { countMetric, StepTimer } from '../metrics';
@@ -172,7 +172,16 @@ export async function uploadReport(
   opts: UploadOptions = {},
 ): Promise<UploadResult> {
   const settled: { charged?: ReportRecord } = {};
-  const r = await beforeDeadline(uploadNow(deps, user, ref, opts, settled), opts.budgetMs, 'upload');
+  let r: UploadResult | typeof LATE;
+  try {
+    r = await beforeDeadline(uploadNow(deps, user, ref, opts, settled), opts.budgetMs, 'upload');
+  } catch (e) {
+    // A store that stopped answering after the charge (the worker's invoke, the wait's reads): the
+    // charged report is the answer, as at the deadline; the worker or the recovery sweep builds it.
+    if (settled.charged && isStoreUnavailable(e))
+      return { record: processingView(settled.charged), items: [], seller: null };
+    throw e;
+  }
   if (r !== LATE) return r;
   // Out of time: the charged report (this request's, or a repeat's earlier one; the worker or the
   // recovery sweep builds it), or nothing charged yet — a charge that commits later is answered to a

@@ -89,27 +89,55 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
-  let response: Response;
-  try {
-    response = await fetch(buildUrl(path, options.query), {
-      method: options.method ?? 'GET',
-      headers,
-      body,
-      signal: options.signal,
-    });
-  } catch (error) {
-    if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw networkError();
-  }
-  if (!response.ok) {
+  for (let attempt = 1; ; attempt++) {
+    let response: Response;
+    try {
+      response = await fetch(buildUrl(path, options.query), {
+        method: options.method ?? 'GET',
+        headers,
+        body,
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (error instanceof DOMException && error.name === 'AbortError') throw error;
+      throw networkError();
+    }
+    if (response.ok) return response;
     // A token the API no longer accepts ends the session; a failed sign-in carries no token and
     // falls through to its own message below.
     if (token && (response.status === 401 || response.status === 403)) {
       endSessionAndReload();
     }
-    throw apiErrorFrom(response.status, await readErrorBody(response));
+    const error = await readErrorBody(response);
+    // 503 try_again: a store did not answer in time and a repeat is safe (it charges nothing twice):
+    // sent again after the wait the API asks for, a bounded number of times.
+    if (response.status === 503 && error?.code === 'try_again' && attempt <= TRY_AGAIN_RETRIES) {
+      await wait(tryAgainDelayMs(attempt, response.headers.get('Retry-After')), options.signal);
+      continue;
+    }
+    throw apiErrorFrom(response.status, error);
   }
-  return response;
+}
+
+/** How many times a request answered 503 `try_again` is sent again before the page shows the error. */
+export const TRY_AGAIN_RETRIES = 2;
+
+/** The wait before repeat `n` (1-based): the answer's Retry-After (capped at 10 s), else 1 s, 2 s. */
+export function tryAgainDelayMs(n: number, retryAfter: string | null): number {
+  const seconds = retryAfter === null ? NaN : Number(retryAfter);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds, 10) * 1000;
+  return 1000 * 2 ** (n - 1);
+}
+
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new DOMException('Aborted', 'AbortError'));
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new DOMException('Aborted', 'AbortError'));
+    });
+  });
 }
 
 async function readErrorBody(response: Response): Promise<ApiErrorBody | undefined> {
