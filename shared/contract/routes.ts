@@ -19,7 +19,12 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** For non-JSON bodies (files). */
   contentType?: string;
+  /** Response headers of this answer, by name: their description. */
+  headers?: Readonly<Record<string, string>>;
 }
+
+/** The summary export's header: the ids of the chosen reports that are stale, comma-separated ('' when none). */
+export const STALE_REPORTS_HEADER = 'X-Stale-Reports';
 
 export interface RouteSpec {
   /** The function serving the route (functions.ts declares it; serverless.yml is generated from both). */
@@ -383,7 +388,16 @@ export const ROUTES = {
     tag: 'reports',
     summary: 'Several reports as the legacy .xls summary',
     body: s.summaryExportBodySchema,
-    responses: { 200: { description: 'The workbook (attachment)', contentType: XLS } },
+    responses: {
+      200: {
+        description: 'The workbook (attachment)',
+        contentType: XLS,
+        headers: {
+          [STALE_REPORTS_HEADER]:
+            'The ids of the chosen reports that are stale (a rebuild would change them; their numbers went into the summary as they are), comma-separated; empty when none',
+        },
+      },
+    },
     errors: ['report_not_found', 'overlapping_reports'],
   }),
   combine: route({

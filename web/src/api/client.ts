@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { ApiError, apiErrorFrom, networkError, type ApiErrorBody } from './errors';
 import {
   ROUTES,
+  STALE_REPORTS_HEADER,
   type AllocationMethod,
   type AnalyticsParams,
   type Item,
@@ -249,6 +250,8 @@ function fileNameFromUrl(url: string): string | null {
 export interface DownloadedFile {
   blob: Blob;
   name: string;
+  /** The answer's headers (e.g. the summary export's X-Stale-Reports). */
+  headers?: Headers;
 }
 
 export async function requestFile(
@@ -265,7 +268,15 @@ export async function requestFile(
   }
   const redirected = response.redirected ? fileNameFromUrl(response.url) : null;
   const name = fileNameFromDisposition(response.headers.get('Content-Disposition')) ?? redirected ?? fallbackName;
-  return { blob, name };
+  return { blob, name, headers: response.headers };
+}
+
+/** The ids of an X-Stale-Reports header ('' or absent: none). */
+export function staleIdsOf(header: string | null): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
 }
 
 /** Hand a downloaded file to the browser as a normal download. */
@@ -376,8 +387,14 @@ export const api = {
   combineStatus: (jobId: string) => call('combineStatus', { params: { job_id: jobId } }),
   exportReport: (id: string) => requestFile(routePath('exportReport', { id }), `report-${id}.xlsx`),
   downloadSource: (id: string) => requestFile(routePath('source', { id }), `report-${id}-source`),
-  summaryExport: (reportIds: string[]) =>
-    requestFile(routePath('summaryExport'), 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
+  /** The summary workbook, and the ids of the chosen reports the API says are stale (X-Stale-Reports). */
+  summaryExport: async (reportIds: string[]) => {
+    const file = await requestFile(routePath('summaryExport'), 'summary.xls', {
+      method: 'POST',
+      body: { report_ids: reportIds },
+    });
+    return { file, staleIds: staleIdsOf(file.headers?.get(STALE_REPORTS_HEADER) ?? null) };
+  },
 
   // Period analytics
   analytics: (p: AnalyticsParams) =>
