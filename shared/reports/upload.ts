@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { getConfig } from '../config';
 import type { RowCount as RowCountJson, UploadUrl } from '../contract/shapes';
 import { AppError, badRequest, isStoreUnavailable, notFound, paymentRequired, unprocessable } from '../errors';
-import { computeTotals, countRows, type ReadLimits, type RowCount } from '../engine';
+import { computeTotals, countRows, fingerprintReport, type ReadLimits, type RowCount } from '../engine';
+import type { ContentFingerprint } from '../engine/fingerprint';
 import { describeError, log } from '../log';
 import { countMetric, StepTimer } from '../metrics';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
@@ -28,7 +29,14 @@ import {
   type InputFile,
 } from './file-input';
 import { failUpload, recoverAbandonedUploads } from './recover';
-import { contentOfSmallFile, duplicateReport, findContentDuplicate, findDuplicate, identityOfFile } from './duplicates';
+import {
+  CONTENT_CHECK_MAX_BYTES,
+  contentOfSmallFile,
+  duplicateReport,
+  findContentDuplicate,
+  findDuplicate,
+  identityOfFile,
+} from './duplicates';
 import { identityPutTransactItem } from '../store/identities.repo';
 import { effectiveTaxProfile } from './settings';
 import { copyObject, deleteObject, objectHead, presignPut, putObject, sourceObjectKey } from '../files/objects';
@@ -65,22 +73,60 @@ function readLimits(): Partial<ReadLimits> {
   return { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES };
 }
 
+/** The content fingerprint of a small file: the one its count-rows kept, else read now (null for a big file). */
+async function smallFileContent(file: InputFile): Promise<string | null> {
+  if (file.counted?.content) return file.counted.content;
+  return (await contentOfSmallFile(file, readLimits()))?.value ?? null;
+}
+
 /** The answer of count-rows (the contract's RowCount). */
 export type CountResult = RowCountJson;
 
-/** count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing. */
-export async function countReportRows(user: UserRecord, ref: FileRef | null): Promise<CountResult> {
+/**
+ * count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing.
+ * Within the request's budget (`budgetMs`, deadline.ts): past it, 503 `try_again` (a slow store or a
+ * busy machine; the page sends it again) rather than API Gateway's own 504 at 29 s.
+ */
+export async function countReportRows(user: UserRecord, ref: FileRef | null, budgetMs?: number): Promise<CountResult> {
+  const r = await beforeDeadline(countNow(user, ref), budgetMs, 'count-rows');
+  if (r === LATE) throw tryAgain();
+  return r;
+}
+
+async function countNow(user: UserRecord, ref: FileRef | null): Promise<CountResult> {
   const file = await openInputFile(user.id, ref);
   const known = file.counted;
-  const [c, identity] = known
-    ? [known, known.identity]
-    : await Promise.all([file.source().then((src) => countRows(src, readLimits())), identityOfFile(file)]);
-  const content = await contentOfSmallFile(file, readLimits());
+  let c: RowCount;
+  let identity: string;
+  let content: string | null;
+  if (known) {
+    [c, identity, content] = [known, known.identity, await smallFileContent(file)];
+  } else {
+    // A small file is read once for its count and its content fingerprint together (one parse).
+    const small = file.size <= CONTENT_CHECK_MAX_BYTES;
+    const [read, id] = await Promise.all([
+      file
+        .source()
+        .then((src): Promise<RowCount & { content?: ContentFingerprint }> =>
+          small ? fingerprintReport(src, readLimits()) : countRows(src, readLimits()),
+        ),
+      identityOfFile(file),
+    ]);
+    c = { format: read.format, rows: read.rows, report_number: read.report_number, seller_number: read.seller_number };
+    identity = id;
+    content = read.content?.value ?? null;
+  }
   const duplicateOf =
-    (await findDuplicate(user.id, identity)) ?? (content ? await findContentDuplicate(user.id, content.value) : null);
+    (await findDuplicate(user.id, identity)) ?? (content ? await findContentDuplicate(user.id, content) : null);
   if (!known && file.origin.kind === 'upload' && file.origin.etag) {
-    // The upload that follows this preview charges this count for these bytes instead of reading them again.
-    await saveUploadCount(user.id, file.origin.uploadId, { ...c, etag: file.origin.etag, identity });
+    // The upload that follows this preview charges this count for these bytes instead of reading them
+    // again, and takes the content fingerprint of a small file from here too.
+    await saveUploadCount(user.id, file.origin.uploadId, {
+      ...c,
+      etag: file.origin.etag,
+      identity,
+      ...(content ? { content } : {}),
+    });
   }
   return {
     rows: c.rows,
@@ -221,7 +267,16 @@ async function uploadNow(
   const swept = await recoverAbandonedUploads(deps, user.id);
   const limits = user.limits + swept.refunded_rows;
   time.lap('claims');
-  const file = await openInputFile(user.id, ref);
+  let file: InputFile;
+  try {
+    file = await openInputFile(user.id, ref);
+  } catch (e) {
+    // The upload was consumed since the claims were read: by a twin, or by an earlier attempt of this
+    // very request that answered 503 try_again and charged late. Its claim now answers.
+    const twin = e instanceof AppError && e.code === 'upload_not_found' ? await priorClaim(keys, fingerprint) : null;
+    if (twin) return awaitReport(deps, user.id, twin.report_id, waitMs, seen);
+    throw e;
+  }
   time.lap('open');
   let record: ReportRecord;
   let taskId: string;
@@ -234,8 +289,8 @@ async function uploadNow(
       if (dup) throw duplicateReport(dup);
       // The same rows in another file (xls of an xlsx, a zip, renamed): read here for a small file; the
       // worker checks every file before building.
-      const content = await contentOfSmallFile(file, readLimits());
-      const same = content ? await findContentDuplicate(user.id, content.value) : null;
+      const content = await smallFileContent(file);
+      const same = content ? await findContentDuplicate(user.id, content) : null;
       if (same) throw duplicateReport(same);
     }
     time.lap('identity');
