@@ -170,6 +170,17 @@ describe('uploadReport: a concurrent twin consumed the upload', () => {
     expect(chargeLimits).not.toHaveBeenCalled();
   });
 
+  it('the upload already gone when opened (consumed by a late attempt of this request): its claim answers', async () => {
+    vi.mocked(getIdempotentRecord)
+      .mockResolvedValueOnce(null) // no claim when this request started
+      .mockResolvedValue({ result: { report_id: 'late' }, fingerprint: 'upload:up1' });
+    vi.mocked(openInputFile).mockRejectedValue(new AppError(404, 'upload_not_found', 'gone'));
+    vi.mocked(getReportAnyStatus).mockResolvedValue(unitReport({ id: 'late', status: 'processing' }));
+    const r = await uploadReport(user, { uploadId: 'up1' });
+    expect(r.record.id).toBe('late');
+    expect(chargeLimits).not.toHaveBeenCalled();
+  });
+
   it('the upload gone with no twin to answer → 404 upload_not_found, nothing charged', async () => {
     vi.mocked(countRows).mockRejectedValue(new Error('the object is gone'));
     vi.mocked(objectHead).mockResolvedValue(null);
