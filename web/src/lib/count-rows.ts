@@ -1,16 +1,18 @@
 // The data rows of a report file counted in the browser, before any byte is sent (issue 21: limits
 // before the bytes travel). The server's reader (shared/engine/read) is Node-only; this is a small
-// reader of the same rules for .xlsx and a .zip holding one: the first sheet's rows, the first row with
-// content being the header, every later row with content being a data row (sheet-scanner.ts endRow).
-// It reads the file where it lies (File.slice), inflates with the browser's own DecompressionStream and
-// keeps one sheet chunk in memory at a time. The server still counts and charges what it counts: this
-// count only lets the page refuse early a file the seller's limits cannot take. An .xls, a ZIP64 or an
-// unexpected layout is not counted here (null): the server's count-rows decides, after the upload.
+// reader of the same rules: the first sheet's rows, the first row with content being the header, every
+// later row with content being a data row (sheet-scanner.ts endRow). An .xlsx (or a .zip holding one)
+// is read where it lies (File.slice), inflated with the browser's own DecompressionStream, one sheet
+// chunk in memory at a time; an .xls (at most 65,535 rows) is read whole, its compound file's Workbook
+// stream walked record by record (the rows that have a cell with a value). The server still counts and
+// charges what it counts: this count only lets the page refuse early a file the seller's limits cannot
+// take. A ZIP64, a zip of several workbooks or an unexpected layout is not counted here (null): the
+// server's count-rows decides, after the upload.
 
 /** What the browser counted, or null when it cannot count this file. */
 export interface BrowserCount {
   rows: number;
-  format: 'xlsx' | 'zip';
+  format: 'xlsx' | 'zip' | 'xls';
 }
 
 /** The part of a File the counter uses (a Blob with a name), so tests can pass any Blob. */
@@ -191,8 +193,8 @@ async function countXlsx(blob: Blob): Promise<number | null> {
 
 /**
  * The data rows of a report file the seller chose, counted in the browser; null when this reader
- * cannot count it (an .xls, a zip holding an .xls, an unusual archive) or the browser lacks
- * DecompressionStream — the server counts those.
+ * cannot count it (a zip holding an .xls or several workbooks, an unusual archive) or the browser
+ * lacks DecompressionStream — the server counts those.
  */
 export async function countRowsInBrowser(file: NamedBlob): Promise<BrowserCount | null> {
   if (typeof DecompressionStream === 'undefined' || typeof TextDecoderStream === 'undefined') return null;
@@ -212,9 +214,114 @@ export async function countRowsInBrowser(file: NamedBlob): Promise<BrowserCount 
       const rows = await countXlsx(new Blob([inner as Uint8Array<ArrayBuffer>]));
       return rows === null ? null : { rows, format: 'zip' };
     }
+    if (ext === 'xls') {
+      const rows = await countXls(file);
+      return rows === null ? null : { rows, format: 'xls' };
+    }
     return null;
   } catch {
     // A file this reader cannot take apart: the server reads it and says what is wrong.
     return null;
   }
+}
+
+// --- .xls: BIFF8 records in a compound file (CFB) ---
+
+const END_OF_CHAIN = 0xfffffffe;
+
+/** The "Workbook" stream of a compound file (regular sectors only); null when it is not one. */
+function cfbWorkbook(buf: Uint8Array): Uint8Array | null {
+  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (buf.byteLength < 512 || v.getUint32(0, true) !== 0xe011cfd0 || v.getUint32(4, true) !== 0xe11ab1a1) return null;
+  const sectorSize = 1 << v.getUint16(0x1e, true);
+  const sector = (n: number) => 512 + n * sectorSize;
+  // The FAT's own sectors: 109 in the header, then the DIFAT chain.
+  const fatSectors: number[] = [];
+  for (let i = 0; i < 109; i++) fatSectors.push(v.getUint32(0x4c + i * 4, true));
+  let difat = v.getUint32(0x44, true);
+  for (let guard = 0; difat < END_OF_CHAIN && guard < 10_000; guard++) {
+    const at = sector(difat);
+    if (at + sectorSize > buf.byteLength) return null;
+    for (let i = 0; i < sectorSize / 4 - 1; i++) fatSectors.push(v.getUint32(at + i * 4, true));
+    difat = v.getUint32(at + sectorSize - 4, true);
+  }
+  const fat: number[] = [];
+  for (const s of fatSectors) {
+    if (s >= END_OF_CHAIN - 1) continue;
+    const at = sector(s);
+    if (at + sectorSize > buf.byteLength) return null;
+    for (let i = 0; i < sectorSize / 4; i++) fat.push(v.getUint32(at + i * 4, true));
+  }
+  const chain = (start: number, size: number): Uint8Array | null => {
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (
+      let s = start, guard = 0;
+      s < END_OF_CHAIN - 1 && at < size && guard <= fat.length;
+      s = fat[s] ?? END_OF_CHAIN, guard++
+    ) {
+      const from = sector(s);
+      const n = Math.min(sectorSize, size - at);
+      if (from + n > buf.byteLength) return null;
+      out.set(buf.subarray(from, from + n), at);
+      at += n;
+    }
+    return at === size ? out : null;
+  };
+  // Directory entries (128 bytes each) along the directory's chain.
+  const cutoff = v.getUint32(0x38, true);
+  let dir = v.getUint32(0x30, true);
+  for (let guard = 0; dir < END_OF_CHAIN - 1 && guard <= fat.length; dir = fat[dir] ?? END_OF_CHAIN, guard++) {
+    const at = sector(dir);
+    for (let e = 0; e < sectorSize / 128; e++) {
+      const p = at + e * 128;
+      if (p + 128 > buf.byteLength) return null;
+      const nameLength = v.getUint16(p + 64, true);
+      let name = '';
+      for (let i = 0; i + 2 < nameLength; i += 2) name += String.fromCharCode(v.getUint16(p + i, true));
+      if (v.getUint8(p + 66) !== 2 || (name !== 'Workbook' && name !== 'Book')) continue;
+      const size = v.getUint32(p + 120, true);
+      // A stream under the cutoff lives in the mini stream: not read here (a report is never so small).
+      if (size < cutoff) return null;
+      return chain(v.getUint32(p + 116, true), size);
+    }
+  }
+  return null;
+}
+
+/** Cell records with a value (BIFF8): LABELSST, LABEL, NUMBER, RK, MULRK, FORMULA, BOOLERR. */
+const VALUE_RECORDS = new Set([0x00fd, 0x0204, 0x0203, 0x027e, 0x00bd, 0x0006, 0x0205]);
+
+/** The data rows of the first worksheet of a BIFF8 workbook stream; null when it is not one. */
+function countBiffRows(wb: Uint8Array): number | null {
+  const v = new DataView(wb.buffer, wb.byteOffset, wb.byteLength);
+  // The globals: the first BOUNDSHEET of a worksheet (type 0) gives its substream's offset.
+  let sheetAt = -1;
+  for (let p = 0; p + 4 <= wb.byteLength;) {
+    const type = v.getUint16(p, true);
+    const length = v.getUint16(p + 2, true);
+    if (type === 0x0085 && p + 4 + 6 <= wb.byteLength && v.getUint8(p + 4 + 5) === 0) {
+      sheetAt = v.getUint32(p + 4, true);
+      break;
+    }
+    if (type === 0x000a) break;
+    p += 4 + length;
+  }
+  if (sheetAt < 0 || sheetAt >= wb.byteLength) return null;
+  const rows = new Set<number>();
+  for (let p = sheetAt; p + 4 <= wb.byteLength;) {
+    const type = v.getUint16(p, true);
+    const length = v.getUint16(p + 2, true);
+    if (type === 0x000a) break;
+    if (VALUE_RECORDS.has(type) && p + 6 <= wb.byteLength) rows.add(v.getUint16(p + 4, true));
+    p += 4 + length;
+  }
+  // The first row with a value is the header.
+  return Math.max(0, rows.size - 1);
+}
+
+/** The rows of an .xls (a Blob), or null when it is not one this reader knows. */
+export async function countXls(blob: Blob): Promise<number | null> {
+  const wb = cfbWorkbook(new Uint8Array(await blob.arrayBuffer()));
+  return wb ? countBiffRows(wb) : null;
 }
