@@ -85,3 +85,38 @@ describe('a store still throttled after the retries', () => {
     expect(toAppError(named('ValidationException')).code).toBe('internal_error');
   });
 });
+
+describe('a store that did not answer after the retries', () => {
+  const sdkError = (name: string, fault: 'client' | 'server', status?: number) =>
+    Object.assign(new Error(name), { name, $fault: fault, $metadata: status ? { httpStatusCode: status } : {} });
+  const network = (code: string) => Object.assign(new Error(`connect ${code}`), { code });
+
+  it.each([
+    ['S3 503 SlowDown', sdkError('SlowDown', 'server', 503)],
+    ['S3 500 InternalError', sdkError('InternalError', 'server', 500)],
+    ['DynamoDB 500 InternalServerError', sdkError('InternalServerError', 'server', 500)],
+    ['a 5xx without a modelled name', sdkError('Unknown', 'client', 502)],
+    ["the SDK's request timeout", Object.assign(new Error('timed out'), { name: 'TimeoutError' })],
+    ['S3 RequestTimeout', sdkError('RequestTimeout', 'client', 400)],
+    ['a reset connection', network('ECONNRESET')],
+    ['a refused connection', network('ECONNREFUSED')],
+    [
+      'a stored file not read (SourceReadError wrapping a timeout)',
+      Object.assign(new Error('reading the stored file failed', { cause: network('ETIMEDOUT') }), {
+        name: 'SourceReadError',
+      }),
+    ],
+    ['an error caused by a 5xx', new Error('wrapped', { cause: sdkError('SlowDown', 'server', 503) })],
+  ])('%s → 503 try_again with Retry-After', (_, e) => {
+    const a = toAppError(e);
+    expect([a.status, a.code]).toEqual([503, 'try_again']);
+    expect(a.headers).toEqual({ 'Retry-After': '5' });
+    expect(a.details).toEqual({ retry_after_seconds: 5 });
+  });
+
+  it('throttling stays 429; a 4xx refusal or a bug stays what it is', () => {
+    expect(toAppError(sdkError('ThrottlingException', 'client', 400)).code).toBe('rate_limited');
+    expect(toAppError(sdkError('AccessDenied', 'client', 403)).code).toBe('internal_error');
+    expect(toAppError(new TypeError('x is undefined')).code).toBe('internal_error');
+  });
+});

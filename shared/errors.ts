@@ -117,6 +117,7 @@ export function toAppError(e: unknown): AppError {
     return new AppError(422, code, e.message, details);
   }
   if (isStoreBusy(e)) return storeBusy();
+  if (isStoreUnavailable(e)) return storeUnavailable();
   return internal();
 }
 
@@ -147,4 +148,38 @@ export const storeBusy = () =>
     'The store is busy; try again shortly',
     { retry_after_seconds: STORE_BUSY_RETRY_SECONDS },
     { 'Retry-After': String(STORE_BUSY_RETRY_SECONDS) },
+  );
+
+/** Network failures of a call to a store: the connection refused, reset or timed out. */
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'EAI_AGAIN']);
+/** The SDK's names for a call that got no answer in time (smithy's node-http-handler, S3's own). */
+const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+
+/**
+ * A store (S3, DynamoDB, SES) did not answer usably after the SDK's own retries (shared/files/client.ts,
+ * shared/store/client.ts): a timeout, a 5xx, a broken connection, or a stored file that could not be
+ * read (SourceReadError). The request's own input is fine and a later identical request may pass, so it
+ * is 503 `try_again`, never 500. The cause is followed (a SourceReadError wraps the SDK's error).
+ */
+export function isStoreUnavailable(e: unknown, depth = 0): boolean {
+  if (!(e instanceof Error) || depth > 4) return false;
+  if (e.name === 'SourceReadError' || TIMEOUT_NAMES.has(e.name)) return true;
+  const sdk = e as { $fault?: unknown; $metadata?: { httpStatusCode?: unknown }; code?: unknown };
+  const status = sdk.$metadata?.httpStatusCode;
+  if (sdk.$fault === 'server' || (typeof status === 'number' && status >= 500)) return true;
+  if (typeof sdk.code === 'string' && NETWORK_CODES.has(sdk.code)) return true;
+  return isStoreUnavailable((e as { cause?: unknown }).cause, depth + 1);
+}
+
+/** Seconds a caller is told to wait when a store did not answer. */
+export const STORE_UNAVAILABLE_RETRY_SECONDS = 5;
+
+/** 503 `try_again` with `Retry-After`: a store did not answer in time; nothing of this request is lost. */
+export const storeUnavailable = () =>
+  new AppError(
+    503,
+    'try_again',
+    'A store did not answer in time; try again',
+    { retry_after_seconds: STORE_UNAVAILABLE_RETRY_SECONDS },
+    { 'Retry-After': String(STORE_UNAVAILABLE_RETRY_SECONDS) },
   );

@@ -15,6 +15,8 @@ import { createReport, replaceItems } from '../../shared/store/report-numbers.re
 import { newReportId } from '../../shared/store/report-record';
 import { getReport, getReportItems } from '../../shared/store/reports.repo';
 import { jobStore } from '../../shared/store/jobs.repo';
+import { staleSources } from '../../shared/reports/list-stale';
+import { readDeps } from '../../shared/reports/read-deps';
 
 /**
  * The real dependencies; the job registry is this process's memory (one per loaded handler), its
@@ -38,7 +40,11 @@ export async function combine(req: HttpRequest<typeof combineRoute>) {
   return reply(
     ROUTES.combine,
     202,
-    presentJob(await startCombine(deps, req.user.id, req.body.report_ids, req.body.title, req.budgetMs)),
+    presentJob(
+      await startCombine(deps, req.user.id, req.body.report_ids, req.body.title, req.budgetMs, (records) =>
+        staleSources(readDeps, req.user, records),
+      ),
+    ),
   );
 }
 

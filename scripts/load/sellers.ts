@@ -31,6 +31,8 @@ export interface Call {
   route: string;
   status: number;
   ms: number;
+  /** The answer's error code (`try_again` is repeated, as the web app does). */
+  code?: string;
 }
 
 export interface LoadResult {
@@ -45,6 +47,9 @@ export interface LoadResult {
   timedOut: boolean;
 }
 
+/** Repeats of a request answered 503 `try_again` (web/src/api/client.ts TRY_AGAIN_RETRIES). */
+const TRY_AGAIN_RETRIES = 2;
+
 /** The routes reported, in the order of a seller's flow. */
 export const ROUTES = ['upload-url', 'PUT (S3)', 'count-rows', 'upload', 'poll', 'GET report', 'GET list'] as const;
 
@@ -56,7 +61,7 @@ export function percentile(sorted: number[], p: number): number {
 /** p50/p95/max and the count per route, 5xx counted apart. */
 export function summarize(
   calls: Call[],
-): Array<{ route: string; n: number; p50: number; p95: number; max: number; errors5xx: number }> {
+): Array<{ route: string; n: number; p50: number; p95: number; max: number; errors5xx: number; tryAgain: number }> {
   return ROUTES.map((route) => {
     const of = calls.filter((c) => c.route === route);
     const ms = of.map((c) => c.ms).sort((a, b) => a - b);
@@ -66,7 +71,8 @@ export function summarize(
       p50: percentile(ms, 50),
       p95: percentile(ms, 95),
       max: ms.at(-1) ?? NaN,
-      errors5xx: of.filter((c) => c.status >= 500).length,
+      errors5xx: of.filter((c) => c.status >= 500 && c.code !== 'try_again').length,
+      tryAgain: of.filter((c) => c.code === 'try_again').length,
     };
   }).filter((r) => r.n > 0);
 }
@@ -102,20 +108,39 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     }
   }
 
-  async function call(route: string, url: string, init: RequestInit = {}): Promise<{ status: number; json: unknown }> {
+  async function callOnce(
+    route: string,
+    url: string,
+    init: RequestInit,
+  ): Promise<{ status: number; json: unknown; retryAfter: number | null; code?: string }> {
     const t = performance.now();
     let status = 0;
+    let code: string | undefined;
     try {
-      const res = await send(url, init);
+      const res = await send(url, init).catch((e: unknown) => {
+        // Name the route in the flow's failure (fetch's own error does not say which request it was).
+        throw new Error(`${route}: ${describe(e)}`);
+      });
       status = res.status;
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';
       // serverless-offline answers a Lambda that failed or timed out as 200 {errorMessage}: a 5xx.
       const json: unknown = type.includes('json') && text ? JSON.parse(text) : null;
       if (status === 200 && json && typeof json === 'object' && 'errorMessage' in json) status = 502;
-      return { status, json };
+      if (status >= 400) code = (json as { error?: { code?: string } } | null)?.error?.code;
+      const retryAfter = Number(res.headers.get('retry-after') ?? NaN);
+      return { status, json, code, retryAfter: Number.isFinite(retryAfter) ? retryAfter : null };
     } finally {
-      calls.push({ route, status, ms: performance.now() - t });
+      calls.push({ route, status, ms: performance.now() - t, ...(code ? { code } : {}) });
+    }
+  }
+
+  /** One request as the web app sends it: a 503 `try_again` is sent again after its Retry-After, twice at most. */
+  async function call(route: string, url: string, init: RequestInit = {}): Promise<{ status: number; json: unknown }> {
+    for (let attempt = 1; ; attempt++) {
+      const r = await callOnce(route, url, init);
+      if (r.status !== 503 || r.code !== 'try_again' || attempt > TRY_AGAIN_RETRIES || abort.signal.aborted) return r;
+      await new Promise((done) => setTimeout(done, Math.min(r.retryAfter ?? 2 ** (attempt - 1), 10) * 1000));
     }
   }
 

@@ -212,10 +212,10 @@ export const ERRORS = {
       'Сервис WB сейчас не отвечает или просит подождать (не больше одного запроса в минуту). Попробуйте через минуту.',
   },
   internal_error: { status: 500, message: 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.' },
-  // 503: the request ran out of time before it charged or started anything
+  // 503: a store did not answer in time, or the request ran out of time before it charged or started anything
   try_again: {
     status: 503,
-    message: 'Сервер не успел ответить вовремя, ничего не списано и не запущено. Попробуйте ещё раз через минуту.',
+    message: 'Сервер не успел ответить вовремя. Попробуйте ещё раз через минуту: повтор не спишет лимиты дважды.',
   },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -131,7 +131,15 @@ function responses(r: RouteSpec, components: Json): Json {
       : spec.contentType
         ? { [spec.contentType]: { schema: { type: 'string', contentMediaType: spec.contentType } } }
         : undefined;
-    out[status] = { description: spec.description, ...(content ? { content } : {}) };
+    const headers = spec.headers
+      ? Object.fromEntries(
+          Object.entries(spec.headers).map(([name, description]) => [
+            name,
+            { description, schema: { type: 'string' } },
+          ]),
+        )
+      : undefined;
+    out[status] = { description: spec.description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorsOf(r)) {

@@ -20,7 +20,12 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** For non-JSON bodies (files). */
   contentType?: string;
+  /** Response headers of this answer, by name: their description. */
+  headers?: Readonly<Record<string, string>>;
 }
+
+/** The summary export's header: the ids of the chosen reports that are stale, comma-separated ('' when none). */
+export const STALE_REPORTS_HEADER = 'X-Stale-Reports';
 
 export interface RouteSpec {
   /** The function serving the route (functions.ts declares it; serverless.yml is generated from both). */
@@ -384,7 +389,16 @@ export const ROUTES = {
     tag: 'reports',
     summary: 'Several reports as the legacy .xls summary',
     body: s.summaryExportBodySchema,
-    responses: { 200: { description: 'The workbook (attachment)', contentType: XLS } },
+    responses: {
+      200: {
+        description: 'The workbook (attachment)',
+        contentType: XLS,
+        headers: {
+          [STALE_REPORTS_HEADER]:
+            'The ids of the chosen reports that are stale (a rebuild would change them; their numbers went into the summary as they are), comma-separated; empty when none',
+        },
+      },
+    },
     errors: ['report_not_found', 'overlapping_reports'],
   }),
   combine: route({
@@ -819,6 +833,9 @@ export function implicitErrors(r: RouteSpec): ErrorCode[] {
   // DynamoDB still throttling after the client's retries (shared/errors.ts storeBusy); API Gateway's
   // own throttling is a 429 too, with its own body.
   if (r.fn !== 'apiOpenapi') out.push('rate_limited');
+  // A store (S3, DynamoDB, SES) that timed out or answered 5xx after the clients' retries (shared/errors.ts
+  // storeUnavailable), or a request that starts work out of time (shared/reports/deadline.ts).
+  if (r.fn !== 'apiOpenapi') out.push('try_again');
   out.push('internal_error');
   return out;
 }

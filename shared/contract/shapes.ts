@@ -450,6 +450,14 @@ export const combineBodySchema = z.object({
   title: z.string().trim().min(1).max(200).optional(),
 });
 export const jobStatusSchema = z.enum(['queued', 'running', 'done', 'failed']);
+/** A chosen report whose numbers a rebuild would change (combine, summary export). */
+export const staleSourceSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    reason: z.string().describe('Why it is stale, in Russian'),
+  })
+  .meta({ id: 'StaleSource' });
 export const combineJobSchema = z
   .object({
     job_id: z.string(),
@@ -457,6 +465,12 @@ export const combineJobSchema = z
     progress: z.object({ done: z.number().int(), total: z.number().int(), step: z.string().optional() }),
     report_id: z.string().optional().describe('When done'),
     error: z.object({ code: z.string(), message: z.string() }).optional().describe('When failed'),
+    stale_sources: z
+      .array(staleSourceSchema)
+      .optional()
+      .describe(
+        'On the answer of POST combine: the chosen reports that are stale (a rebuild would change them), combined with the numbers they have; [] when none',
+      ),
   })
   .meta({ id: 'CombineJob' });
 
@@ -731,6 +745,7 @@ export type RebuildResult = z.infer<typeof rebuildResultSchema>;
 export type RebuildManyResult = z.infer<typeof rebuildManyResultSchema>;
 export type JobStatus = z.infer<typeof jobStatusSchema>;
 export type CombineJob = z.infer<typeof combineJobSchema>;
+export type StaleSource = z.infer<typeof staleSourceSchema>;
 export type Product = z.infer<typeof productSchema>;
 export type ImportResult = z.infer<typeof importResultSchema>;
 export type OwnCostLineJson = z.infer<typeof ownCostLineSchema>;

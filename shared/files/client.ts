@@ -18,6 +18,9 @@ function make(endpoint: string | undefined): S3Client {
     // socket's idle time, so a long streamed range read is not cut while bytes flow; requestTimeout
     // bounds the wait for the answer's headers and, with throwOnRequestTimeout, fails the call (without
     // it the SDK only logs a warning). objects.test.ts pins it with a server that never answers.
+    // The standard retry strategy: exponential backoff with full jitter between attempts, and a retry
+    // quota that stops retrying when most calls fail (the SDK's default, named here as the rule).
+    retryMode: 'standard',
     maxAttempts: 4,
     requestHandler: {
       connectionTimeout: 3_000,

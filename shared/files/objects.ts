@@ -98,10 +98,15 @@ export async function presignGet(
   );
 }
 
-/** The whole object in memory, or null when it is not there (callers cap the size first). */
-export async function readObject(key: string): Promise<Buffer | null> {
+/**
+ * The whole object in memory, or null when it is not there (callers cap the size first). With `ifMatch`,
+ * only while the object still has that ETag (S3 refuses with 412 otherwise).
+ */
+export async function readObject(key: string, ifMatch?: string | null): Promise<Buffer | null> {
   try {
-    const r = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
+    const r = await s3().send(
+      new GetObjectCommand({ Bucket: bucketName(), Key: key, ...(ifMatch ? { IfMatch: ifMatch } : {}) }),
+    );
     return Buffer.from(await (r.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
   } catch (e) {
     if (isMissing(e)) return null;

@@ -26,6 +26,8 @@ import type * as numbersRepo from '../store/report-numbers.repo';
 import type { newReportId, ReportRecord } from '../store/report-record';
 import { coversOfSources, findOverlap } from './report-identity';
 import { beforeDeadline, LATE, tryAgain } from './deadline';
+import type { StaleSource } from './list-stale';
+import { describeError, log } from '../log';
 
 /** The report store as the combine use cases use it (shared/store/reports.repo.ts in production). */
 export type CombineReports = Pick<typeof reportsRepo, 'getReport' | 'getReportItems'> &
@@ -259,17 +261,31 @@ export async function startCombine(
   reportIds: readonly string[],
   title?: string,
   budgetMs?: number,
-): Promise<JobSnapshot> {
+  /** Which of the chosen reports are stale (list-stale.ts staleSources); found while the job runs. */
+  staleOf?: (records: ReportRecord[]) => Promise<StaleSource[]>,
+): Promise<StartedJob> {
   return withinBudget(deps, budgetMs, 'combine', async (started) => {
-    assertNoOverlap(await requireReports(deps.reports, userId, reportIds));
+    const records = await requireReports(deps.reports, userId, reportIds);
+    assertNoOverlap(records);
     const ids = [...reportIds];
     const job = deps.jobs.startJob(userId, ids.length + COMBINE_STEPS_AFTER_READING, (progress) =>
       buildCombinedReport(deps, userId, ids, title, progress),
     );
     started(job);
-    return deps.jobs.waitFor(job, deps.waits.startMs());
+    const [snapshot, stale] = await Promise.all([
+      deps.jobs.waitFor(job, deps.waits.startMs()),
+      // Told, not refused (the page asked the seller before): a failure to find out leaves the field out.
+      staleOf?.(records).catch((e: unknown) => {
+        log('warn', 'combine: staleness of the sources unknown', describeError(e));
+        return undefined;
+      }),
+    ]);
+    return stale ? { ...snapshot, stale_sources: stale } : snapshot;
   });
 }
+
+/** A job as a start answers it: with the chosen reports that were stale, when that is known. */
+export type StartedJob = JobSnapshot & { stale_sources?: StaleSource[] };
 
 /**
  * Runs a start within the request's budget (deadline.ts): past it, the job as it is now when one was
@@ -384,12 +400,13 @@ export async function startRecombine(
 }
 
 /** A job as the API shows it: {job_id, status, progress, report_id?, error?}. */
-export function presentJob(job: JobSnapshot): CombineJob {
+export function presentJob(job: StartedJob): CombineJob {
   return {
     job_id: job.id,
     status: job.status,
     progress: job.progress,
     ...(job.report_id !== undefined ? { report_id: job.report_id } : {}),
     ...(job.error !== undefined ? { error: job.error } : {}),
+    ...(job.stale_sources !== undefined ? { stale_sources: job.stale_sources } : {}),
   };
 }

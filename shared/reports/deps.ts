@@ -8,7 +8,7 @@
  */
 import { getConfig } from '../config';
 import { systemClock } from '../deps';
-import { buildItems, countRows } from '../engine';
+import { buildItems, countRows, fingerprintReport } from '../engine';
 import {
   copyObject,
   deleteObject,
@@ -84,7 +84,7 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     sellers: { ensureSellerByNumber, getSeller },
     files: { objectRanges, objectHead, copyObject, putObject, deleteObject, presignPut, sourceObjectKey },
     // Files and WB's API rows alike (read-source.ts).
-    engine: { readReport: readReportSource, buildItems, countRows },
+    engine: { readReport: readReportSource, buildItems, countRows, fingerprintReport },
     settings: { resolveReportSettings: (...a) => resolveReportSettings(settings, ...a) },
     catalogSync: (userId) => new CatalogSync(userId),
     summaries: { writeReportSummary: (...a) => writeReportSummary({ summaries: { putSummary } }, ...a) },

@@ -3,7 +3,7 @@
  * and the duplicate lookups (duplicates.ts). The report composition (deps.ts) and count-rows, which
  * needs no more of it, share them.
  */
-import { objectHead, objectRanges } from '../files/objects';
+import { objectHead, objectRanges, readObject } from '../files/objects';
 import { findReportsByIdentity } from '../store/identities.repo';
 import { getReportAnyStatus } from '../store/reports.repo';
 import { getUpload } from '../store/uploads.repo';
@@ -18,7 +18,7 @@ import { openInputFile, type InputFileDeps } from './file-input';
 import type { TaskRoutePorts } from './ports';
 
 const lookups: DuplicateDeps = { identities: { findReportsByIdentity }, reports: { getReportAnyStatus } };
-const input: InputFileDeps = { uploads: { getUpload }, files: { objectHead, objectRanges } };
+const input: InputFileDeps = { uploads: { getUpload }, files: { objectHead, objectRanges, readObject } };
 
 export const fileDeps: Pick<TaskRoutePorts, 'openInputFile' | 'duplicates'> = {
   openInputFile: (...a) => openInputFile(input, ...a),

@@ -13,8 +13,9 @@ import type * as objects from '../files/objects';
 /** What opening a request's file reads: the upload record and its object in S3. */
 export interface InputFileDeps {
   uploads: Pick<typeof uploadsRepo, 'getUpload'>;
-  files: Pick<typeof objects, 'objectHead' | 'objectRanges'>;
+  files: Pick<typeof objects, 'objectHead' | 'objectRanges' | 'readObject'>;
 }
+import { SourceReadError } from '../engine/read/range-source';
 
 export const ACCEPTED_EXTENSIONS = ['zip', 'xlsx', 'xls'] as const;
 
@@ -51,6 +52,13 @@ export function assertAcceptedSize(size: number): void {
   if (size > max)
     throw payloadTooLarge(`The file is larger than ${Math.floor(max / 1024 / 1024)} MB`, { size, max_bytes: max });
 }
+
+/**
+ * Uploads up to this size are read whole into memory once per request (openInputFile); bigger ones by
+ * byte ranges where they lie. The same size as the content check of count-rows and upload
+ * (duplicates.ts CONTENT_CHECK_MAX_BYTES), which reads such a file a third time.
+ */
+export const WHOLE_READ_MAX_BYTES = 2 * 1024 * 1024;
 
 export type FileRef = { uploadId: string } | { file: { filename: string; buffer: Buffer } };
 
@@ -93,13 +101,24 @@ export async function openInputFile(deps: InputFileDeps, userId: string, ref: Fi
   if (!head) throw notFound('The file of this upload was not received', 'upload_not_found');
   assertAcceptedSize(head.size);
   const counted = upload.counted && head.etag !== null && upload.counted.etag === head.etag ? upload.counted : null;
+  const gone = () => notFound('The file of this upload was not received', 'upload_not_found');
+  let whole: Promise<Buffer> | undefined;
   return {
     filename: upload.filename,
     size: head.size,
-    // Read where it lies, by ranges of the object as it was when opened (its ETag): no local copy.
     source: async () => {
+      if (head.size <= WHOLE_READ_MAX_BYTES) {
+        // A small file is read once, whole, as it was when opened (its ETag), and every reader of the
+        // request (count, identity, content) works on those bytes: one GET instead of a stream each.
+        whole ??= deps.files.readObject(upload.key, head.etag).then(
+          (b) => b ?? Promise.reject(gone()),
+          (e: unknown) => Promise.reject(new SourceReadError('reading the uploaded file failed', { cause: e })),
+        );
+        return { buffer: await whole, filename: upload.filename };
+      }
+      // A big one is read where it lies, by ranges of the object as it was when opened: no local copy.
       const ranges = await deps.files.objectRanges(upload.key, head);
-      if (!ranges) throw notFound('The file of this upload was not received', 'upload_not_found');
+      if (!ranges) throw gone();
       return { ranges, filename: upload.filename };
     },
     origin: { kind: 'upload', key: upload.key, uploadId: upload.upload_id, etag: head.etag },

@@ -7,6 +7,7 @@
  * combined (combined-stale.ts). The report page computes the same from the items (settings.ts isStale).
  */
 import type { ReportRecord } from '../store/report-record';
+import type * as sellersRepo from '../store/sellers.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type * as summariesRepo from '../store/summaries.repo';
 import type { StoredSummary } from '../store/summaries.repo';
@@ -83,4 +84,31 @@ export async function listStaleness(
     }),
   );
   return out;
+}
+
+/** A chosen report whose numbers a rebuild would change (combine, summary export). */
+export interface StaleSource {
+  id: string;
+  title: string;
+  /** In Russian. */
+  reason: string;
+}
+
+/**
+ * Which of `records` are stale, by the list's rules (listStaleness), in their order: what combine and
+ * the summary export tell the caller they used as it is. Reads the user's sellers only when a record
+ * names one.
+ */
+export async function staleSources(
+  deps: ListStaleDeps & { sellers: Pick<typeof sellersRepo, 'listSellers'> },
+  user: UserRecord,
+  records: ReadonlyArray<ReportRecord>,
+): Promise<StaleSource[]> {
+  const sellers = new Map<string, SellerRecord>();
+  if (records.some((r) => r.seller_id)) for (const s of await deps.sellers.listSellers(user.id)) sellers.set(s.id, s);
+  const staleness = await listStaleness(deps, user, records, sellers);
+  return records.flatMap((r) => {
+    const s = staleness.get(r.id);
+    return s?.stale ? [{ id: r.id, title: r.title, reason: s.stale_reason ?? STALE_PRICES }] : [];
+  });
 }

@@ -5,7 +5,7 @@
  * files and invoker, and unit tests pass fakes.
  */
 import type { Bound, Clock, IdSource } from '../deps';
-import type { readReport, buildItems, countRows } from '../engine';
+import type { readReport, buildItems, countRows, fingerprintReport } from '../engine';
 import type * as objects from '../files/objects';
 import type * as idempotencyRepo from '../store/idempotency.repo';
 import type * as limitsRepo from '../store/limits.repo';
@@ -88,7 +88,7 @@ export interface TaskRoutePorts {
     typeof objects,
     'objectRanges' | 'objectHead' | 'copyObject' | 'putObject' | 'deleteObject' | 'presignPut' | 'sourceObjectKey'
   >;
-  engine: { countRows: typeof countRows };
+  engine: { countRows: typeof countRows; fingerprintReport: typeof fingerprintReport };
   /** The report record of a charge (a TransactWriteItem; report-lifecycle.repo.ts). */
   lifecycle: Pick<typeof lifecycleRepo, 'processingReportPut'>;
   idempotency: Pick<typeof idempotencyRepo, 'getIdempotentRecord' | 'idempotencyPut'>;

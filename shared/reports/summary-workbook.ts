@@ -2,18 +2,25 @@
 import { exportSummaryXls } from '../export/xls-summary';
 import type { SummaryRow } from '../export/types';
 import type { SellerRecord } from '../store/sellers.repo';
+import type { ReportRecord } from '../store/report-record';
+import type { StaleSource } from './list-stale';
 import { assertNoOverlap, reportNotFound, requireReports } from './combine';
 import { XLS_TYPE, type ExportDeps, type FileOut } from './exports';
 
-/** POST /api/reports/summary-export: one template row per report, in the order given. */
+/**
+ * POST /api/reports/summary-export: one template row per report, in the order given, with the chosen
+ * reports that are stale (`staleOf`, list-stale.ts staleSources; their numbers go in as they are).
+ */
 export async function summaryWorkbook(
   deps: ExportDeps,
   userId: string,
   reportIds: readonly string[],
-): Promise<FileOut> {
+  staleOf?: (records: ReportRecord[]) => Promise<StaleSource[]>,
+): Promise<FileOut & { stale: StaleSource[] }> {
   if (reportIds.length === 0) throw reportNotFound();
   const records = await requireReports(deps.reports, userId, reportIds);
   assertNoOverlap(records);
+  const stale = staleOf ? await staleOf(records) : [];
   const sellers = new Map<string, SellerRecord>();
   if (records.some((r) => r.seller_id)) for (const s of await deps.sellers.listSellers(userId)) sellers.set(s.id, s);
   const rows: SummaryRow[] = records.map((r) => {
@@ -29,5 +36,5 @@ export async function summaryWorkbook(
     };
   });
   const day = deps.clock.now().toISOString().slice(0, 10);
-  return { filename: `Сводная ${day}.xls`, contentType: XLS_TYPE, data: exportSummaryXls(rows) };
+  return { filename: `Сводная ${day}.xls`, contentType: XLS_TYPE, data: exportSummaryXls(rows), stale };
 }

@@ -31,7 +31,7 @@ const deps = {
     objectHead: vi.fn(),
     sourceObjectKey: (user: string, id: string, name: string) => `sources/${user}/${id}/${name}`,
   },
-  engine: { countRows: vi.fn() },
+  engine: { countRows: vi.fn(), fingerprintReport: vi.fn() },
   lifecycle: {
     processingReportPut: vi.fn((record: { id: string }, taskId: string) => ({ processing: record.id, taskId })),
   },
@@ -153,6 +153,17 @@ describe('uploadReport: a concurrent twin consumed the upload', () => {
     deps.reports.getReportAnyStatus.mockResolvedValue(unitReport({ id: 'twin', status: 'processing' }));
     const r = await uploadReport(user, { uploadId: 'up1' });
     expect(r.record.id).toBe('twin');
+    expect(deps.limits.chargeLimits).not.toHaveBeenCalled();
+  });
+
+  it('the upload already gone when opened (consumed by a late attempt of this request): its claim answers', async () => {
+    deps.idempotency.getIdempotentRecord
+      .mockResolvedValueOnce(null) // no claim when this request started
+      .mockResolvedValue({ result: { report_id: 'late' }, fingerprint: 'upload:up1' });
+    deps.openInputFile.mockRejectedValue(new AppError(404, 'upload_not_found', 'gone'));
+    deps.reports.getReportAnyStatus.mockResolvedValue(unitReport({ id: 'late', status: 'processing' }));
+    const r = await uploadReport(user, { uploadId: 'up1' });
+    expect(r.record.id).toBe('late');
     expect(deps.limits.chargeLimits).not.toHaveBeenCalled();
   });
 

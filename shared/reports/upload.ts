@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import { getConfig } from '../config';
 import type { RowCount as RowCountJson, UploadUrl } from '../contract/shapes';
-import { AppError, badRequest, notFound, paymentRequired, unprocessable } from '../errors';
+import { AppError, badRequest, isStoreUnavailable, notFound, paymentRequired, unprocessable } from '../errors';
 import { computeTotals, type ReadLimits, type RowCount } from '../engine';
+import type { ContentFingerprint } from '../engine/fingerprint';
 import { describeError, log } from '../log';
 import { countMetric, StepTimer } from '../metrics';
 import type { StoredItem } from '../store/items.repo';
@@ -15,7 +16,7 @@ import type { ReportRecord } from '../store/report-record';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
 import { assertAcceptedName, assertAcceptedSize, cleanFilename, type FileRef, type InputFile } from './file-input';
-import { duplicateReport } from './duplicates';
+import { CONTENT_CHECK_MAX_BYTES, duplicateReport } from './duplicates';
 import { effectiveTaxProfile } from './settings';
 import { nowMs } from '../deps';
 import type { ReportDeps, TaskRoutePorts } from './ports';
@@ -75,32 +76,72 @@ function readLimits(): Partial<ReadLimits> {
   return { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES };
 }
 
+/** The content fingerprint of a small file: the one its count-rows kept, else read now (null for a big file). */
+async function smallFileContent(deps: Pick<TaskRoutePorts, 'duplicates'>, file: InputFile): Promise<string | null> {
+  if (file.counted?.content) return file.counted.content;
+  return (await deps.duplicates.contentOfSmallFile(file, readLimits()))?.value ?? null;
+}
+
 /** The answer of count-rows (the contract's RowCount). */
 export type CountResult = RowCountJson;
 
 /** What count-rows needs (its handler wires the real ones). */
 export type CountDeps = Pick<TaskRoutePorts, 'openInputFile' | 'duplicates'> & {
-  engine: Pick<UploadDeps['engine'], 'countRows'>;
+  engine: Pick<UploadDeps['engine'], 'countRows' | 'fingerprintReport'>;
   uploads: Pick<UploadDeps['uploads'], 'saveUploadCount'>;
 };
 
-/** count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing. */
-export async function countReportRows(deps: CountDeps, user: UserRecord, ref: FileRef | null): Promise<CountResult> {
+/**
+ * count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing.
+ * Within the request's budget (`budgetMs`, deadline.ts): past it, 503 `try_again` (a slow store or a
+ * busy machine; the page sends it again) rather than API Gateway's own 504 at 29 s.
+ */
+export async function countReportRows(
+  deps: CountDeps,
+  user: UserRecord,
+  ref: FileRef | null,
+  budgetMs?: number,
+): Promise<CountResult> {
+  const r = await beforeDeadline(countNow(deps, user, ref), budgetMs, 'count-rows');
+  if (r === LATE) throw tryAgain();
+  return r;
+}
+
+async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null): Promise<CountResult> {
   const file = await deps.openInputFile(user.id, ref);
   const known = file.counted;
-  const [c, identity] = known
-    ? [known, known.identity]
-    : await Promise.all([
-        file.source().then((src) => deps.engine.countRows(src, readLimits())),
-        deps.duplicates.identityOfFile(file),
-      ]);
-  const content = await deps.duplicates.contentOfSmallFile(file, readLimits());
+  let c: RowCount;
+  let identity: string;
+  let content: string | null;
+  if (known) {
+    [c, identity, content] = [known, known.identity, await smallFileContent(deps, file)];
+  } else {
+    // A small file is read once for its count and its content fingerprint together (one parse).
+    const small = file.size <= CONTENT_CHECK_MAX_BYTES;
+    const [read, id] = await Promise.all([
+      file
+        .source()
+        .then((src): Promise<RowCount & { content?: ContentFingerprint }> =>
+          small ? deps.engine.fingerprintReport(src, readLimits()) : deps.engine.countRows(src, readLimits()),
+        ),
+      deps.duplicates.identityOfFile(file),
+    ]);
+    c = { format: read.format, rows: read.rows, report_number: read.report_number, seller_number: read.seller_number };
+    identity = id;
+    content = read.content?.value ?? null;
+  }
   const duplicateOf =
     (await deps.duplicates.findDuplicate(user.id, identity)) ??
-    (content ? await deps.duplicates.findContentDuplicate(user.id, content.value) : null);
+    (content ? await deps.duplicates.findContentDuplicate(user.id, content) : null);
   if (!known && file.origin.kind === 'upload' && file.origin.etag) {
-    // The upload that follows this preview charges this count for these bytes instead of reading them again.
-    await deps.uploads.saveUploadCount(user.id, file.origin.uploadId, { ...c, etag: file.origin.etag, identity });
+    // The upload that follows this preview charges this count for these bytes instead of reading them
+    // again, and takes the content fingerprint of a small file from here too.
+    await deps.uploads.saveUploadCount(user.id, file.origin.uploadId, {
+      ...c,
+      etag: file.origin.etag,
+      identity,
+      ...(content ? { content } : {}),
+    });
   }
   return {
     rows: c.rows,
@@ -196,7 +237,16 @@ export async function uploadReport(
   opts: UploadOptions = {},
 ): Promise<UploadResult> {
   const settled: { charged?: ReportRecord } = {};
-  const r = await beforeDeadline(uploadNow(deps, user, ref, opts, settled), opts.budgetMs, 'upload');
+  let r: UploadResult | typeof LATE;
+  try {
+    r = await beforeDeadline(uploadNow(deps, user, ref, opts, settled), opts.budgetMs, 'upload');
+  } catch (e) {
+    // A store that stopped answering after the charge (the worker's invoke, the wait's reads): the
+    // charged report is the answer, as at the deadline; the worker or the recovery sweep builds it.
+    if (settled.charged && isStoreUnavailable(e))
+      return { record: processingView(settled.charged), items: [], seller: null };
+    throw e;
+  }
   if (r !== LATE) return r;
   // Out of time: the charged report (this request's, or a repeat's earlier one; the worker or the
   // recovery sweep builds it), or nothing charged yet — a charge that commits later is answered to a
@@ -236,7 +286,17 @@ async function uploadNow(
   const swept = await deps.recoverAbandonedUploads(user.id);
   const limits = user.limits + swept.refunded_rows;
   time.lap('claims');
-  const file = await deps.openInputFile(user.id, ref);
+  let file: InputFile;
+  try {
+    file = await deps.openInputFile(user.id, ref);
+  } catch (e) {
+    // The upload was consumed since the claims were read: by a twin, or by an earlier attempt of this
+    // very request that answered 503 try_again and charged late. Its claim now answers.
+    const twin =
+      e instanceof AppError && e.code === 'upload_not_found' ? await priorClaim(deps, keys, fingerprint) : null;
+    if (twin) return awaitReport(deps, user.id, twin.report_id, waitMs, seen);
+    throw e;
+  }
   time.lap('open');
   let record: ReportRecord;
   let taskId: string;
@@ -249,8 +309,8 @@ async function uploadNow(
       if (dup) throw duplicateReport(dup);
       // The same rows in another file (xls of an xlsx, a zip, renamed): read here for a small file; the
       // worker checks every file before building.
-      const content = await deps.duplicates.contentOfSmallFile(file, readLimits());
-      const same = content ? await deps.duplicates.findContentDuplicate(user.id, content.value) : null;
+      const content = await smallFileContent(deps, file);
+      const same = content ? await deps.duplicates.findContentDuplicate(user.id, content) : null;
       if (same) throw duplicateReport(same);
     }
     time.lap('identity');

@@ -32,6 +32,8 @@ export interface UploadCount extends RowCount {
   etag: string;
   /** The report identity (shared/reports/report-identity.ts) of these bytes. */
   identity: string;
+  /** The content fingerprint of a small file (shared/reports/duplicates.ts contentOfSmallFile); absent for a big one. */
+  content?: string;
 }
 
 const UPLOAD_TTL_SECONDS = 24 * 3600;

@@ -497,6 +497,40 @@ describe('the seller in the browser', () => {
   );
 
   step(
+    'limits before the bytes travel: a portal zip with more rows than are left is refused in the browser, nothing sent',
+    async () => {
+      const chip = await text('limits-chip');
+      const left = Number(chip.replace(/\D/g, ''));
+      expect(left).toBe(INITIAL_LIMITS - ROWS_1 - ROWS_2);
+      const rows = left + 20;
+      const report = generateReport({ rows, layout: '2026', format: 'zip', seed: 31 });
+      const file = path.join(tmp, report.filename);
+      writeFileSync(file, report.file);
+      const sent: string[] = [];
+      const watch = (r: { url(): string; method(): string }) => {
+        if (r.url().includes('/reports/upload-url') || r.url().includes('/reports/count-rows') || r.method() === 'PUT')
+          sent.push(`${r.method()} ${r.url()}`);
+      };
+      page.on('request', watch);
+      try {
+        await page.getByTestId('upload-input').setInputFiles(file);
+        const refused = page.getByTestId('upload-blocked-early');
+        await refused.waitFor();
+        expect(squash(await refused.textContent())).toContain(
+          `Недостаточно лимитов: в отчёте ${rowsWord(rows)}, а у вас осталось ${rowsWord(left)}. Не хватает ${rowsWord(20)}. Файл не отправлен.`,
+        );
+        await screenshot(page, '02d-limits-before-upload');
+        expect(sent).toEqual([]);
+      } finally {
+        page.off('request', watch);
+      }
+      expect(await text('limits-chip')).toBe(chip);
+      // The dropzone stays: another file can be chosen at once.
+      await page.getByTestId('dropzone').waitFor();
+    },
+  );
+
+  step(
     'rename, then a source rebuilt: the combined report says which source changed and «Пересобрать» refreshes it',
     async () => {
       await page.goto(`${stack.web}/reports/${encodeURIComponent(id2)}`);

@@ -209,10 +209,10 @@ describe('npm run package (offline, no AWS credentials)', () => {
     );
   });
 
-  it('reserves the worker’s concurrency by the setting workerConcurrency (10 unless set; 0: none)', () => {
+  it('reserves the worker’s concurrency by the setting workerConcurrency (40 unless set; 0: none)', () => {
     const worker = template.Resources.ReportsWorkerLambdaFunction!.Properties;
     expect(worker.ReservedConcurrentExecutions).toEqual({
-      'Fn::If': ['HasWorkerConcurrency', '10', { Ref: 'AWS::NoValue' }],
+      'Fn::If': ['HasWorkerConcurrency', '40', { Ref: 'AWS::NoValue' }],
     });
   });
 

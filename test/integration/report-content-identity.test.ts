@@ -178,8 +178,17 @@ async function listed(token: string) {
   return new Map(items.map((i) => [i.id, i]));
 }
 
+/** The summary export's X-Stale-Reports header for these reports. */
+async function staleInSummary(token: string, ids: string[]): Promise<string | undefined> {
+  const r = await summaryHandler(
+    apiEvent({ method: 'POST', path: '/api/reports/summary-export', token, body: { report_ids: ids } }),
+  );
+  expect(r.statusCode, r.body).toBe(200);
+  return (r.headers as Record<string, string> | undefined)?.['X-Stale-Reports'];
+}
+
 describe('stale in the list', () => {
-  it('an uploaded report after a cost price change; a combined report after a source rebuild', async () => {
+  it('an uploaded report after a cost price change; a combined report after a source rebuild; combine and the summary export say so', async () => {
     const u = await newUser(100_000);
     const g = makeReport({ rows: 80, seed: 71 });
     const a = await uploadOk(u.token, { filename: g.filename, file: g.file });
@@ -189,6 +198,8 @@ describe('stale in the list', () => {
     );
     expect(r.statusCode, r.body).toBe(202);
     let job = bodyOf<Job>(r);
+    // Nothing chosen is stale: the combine says so.
+    expect(bodyOf<{ stale_sources?: unknown[] }>(r).stale_sources).toEqual([]);
     for (let i = 0; i < 200 && job.status !== 'done' && job.status !== 'failed'; i++) {
       await new Promise((res) => setTimeout(res, 100));
       r = await combineHandler(
@@ -220,6 +231,15 @@ describe('stale in the list', () => {
     list = await listed(u.token);
     expect(list.get(a.id)).toMatchObject({ stale: true, stale_reason: expect.stringContaining('Себестоимость') });
     expect(list.get(b.id)?.stale).toBe(false);
+    // The summary export and a combine of a and b say that a is stale (its numbers go in as they are).
+    expect(await staleInSummary(u.token, [a.id, b.id])).toBe(a.id);
+    const again = await combineHandler(
+      apiEvent({ method: 'POST', path: '/api/reports/combine', token: u.token, body: { report_ids: [b.id, a.id] } }),
+    );
+    expect(again.statusCode, again.body).toBe(202);
+    expect(bodyOf<{ stale_sources: unknown[] }>(again).stale_sources).toEqual([
+      { id: a.id, title: a.title, reason: expect.stringContaining('Себестоимость') },
+    ]);
 
     // Rebuilding a makes it fresh, and the combined report holding it stale.
     const rebuilt = await rebuildOneHandler(
@@ -229,5 +249,7 @@ describe('stale in the list', () => {
     list = await listed(u.token);
     expect(list.get(a.id)?.stale).toBe(false);
     expect(list.get(c)).toMatchObject({ stale: true, stale_reason: expect.stringContaining('пересобран') });
+    expect(await staleInSummary(u.token, [a.id, b.id])).toBe('');
+    expect(await staleInSummary(u.token, [c])).toBe(c);
   });
 });

@@ -14,6 +14,12 @@ import { getUserById } from '../../shared/store/users.repo';
 import { BASIC_HEADER } from '../support/read/basic-header';
 import { newUser, presignedUpload, uploadById, uploadMultipart } from '../support/reports';
 import { bodyOf } from '../support/test-event';
+import { randomBytes } from 'node:crypto';
+import { listLimitHistory } from '../../shared/store/limits.repo';
+import { CONTENT_CHECK_MAX_BYTES } from '../../shared/reports/duplicates';
+import { failUpload, recoverAbandonedUploads } from '../../shared/reports/recover';
+import { reportDeps } from '../../shared/reports/deps';
+import { getReportAnyStatus } from '../../shared/store/reports.repo';
 
 beforeAll(() => resetConfig());
 
@@ -85,4 +91,53 @@ describe('a money cell out of range → 422 value_out_of_range, limits as before
       expect(await reportsOf(u.id)).toHaveLength(0);
     });
   }
+});
+
+describe('a bad cell in a file over 2 MB: charged, then refunded exactly once by the worker', () => {
+  // Why not before the charge: count-rows and the upload count a big file in count-only mode (the rows,
+  // not their values: no shared strings, no money cell decoded), which is what fits a request's budget
+  // for a 300k-row week; decoding every money cell is the worker's full read. Files up to
+  // CONTENT_CHECK_MAX_BYTES are read whole before the charge anyway (above), so they are refused at once.
+  const big = () => ({
+    filename: '№900010_1202289.zip',
+    // The report and a stored (uncompressed) 2.5 MB attachment: over the 2 MB of the early check.
+    file: writeZip([
+      { name: 'r.xlsx', data: xlsx('1E+20') },
+      { name: 'attachment.bin', data: randomBytes(2.5 * 1024 * 1024), method: 'store' },
+    ]),
+  });
+
+  it('the upload answers 422 value_out_of_range from the worker; one charge, one refund, whatever runs after', async () => {
+    const u = await newUser(10_000);
+    const f = big();
+    expect(f.file.length).toBeGreaterThan(CONTENT_CHECK_MAX_BYTES);
+    const r = await uploadById(u.token, await presignedUpload(u.token, f));
+    const err = bodyOf<{ error: { code: string; message: string } }>(r).error;
+    expect(r.statusCode, JSON.stringify(err)).toBe(422);
+    expect(err.code).toBe('value_out_of_range');
+    expect(err.message).toContain('Ячейка I4');
+    expect((await getUserById(u.id))?.limits).toBe(10_000);
+
+    const [report] = await reportsOf(u.id);
+    expect(report).toMatchObject({ status: 'failed', refunded_rows: 3 });
+    const history = async () =>
+      (await listLimitHistory(u.id)).items.filter((i) => i.report_id === report!.id).map((i) => [i.operation, i.rows]);
+    expect((await history()).sort()).toEqual([
+      ['expense', 3],
+      ['refund', 3],
+    ]);
+
+    // The recovery sweep, a second failure of the same report (a late worker) and the next upload's
+    // sweep refund nothing more: a report id is refunded once.
+    await recoverAbandonedUploads(reportDeps(), u.id);
+    const stored = await getReportAnyStatus(u.id, report!.id as string);
+    expect(stored?.status).toBe('failed');
+    expect(await failUpload(stored!, { code: 'value_out_of_range', message: 'x' })).toBe(0);
+    await uploadMultipart(u.token, { filename: '№900011_1202289.xlsx', file: xlsx('1E+20') });
+    expect((await history()).sort()).toEqual([
+      ['expense', 3],
+      ['refund', 3],
+    ]);
+    expect((await getUserById(u.id))?.limits).toBe(10_000);
+  });
 });

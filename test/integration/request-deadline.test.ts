@@ -9,6 +9,7 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
 import { handler as uploadHandler } from '../../functions/reports/upload.handler';
 import { resetConfig } from '../../shared/config';
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
@@ -119,6 +120,30 @@ describe('a request that starts work answers within REQUEST_DEADLINE_MS however 
     const done = await untilReady(user.id, id);
     expect(done).toMatchObject({ status: 'ready', rows: 60 });
     expect((await getUserById(user.id))?.limits).toBe(10_000 - 60);
+  });
+
+  it('count-rows whose store stalls answers 503 try_again at the deadline, not a gateway timeout', async () => {
+    const user = await newUser(10_000, 'deadline');
+    const file = makeReport({ rows: 30, seed: 43 });
+    // The duplicate lookups (Query) stall; the caller's own record (GetItem) does not.
+    stall = (t) => t.endsWith('Query');
+    const { body, contentType } = multipartBody({ filename: file.filename, content: file.file });
+    const t0 = Date.now();
+    const r = await countRowsHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/reports/count-rows',
+        token: user.token,
+        body,
+        headers: { 'content-type': contentType },
+      }),
+    );
+    const took = Date.now() - t0;
+    expect(r.statusCode, r.body).toBe(503);
+    expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('try_again');
+    expect(took).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
+    expect(took).toBeLessThan(STALL_MS);
+    expect(held).toContain('DynamoDB_20120810.Query');
   });
 
   it('stalls after the charge: 202 processing with the charged report at the deadline; built and charged once', async () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter, Route, Routes } from 'react-router-dom';
-import { api, fileNameFromDisposition, resolveApiBase } from './client';
+import { api, fileNameFromDisposition, resolveApiBase, TRY_AGAIN_RETRIES, tryAgainDelayMs } from './client';
 import { ApiError } from './errors';
 import { EMAIL_KEY, TOKEN_KEY } from './session';
 import { AuthProvider } from '../lib/auth';
@@ -257,6 +257,55 @@ describe('error messages', () => {
   });
 });
 
+describe('503 try_again: a store did not answer in time', () => {
+  const tryAgain = (retryAfter?: string) =>
+    new Response(JSON.stringify({ error: { code: 'try_again', message: 'A store did not answer in time' } }), {
+      status: 503,
+      headers: { 'Content-Type': 'application/json', ...(retryAfter ? { 'Retry-After': retryAfter } : {}) },
+    });
+
+  it('is sent again after the Retry-After wait and the second answer is the result', async () => {
+    vi.useFakeTimers();
+    try {
+      let n = 0;
+      mockFetch(() => (++n === 1 ? tryAgain('5') : json(200, { items: [], next_cursor: null })));
+      const pending = api.listProducts('');
+      await vi.advanceTimersByTimeAsync(4_900);
+      expect(fetchMock).toHaveBeenCalledTimes(1);
+      await vi.advanceTimersByTimeAsync(200);
+      await expect(pending).resolves.toEqual({ items: [], next_cursor: null });
+      expect(fetchMock).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('after TRY_AGAIN_RETRIES repeats the Russian message is shown; other 5xx are not repeated', async () => {
+    vi.useFakeTimers();
+    try {
+      mockFetch(() => tryAgain());
+      const pending = api.countRows('up-1').catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(10_000);
+      const error = (await pending) as ApiError;
+      expect(fetchMock).toHaveBeenCalledTimes(1 + TRY_AGAIN_RETRIES);
+      expect([error.status, error.code]).toEqual([503, 'try_again']);
+      expect(error.message).toMatch(/^Сервер не успел ответить вовремя/);
+    } finally {
+      vi.useRealTimers();
+    }
+    mockFetch(() => json(500, { error: { code: 'internal_error', message: 'x' } }));
+    await api.me().catch(() => undefined);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+  });
+
+  it('waits the Retry-After (at most 10 s), else 1 s then 2 s', () => {
+    expect(tryAgainDelayMs(1, '5')).toBe(5_000);
+    expect(tryAgainDelayMs(1, '120')).toBe(10_000);
+    expect(tryAgainDelayMs(1, null)).toBe(1_000);
+    expect(tryAgainDelayMs(2, null)).toBe(2_000);
+  });
+});
+
 describe('request details', () => {
   it('resolves the API base: relative by default, VITE_API_BASE with or without /api', () => {
     expect(resolveApiBase(undefined)).toBe('/api');
@@ -318,6 +367,7 @@ describe('report items as columns', () => {
           status: 'ready',
           tax_profile: { tax_system: 'none', usn_rate: 0, vat_rate: 0 },
           allocation: null,
+          cost_attribution: null,
           commission_by_category: [],
           warnings: [],
           stale: false,

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { ApiError, apiErrorFrom, networkError, type ApiErrorBody } from './errors';
 import {
   ROUTES,
+  STALE_REPORTS_HEADER,
   type AllocationMethod,
   type AnalyticsParams,
   type Item,
@@ -89,27 +90,55 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
-  let response: Response;
-  try {
-    response = await fetch(buildUrl(path, options.query), {
-      method: options.method ?? 'GET',
-      headers,
-      body,
-      signal: options.signal,
-    });
-  } catch (error) {
-    if (error instanceof DOMException && error.name === 'AbortError') throw error;
-    throw networkError();
-  }
-  if (!response.ok) {
+  for (let attempt = 1; ; attempt++) {
+    let response: Response;
+    try {
+      response = await fetch(buildUrl(path, options.query), {
+        method: options.method ?? 'GET',
+        headers,
+        body,
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (error instanceof DOMException && error.name === 'AbortError') throw error;
+      throw networkError();
+    }
+    if (response.ok) return response;
     // A token the API no longer accepts ends the session; a failed sign-in carries no token and
     // falls through to its own message below.
     if (token && (response.status === 401 || response.status === 403)) {
       endSessionAndReload();
     }
-    throw apiErrorFrom(response.status, await readErrorBody(response));
+    const error = await readErrorBody(response);
+    // 503 try_again: a store did not answer in time and a repeat is safe (it charges nothing twice):
+    // sent again after the wait the API asks for, a bounded number of times.
+    if (response.status === 503 && error?.code === 'try_again' && attempt <= TRY_AGAIN_RETRIES) {
+      await wait(tryAgainDelayMs(attempt, response.headers.get('Retry-After')), options.signal);
+      continue;
+    }
+    throw apiErrorFrom(response.status, error);
   }
-  return response;
+}
+
+/** How many times a request answered 503 `try_again` is sent again before the page shows the error. */
+export const TRY_AGAIN_RETRIES = 2;
+
+/** The wait before repeat `n` (1-based): the answer's Retry-After (capped at 10 s), else 1 s, 2 s. */
+export function tryAgainDelayMs(n: number, retryAfter: string | null): number {
+  const seconds = retryAfter === null ? NaN : Number(retryAfter);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds, 10) * 1000;
+  return 1000 * 2 ** (n - 1);
+}
+
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new DOMException('Aborted', 'AbortError'));
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new DOMException('Aborted', 'AbortError'));
+    });
+  });
 }
 
 async function readErrorBody(response: Response): Promise<ApiErrorBody | undefined> {
@@ -221,6 +250,8 @@ function fileNameFromUrl(url: string): string | null {
 export interface DownloadedFile {
   blob: Blob;
   name: string;
+  /** The answer's headers (e.g. the summary export's X-Stale-Reports). */
+  headers?: Headers;
 }
 
 export async function requestFile(
@@ -237,7 +268,15 @@ export async function requestFile(
   }
   const redirected = response.redirected ? fileNameFromUrl(response.url) : null;
   const name = fileNameFromDisposition(response.headers.get('Content-Disposition')) ?? redirected ?? fallbackName;
-  return { blob, name };
+  return { blob, name, headers: response.headers };
+}
+
+/** The ids of an X-Stale-Reports header ('' or absent: none). */
+export function staleIdsOf(header: string | null): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
 }
 
 /** Hand a downloaded file to the browser as a normal download. */
@@ -348,8 +387,14 @@ export const api = {
   combineStatus: (jobId: string) => call('combineStatus', { params: { job_id: jobId } }),
   exportReport: (id: string) => requestFile(routePath('exportReport', { id }), `report-${id}.xlsx`),
   downloadSource: (id: string) => requestFile(routePath('source', { id }), `report-${id}-source`),
-  summaryExport: (reportIds: string[]) =>
-    requestFile(routePath('summaryExport'), 'summary.xls', { method: 'POST', body: { report_ids: reportIds } }),
+  /** The summary workbook, and the ids of the chosen reports the API says are stale (X-Stale-Reports). */
+  summaryExport: async (reportIds: string[]) => {
+    const file = await requestFile(routePath('summaryExport'), 'summary.xls', {
+      method: 'POST',
+      body: { report_ids: reportIds },
+    });
+    return { file, staleIds: staleIdsOf(file.headers?.get(STALE_REPORTS_HEADER) ?? null) };
+  },
 
   // Period analytics
   analytics: (p: AnalyticsParams) =>

@@ -6,6 +6,7 @@ import { TOKEN_KEY } from '../api/session';
 import { createQueryClient } from '../lib/query-client';
 import { UploadTray, UploadsProvider } from '../lib/uploads';
 import { UploadPanel } from './upload-panel';
+import { generateReport } from '../../../scripts/fixtures/generate';
 
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
 const json = (status: number, body: unknown) =>
@@ -44,6 +45,19 @@ class FakeXhr {
 }
 
 type Call = { url: string; method: string; body: unknown };
+const me = {
+  id: 'u1',
+  email: 'seller@example.ru',
+  role: 'seller',
+  confirmed: true,
+  limits: 0,
+  initial_limits: 10_000,
+  tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
+  tax_periods: [{ valid_from: null, tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }],
+  allocation: 'realization',
+};
+/** The caller's rows left, as GET /api/auth/me answers. */
+let meLimits: number;
 let calls: Call[];
 let countAnswer: Response;
 let uploadAnswer: () => Response;
@@ -67,6 +81,7 @@ const uploadedReport = {
   status: 'ready',
   tax_profile: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
   allocation: null,
+  cost_attribution: null,
   items: [],
   commission_by_category: [],
   warnings: [],
@@ -77,6 +92,7 @@ const uploadedReport = {
 beforeEach(() => {
   window.localStorage.setItem(TOKEN_KEY, 'jwt');
   calls = [];
+  meLimits = 5000;
   FakeXhr.last = null;
   vi.stubGlobal('XMLHttpRequest', FakeXhr);
   uploadAnswer = () => json(201, { report: uploadedReport });
@@ -95,6 +111,8 @@ beforeEach(() => {
     'fetch',
     vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
       const url = String(input);
+      // The caller's limits, asked before a file is sent (not one of the upload's own calls).
+      if (url === '/api/auth/me') return json(200, { user: { ...me, limits: meLimits } });
       const body = init.body ? JSON.parse(String(init.body)) : undefined;
       calls.push({ url, method: init.method ?? 'GET', body });
       if (url === '/api/reports/upload-url')
@@ -195,6 +213,37 @@ async function pickAndTransfer() {
   xhr.status = 200;
   act(() => xhr.onload?.());
 }
+
+describe('limits before the bytes travel', () => {
+  const week = (rows: number) => {
+    const g = generateReport({ layout: '2026', format: 'xlsx', rows, seed: 9 });
+    return new File([new Uint8Array(g.file)], g.filename);
+  };
+
+  it('counts the rows in the browser and refuses a file the limits cannot take: nothing sent', async () => {
+    meLimits = 100;
+    renderPanel();
+    fireEvent.change(screen.getByTestId('upload-input'), { target: { files: [week(150)] } });
+    const refused = await screen.findByTestId('upload-blocked-early');
+    await screen.findByTestId('support-contact');
+    expect(plain(refused.textContent)).toContain(
+      'Недостаточно лимитов: в отчёте 150 строк, а у вас осталось 100 строк. Не хватает 50 строк. Файл не отправлен. Обратитесь к администратору сервиса, чтобы пополнить лимит: support@example.ru.',
+    );
+    expect(calls.filter((c) => c.url.startsWith('/api/reports'))).toEqual([]);
+    expect(FakeXhr.last).toBeNull();
+    // Another file can be chosen at once.
+    expect(screen.getByTestId('upload-input')).toBeTruthy();
+  });
+
+  it('sends a file the limits can take, and the server counts it again', async () => {
+    meLimits = 150;
+    renderPanel();
+    fireEvent.change(screen.getByTestId('upload-input'), { target: { files: [week(150)] } });
+    await vi.waitFor(() => expect(FakeXhr.last).not.toBeNull());
+    expect(calls[0]?.url).toBe('/api/reports/upload-url');
+    expect(screen.queryByTestId('upload-blocked-early')).toBeNull();
+  });
+});
 
 describe('upload panel', () => {
   it('puts the file to the presigned URL with real progress, previews the charge, and opens the report after confirmation', async () => {

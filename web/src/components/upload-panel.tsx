@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { api, putFileWithProgress } from '../api/client';
 import { ApiError, pluralRows } from '../api/errors';
 import type { RowCount } from '../api/contract';
+import { countRowsInBrowser } from '../lib/count-rows';
 import { formatBytes, formatInt } from '../lib/format';
 import { useUploads } from '../lib/uploads';
 import { ErrorMessage } from './error-message';
@@ -14,6 +15,8 @@ const ACCEPTED = ['zip', 'xlsx', 'xls'];
 
 type Stage =
   | { kind: 'idle' }
+  | { kind: 'precounting'; file: File }
+  | { kind: 'refused'; file: File; rows: number; limits: number }
   | { kind: 'sending'; file: File; loaded: number; total: number }
   | { kind: 'counting'; file: File }
   | { kind: 'preview'; file: File; uploadId: string; count: RowCount }
@@ -25,7 +28,8 @@ const isRetryable = (error: unknown) => error instanceof ApiError && (error.stat
 const extensionOf = (name: string) => name.split('.').pop()?.toLowerCase() ?? '';
 
 /**
- * Upload in four visible steps: presigned URL → PUT with real progress → row count preview (charges
+ * Upload in visible steps: rows counted in the browser (a file the limits cannot take is refused here,
+ * nothing sent) → presigned URL → PUT with real progress → the server's row count preview (charges
  * nothing) → confirmed upload, then the new report opens.
  */
 export function UploadPanel() {
@@ -45,7 +49,11 @@ export function UploadPanel() {
 
   useEffect(() => () => abortRef.current?.abort(), []);
 
-  const busy = stage.kind === 'sending' || stage.kind === 'counting' || stage.kind === 'processing';
+  const busy =
+    stage.kind === 'precounting' ||
+    stage.kind === 'sending' ||
+    stage.kind === 'counting' ||
+    stage.kind === 'processing';
 
   const start = async (file: File) => {
     if (!ACCEPTED.includes(extensionOf(file.name))) {
@@ -62,6 +70,20 @@ export function UploadPanel() {
     }
     if (file.size === 0) {
       setStage({ kind: 'failed', file, error: new ApiError(422, 'empty_report', 'Файл пустой.') });
+      return;
+    }
+    // Limits before the bytes travel: the rows are counted here and a file the limits cannot take is
+    // refused with nothing sent (the server counts again and charges what it counts).
+    setStage({ kind: 'precounting', file });
+    const [counted, limits] = await Promise.all([
+      countRowsInBrowser(file),
+      queryClient
+        .fetchQuery({ queryKey: ['me'], queryFn: api.me, staleTime: 0 })
+        .then((me) => me.user.limits)
+        .catch(() => null),
+    ]);
+    if (counted && limits !== null && counted.rows > limits) {
+      setStage({ kind: 'refused', file, rows: counted.rows, limits });
       return;
     }
     const abort = new AbortController();
@@ -124,7 +146,7 @@ export function UploadPanel() {
   return (
     <section className="panel upload-panel" aria-labelledby="upload-title">
       <h2 id="upload-title">Загрузить отчёт</h2>
-      {stage.kind === 'idle' || stage.kind === 'failed' ? (
+      {stage.kind === 'idle' || stage.kind === 'failed' || stage.kind === 'refused' ? (
         <div
           className={`dropzone${dragging ? ' dragging' : ''}`}
           data-testid="dropzone"
@@ -154,6 +176,24 @@ export function UploadPanel() {
             </label>
           </div>
           <div className="muted small">Форматы: .zip (как скачано из кабинета), .xlsx, .xls</div>
+        </div>
+      ) : null}
+
+      {stage.kind === 'precounting' ? (
+        <div className="upload-step">
+          <FileLine file={stage.file} />
+          <ProgressBar label="Считаем строки отчёта на вашем компьютере" testId="upload-precounting" />
+        </div>
+      ) : null}
+
+      {stage.kind === 'refused' ? (
+        <div className="upload-step" data-testid="upload-refused">
+          <FileLine file={stage.file} />
+          <div className="alert alert-error" role="alert" data-testid="upload-blocked-early">
+            Недостаточно лимитов: в отчёте {pluralRows(stage.rows)}, а у вас осталось {pluralRows(stage.limits)}. Не
+            хватает {pluralRows(stage.rows - stage.limits)}. Файл не отправлен.{' '}
+            <SupportContact what="чтобы пополнить лимит" />
+          </div>
         </div>
       ) : null}
 

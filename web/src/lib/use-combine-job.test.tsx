@@ -86,6 +86,30 @@ describe('useCombineJob', () => {
     expect(setError).toHaveBeenCalledTimes(1);
   });
 
+  it('opens the combined report with the stale sources the start answered (the page names them)', async () => {
+    const stale = [{ id: 'a', title: 'Неделя 49', reason: 'Себестоимость товаров изменилась после сборки отчёта.' }];
+    vi.mocked(fetch).mockImplementationOnce(async () =>
+      json(202, {
+        job_id: 'j1',
+        status: 'done',
+        progress: { done: 4, total: 4, step: 'done' },
+        report_id: 'R7',
+        stale_sources: stale,
+      }),
+    );
+    const wrapper = ({ children }: { children: ReactNode }) => (
+      <QueryClientProvider client={createQueryClient()}>
+        <MemoryRouter initialEntries={['/reports']}>{children}</MemoryRouter>
+      </QueryClientProvider>
+    );
+    const hook = renderHook(() => ({ combine: useCombineJob({ setError: vi.fn() }), location: useLocation() }), {
+      wrapper,
+    });
+    await act(() => hook.result.current.combine.start(['a', 'b'], ''));
+    await waitFor(() => expect(hook.result.current.location.pathname).toBe('/reports/R7'));
+    expect(hook.result.current.location.state).toEqual({ combinedFromStale: stale });
+  });
+
   it('a failed job ends the progress with the reason in Russian and stays on the list', async () => {
     statuses = [
       {

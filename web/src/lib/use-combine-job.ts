@@ -3,7 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router-dom';
 import { api } from '../api/client';
 import { ApiError, messageFor } from '../api/errors';
-import type { CombineJob } from '../api/contract';
+import type { CombineJob, StaleSource } from '../api/contract';
 
 export const COMBINE_POLL_MS = 1000;
 /** Status calls answered 429, 5xx or not at all are tried again this many times, waiting longer each time. */
@@ -15,6 +15,11 @@ export const combineRetryDelay = (n: number): number => COMBINE_POLL_MS * 2 ** (
 /** A status call worth repeating: throttled, a server error, or no answer at all (the job is still there). */
 export const retryableStatusError = (e: unknown): boolean =>
   e instanceof ApiError && (e.status === 0 || e.status === 429 || e.status >= 500);
+
+/** The navigation state the new combined report opens with: its sources that were stale. */
+export interface CombinedFromState {
+  combinedFromStale: StaleSource[];
+}
 
 export interface CombineJobState {
   /** From the click until the job is done or failed (the progress bar shows meanwhile). */
@@ -46,6 +51,8 @@ export function useCombineJob({
   // Callbacks through refs: a new function each render must not restart the poll's timer.
   const callbacks = useRef({ setError, onDone });
   callbacks.current = { setError, onDone };
+  // The chosen reports the API said were stale when the combine started (shown on the new report).
+  const staleRef = useRef<StaleSource[]>([]);
 
   const start = async (reportIds: string[], title: string) => {
     setCombining(true);
@@ -53,7 +60,9 @@ export function useCombineJob({
     setJob(null);
     setFailures(0);
     try {
-      setJob(await api.combine(reportIds, title.trim() || undefined));
+      const started = await api.combine(reportIds, title.trim() || undefined);
+      staleRef.current = started.stale_sources ?? [];
+      setJob(started);
     } catch (e) {
       setError(e);
       setCombining(false);
@@ -71,7 +80,8 @@ export function useCombineJob({
       setCombining(false);
       setJob(null);
       callbacks.current.onDone?.();
-      void navigate(`/reports/${encodeURIComponent(reportId)}`);
+      const state: CombinedFromState = { combinedFromStale: staleRef.current };
+      void navigate(`/reports/${encodeURIComponent(reportId)}`, { state });
       return;
     }
     if (job.status === 'failed' || job.status === 'done') {

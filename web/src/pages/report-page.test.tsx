@@ -74,10 +74,10 @@ afterEach(() => {
   window.localStorage.clear();
 });
 
-function renderPage() {
+function renderPage(state?: unknown) {
   render(
     <QueryClientProvider client={createQueryClient()}>
-      <MemoryRouter initialEntries={['/reports/r1']}>
+      <MemoryRouter initialEntries={[{ pathname: '/reports/r1', state }]}>
         <Routes>
           <Route path="/reports/:id" element={<ReportPage />} />
         </Routes>
@@ -113,5 +113,36 @@ describe('report page wording', () => {
     const rows = within(table).getAllByRole('row');
     expect(rows).toHaveLength(2);
     expect(table.textContent).not.toContain('—');
+  });
+});
+
+describe('a combined report opened by its combine', () => {
+  it('names the sources that were stale when it was combined', async () => {
+    const combined = {
+      ...reportAsColumns,
+      is_combined: true,
+      stale: false,
+      stale_reason: null,
+      source_report_ids: ['a', 'b'],
+    };
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(
+        async () =>
+          new Response(JSON.stringify({ report: combined }), {
+            status: 200,
+            headers: { 'Content-Type': 'application/json' },
+          }),
+      ),
+    );
+    renderPage({ combinedFromStale: [{ id: 'a', title: 'Неделя 49', reason: 'Себестоимость товаров изменилась.' }] });
+    const line = await screen.findByTestId('combined-from-stale');
+    expect(line.textContent).toContain('Отчёт собран из устаревших отчётов: «Неделя 49».');
+  });
+
+  it('says nothing without that state', async () => {
+    renderPage();
+    await screen.findByTestId('figure-payout');
+    expect(screen.queryByTestId('combined-from-stale')).toBeNull();
   });
 });

@@ -1,10 +1,12 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router-dom';
+import { Link, useLocation, useParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
 import { ApiError, messageFor, pluralRows } from '../api/errors';
 import type { Item, Page, RebuildResult, Report, ReportSummary, Values } from '../api/contract';
 import { CombinedStaleBanner } from '../components/combined-stale-banner';
+import type { CombinedFromState } from '../lib/use-combine-job';
+import { staleLine } from '../lib/stale-line';
 import { AllocationPanel, CostAttributionPanel, MissingCostBanner } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
 import { ReportMetaForm } from '../components/report-meta-form';
@@ -45,6 +47,8 @@ const SUMMARY_FIELDS = ['realization', 'for_pay', 'payout', 'profit'];
 
 export function ReportPage() {
   const { id = '' } = useParams();
+  // Opened by a combine: the chosen reports that were stale (use-combine-job.ts).
+  const combinedFromStale = (useLocation().state as Partial<CombinedFromState> | null)?.combinedFromStale ?? [];
   const queryClient = useQueryClient();
   const query = useQuery({
     queryKey: ['report', id],
@@ -214,6 +218,17 @@ export function ReportPage() {
       <ErrorMessage error={actionError} testId="report-action-error" />
 
       {report.is_combined ? <CombinedStaleBanner report={report} /> : null}
+
+      {report.is_combined && combinedFromStale.length > 0 ? (
+        <div className="alert alert-warning" role="status" data-testid="combined-from-stale">
+          {staleLine(
+            'Отчёт собран из устаревших отчётов',
+            combinedFromStale.map((s) => s.id),
+            combinedFromStale,
+          )}{' '}
+          Их цифры посчитаны до последних изменений: пересоберите их, затем пересоберите этот отчёт.
+        </div>
+      ) : null}
 
       {report.stale && !report.is_combined ? (
         <div className="alert alert-warning stale-banner" role="status" data-testid="stale-banner">

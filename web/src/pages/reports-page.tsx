@@ -14,6 +14,7 @@ import { ReconciliationBadge, WbSourceBadge } from '../components/wb-reconciliat
 import { formatDateTime, formatInt, formatPeriod, formatRub, plural } from '../lib/format';
 import { useCombineJob } from '../lib/use-combine-job';
 import { useReportActions } from '../lib/use-report-actions';
+import { staleLine } from '../lib/stale-line';
 import { useReportSelection } from '../lib/use-report-selection';
 import { useTitle } from '../lib/use-title';
 import { describeProgress } from '../lib/uploads';
@@ -137,6 +138,13 @@ export function ReportsPage() {
         {combine.combining ? <CombineProgress job={combine.job} /> : null}
 
         <ErrorMessage error={actionError} testId="reports-error" />
+
+        {actions.exportedStale.length > 0 ? (
+          <div className="alert alert-warning" role="status" data-testid="summary-stale-note">
+            {staleLine('В сводную вошли устаревшие отчёты', actions.exportedStale, items)} Их цифры посчитаны до
+            последних изменений: пересоберите их и выгрузите сводную снова.
+          </div>
+        ) : null}
 
         {reports.isPending ? (
           <Spinner label="Загружаем список отчётов…" />

@@ -13,10 +13,22 @@ import {
 } from './reports-page.test-support';
 
 let calls: ApiCall[] = [];
+/** The summary export's X-Stale-Reports answer. */
+let staleHeader = '';
 
 beforeEach(() => {
+  staleHeader = '';
   calls = startApi(({ url, method }) => {
     if (url === '/api/reports/rebuild') return json({ rebuilt: ['a'], processing: [], skipped: [] });
+    if (url === '/api/reports/summary-export')
+      return new Response(new Blob(['xls']), {
+        status: 200,
+        headers: {
+          'Content-Type': 'application/vnd.ms-excel',
+          'Content-Disposition': 'attachment; filename="summary.xls"',
+          'X-Stale-Reports': staleHeader,
+        },
+      });
     if (method === 'GET' && url.startsWith('/api/reports'))
       return json({
         items: [
@@ -66,6 +78,26 @@ describe('stale reports in the list', () => {
     expect(confirm).toHaveBeenCalledOnce();
     expect(confirm.mock.calls[0]![0]).toContain('«Отчёт a» устарел');
     expect(calls.some((c) => c.url === '/api/reports/summary-export')).toBe(false);
+  });
+
+  it('after the summary XLS, names the reports the API says went in stale; none: no line', async () => {
+    vi.stubGlobal('confirm', () => true);
+    window.confirm = () => true;
+    URL.createObjectURL = vi.fn(() => 'blob:summary');
+    URL.revokeObjectURL = vi.fn();
+    staleHeader = 'a';
+    renderPage();
+    fireEvent.click(await screen.findByLabelText('Выбрать отчёт Отчёт a'));
+    fireEvent.click(screen.getByLabelText('Выбрать отчёт Отчёт b'));
+    fireEvent.click(screen.getByTestId('summary-button'));
+    const line = await screen.findByTestId('summary-stale-note');
+    expect(line.textContent).toContain('В сводную вошли устаревшие отчёты: «Отчёт a».');
+    expect(calls.find((c) => c.url === '/api/reports/summary-export')?.body).toEqual({ report_ids: ['a', 'b'] });
+
+    staleHeader = '';
+    fireEvent.click(screen.getByTestId('summary-button'));
+    await waitFor(() => expect(calls.filter((c) => c.url === '/api/reports/summary-export')).toHaveLength(2));
+    await waitFor(() => expect(screen.queryByTestId('summary-stale-note')).toBeNull());
   });
 
   it('does not ask when nothing selected is stale', async () => {
