@@ -44,11 +44,12 @@ const webLimits = {
     '!**/shared/engine/fields',
     '!**/shared/engine/payout',
     '!**/shared/engine/totals',
+    '!**/shared/engine/months',
     '!**/shared/contract',
     '!**/shared/contract/**',
   ],
   message:
-    "web/ imports only the engine's public surface (shared/engine; its pure fields, payout lines and totals) and shared/contract",
+    "web/ imports only the engine's public surface (shared/engine; its pure fields, payout lines, totals and month names) and shared/contract",
 };
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 

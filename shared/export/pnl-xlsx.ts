@@ -10,23 +10,8 @@ import { PERIOD_COST_CATEGORY_TITLES, PNL_LINE_ORDER, type PnlResult } from '../
 import type { TaxThreshold } from '../contract/pnl-shapes';
 import { safeText } from './columns';
 import { printSetup } from './print';
+import { monthTitle } from '../engine/months';
 
-const MONTHS = [
-  'Январь',
-  'Февраль',
-  'Март',
-  'Апрель',
-  'Май',
-  'Июнь',
-  'Июль',
-  'Август',
-  'Сентябрь',
-  'Октябрь',
-  'Ноябрь',
-  'Декабрь',
-];
-/** «Январь 2026» for `2026-01`. */
-export const monthTitle = (m: string): string => `${MONTHS[Number(m.slice(5, 7)) - 1]} ${m.slice(0, 4)}`;
 const ru = (d: string): string => `${d.slice(8, 10)}.${d.slice(5, 7)}.${d.slice(0, 4)}`;
 
 function header(row: ExcelJS.Row): void {

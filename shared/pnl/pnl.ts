@@ -6,8 +6,8 @@
  */
 import { badRequest, notFound } from '../errors';
 import type { Clock } from '../deps';
-import { DEFAULT_ALLOCATION } from '../engine/allocation';
 import { reportIdentity } from '../engine/analytics/identity';
+import { settingsChanged } from '../reports/analytics';
 import { kopecksToRoubles } from '../engine/fields';
 import {
   computePnl,
@@ -19,19 +19,12 @@ import {
   type PnlResult,
 } from '../engine/pnl';
 import { proposeTaxPeriods, thresholdStatus, WARNING_SHARE } from '../engine/tax-thresholds';
-import type { TaxProfile } from '../engine/types';
 import type { Pnl, TaxThreshold } from '../contract/pnl-shapes';
 import type { PeriodCostRecord } from '../store/period-costs.repo';
 import type { ReportTotalsHead } from '../store/report-totals.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
-import {
-  effectiveAllocation,
-  effectiveTaxProfile,
-  resolveReportTax,
-  sameTaxProfile,
-  settingsDate,
-} from '../reports/settings';
+import { resolveReportTax } from '../reports/settings';
 
 export interface PnlDeps {
   reports: { listReportTotals(userId: string): Promise<ReportTotalsHead[]> };
@@ -57,13 +50,9 @@ export function checkMonths(from: string, to: string): void {
     throw invalidRange(`The range is longer than ${MAX_PNL_MONTHS} months`);
 }
 
-/** A report whose rebuild would take other settings than it was built with (as analytics says it). */
-function stale(user: User, seller: SellerRecord | null, h: ReportTotalsHead): boolean {
-  if (h.is_combined) return false;
-  if (h.tax_profile && !sameTaxProfile(h.tax_profile as TaxProfile, effectiveTaxProfile(user, seller, settingsDate(h))))
-    return true;
-  return (h.allocation_method ?? DEFAULT_ALLOCATION) !== effectiveAllocation(user, seller);
-}
+/** A report whose rebuild would take other settings than it was built with (analytics' rule). */
+const stale = (user: User, seller: SellerRecord | null, h: ReportTotalsHead): boolean =>
+  settingsChanged(user, seller, { ...h, allocation: h.allocation_method ? { method: h.allocation_method } : null });
 
 function toPnlReports(user: User, heads: readonly ReportTotalsHead[], sellers: Map<string, SellerRecord>): PnlReport[] {
   return heads.map((h) => ({

@@ -115,7 +115,7 @@ function checkRange(q: AnalyticsQuery): { from: string; to: string } | null {
  * method. Cost prices are compared with the summary's (computeUserAnalytics).
  */
 export function settingsChanged(
-  user: UserRecord,
+  user: Pick<UserRecord, 'tax' | 'tax_periods' | 'allocation'>,
   seller: SellerRecord | null,
   h: Pick<ReportHead, 'is_combined' | 'tax_profile' | 'allocation' | 'period_from' | 'period_to'>,
 ): boolean {

@@ -4,7 +4,8 @@ import { MemoryRouter, Route, Routes } from 'react-router-dom';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TOKEN_KEY } from '../api/session';
 import { createQueryClient } from '../lib/query-client';
-import { addMonths, monthTitle, PnlPage } from './pnl-page';
+import { monthTitle } from '../../../shared/engine/months';
+import { addMonths, PnlPage } from './pnl-page';
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });

@@ -10,23 +10,7 @@ import { TaxThresholdBanner } from '../components/tax-threshold-banner';
 import { formatDate, formatPercent, formatRub, parseNumberInput } from '../lib/format';
 import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { useTitle } from '../lib/use-title';
-
-const MONTHS = [
-  'Январь',
-  'Февраль',
-  'Март',
-  'Апрель',
-  'Май',
-  'Июнь',
-  'Июль',
-  'Август',
-  'Сентябрь',
-  'Октябрь',
-  'Ноябрь',
-  'Декабрь',
-];
-/** «Январь 2026» for 2026-01. */
-export const monthTitle = (m: string): string => `${MONTHS[Number(m.slice(5, 7)) - 1]} ${m.slice(0, 4)}`;
+import { monthTitle } from '../../../shared/engine/months';
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 /** `month` moved by `n` months. */
