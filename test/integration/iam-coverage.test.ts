@@ -35,6 +35,7 @@ import { handler as wbConnectionsHandler } from '../../functions/wb/connections.
 import { startWbEmulator } from '../../scripts/local/wb-emulator';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
 import { FINANCE_SCOPE } from '../../shared/wb/token';
+import { ADVERT_SCOPE } from '../../shared/wb/advert-source';
 import { getConnection as getWbConnection } from '../../shared/store/wb-connections.repo';
 import { stepDeps as wbStepDeps } from '../../shared/wbsync/deps';
 import { runStep as runWbStep } from '../../shared/wbsync/step';
@@ -701,7 +702,13 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
           method: 'POST',
           path: '/api/wb/connections',
           token: u.token,
-          body: { token: emu.tokens.promotion },
+          // «Продвижение» too, expiring in 3 days like the valid token.
+          body: {
+            token: emu.issue({
+              scopes: ['Статистика', ADVERT_SCOPE, FINANCE_SCOPE],
+              exp: Math.floor(Date.now() / 1000) + 3 * 86_400,
+            }),
+          },
         }),
       );
       expect(r.statusCode).toBe(201);
