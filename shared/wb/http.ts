@@ -50,9 +50,9 @@ export function wbRequest<T>(
   return wbExchange(opts, method, pathAndQuery, body, readWhole(check, isEmpty));
 }
 
-/** A 200's body as one JSON document, checked whole (small answers: lists, campaigns, statistics). */
-export const readWhole =
-  <T>(check: (json: unknown) => Check<T>, isEmpty: (value: T) => boolean) =>
+/** A 200's body as one JSON document, handed to `read` (an empty body is `empty`, broken JSON `invalid_response`). */
+export const readJson =
+  <T>(read: (json: unknown) => WbOutcome<T>) =>
   async (res: Response): Promise<WbOutcome<T>> => {
     const text = await res.text();
     if (text.trim() === '') return { kind: 'empty' };
@@ -62,10 +62,16 @@ export const readWhole =
     } catch {
       return { kind: 'invalid_response', message: 'the answer is not JSON' };
     }
+    return read(json);
+  };
+
+/** A 200's body as one JSON document, checked whole (small answers: lists, campaigns, statistics). */
+export const readWhole = <T>(check: (json: unknown) => Check<T>, isEmpty: (value: T) => boolean) =>
+  readJson<T>((json) => {
     const parsed = check(json);
     if (!parsed.success) return { kind: 'invalid_response', message: `${parsed.path}: ${parsed.message}` };
     return isEmpty(parsed.data) ? { kind: 'empty' } : { kind: 'ok', value: parsed.data };
-  };
+  });
 
 /** The exchange itself; `readBody` reads a 200's body (whole, or row by row as the Finance client's pages). */
 export async function wbExchange<T>(

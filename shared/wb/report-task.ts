@@ -11,6 +11,7 @@
 import type { z } from 'zod';
 import { createTaskSchema, taskStatusSchema, type TaskStatus } from './analytics-schemas';
 import type { FetchLike, WbOutcome } from './finance-client';
+import { readJson, wbExchange } from './http';
 import { isMoneyText } from './money';
 
 /**
@@ -62,25 +63,6 @@ export interface ReportTaskClient<Row> {
   download(taskId: string): Promise<WbOutcome<Row[]>>;
 }
 
-function header(res: Response, name: string): number | null {
-  const v = res.headers.get(name);
-  if (v === null || v.trim() === '') return null;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : null;
-}
-
-async function errorText(res: Response): Promise<string> {
-  const text = await res.text().catch(() => '');
-  try {
-    const body = JSON.parse(text) as { detail?: unknown; title?: unknown; message?: unknown };
-    const m = body.detail ?? body.message ?? body.title;
-    if (typeof m === 'string' && m !== '') return m;
-  } catch {
-    // not JSON
-  }
-  return text.slice(0, 300) || res.statusText || `HTTP ${res.status}`;
-}
-
 const zodMessage = (e: z.ZodError) => {
   const issue = e.issues[0];
   return `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'unexpected shape'}`;
@@ -93,70 +75,22 @@ export function createReportTaskClient<Row>(
   opts: ReportClientOptions,
 ): ReportTaskClient<Row> {
   const base = `${opts.baseUrl.replace(/\/+$/, '')}${REPORT_PATHS[kind]}`;
-  const doFetch: FetchLike = opts.fetch ?? ((url, init) => fetch(url, init));
-  const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
-  const requestTimeoutMs = opts.requestTimeoutMs ?? 120_000;
+  const http = {
+    baseUrl: base,
+    token: opts.token,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.connectTimeoutMs !== undefined ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
+    ...(opts.requestTimeoutMs !== undefined ? { requestTimeoutMs: opts.requestTimeoutMs } : {}),
+  };
+  /** One GET (the shared WB exchange, http.ts): WB's statuses mapped, the JSON body handed to `read`. */
+  const get = <T>(path: string, read: (json: unknown) => WbOutcome<T>): Promise<WbOutcome<T>> =>
+    wbExchange<T>(http, 'GET', path, undefined, readJson(read));
 
-  async function get<T>(url: string, read: (json: unknown) => WbOutcome<T>): Promise<WbOutcome<T>> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const abort = () => {
-      timedOut = true;
-      controller.abort();
-    };
-    const total = setTimeout(abort, requestTimeoutMs);
-    const connect = setTimeout(abort, connectTimeoutMs);
-    try {
-      let res: Response;
-      try {
-        res = await doFetch(url, {
-          method: 'GET',
-          headers: { Authorization: opts.token, Accept: 'application/json' },
-          signal: controller.signal,
-        });
-      } finally {
-        clearTimeout(connect);
-      }
-      if (res.status === 204) return { kind: 'empty' };
-      if (res.status === 429) {
-        await res.body?.cancel().catch(() => undefined);
-        const retry = header(res, 'X-Ratelimit-Retry') ?? header(res, 'Retry-After');
-        return {
-          kind: 'rate_limited',
-          retryAfterSeconds: retry !== null && retry >= 0 ? retry : 60,
-          limit: header(res, 'X-Ratelimit-Limit'),
-          remaining: header(res, 'X-Ratelimit-Remaining'),
-          resetSeconds: header(res, 'X-Ratelimit-Reset'),
-        };
-      }
-      if (res.status === 401) return { kind: 'unauthorized', message: await errorText(res) };
-      if (res.status === 403) return { kind: 'forbidden', message: await errorText(res) };
-      if (res.status === 404) return { kind: 'not_found', message: await errorText(res) };
-      if (res.status >= 500) return { kind: 'server_error', status: res.status, message: await errorText(res) };
-      if (res.status !== 200) return { kind: 'rejected', status: res.status, message: await errorText(res) };
-      const text = await res.text();
-      if (text.trim() === '') return { kind: 'empty' };
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return { kind: 'invalid_response', message: 'the answer is not JSON' };
-      }
-      return read(json);
-    } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
-      return { kind: 'network_error', timeout: timedOut, message: timedOut ? 'timed out' : message };
-    } finally {
-      clearTimeout(total);
-    }
-  }
-
-  const taskUrl = (taskId: string, what: 'status' | 'download') =>
-    `${base}/tasks/${encodeURIComponent(taskId)}/${what}`;
+  const taskUrl = (taskId: string, what: 'status' | 'download') => `/tasks/${encodeURIComponent(taskId)}/${what}`;
 
   return {
     createTask: (w) =>
-      get(`${base}?${new URLSearchParams({ dateFrom: w.dateFrom, dateTo: w.dateTo }).toString()}`, (json) => {
+      get(`?${new URLSearchParams({ dateFrom: w.dateFrom, dateTo: w.dateTo }).toString()}`, (json) => {
         const p = createTaskSchema.safeParse(json);
         return p.success
           ? { kind: 'ok', value: p.data.data.taskId }
