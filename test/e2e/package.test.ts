@@ -552,9 +552,9 @@ describe('npm run package (offline, no AWS credentials)', () => {
       expect(allActions('productsImport').some((a) => a.startsWith('s3:'))).toBe(false);
       // Deleting a report removes its source object; it never reads the bucket.
       expect(permissions('reportsDelete')[SOURCES]).toEqual(['s3:DeleteObject']);
-      // Mail (abuse-prone) only from the three routes that send it.
+      // Mail (abuse-prone) only from the three routes that send it and the WB tick (a token about to expire).
       const mails = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('ses:')));
-      expect(mails.sort()).toEqual(['authConfirm', 'authForgotPassword', 'authRegister']);
+      expect(mails.sort()).toEqual(['authConfirm', 'authForgotPassword', 'authRegister', 'wbSyncTick']);
     });
 
     it('names an invoked function by the name it is deployed under in this stage', () => {
