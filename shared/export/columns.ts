@@ -18,6 +18,8 @@ export const RATIO_FIELDS: ReadonlySet<FieldName> = new Set<FieldName>([
   'category_commission_percent',
   'margin',
   'roi',
+  'drr',
+  'roas',
 ]);
 
 export function fieldDef(name: FieldName): FieldDef {

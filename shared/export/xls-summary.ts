@@ -15,6 +15,7 @@ import { RATIO_FIELDS, columnTitle, fieldDef, safeText } from './columns';
 import { loadSummaryTemplate } from './summary-template';
 import { printableXls } from './xls-print';
 import type { SummaryRow } from './types';
+import { drrOf, roasOf } from '../engine/derive';
 
 export const SUMMARY_TOTALS_LABEL = 'Итого';
 
@@ -122,6 +123,8 @@ export function summaryTotals(reports: readonly SummaryRow[]): ItemValues {
     0,
   );
   t.category_commission_percent = n('realization') !== 0 ? round2(weighted / n('realization')) : null;
+  t.drr = drrOf(n('ads'), n('realization'));
+  t.roas = roasOf(n('ad_revenue'), n('ads'));
   return t;
 }
 
