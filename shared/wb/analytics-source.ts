@@ -113,12 +113,8 @@ export function reportNext<Row>(
     else if (e.kind === 'gave-up') result.gaveUp = e.reason;
   }
   if (result.refused || result.gaveUp !== undefined) {
-    return {
-      state: { call: null, memo: {} },
-      batches: result.gaveUp !== undefined ? [] : batches,
-      waitMs: 0,
-      ...result,
-    };
+    // The windows read so far stay stored (their days are counted as fetched); the rest is not.
+    return { state: { call: null, memo: {} }, batches, waitMs: 0, ...result };
   }
   const next = planned(after, now, settings);
   return {
