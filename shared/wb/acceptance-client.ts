@@ -9,12 +9,12 @@ import { acceptanceReportSchema, type AcceptanceRow } from './analytics-schemas'
 import {
   costsByDayAndArticle,
   createReportTaskClient,
-  type ArticleCost,
   type ReportClientOptions,
   type ReportTaskClient,
 } from './report-task';
+import type { ArticleCost } from './costs';
 
-export type { ArticleCost } from './report-task';
+export type { ArticleCost } from './costs';
 export type { AcceptanceRow } from './analytics-schemas';
 
 export type AcceptanceClient = ReportTaskClient<AcceptanceRow>;

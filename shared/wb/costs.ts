@@ -6,8 +6,8 @@
  * A source is a small state machine of single calls: `first` opens the fetch of one period, `next`
  * takes a call's outcome and says what to store, how long to wait and what to call next. Nothing here
  * sleeps or touches AWS; the step claims the WB account's budget for the source's API, makes the one call
- * and writes what the source says. Wiring another source (paid storage, acceptance) is adding an entry to
- * the list the composition passes (shared/wbsync/deps.ts `costSources`).
+ * and writes what the source says. The sources are the list the composition passes (shared/wbsync/deps.ts
+ * `costSources`): ads (advert-source.ts), paid storage and acceptance (analytics-source.ts).
  */
 import type { WbOutcome } from './finance-client';
 
@@ -85,8 +85,8 @@ export interface CostSource<Client = unknown> {
   first(from: string, to: string): CostFetchState;
   /** Make the state's call. */
   call(client: Client, state: CostFetchState): Promise<WbOutcome<unknown>>;
-  /** The state after the call's outcome and what to store. */
-  next(state: CostFetchState, outcome: WbOutcome<unknown>, from: string, to: string): CostStepResult;
+  /** The state after the call's outcome and what to store; `now` is when the call was made (epoch ms). */
+  next(state: CostFetchState, outcome: WbOutcome<unknown>, from: string, to: string, now: number): CostStepResult;
 }
 
 /** Σ of costs by nmId (kopecks). */

@@ -10,23 +10,10 @@
  */
 import type { z } from 'zod';
 import { createTaskSchema, taskStatusSchema, type TaskStatus } from './analytics-schemas';
+import type { ArticleCost } from './costs';
 import type { FetchLike, WbOutcome } from './finance-client';
 import { readJson, wbExchange } from './http';
 import { isMoneyText } from './money';
-
-/**
- * A cost of one article on one day. h23-ads defines the same shape as `ArticleCost` in shared/wb/costs.ts;
- * this local copy is identical so that the lead can replace it with `import type { ArticleCost } from
- * './costs'` at merge.
- */
-export interface ArticleCost {
-  /** YYYY-MM-DD (the day WB dated the cost). */
-  date: string;
-  /** WB's article; 0 for a cost WB gave no article. */
-  nmId: number;
-  /** Integer kopecks. */
-  kopecks: number;
-}
 
 export type ReportKind = 'paid_storage' | 'acceptance';
 

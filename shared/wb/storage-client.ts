@@ -8,12 +8,12 @@ import { paidStorageReportSchema, type PaidStorageRow } from './analytics-schema
 import {
   costsByDayAndArticle,
   createReportTaskClient,
-  type ArticleCost,
   type ReportClientOptions,
   type ReportTaskClient,
 } from './report-task';
+import type { ArticleCost } from './costs';
 
-export type { ArticleCost } from './report-task';
+export type { ArticleCost } from './costs';
 export type { PaidStorageRow } from './analytics-schemas';
 
 export type PaidStorageClient = ReportTaskClient<PaidStorageRow>;

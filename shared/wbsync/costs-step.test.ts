@@ -6,9 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { costsDueAt, dueAt, type WbConnectionRecord } from '../store/wb-connections.repo';
 import { advertSource } from '../wb/advert-source';
+import type { PaidStorageRow } from '../wb/analytics-schemas';
+import { storageSource } from '../wb/analytics-source';
 import type { AdvertClient } from '../wb/advert-client';
 import type { CostBatch, CostSource } from '../wb/costs';
 import type { WbOutcome } from '../wb/finance-client';
+import type { ReportTaskClient } from '../wb/report-task';
 import { initialCursor } from '../wb/sync-plan';
 import { localKeyWrapper, sealToken } from '../wb/token-crypto';
 import { costsStart, runCostStep, type CostStepDeps } from './costs-step';
@@ -206,5 +209,59 @@ describe('the cost steps of the sync', () => {
     expect(w.row.costs!.jobs[0]!.next_at).toBe(T0 + 5_000);
     // The Finance budget is another one.
     expect(w.budget.has('4242#finance')).toBe(false);
+  });
+});
+
+describe('the paid-storage source in the cost steps', () => {
+  it('its plan kept in the job between steps: create, status until done on the step’s clock, download stored', async () => {
+    const w = world(await connection(['Финансы', 'Аналитика']), []);
+    const answers: Array<WbOutcome<unknown>> = [
+      { kind: 'ok', value: 'task-1' },
+      { kind: 'ok', value: 'processing' },
+      { kind: 'ok', value: 'done' },
+      {
+        kind: 'ok',
+        value: [{ date: '2026-02-25', nmId: 101, warehousePrice: '12.34' }],
+      },
+    ];
+    const calls: string[] = [];
+    const client: ReportTaskClient<PaidStorageRow> = {
+      createTask: async (win) => (calls.push(`create ${win.dateFrom}..${win.dateTo}`), answers.shift() as never),
+      taskStatus: async (id) => (calls.push(`status ${id}`), answers.shift() as never),
+      download: async (id) => (calls.push(`download ${id}`), answers.shift() as never),
+    };
+    const storage = storageSource({ baseUrl: () => 'http://x', callIntervalMs: () => 60_000 });
+    w.deps.sources = [{ ...storage, client: () => client } as CostSource];
+    w.deps.reportsToCost = async () => [{ id: 'R1', period_from: '2026-02-23', period_to: '2026-03-01' }];
+    expect(costsStart(w.deps, w.row).costs).toBeDefined();
+    expect(await w.step(T0)).toBe('scanned');
+    expect(await w.step(T0)).toBe('cost_called');
+    // The job holds the plan (JSON) and its next call: the status, WB's 5 s later.
+    const job = w.row.costs!.jobs[0]!;
+    expect(job).toMatchObject({
+      source: 'storage',
+      next_at: T0 + 5_000,
+      state: { call: { op: 'status', taskId: 'task-1' } },
+    });
+    expect(JSON.parse(JSON.stringify(job.state))).toEqual(job.state);
+    expect(await w.step(T0 + 4_000)).toBeNull();
+    expect(await w.step(T0 + 5_000)).toBe('cost_called');
+    expect(await w.step(T0 + 10_000)).toBe('cost_called');
+    expect(await w.step(T0 + 15_000)).toBe('cost_called');
+    expect(calls).toEqual(['create 2026-02-23..2026-03-01', 'status task-1', 'status task-1', 'download task-1']);
+    expect(w.stored).toEqual([
+      {
+        kind: 'storage',
+        batch: {
+          part: 'report',
+          from: '2026-02-23',
+          to: '2026-03-01',
+          costs: [{ date: '2026-02-25', nmId: 101, kopecks: 1234 }],
+        },
+      },
+    ]);
+    expect(w.row.costs!.done).toEqual({ R1: '2026-02-23..2026-03-01' });
+    expect(w.row.costs!.rederive).toEqual(['R1']);
+    expect(w.budget.get('4242#paid_storage')).toBe(T0 + 20_000);
   });
 });

@@ -153,7 +153,7 @@ export async function runCostStep(
   const mine = claimed.connection;
   const token = await openToken(mine.sealed, keyWrapper(), { sellerId: mine.seller_id });
   const outcome = await source.call(source.client(token), job.state);
-  const result = source.next(job.state, outcome, job.from, job.to);
+  const result = source.next(job.state, outcome, job.from, job.to, now);
   // Stored before the job moves on: a step that dies here repeats the call into the same keys.
   for (const batch of result.batches) await deps.putCosts(c.user_id, c.wb_seller_id, source.kind, batch, iso(now));
 

@@ -25,6 +25,7 @@ import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../wb/sync-plan';
 import type { StepDeps } from './step';
 import type { CostStepDeps } from './costs-step';
 import { advertSource } from '../wb/advert-source';
+import { acceptanceSource, storageSource } from '../wb/analytics-source';
 import type { CostSource } from '../wb/costs';
 import { putCostBatch } from '../store/wb-costs.repo';
 import { listReports } from '../store/reports.repo';
@@ -67,15 +68,19 @@ export function wbImportDeps(): WbImportDeps {
 }
 
 /**
- * The per-article cost sources the sync fetches (shared/wb/costs.ts): each with its API's base URL and
- * pacing from settings. Another source (paid storage, acceptance) is one more entry.
+ * The per-article cost sources the sync fetches (shared/wb/costs.ts), each with its API's base URL and
+ * pacing from settings: ads (WB_ADVERT_API_URL, WB_ADVERT_CALL_INTERVAL_SECONDS), paid storage and
+ * acceptance (WB_ANALYTICS_API_URL; WB's report limits scaled to WB_CALL_INTERVAL_SECONDS).
  */
 export function costSources(): CostSource[] {
+  const analytics = { baseUrl: () => getConfig().WB_ANALYTICS_API_URL, callIntervalMs };
   return [
     advertSource({
       baseUrl: () => getConfig().WB_ADVERT_API_URL,
       intervalMs: () => Math.round(getConfig().WB_ADVERT_CALL_INTERVAL_SECONDS * 1000),
     }) as CostSource,
+    storageSource(analytics) as CostSource,
+    acceptanceSource(analytics) as CostSource,
   ];
 }
 

@@ -144,7 +144,8 @@ describe('issue 20: the WB connection in the browser', () => {
     'issue 23: a synced week shows each article’s ad spend from the promotion API and the «Реклама без артикула» rest',
     async () => {
       const { page } = s;
-      // The cost steps run after the Finance sync (count + fullstats per week, one call per 2 s), then rebuild.
+      // The cost steps run after the Finance sync, one call per 2 s: per week count + fullstats, the storage
+      // and acceptance tasks (create, status until done, download), then the rebuild (~2 minutes for 4 weeks).
       await expect
         .poll(
           async () => {
@@ -152,7 +153,7 @@ describe('issue 20: the WB connection in the browser', () => {
             await page.getByTestId('reconciliation').waitFor();
             return page.getByTestId('attribution-panel').count();
           },
-          { timeout: 150_000, interval: 3000 },
+          { timeout: 270_000, interval: 3000 },
         )
         .toBe(1);
       const rows = page.getByTestId('attribution-articles').locator('tbody tr');
@@ -167,6 +168,6 @@ describe('issue 20: the WB connection in the browser', () => {
       await screenshot(page, '23-report-ads-per-article');
     },
     () => false,
-    200_000,
+    320_000,
   );
 });

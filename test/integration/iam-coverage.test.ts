@@ -34,8 +34,8 @@ import { handler as wbTickHandler } from '../../functions/wb/sync-tick.handler';
 import { handler as wbConnectionsHandler } from '../../functions/wb/connections.handler';
 import { startWbEmulator } from '../../scripts/local/wb-emulator';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
-import { FINANCE_SCOPE } from '../../shared/wb/token';
 import { ADVERT_SCOPE } from '../../shared/wb/advert-source';
+import { ANALYTICS_SCOPE, FINANCE_SCOPE } from '../../shared/wb/token';
 import { getConnection as getWbConnection } from '../../shared/store/wb-connections.repo';
 import { stepDeps as wbStepDeps } from '../../shared/wbsync/deps';
 import { runStep as runWbStep } from '../../shared/wbsync/step';
@@ -685,15 +685,17 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       sellerId,
       validToken: makeEmulatorToken({
         oid: sellerId,
-        scopes: [FINANCE_SCOPE],
+        scopes: [ANALYTICS_SCOPE, ADVERT_SCOPE, FINANCE_SCOPE],
         exp: Math.floor(Date.now() / 1000) + 3 * 86_400,
       }),
     });
     process.env.WB_FINANCE_API_URL = emu.url;
     process.env.WB_CALL_INTERVAL_SECONDS = '0.02';
-    // The promotion API too: the week's ad spend per card (BatchWriteItem) and the report's rebuild.
+    // The promotion and seller-analytics APIs too: the week's ad spend, paid storage and acceptance per
+    // card (BatchWriteItem) and the report's rebuild.
     process.env.WB_ADVERT_API_URL = emu.url;
     process.env.WB_ADVERT_CALL_INTERVAL_SECONDS = '0.02';
+    process.env.WB_ANALYTICS_API_URL = emu.url;
     resetConfig();
     try {
       const u = await newUser(1_000, 'iam');
@@ -702,13 +704,7 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
           method: 'POST',
           path: '/api/wb/connections',
           token: u.token,
-          // «Продвижение» too, expiring in 3 days like the valid token.
-          body: {
-            token: emu.issue({
-              scopes: ['Статистика', ADVERT_SCOPE, FINANCE_SCOPE],
-              exp: Math.floor(Date.now() / 1000) + 3 * 86_400,
-            }),
-          },
+          body: { token: emu.tokens.valid },
         }),
       );
       expect(r.statusCode).toBe(201);
@@ -723,6 +719,7 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       const c = await getWbConnection(u.id, id);
       expect(c?.reports_imported).toBe(1);
       expect(costsDone(c)).toBe(true);
+      expect(c?.costs?.error ?? null).toBeNull();
       expect(c?.expiry_mail_sent_at).toBeTruthy();
     } finally {
       await emu.close();
@@ -730,6 +727,7 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       delete process.env.WB_CALL_INTERVAL_SECONDS;
       delete process.env.WB_ADVERT_API_URL;
       delete process.env.WB_ADVERT_CALL_INTERVAL_SECONDS;
+      delete process.env.WB_ANALYTICS_API_URL;
       resetConfig();
     }
   },

@@ -1,13 +1,15 @@
 /**
- * Ad spend per article, end to end on DynamoDB Local, s3rver, the report worker and the WB emulator
- * (Finance and promotion APIs; docs/METRICS.md «Per-article costs from WB»): a connected seller's week
- * whose «ВБ.Продвижение» deductions two campaigns over three articles mostly explain. After the sync and
- * the cost steps, each article's `ads` is its campaigns' spend, the rest of the deductions stays on
- * «Без артикула», the report's totals (expenses, payout) are those of the rows alone — no rouble twice —
- * ДРР is ads ÷ realization, and a manual correction made before the costs came survives the rebuild.
+ * Per-article costs, end to end on DynamoDB Local, s3rver, the report worker and the WB emulator (Finance,
+ * promotion and seller-analytics APIs; docs/METRICS.md «Per-article costs from WB»): a connected seller's
+ * week whose «ВБ.Продвижение» deductions two campaigns over three articles mostly explain, and whose paid
+ * storage and acceptance WB's report tasks give per card. After the sync and the cost steps, each
+ * article's `ads` is its campaigns' spend, its `storage` and `acceptance` WB's per-card sums for the week,
+ * the rest of each stays on «Без артикула», the report's totals (storage, acceptance, expenses, payout)
+ * are those of the rows alone — no rouble twice — ДРР is ads ÷ realization, and a manual correction made
+ * before the costs came survives the rebuild.
  *
- * Manual clock shared with the emulator: a minute between Finance calls and 20 s between promotion calls
- * cost nothing.
+ * Manual clock shared with the emulator: a minute between Finance calls, 20 s between promotion calls and
+ * WB's report-task limits (a minute per task, 5 s per status) cost nothing.
  */
 import { randomInt } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -43,8 +45,15 @@ beforeAll(() => {
   resetConfig();
 });
 
-describe('ad spend per article from WB’s promotion API', () => {
-  it('each article’s ads = its campaigns’ spend, the rest «Реклама без артикула», totals unchanged, ДРР; corrections kept', async () => {
+/** Kopecks by nmId of rows carrying roubles (the emulator's wire rows). */
+function perNm<R>(rows: readonly R[], nm: (r: R) => number, rub: (r: R) => number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const r of rows) out.set(nm(r), (out.get(nm(r)) ?? 0) + Math.round(rub(r) * 100));
+  return out;
+}
+
+describe('per-article costs from WB’s promotion and analytics APIs', () => {
+  it('ads = campaigns’ spend, storage and acceptance = WB’s per-card sums, the rest «Без артикула», totals unchanged, ДРР; corrections kept', async () => {
     const clock = manualClock(Date.now());
     emu = await startWbEmulator({
       port: 0,
@@ -58,6 +67,7 @@ describe('ad spend per article from WB’s promotion API', () => {
     });
     process.env.WB_FINANCE_API_URL = emu.url;
     process.env.WB_ADVERT_API_URL = emu.url;
+    process.env.WB_ANALYTICS_API_URL = emu.url;
     resetConfig();
     const week = emu.promotion.weeks[0]!;
     // The demo week: «Продвижение» deductions, three cards with rows and a fourth without.
@@ -72,6 +82,7 @@ describe('ad spend per article from WB’s promotion API', () => {
     expect(created.statusCode, created.body).toBe(201);
     const c = bodyOf<{ connection: WbConnection }>(created).connection;
     expect(c.scopes).toContain('Продвижение');
+    expect(c.scopes).toContain('Аналитика');
     const deps = stepDeps({ clock });
 
     // The Finance part first: the week imported and built from its rows.
@@ -100,8 +111,8 @@ describe('ad spend per article from WB’s promotion API', () => {
     );
     expect(put.statusCode, put.body).toBe(200);
 
-    // The cost steps: scan, count, fullstats, the rebuild.
-    for (let i = 0; i < 40; i++) {
+    // The cost steps: scan; count, fullstats; each report's task made, polled, downloaded; the rebuild.
+    for (let i = 0; i < 80; i++) {
       clock.advance(ADVERT_MS + 1_000);
       steps.push(await runStep(deps, u.id, c.id));
       await idleWorkers();
@@ -109,6 +120,11 @@ describe('ad spend per article from WB’s promotion API', () => {
       if (conn?.costs?.done[reportId!] && conn.costs.rederive.length === 0) break;
     }
     expect(steps).toContain('rederived');
+    const conn = await getConnection(u.id, c.id);
+    expect(conn?.costs?.error ?? null).toBeNull();
+    expect(conn?.costs?.refused).toEqual([]);
+    // One task per report kind for the week (≤ 8 and ≤ 31 days), none made again.
+    expect(emu.analytics.taskIds()).toHaveLength(2);
     const report = await getReportOk(u.token, reportId!);
     const byNm = new Map(report.items.map((i) => [i.nm_id, i]));
     for (const s of week.spend.slice(0, 3)) {
@@ -140,10 +156,48 @@ describe('ad spend per article from WB’s promotion API', () => {
       { [corrected.article]: { cost_price: 32_150 } },
     );
     const expected = computeTotals(plain.items.map((i) => i.effective));
-    for (const f of ['ads', 'expenses', 'payout', 'realization', 'usn'] as const)
+    for (const f of ['ads', 'storage', 'acceptance', 'expenses', 'payout', 'realization', 'usn'] as const)
       expect(report.totals[f], f).toBe(rub(expected[f] ?? 0));
     expect(report.totals.ads).toBe(rub(week.deductions));
     expect(report.totals.drr).toBe(percentOf(week.deductions, Math.round((report.totals.realization as number) * 100)));
+
+    // Paid storage and acceptance: each article its card's sum from WB's reports for the week, the rest
+    // on «Без артикула», the totals those of the rows.
+    const analytics = emu.analytics.weeks[0]!;
+    const apiCosts = {
+      storage: perNm(
+        analytics.storage,
+        (r) => r.nmId,
+        (r) => r.warehousePrice,
+      ),
+      acceptance: perNm(
+        analytics.acceptance,
+        (r) => r.nmID,
+        (r) => r.total,
+      ),
+    };
+    const articles = report.items.filter((i) => i.article !== '');
+    for (const field of ['storage', 'acceptance'] as const) {
+      const api = apiCosts[field];
+      expect(api.size, field).toBeGreaterThan(0);
+      for (const [nm, kopecks] of api) {
+        expect(byNm.get(String(nm))?.effective[field], `${field} of ${nm}`).toBe(rub(kopecks));
+      }
+      const total = expected[field] ?? 0;
+      const onArticles = articles.reduce((sum, i) => sum + Math.round((i.effective[field] as number) * 100), 0);
+      const apiTotal = [...api.values()].reduce((a, b) => a + b, 0);
+      expect(report.totals[field], field).toBe(rub(total));
+      expect(Math.round((none.effective[field] as number) * 100), `${field} without article`).toBe(total - onArticles);
+      expect(report.cost_attribution?.[field], field).toMatchObject({
+        report_total: rub(total),
+        from_api: rub(apiTotal),
+        api_total: rub(apiTotal),
+        without_article: rub(total - onArticles),
+        unmatched: 0,
+        articles: api.size,
+        days: 7,
+      });
+    }
     // The correction is still there.
     const after = report.items.find((i) => i.article === corrected.article)!;
     expect(after.manual_values.cost_price).toBe(321.5);

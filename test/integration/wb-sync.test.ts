@@ -86,7 +86,12 @@ async function start(opts: { weeks?: number; formula?: 'cash' | 'audit'; tokenDa
   });
   process.env.WB_FINANCE_API_URL = emu.url;
   resetConfig();
-  const deps: StepDeps = stepDeps({ clock, settings: () => ({ ...syncSettings(), pageLimit: PAGE }) });
+  // The Finance sync alone (the per-article costs' steps: wb-costs.test.ts).
+  const deps: StepDeps = stepDeps({
+    clock,
+    settings: () => ({ ...syncSettings(), pageLimit: PAGE }),
+    costs: undefined,
+  });
   return { emu, clock, deps };
 }
 

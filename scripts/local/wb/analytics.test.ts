@@ -18,7 +18,8 @@ import {
   type ReportFetchState,
   type ReportPlanSettings,
 } from '../../../shared/wb/report-plan';
-import type { ArticleCost, ReportKind, ReportTaskClient } from '../../../shared/wb/report-task';
+import type { ArticleCost } from '../../../shared/wb/costs';
+import type { ReportKind, ReportTaskClient } from '../../../shared/wb/report-task';
 import { createPaidStorageClient, storageCosts } from '../../../shared/wb/storage-client';
 import { startWbEmulator, type WbEmulator } from '../wb-emulator';
 
