@@ -48,7 +48,8 @@ function totals(k: number, extra: Record<string, number> = {}): Record<string, n
     t.deductions! +
     t.ads! -
     t.loyalty! +
-    t.cost_total!;
+    t.cost_total! +
+    (t.own_costs ?? 0);
   t.income = t.realization! + t.compensations!;
   t.expenses = expenses;
   t.profit ??= t.income - t.vat! - t.usn! - expenses + t.additional_payments!;
@@ -82,6 +83,16 @@ describe('the lines', () => {
     expect(signed).toBe(t.profit);
     expect(lines.commission).toBe(100_000 - 80_000 - 1_500);
     expect(lines.returns).toBe(10_000);
+  });
+  it('own per-unit costs are a line of their own, not an adjustment', () => {
+    const t = totals(1, { own_costs: 4_200 });
+    const lines = reportLines(t);
+    expect(lines.own_costs).toBe(4_200);
+    expect(lines.adjustments).toBe(0);
+    let signed = 0;
+    for (const l of PNL_LINES) signed += l.sign * lines[l.key]!;
+    expect(signed).toBe(t.profit);
+    expect(t.profit).toBe(totals(1).profit! - 4_200);
   });
   it('a profit corrected by hand shows in adjustments', () => {
     const t = totals(1);
