@@ -9,6 +9,7 @@ import { DEFAULT_TAX_PROFILE } from '../../shared/engine/types';
 import { createFinanceClient, type WbOutcome } from '../../shared/wb/finance-client';
 import { kopecksToMoney, moneyToKopecks } from '../../shared/wb/money';
 import { aggregateApiRows } from '../../shared/wb/row-map';
+import { storedRows } from '../../shared/wb/page-body';
 import type { ReportSummary, WbDetailedRow } from '../../shared/wb/schemas';
 import {
   advance,
@@ -82,9 +83,12 @@ describe('WB emulator', () => {
       if (page.kind === 'empty') break;
       if (page.kind !== 'ok') throw new Error(page.kind);
       pages++;
-      expect(page.value.length).toBeLessThanOrEqual(250);
-      got.push(...page.value);
-      rrdId = page.value[page.value.length - 1]!.rrdId!;
+      expect(page.value.rows).toBeLessThanOrEqual(250);
+      const rows = await storedRows(page.value.body);
+      expect(rows).toHaveLength(page.value.rows);
+      expect(page.value.lastRrdId).toBe(rows.at(-1)!.rrdId);
+      got.push(...rows);
+      rrdId = page.value.lastRrdId!;
     }
     expect(pages).toBe(Math.ceil(week.rows.length / 250));
     expect(got).toEqual(week.rows);
@@ -140,7 +144,8 @@ describe('WB emulator', () => {
       const next = advance(claimed, call, outcome, clock, settings);
       for (const e of next.effects) {
         if (e.kind === 'reports-found') for (const r of e.reports) summaries.set(r.reportId, r);
-        if (e.kind === 'rows') rows.set(e.reportId, [...(rows.get(e.reportId) ?? []), ...e.rows]);
+        if (e.kind === 'rows')
+          rows.set(e.reportId, [...(rows.get(e.reportId) ?? []), ...(await storedRows(e.page.body))]);
         if (e.kind === 'report-complete') complete.push(e.reportId);
       }
       cursor = next.cursor;

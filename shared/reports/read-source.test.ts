@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readReport } from '../engine/read-report';
 import { emulatedWeek } from '../../scripts/local/wb/weeks';
-import { pageBody } from '../wbsync/step';
+import { pageBody } from '../wb/page-body';
 import { fingerprintWbSource, readReportSource, wbSourceName } from './read-source';
 
 describe.each(['2026', '2025'] as const)('the content fingerprint of a WB week (%s layout)', (layout) => {

@@ -1,20 +1,18 @@
 /**
  * Reading a report's stored source, whatever road it came by: a portal file (the engine's reader), or the
- * rows of WB's Finance API kept by a WB connection (gzip'd JSON lines, one WB row a line, in rrdId
- * order). Both go through the engine's one aggregator (shared/wb/row-map.ts feeds API rows into the same
+ * rows of WB's Finance API kept by a WB connection (shared/wb/page-body.ts: gzip'd pages of rows as WB sent
+ * them, in rrdId order). Both go through the engine's one aggregator (shared/wb/row-map.ts feeds API rows into the same
  * RowSink a file's reader does), so an imported report is built, rebuilt and corrected like an uploaded
  * one. The worker and a rebuild read through here.
  */
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { readReport, type ReadHooks, type ReadLimits, type ReportSource } from '../engine';
 import { createAggregator } from '../engine/aggregate';
 import { createFingerprinter, type ContentFingerprint } from '../engine/fingerprint';
 import type { RowSink } from '../engine/row-sink';
 import type { ParsedReport } from '../engine/types';
-import { apiRowFeeder } from '../wb/row-map';
-import type { WbDetailedRow } from '../wb/schemas';
+import { API_ROW_FIELDS, apiRowFeeder } from '../wb/row-map';
+import { readStoredRows } from '../wb/page-body';
 import { createReadStream } from 'node:fs';
 
 /** The stored name of an imported report's rows: `wb-<WB report id>-<WB seller id>.wbapi.jsonl.gz`. */
@@ -28,21 +26,11 @@ function streamOf(source: ReportSource): Readable {
   return createReadStream(source.path);
 }
 
-/** Feeds the stored WB rows (gzip'd JSON lines; one gzip member per page, read as one) into `sink`. */
+/** Feeds the stored WB rows (page-body.ts: gzip'd pages joined in rrdId order) into `sink`. */
 async function feedWbRows(source: ReportSource, sink: RowSink): Promise<number> {
   const feeder = apiRowFeeder(sink);
   feeder.push([]);
-  const lines = createInterface({ input: streamOf(source).pipe(createGunzip()), crlfDelay: Infinity });
-  let batch: WbDetailedRow[] = [];
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    batch.push(JSON.parse(line) as WbDetailedRow);
-    if (batch.length >= 1000) {
-      feeder.push(batch);
-      batch = [];
-    }
-  }
-  feeder.push(batch);
+  await readStoredRows(streamOf(source), (rows) => feeder.push(rows), { fields: API_ROW_FIELDS });
   return feeder.rows();
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFinanceClient, DETAILED_PATH, LIST_PATH, type FetchLike } from './finance-client';
+import { storedRows } from './page-body';
 
 const LIST_ITEM = {
   reportId: 501234567,
@@ -101,7 +102,7 @@ describe('finance client: detailed', () => {
     const seen: Seen[] = [];
     const row = {
       rrdId: 7,
-      vendorCode: 'A-1',
+      vendorCode: 'Платье-1',
       forPay: '10.5',
       quantity: 1,
       commissionPercent: 25.5,
@@ -111,15 +112,18 @@ describe('finance client: detailed', () => {
     const r = await client(fakeFetch(() => json([row]), seen)).detailedPage(42, { rrdId: 6, limit: 500_000 });
     expect(seen[0]!.url).toBe(`http://wb.test${DETAILED_PATH}/42`);
     expect(JSON.parse(seen[0]!.init.body as string)).toEqual({ rrdId: 6, limit: 100_000 });
-    expect(r).toEqual({
-      kind: 'ok',
-      value: [{ rrdId: 7, vendorCode: 'A-1', forPay: '10.5', quantity: 1, commissionPercent: 25.5, srvDbs: false }],
-    });
+    if (r.kind !== 'ok') throw new Error(r.kind);
+    expect(r.value).toMatchObject({ rows: 1, lastRrdId: 7 });
+    // Stored as WB sent it; read back normalized (page-body.ts).
+    expect(await storedRows(r.value.body)).toEqual([
+      { rrdId: 7, vendorCode: 'Платье-1', forPay: '10.5', quantity: 1, commissionPercent: 25.5, srvDbs: false },
+    ]);
   });
 
   it('rejects a row whose money is not a number', async () => {
     const r = await client(fakeFetch(() => json([{ rrdId: 1, forPay: 'много' }]))).detailedPage(1, { rrdId: 0 });
-    expect(r.kind).toBe('invalid_response');
+    // Checked on one-byte text, but the message quotes what WB sent.
+    expect(r).toEqual({ kind: 'invalid_response', message: '0.forPay: not a money: "много"' });
   });
 });
 

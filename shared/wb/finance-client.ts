@@ -9,7 +9,8 @@
 import type { z } from 'zod';
 import { readWhole, wbExchange, type Check as CheckOf } from './http';
 import { readJsonArray } from './json-rows';
-import { checkDetailedRow, reportListSchema, type ReportSummary, type WbDetailedRow } from './schemas';
+import { createPageWriter, type DetailedPage } from './page-body';
+import { checkDetailedRow, reportListSchema, type ReportSummary } from './schemas';
 
 class StopReading extends Error {}
 
@@ -78,7 +79,8 @@ export interface DetailedQuery {
 
 export interface FinanceClient {
   listReports(query: ListQuery): Promise<WbOutcome<ReportSummary[]>>;
-  detailedPage(reportId: number, query: DetailedQuery): Promise<WbOutcome<WbDetailedRow[]>>;
+  /** One page of a report's rows, checked and kept as sent (page-body.ts). */
+  detailedPage(reportId: number, query: DetailedQuery): Promise<WbOutcome<DetailedPage>>;
 }
 
 export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
@@ -95,38 +97,51 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
   const whole = <T>(check: (json: unknown) => Check<T>) => readWhole<T[]>(check, (v) => v.length === 0);
 
   /**
-   * A detailed page read as a stream of rows (json-rows.ts), each checked as it arrives: the page's text
-   * (~210 MB for 100 000 rows) is never held whole, nor the parsed rows as WB sent them.
+   * A detailed page read as a stream (json-rows.ts), each row checked as it arrives and the rows' text kept
+   * as WB sent it, gzip'd (page-body.ts): the page's text (~210 MB for 100 000 rows) is never held whole,
+   * nor its rows as objects.
    */
-  const rowByRow = async (res: Response): Promise<WbOutcome<WbDetailedRow[]>> => {
+  const rowByRow = async (res: Response): Promise<WbOutcome<DetailedPage>> => {
     if (!res.body) return { kind: 'empty' };
-    const rows: WbDetailedRow[] = [];
+    const writer = createPageWriter();
     let bad: string | null = null;
-    const read = await readJsonArray(res.body as unknown as AsyncIterable<Uint8Array>, (value, i) => {
-      const row = checkDetailedRow(value, i);
-      if ('success' in row) {
-        bad = `${row.path}: ${row.message}`;
-        throw new StopReading();
-      }
-      rows.push(row);
-    }).catch((e: unknown) => {
+    let lastRrdId: number | null = null;
+    // Rows are checked on one-byte text (json-rows.ts `latin1`): types and money are ASCII, and the text kept
+    // is the bytes as sent. A row that fails is checked again on its real text, for the message.
+    const read = await readJsonArray(
+      res.body as unknown as AsyncIterable<Uint8Array>,
+      (values, raw, first) => {
+        for (let k = 0; k < values.length; k++) {
+          const row = checkDetailedRow(values[k], first + k, false);
+          if ('success' in row) {
+            const real = (JSON.parse(`[${Buffer.from(raw).toString('utf8')}]`) as unknown[])[k];
+            const again = checkDetailedRow(real, first + k, false);
+            bad = 'success' in again ? `${again.path}: ${again.message}` : `${row.path}: ${row.message}`;
+            throw new StopReading();
+          }
+          lastRrdId = row.rrdId ?? lastRrdId;
+        }
+        return writer.add(raw);
+      },
+      { text: 'latin1' },
+    ).catch((e: unknown) => {
       if (e instanceof StopReading) return null;
       throw e;
     });
+    const body = await writer.finish();
     if (bad !== null || read === null) {
       await res.body.cancel().catch(() => undefined);
       return { kind: 'invalid_response', message: bad ?? 'a row does not match the spec' };
     }
     if (read.kind === 'invalid') return { kind: 'invalid_response', message: read.message };
-    return read.kind === 'empty' ? { kind: 'empty' } : { kind: 'ok', value: rows };
+    return read.kind === 'empty' ? { kind: 'empty' } : { kind: 'ok', value: { rows: read.count, lastRrdId, body } };
   };
 
   const post = <T>(
     path: string,
     body: unknown,
-    readBody: (res: Response) => Promise<WbOutcome<T[]>>,
-  ): Promise<WbOutcome<T[]>> => wbExchange<T[]>(opts, 'POST', path, body, readBody);
-
+    readBody: (res: Response) => Promise<WbOutcome<T>>,
+  ): Promise<WbOutcome<T>> => wbExchange<T>(opts, 'POST', path, body, readBody);
   return {
     listReports: (q) =>
       post(

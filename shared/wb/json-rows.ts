@@ -1,125 +1,137 @@
 /**
- * A JSON array of objects read element by element from a byte stream (WB's detailed page: up to 100 000
- * rows, ~210 MB of JSON). The whole text is never held: bytes are scanned for the top-level elements
- * (strings and escapes tracked, nesting counted), and each element's bytes are decoded and parsed on
- * their own, so memory holds one element's text at a time besides what the caller keeps. UTF-8 bytes of
- * non-ASCII characters are all ≥ 0x80 and never look like JSON punctuation.
+ * A JSON array of objects read from a byte stream in batches (WB's detailed page: up to 100 000 rows,
+ * ~210 MB of JSON). The whole text is never held, and the bytes are not walked one by one in JavaScript:
+ * each chunk is cut after its last `}`, and the stretch from the first unread element to that brace is
+ * given to JSON.parse as one array. When the parse succeeds, the stretch was whole elements (a brace
+ * inside a string or a nested object leaves an unterminated string or an unbalanced bracket, and the parse
+ * fails); when it fails, the brace before is tried, and then the stretch waits for more bytes. The cut is
+ * always at an ASCII `}`, so a UTF-8 character is never split: the bytes of non-ASCII characters are all
+ * ≥ 0x80.
+ *
+ * Each batch comes with its bytes exactly as they arrived (`raw`), so the caller can keep the text as sent
+ * without writing it again (shared/wb/page-body.ts stores WB's pages that way).
  */
-
-type State = 'start' | 'first' | 'next' | 'element' | 'after' | 'done';
 
 export type ArrayRead = { kind: 'ok'; count: number } | { kind: 'empty' } | { kind: 'invalid'; message: string };
 
-const QUOTE = 34;
-const BACKSLASH = 92;
-const OPEN_BRACE = 123;
+export interface ReadArrayOptions {
+  /** Several arrays one after another (whitespace between): the stored pages of a report, joined. */
+  sequence?: boolean;
+  /**
+   * `latin1`: each byte becomes one character, so a non-ASCII letter comes out as its UTF-8 bytes. The
+   * structure, numbers, booleans and ASCII text are what UTF-8 would give, at a fraction of the cost (no
+   * decoding, and V8 parses one-byte text faster): for checking values, never for reading text. Default
+   * `utf8`.
+   */
+  text?: 'utf8' | 'latin1';
+}
+
+/** Parsed elements of one batch, in order, with the bytes they were parsed from (`{…},{…}`). */
+export type OnElements = (values: object[], raw: Uint8Array, firstIndex: number) => void | Promise<void>;
+
 const CLOSE_BRACE = 125;
+const OPEN_BRACE = 123;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const COMMA = 44;
-const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
+/** Braces tried per chunk before its stretch waits for the next chunk. */
+const TRIES = 4;
+/** An unparsed stretch longer than this is not an element being cut short: it is not JSON. */
+const MAX_PENDING = 4 * 1024 * 1024;
+
+function skipSpace(b: Uint8Array, i: number): number {
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    i++;
+  }
+  return i;
+}
+
+function tryParse(buf: Buffer, from: number, to: number, text: 'utf8' | 'latin1'): unknown[] | null {
+  try {
+    return JSON.parse(`[${buf.toString(text, from, to)}]`) as unknown[];
+  } catch {
+    return null;
+  }
+}
+
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Calls `onElement(parsed, index)` for every element of the array in `chunks`, in order. An element that
- * is not an object, a body that is not one array, or one cut short → `invalid`; no bytes at all → `empty`.
- * `onElement` may throw to stop (the error propagates).
+ * Calls `onElements` for every stretch of elements of the array in `chunks`, in order (awaiting it when it
+ * returns a promise). An element that is not an object, a body that is not one array (or, with
+ * `sequence`, arrays), or one cut short → `invalid`; no bytes or no elements → `empty`. `onElements` may
+ * throw to stop (the error propagates).
  */
 export async function readJsonArray(
   chunks: AsyncIterable<Uint8Array>,
-  onElement: (value: unknown, index: number) => void,
+  onElements: OnElements,
+  options: ReadArrayOptions = {},
 ): Promise<ArrayRead> {
-  let state: State = 'start';
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
-  let parts: Buffer[] = [];
+  /** start: before `[`; open: after `[` or `,` (an element next, or `]` right after `[`); after: after an element. */
+  let state: 'start' | 'open' | 'after' | 'done' = 'start';
+  let first = true;
   let count = 0;
+  let pending: Buffer | null = null;
   const invalid = (message: string): ArrayRead => ({ kind: 'invalid', message });
-  // Elements wholly inside one chunk are parsed together, as one array of that stretch of text (the
-  // commas between them are already there): one decode and one JSON.parse per chunk, not per row.
-  let batchStart = -1;
-  let batchEnd = -1;
-  const flush = (chunk: Uint8Array): string | null => {
-    if (batchStart < 0) return null;
-    const text = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length).toString('utf8', batchStart, batchEnd);
-    batchStart = -1;
-    let values: unknown[];
-    try {
-      values = JSON.parse(`[${text}]`) as unknown[];
-    } catch {
-      return `elements before ${count} are not JSON`;
-    }
-    for (const v of values) onElement(v, count++);
-    return null;
-  };
+
   for await (const chunk of chunks) {
-    let start = state === 'element' ? 0 : -1;
-    let carried = state === 'element';
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk[i]!;
-      if (state === 'element') {
-        if (inString) {
-          if (escaped) escaped = false;
-          else if (c === BACKSLASH) escaped = true;
-          else if (c === QUOTE) inString = false;
-          continue;
-        }
-        if (c === QUOTE) inString = true;
-        else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-        else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-          if (--depth === 0) {
-            state = 'after';
-            if (!carried) {
-              if (batchStart < 0) batchStart = start;
-              batchEnd = i + 1;
-              continue;
-            }
-            // Begun in an earlier chunk: parsed on its own (it comes before this chunk's batch).
-            carried = false;
-            const bytes = Buffer.concat([...parts, chunk.subarray(start, i + 1)]);
-            parts = [];
-            let value: unknown;
-            try {
-              value = JSON.parse(bytes.toString('utf8'));
-            } catch {
-              return invalid(`element ${count} is not JSON`);
-            }
-            onElement(value, count++);
-          }
-        }
+    const incoming = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    const buf: Buffer = pending ? Buffer.concat([pending, incoming]) : incoming;
+    pending = null;
+    let pos = 0;
+    for (;;) {
+      pos = skipSpace(buf, pos);
+      if (pos >= buf.length) break;
+      const c = buf[pos]!;
+      if (state === 'start' || state === 'done') {
+        if (c !== OPEN_BRACKET) return invalid(state === 'start' ? 'expected an array' : 'data after the array');
+        if (state === 'done' && !options.sequence) return invalid('data after the array');
+        state = 'open';
+        first = true;
+        pos++;
         continue;
       }
-      if (isSpace(c)) continue;
-      switch (state) {
-        case 'start':
-          if (c !== OPEN_BRACKET) return invalid('expected an array');
-          state = 'first';
-          break;
-        case 'first':
-        case 'next':
-          if (c === CLOSE_BRACKET && state === 'first') state = 'done';
-          else if (c === OPEN_BRACE) {
-            state = 'element';
-            depth = 1;
-            inString = false;
-            escaped = false;
-            start = i;
-          } else return invalid(`element ${count}: expected an object`);
-          break;
-        case 'after':
-          if (c === COMMA) state = 'next';
-          else if (c === CLOSE_BRACKET) state = 'done';
-          else return invalid(`after element ${count - 1}: expected , or ]`);
-          break;
-        case 'done':
-          return invalid('data after the array');
+      if (state === 'after') {
+        if (c === COMMA) state = 'open';
+        else if (c === CLOSE_BRACKET) state = 'done';
+        else return invalid(`after element ${count - 1}: expected , or ]`);
+        first = false;
+        pos++;
+        continue;
       }
+      // open
+      if (c === CLOSE_BRACKET && first) {
+        state = 'done';
+        pos++;
+        continue;
+      }
+      if (c !== OPEN_BRACE) return invalid(`element ${count}: expected an object`);
+      let end = buf.lastIndexOf(CLOSE_BRACE);
+      let values: unknown[] | null = null;
+      for (let t = 0; t < TRIES && end > pos; t++) {
+        values = tryParse(buf, pos, end + 1, options.text ?? 'utf8');
+        if (values) break;
+        end = buf.lastIndexOf(CLOSE_BRACE, end - 1);
+      }
+      if (!values) {
+        if (buf.length - pos > MAX_PENDING) return invalid(`element ${count} is not JSON`);
+        pending = Buffer.from(buf.subarray(pos));
+        break;
+      }
+      for (let k = 0; k < values.length; k++) {
+        if (!isObject(values[k])) return invalid(`element ${count + k}: expected an object`);
+      }
+      const done = onElements(values as object[], buf.subarray(pos, end + 1), count);
+      if (done) await done;
+      count += values.length;
+      state = 'after';
+      pos = end + 1;
     }
-    const bad = flush(chunk);
-    if (bad) return invalid(bad);
-    if (state === 'element') parts.push(Buffer.from(chunk.subarray(start)));
   }
-  const end = state as State;
+  if (pending) return invalid(`element ${count} is not JSON, or the array is cut short`);
+  const end = state as string;
   if (end === 'start') return { kind: 'empty' };
   if (end !== 'done') return invalid('the array is cut short');
   return count === 0 ? { kind: 'empty' } : { kind: 'ok', count };

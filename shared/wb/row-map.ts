@@ -33,6 +33,8 @@ export const METRIC_SOURCE: Readonly<Record<MetricKey, DetailedRowField>> = (() 
 
 const NM_ID = KEY_INDEX.nm_id;
 const SOURCES: readonly DetailedRowField[] = METRIC_KEYS.map((k) => METRIC_SOURCE[k]);
+/** Every field of an API row the engine reads (apiRowCells): a reader of stored rows may check only these. */
+export const API_ROW_FIELDS: readonly DetailedRowField[] = [...new Set<DetailedRowField>([...SOURCES, 'nmId'])];
 
 /** A value as the cell text a reader would give the sink (empty → undefined, numbers as decimal text). */
 function cellText(v: string | number | boolean | undefined): string | undefined {

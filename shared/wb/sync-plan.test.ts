@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WbOutcome } from './finance-client';
-import type { ReportSummary, WbDetailedRow } from './schemas';
+import { detailedPageOf, type DetailedPage } from './page-body';
+import type { ReportSummary } from './schemas';
 import {
   advance,
   claim,
@@ -49,8 +50,8 @@ function report(reportId: number, dateFrom: string, reportType = 1): ReportSumma
     bankPaymentSum: zero,
   };
 }
-const rows = (...ids: number[]): WbDetailedRow[] => ids.map((rrdId) => ({ rrdId }));
-type Outcome = WbOutcome<ReportSummary[]> | WbOutcome<WbDetailedRow[]>;
+const rows = (...ids: number[]): DetailedPage => detailedPageOf(ids.map((rrdId) => ({ rrdId })));
+type Outcome = WbOutcome<ReportSummary[]> | WbOutcome<DetailedPage>;
 
 /** Runs one step at `now`: plan, claim, the given outcome, advance. */
 function step(cursor: SyncCursor, now: number, outcome: Outcome, imported = new Set<number>()) {
@@ -192,9 +193,11 @@ describe('sync plan', () => {
   it('whatever WB answers, calls to one account are at least an interval apart', () => {
     let seed = 7;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    const outcomes: Array<() => Outcome> = [
-      () => ({ kind: 'ok', value: [report(Math.floor(rand() * 1000), '2026-01-05')] }),
-      () => ({ kind: 'ok', value: rows(Math.floor(rand() * 10 ** 6) + 10 ** 7) }),
+    const outcomes: Array<(call: SyncCall) => Outcome> = [
+      (call) =>
+        call.kind === 'list'
+          ? { kind: 'ok', value: [report(Math.floor(rand() * 1000), '2026-01-05')] }
+          : { kind: 'ok', value: rows(Math.floor(rand() * 10 ** 6) + 10 ** 7) },
       () => ({ kind: 'empty' }),
       () => ({
         kind: 'rate_limited',
@@ -217,7 +220,7 @@ describe('sync plan', () => {
       if (plan.kind !== 'call') continue;
       const claimed = claim(c, now, settings);
       callTimes.push(now);
-      c = advance(claimed, plan.call, outcomes[Math.floor(rand() * outcomes.length)]!(), now, settings).cursor;
+      c = advance(claimed, plan.call, outcomes[Math.floor(rand() * outcomes.length)]!(plan.call), now, settings).cursor;
     }
     expect(callTimes.length).toBeGreaterThan(40);
     for (let i = 1; i < callTimes.length; i++) expect(callTimes[i]! - callTimes[i - 1]!).toBeGreaterThanOrEqual(60_000);

@@ -13,7 +13,8 @@
  */
 import type { DetailedQuery, ListQuery, WbOutcome } from './finance-client';
 import { afterFailure, afterRateLimited, DEFAULT_RATE_POLICY, type RatePolicy } from './rate';
-import type { ReportSummary, WbDetailedRow } from './schemas';
+import type { DetailedPage } from './page-body';
+import type { ReportSummary } from './schemas';
 
 export interface ReportRef {
   reportId: number;
@@ -76,7 +77,7 @@ export type SyncEffect =
   /** New reports with WB's own sums (store them: the reconciliation compares against bankPaymentSum). */
   | { kind: 'reports-found'; reports: ReportSummary[] }
   /** One page of a report's rows, in rrdId order: append them to the report's import. */
-  | { kind: 'rows'; reportId: number; rows: WbDetailedRow[] }
+  | { kind: 'rows'; reportId: number; page: DetailedPage }
   /** All rows of the report are in: build it with the engine and reconcile. */
   | { kind: 'report-complete'; reportId: number }
   | { kind: 'report-missing'; reportId: number }
@@ -195,7 +196,7 @@ function nextReport(
 export function advance(
   claimed: SyncCursor,
   call: SyncCall,
-  outcome: WbOutcome<ReportSummary[]> | WbOutcome<WbDetailedRow[]>,
+  outcome: WbOutcome<ReportSummary[]> | WbOutcome<DetailedPage>,
   now: number,
   settings: SyncSettings = DEFAULT_SYNC_SETTINGS,
   imported: ReadonlySet<number> = new Set(),
@@ -270,13 +271,13 @@ export function advance(
     effects.push({ kind: 'report-complete', reportId: call.reportId });
     return { cursor: nextReport(c, c.reportIndex + 1, now, settings, effects), effects };
   }
-  const rows = outcome.value as WbDetailedRow[];
-  const last = rows[rows.length - 1]?.rrdId;
-  if (last === undefined || last <= c.rrdId) {
+  const page = outcome.value as DetailedPage;
+  const last = page.lastRrdId;
+  if (last === null || last <= c.rrdId) {
     // A page that does not move the cursor would be read forever.
     effects.push({ kind: 'gave-up', reason: `report ${call.reportId}: page after rrdId ${c.rrdId} does not advance` });
     return { cursor: { ...c, phase: 'idle', nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) }, effects };
   }
-  effects.push({ kind: 'rows', reportId: call.reportId, rows });
+  effects.push({ kind: 'rows', reportId: call.reportId, page });
   return { cursor: { ...c, rrdId: last }, effects };
 }

@@ -7,7 +7,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../deps';
 import { dueAt, type WbConnectionRecord } from '../store/wb-connections.repo';
 import type { FinanceClient, WbOutcome } from '../wb/finance-client';
-import type { ReportSummary, WbDetailedRow } from '../wb/schemas';
+import { detailedPageOf, type DetailedPage } from '../wb/page-body';
+import type { ReportSummary } from '../wb/schemas';
 import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../wb/sync-plan';
 import { localKeyWrapper, sealToken } from '../wb/token-crypto';
 import { runStep, tick, type StepDeps } from './step';
@@ -47,7 +48,7 @@ async function connection(over: Partial<WbConnectionRecord> = {}): Promise<WbCon
   };
 }
 
-function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSummary[]> | WbOutcome<WbDetailedRow[]>>) {
+function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSummary[]> | WbOutcome<DetailedPage>>) {
   const clock = manualClock(T0);
   const rows = new Map(initial.map((c) => [c.id, c]));
   const budget = new Map<string, number>();
@@ -59,7 +60,7 @@ function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSum
     }),
     detailedPage: vi.fn(async (id: number) => {
       wbCalls.push(`detail ${id}`);
-      return answers.shift() as WbOutcome<WbDetailedRow[]>;
+      return answers.shift() as WbOutcome<DetailedPage>;
     }),
   };
   const save = (c: WbConnectionRecord) => {
@@ -119,7 +120,7 @@ describe('a sync step', () => {
       [await connection()],
       [
         { kind: 'ok', value: [report(7)] },
-        { kind: 'ok', value: [{ rrdId: 5 }] },
+        { kind: 'ok', value: detailedPageOf([{ rrdId: 5 }]) },
       ],
     );
     expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
@@ -180,7 +181,11 @@ describe('a sync step', () => {
   it('a report read to its end is imported; a report the user has already is never read', async () => {
     const w = world(
       [await connection()],
-      [{ kind: 'ok', value: [report(7), report(8)] }, { kind: 'ok', value: [{ rrdId: 5 }] }, { kind: 'empty' }],
+      [
+        { kind: 'ok', value: [report(7), report(8)] },
+        { kind: 'ok', value: detailedPageOf([{ rrdId: 5 }]) },
+        { kind: 'empty' },
+      ],
     );
     vi.mocked(w.deps.hasIdentity).mockImplementation(async (_u, identity) => identity === 'num:4242:8');
     for (let i = 0; i < 3; i++) {

@@ -13,13 +13,13 @@
  * The decisions (what to call, what an outcome means, how long to wait after a 429 or a failure) are
  * sync-plan.ts's, on the injected clock.
  */
-import { gzipSync } from 'node:zlib';
 import type { Clock, IdSource } from '../deps';
 import { nowMs } from '../deps';
 import type * as repo from '../store/wb-connections.repo';
 import type { WbConnectionRecord, WbPendingReport } from '../store/wb-connections.repo';
 import type { FinanceClient, WbOutcome } from '../wb/finance-client';
-import type { ReportSummary, WbDetailedRow } from '../wb/schemas';
+import type { DetailedPage } from '../wb/page-body';
+import type { ReportSummary } from '../wb/schemas';
 import { advance, claim, planCall, type SyncSettings } from '../wb/sync-plan';
 import { openToken, type KeyWrapper } from '../wb/token-crypto';
 import { costsStart, runCostStep, type CostStepDeps, type CostStepResult } from './costs-step';
@@ -68,22 +68,6 @@ export function connectionPageKeys(c: WbConnectionRecord): string[] {
   const keys = [...(c.reading?.pages ?? []), ...c.pending.flatMap((p) => p.pages)].map((p) => p.key);
   if (c.cursor.reportId !== null) keys.push(pageKey(c, c.cursor.reportId, c.cursor.rrdId));
   return [...new Set(keys)];
-}
-
-/**
- * A page as stored: gzip'd JSON lines, one gzip member per 1 000 rows (read back as one stream), so the
- * text of a 100 000-row page is never built whole; level 1, a fraction of level 6's time.
- */
-export function pageBody(rows: readonly WbDetailedRow[]): Buffer {
-  const members: Buffer[] = [];
-  for (let i = 0; i < rows.length; i += 1000) {
-    const text = rows
-      .slice(i, i + 1000)
-      .map((r) => `${JSON.stringify(r)}\n`)
-      .join('');
-    members.push(gzipSync(Buffer.from(text, 'utf8'), { level: 1 }));
-  }
-  return Buffer.concat(members);
 }
 
 export type StepResult =
@@ -207,7 +191,7 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
   const token = await openToken(c.sealed, deps.keyWrapper(), { sellerId: c.seller_id });
   const client = deps.finance(token);
   const call = plan.call;
-  const outcome: WbOutcome<ReportSummary[]> | WbOutcome<WbDetailedRow[]> =
+  const outcome: WbOutcome<ReportSummary[]> | WbOutcome<DetailedPage> =
     call.kind === 'list' ? await client.listReports(call.query) : await client.detailedPage(call.reportId, call.query);
   const now = nowMs(deps.clock);
 
@@ -245,13 +229,13 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
       case 'rows': {
         // Stored before the cursor moves past it: a step that dies here reads the page again into the same key.
         const key = pageKey(c, effect.reportId, c.cursor.rrdId);
-        await deps.putPage(key, pageBody(effect.rows));
+        await deps.putPage(key, effect.page.body);
         const pages =
           next.reading?.wb_report_id === effect.reportId ? next.reading.pages.filter((p) => p.key !== key) : [];
         next = {
           ...next,
-          reading: { wb_report_id: effect.reportId, pages: [...pages, { key, rows: effect.rows.length }] },
-          round: { ...next.round, rows_read: next.round.rows_read + effect.rows.length },
+          reading: { wb_report_id: effect.reportId, pages: [...pages, { key, rows: effect.page.rows }] },
+          round: { ...next.round, rows_read: next.round.rows_read + effect.page.rows },
         };
         break;
       }
