@@ -63,11 +63,13 @@ describe('readJsonArray', () => {
   });
 
   it('reads arrays one after another only when asked (stored pages joined)', async () => {
-    const text = '[{"a":1},{"a":2}]\n[{"a":3}]\n[]\n';
+    const text = '[{"a":1},{"a":2}]\n[{"a":3},{"a":4},{"a":5},{"a":6},{"a":7}]\n[]\n';
     expect((await read(text, 5)).r.kind).toBe('invalid');
-    const { r, out } = await read(text, 5, { sequence: true });
-    expect(r).toEqual({ kind: 'ok', count: 3 });
-    expect(out).toEqual([{ a: 1 }, { a: 2 }, { a: 3 }]);
+    for (let size = 1; size <= text.length; size++) {
+      const { r, out } = await read(text, size, { sequence: true });
+      expect(r, `chunk ${size}`).toEqual({ kind: 'ok', count: 7 });
+      expect(out).toEqual([1, 2, 3, 4, 5, 6, 7].map((a) => ({ a })));
+    }
   });
 
   it('an element that never closes is refused once it passes 4 MB, not held on', async () => {

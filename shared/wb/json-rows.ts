@@ -4,7 +4,8 @@
  * each chunk is cut after its last `}`, and the stretch from the first unread element to that brace is
  * given to JSON.parse as one array. When the parse succeeds, the stretch was whole elements (a brace
  * inside a string or a nested object leaves an unterminated string or an unbalanced bracket, and the parse
- * fails); when it fails, the brace before is tried, and then the stretch waits for more bytes. The cut is
+ * fails); when it fails, the brace before is tried, and then the bytes are walked to find the last whole
+ * element (or the stretch waits for more bytes when even the first is not whole). The cut is
  * always at an ASCII `}`, so a UTF-8 character is never split: the bytes of non-ASCII characters are all
  * ≥ 0x80.
  *
@@ -34,8 +35,10 @@ const OPEN_BRACE = 123;
 const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const COMMA = 44;
-/** Braces tried per chunk before its stretch waits for the next chunk. */
-const TRIES = 4;
+const QUOTE = 34;
+const BACKSLASH = 92;
+/** Last braces tried per chunk before the bytes are walked (lastWholeElement). */
+const TRIES = 2;
 /** An unparsed stretch longer than this is not an element being cut short: it is not JSON. */
 const MAX_PENDING = 4 * 1024 * 1024;
 
@@ -54,6 +57,35 @@ function tryParse(buf: Buffer, from: number, to: number, text: 'utf8' | 'latin1'
   } catch {
     return null;
   }
+}
+
+/**
+ * The careful way, when the last braces of a chunk do not end a stretch of whole elements (a brace inside a
+ * string, a nested object, the end of one array and the start of the next): walks the bytes from `pos`
+ * (an element's `{`) and gives the end (exclusive) of the last whole element before the buffer ends or the
+ * array closes, or -1 when the first is not whole yet.
+ */
+function lastWholeElement(buf: Buffer, pos: number): number {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let last = -1;
+  for (let i = pos; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === BACKSLASH) escaped = true;
+      else if (c === QUOTE) inString = false;
+      continue;
+    }
+    if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      if (depth === 0) return last; // the array's own `]`
+      if (--depth === 0) last = i + 1;
+    }
+  }
+  return last;
 }
 
 const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -114,6 +146,14 @@ export async function readJsonArray(
         values = tryParse(buf, pos, end + 1, options.text ?? 'utf8');
         if (values) break;
         end = buf.lastIndexOf(CLOSE_BRACE, end - 1);
+      }
+      if (!values) {
+        const whole = lastWholeElement(buf, pos);
+        if (whole > pos) {
+          end = whole - 1;
+          values = tryParse(buf, pos, whole, options.text ?? 'utf8');
+          if (!values) return invalid(`element ${count} or one after it is not JSON`);
+        }
       }
       if (!values) {
         if (buf.length - pos > MAX_PENDING) return invalid(`element ${count} is not JSON`);
