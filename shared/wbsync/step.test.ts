@@ -271,3 +271,112 @@ describe('the token’s expiry', () => {
     expect(w.rows.get('C1')!.expiry_mail_sent_at).toBe(new Date(T0).toISOString());
   });
 });
+
+describe('the expiry mail whatever the sync’s state', () => {
+  const DAY = 86_400_000;
+  const expires = T0 + 10 * DAY;
+  const notice = expires - 7 * DAY;
+
+  it('a paused connection is mailed once on the clock, without a WB call and still paused; it stops at the expiry', async () => {
+    const paused = await connection({
+      status: 'paused',
+      sync_status: 'stopped',
+      expires_at: new Date(expires).toISOString(),
+      cursor: { ...initialCursor(T0, '2025-01-01'), phase: 'detail', reportId: 7, rrdId: 5, nextCallAt: T0 },
+    });
+    const w = world([paused], [{ kind: 'ok', value: [report(7)] }]);
+    // Due for its token alone: not for the WB call its cursor would make now.
+    expect(dueAt(paused)).toBe(notice);
+    expect(await tick(w.deps)).toEqual([]);
+    w.clock.set(notice - 1);
+    expect(await tick(w.deps)).toEqual([]);
+    w.clock.set(notice);
+    expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'inactive' }]);
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+    const marked = w.rows.get('C1')!;
+    expect(marked).toMatchObject({
+      status: 'paused',
+      sync_status: 'stopped',
+      expiry_mail_sent_at: new Date(notice).toISOString(),
+      cursor: paused.cursor,
+      lease_until: 0,
+    });
+    expect(w.wbCalls).toEqual([]);
+    expect(w.deps.finance).not.toHaveBeenCalled();
+    // Next due at the expiry; nothing more meanwhile.
+    expect(dueAt(marked)).toBe(expires);
+    for (let i = 0; i < 3; i++) {
+      w.clock.advance(DAY);
+      expect(await tick(w.deps)).toEqual([]);
+      expect(await runStep(w.deps, 'U1', 'C1')).toBe('inactive');
+    }
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+    w.clock.set(expires);
+    expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'inactive' }]);
+    expect(w.rows.get('C1')).toMatchObject({ status: 'token_expired', error: { code: 'wb_token_expired' } });
+    expect(dueAt(w.rows.get('C1')!)).toBeNull();
+    expect(w.wbCalls).toEqual([]);
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+  });
+
+  it('a connection stopped for limits, and one after a WB error, are mailed once too', async () => {
+    const pending = {
+      report_id: 'R9',
+      ref: { reportId: 9, dateFrom: 'a', dateTo: 'b', reportType: 1 },
+      pages: [],
+      rows: 10,
+    };
+    const limits = await connection({
+      sync_status: 'limits_exhausted',
+      error: { code: 'insufficient_limits', message: '…' },
+      pending: [pending],
+      expires_at: new Date(expires).toISOString(),
+    });
+    const w = world([limits], []);
+    vi.mocked(w.deps.importReport).mockResolvedValue({ kind: 'insufficient_limits', rows: 10, limits: 3 });
+    w.clock.set(notice - 1);
+    expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'limits_exhausted' }]);
+    expect(w.deps.expiryMail).not.toHaveBeenCalled();
+    w.clock.set(notice);
+    for (let i = 0; i < 3; i++) {
+      expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'limits_exhausted' }]);
+      w.clock.advance(MINUTE);
+    }
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+    expect(w.rows.get('C1')).toMatchObject({ sync_status: 'limits_exhausted', pending: [pending] });
+
+    const failed = await connection({
+      sync_status: 'error',
+      error: { code: 'wb_unavailable', message: '…' },
+      cursor: { ...initialCursor(T0, '2025-01-01'), phase: 'idle', nextCallAt: T0 + 30 * DAY },
+      expires_at: new Date(expires).toISOString(),
+    });
+    const e = world([failed], []);
+    expect(dueAt(failed)).toBe(notice);
+    e.clock.set(notice);
+    expect(await tick(e.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'wait' }]);
+    expect(await tick(e.deps)).toEqual([]);
+    expect(e.deps.expiryMail).toHaveBeenCalledOnce();
+    expect(e.wbCalls).toEqual([]);
+  });
+
+  it('a token WB refused gets no expiry mail, paused or not', async () => {
+    const blocked = { ...initialCursor(T0, '2025-01-01'), phase: 'blocked' as const, blocked: 'unauthorized' as const };
+    for (const status of ['token_invalid', 'token_no_finance', 'paused'] as const) {
+      const c = await connection({
+        status,
+        sync_status: 'stopped',
+        cursor: blocked,
+        expires_at: new Date(expires).toISOString(),
+      });
+      expect(dueAt(c), status).toBeNull();
+      const w = world([c], []);
+      w.clock.set(notice);
+      expect(await runStep(w.deps, 'U1', 'C1')).toBe('inactive');
+      expect(w.deps.expiryMail).not.toHaveBeenCalled();
+      // Not written at all.
+      expect(w.rows.get('C1')).toMatchObject({ status, rev: 0 });
+      expect(w.rows.get('C1')!.expiry_mail_sent_at).toBeUndefined();
+    }
+  });
+});

@@ -17,7 +17,7 @@ import { gzipSync } from 'node:zlib';
 import type { Clock, IdSource } from '../deps';
 import { nowMs } from '../deps';
 import type * as repo from '../store/wb-connections.repo';
-import type { WbConnectionRecord, WbPendingReport } from '../store/wb-connections.repo';
+import { watchesToken, type WbConnectionRecord, type WbPendingReport } from '../store/wb-connections.repo';
 import type { FinanceClient, WbOutcome } from '../wb/finance-client';
 import type { ReportSummary, WbDetailedRow } from '../wb/schemas';
 import { advance, claim, planCall, type SyncSettings } from '../wb/sync-plan';
@@ -146,8 +146,11 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
   let c = await deps.connections.getConnection(userId, id);
   if (!c) return 'gone';
   const start = nowMs(deps.clock);
-  if (c.status !== 'active') return 'inactive';
-  if (c.lease_until > start) return 'leased';
+  // A paused connection is looked at for its token alone (expiry.ts): the notice, and at the expiry the
+  // stop below; no lease, no import, no WB call.
+  const paused = c.status === 'paused';
+  if (c.status !== 'active' && !(paused && watchesToken(c))) return 'inactive';
+  if (!paused && c.lease_until > start) return 'leased';
   if (Date.parse(c.expires_at) <= start) {
     await deps.connections.saveConnection({
       ...c,
@@ -162,6 +165,7 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
     if (!marked) return 'busy';
     c = marked;
   }
+  if (paused) return 'inactive';
   let imported = false;
   if (c.pending.length > 0) {
     const r = await importPending(deps, c);
