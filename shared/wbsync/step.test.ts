@@ -94,6 +94,7 @@ function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSum
       return client;
     }),
     putPage: vi.fn(async () => undefined),
+    deletePages: vi.fn(async () => undefined),
     hasIdentity: vi.fn(async () => false),
     importReport: vi.fn(async (_c, p) => ({ kind: 'imported' as const, reportId: p.report_id })),
     expiryMail: vi.fn(async () => undefined),
@@ -217,6 +218,76 @@ describe('a sync step', () => {
     expect(w.rows.get('C1')).toMatchObject({ pending: [], reports_imported: 1, error: null });
     // The import came first; then the round's one call.
     expect(w.wbCalls).toEqual(['list']);
+  });
+});
+
+describe('a report WB no longer has', () => {
+  it('404 mid-read: the report is given up and its pages deleted once the connection no longer lists them', async () => {
+    const w = world(
+      [await connection()],
+      [
+        { kind: 'ok', value: [report(7), report(8)] },
+        { kind: 'ok', value: [{ rrdId: 5 }] },
+        { kind: 'ok', value: [{ rrdId: 9 }] },
+        { kind: 'not_found', message: 'report not found' },
+      ],
+    );
+    const order: string[] = [];
+    vi.mocked(w.deps.deletePages).mockImplementation(async (keys) => {
+      // Deleted after the write: the stored connection lists none of them any more.
+      const listed = JSON.stringify(w.rows.get('C1'));
+      for (const key of keys) expect(listed).not.toContain(key);
+      order.push('delete');
+    });
+    for (let i = 0; i < 3; i++) {
+      await runStep(w.deps, 'U1', 'C1');
+      w.clock.advance(MINUTE);
+    }
+    const read = w.rows.get('C1')!.reading!;
+    expect(read.pages.map((p) => p.key)).toHaveLength(2);
+    expect(w.deps.deletePages).not.toHaveBeenCalled();
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
+    expect(w.wbCalls).toEqual(['list', 'detail 7', 'detail 7', 'detail 7']);
+    expect(order).toEqual(['delete']);
+    const deleted = vi.mocked(w.deps.deletePages).mock.calls[0]![0];
+    // The two pages read, and the key of the 404's own cursor (a page a dead step may have left there).
+    expect([...deleted].sort()).toEqual(
+      [...read.pages.map((p) => p.key), 'sources/U1/wbsync/C1/7/0000000000000009.jsonl.gz'].sort(),
+    );
+    expect(w.rows.get('C1')).toMatchObject({ reading: null, pending: [], cursor: { phase: 'detail', reportId: 8 } });
+    expect(w.deps.importReport).not.toHaveBeenCalled();
+  });
+
+  it('a write that loses to another deletes nothing: the pages stay listed and the call is made again', async () => {
+    const w = world(
+      [
+        await connection({
+          cursor: {
+            ...initialCursor(T0, '2025-01-01'),
+            phase: 'detail',
+            reports: [{ reportId: 7, dateFrom: 'a', dateTo: 'b', reportType: 1 }],
+            reportIndex: 0,
+            reportId: 7,
+            rrdId: 5,
+            nextCallAt: T0,
+          },
+          reading: { wb_report_id: 7, pages: [{ key: 'sources/U1/wbsync/C1/7/0000000000000000.jsonl.gz', rows: 1 }] },
+        }),
+      ],
+      [{ kind: 'not_found', message: 'report not found' }],
+    );
+    // Another write lands while WB answers (a PATCH, say).
+    vi.mocked(w.deps.finance).mockImplementation(() => ({
+      listReports: vi.fn(),
+      detailedPage: vi.fn(async () => {
+        const cur = w.rows.get('C1')!;
+        w.rows.set('C1', { ...cur, rev: cur.rev + 1 });
+        return { kind: 'not_found' as const, message: 'report not found' };
+      }),
+    }));
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('busy');
+    expect(w.deps.deletePages).not.toHaveBeenCalled();
+    expect(w.rows.get('C1')!.reading?.pages).toHaveLength(1);
   });
 });
 

@@ -37,6 +37,8 @@ export interface StepDeps {
   finance: (token: string) => FinanceClient;
   /** Stores one page of rows (gzip'd JSON lines) under `key` in the bucket. */
   putPage: (key: string, body: Buffer) => Promise<void>;
+  /** Deletes pages of rows; a failure is logged, never thrown (connection-deps.ts deletePages). */
+  deletePages: (keys: readonly string[]) => Promise<void>;
   /** Does the user have a report of this identity already (report-identity.ts)? */
   hasIdentity: (userId: string, identity: string) => Promise<boolean>;
   /** Charges and builds a report whose rows are all read (shared/reports/wb-import.ts). */
@@ -233,6 +235,8 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
     imported_ids: [...known],
     ...costsStart(deps.costs, c),
   };
+  /** Pages the connection lets go of in this step: deleted after it is written. */
+  const dropped: string[] = [];
   for (const effect of effects) {
     switch (effect.kind) {
       case 'reports-found': {
@@ -273,6 +277,10 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
         break;
       }
       case 'report-missing':
+        // WB no longer has the report (404, perhaps mid-read): the pages read so far are let go, and
+        // deleted once the connection is written without them (below); with them the page a step that
+        // died may have stored at the cursor's key.
+        dropped.push(...(next.reading?.pages ?? []).map((p) => p.key), pageKey(c, effect.reportId, c.cursor.rrdId));
         next = { ...next, reading: null };
         break;
       case 'token-rejected':
@@ -310,6 +318,7 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
   }
   const saved = await deps.connections.saveConnection(next);
   if (!saved) return 'busy';
+  if (dropped.length > 0) await deps.deletePages([...new Set(dropped)]);
   if (saved.pending.length > 0) {
     const r = await importPending(deps, saved);
     if (r === 'limits') return 'limits_exhausted';

@@ -600,6 +600,50 @@ describe('syncing', () => {
     }
   });
 
+  it('WB answers 404 mid-read (the report vanished): its stored pages leave the bucket, the round goes on', async () => {
+    const { emu, clock, deps } = await start({ weeks: 2 });
+    const [w1, w2] = emu.weeks as [EmulatedWeek, EmulatedWeek];
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    const prefix = `sources/${u.id}/wbsync/${c.id}/`;
+    const stored = async () =>
+      ((await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: prefix }))).Contents ?? []).map(
+        (o) => o.Key!,
+      );
+    // Read until week 1 has two of its three pages stored.
+    for (let i = 0; i < 20; i++) {
+      clock.advance(INTERVAL_MS + 1_000);
+      await runStep(deps, u.id, c.id);
+      if ((await getConnection(u.id, c.id))!.reading?.pages.length === 2) break;
+    }
+    const reading = (await getConnection(u.id, c.id))!.reading!;
+    expect(reading.wb_report_id).toBe(w1.item.reportId);
+    expect((await stored()).sort()).toEqual(reading.pages.map((p) => p.key).sort());
+
+    // WB no longer has week 1: the next call answers 404.
+    emu.withdrawReport(w1.item.reportId);
+    clock.advance(INTERVAL_MS + 1_000);
+    expect(await runStep(deps, u.id, c.id)).toBe('called');
+    expect(emu.calls.at(-1)).toEqual({
+      path: `/api/finance/v1/sales-reports/detailed/${w1.item.reportId}`,
+      status: 404,
+    });
+    expect(await stored()).toEqual([]);
+    expect((await getConnection(u.id, c.id))!).toMatchObject({
+      reading: null,
+      pending: [],
+      cursor: { phase: 'detail', reportId: w2.item.reportId, rrdId: 0 },
+    });
+
+    // Week 2 is read and imported as ever; nothing of week 1 is charged or left behind.
+    const done = await syncRound(deps, clock, u.id, c.id);
+    expect(done).toMatchObject({ reports_imported: 1, reading: null, pending: [] });
+    expect((await wbReports(u.id)).map((r) => r.wb_report_id)).toEqual([String(w2.item.reportId)]);
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows)).toEqual([ROWS]);
+    expect(await stored()).toEqual([]);
+  });
+
   it('the limit history shows each import as a charge of its rows, never as a grant', async () => {
     const INITIAL = 100_000;
     const { emu, clock, deps } = await start({ weeks: 2 });
