@@ -241,10 +241,11 @@ describe('the report worker over HTTP (serverless-offline, async invoke)', () =>
       const now = await getReportAnyStatus(u.id, id);
       if (now?.status === 'processing') expect(now.lease_until ?? 0).toBeGreaterThan(died?.lease_until ?? 0);
     }
-    // Then the 60k-row week is built again. The wait is bounded well below the schedule's 5 minutes, so a
-    // recovery that did not happen (a sweep that hands nothing over, a worker that is not invoked) fails
-    // here instead of being rescued by the next scheduled sweep; it still leaves a loaded machine time to
-    // build the week (≈ 30 s here; 120 s ran out once on a loaded CI machine).
+    // Then the 60k-row week is built again. The wait is bounded (150 s: a loaded machine's time to build
+    // the week, ≈ 30 s here, 120 s once ran out on a loaded CI machine) and shorter than the schedule's
+    // 5 minutes, so the test's time does not hinge on the schedule. A recovery that does not happen fails
+    // either way: the sweep's answer above shows no hand-over, or the worker it invoked never makes the
+    // report ready within the wait (the scheduled sweep, if it fires meanwhile, runs the same code).
     const deadline = Date.now() + 150_000;
     let report: ApiReport | undefined;
     while (Date.now() < deadline) {
