@@ -253,6 +253,9 @@ async function benchBackfill(weeks: number, weekRows: number, pageLimit: number)
     putPage: async (key, body) => {
       pages.set(key, body);
     },
+    deletePages: async (keys) => {
+      for (const key of keys) pages.delete(key);
+    },
     hasIdentity: async () => false,
     // The import's own work: the pages joined and read through the engine (what the worker does).
     importReport: async (c, p) => {

@@ -28,8 +28,19 @@ export interface Offline {
   /** `http://127.0.0.1:<port>`: the server root (what a proxy targets). */
   baseUrl: string;
   httpPort: number;
+  /** `http://127.0.0.1:<port>`: serverless-offline's Lambda invoke endpoint (the handlers' LAMBDA_ENDPOINT). */
+  lambdaUrl: string;
+  /**
+   * Runs one function of serverless.yml now and answers its result, as Lambda's Invoke (RequestResponse)
+   * does: `POST /2015-03-31/functions/<service>-local-<name>/invocations` with `event` as the payload.
+   * For the functions without an HTTP route (a schedule's), whose own timer a test cannot wait for.
+   */
+  invoke<T = unknown>(name: string, event?: unknown): Promise<T>;
   stop(): Promise<void>;
 }
+
+/** serverless.yml's `service`: a deployed function is named `<service>-<stage>-<function>`. */
+export const SERVICE = 'report-profitability';
 
 /**
  * `serverless offline start --stage local` (osls + serverless-esbuild + serverless-offline) as a
@@ -154,5 +165,18 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
     await stop();
     throw e;
   }
-  return { apiUrl: `${baseUrl}/api`, baseUrl, httpPort, stop };
+  const lambdaUrl = `http://127.0.0.1:${lambdaPort}`;
+  const invoke = async <T>(name: string, event: unknown = {}): Promise<T> => {
+    const res = await fetch(`${lambdaUrl}/2015-03-31/functions/${SERVICE}-local-${name}/invocations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(event),
+    });
+    const text = await res.text();
+    if (res.status !== 200 || res.headers.get('x-amz-function-error')) {
+      throw new Error(`invoking ${name}: ${res.status} ${res.headers.get('x-amz-function-error') ?? ''} ${text}`);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  };
+  return { apiUrl: `${baseUrl}/api`, baseUrl, httpPort, lambdaUrl, invoke, stop };
 }

@@ -11,7 +11,7 @@
  * - Rate: one accepted call per interval per seller account (burst 1; default 60 s). An early call gets
  *   429 with X-Ratelimit-Retry / -Limit / -Remaining / -Reset; it does not use up the budget.
  * Weeks come from the fixture generator (scripts/local/wb/weeks.ts); setListSum() alters a week's list
- * figure for a mismatch test.
+ * figure for a mismatch test; withdrawReport() makes a week vanish from WB's side (404, off the list).
  * - seller-analytics-api's paid-storage and acceptance report tasks (scripts/local/wb/analytics.ts), on the
  *   same port, consistent with the weeks; their limits take WB's minute as `intervalMs`.
  *
@@ -83,6 +83,8 @@ export interface WbEmulator {
   promotion: Promotion;
   /** Sets one money figure of a week's list item (kopecks), e.g. bankPaymentSum for a mismatch. */
   setListSum(reportId: number, field: ReportListMoneyField, kopecks: number): void;
+  /** WB no longer has a week's report: its detail answers 404 and the list leaves it out from now on. */
+  withdrawReport(reportId: number): void;
   /** Every request answered: path and status. */
   calls: Array<{ path: string; status: number }>;
   /** The paid-storage and acceptance reports: their data per week, task controls. */
@@ -268,7 +270,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
       period === 'daily'
         ? []
         : weeks
-            .filter((w) => w.item.dateFrom <= dateTo && w.item.dateTo >= dateFrom)
+            .filter((w) => byId.has(w.item.reportId) && w.item.dateFrom <= dateTo && w.item.dateTo >= dateFrom)
             .slice(offset, offset + limit)
             .map((w) => w.item);
     return items.length === 0 ? send(res, path, 204, undefined, rateHeaders) : send(res, path, 200, items, rateHeaders);
@@ -426,6 +428,9 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
       const week = byId.get(reportId);
       if (!week) throw new Error(`no week ${reportId}`);
       week.item[field] = kopecksToMoney(kopecks);
+    },
+    withdrawReport(reportId) {
+      if (!byId.delete(reportId)) throw new Error(`no week ${reportId}`);
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -113,10 +113,25 @@ function fromItem(item: Record<string, unknown>): WbConnectionRecord {
 }
 
 /**
- * When the tick should look at a connection next; null: not at all (paused, token refused). No later
- * than the token's expiry notice (shared/wbsync/expiry.ts) and its expiry, which the step acts on.
+ * Whether the step watches the connection's token for its expiry notice and its expiry
+ * (shared/wbsync/expiry.ts): an active connection (also one stopped for limits or by a WB error) or a
+ * paused one, unless WB refused its token (then a new token is needed anyway, and the seller is told so).
+ */
+export function watchesToken(c: Pick<WbConnectionRecord, 'status' | 'cursor'>): boolean {
+  return (c.status === 'active' || c.status === 'paused') && c.cursor.phase !== 'blocked';
+}
+
+/**
+ * When the tick should look at a connection next; null: not at all (token refused or expired). No later
+ * than the token's expiry notice (shared/wbsync/expiry.ts) and its expiry, which the step acts on. A
+ * paused connection is due for those two alone: its sync stays asleep.
  */
 export function dueAt(c: WbConnectionRecord): number | null {
+  if (c.status === 'paused') {
+    if (!watchesToken(c)) return null;
+    const expiry = Date.parse(c.expires_at);
+    return Math.min(expiryNoticeAt(c) ?? expiry, expiry);
+  }
   if (c.status !== 'active') return null;
   if (c.lease_until > 0) return c.lease_until;
   if (c.pending.length > 0) return 0;

@@ -123,6 +123,7 @@ export function stepDeps(over: Partial<StepDeps> = {}): StepDeps {
     keyWrapper: tokenKeyWrapper,
     finance,
     putPage: putObject,
+    deletePages,
     hasIdentity: async (userId, identity) => {
       for (const id of await findReportsByIdentity(userId, identity)) {
         if (await getReportAnyStatus(userId, id)) return true;

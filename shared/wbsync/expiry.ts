@@ -4,15 +4,21 @@
  * sent (`expiry_mail_sent_at`), a new token (PATCH) clears it; at the expiry the step stops the
  * connection (`token_expired`).
  *
+ * Every connection whose token the step watches gets it (watchesToken, wb-connections.repo.ts): an
+ * active one whatever its sync's state (syncing, stopped for limits, after a WB error) and a paused one,
+ * which the tick looks at for the notice and the expiry alone, without a WB call. A token WB refused
+ * (401/403) gets none: the connection asks for a new token already.
+ *
  * At most once: the mark is written (conditionally on the connection's revision) before the mail goes
  * out, so of two steps only one sends; a failed send takes the mark back and the next step tries again.
  */
-import type { WbConnectionRecord } from '../store/wb-connections.repo';
+import { watchesToken, type WbConnectionRecord } from '../store/wb-connections.repo';
 import { expiryNoticeAt } from '../wb/token';
 
 export { EXPIRY_NOTICE_DAYS } from '../wb/token';
 
 export function needsExpiryNotice(c: WbConnectionRecord, now: number): boolean {
+  if (!watchesToken(c)) return false;
   const at = expiryNoticeAt(c);
   return at !== null && now >= at && now < Date.parse(c.expires_at);
 }

@@ -95,6 +95,7 @@ function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSum
       return client;
     }),
     putPage: vi.fn(async () => undefined),
+    deletePages: vi.fn(async () => undefined),
     hasIdentity: vi.fn(async () => false),
     importReport: vi.fn(async (_c, p) => ({ kind: 'imported' as const, reportId: p.report_id })),
     expiryMail: vi.fn(async () => undefined),
@@ -225,6 +226,76 @@ describe('a sync step', () => {
   });
 });
 
+describe('a report WB no longer has', () => {
+  it('404 mid-read: the report is given up and its pages deleted once the connection no longer lists them', async () => {
+    const w = world(
+      [await connection()],
+      [
+        { kind: 'ok', value: [report(7), report(8)] },
+        { kind: 'ok', value: [{ rrdId: 5 }] },
+        { kind: 'ok', value: [{ rrdId: 9 }] },
+        { kind: 'not_found', message: 'report not found' },
+      ],
+    );
+    const order: string[] = [];
+    vi.mocked(w.deps.deletePages).mockImplementation(async (keys) => {
+      // Deleted after the write: the stored connection lists none of them any more.
+      const listed = JSON.stringify(w.rows.get('C1'));
+      for (const key of keys) expect(listed).not.toContain(key);
+      order.push('delete');
+    });
+    for (let i = 0; i < 3; i++) {
+      await runStep(w.deps, 'U1', 'C1');
+      w.clock.advance(MINUTE);
+    }
+    const read = w.rows.get('C1')!.reading!;
+    expect(read.pages.map((p) => p.key)).toHaveLength(2);
+    expect(w.deps.deletePages).not.toHaveBeenCalled();
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
+    expect(w.wbCalls).toEqual(['list', 'detail 7', 'detail 7', 'detail 7']);
+    expect(order).toEqual(['delete']);
+    const deleted = vi.mocked(w.deps.deletePages).mock.calls[0]![0];
+    // The two pages read, and the key of the 404's own cursor (a page a dead step may have left there).
+    expect([...deleted].sort()).toEqual(
+      [...read.pages.map((p) => p.key), 'sources/U1/wbsync/C1/7/0000000000000009.jsonl.gz'].sort(),
+    );
+    expect(w.rows.get('C1')).toMatchObject({ reading: null, pending: [], cursor: { phase: 'detail', reportId: 8 } });
+    expect(w.deps.importReport).not.toHaveBeenCalled();
+  });
+
+  it('a write that loses to another deletes nothing: the pages stay listed and the call is made again', async () => {
+    const w = world(
+      [
+        await connection({
+          cursor: {
+            ...initialCursor(T0, '2025-01-01'),
+            phase: 'detail',
+            reports: [{ reportId: 7, dateFrom: 'a', dateTo: 'b', reportType: 1 }],
+            reportIndex: 0,
+            reportId: 7,
+            rrdId: 5,
+            nextCallAt: T0,
+          },
+          reading: { wb_report_id: 7, pages: [{ key: 'sources/U1/wbsync/C1/7/0000000000000000.jsonl.gz', rows: 1 }] },
+        }),
+      ],
+      [{ kind: 'not_found', message: 'report not found' }],
+    );
+    // Another write lands while WB answers (a PATCH, say).
+    vi.mocked(w.deps.finance).mockImplementation(() => ({
+      listReports: vi.fn(),
+      detailedPage: vi.fn(async () => {
+        const cur = w.rows.get('C1')!;
+        w.rows.set('C1', { ...cur, rev: cur.rev + 1 });
+        return { kind: 'not_found' as const, message: 'report not found' };
+      }),
+    }));
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('busy');
+    expect(w.deps.deletePages).not.toHaveBeenCalled();
+    expect(w.rows.get('C1')!.reading?.pages).toHaveLength(1);
+  });
+});
+
 describe('the token’s expiry', () => {
   const DAY = 86_400_000;
   const idle = (c: WbConnectionRecord, nextCallAt: number) => ({
@@ -274,5 +345,114 @@ describe('the token’s expiry', () => {
     expect(await runStep(w.deps, 'U1', 'C1')).toBe('wait');
     expect(w.deps.expiryMail).toHaveBeenCalledTimes(2);
     expect(w.rows.get('C1')!.expiry_mail_sent_at).toBe(new Date(T0).toISOString());
+  });
+});
+
+describe('the expiry mail whatever the sync’s state', () => {
+  const DAY = 86_400_000;
+  const expires = T0 + 10 * DAY;
+  const notice = expires - 7 * DAY;
+
+  it('a paused connection is mailed once on the clock, without a WB call and still paused; it stops at the expiry', async () => {
+    const paused = await connection({
+      status: 'paused',
+      sync_status: 'stopped',
+      expires_at: new Date(expires).toISOString(),
+      cursor: { ...initialCursor(T0, '2025-01-01'), phase: 'detail', reportId: 7, rrdId: 5, nextCallAt: T0 },
+    });
+    const w = world([paused], [{ kind: 'ok', value: [report(7)] }]);
+    // Due for its token alone: not for the WB call its cursor would make now.
+    expect(dueAt(paused)).toBe(notice);
+    expect(await tick(w.deps)).toEqual([]);
+    w.clock.set(notice - 1);
+    expect(await tick(w.deps)).toEqual([]);
+    w.clock.set(notice);
+    expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'inactive' }]);
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+    const marked = w.rows.get('C1')!;
+    expect(marked).toMatchObject({
+      status: 'paused',
+      sync_status: 'stopped',
+      expiry_mail_sent_at: new Date(notice).toISOString(),
+      cursor: paused.cursor,
+      lease_until: 0,
+    });
+    expect(w.wbCalls).toEqual([]);
+    expect(w.deps.finance).not.toHaveBeenCalled();
+    // Next due at the expiry; nothing more meanwhile.
+    expect(dueAt(marked)).toBe(expires);
+    for (let i = 0; i < 3; i++) {
+      w.clock.advance(DAY);
+      expect(await tick(w.deps)).toEqual([]);
+      expect(await runStep(w.deps, 'U1', 'C1')).toBe('inactive');
+    }
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+    w.clock.set(expires);
+    expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'inactive' }]);
+    expect(w.rows.get('C1')).toMatchObject({ status: 'token_expired', error: { code: 'wb_token_expired' } });
+    expect(dueAt(w.rows.get('C1')!)).toBeNull();
+    expect(w.wbCalls).toEqual([]);
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+  });
+
+  it('a connection stopped for limits, and one after a WB error, are mailed once too', async () => {
+    const pending = {
+      report_id: 'R9',
+      ref: { reportId: 9, dateFrom: 'a', dateTo: 'b', reportType: 1 },
+      pages: [],
+      rows: 10,
+    };
+    const limits = await connection({
+      sync_status: 'limits_exhausted',
+      error: { code: 'insufficient_limits', message: '…' },
+      pending: [pending],
+      expires_at: new Date(expires).toISOString(),
+    });
+    const w = world([limits], []);
+    vi.mocked(w.deps.importReport).mockResolvedValue({ kind: 'insufficient_limits', rows: 10, limits: 3 });
+    w.clock.set(notice - 1);
+    expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'limits_exhausted' }]);
+    expect(w.deps.expiryMail).not.toHaveBeenCalled();
+    w.clock.set(notice);
+    for (let i = 0; i < 3; i++) {
+      expect(await tick(w.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'limits_exhausted' }]);
+      w.clock.advance(MINUTE);
+    }
+    expect(w.deps.expiryMail).toHaveBeenCalledOnce();
+    expect(w.rows.get('C1')).toMatchObject({ sync_status: 'limits_exhausted', pending: [pending] });
+
+    const failed = await connection({
+      sync_status: 'error',
+      error: { code: 'wb_unavailable', message: '…' },
+      cursor: { ...initialCursor(T0, '2025-01-01'), phase: 'idle', nextCallAt: T0 + 30 * DAY },
+      expires_at: new Date(expires).toISOString(),
+    });
+    const e = world([failed], []);
+    expect(dueAt(failed)).toBe(notice);
+    e.clock.set(notice);
+    expect(await tick(e.deps)).toEqual([{ userId: 'U1', id: 'C1', result: 'wait' }]);
+    expect(await tick(e.deps)).toEqual([]);
+    expect(e.deps.expiryMail).toHaveBeenCalledOnce();
+    expect(e.wbCalls).toEqual([]);
+  });
+
+  it('a token WB refused gets no expiry mail, paused or not', async () => {
+    const blocked = { ...initialCursor(T0, '2025-01-01'), phase: 'blocked' as const, blocked: 'unauthorized' as const };
+    for (const status of ['token_invalid', 'token_no_finance', 'paused'] as const) {
+      const c = await connection({
+        status,
+        sync_status: 'stopped',
+        cursor: blocked,
+        expires_at: new Date(expires).toISOString(),
+      });
+      expect(dueAt(c), status).toBeNull();
+      const w = world([c], []);
+      w.clock.set(notice);
+      expect(await runStep(w.deps, 'U1', 'C1')).toBe('inactive');
+      expect(w.deps.expiryMail).not.toHaveBeenCalled();
+      // Not written at all.
+      expect(w.rows.get('C1')).toMatchObject({ status, rev: 0 });
+      expect(w.rows.get('C1')!.expiry_mail_sent_at).toBeUndefined();
+    }
   });
 });

@@ -16,7 +16,7 @@
 import type { Clock, IdSource } from '../deps';
 import { nowMs } from '../deps';
 import type * as repo from '../store/wb-connections.repo';
-import type { WbConnectionRecord, WbPendingReport } from '../store/wb-connections.repo';
+import { watchesToken, type WbConnectionRecord, type WbPendingReport } from '../store/wb-connections.repo';
 import type { FinanceClient, WbOutcome } from '../wb/finance-client';
 import type { DetailedPage } from '../wb/page-body';
 import type { ReportSummary } from '../wb/schemas';
@@ -37,6 +37,8 @@ export interface StepDeps {
   finance: (token: string) => FinanceClient;
   /** Stores one page of rows (gzip'd JSON lines) under `key` in the bucket. */
   putPage: (key: string, body: Buffer) => Promise<void>;
+  /** Deletes pages of rows; a failure is logged, never thrown (connection-deps.ts deletePages). */
+  deletePages: (keys: readonly string[]) => Promise<void>;
   /** Does the user have a report of this identity already (report-identity.ts)? */
   hasIdentity: (userId: string, identity: string) => Promise<boolean>;
   /** Charges and builds a report whose rows are all read (shared/reports/wb-import.ts). */
@@ -130,8 +132,11 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
   let c = await deps.connections.getConnection(userId, id);
   if (!c) return 'gone';
   const start = nowMs(deps.clock);
-  if (c.status !== 'active') return 'inactive';
-  if (c.lease_until > start) return 'leased';
+  // A paused connection is looked at for its token alone (expiry.ts): the notice, and at the expiry the
+  // stop below; no lease, no import, no WB call.
+  const paused = c.status === 'paused';
+  if (c.status !== 'active' && !(paused && watchesToken(c))) return 'inactive';
+  if (!paused && c.lease_until > start) return 'leased';
   if (Date.parse(c.expires_at) <= start) {
     await deps.connections.saveConnection({
       ...c,
@@ -146,6 +151,7 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
     if (!marked) return 'busy';
     c = marked;
   }
+  if (paused) return 'inactive';
   let imported = false;
   if (c.pending.length > 0) {
     const r = await importPending(deps, c);
@@ -213,6 +219,8 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
     imported_ids: [...known],
     ...costsStart(deps.costs, c),
   };
+  /** Pages the connection lets go of in this step: deleted after it is written. */
+  const dropped: string[] = [];
   for (const effect of effects) {
     switch (effect.kind) {
       case 'reports-found': {
@@ -253,6 +261,10 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
         break;
       }
       case 'report-missing':
+        // WB no longer has the report (404, perhaps mid-read): the pages read so far are let go, and
+        // deleted once the connection is written without them (below); with them the page a step that
+        // died may have stored at the cursor's key.
+        dropped.push(...(next.reading?.pages ?? []).map((p) => p.key), pageKey(c, effect.reportId, c.cursor.rrdId));
         next = { ...next, reading: null };
         break;
       case 'token-rejected':
@@ -290,6 +302,7 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
   }
   const saved = await deps.connections.saveConnection(next);
   if (!saved) return 'busy';
+  if (dropped.length > 0) await deps.deletePages([...new Set(dropped)]);
   if (saved.pending.length > 0) {
     const r = await importPending(deps, saved);
     if (r === 'limits') return 'limits_exhausted';

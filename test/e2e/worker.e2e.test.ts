@@ -227,12 +227,26 @@ describe('the report worker over HTTP (serverless-offline, async invoke)', () =>
     await offline!.stop();
     offline = null;
     // It died processing (the store says so), with its charge taken.
-    expect((await getReportAnyStatus(u.id, id))?.status).toBe('processing');
+    const died = await getReportAnyStatus(u.id, id);
+    expect(died?.status).toBe('processing');
     await start();
-    // The lease (3 s) runs out; the recovery sweep hands the report to a new worker. serverless-offline
-    // runs the sweep's `rate(5 minutes)` as the cron */5, so it fires at the next 5-minute boundary (up to
-    // 5 minutes away), then the 60k-row week is built again: up to 8 minutes in all on a loaded machine.
-    const deadline = Date.now() + 480_000;
+    // Its lease (3 s) ran out while the stack restarted. The recovery sweep hands it to a new worker: the
+    // sweep function itself, invoked now through serverless-offline's Lambda endpoint as EventBridge
+    // would (its own `rate(5 minutes)` runs there as the cron */5, up to 5 minutes away).
+    const swept = await offline!.invoke<{ recovered: number; examined: number; errors: number }>('reportsSweep');
+    expect(swept.errors).toBe(0);
+    if (swept.recovered === 0) {
+      // Only if serverless-offline's own schedule came first, in the moment since the restart: then the
+      // record shows the hand-over all the same (a new lease, or the new worker done already).
+      const now = await getReportAnyStatus(u.id, id);
+      if (now?.status === 'processing') expect(now.lease_until ?? 0).toBeGreaterThan(died?.lease_until ?? 0);
+    }
+    // Then the 60k-row week is built again. The wait is bounded (150 s: a loaded machine's time to build
+    // the week, ≈ 30 s here, 120 s once ran out on a loaded CI machine) and shorter than the schedule's
+    // 5 minutes, so the test's time does not hinge on the schedule. A recovery that does not happen fails
+    // either way: the sweep's answer above shows no hand-over, or the worker it invoked never makes the
+    // report ready within the wait (the scheduled sweep, if it fires meanwhile, runs the same code).
+    const deadline = Date.now() + 150_000;
     let report: ApiReport | undefined;
     while (Date.now() < deadline) {
       const list = await call<{ items: ApiReport[] }>('GET', '/reports', { token: u.token });
@@ -248,5 +262,5 @@ describe('the report worker over HTTP (serverless-offline, async invoke)', () =>
     expect(new Set(ids).size).toBe(g.expected.articles.length);
     expect(ids.length).toBe(g.expected.articles.length);
     expect(await history(u.id)).toEqual([['expense', 60_000, id]]);
-  }, 600_000);
+  }, 300_000);
 });

@@ -38,7 +38,12 @@ import { idleWorkers } from '../../shared/jobs/worker-invoke';
 import type { WbConnection } from '../../shared/contract/shapes';
 import { listLimitHistory, topUp } from '../../shared/store/limits.repo';
 import { listReports } from '../../shared/store/reports.repo';
-import { getConnection, listConnections, type WbConnectionRecord } from '../../shared/store/wb-connections.repo';
+import {
+  dueConnections,
+  getConnection,
+  listConnections,
+  type WbConnectionRecord,
+} from '../../shared/store/wb-connections.repo';
 import { aggregateApiRows } from '../../shared/wb/row-map';
 import { stepDeps, syncSettings } from '../../shared/wbsync/deps';
 import { runStep, tick, type StepDeps } from '../../shared/wbsync/step';
@@ -595,6 +600,50 @@ describe('syncing', () => {
     }
   });
 
+  it('WB answers 404 mid-read (the report vanished): its stored pages leave the bucket, the round goes on', async () => {
+    const { emu, clock, deps } = await start({ weeks: 2 });
+    const [w1, w2] = emu.weeks as [EmulatedWeek, EmulatedWeek];
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    const prefix = `sources/${u.id}/wbsync/${c.id}/`;
+    const stored = async () =>
+      ((await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: prefix }))).Contents ?? []).map(
+        (o) => o.Key!,
+      );
+    // Read until week 1 has two of its three pages stored.
+    for (let i = 0; i < 20; i++) {
+      clock.advance(INTERVAL_MS + 1_000);
+      await runStep(deps, u.id, c.id);
+      if ((await getConnection(u.id, c.id))!.reading?.pages.length === 2) break;
+    }
+    const reading = (await getConnection(u.id, c.id))!.reading!;
+    expect(reading.wb_report_id).toBe(w1.item.reportId);
+    expect((await stored()).sort()).toEqual(reading.pages.map((p) => p.key).sort());
+
+    // WB no longer has week 1: the next call answers 404.
+    emu.withdrawReport(w1.item.reportId);
+    clock.advance(INTERVAL_MS + 1_000);
+    expect(await runStep(deps, u.id, c.id)).toBe('called');
+    expect(emu.calls.at(-1)).toEqual({
+      path: `/api/finance/v1/sales-reports/detailed/${w1.item.reportId}`,
+      status: 404,
+    });
+    expect(await stored()).toEqual([]);
+    expect((await getConnection(u.id, c.id))!).toMatchObject({
+      reading: null,
+      pending: [],
+      cursor: { phase: 'detail', reportId: w2.item.reportId, rrdId: 0 },
+    });
+
+    // Week 2 is read and imported as ever; nothing of week 1 is charged or left behind.
+    const done = await syncRound(deps, clock, u.id, c.id);
+    expect(done).toMatchObject({ reports_imported: 1, reading: null, pending: [] });
+    expect((await wbReports(u.id)).map((r) => r.wb_report_id)).toEqual([String(w2.item.reportId)]);
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows)).toEqual([ROWS]);
+    expect(await stored()).toEqual([]);
+  });
+
   it('the limit history shows each import as a charge of its rows, never as a grant', async () => {
     const INITIAL = 100_000;
     const { emu, clock, deps } = await start({ weeks: 2 });
@@ -707,5 +756,48 @@ describe('the token’s expiry', () => {
       error: { code: 'wb_token_expired', message: 'Срок действия токена WB истёк: вставьте новый токен.' },
     });
     expect(await mailsTo(email)).toHaveLength(1);
+  });
+
+  it('a paused connection is mailed too, once, on the tick’s due index, without a WB call and still paused', async () => {
+    const { emu, clock, deps } = await start({ weeks: 1, tokenDays: 8 });
+    const u = await newUser(100_000, 'wb');
+    const email = (await getUserById(u.id))!.email;
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    await updateConnection({ ...connectionDeps(), clock }, u.id, c.id, { paused: true });
+    const paused = (await getConnection(u.id, c.id))!;
+    expect(paused).toMatchObject({ status: 'paused', sync_status: 'stopped' });
+    const calls = emu.calls.length;
+
+    // Not due before the notice; due at it (the query the tick runs), and the step mails.
+    const noticeAt = Date.parse(c.expires_at) - 7 * DAY_S * 1000;
+    const dueIds = async () => (await dueConnections(clock.now().getTime(), 1000)).map((d) => d.id);
+    clock.set(noticeAt - 1);
+    expect(await dueIds()).not.toContain(c.id);
+    clock.set(noticeAt);
+    expect(await dueIds()).toContain(c.id);
+    expect(await runStep(deps, u.id, c.id)).toBe('inactive');
+    const [mail, ...more] = await mailsTo(email);
+    expect(more).toEqual([]);
+    expect(mail!.text).toContain(c.token_hint);
+    const shown = bodyOf<{ connection: WbConnection }>(
+      await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id),
+    ).connection;
+    expect(shown).toMatchObject({
+      status: 'paused',
+      sync: { status: 'stopped' },
+      expiry_mail_sent_at: new Date(noticeAt).toISOString(),
+    });
+    const after = (await getConnection(u.id, c.id))!;
+    expect(after.cursor).toEqual(paused.cursor);
+
+    // Days later: not due again before the expiry, nothing more sent, WB never called.
+    for (let day = 1; day <= 3; day++) {
+      clock.set(noticeAt + day * DAY_S * 1000);
+      expect(await dueIds()).not.toContain(c.id);
+      expect(await runStep(deps, u.id, c.id)).toBe('inactive');
+    }
+    expect(await mailsTo(email)).toHaveLength(1);
+    expect(emu.calls).toHaveLength(calls);
   });
 });
