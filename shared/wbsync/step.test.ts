@@ -232,8 +232,8 @@ describe('a report WB no longer has', () => {
       [await connection()],
       [
         { kind: 'ok', value: [report(7), report(8)] },
-        { kind: 'ok', value: [{ rrdId: 5 }] },
-        { kind: 'ok', value: [{ rrdId: 9 }] },
+        { kind: 'ok', value: detailedPageOf([{ rrdId: 5 }]) },
+        { kind: 'ok', value: detailedPageOf([{ rrdId: 9 }]) },
         { kind: 'not_found', message: 'report not found' },
       ],
     );
