@@ -15,10 +15,13 @@ import { API_ROW_FIELDS, apiRowFeeder } from '../wb/row-map';
 import { readStoredRows } from '../wb/page-body';
 import { createReadStream } from 'node:fs';
 
-/** The stored name of an imported report's rows: `wb-<WB report id>-<WB seller id>.wbapi.jsonl.gz`. */
+/**
+ * The stored name of an imported report's rows: `wb-<WB report id>-<WB seller id>.wbapi.json.gz` (imports
+ * stored as JSON lines are named `.wbapi.jsonl.gz`; page-body.ts reads both forms).
+ */
 export const wbSourceName = (wbReportId: number | string, wbSellerId: string) =>
-  `wb-${wbReportId}-${wbSellerId}.wbapi.jsonl.gz`;
-const WB_SOURCE_NAME = /^wb-(\d+)-(\d+)\.wbapi\.jsonl\.gz$/;
+  `wb-${wbReportId}-${wbSellerId}.wbapi.json.gz`;
+const WB_SOURCE_NAME = /^wb-(\d+)-(\d+)\.wbapi\.jsonl?\.gz$/;
 
 function streamOf(source: ReportSource): Readable {
   if ('buffer' in source) return Readable.from([source.buffer]);

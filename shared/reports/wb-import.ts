@@ -1,6 +1,6 @@
 /**
  * A report read from WB's Finance API becomes a report (docs/ARCHITECTURE.md «The WB sync»): its pages
- * of rows are joined into one stored source (`sources/<user>/<report>/wb-<id>-<seller>.wbapi.jsonl.gz`),
+ * of rows are joined into one stored source (`sources/<user>/<report>/wb-<id>-<seller>.wbapi.json.gz`),
  * its rows charged against the limits in ONE transaction with the report record (`processing`, task
  * upload) and its identity record — the same charge as an uploaded file's — and the report worker builds
  * it through the engine like a file (read-source.ts). A rebuild later reads the same stored rows.

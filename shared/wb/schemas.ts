@@ -87,7 +87,7 @@ export function checkDetailedRow(raw: unknown, i: number, build = true): RowChec
 
 /**
  * The same check and transform of only `fields`, the others dropped: what a reader that needs a few fields
- * of rows checked when they were stored uses (a report's build reads 40 of the 93).
+ * of rows checked when they were stored uses (a report's build reads 30 of the 93).
  */
 export function detailedRowChecker(fields: readonly DetailedRowField[]): (raw: unknown, i: number) => RowCheck {
   const types = fields.map((name) => [name, DETAILED_ROW_FIELDS[name][0]] as const);

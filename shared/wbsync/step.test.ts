@@ -136,7 +136,7 @@ describe('a sync step', () => {
     expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
     expect(w.wbCalls).toEqual(['list', 'detail 7']);
     expect(w.deps.putPage).toHaveBeenCalledWith(
-      expect.stringMatching(/^sources\/U1\/wbsync\/C1\/7\/0+\.jsonl\.gz$/),
+      expect.stringMatching(/^sources\/U1\/wbsync\/C1\/7\/0+\.json\.gz$/),
       expect.any(Buffer),
     );
     expect(w.rows.get('C1')!.reading).toMatchObject({ wb_report_id: 7, pages: [{ rows: 1 }] });
@@ -257,7 +257,7 @@ describe('a report WB no longer has', () => {
     const deleted = vi.mocked(w.deps.deletePages).mock.calls[0]![0];
     // The two pages read, and the key of the 404's own cursor (a page a dead step may have left there).
     expect([...deleted].sort()).toEqual(
-      [...read.pages.map((p) => p.key), 'sources/U1/wbsync/C1/7/0000000000000009.jsonl.gz'].sort(),
+      [...read.pages.map((p) => p.key), 'sources/U1/wbsync/C1/7/0000000000000009.json.gz'].sort(),
     );
     expect(w.rows.get('C1')).toMatchObject({ reading: null, pending: [], cursor: { phase: 'detail', reportId: 8 } });
     expect(w.deps.importReport).not.toHaveBeenCalled();
@@ -276,7 +276,7 @@ describe('a report WB no longer has', () => {
             rrdId: 5,
             nextCallAt: T0,
           },
-          reading: { wb_report_id: 7, pages: [{ key: 'sources/U1/wbsync/C1/7/0000000000000000.jsonl.gz', rows: 1 }] },
+          reading: { wb_report_id: 7, pages: [{ key: 'sources/U1/wbsync/C1/7/0000000000000000.json.gz', rows: 1 }] },
         }),
       ],
       [{ kind: 'not_found', message: 'report not found' }],
@@ -293,6 +293,32 @@ describe('a report WB no longer has', () => {
     expect(await runStep(w.deps, 'U1', 'C1')).toBe('busy');
     expect(w.deps.deletePages).not.toHaveBeenCalled();
     expect(w.rows.get('C1')!.reading?.pages).toHaveLength(1);
+  });
+
+  it('a read given up and another report begun: the pages of the one given up are deleted', async () => {
+    const old = 'sources/U1/wbsync/C1/7/0000000000000000.json.gz';
+    const w = world(
+      [
+        await connection({
+          cursor: {
+            ...initialCursor(T0, '2025-01-01'),
+            phase: 'detail',
+            reports: [{ reportId: 8, dateFrom: 'a', dateTo: 'b', reportType: 1 }],
+            reportIndex: 0,
+            reportId: 8,
+            rrdId: 0,
+            nextCallAt: T0,
+          },
+          // Report 7's read ended with WB failing (gave-up); the next round no longer lists it.
+          reading: { wb_report_id: 7, pages: [{ key: old, rows: 1 }] },
+        }),
+      ],
+      [{ kind: 'ok', value: detailedPageOf([{ rrdId: 3 }]) }],
+    );
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
+    const fresh = 'sources/U1/wbsync/C1/8/0000000000000000.json.gz';
+    expect(w.rows.get('C1')!.reading).toEqual({ wb_report_id: 8, pages: [{ key: fresh, rows: 1 }] });
+    expect(w.deps.deletePages).toHaveBeenCalledWith([old]);
   });
 });
 

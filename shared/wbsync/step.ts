@@ -60,7 +60,7 @@ export const wbIdentity = (wbSellerId: string, wbReportId: number) => `num:${wbS
  * Deleted once the report is imported or found a duplicate (wb-import.ts), and with the connection.
  */
 export const pageKey = (c: Pick<WbConnectionRecord, 'user_id' | 'id'>, wbReportId: number, afterRrdId: number) =>
-  `sources/${c.user_id}/wbsync/${c.id}/${wbReportId}/${String(afterRrdId).padStart(16, '0')}.jsonl.gz`;
+  `sources/${c.user_id}/wbsync/${c.id}/${wbReportId}/${String(afterRrdId).padStart(16, '0')}.json.gz`;
 
 /**
  * Every page a connection may hold: those of the report being read and of the read reports waiting to be
@@ -219,8 +219,6 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
     imported_ids: [...known],
     ...costsStart(deps.costs, c),
   };
-  /** Pages the connection lets go of in this step: deleted after it is written. */
-  const dropped: string[] = [];
   for (const effect of effects) {
     switch (effect.kind) {
       case 'reports-found': {
@@ -261,10 +259,7 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
         break;
       }
       case 'report-missing':
-        // WB no longer has the report (404, perhaps mid-read): the pages read so far are let go, and
-        // deleted once the connection is written without them (below); with them the page a step that
-        // died may have stored at the cursor's key.
-        dropped.push(...(next.reading?.pages ?? []).map((p) => p.key), pageKey(c, effect.reportId, c.cursor.rrdId));
+        // WB no longer has the report (404, perhaps mid-read): the pages read so far are let go (below).
         next = { ...next, reading: null };
         break;
       case 'token-rejected':
@@ -300,9 +295,14 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
         break;
     }
   }
+  // Pages the connection lets go of in this step (a report WB no longer has, a read given up and another
+  // report begun, the page a step that died stored at the cursor's key): deleted once it is written
+  // without them. A write that loses deletes nothing: the next step repeats the call.
+  const kept = new Set(connectionPageKeys(next));
+  const dropped = connectionPageKeys(c).filter((key) => !kept.has(key));
   const saved = await deps.connections.saveConnection(next);
   if (!saved) return 'busy';
-  if (dropped.length > 0) await deps.deletePages([...new Set(dropped)]);
+  if (dropped.length > 0) await deps.deletePages(dropped);
   if (saved.pending.length > 0) {
     const r = await importPending(deps, saved);
     if (r === 'limits') return 'limits_exhausted';
