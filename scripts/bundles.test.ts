@@ -43,11 +43,6 @@ const LIBRARY_USERS: Record<string, string[]> = {
  * refuse the call).
  */
 const KNOWN: Record<string, string[]> = {
-  // shared/http/handler.ts → auth.ts → users.repo: the auth step's user store is part of every handler's
-  // middy stack, public routes too. Cutting it means a second http() factory without the auth step
-  // (a change of shared/http every handler goes through), left for its own change.
-  appConfig: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
-  apiOpenapi: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
   // The worker invoker's in-process runner (shared/jobs/worker-invoke.ts; used without
   // WORKER_FUNCTION_NAME: integration tests and scripts) runs the worker with the report composition
   // (shared/reports/deps.ts), which reads the source from S3 and parses it with SheetJS. On AWS these
