@@ -5,11 +5,7 @@
  * file, have their own smaller compositions (rebuild-deps.ts, recover-deps.ts). It does not hold the
  * worker itself: the invoker hands events to the worker function, or, in a process whose composition
  * root set it (tests, local scripts), to the worker in that process (scripts/local/in-process-worker.ts).
- *
- * On the local stage only, WORKER_FAULT (local-faults.ts) wraps the item writes in a failing one, so
- * the e2e suite can crash a worker run inside serverless-offline; the use case knows nothing of it.
  */
-import { getConfig } from '../config';
 import { systemClock } from '../deps';
 import { buildItems, countRows, fingerprintReport } from '../engine';
 import {
@@ -44,7 +40,6 @@ import { getUserById } from '../store/users.repo';
 import { writeReportSummary } from './analytics';
 import { CatalogSync } from './catalog-sync';
 import { fileDeps } from './file-deps';
-import { faultyWrites } from './local-faults';
 import type { ReportDeps } from './ports';
 import { readReportSource } from './read-source';
 import { rebuildReport } from './rebuild';
@@ -56,8 +51,6 @@ import { getOwnCosts } from '../store/own-costs.repo';
 
 /** The real dependencies; `over` replaces parts (an integration test's failing store, say). */
 export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
-  const c = getConfig();
-  const items = { writeItems };
   const settings: SettingsDeps = {
     products: { getReportCostPrices, listProducts },
     wbCosts: { readPeriodCosts },
@@ -70,7 +63,7 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     reports: { getReport, getReportAnyStatus, getReportItems, deleteReport, listAllReports },
     lifecycle: { ...recoverDeps.lifecycle, startRebuildTask, processingReportPut },
     pending: recoverDeps.pending,
-    items: c.STAGE === 'local' ? faultyWrites(items) : items,
+    items: { writeItems },
     users: { getUserById },
     sellers: { ensureSellerByNumber, getSeller },
     files: { objectRanges, objectHead, copyObject, putObject, deleteObject, presignPut, sourceObjectKey },
