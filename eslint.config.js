@@ -115,7 +115,7 @@ module.exports = tseslint.config(
     // only; the handler, or a composition module (*deps.ts), wires the real ones.
     files: [
       'shared/reports/{queries,settings,analytics,analytics-export,combined-stale,list-stale,duplicates}.ts',
-      'shared/reports/{upload,rebuild,file-input}.ts',
+      'shared/reports/{upload,rebuild,file-input,recover,give-up,catalog-sync}.ts',
       'shared/catalog/import.ts',
     ],
     rules: {

@@ -12,13 +12,13 @@ import { uploadReport } from '../shared/reports/upload';
 import { reportDeps } from '../shared/reports/deps';
 import { getReportAnyStatus } from '../shared/store/reports.repo';
 import { getUserById } from '../shared/store/users.repo';
-import { idleWorkers } from '../shared/jobs/worker-invoke';
+import { idleWorkers, useInProcessWorker } from './local/in-process-worker';
 
 async function main() {
   const [userId, uploadId] = process.argv.slice(2);
   if (!userId || !uploadId) throw new Error('Usage: bench-api-worker.ts <userId> <uploadId>');
-  // No function name: the worker runs in this process (shared/jobs/worker-invoke.ts), not in serverless-offline.
-  process.env.WORKER_FUNCTION_NAME = '';
+  // The worker runs in this process (scripts/local/in-process-worker.ts), not in serverless-offline.
+  useInProcessWorker();
   const user = await getUserById(userId);
   if (!user) throw new Error(`no user ${userId}`);
   const t = performance.now();

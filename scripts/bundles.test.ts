@@ -37,31 +37,6 @@ const LIBRARY_USERS: Record<string, string[]> = {
   ],
 };
 
-/**
- * Known breaches, each with its import chain, kept exact: the test fails when one disappears, so the
- * list only shrinks. Each is code a function loads at its cold start and never runs (its role would
- * refuse the call).
- */
-const KNOWN: Record<string, string[]> = {
-  // shared/http/handler.ts → auth.ts → users.repo: the auth step's user store is part of every handler's
-  // middy stack, public routes too. Cutting it means a second http() factory without the auth step
-  // (a change of shared/http every handler goes through), left for its own change.
-  appConfig: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
-  apiOpenapi: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'],
-  // The worker invoker's in-process runner (shared/jobs/worker-invoke.ts; used without
-  // WORKER_FUNCTION_NAME: integration tests and scripts) runs the worker with the report composition
-  // (shared/reports/deps.ts), which reads the source from S3 and parses it with SheetJS. On AWS these
-  // functions only invoke the worker by Lambda. esbuild bundles an `await import()` too, so a lazy
-  // import does not cut it; a worker runner the tests register would be a test seam in production code.
-  reportsRebuildOne: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-  reportsRebuildMany: ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner'],
-  // The same runner, and shared/reports/recover.ts → worker.ts giveUp (ending a rebuild that ran out of
-  // attempts): the worker's reader, SheetJS.
-  reportsSweep: ['@e965/xlsx'],
-  // shared/wbsync/deps.ts → shared/reports/deps.ts: the same in-process runner.
-  wbSyncTick: ['@e965/xlsx'],
-};
-
 /** The packages a bundle holds or requires, by name (`@aws-sdk/client-s3`, `exceljs`). */
 function packagesOf(b: Bundle): Set<string> {
   const pkg = (p: string) =>
@@ -102,7 +77,7 @@ describe('function bundles (esbuild metafile)', () => {
       const list = breaches(b, actions.get(b.name)!);
       if (list.length > 0) found[b.name] = list;
     }
-    expect(found).toEqual(Object.fromEntries(Object.entries(KNOWN).map(([k, v]) => [k, [...v].sort()])));
+    expect(found).toEqual({});
   });
 
   it('the auth functions carry neither spreadsheet library; only the mailing ones load SES', () => {

@@ -30,7 +30,7 @@ import { DEFAULT_ALLOCATION } from '../shared/engine/allocation';
 import { sortPeriods, type CostPricePeriod } from '../shared/engine/periods';
 import { DEFAULT_TAX_PROFILE, type ComputedItem, type ItemValues, type ManualValues } from '../shared/engine/types';
 import { deleteObject } from '../shared/files/objects';
-import { dropUnusedSeller } from '../shared/reports/recover';
+import { undo } from '../shared/reports/recover-deps';
 import { ddb, queryAll, tableName } from '../shared/store/client';
 import { conditionHeld } from '../shared/store/dynamo-errors';
 import { deleteIdentity } from '../shared/store/identities.repo';
@@ -240,7 +240,7 @@ async function undoBuilding(item: Record<string, unknown>, out: (line: string) =
       }),
     ),
   );
-  await dropUnusedSeller(userId, typeof claimed.seller_id === 'string' ? claimed.seller_id : null);
+  await undo.dropUnusedSeller(userId, typeof claimed.seller_id === 'string' ? claimed.seller_id : null);
   return refunded;
 }
 

@@ -78,12 +78,6 @@ const schema = z.object({
   WORKER_LEASE_MS: z.coerce.number().int().positive().default(60_000),
   /** Attempts of one report's processing (the first included) before it fails and is refunded. */
   WORKER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
-  /**
-   * Test hook, honoured only when STAGE is `local`: `fail_after_items=N[,times=K][,match=TEXT]` (rules
-   * joined by `;`) makes the worker fail after writing N items, K times (default: always), for sources
-   * whose name contains TEXT.
-   */
-  WORKER_FAULT: z.string().default(''),
   /** Lifetime of access tokens, in jsonwebtoken's notation ("7d", "12h", seconds as a number). */
   ACCESS_TOKEN_TTL: z.string().min(1).default('7d'),
   BCRYPT_COST: z.coerce.number().int().min(10).max(14).default(10),

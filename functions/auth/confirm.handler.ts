@@ -1,6 +1,6 @@
 import { confirm } from '../../shared/auth/accounts';
 import { accountDeps } from '../../shared/auth/mail-deps';
-import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
+import { fromRoute, publicHttp, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { badRequest } from '../../shared/errors';
 
 const contract = ROUTES.confirm;
@@ -12,4 +12,4 @@ export async function main(req: HttpRequest<typeof route>) {
   return reply(contract, 200, await confirm(accountDeps, req.query.token));
 }
 
-export const handler = http(route, main);
+export const handler = publicHttp(route, main);

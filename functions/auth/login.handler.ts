@@ -1,6 +1,6 @@
 import { login } from '../../shared/auth/accounts';
 import { signInDeps } from '../../shared/auth/deps';
-import { ROUTES, reply, fromRoute, http, sourceIp, type HttpRequest } from '../../shared/http';
+import { ROUTES, reply, fromRoute, publicHttp, sourceIp, type HttpRequest } from '../../shared/http';
 
 const contract = ROUTES.login;
 const route = fromRoute(contract);
@@ -10,4 +10,4 @@ export async function main(req: HttpRequest<typeof route>) {
   return reply(contract, 200, await login(signInDeps, req.body.email, req.body.password, sourceIp(req)));
 }
 
-export const handler = http(route, main);
+export const handler = publicHttp(route, main);

@@ -1,6 +1,6 @@
 import { register } from '../../shared/auth/accounts';
 import { accountDeps } from '../../shared/auth/mail-deps';
-import { ROUTES, reply, fromRoute, http, sourceIp, type HttpRequest } from '../../shared/http';
+import { ROUTES, reply, fromRoute, publicHttp, sourceIp, type HttpRequest } from '../../shared/http';
 
 const contract = ROUTES.register;
 const route = fromRoute(contract);
@@ -11,4 +11,4 @@ export async function main(req: HttpRequest<typeof route>) {
   return reply(contract, 202, { status: 'confirmation_sent' });
 }
 
-export const handler = http(route, main);
+export const handler = publicHttp(route, main);

@@ -1,5 +1,5 @@
 import { getConfig } from '../../shared/config';
-import { fromRoute, http, reply, ROUTES } from '../../shared/http';
+import { fromRoute, publicHttp, reply, ROUTES } from '../../shared/http/public';
 import { PRODUCT_NAME } from '../../shared/product';
 
 const contract = ROUTES.appConfig;
@@ -19,4 +19,4 @@ export async function main() {
   });
 }
 
-export const handler = http(route, main);
+export const handler = publicHttp(route, main);

@@ -1,5 +1,5 @@
 import openapi from '../../docs/openapi.json';
-import { http, json, type HttpOptions } from '../../shared/http';
+import { json, publicHttp, type HttpOptions } from '../../shared/http/public';
 
 const route = { auth: 'none', secrets: [] } satisfies HttpOptions;
 
@@ -11,4 +11,4 @@ export async function main() {
   return json(200, openapi, { 'Cache-Control': 'public, max-age=300' });
 }
 
-export const handler = http(route, main);
+export const handler = publicHttp(route, main);

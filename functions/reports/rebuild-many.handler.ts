@@ -1,5 +1,5 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { reportDeps } from '../../shared/reports/deps';
+import { rebuildDeps } from '../../shared/reports/rebuild-deps';
 import { rebuildMany } from '../../shared/reports/rebuild';
 
 const contract = ROUTES.rebuildMany;
@@ -11,7 +11,7 @@ const route = fromRoute(contract);
  * without ids every report of the caller with a source.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await rebuildMany(reportDeps(), req.user, req.body.report_ids, undefined, req.budgetMs);
+  const r = await rebuildMany(rebuildDeps, req.user, req.body.report_ids, undefined, req.budgetMs);
   return r.processing.length > 0 ? reply(contract, 202, r) : reply(contract, 200, r);
 }
 

@@ -1,6 +1,6 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { presentDropped, presentReport } from '../../shared/reports/present';
-import { reportDeps } from '../../shared/reports/deps';
+import { rebuildDeps } from '../../shared/reports/rebuild-deps';
 import { startRebuild } from '../../shared/reports/rebuild';
 import { reportJson } from '../../shared/http/large-json';
 
@@ -14,7 +14,7 @@ const route = fromRoute(contract);
  * Within the request's budget (REQUEST_DEADLINE_MS): 202 once the task started, else 503 `try_again`.
  */
 export async function main(req: HttpRequest<typeof route>) {
-  const r = await startRebuild(reportDeps(), req.user, req.path.id, undefined, req.budgetMs);
+  const r = await startRebuild(rebuildDeps, req.user, req.path.id, undefined, req.budgetMs);
   const answer = {
     report: presentReport(r.record, r.items, r.seller, false),
     dropped_manual_values: r.dropped.map(presentDropped),

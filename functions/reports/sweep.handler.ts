@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import { getConfig } from '../../shared/config';
 import { invocationKeys, log, withRequestLog } from '../../shared/log';
 import { countMetric, publishMetrics } from '../../shared/metrics';
-import { reportDeps } from '../../shared/reports/deps';
+import { recoverDeps } from '../../shared/reports/recover-deps';
 import { sweepPendingReports, type ScheduledSweepResult } from '../../shared/reports/recover';
 
 // Cold start: a missing setting fails the environment's init, naming itself (as http() does for routes).
@@ -19,7 +19,7 @@ export async function handler(_event: unknown, context?: Partial<Context>): Prom
   const keys = invocationKeys(context?.awsRequestId || randomUUID(), context);
   return withRequestLog(keys, async () => {
     try {
-      const r = await sweepPendingReports(reportDeps());
+      const r = await sweepPendingReports(recoverDeps);
       if (r.recovered > 0) countMetric('ReportsRecovered', r.recovered);
       log(r.errors > 0 ? 'error' : 'info', 'recovery sweep done', { ...r });
       return r;

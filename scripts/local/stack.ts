@@ -9,6 +9,8 @@ import { emulatorEnv, startEmulators } from './emulators';
 import { startMailbox } from './mailbox';
 import { startOffline, repoRoot } from './offline';
 import { configuredPort, PORT_SETTINGS, writeStackFile, type StackPorts } from './port-settings';
+import { useWorkerInvoker } from '../../shared/jobs/worker-invoke';
+import { useInProcessWorker } from './in-process-worker';
 import { LOCAL_SWEEP_EVERY_MS, startSweep } from './sweep';
 import { startWbSyncTick } from './wb-sync';
 import { assertPortFree, freePorts } from './ports';
@@ -200,8 +202,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const offline = offlineR.value;
     const wbEmulator = wbEmulatorR.value;
 
-    // The seed runs in this process with the stack's settings (shared/config.ts reads process.env).
+    // The seed runs in this process with the stack's settings (shared/config.ts reads process.env); its
+    // report's worker runs here too (serverless-offline is not up yet).
     Object.assign(process.env, env);
+    useInProcessWorker();
     resetConfig();
     const seeding = step(opts.progress, 'demo account and sample report', async () => {
       const demo = await ensureDemoUser({ email: DEMO_EMAIL, passwordHash: await hashPassword(demoPassword) });
@@ -227,6 +231,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       LAMBDA_ENDPOINT: `http://127.0.0.1:${ports.lambda}`,
     });
     resetConfig();
+    useWorkerInvoker(null);
     const sweep = startSweep(LOCAL_SWEEP_EVERY_MS, (line) => opts.log?.('api', line));
     stops.push(sweep.stop);
     // The WB sync tick (serverless.yml wbSyncTick, every minute on AWS) runs here as often as WB may be

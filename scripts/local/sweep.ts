@@ -4,7 +4,7 @@
  * (shared/reports/recover.ts sweepPendingReports). A report the worker was handed (re-invokes) runs
  * through serverless-offline's Lambda endpoint, like the API's own invokes.
  */
-import { reportDeps } from '../../shared/reports/deps';
+import { recoverDeps } from '../../shared/reports/recover-deps';
 import { sweepPendingReports } from '../../shared/reports/recover';
 import { everyInterval } from './schedule';
 
@@ -19,7 +19,7 @@ export function startSweep(
   return everyInterval(
     everyMs,
     async () => {
-      const r = await sweepPendingReports(reportDeps());
+      const r = await sweepPendingReports(recoverDeps);
       if (r.recovered > 0 || r.errors > 0) log(`recovery sweep: ${JSON.stringify(r)}`);
     },
     (e) => log(`recovery sweep failed: ${String(e)}`),

@@ -6,7 +6,9 @@
  *   of shared/errors.ts: `notFound(msg, 'report_not_found')`, `unprocessable('overlapping_reports', …)`);
  * - the default code of a factory called without one (`notFound()` → not_found);
  * - the `code` of an Error subclass constructed with `new` (FieldNotCorrectableError → field_not_correctable).
- * It reads code, not signatures, so use cases taking their dependencies in other ways are followed alike.
+ * It reads code, not signatures, so use cases taking their dependencies in other ways are followed alike;
+ * a composition's shorthand property (`{ buildItems }`) is followed to the value it copies (the last
+ * describe holds that on a fixture program).
  * The middleware of shared/http answers the codes of implicitErrors (and a multipart route's file
  * errors), so the walk stops there; shared/errors.ts (the mapper) and the contract are not walked either.
  */
@@ -39,13 +41,14 @@ function isBoundary(file: string): boolean {
  * Codes the walk reaches that the route does not answer: caught on the way, or reached only through code
  * the route does not run. Each with the reason; a code reached anywhere else still fails.
  */
-/** The worker's codes reach a route through the report use cases' composition (shared/reports/deps.ts). */
-const WORKER_RUN =
-  'run by the worker for each report (rebuild.ts rebuildMany): a report that fails is counted, its code stored on the report, never answered';
+/** Store functions that page through their own records decode only cursors they wrote themselves. */
+const NO_CURSOR = 'not verified: reached through the store; the route takes no cursor';
 
-/** The upload's request-file port reaches the rebuild routes through the same composition. */
-const REQUEST_FILE =
-  "the report composition's request-file port (file-deps.ts openInputFile); a rebuild reads its stored source";
+/** The report composition (deps.ts) binds the engine (`{ buildItems }`) for the worker. */
+const NO_CORRECTIONS = 'the worker re-applies corrections on a rebuild only; an upload has none';
+
+/** The user store's update with an empty patch reads the user back; the caller was just authenticated. */
+const USER_GONE = 'not verified: users.repo updateUser with an empty patch and a vanished user';
 
 const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, string>>>> = {
   register: { email_taken: 'caught in shared/auth/accounts.ts: the same answer whether the address has an account' },
@@ -58,45 +61,38 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     too_many_rows: "shared/pnl/cost-file.ts turns the reader's codes into too_many_period_costs",
   },
   importOwnCosts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
+  rebuildOne: { invalid_cursor: NO_CURSOR },
   rebuildMany: {
-    duplicate_report: "the worker's duplicate check runs for uploads only; a rebuild keeps its own report",
     report_busy: 'a busy report is skipped with reason report_busy (rebuild.ts rebuildMany), not answered',
     report_not_found:
       'each report is rebuilt in its own try: a failure is skipped with its code (rebuild.ts rebuildMany)',
-    invalid_cursor: 'not verified: reached through the store; the route takes no cursor',
-    cell_too_long: WORKER_RUN,
-    corrupt_file: WORKER_RUN,
-    empty_report: WORKER_RUN,
-    file_too_large: WORKER_RUN,
-    missing_headers: WORKER_RUN,
-    no_report_in_zip: WORKER_RUN,
-    not_a_spreadsheet: WORKER_RUN,
-    not_found: WORKER_RUN,
-    source_changed: WORKER_RUN,
-    source_missing: WORKER_RUN,
-    too_many_entries: WORKER_RUN,
-    too_many_rows: WORKER_RUN,
-    value_out_of_range: WORKER_RUN,
-    zip_bomb: WORKER_RUN,
-    unsupported_format: REQUEST_FILE,
-    upload_not_found: REQUEST_FILE,
+    invalid_cursor: NO_CURSOR,
   },
-  rebuildOne: {
-    duplicate_report: "the worker's duplicate check runs for uploads only; a rebuild keeps its own report",
-    not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',
-    unsupported_format: REQUEST_FILE,
-    upload_not_found: REQUEST_FILE,
-  },
+  updateReport: { invalid_cursor: NO_CURSOR },
+  summaryExport: { invalid_cursor: NO_CURSOR },
   combine: {
     field_not_correctable: "the sources' manual values were accepted when they were set",
     invalid_manual_value: "the sources' manual values were accepted when they were set",
     value_out_of_range: "the sources' manual values were accepted when they were set",
+    invalid_cursor: NO_CURSOR,
+  },
+  recombine: { invalid_cursor: NO_CURSOR },
+  combineStatus: { invalid_cursor: NO_CURSOR },
+  wbConnect: {
+    forbidden:
+      "shared/wb/http.ts: the kind of WB's 403 answer (a string, not a thrown code); connections.ts answers wb_token_forbidden",
+    invalid_seller_number:
+      "connections.ts ensureSellerByNumber with the WB token's seller id: WB checked the token first, and its ids are numbers",
+    not_found: USER_GONE,
   },
   putProduct: { field_not_correctable: 'put.handler.ts checks cost_price only, a correctable field' },
   putOwnCost: { field_not_correctable: 'own-costs.handler.ts checks own_cost_price only, a correctable field' },
-  getReport: { invalid_cursor: 'not verified: reached through the store; the route takes no cursor' },
+  getReport: { invalid_cursor: NO_CURSOR },
   upload: {
-    not_found: 'not verified: users.repo updateUser with an empty patch and a vanished user',
+    not_found: USER_GONE,
+    invalid_cursor: NO_CURSOR,
+    field_not_correctable: NO_CORRECTIONS,
+    invalid_manual_value: NO_CORRECTIONS,
     report_busy: "rebuild.ts, reached through the report use cases' composition; an upload never rebuilds",
     source_missing: "the worker's rebuild path; an upload's source was stored by the same request",
   },
@@ -134,7 +130,12 @@ class ErrorWalker {
   }
 
   private declarationOf(node: ts.Node): ts.Declaration | undefined {
-    let sym = this.checker.getSymbolAtLocation(node);
+    // `{ buildItems }` in a composition: the name stands for the value it copies, not for the property.
+    const p = node.parent;
+    let sym =
+      p && ts.isShorthandPropertyAssignment(p) && p.name === node
+        ? this.checker.getShorthandAssignmentValueSymbol(p)
+        : this.checker.getSymbolAtLocation(node);
     if (!sym) return undefined;
     if (sym.flags & ts.SymbolFlags.Alias) sym = this.checker.getAliasedSymbol(sym);
     const decl = sym.valueDeclaration ?? sym.declarations?.[0];
@@ -149,7 +150,11 @@ class ErrorWalker {
     if (ts.isGetAccessorDeclaration(decl) || ts.isSetAccessorDeclaration(decl)) return decl;
     if (ts.isVariableDeclaration(decl)) return decl.initializer;
     if (ts.isPropertyAssignment(decl)) return decl.initializer;
-    if (ts.isShorthandPropertyAssignment(decl)) return this.declarationOf(decl.name);
+    if (ts.isShorthandPropertyAssignment(decl)) {
+      // `deps.buildItems(…)` where deps is `{ buildItems }`: the value the property copies.
+      const value = this.declarationOf(decl.name);
+      return value && value !== decl ? this.targetOf(value) : undefined;
+    }
     if (ts.isPropertyDeclaration(decl)) return decl.initializer;
     if (ts.isClassDeclaration(decl)) return decl;
     return undefined;
@@ -307,4 +312,60 @@ describe('each route lists the error codes its handler can throw', () => {
     const manual = thrown.get(files.get(ROUTES.manualValue.fn)!)!;
     expect(manual.has('field_not_correctable')).toBe(true);
   });
+});
+
+describe('the walk follows a composition’s shorthand properties (`{ buildItems }`)', () => {
+  // A route's handler that reaches a use case only through a composition written with shorthand
+  // properties, as shared/reports/*deps.ts are: the code the use case throws must be found, so a route
+  // that does not list it fails the check above.
+  const dir = path.join(root, 'shared', '__route_errors_fixture__');
+  const files: Record<string, string> = {
+    'use-case.ts': `import { conflict } from '../errors';
+export async function startThing(): Promise<void> { throw conflict('report_busy', 'busy'); }
+`,
+    'deps.ts': `import { startThing } from './use-case';
+export const thingDeps = { startThing };
+`,
+    // The composition handed to a use case as its deps, called through the port's type.
+    'passed.handler.ts': `import { thingDeps } from './deps';
+function run(deps: { startThing(): Promise<void> }) { return deps.startThing(); }
+export async function main() { await run(thingDeps); }
+`,
+    // The composition's property called directly.
+    'called.handler.ts': `import { thingDeps } from './deps';
+export async function main() { await thingDeps.startThing(); }
+`,
+  };
+  const virtual = new Map(Object.entries(files).map(([f, text]) => [path.join(dir, f), text]));
+
+  function walkerOf(entry: string): ErrorWalker {
+    const config = ts.readConfigFile(path.join(root, 'tsconfig.json'), (f) => ts.sys.readFile(f));
+    const options = { ...ts.parseJsonConfigFileContent(config.config, ts.sys, root).options, noEmit: true };
+    const host = ts.createCompilerHost(options);
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (name, lang, ...rest) => {
+      const text = virtual.get(path.resolve(name));
+      return text !== undefined ? ts.createSourceFile(name, text, lang, true) : getSourceFile(name, lang, ...rest);
+    };
+    const fileExists = host.fileExists.bind(host);
+    host.fileExists = (name) => virtual.has(path.resolve(name)) || fileExists(name);
+    const directoryExists = host.directoryExists?.bind(host);
+    host.directoryExists = (d) => path.resolve(d) === dir || (directoryExists ? directoryExists(d) : true);
+    const readFile = host.readFile.bind(host);
+    host.readFile = (name) => virtual.get(path.resolve(name)) ?? readFile(name);
+    return new ErrorWalker(ts.createProgram([path.join(dir, entry)], options, host));
+  }
+
+  it.each(['passed.handler.ts', 'called.handler.ts'])(
+    '%s: the use case’s code is found, so a route not listing it is caught',
+    (entry) => {
+      const walker = walkerOf(entry);
+      const codes = walker.codesOfFile(path.join(dir, entry));
+      expect([...codes]).toEqual(['report_busy']);
+      expect(walker.where.get('report_busy')).toMatch(/__route_errors_fixture__\/use-case\.ts:2$/);
+      // What the check above computes for a route whose list lacks it.
+      const listed = new Set<string>(['report_not_found']);
+      expect([...codes].filter((c) => !listed.has(c))).toEqual(['report_busy']);
+    },
+  );
 });

@@ -7,7 +7,8 @@ import { notFound } from '../errors';
 import { ReportError } from '../engine/errors';
 import type { UserRecord } from '../store/users.repo';
 import { ROUTES, type RouteSpec } from '../contract/routes';
-import { fromRoute, http, type HttpOptions, type HttpRequest } from './handler';
+import { http } from './authed';
+import { fromRoute, publicHttp, type HttpOptions, type HttpRequest } from './handler';
 import { json } from './responses';
 import { apiEvent, bodyOf, multipartBody } from '../../test/support/test-event';
 
@@ -167,6 +168,25 @@ describe('error mapping', () => {
     const r = await http({ auth: 'none' }, async () => json(201, { ok: true }))(apiEvent());
     expect(r.statusCode).toBe(201);
     expect(Object.keys(r.headers ?? {}).filter((h) => /^access-control-/i.test(h))).toEqual([]);
+  });
+});
+
+describe('publicHttp: the stack without the caller step', () => {
+  it('answers a public route without a token, with the same error model', async () => {
+    const ok = await publicHttp({ auth: 'none' }, async (req) => json(200, { user: req.user }))(apiEvent());
+    expect(ok.statusCode).toBe(200);
+    expect(bodyOf(ok)).toEqual({ user: null });
+    const bad = await publicHttp({ auth: 'none', body: z.object({ a: z.string() }) }, async () => json(200, {}))(
+      apiEvent({ body: '{"a":1}' }),
+    );
+    expect(bad.statusCode).toBe(400);
+    expect(bodyOf<ErrorBody>(bad).error.code).toBe('validation_error');
+  });
+
+  it('refuses, when built, a route that names a caller: it has no authenticator', () => {
+    expect(() => publicHttp({ auth: 'user' } as unknown as { auth: 'none' }, async () => json(200, {}))).toThrow(
+      /needs http\(\)/,
+    );
   });
 });
 

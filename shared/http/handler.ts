@@ -5,6 +5,11 @@
  *   export async function main(req: HttpRequest<typeof route>): Promise<HttpResult> { ... }
  *   export const handler = http(route, main);
  *
+ * Two factories build the same stack: `http` (shared/http/authed.ts) with the caller step, for every
+ * authenticated route, and `publicHttp` (here) without it, for the public routes (`auth: 'none'`), so
+ * their functions load no user store (no DynamoDB client). Both are `httpStack` below; only the caller
+ * step differs.
+ *
  * `main` receives the already authenticated, parsed and validated request; `handler` takes the raw
  * API Gateway HTTP API (v2) event. Order of the stack (before: top-down; after/onError: bottom-up):
  *   0. (outside middy) the request's log scope: request id, function name, cold start and later the user
@@ -26,7 +31,7 @@ import { getConfig } from '../config';
 import type { RouteSpec } from '../contract/routes';
 import { badRequest, toAppError, validation } from '../errors';
 import type { UserRecord } from '../store/users.repo';
-import { authenticate, type AuthMode } from './auth';
+import type { AuthMode } from './auth';
 import { appendRequestKeys, describeError, invocationKeys, log, requestLogKeys, withRequestLog } from '../log';
 import { publishMetrics } from '../metrics';
 import { loadSecrets, type SecretName } from '../secrets';
@@ -200,10 +205,16 @@ const secrets = (names: readonly SecretName[]): Mw => ({
   },
 });
 
-const auth = (mode: AuthMode): Mw => ({
+/** Who the caller is, from the request's headers (shared/http/auth.ts authenticate: the user store's). */
+export type Authenticator = (
+  headers: Record<string, string | undefined> | undefined,
+  mode: Exclude<AuthMode, 'none'>,
+) => Promise<UserRecord>;
+
+const auth = (mode: AuthMode, authenticate: Authenticator | null): Mw => ({
   name: 'auth',
   before: async (request) => {
-    if (mode === 'none') return;
+    if (mode === 'none' || !authenticate) return;
     const user = await authenticate(request.event.headers, mode);
     stateOf(request.event).user = user;
     appendRequestKeys({ user_id: user.id });
@@ -273,16 +284,31 @@ const input = (o: HttpOptions): Mw => ({
 });
 
 /**
- * Wraps a route function in the stack. The result is the Lambda handler (serverless.yml points at it);
- * it never throws: every failure becomes an docs/API.md error body. Building it parses the configuration
- * (throws ConfigError when a setting is missing).
+ * Wraps a public route function (`auth: 'none'`) in the stack, without the caller step. The result is
+ * the Lambda handler, as http()'s is.
  */
-export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHandler {
+export function publicHttp<O extends HttpOptions & { auth: 'none' }>(options: O, fn: HttpFn<O>): HttpHandler {
+  return httpStack(options, fn, null);
+}
+
+/**
+ * Wraps a route function in the stack, with `authenticate` as its caller step (null: none, for public
+ * routes). The result is the Lambda handler (serverless.yml points at it); it never throws: every
+ * failure becomes an docs/API.md error body. Building it parses the configuration (throws ConfigError
+ * when a setting is missing). Routes use http() (authed.ts) or publicHttp(), not this.
+ */
+export function httpStack<O extends HttpOptions>(
+  options: O,
+  fn: HttpFn<O>,
+  authenticate: Authenticator | null,
+): HttpHandler {
   // Cold start: the handler module builds its stack when Lambda loads it, so a missing or malformed
   // setting fails the init phase here, naming every offending variable (ConfigError), instead of
   // answering 500 on the first request. getConfig() parses once per process and caches.
   getConfig();
   const mode = options.auth ?? 'user';
+  // A route that names a caller is built with http() (authed.ts), which passes the authenticator.
+  if (mode !== 'none' && !authenticate) throw new Error(`http: a route with auth '${mode}' needs http()`);
   const core = async (event: APIGatewayProxyEventV2, context?: Partial<Context>): Promise<HttpResult> => {
     const s = stateOf(event);
     const req = {
@@ -306,7 +332,7 @@ export function http<O extends HttpOptions>(options: O, fn: HttpFn<O>): HttpHand
     requestContext(),
     errorMapper(),
     secrets(options.secrets ?? ['jwt']),
-    auth(mode),
+    auth(mode, authenticate),
     input(options),
   ]);
   return async (event, context) => {

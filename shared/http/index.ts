@@ -1,5 +1,6 @@
+export { http } from './authed';
 export {
-  http,
+  publicHttp,
   fromRoute,
   sourceIp,
   type HttpOptions,

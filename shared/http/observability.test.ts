@@ -4,7 +4,7 @@ import { resetConfig } from '../config';
 import { log, logger } from '../log';
 import { countMetric } from '../metrics';
 import type { UserRecord } from '../store/users.repo';
-import { http } from './handler';
+import { http } from './authed';
 import { json } from './responses';
 import { apiEvent } from '../../test/support/test-event';
 

@@ -9,7 +9,7 @@
  * report), and the set of articles the catalog knew. The writes keep ensureProducts' rule: an existing
  * product is never touched, whatever runs at the same time.
  */
-import * as productsRepo from '../store/products.repo';
+import type * as productsRepo from '../store/products.repo';
 import { costPricesOn } from '../engine/periods';
 import type { ProductRecord } from '../store/products.repo';
 
@@ -32,10 +32,10 @@ export class CatalogSync {
   private failure: unknown = null;
   private idle: Array<() => void> = [];
 
-  /** `products`: the catalog store (the DynamoDB one unless given). */
+  /** `products`: the catalog store (the composition, deps.ts, gives the DynamoDB one; unit tests a fake). */
   constructor(
     private readonly userId: string,
-    private readonly products: CatalogProducts = productsRepo,
+    private readonly products: CatalogProducts,
   ) {}
 
   /** Queues an article (duplicates and the empty article are ignored). Never throws: errors come from done(). */

@@ -1,12 +1,11 @@
 /**
- * The composition of the report use cases: the real stores, files, engine, invoker and clock, built
- * once per cold start (reportDeps()). Handlers pass it to the use cases; the in-process worker invoker
- * (no WORKER_FUNCTION_NAME: integration tests, scripts) runs the worker with it.
- *
- * On the local stage only, WORKER_FAULT (local-faults.ts) wraps the item writes in a failing one, so
- * the e2e suite can crash a worker run inside serverless-offline; the use case knows nothing of it.
+ * The composition of the report use cases that read a report's file: the upload route and the worker
+ * (the real stores, files, engine, this process's worker invoker and clock), built once per cold start
+ * (reportDeps()). Handlers pass it to the use cases. The rebuild routes and the sweep, which read no
+ * file, have their own smaller compositions (rebuild-deps.ts, recover-deps.ts). It does not hold the
+ * worker itself: the invoker hands events to the worker function, or, in a process whose composition
+ * root set it (tests, local scripts), to the worker in that process (scripts/local/in-process-worker.ts).
  */
-import { getConfig } from '../config';
 import { systemClock } from '../deps';
 import { buildItems, countRows, fingerprintReport } from '../engine';
 import {
@@ -18,23 +17,19 @@ import {
   putObject,
   sourceObjectKey,
 } from '../files/objects';
-import { makeWorkerInvoker } from '../jobs/worker-invoke';
+import { processWorkerInvoker } from '../jobs/worker-invoke';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { deleteIdentity, identityPutTransactItem, putIdentity } from '../store/identities.repo';
 import { writeItems } from '../store/items.repo';
 import { chargeLimits } from '../store/limits.repo';
-import { ensureProducts, getReportCostPrices, listProducts } from '../store/products.repo';
 import {
-  claimReportTask,
-  finishRebuildTask,
-  finishUploadTask,
-  listPendingReports,
-  processingReportPut,
-  releaseReportTask,
-  renewReportTask,
-  scanPendingReports,
-  startRebuildTask,
-} from '../store/report-lifecycle.repo';
+  ensureProducts,
+  ensureProductsFound,
+  getReportCostPrices,
+  listProducts,
+  removeUntouchedProducts,
+} from '../store/products.repo';
+import { processingReportPut, startRebuildTask } from '../store/report-lifecycle.repo';
 import { replaceItems } from '../store/report-numbers.repo';
 import { newReportId } from '../store/report-record';
 import { deleteReport, getReport, getReportAnyStatus, getReportItems, listAllReports } from '../store/reports.repo';
@@ -45,20 +40,17 @@ import { getUserById } from '../store/users.repo';
 import { writeReportSummary } from './analytics';
 import { CatalogSync } from './catalog-sync';
 import { fileDeps } from './file-deps';
-import { faultyWrites } from './local-faults';
 import type { ReportDeps } from './ports';
 import { readReportSource } from './read-source';
 import { rebuildReport } from './rebuild';
-import { dropUnusedSeller, failUpload, recoverAbandonedUploads } from './recover';
+import { recoverAbandonedUploads } from './recover';
+import { recoverDeps } from './recover-deps';
 import { resolveReportSettings, type SettingsDeps } from './settings';
 import { readPeriodCosts } from '../store/wb-costs.repo';
 import { getOwnCosts } from '../store/own-costs.repo';
-import { runWorkerEvent } from './worker';
 
 /** The real dependencies; `over` replaces parts (an integration test's failing store, say). */
 export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
-  const c = getConfig();
-  const items = { writeItems };
   const settings: SettingsDeps = {
     products: { getReportCostPrices, listProducts },
     wbCosts: { readPeriodCosts },
@@ -67,26 +59,18 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
   const deps: ReportDeps = {
     clock: systemClock,
     ids: { newId: newReportId },
-    invoker: makeWorkerInvoker((event) => runWorkerEvent(deps, event)),
+    invoker: processWorkerInvoker,
     reports: { getReport, getReportAnyStatus, getReportItems, deleteReport, listAllReports },
-    lifecycle: {
-      claimReportTask,
-      renewReportTask,
-      releaseReportTask,
-      finishUploadTask,
-      finishRebuildTask,
-      startRebuildTask,
-      processingReportPut,
-    },
-    pending: { listPendingReports, scanPendingReports },
-    items: c.STAGE === 'local' ? faultyWrites(items) : items,
+    lifecycle: { ...recoverDeps.lifecycle, startRebuildTask, processingReportPut },
+    pending: recoverDeps.pending,
+    items: { writeItems },
     users: { getUserById },
     sellers: { ensureSellerByNumber, getSeller },
     files: { objectRanges, objectHead, copyObject, putObject, deleteObject, presignPut, sourceObjectKey },
     // Files and WB's API rows alike (read-source.ts).
     engine: { readReport: readReportSource, buildItems, countRows, fingerprintReport },
     settings: { resolveReportSettings: (...a) => resolveReportSettings(settings, ...a) },
-    catalogSync: (userId) => new CatalogSync(userId),
+    catalogSync: (userId) => new CatalogSync(userId, { ensureProductsFound, removeUntouchedProducts }),
     summaries: { writeReportSummary: (...a) => writeReportSummary({ summaries: { putSummary } }, ...a) },
     duplicates: { putIdentity, deleteIdentity, ...fileDeps.duplicates },
     idempotency: { getIdempotentRecord, idempotencyPut },
@@ -98,8 +82,8 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     openInputFile: fileDeps.openInputFile,
     recoverAbandonedUploads: (userId) => recoverAbandonedUploads(deps, userId),
     rebuildReport: (user, reportId, onProgress) => rebuildReport(deps, user, reportId, onProgress),
-    failUpload,
-    dropUnusedSeller,
+    failUpload: recoverDeps.failUpload,
+    dropUnusedSeller: recoverDeps.dropUnusedSeller,
     ...over,
   };
   return deps;

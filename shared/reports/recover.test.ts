@@ -8,7 +8,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../deps';
 import { setUnitEnv, unitReport } from '../../test/support/unit-fixtures';
 import type { ReportRecord } from '../store/report-record';
-import { sweepPendingReports, type RecoverDeps } from './recover';
+import { AppError } from '../errors';
+import { dropUnusedSeller, failUpload, sweepPendingReports, type RecoverDeps, type UndoDeps } from './recover';
 
 vi.mock('../log');
 setUnitEnv({ WORKER_MAX_ATTEMPTS: '3', WORKER_LEASE_MS: '60000' });
@@ -103,5 +104,54 @@ describe('sweepPendingReports', () => {
     deps.lifecycle.releaseReportTask.mockRejectedValueOnce(new Error('throttled'));
     expect(await sweep()).toEqual({ recovered: 1, refunded_rows: 10, examined: 2, errors: 1 });
     expect(deps.pending.scanPendingReports).toHaveBeenLastCalledWith({ page: 1 }, 100);
+  });
+});
+
+describe('failUpload and dropUnusedSeller (undoing an upload, with fake stores)', () => {
+  const failure = { code: 'processing_failed', message: 'сбой' } as const;
+  const undo = {
+    limits: { refundLimits: vi.fn(async (_input: { extraItems: unknown[] }) => ({ limits: 100 })) },
+    items: { deleteItems: vi.fn(async () => 3) },
+    lifecycle: {
+      failUploadUpdate: vi.fn((_u: string, id: string) => ({ Update: { id } })),
+      markUploadFailed: vi.fn(async () => undefined),
+    },
+    files: { deleteObject: vi.fn(async () => undefined) },
+    identities: { deleteIdentity: vi.fn(async () => undefined) },
+    sellers: { removeSellerIfUnused: vi.fn(async () => true) },
+  };
+  const deps = undo as unknown as UndoDeps;
+  const upload = processing('up', { rows: 40, source_path: 'sources/u1/up.xlsx', identity: 'id-up' });
+
+  it('deletes what the worker left, then refunds and fails the report in one transaction', async () => {
+    expect(await failUpload(deps, upload, failure)).toBe(40);
+    expect(undo.items.deleteItems).toHaveBeenCalledWith('u1', 'up');
+    expect(undo.files.deleteObject).toHaveBeenCalledWith('sources/u1/up.xlsx');
+    expect(undo.identities.deleteIdentity).toHaveBeenCalledWith('u1', 'id-up', 'up');
+    expect(undo.lifecycle.failUploadUpdate).toHaveBeenCalledWith('u1', 'up', failure, 40);
+    expect(undo.limits.refundLimits.mock.calls[0]![0]).toMatchObject({ extraItems: [{ Update: { id: 'up' } }] });
+    expect(undo.lifecycle.markUploadFailed).not.toHaveBeenCalled();
+  });
+
+  it('refunded before: nothing given back, the report still ends failed', async () => {
+    undo.limits.refundLimits.mockResolvedValueOnce(null as unknown as { limits: number });
+    expect(await failUpload(deps, upload, failure)).toBe(0);
+    expect(undo.lifecycle.markUploadFailed).toHaveBeenCalledWith('u1', 'up', failure, 40);
+  });
+
+  it('another recovery ended it first (the transaction conflicts): 0; a cleanup failure does not stop the refund', async () => {
+    undo.items.deleteItems.mockRejectedValueOnce(new Error('throttled'));
+    undo.limits.refundLimits.mockRejectedValueOnce(new AppError(409, 'transaction_conflict', 'conflict'));
+    expect(await failUpload(deps, upload, failure)).toBe(0);
+    undo.limits.refundLimits.mockRejectedValueOnce(new Error('store down'));
+    await expect(failUpload(deps, upload, failure)).rejects.toThrow('store down');
+  });
+
+  it('drops the seller an upload created only when it has one, and never throws', async () => {
+    await dropUnusedSeller(deps, 'u1', null);
+    expect(undo.sellers.removeSellerIfUnused).not.toHaveBeenCalled();
+    undo.sellers.removeSellerIfUnused.mockRejectedValueOnce(new Error('throttled'));
+    await expect(dropUnusedSeller(deps, 'u1', 's1')).resolves.toBeUndefined();
+    expect(undo.sellers.removeSellerIfUnused).toHaveBeenCalledWith('u1', 's1');
   });
 });

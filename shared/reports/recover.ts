@@ -12,29 +12,43 @@
 import { getConfig } from '../config';
 import { AppError } from '../errors';
 import { describeError, log } from '../log';
-import { refundLimits } from '../store/limits.repo';
-import { deleteItems } from '../store/items.repo';
-import {
+import type { refundLimits } from '../store/limits.repo';
+import type { deleteItems } from '../store/items.repo';
+import type {
   failUploadUpdate,
   markUploadFailed,
-  type listPendingReports,
-  type scanPendingReports,
+  listPendingReports,
+  scanPendingReports,
 } from '../store/report-lifecycle.repo';
 import { nowMs } from '../deps';
 import { recoveryStep } from './lifecycle';
 import type { WorkerDeps } from './ports';
-import { giveUp } from './worker';
+import { giveUp } from './give-up';
 import { type ReportFailure } from './lifecycle';
 import { type ReportRecord } from '../store/report-record';
-import { deleteObject } from '../files/objects';
-import { deleteIdentity } from '../store/identities.repo';
-import { removeSellerIfUnused } from '../store/sellers.repo';
+import type { deleteObject } from '../files/objects';
+import type { deleteIdentity } from '../store/identities.repo';
+import type { removeSellerIfUnused } from '../store/sellers.repo';
+
+/** What undoing an upload talks to (failUpload, dropUnusedSeller); the compositions give the real stores. */
+export interface UndoDeps {
+  limits: { refundLimits: typeof refundLimits };
+  items: { deleteItems: typeof deleteItems };
+  lifecycle: { failUploadUpdate: typeof failUploadUpdate; markUploadFailed: typeof markUploadFailed };
+  files: { deleteObject: typeof deleteObject };
+  identities: { deleteIdentity: typeof deleteIdentity };
+  sellers: { removeSellerIfUnused: typeof removeSellerIfUnused };
+}
 
 /** After an upload is undone: the seller it created on demand goes too when nothing else refers to it. */
-export async function dropUnusedSeller(userId: string, sellerId: string | null | undefined): Promise<void> {
+export async function dropUnusedSeller(
+  deps: Pick<UndoDeps, 'sellers'>,
+  userId: string,
+  sellerId: string | null | undefined,
+): Promise<void> {
   if (!sellerId) return;
   try {
-    await removeSellerIfUnused(userId, sellerId);
+    await deps.sellers.removeSellerIfUnused(userId, sellerId);
   } catch (err) {
     // Harmless when it stays: an empty seller the user can still see and rename.
     log('warn', 'unused seller not removed', { user_id: userId, seller_id: sellerId, error: String(err) });
@@ -57,37 +71,43 @@ export interface SweepResult {
  * Returns the rows given back (0 when another worker or recovery ended it first). Throws only when
  * the store is unreachable.
  */
-export async function failUpload(record: ReportRecord, failure: ReportFailure): Promise<number> {
+export async function failUpload(deps: UndoDeps, record: ReportRecord, failure: ReportFailure): Promise<number> {
   const { user_id: userId, id: reportId, rows } = record;
   // What the worker left goes first (invisible while processing), so that once the report reads
   // `failed` nothing of it is left; if this process dies here, recovery ends it the same way.
   await Promise.all([
-    deleteItems(userId, reportId).catch((e: unknown) =>
-      log('error', 'failed upload cleanup', { report_id: reportId, step: 'items', ...describeError(e) }),
-    ),
+    deps.items
+      .deleteItems(userId, reportId)
+      .catch((e: unknown) =>
+        log('error', 'failed upload cleanup', { report_id: reportId, step: 'items', ...describeError(e) }),
+      ),
     record.source_path
-      ? deleteObject(record.source_path).catch((e: unknown) =>
-          log('error', 'failed upload cleanup', { report_id: reportId, step: 'source', ...describeError(e) }),
-        )
+      ? deps.files
+          .deleteObject(record.source_path)
+          .catch((e: unknown) =>
+            log('error', 'failed upload cleanup', { report_id: reportId, step: 'source', ...describeError(e) }),
+          )
       : Promise.resolve(),
     // The same file may be uploaded again: a failed report is no duplicate.
     record.identity
-      ? deleteIdentity(userId, record.identity, reportId).catch((e: unknown) =>
-          log('error', 'failed upload cleanup', { report_id: reportId, step: 'identity', ...describeError(e) }),
-        )
+      ? deps.identities
+          .deleteIdentity(userId, record.identity, reportId)
+          .catch((e: unknown) =>
+            log('error', 'failed upload cleanup', { report_id: reportId, step: 'identity', ...describeError(e) }),
+          )
       : Promise.resolve(),
   ]);
   let refunded = 0;
   try {
-    const r = await refundLimits({
+    const r = await deps.limits.refundLimits({
       userId,
       rows,
       reportId,
-      extraItems: [failUploadUpdate(userId, reportId, failure, rows)],
+      extraItems: [deps.lifecycle.failUploadUpdate(userId, reportId, failure, rows)],
     });
     refunded = r ? rows : 0;
     // Its refund was given before (a report id is refunded once, ever): it still has to end failed.
-    if (!r) await markUploadFailed(userId, reportId, failure, rows);
+    if (!r) await deps.lifecycle.markUploadFailed(userId, reportId, failure, rows);
   } catch (e) {
     if (e instanceof AppError && e.code === 'transaction_conflict') return 0;
     throw e;

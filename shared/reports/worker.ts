@@ -29,7 +29,8 @@ import type { ReportRecord } from '../store/report-record';
 import type { WorkerEvent } from '../jobs/worker-invoke';
 import type { UserRecord } from '../store/users.repo';
 import { failureOf } from './failures';
-import type { ReportFailure, ReportProgress } from './lifecycle';
+import { giveUp, type WorkerContext } from './give-up';
+import type { ReportProgress } from './lifecycle';
 import type { WorkerDeps } from './ports';
 import { settingsDate } from './settings';
 import { contentIdentity, periodTitle } from './report-identity';
@@ -38,14 +39,6 @@ export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost'
 
 /** Rows between two progress notes while reading (the heartbeat saves the latest one). */
 const ROWS_PER_NOTE = 5_000;
-
-/** What an attempt created on the way, for giveUp to take back when the upload fails for good. */
-interface WorkerContext {
-  /** The seller this upload linked (created on demand). */
-  sellerId: string | null;
-  /** The catalog sync of this attempt (the products it added). */
-  catalog: ReturnType<WorkerDeps['catalogSync']> | null;
-}
 
 class Heartbeat {
   progress: ReportProgress;
@@ -229,35 +222,6 @@ async function rebuild(
     dropped: r.dropped,
   });
   if (!ok) throw new LeaseLost();
-}
-
-/** Ends a task for good after its last attempt or a permanent error. Never throws. */
-export async function giveUp(
-  deps: Pick<WorkerDeps, 'clock' | 'lifecycle' | 'failUpload' | 'dropUnusedSeller'>,
-  record: ReportRecord,
-  owner: string | null,
-  failure: ReportFailure,
-  ctx: WorkerContext = { sellerId: null, catalog: null },
-): Promise<void> {
-  try {
-    if (record.task === 'rebuild') {
-      await deps.lifecycle.finishRebuildTask(record.user_id, record.id, owner, {
-        task_id: record.task_id ?? '',
-        finished_at: deps.clock.now().toISOString(),
-        dropped: [],
-        error: failure,
-      });
-    } else {
-      // The seller this upload created on demand goes too when nothing else refers to it (first: the
-      // route answers as soon as the report reads failed).
-      await deps.dropUnusedSeller(record.user_id, ctx.sellerId);
-      await ctx.catalog?.undo();
-      await deps.failUpload(record, failure);
-    }
-  } catch (e) {
-    // The record stays processing; recovery ends it once the lease runs out.
-    log('error', 'worker could not end a task', { report_id: record.id, ...describeError(e) });
-  }
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The composition of the WB connection and sync use cases: the real stores, files, Finance API client,
- * token key and clock, built once per cold start (wbDeps()). The report side of an import (charge,
- * worker) is the report use cases' own composition (shared/reports/deps.ts).
+ * token key and clock, built once per cold start (wbDeps()). The report side of an import hands the
+ * report to the worker through this process's invoker (shared/jobs/worker-invoke.ts); a re-derivation
+ * starts a rebuild with the rebuild routes' composition (shared/reports/rebuild-deps.ts).
  */
 import { getConfig } from '../config';
 import { systemClock } from '../deps';
@@ -9,8 +10,9 @@ import { putObject, readObject, sourceObjectKey } from '../files/objects';
 import { log } from '../log';
 import { wbTokenExpiryMail } from '../mail/messages';
 import { sendMail } from '../mail/send';
-import { reportDeps } from '../reports/deps';
-import { fileDeps } from '../reports/file-deps';
+import { processWorkerInvoker } from '../jobs/worker-invoke';
+import { rebuildDeps } from '../reports/rebuild-deps';
+import { findContentDuplicate } from '../reports/duplicates';
 import { fingerprintWbSource } from '../reports/read-source';
 import { importWbReport, type WbImportDeps } from '../reports/wb-import';
 import { findReportsByIdentity, identityPutTransactItem } from '../store/identities.repo';
@@ -60,8 +62,13 @@ export function wbImportDeps(): WbImportDeps {
     puts: { processingReportPut, identityPutTransactItem },
     contentOf: (source) => fingerprintWbSource({ buffer: source }),
     deletePages,
-    findContentDuplicate: (userId, fingerprint) => fileDeps.duplicates.findContentDuplicate(userId, fingerprint),
-    invoker: reportDeps().invoker,
+    findContentDuplicate: (userId, fingerprint) =>
+      findContentDuplicate(
+        { identities: { findReportsByIdentity }, reports: { getReportAnyStatus } },
+        userId,
+        fingerprint,
+      ),
+    invoker: processWorkerInvoker,
     leaseMs: () => getConfig().WORKER_LEASE_MS,
     log: (level, message, data) => log(level, message, data),
   };
@@ -102,7 +109,7 @@ export function costStepDeps(over: Partial<CostStepDeps> = {}): CostStepDeps {
       const user = await getUserById(userId);
       if (!user) return 'gone';
       try {
-        await startRebuild(reportDeps(), user, reportId, 0);
+        await startRebuild(rebuildDeps, user, reportId, 0);
         return 'started';
       } catch (e) {
         if (e instanceof AppError && e.code === 'report_busy') return 'busy';

@@ -14,12 +14,15 @@ import { toAppError } from '../../shared/errors';
 import { bucketName, s3 } from '../../shared/files/client';
 import { CatalogSync } from '../../shared/reports/catalog-sync';
 import { listLimitHistory } from '../../shared/store/limits.repo';
-import { getProducts } from '../../shared/store/products.repo';
+import { ensureProductsFound, getProducts, removeUntouchedProducts } from '../../shared/store/products.repo';
 import { listReports } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { startFaultProxy, type FaultProxy } from '../support/dynamo-faults';
 import { getReportOk, makeReport, newUser, uploadMultipart, uploadOk } from '../support/reports';
 import { apiEvent, bodyOf } from '../support/test-event';
+
+/** The catalog store a sync writes to (the report composition's, shared/reports/deps.ts). */
+const products = { ensureProductsFound, removeUntouchedProducts };
 
 let proxy: FaultProxy;
 const CATALOG_UNITS = 1000;
@@ -140,7 +143,7 @@ describe('catalog sync of a new seller', () => {
     proxy.inject('TransactWriteItems', 'cancel_throttling');
     proxy.inject('TransactWriteItems', 'throttling');
     proxy.inject('TransactWriteItems', 'provisioned');
-    const sync = new CatalogSync(u.id);
+    const sync = new CatalogSync(u.id, products);
     for (const a of wanted) sync.add(a);
     const { known } = await sync.done([], null);
     expect(known.size).toBe(0);
@@ -152,7 +155,7 @@ describe('catalog sync of a new seller', () => {
     const wanted = articles(60, 'busy');
     // One transaction, throttled through its 6 sends.
     proxy.inject('TransactWriteItems', 'cancel_throttling', 6);
-    const sync = new CatalogSync(u.id);
+    const sync = new CatalogSync(u.id, products);
     const e = await sync.done(wanted, null).catch((err: unknown) => err);
     proxy.clear();
     expect(toAppError(e).code).toBe('rate_limited');
@@ -164,7 +167,7 @@ describe('catalog sync of a new seller', () => {
     const u = await newUser(0, 'catalog');
     const wanted = articles(1000, 'paced');
     const from = proxy.seen.length;
-    const sync = new CatalogSync(u.id);
+    const sync = new CatalogSync(u.id, products);
     await sync.done(wanted, null);
     const tx = proxy.seen.slice(from).filter((s) => s.op === 'TransactWriteItems');
     expect(tx.reduce((n, s) => n + s.items, 0)).toBe(1000);

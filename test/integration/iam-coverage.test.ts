@@ -26,8 +26,9 @@ import { getConfig, resetConfig } from '../../shared/config';
 import { functionEntries, type FunctionName } from '../../shared/contract/functions';
 import { bucketName, s3, s3Public } from '../../shared/files/client';
 import type { HttpResult } from '../../shared/http/responses';
-import type { WorkerInvoker } from '../../shared/jobs/worker-invoke';
+import { useWorkerInvoker, type WorkerInvoker } from '../../shared/jobs/worker-invoke';
 import { overrideReportDeps, reportDeps } from '../../shared/reports/deps';
+import { useInProcessWorker } from '../../scripts/local/in-process-worker';
 import { writeItems } from '../../shared/store/items.repo';
 import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
 import { handler as wbTickHandler } from '../../functions/wb/sync-tick.handler';
@@ -278,7 +279,6 @@ async function userWithPassword(): Promise<{ email: string; password: string; to
 /** Runs `work` with an item store that fails after writing the items, every attempt (a worker that always fails). */
 async function withFailingWorker<T>(work: () => Promise<T>): Promise<T> {
   overrideReportDeps({
-    invoker,
     items: {
       async writeItems(...args: Parameters<typeof writeItems>) {
         await writeItems(...args);
@@ -289,7 +289,7 @@ async function withFailingWorker<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } finally {
-    overrideReportDeps({ invoker });
+    overrideReportDeps(null);
   }
 }
 
@@ -907,8 +907,9 @@ beforeAll(async () => {
   if (s3Public() !== s3()) checkOn(s3Public(), 's3', s3Calls);
   checkOn(ses(), 'ses', sesCalls);
   // The worker's asynchronous invoke, as Lambda would do it: the caller's call is checked as the
-  // lambda:InvokeFunction it needs, and the worker runs as reportsWorker.
-  overrideReportDeps({ invoker });
+  // lambda:InvokeFunction it needs, and the worker runs as reportsWorker. It is this process's invoker
+  // (every composition's: the upload's, the rebuild routes', the sweep's, the WB tick's).
+  useWorkerInvoker(invoker);
   const user = await newUser(1_000_000, 'iam');
   const first = await uploadOk(user.token, makeReport({ seed: 21 }));
   const second = await uploadOk(user.token, makeReport({ seed: 22 }));
@@ -934,6 +935,7 @@ const invoker: WorkerInvoker = {
 
 afterAll(() => {
   overrideReportDeps(null);
+  useInProcessWorker();
   for (const k of ENV_KEYS) {
     if (savedEnv[k] === undefined) delete process.env[k];
     else process.env[k] = savedEnv[k];

@@ -24,7 +24,8 @@ import { listLimitHistory } from '../../shared/store/limits.repo';
 import { claimReportTask } from '../../shared/store/report-lifecycle.repo';
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
-import { idleWorkers, type WorkerEvent } from '../../shared/jobs/worker-invoke';
+import type { WorkerEvent } from '../../shared/jobs/worker-invoke';
+import { idleWorkers } from '../support/worker';
 import {
   getReportOk,
   makeReport,

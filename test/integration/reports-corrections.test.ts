@@ -19,7 +19,7 @@ import { getItem } from '../../shared/store/items.repo';
 import { createReport } from '../../shared/store/report-numbers.repo';
 import { getReport } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
-import { idleWorkers } from '../../shared/jobs/worker-invoke';
+import { idleWorkers } from '../support/worker';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 
 beforeAll(() => resetConfig());

@@ -17,7 +17,8 @@ import { bodyOf } from '../support/test-event';
 import { randomBytes } from 'node:crypto';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { CONTENT_CHECK_MAX_BYTES } from '../../shared/reports/duplicates';
-import { failUpload, recoverAbandonedUploads } from '../../shared/reports/recover';
+import { recoverAbandonedUploads } from '../../shared/reports/recover';
+import { undo } from '../../shared/reports/recover-deps';
 import { reportDeps } from '../../shared/reports/deps';
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
 
@@ -132,7 +133,7 @@ describe('a bad cell in a file over 2 MB: charged, then refunded exactly once by
     await recoverAbandonedUploads(reportDeps(), u.id);
     const stored = await getReportAnyStatus(u.id, report!.id as string);
     expect(stored?.status).toBe('failed');
-    expect(await failUpload(stored!, { code: 'value_out_of_range', message: 'x' })).toBe(0);
+    expect(await undo.failUpload(stored!, { code: 'value_out_of_range', message: 'x' })).toBe(0);
     await uploadMultipart(u.token, { filename: '№900011_1202289.xlsx', file: xlsx('1E+20') });
     expect((await history()).sort()).toEqual([
       ['expense', 3],

@@ -19,7 +19,7 @@ import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulato
 import { resetConfig } from '../../shared/config';
 import { manualClock } from '../../shared/deps';
 import { buildItems, computeTotals, percentOf } from '../../shared/engine';
-import { idleWorkers } from '../../shared/jobs/worker-invoke';
+import { idleWorkers } from '../support/worker';
 import type { WbConnection } from '../../shared/contract/shapes';
 import { listReports } from '../../shared/store/reports.repo';
 import { getConnection } from '../../shared/store/wb-connections.repo';

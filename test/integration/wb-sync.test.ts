@@ -34,7 +34,7 @@ import { FINANCE_SCOPE } from '../../shared/wb/token';
 import { readMail } from '../support/emulators';
 import { manualClock } from '../../shared/deps';
 import { buildItems, computeTotals } from '../../shared/engine';
-import { idleWorkers } from '../../shared/jobs/worker-invoke';
+import { idleWorkers } from '../support/worker';
 import type { WbConnection } from '../../shared/contract/shapes';
 import { listLimitHistory, topUp } from '../../shared/store/limits.repo';
 import { listReports } from '../../shared/store/reports.repo';
