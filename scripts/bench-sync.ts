@@ -7,7 +7,8 @@
  *    to a temporary file standing in for S3. The build: that stored page read back and mapped through
  *    shared/wb/row-map.ts into the engine's aggregator and content fingerprint (read-source.ts, what the
  *    worker does with an imported report). Time, CPU and peak RSS of each against the targets (≤ 5 s,
- *    ≤ 512 MB).
+ *    ≤ 512 MB). Then the same page read and checked, nothing stored, by our reader, by stream-json (the
+ *    field's streaming JSON parser) and by one JSON.parse of the whole body, with the ratios.
  * 2. A 52-week backfill against the WB emulator in this process with WB's real interval (60 s) on a
  *    manual clock shared by the emulator and the steps, so WB's minutes cost nothing: the real step and
  *    tick (shared/wbsync/step.ts), the real client and sync plan; the connection store and the bucket in
@@ -23,12 +24,14 @@ import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
 import { manualClock } from '../shared/deps';
 import { readReportSource, wbSourceName } from '../shared/reports/read-source';
 import { dueAt, type WbConnectionRecord } from '../shared/store/wb-connections.repo';
 import { createFinanceClient } from '../shared/wb/finance-client';
 import { DEFAULT_RATE_POLICY } from '../shared/wb/rate';
-import type { WbDetailedRow } from '../shared/wb/schemas';
+import { readJsonArray } from '../shared/wb/json-rows';
+import { checkDetailedRow, type WbDetailedRow } from '../shared/wb/schemas';
 import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../shared/wb/sync-plan';
 import { localKeyWrapper, sealToken } from '../shared/wb/token-crypto';
 import { tick, type StepDeps } from '../shared/wbsync/step';
@@ -93,6 +96,7 @@ interface PageNumbers {
   build_peak_rss_mb: number;
   baseline_rss_mb: number;
   stored_mb: number;
+  readers: ReaderNumbers;
 }
 
 async function benchPage(rows: number): Promise<PageNumbers> {
@@ -154,6 +158,7 @@ async function benchPage(rows: number): Promise<PageNumbers> {
         build_peak_rss_mb: build.peakMb,
         baseline_rss_mb: baseline,
         stored_mb: stored / 1024 / 1024,
+        readers: await benchReaders(info.port, rows),
       };
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -161,6 +166,72 @@ async function benchPage(rows: number): Promise<PageNumbers> {
   } finally {
     child.kill();
   }
+}
+
+interface ReaderNumbers {
+  /** name → CPU seconds and peak RSS of reading the page and checking every row, nothing stored. */
+  [reader: string]: { cpu_s: number; wall_s: number; peak_rss_mb: number; rows: number };
+}
+
+/**
+ * The page read and every row checked (nothing stored) three ways, on the same served page: ours
+ * (json-rows.ts, as the client runs it), stream-json (the field's streaming JSON parser: parser +
+ * streamArray), and the whole body parsed at once (`res.text()` + `JSON.parse`).
+ */
+async function benchReaders(port: number, rows: number): Promise<ReaderNumbers> {
+  const url = `http://127.0.0.1:${port}/`;
+  const post = () => fetch(url, { method: 'POST', body: '{}' });
+  const check = (v: unknown, i: number) => {
+    const r = checkDetailedRow(v, i, false);
+    if ('success' in r) throw new Error(`row ${i}: ${r.message}`);
+  };
+  const readers: Record<string, () => Promise<number>> = {
+    ours: async () => {
+      const res = await post();
+      const read = await readJsonArray(
+        res.body as unknown as AsyncIterable<Uint8Array>,
+        (values, _raw, first) => {
+          for (let k = 0; k < values.length; k++) check(values[k], first + k);
+        },
+        { text: 'latin1' },
+      );
+      return read.kind === 'ok' ? read.count : 0;
+    },
+    'stream-json': async () => {
+      // stream-json 3 is ESM with `exports`, which this CommonJS script's type resolution does not read.
+      const { streamArray } = (await import('stream-json/streamers/stream-array.js' as string)) as {
+        streamArray: { withParserAsStream(): NodeJS.ReadWriteStream };
+      };
+      const res = await post();
+      let n = 0;
+      const items = Readable.fromWeb(res.body as never).pipe(streamArray.withParserAsStream());
+      for await (const item of items as AsyncIterable<{ key: number; value: unknown }>) {
+        check(item.value, item.key);
+        n++;
+      }
+      return n;
+    },
+    'whole body, JSON.parse': async () => {
+      const res = await post();
+      const all = JSON.parse(await res.text()) as unknown[];
+      all.forEach(check);
+      return all.length;
+    },
+  };
+  const out: ReaderNumbers = {};
+  for (const [name, read] of Object.entries(readers)) {
+    global.gc?.();
+    const { value, peakMb } = await withPeakRss(async () => {
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      const n = await read();
+      const cpu = process.cpuUsage(cpu0);
+      return { n, wall: (performance.now() - t0) / 1000, cpu: (cpu.user + cpu.system) / 1e6 };
+    });
+    if (value.n !== rows) throw new Error(`${name}: ${value.n} rows of ${rows}`);
+    out[name] = { cpu_s: value.cpu, wall_s: value.wall, peak_rss_mb: peakMb, rows: value.n };
+  }
+  return out;
 }
 
 interface BackfillNumbers {
@@ -360,7 +431,18 @@ async function main() {
   console.log(
     `| … its peak RSS | ${f(p.build_peak_rss_mb, 0)} MB | ≤ ${TARGET_PAGE_MB} MB | ${ratio(p.build_peak_rss_mb, TARGET_PAGE_MB)} |`,
   );
+  console.log("\nReading the same page and checking every row, nothing stored (ours against the field's parser):\n");
+  console.log('| reader | CPU | wall | peak RSS | CPU / ours |');
+  console.log('|---|---|---|---|---|');
+  const ours = p.readers.ours!;
+  for (const [name, r] of Object.entries(p.readers)) {
+    console.log(
+      `| ${name} | ${f(r.cpu_s)} s | ${f(r.wall_s)} s | ${f(r.peak_rss_mb, 0)} MB | ${f(r.cpu_s / ours.cpu_s)} |`,
+    );
+  }
   if (!b) return;
+  console.log('\n| measure | ours | target | ours / target |');
+  console.log('|---|---|---|---|');
   console.log(
     `| backfill ${b.weeks} weeks × ${b.rows_per_week} rows (page ${b.page_limit}): WB calls, of them 429 | ${b.wb_calls}, ${b.wb_429} | | |`,
   );
