@@ -1,26 +1,7 @@
+export * from './public';
 export { http } from './authed';
-export {
-  publicHttp,
-  fromRoute,
-  sourceIp,
-  type HttpOptions,
-  type HttpRequest,
-  type HttpFn,
-  type HttpHandler,
-  type RouteOptions,
-} from './handler';
-export {
-  json,
-  reply,
-  contractBody,
-  noContent,
-  redirect,
-  binary,
-  contentDisposition,
-  type HttpResult,
-  type BinaryOptions,
-  type ReplyBody,
-} from './responses';
+export { type RouteOptions } from './handler';
+export { binary, contentDisposition, type BinaryOptions, type ReplyBody } from './responses';
 export { parseMultipart, type UploadedFile, type MultipartResult } from './multipart';
 export { authenticate, bearerToken, type AuthMode } from './auth';
 export {
@@ -35,4 +16,3 @@ export {
   allocationSchema,
 } from './schemas';
 export { log } from '../log';
-export { ROUTES } from '../contract/routes';

@@ -2,12 +2,10 @@
  * A loopback proxy in front of DynamoDB Local that answers some requests the way DynamoDB does under
  * load, which the emulator never does: throttling (`ThrottlingException`,
  * `ProvisionedThroughputExceededException`) and transactions cancelled by a conflict or by throttling.
- * Every other request goes through to the emulator untouched, so the use cases run on the real store
- * and the real client (its retries, shared/store/client.ts) meets the faults. Loopback only; stopped by
- * the test that started it.
+ * Every other request goes through to the emulator untouched (dynamo-proxy.ts), so the use cases run on
+ * the real store and the real client (its retries, shared/store/client.ts) meets the faults.
  */
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { DYNAMO_ERROR_PREFIX as PREFIX, startDynamoProxy, type DynamoAnswer } from './dynamo-proxy';
 
 export type Fault = 'throttling' | 'provisioned' | 'cancel_conflict' | 'cancel_throttling';
 
@@ -21,9 +19,7 @@ export interface SeenRequest {
   fault: Fault | null;
 }
 
-const PREFIX = 'com.amazonaws.dynamodb.v20120810#';
-
-function faultAnswer(fault: Fault, items: number): { status: number; body: object } {
+function faultAnswer(fault: Fault, items: number): DynamoAnswer {
   switch (fault) {
     case 'throttling':
       return {
@@ -66,53 +62,18 @@ export interface FaultProxy {
 }
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
-  const upstream = new URL(target);
   const queue: Array<{ op: string; fault: Fault }> = [];
   const seen: SeenRequest[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const op =
-        String(req.headers['x-amz-target'] ?? '')
-          .split('.')
-          .pop() ?? '';
-      let items = 0;
-      if (op === 'TransactWriteItems') {
-        try {
-          items = (JSON.parse(body.toString('utf8')) as { TransactItems?: unknown[] }).TransactItems?.length ?? 0;
-        } catch {
-          items = 0;
-        }
-      }
-      const i = queue.findIndex((q) => q.op === op);
-      const fault = i >= 0 ? queue.splice(i, 1)[0]!.fault : null;
-      seen.push({ op, at: Date.now(), items, fault });
-      if (fault) {
-        const a = faultAnswer(fault, items);
-        res.writeHead(a.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault' });
-        res.end(JSON.stringify(a.body));
-        return;
-      }
-      const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host };
-      const up = request(
-        { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
-        (r) => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-        },
-      );
-      up.on('error', (e) => {
-        res.writeHead(502);
-        res.end(String(e));
-      });
-      up.end(body);
-    });
+  const proxy = await startDynamoProxy(target, ({ op, body }) => {
+    const items =
+      op === 'TransactWriteItems' ? ((body as { TransactItems?: unknown[] }).TransactItems?.length ?? 0) : 0;
+    const i = queue.findIndex((q) => q.op === op);
+    const fault = i >= 0 ? queue.splice(i, 1)[0]!.fault : null;
+    seen.push({ op, at: Date.now(), items, fault });
+    return fault ? { before: faultAnswer(fault, items) } : null;
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: proxy.url,
     inject(op, fault, times = 1) {
       for (let n = 0; n < times; n++) queue.push({ op, fault });
     },
@@ -120,10 +81,6 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       queue.length = 0;
     },
     seen,
-    stop: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
+    stop: proxy.stop,
   };
 }

@@ -6,10 +6,9 @@
  * puts item chunks of a report whose source name contains a rule's `match` is forwarded (the items land)
  * and then answered with an error the client does not retry, `times` times per report (every time
  * without `times`). The worker's attempt fails after writing items; a later attempt overwrites them.
- * Every other request goes through untouched. Loopback only; stopped by the test that started it.
+ * Every other request goes through untouched (dynamo-proxy.ts).
  */
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { DYNAMO_ERROR_PREFIX, startDynamoProxy } from './dynamo-proxy';
 
 export interface ItemWriteFault {
   /** Text the report's source name (its file name) contains. */
@@ -35,7 +34,6 @@ interface Body {
 }
 
 export async function startItemWriteFaults(target: string, rules: ItemWriteFault[]): Promise<ItemWriteFaultProxy> {
-  const upstream = new URL(target);
   /** Report id → its source name, from the report records put. */
   const names = new Map<string, string>();
   const failed = new Map<string, number>();
@@ -64,60 +62,20 @@ export async function startItemWriteFaults(target: string, rules: ItemWriteFault
     return null;
   }
 
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      const op =
-        String(req.headers['x-amz-target'] ?? '')
-          .split('.')
-          .pop() ?? '';
-      let body: Body = {};
-      try {
-        body = JSON.parse(raw.toString('utf8')) as Body;
-      } catch {
-        body = {};
-      }
-      const fail = faultyReport(op, body);
-      const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host };
-      const up = request(
-        { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
-        (r) => {
-          if (!fail) {
-            res.writeHead(r.statusCode ?? 502, r.headers);
-            r.pipe(res);
-            return;
-          }
-          // The items landed; the answer says otherwise (a 400 the SDK does not retry).
-          r.resume();
-          r.on('end', () => {
-            failed.set(fail, (failed.get(fail) ?? 0) + 1);
-            res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'fault' });
-            res.end(
-              JSON.stringify({
-                __type: 'com.amazonaws.dynamodb.v20120810#ValidationException',
-                message: `injected item write fault (report ${fail})`,
-              }),
-            );
-          });
+  const proxy = await startDynamoProxy(target, ({ op, body }) => {
+    const fail = faultyReport(op, body as Body);
+    if (!fail) return null;
+    failed.set(fail, (failed.get(fail) ?? 0) + 1);
+    // The items landed; the answer says otherwise (a 400 the SDK does not retry).
+    return {
+      after: {
+        status: 400,
+        body: {
+          __type: `${DYNAMO_ERROR_PREFIX}ValidationException`,
+          message: `injected item write fault (report ${fail})`,
         },
-      );
-      up.on('error', (e) => {
-        res.writeHead(502);
-        res.end(String(e));
-      });
-      up.end(raw);
-    });
+      },
+    };
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    failed,
-    stop: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return { url: proxy.url, failed, stop: proxy.stop };
 }
