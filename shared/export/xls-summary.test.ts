@@ -12,7 +12,9 @@ import {
   buildSummaryTemplate,
   loadSummaryTemplate,
 } from './summary-template';
-import { exportSummaryXls } from './xls-summary';
+import { computeTotals } from '../engine/totals';
+import type { ItemValues } from '../engine/types';
+import { exportSummaryXls, summaryTotals } from './xls-summary';
 import { readRecords } from './xls-print';
 import type { SummaryRow } from './types';
 
@@ -260,5 +262,28 @@ describe('exportSummaryXls', () => {
     expect(() => exportSummaryXls(input, buildSummaryTemplate(['Продавец', 'Реализация, руб.']))).toThrow(
       /Номер отчёта/,
     );
+  });
+});
+
+describe('summaryTotals', () => {
+  const row = (n: string, totals: Partial<ItemValues>): SummaryRow => ({
+    report_number: n,
+    seller: null,
+    period_from: null,
+    period_to: null,
+    rows: 1,
+    totals: totals as ItemValues,
+  });
+
+  it('is the engine’s report-level rule over the reports’ totals: a returns-heavy week carries no commission weight', () => {
+    const reports = [
+      row('1', { realization: 100_000, category_commission_percent: 20, profit: 30_000, cost_total: 50_000 }),
+      row('2', { realization: -10_000, category_commission_percent: 25, profit: -4_000, cost_total: -5_000 }),
+    ];
+    const t = summaryTotals(reports);
+    expect(t).toEqual(computeTotals(reports.map((r) => r.totals)));
+    expect(t.category_commission_percent).toBe(20);
+    expect(t.realization).toBe(90_000);
+    expect(t.margin).toBe(Math.round((26_000 / 90_000) * 10_000) / 100);
   });
 });

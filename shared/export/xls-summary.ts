@@ -11,11 +11,11 @@
 import * as XLSX from '@e965/xlsx';
 import { FIELDS, kopecksToRoubles, type FieldDef, type FieldName } from '../engine/fields';
 import type { ItemValues } from '../engine/types';
-import { RATIO_FIELDS, columnTitle, fieldDef, safeText } from './columns';
+import { columnTitle, fieldDef, safeText } from './columns';
 import { loadSummaryTemplate } from './summary-template';
 import { printableXls } from './xls-print';
 import type { SummaryRow } from './types';
-import { drrOf, roasOf } from '../engine/derive';
+import { computeTotals } from '../engine/totals';
 
 export const SUMMARY_TOTALS_LABEL = 'Итого';
 
@@ -97,35 +97,14 @@ function fieldCell(def: FieldDef, value: number | null | undefined): Cell {
   return num(value, def.unit === 'percent' ? PERCENT_FMT : undefined);
 }
 
-const round2 = (x: number) => Math.round(x * 100) / 100;
-const roundKop = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
-
 /**
- * Totals over the reports: additive fields summed; ratios recomputed from the sums as docs/METRICS.md says for
- * combined reports (average price, unit cost, percents weighted by realization).
+ * Totals over the reports: the engine's report-level rule (shared/engine/totals.ts) over the reports'
+ * totals, as if each report were one item: additive fields summed, ratios recomputed from the sums
+ * (average price, unit costs, margin, ROI, ДРР, ROAS; the commission percent weighted by realization), so
+ * the summary's totals row and a combined report of the same weeks agree.
  */
 export function summaryTotals(reports: readonly SummaryRow[]): ItemValues {
-  const t = {} as ItemValues;
-  for (const d of FIELDS) {
-    const f = d.name as FieldName;
-    if (!RATIO_FIELDS.has(f)) t[f] = reports.reduce((s, r) => s + (r.totals[f] ?? 0), 0);
-  }
-  const n = (f: FieldName) => t[f] ?? 0;
-  t.avg_seller_price = n('sales_qty') > 0 ? roundKop(n('sales_seller_price') / n('sales_qty')) : null;
-  t.cost_price = n('net_qty') !== 0 ? roundKop(n('cost_total') / n('net_qty')) : null;
-  t.own_cost_price = n('net_qty') !== 0 ? roundKop(n('own_costs') / n('net_qty')) : null;
-  t.margin = n('realization') > 0 ? round2((n('profit') / n('realization')) * 100) : null;
-  // ROI on what the units cost the seller: the cost price and the own per-unit costs.
-  const invested = n('cost_total') + n('own_costs');
-  t.roi = invested > 0 ? round2((n('profit') / invested) * 100) : null;
-  const weighted = reports.reduce(
-    (s, r) => s + (r.totals.category_commission_percent ?? 0) * (r.totals.realization ?? 0),
-    0,
-  );
-  t.category_commission_percent = n('realization') !== 0 ? round2(weighted / n('realization')) : null;
-  t.drr = drrOf(n('ads'), n('realization'));
-  t.roas = roasOf(n('ad_revenue'), n('ads'));
-  return t;
+  return computeTotals(reports.map((r) => r.totals));
 }
 
 function cellText(ws: XLSX.WorkSheet, r: number, c: number): string {
