@@ -11,6 +11,7 @@ import { displayArticle } from '../lib/fields';
 import { formatDate, formatInt, formatPercent, formatRub } from '../lib/format';
 import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { useTitle } from '../lib/use-title';
+import { PeriodRangeForm } from '../components/period-range-form';
 import { SellerOptions } from '../components/seller-options';
 import { TaxThresholdBanner } from '../components/tax-threshold-banner';
 
@@ -145,7 +146,6 @@ export function AnalyticsPage() {
   const preset = params.get('weeks') ?? '';
   const custom = { from: params.get('from') ?? '', to: params.get('to') ?? '' };
   const article = params.get('article');
-  const [draft, setDraft] = useState(custom);
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<unknown>(null);
   const narrow = useNarrowScreen();
@@ -240,35 +240,12 @@ export function AnalyticsPage() {
             </button>
           ))}
         </div>
-        <form
-          className="inline-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            set({ from: draft.from, to: draft.to, weeks: null });
-          }}
-        >
-          <label className="inline-label">
-            с
-            <input
-              type="date"
-              value={draft.from}
-              onChange={(e) => setDraft((d) => ({ ...d, from: e.target.value }))}
-              aria-label="Начало периода"
-            />
-          </label>
-          <label className="inline-label">
-            по
-            <input
-              type="date"
-              value={draft.to}
-              onChange={(e) => setDraft((d) => ({ ...d, to: e.target.value }))}
-              aria-label="Конец периода"
-            />
-          </label>
-          <button type="submit" className="btn btn-small" disabled={!draft.from || !draft.to}>
-            Показать
-          </button>
-        </form>
+        <PeriodRangeForm
+          kind="date"
+          initial={custom}
+          labels={{ from: 'Начало периода', to: 'Конец периода' }}
+          onSubmit={({ from, to }) => set({ from, to, weeks: null })}
+        />
         <label className="inline-label">
           Продавец
           <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">

@@ -5,6 +5,7 @@ import { api, saveFile } from '../api/client';
 import type { PeriodCost, PeriodCostBody, Pnl } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
 import { Spinner } from '../components/progress-bar';
+import { PeriodRangeForm } from '../components/period-range-form';
 import { SellerOptions } from '../components/seller-options';
 import { TaxThresholdBanner } from '../components/tax-threshold-banner';
 import { formatDate, formatPercent, formatRub, parseNumberInput } from '../lib/format';
@@ -374,7 +375,6 @@ export function PnlPage() {
   const sellerId = params.get('seller') ?? '';
   const to = params.get('to') ?? thisMonth();
   const from = params.get('from') ?? addMonths(to, -2);
-  const [draft, setDraft] = useState({ from, to });
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<unknown>(null);
   const narrow = useNarrowScreen();
@@ -432,35 +432,12 @@ export function PnlPage() {
             {year} год
           </button>
         </div>
-        <form
-          className="inline-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            set({ from: draft.from, to: draft.to });
-          }}
-        >
-          <label className="inline-label">
-            с
-            <input
-              type="month"
-              value={draft.from}
-              onChange={(e) => setDraft((d) => ({ ...d, from: e.target.value }))}
-              aria-label="Первый месяц"
-            />
-          </label>
-          <label className="inline-label">
-            по
-            <input
-              type="month"
-              value={draft.to}
-              onChange={(e) => setDraft((d) => ({ ...d, to: e.target.value }))}
-              aria-label="Последний месяц"
-            />
-          </label>
-          <button type="submit" className="btn btn-small" disabled={!draft.from || !draft.to}>
-            Показать
-          </button>
-        </form>
+        <PeriodRangeForm
+          kind="month"
+          initial={{ from, to }}
+          labels={{ from: 'Первый месяц', to: 'Последний месяц' }}
+          onSubmit={(period) => set(period)}
+        />
         <label className="inline-label">
           Продавец
           <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">
