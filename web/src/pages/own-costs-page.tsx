@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { OwnCostImportResult, OwnCostLineJson } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
+import { FileImportControls } from '../components/file-import-controls';
 import { Spinner } from '../components/progress-bar';
 import { formatDate, formatDateTime, formatInt, formatMoney, parseNumberInput } from '../lib/format';
 import { useTitle } from '../lib/use-title';
@@ -309,33 +310,19 @@ function ImportPanel() {
         «Действует с» (ДД.ММ.ГГГГ). Файл применяется целиком или не применяется совсем: если в строке ошибка или
         артикула нет в каталоге, ничего не записывается, а строки для исправления перечисляются.
       </p>
-      <label className="checkbox-row">
-        <input
-          type="checkbox"
-          checked={allowUnknown}
-          disabled={busy}
-          data-testid="own-costs-allow-unknown"
-          onChange={(e) => setAllowUnknown(e.target.checked)}
-        />
-        Применять строки артикулов, которых ещё нет в каталоге
-      </label>
-      <div className="button-row">
-        <label className={`btn${busy ? ' disabled' : ''}`}>
-          {busy ? 'Импортируем…' : 'Выбрать файл'}
-          <input
-            ref={inputRef}
-            type="file"
-            className="visually-hidden"
-            accept=".xlsx,.csv"
-            aria-label="Файл своих расходов"
-            data-testid="own-costs-import-input"
-            disabled={busy}
-            onChange={(e) => void onFile(e.target.files?.[0])}
-          />
-        </label>
-        {busy ? <Spinner label="Загружаем и проверяем файл…" /> : null}
-      </div>
-      <ErrorMessage error={error} testId="own-costs-import-error" />
+      <FileImportControls
+        busy={busy}
+        option={{
+          label: 'Применять строки артикулов, которых ещё нет в каталоге',
+          checked: allowUnknown,
+          onChange: setAllowUnknown,
+          testId: 'own-costs-allow-unknown',
+        }}
+        input={{ label: 'Файл своих расходов', testId: 'own-costs-import-input', ref: inputRef }}
+        onFile={(file) => void onFile(file)}
+        error={error}
+        errorTestId="own-costs-import-error"
+      />
       {result && r ? (
         <div className="import-result" data-testid="own-costs-import-result">
           <div className={`alert ${r.applied ? 'alert-success' : 'alert-warning'}`} role="status">

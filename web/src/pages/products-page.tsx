@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router-dom';
 import { api } from '../api/client';
 import type { ImportResult, Product } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
+import { FileImportControls } from '../components/file-import-controls';
 import { LoadMore } from '../components/load-more';
 import { Spinner } from '../components/progress-bar';
 import { displayArticle } from '../lib/fields';
@@ -250,33 +251,19 @@ function ImportPanel() {
         знаков после запятой). Правильные строки применяются, даже если в других есть ошибки. Артикулы, которых нет в
         каталоге (их добавляют отчёты), не добавляются, а перечисляются — если не отметить «Добавить новые артикулы».
       </p>
-      <label className="checkbox-row">
-        <input
-          type="checkbox"
-          checked={createMissing}
-          disabled={busy}
-          data-testid="import-create-missing"
-          onChange={(e) => setCreateMissing(e.target.checked)}
-        />
-        Добавить новые артикулы из файла в каталог
-      </label>
-      <div className="button-row">
-        <label className={`btn${busy ? ' disabled' : ''}`}>
-          {busy ? 'Импортируем…' : 'Выбрать файл'}
-          <input
-            ref={inputRef}
-            type="file"
-            className="visually-hidden"
-            accept=".xlsx,.csv"
-            aria-label="Файл прайс-листа"
-            data-testid="import-input"
-            disabled={busy}
-            onChange={(e) => void onFile(e.target.files?.[0])}
-          />
-        </label>
-        {busy ? <Spinner label="Загружаем и проверяем файл…" /> : null}
-      </div>
-      <ErrorMessage error={error} testId="import-error" />
+      <FileImportControls
+        busy={busy}
+        option={{
+          label: 'Добавить новые артикулы из файла в каталог',
+          checked: createMissing,
+          onChange: setCreateMissing,
+          testId: 'import-create-missing',
+        }}
+        input={{ label: 'Файл прайс-листа', testId: 'import-input', ref: inputRef }}
+        onFile={(file) => void onFile(file)}
+        error={error}
+        errorTestId="import-error"
+      />
       {result ? (
         <div className="import-result" data-testid="import-result">
           <div className={`alert ${result.result.errors.length ? 'alert-warning' : 'alert-success'}`} role="status">
