@@ -21,7 +21,7 @@ type Level = 'error' | 'warn' | 'info' | 'debug';
 function initialLevel(): string {
   const v = (process.env.POWERTOOLS_LOG_LEVEL || process.env.LOG_LEVEL || '').toUpperCase();
   if (['ERROR', 'WARN', 'INFO', 'DEBUG'].includes(v)) return v;
-  return process.env.VITEST ? 'ERROR' : 'INFO';
+  return 'INFO';
 }
 
 /** The process's one Logger (POWERTOOLS_SERVICE_NAME names the service; serverless.yml sets it). */

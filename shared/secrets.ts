@@ -50,7 +50,7 @@ export function secret(n: SecretName): string {
   return v;
 }
 
-/** Tests: forget what was read. */
+/** Forgets what was read: the next loadSecrets reads every parameter again. */
 export function resetSecrets(): void {
   loaded.clear();
 }

@@ -35,7 +35,7 @@ Object.assign(process.env, {
   MAIL_FROM: 'noreply@example.com',
   APP_URL: 'http://localhost:5173',
   METRICS_NAMESPACE: 'UnitTestNamespace',
-  // Metrics are dropped under vitest unless this is set (shared/metrics.ts).
+  // The suites run with metrics off (vitest.config.ts); this test reads them.
   POWERTOOLS_METRICS_DISABLED: 'false',
 });
 resetConfig();
