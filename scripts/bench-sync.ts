@@ -35,6 +35,7 @@ import { checkDetailedRow, type WbDetailedRow } from '../shared/wb/schemas';
 import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../shared/wb/sync-plan';
 import { localKeyWrapper, sealToken } from '../shared/wb/token-crypto';
 import { tick, type StepDeps } from '../shared/wbsync/step';
+import { memoryConnections } from '../test/support/wb-connections-memory';
 import { startWbEmulator } from './local/wb-emulator';
 import { emulatedWeek } from './local/wb/weeks';
 
@@ -262,8 +263,6 @@ async function benchBackfill(weeks: number, weekRows: number, pageLimit: number)
     now: () => clock.now().getTime(),
   });
   const wrapper = localKeyWrapper(Buffer.alloc(32, 9).toString('base64'));
-  const store = new Map<string, WbConnectionRecord>();
-  const budget = new Map<string, number>();
   const pages = new Map<string, Buffer>();
   let imported = 0;
   const first: WbConnectionRecord = {
@@ -293,32 +292,9 @@ async function benchBackfill(weeks: number, weekRows: number, pageLimit: number)
     expiry_mail_sent_at: null,
     rev: 0,
   };
-  store.set(first.id, first);
-  const save = (c: WbConnectionRecord) => {
-    if (store.get(c.id)?.rev !== c.rev) return null;
-    const next = { ...c, rev: c.rev + 1 };
-    store.set(c.id, next);
-    return next;
-  };
+  const { store, rows } = memoryConnections([first]);
   const deps: StepDeps = {
-    connections: {
-      getConnection: async (_u, id) => store.get(id) ?? null,
-      saveConnection: async (c) => save(c),
-      claimStep: async (c, now, until) => {
-        if (store.get(c.id)?.rev !== c.rev) return { kind: 'busy' };
-        const b = budget.get(c.wb_seller_id) ?? 0;
-        if (b > now) return { kind: 'budget', until: b };
-        budget.set(c.wb_seller_id, until);
-        return { kind: 'claimed', connection: save(c)! };
-      },
-      dueConnections: async (now) =>
-        [...store.values()]
-          .filter((c) => {
-            const d = dueAt(c);
-            return d !== null && d <= now;
-          })
-          .map((c) => ({ userId: c.user_id, id: c.id })),
-    },
+    connections: store,
     keyWrapper: () => wrapper,
     finance: (token) => createFinanceClient({ baseUrl: emu.url, token }),
     putPage: async (key, body) => {
@@ -351,7 +327,7 @@ async function benchBackfill(weeks: number, weekRows: number, pageLimit: number)
   const accepted: number[] = [];
   try {
     for (let i = 0; i < 20_000; i++) {
-      const c = store.get('C1')!;
+      const c = rows.get('C1')!;
       if (c.reports_imported >= weeks && c.cursor.phase === 'idle' && c.pending.length === 0) break;
       // The next tick that finds the connection due: WB's minutes pass on the clock, not in real time.
       const due = dueAt(c);
@@ -363,7 +339,7 @@ async function benchBackfill(weeks: number, weekRows: number, pageLimit: number)
       stepTimes.push((performance.now() - t) / 1000);
       if (emu.calls.length > calls && emu.calls.at(-1)!.status !== 429) accepted.push(clock.now().getTime());
     }
-    const done = store.get('C1')!;
+    const done = rows.get('C1')!;
     const aboveRate = accepted.filter((at, i) => i > 0 && at - accepted[i - 1]! < INTERVAL_MS).length;
     return {
       weeks,

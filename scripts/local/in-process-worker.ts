@@ -7,7 +7,8 @@
  */
 import { useWorkerInvoker, type WorkerEvent, type WorkerInvoker } from '../../shared/jobs/worker-invoke';
 import { log } from '../../shared/log';
-import { reportDeps } from '../../shared/reports/deps';
+import { makeReportDeps, reportDeps } from '../../shared/reports/deps';
+import type { ReportDeps } from '../../shared/reports/ports';
 import { runWorkerEvent } from '../../shared/reports/worker';
 
 /** In-process runs still going (tests wait for them before tearing the emulators down). */
@@ -31,9 +32,14 @@ export function inProcessWorkerInvoker(
   };
 }
 
-/** Sets the in-process worker as this process's invoker. */
-export function useInProcessWorker(): void {
-  useWorkerInvoker(inProcessWorkerInvoker());
+/**
+ * Sets the in-process worker as this process's invoker; with `over`, the worker runs with those parts
+ * in place of the real ones (a test's failing item store: the composition is the test's, no hook in the
+ * product). `useInProcessWorker()` again: the real parts.
+ */
+export function useInProcessWorker(over: Partial<ReportDeps> = {}): void {
+  const deps = Object.keys(over).length > 0 ? makeReportDeps(over) : null;
+  useWorkerInvoker(inProcessWorkerInvoker((event) => runWorkerEvent(deps ?? reportDeps(), event)));
 }
 
 /** Resolves when every in-process worker run started so far has ended. */

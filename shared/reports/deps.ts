@@ -96,9 +96,3 @@ export function reportDeps(): ReportDeps {
   current ??= makeReportDeps();
   return current;
 }
-
-/** Tests: this process's dependencies with `over` in place of the real parts (null: the real ones again). */
-export function overrideReportDeps(over: Partial<ReportDeps> | null): ReportDeps {
-  current = makeReportDeps(over ?? {});
-  return current;
-}

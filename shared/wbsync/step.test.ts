@@ -11,6 +11,7 @@ import { detailedPageOf, type DetailedPage } from '../wb/page-body';
 import type { ReportSummary } from '../wb/schemas';
 import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../wb/sync-plan';
 import { localKeyWrapper, sealToken } from '../wb/token-crypto';
+import { memoryConnections } from '../../test/support/wb-connections-memory';
 import { runStep, tick, type StepDeps } from './step';
 
 const T0 = Date.parse('2026-03-02T06:00:00Z');
@@ -50,8 +51,7 @@ async function connection(over: Partial<WbConnectionRecord> = {}): Promise<WbCon
 
 function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSummary[]> | WbOutcome<DetailedPage>>) {
   const clock = manualClock(T0);
-  const rows = new Map(initial.map((c) => [c.id, c]));
-  const budget = new Map<string, number>();
+  const { store, rows, budget } = memoryConnections(initial);
   const wbCalls: string[] = [];
   const client: FinanceClient = {
     listReports: vi.fn(async () => {
@@ -63,32 +63,8 @@ function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSum
       return answers.shift() as WbOutcome<DetailedPage>;
     }),
   };
-  const save = (c: WbConnectionRecord) => {
-    const cur = rows.get(c.id);
-    if (!cur || cur.rev !== c.rev) return null;
-    const next = { ...c, rev: c.rev + 1 };
-    rows.set(c.id, next);
-    return next;
-  };
   const deps: StepDeps = {
-    connections: {
-      getConnection: async (_u, id) => rows.get(id) ?? null,
-      saveConnection: async (c) => save(c),
-      claimStep: async (c, now, until) => {
-        if (rows.get(c.id)?.rev !== c.rev) return { kind: 'busy' };
-        const b = budget.get(c.wb_seller_id) ?? 0;
-        if (b > now) return { kind: 'budget', until: b };
-        budget.set(c.wb_seller_id, until);
-        return { kind: 'claimed', connection: save(c)! };
-      },
-      dueConnections: async (now) =>
-        [...rows.values()]
-          .filter((c) => {
-            const d = dueAt(c);
-            return d !== null && d <= now;
-          })
-          .map((c) => ({ userId: c.user_id, id: c.id })),
-    },
+    connections: store,
     keyWrapper: () => wrapper,
     finance: vi.fn((token: string) => {
       expect(token).toBe('the-token');

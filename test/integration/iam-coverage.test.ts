@@ -27,7 +27,8 @@ import { functionEntries, type FunctionName } from '../../shared/contract/functi
 import { bucketName, s3, s3Public } from '../../shared/files/client';
 import type { HttpResult } from '../../shared/http/responses';
 import { useWorkerInvoker, type WorkerInvoker } from '../../shared/jobs/worker-invoke';
-import { overrideReportDeps, reportDeps } from '../../shared/reports/deps';
+import { makeReportDeps, reportDeps } from '../../shared/reports/deps';
+import type { ReportDeps } from '../../shared/reports/ports';
 import { useInProcessWorker } from '../../scripts/local/in-process-worker';
 import { writeItems } from '../../shared/store/items.repo';
 import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
@@ -276,9 +277,12 @@ async function userWithPassword(): Promise<{ email: string; password: string; to
   return { email, password, token: signToken({ user_id: u.id }, 'access') };
 }
 
+/** The worker's composition while a scenario needs other parts (null: the real ones). */
+let workerDeps: ReportDeps | null = null;
+
 /** Runs `work` with an item store that fails after writing the items, every attempt (a worker that always fails). */
 async function withFailingWorker<T>(work: () => Promise<T>): Promise<T> {
-  overrideReportDeps({
+  workerDeps = makeReportDeps({
     items: {
       async writeItems(...args: Parameters<typeof writeItems>) {
         await writeItems(...args);
@@ -289,7 +293,7 @@ async function withFailingWorker<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } finally {
-    overrideReportDeps(null);
+    workerDeps = null;
   }
 }
 
@@ -929,12 +933,11 @@ const invoker: WorkerInvoker = {
   async invoke(event) {
     check([{ action: 'lambda:InvokeFunction', resource: WORKER, command: 'InvokeCommand' }], 'lambda');
     if (dropInvokes) return;
-    await runningFor.run('reportsWorker', () => runWorkerEvent(reportDeps(), event));
+    await runningFor.run('reportsWorker', () => runWorkerEvent(workerDeps ?? reportDeps(), event));
   },
 };
 
 afterAll(() => {
-  overrideReportDeps(null);
   useInProcessWorker();
   for (const k of ENV_KEYS) {
     if (savedEnv[k] === undefined) delete process.env[k];

@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
 import { bodyOf } from '../support/test-event';
-import { overrideReportDeps } from '../../shared/reports/deps';
+import { useInProcessWorker } from '../../scripts/local/in-process-worker';
 import { writeItems } from '../../shared/store/items.repo';
 import { ddb, tableName } from '../../shared/store/client';
 import { listLimitHistory } from '../../shared/store/limits.repo';
@@ -20,12 +20,12 @@ import { makeReport, newUser, presignedUpload, uploadById, uploadMultipart } fro
 
 beforeAll(() => resetConfig());
 afterEach(() => {
-  overrideReportDeps(null);
+  useInProcessWorker();
 });
 
 /** The worker's item store with `after` run once its items are written (a failure there fails the attempt). */
 function afterItems(after: (reportId: string) => Promise<void>) {
-  overrideReportDeps({
+  useInProcessWorker({
     items: {
       async writeItems(...args: Parameters<typeof writeItems>) {
         const stored = await writeItems(...args);
@@ -157,7 +157,7 @@ describe('limits at upload', () => {
     expect(await itemPartitions(u.id, [failedReport])).toBe(0);
 
     // The same file goes through once the failure is gone.
-    overrideReportDeps(null);
+    useInProcessWorker();
     expect((await uploadMultipart(u.token, g)).statusCode).toBe(201);
     expect((await getUserById(u.id))?.limits).toBe(910);
   });

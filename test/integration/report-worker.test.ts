@@ -15,7 +15,9 @@ import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import type { ApiReport } from '../../shared/reports/present';
 import { recoverAbandonedUploads, sweepPendingReports } from '../../shared/reports/recover';
-import { overrideReportDeps, reportDeps } from '../../shared/reports/deps';
+import { reportDeps } from '../../shared/reports/deps';
+import { useWorkerInvoker } from '../../shared/jobs/worker-invoke';
+import { useInProcessWorker } from '../../scripts/local/in-process-worker';
 import { manualClock } from '../../shared/deps';
 import { writeItems } from '../../shared/store/items.repo';
 import { ddb, tableName } from '../../shared/store/client';
@@ -47,7 +49,7 @@ function setEnv(values: Partial<Record<(typeof ENV)[number], string>>) {
 
 beforeAll(() => setEnv({}));
 afterEach(async () => {
-  overrideReportDeps(null);
+  useInProcessWorker();
   await idleWorkers();
   setEnv({});
 });
@@ -72,7 +74,7 @@ function failingItems(match: string, after: number, times = Infinity) {
 const sweepAt = (at: number) => sweepPendingReports({ ...reportDeps(), clock: manualClock(at) });
 
 /** Events handed to the worker are dropped (an invoke lost, or a process that died at once). */
-const loseInvokes = () => overrideReportDeps({ invoker: { invoke: async () => undefined } });
+const loseInvokes = () => useWorkerInvoker({ invoke: async () => undefined });
 
 /** The items stored for a report (every record of its partition, chunks unpacked), by id. */
 async function storedItems(userId: string, reportId: string): Promise<string[]> {
@@ -140,18 +142,16 @@ describe('upload through the worker', () => {
     const u = await newUser(1000);
     // Queued, not run: a wait would last the whole UPLOAD_WAIT_MS (20 s, over the test's timeout).
     const queued: WorkerEvent[] = [];
-    overrideReportDeps({
-      invoker: {
-        invoke: async (e) => {
-          queued.push(e);
-        },
+    useWorkerInvoker({
+      invoke: async (e) => {
+        queued.push(e);
       },
     });
     const big = await uploadMultipart(u.token, makeReport({ rows: 300, seed: 66 }));
     expect(big.statusCode).toBe(202);
     expect(bodyOf<{ report: ApiReport }>(big).report).toMatchObject({ status: 'processing', rows: 300 });
     expect(queued).toHaveLength(1);
-    overrideReportDeps(null);
+    useInProcessWorker();
     const small = await uploadMultipart(u.token, makeReport({ rows: 200, seed: 67 }));
     expect(small.statusCode).toBe(201);
     expect(bodyOf<{ report: ApiReport }>(small).report.status).toBe('ready');
@@ -191,7 +191,7 @@ describe('upload through the worker', () => {
   });
 
   it('a worker failing once after 3 item writes is retried and ends ready with every item exactly once', async () => {
-    overrideReportDeps({ items: failingItems('once-', 3, 1) });
+    useInProcessWorker({ items: failingItems('once-', 3, 1) });
     const u = await newUser(1000);
     const g = { ...makeReport({ rows: 200, seed: 65 }), filename: 'once-report.xlsx' };
     const r = await uploadMultipart(u.token, g);
@@ -208,7 +208,7 @@ describe('upload through the worker', () => {
   });
 
   it('a worker failing on every attempt ends the report failed, refunded exactly once, saying why', async () => {
-    overrideReportDeps({ items: failingItems('always-', 2) });
+    useInProcessWorker({ items: failingItems('always-', 2) });
     const u = await newUser(1000);
     const g = { ...makeReport({ rows: 150, seed: 66 }), filename: 'always-report.xlsx' };
     const r = await uploadMultipart(u.token, g);
@@ -256,7 +256,7 @@ describe('upload through the worker', () => {
     const list = await listHandler(apiEvent({ method: 'GET', path: '/api/reports', token: u.token }));
     expect(list.statusCode).toBe(200);
     expect((await getReportAnyStatus(u.id, id))?.status).toBe('processing');
-    overrideReportDeps(null);
+    useInProcessWorker();
     // A second later (on the sweep's clock) the 300 ms lease has run out.
     const swept = await sweepAt(Date.now() + 1_000);
     expect(swept.recovered).toBeGreaterThanOrEqual(1);

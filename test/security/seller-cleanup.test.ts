@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config';
 import { parseFileMeta } from '../../shared/engine/read/filename';
-import { overrideReportDeps } from '../../shared/reports/deps';
+import { useInProcessWorker } from '../../scripts/local/in-process-worker';
 import { writeItems } from '../../shared/store/items.repo';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
 import { getUserById } from '../../shared/store/users.repo';
@@ -14,14 +14,14 @@ import { makeReport, newUser, uploadMultipart } from '../support/reports';
 
 beforeAll(() => resetConfig());
 afterEach(() => {
-  overrideReportDeps(null);
+  useInProcessWorker();
 });
 
 const sellerOf = (filename: string) => parseFileMeta(filename).seller_number as string;
 
 const failAfterCharge = () => {
   // Every attempt of the worker fails after writing the items: the upload ends failed and refunded.
-  overrideReportDeps({
+  useInProcessWorker({
     items: {
       async writeItems(...args: Parameters<typeof writeItems>) {
         await writeItems(...args);
