@@ -107,17 +107,21 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
     let bad: string | null = null;
     let lastRrdId: number | null = null;
     // Rows are checked on one-byte text (json-rows.ts `latin1`): types and money are ASCII, and the text kept
-    // is the bytes as sent. A row that fails is checked again on its real text, for the message.
+    // is the bytes as sent. A row that fails is checked again on its real text, which decides (and names
+    // what WB sent in the message).
     const read = await readJsonArray(
       res.body as unknown as AsyncIterable<Uint8Array>,
       (values, raw, first) => {
         for (let k = 0; k < values.length; k++) {
-          const row = checkDetailedRow(values[k], first + k, false);
+          let row = checkDetailedRow(values[k], first + k, false);
           if ('success' in row) {
+            // The real text decides (money padded with a no-break space passes once trimmed as UTF-8).
             const real = (JSON.parse(`[${Buffer.from(raw).toString('utf8')}]`) as unknown[])[k];
-            const again = checkDetailedRow(real, first + k, false);
-            bad = 'success' in again ? `${again.path}: ${again.message}` : `${row.path}: ${row.message}`;
-            throw new StopReading();
+            row = checkDetailedRow(real, first + k, false);
+            if ('success' in row) {
+              bad = `${row.path}: ${row.message}`;
+              throw new StopReading();
+            }
           }
           lastRrdId = row.rrdId ?? lastRrdId;
         }
