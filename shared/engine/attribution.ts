@@ -17,6 +17,7 @@
  *
  * Pure: the costs are given (summed per nmId over the report's period) by the caller.
  */
+import { zeroAggregates } from './fields';
 import type { AggregateValues, ArticleInfo, ReportWarning } from './types';
 
 /** The fields that WB's per-article costs replace. */
@@ -53,12 +54,6 @@ export interface KindAttribution {
 export type CostAttribution = Partial<Record<AttributedField, KindAttribution>>;
 
 type Article = ArticleInfo & { aggregates: AggregateValues };
-
-const emptyAggregates = (like: AggregateValues): AggregateValues => {
-  const out = { ...like };
-  for (const k of Object.keys(out) as Array<keyof AggregateValues>) out[k] = 0;
-  return out;
-};
 
 /**
  * The report's articles with WB's costs laid on (a new array; the input is untouched), the orders WB
@@ -111,7 +106,7 @@ export function attributeCosts(
     });
     const remainder = report - onArticles;
     if (none < 0 && remainder !== 0) {
-      out.push({ article: '', category: '', nm_id: '', brand: '', aggregates: emptyAggregates(out[0]!.aggregates) });
+      out.push({ article: '', category: '', nm_id: '', brand: '', aggregates: zeroAggregates() });
       adRevenue.push(0);
       none = out.length - 1;
     }

@@ -1,35 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { applyManualValue, buildItems, FieldNotCorrectableError, InvalidManualValueError, rederiveItem } from './build';
+import { zeroAggregates } from './fields';
 import type { AggregateValues, ParsedReport, ReportSettings } from './types';
 
-const zero = (): AggregateValues =>
-  Object.fromEntries(
-    [
-      'sales_qty',
-      'returns_qty',
-      'seller_price',
-      'sales_seller_price',
-      'wb_discount',
-      'realization',
-      'commission',
-      'acquiring',
-      'attorney_services',
-      'for_pay',
-      'compensations',
-      'additional_payments',
-      'loyalty',
-      'logistics',
-      'reverse_logistics',
-      'rebill_logistics',
-      'storage',
-      'acceptance',
-      'penalties',
-      'deductions',
-      'ads',
-      'loans',
-      'category_commission_percent',
-    ].map((k) => [k, 0]),
-  ) as AggregateValues;
+const zero = (): AggregateValues => zeroAggregates();
 
 const parsed: Pick<ParsedReport, 'articles'> = {
   articles: [

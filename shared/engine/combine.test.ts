@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { applyManualValue, buildItems } from './build';
 import { combineItems, combinePeriods, combineSellers } from './combine';
-import { AGGREGATE_FIELDS } from './fields';
+import { zeroAggregates } from './fields';
 import type { AggregateValues, ReportSettings } from './types';
 
-const zero = (): AggregateValues => Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as AggregateValues;
+const zero = (): AggregateValues => zeroAggregates();
 const settings: ReportSettings = {
   tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
   costPrices: { A: 50_000, B: 10_000, C: 0 },

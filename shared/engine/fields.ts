@@ -85,6 +85,11 @@ export const DERIVED_FIELDS = [
 export const FIELDS: ReadonlyArray<FieldDef & { readonly name: FieldName }> = [...AGGREGATE_FIELDS, ...DERIVED_FIELDS];
 
 export type AggregateField = (typeof AGGREGATE_FIELDS)[number]['name'];
+
+/** Every aggregate at 0: a line with no rows of its own (attribution's remainder), and tests' start. */
+export function zeroAggregates(): Record<AggregateField, number> {
+  return Object.fromEntries(AGGREGATE_FIELDS.map((d) => [d.name, 0])) as Record<AggregateField, number>;
+}
 export type DerivedField = (typeof DERIVED_FIELDS)[number]['name'];
 export type FieldName = AggregateField | DerivedField;
 

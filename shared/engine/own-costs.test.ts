@@ -2,36 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { buildItems } from './build';
 import { combineItems } from './combine';
 import { deriveValues } from './derive';
+import { zeroAggregates } from './fields';
 import { ownCostPerUnit, ownCostRates, type OwnCostLine } from './own-costs';
 import { computeTotals } from './totals';
 import type { AggregateValues, TaxProfile } from './types';
 
-const agg = (over: Partial<AggregateValues>): AggregateValues => ({
-  sales_qty: 0,
-  returns_qty: 0,
-  seller_price: 0,
-  sales_seller_price: 0,
-  wb_discount: 0,
-  realization: 0,
-  commission: 0,
-  acquiring: 0,
-  attorney_services: 0,
-  for_pay: 0,
-  compensations: 0,
-  additional_payments: 0,
-  loyalty: 0,
-  logistics: 0,
-  reverse_logistics: 0,
-  rebill_logistics: 0,
-  storage: 0,
-  acceptance: 0,
-  penalties: 0,
-  deductions: 0,
-  ads: 0,
-  loans: 0,
-  category_commission_percent: 0,
-  ...over,
-});
+const agg = (over: Partial<AggregateValues>): AggregateValues => ({ ...zeroAggregates(), ...over });
 const USN6: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 const USN15: TaxProfile = { tax_system: 'usn_income_expenses', usn_rate: 15, vat_rate: 0 };
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { applyManualValue, buildItems } from './build';
-import { AGGREGATE_FIELDS, FIELDS } from './fields';
+import { FIELDS, zeroAggregates } from './fields';
 import { commissionByCategory, computeTotals } from './totals';
 import type { AggregateValues, ReportSettings } from './types';
 
-const zero = (): AggregateValues => Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as AggregateValues;
+const zero = (): AggregateValues => zeroAggregates();
 
 const settings: ReportSettings = {
   tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },

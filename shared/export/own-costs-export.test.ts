@@ -2,41 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { buildItems } from '../engine/build';
 import { ownCostRates } from '../engine/own-costs';
 import { computeTotals } from '../engine/totals';
+import { zeroAggregates } from '../engine/fields';
 import type { AggregateValues } from '../engine/types';
 import { summaryTotals } from './xls-summary';
 import { exportTotals } from './xlsx-export';
 
-const agg = (over: Partial<AggregateValues>) =>
-  ({
-    ...Object.fromEntries(
-      [
-        'sales_qty',
-        'returns_qty',
-        'seller_price',
-        'sales_seller_price',
-        'wb_discount',
-        'realization',
-        'commission',
-        'acquiring',
-        'attorney_services',
-        'for_pay',
-        'compensations',
-        'additional_payments',
-        'loyalty',
-        'logistics',
-        'reverse_logistics',
-        'rebill_logistics',
-        'storage',
-        'acceptance',
-        'penalties',
-        'deductions',
-        'ads',
-        'loans',
-        'category_commission_percent',
-      ].map((k) => [k, 0]),
-    ),
-    ...over,
-  }) as AggregateValues;
+const agg = (over: Partial<AggregateValues>): AggregateValues => ({ ...zeroAggregates(), ...over });
 
 describe('own costs in the exports', () => {
   const rates = ownCostRates(
