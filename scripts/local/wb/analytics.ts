@@ -31,6 +31,7 @@ import {
 import type { ReportKind } from '../../../shared/wb/report-task';
 import { ANALYTICS_SCOPE, decodeWbToken } from '../../../shared/wb/token';
 import type { EmulatedWeek } from './weeks';
+import { mulberry32 } from '../../fixtures/random';
 
 /** A paid-storage row as WB sends it (ResponsePaidStorage). */
 export interface StorageWireRow {
@@ -83,17 +84,6 @@ export interface WeekAnalytics {
 const DAY_MS = 86_400_000;
 const day = (iso: string, plus: number) =>
   new Date(Date.parse(`${iso}T00:00:00Z`) + plus * DAY_MS).toISOString().slice(0, 10);
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `total` kopecks split by `weights` into integers summing to it exactly (largest remainder). */
 function allocate(total: number, weights: number[]): number[] {

@@ -10,6 +10,7 @@ import type { SharedStrings } from './shared-strings';
 import { SheetScanner } from './sheet-scanner';
 import { columnName, escapeXml } from '../../../scripts/fixtures/xlsx-writer';
 import { BASIC_HEADER } from '../../../test/support/read/basic-header';
+import { mulberry32 as random } from '../../../scripts/fixtures/random';
 
 /** The reference: every tag through `tag`, no fast path. */
 class TagByTagScanner extends SheetScanner {
@@ -27,18 +28,6 @@ const STRINGS = ['Продажа', 'Возврат', '  ', '', 'Логистик
 function sharedStrings(): SharedStrings {
   const blank = new Uint8Array(STRINGS.map((s) => (s.trim() === '' ? 1 : 0)));
   return { count: STRINGS.length, blank, get: (i: number) => STRINGS[i] };
-}
-
-/** Small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const TEXTS = [
