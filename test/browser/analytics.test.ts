@@ -11,9 +11,10 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../scripts/fixtures/generate';
-import { rub, screenshot, squash, watchConsole, type ConsoleIssue } from './support/browser';
+import { rub, screenshot, squash, type ConsoleIssue } from './support/browser';
 import { openBrowserSession, type BrowserSession } from './support/session';
 import type { TestStack } from './support/stack';
+import { openDevice, signInDemo } from './support/devices';
 
 let session: BrowserSession;
 let stack: TestStack;
@@ -62,12 +63,8 @@ function weekFile(seed: number): string {
 
 describe('the analytics page in the browser', () => {
   it('real uploads → weeks chart, figures and the ABC table as the API answers them', async () => {
-    await page.goto(`${stack.web}/login`);
-    await page.getByLabel('Email').fill(stack.demo.email);
-    await page.getByLabel('Пароль').fill(stack.demo.password);
-    await page.getByRole('button', { name: 'Войти' }).click();
     // One report (the demo's): the landing page is still the reports page.
-    await page.waitForURL('**/reports');
+    await signInDemo(page, stack);
 
     // Weeks 2, 3 and 5 of 2026 (19.01, 26.01, 09.02); week 4 (02.02) is missing.
     for (const seed of [2, 3, 5]) {
@@ -148,22 +145,10 @@ describe('the analytics page in the browser', () => {
   });
 
   it('on a phone (390×844): the page fits the screen, the charts and the table are on it, labels readable', async () => {
-    const phone = await session.browser.newContext({
-      viewport: { width: 390, height: 844 },
-      deviceScaleFactor: 2,
-      isMobile: true,
-      hasTouch: true,
-      locale: 'ru-RU',
-    });
+    const phone = await openDevice(session.browser, 'phone');
     try {
-      const p = await phone.newPage();
-      p.setDefaultTimeout(30_000);
-      const phoneIssues = watchConsole(p);
-      await p.goto(`${stack.web}/login`);
-      await p.getByLabel('Email').fill(stack.demo.email);
-      await p.getByLabel('Пароль').fill(stack.demo.password);
-      await p.getByRole('button', { name: 'Войти' }).click();
-      await p.waitForURL('**/analytics');
+      const { page: p, issues: phoneIssues } = phone;
+      await signInDemo(p, stack, '**/analytics');
       await p.getByTestId('weeks-chart').waitFor();
       await p.getByTestId('article-row').first().waitFor();
 
@@ -216,7 +201,7 @@ describe('the analytics page in the browser', () => {
       await screenshot(p, '20-analytics-phone');
       expect(phoneIssues, 'console errors or uncaught exceptions on the phone').toEqual([]);
     } finally {
-      await phone.close().catch(() => undefined);
+      await phone.context.close().catch(() => undefined);
     }
   });
 });

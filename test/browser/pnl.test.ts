@@ -12,9 +12,10 @@ import ExcelJS from 'exceljs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../scripts/fixtures/generate';
-import { rub, screenshot, squash, watchConsole, type ConsoleIssue } from './support/browser';
+import { rub, screenshot, squash, type ConsoleIssue } from './support/browser';
 import { openBrowserSession, type BrowserSession } from './support/session';
 import type { TestStack } from './support/stack';
+import { openDevice, signInDemo } from './support/devices';
 
 let session: BrowserSession;
 let stack: TestStack;
@@ -60,11 +61,7 @@ const cell = async (line: string, column: number) =>
 
 describe('the P&L page in the browser', () => {
   it('real uploads → the months × lines table as the API answers it, a period cost added, the export', async () => {
-    await page.goto(`${stack.web}/login`);
-    await page.getByLabel('Email').fill(stack.demo.email);
-    await page.getByLabel('Пароль').fill(stack.demo.password);
-    await page.getByRole('button', { name: 'Войти' }).click();
-    await page.waitForURL(/\/(reports|analytics)$/);
+    await signInDemo(page, stack, /\/(reports|analytics)$/);
     for (const w of [2, 3]) {
       await page.goto(`${stack.web}/reports`);
       await page.getByTestId('upload-input').setInputFiles(weekFile(w));
@@ -120,22 +117,10 @@ describe('the P&L page in the browser', () => {
   });
 
   it('on a phone (390×844): the page fits the screen, one month beside «Итого» with a month picker', async () => {
-    const phone = await session.browser.newContext({
-      viewport: { width: 390, height: 844 },
-      deviceScaleFactor: 2,
-      isMobile: true,
-      hasTouch: true,
-      locale: 'ru-RU',
-    });
+    const phone = await openDevice(session.browser, 'phone');
     try {
-      const p = await phone.newPage();
-      p.setDefaultTimeout(30_000);
-      const phoneIssues = watchConsole(p);
-      await p.goto(`${stack.web}/login`);
-      await p.getByLabel('Email').fill(stack.demo.email);
-      await p.getByLabel('Пароль').fill(stack.demo.password);
-      await p.getByRole('button', { name: 'Войти' }).click();
-      await p.waitForURL(/\/(reports|analytics)$/);
+      const { page: p, issues: phoneIssues } = phone;
+      await signInDemo(p, stack, /\/(reports|analytics)$/);
       await p.goto(`${stack.web}/pnl?from=2026-01&to=2026-02`);
       await p.getByTestId('pnl-table').waitFor();
       const heads = (await p.locator('[data-testid="pnl-table"] thead th').allTextContents()).map(squash);
@@ -155,7 +140,7 @@ describe('the P&L page in the browser', () => {
       await screenshot(p, '31-pnl-phone');
       expect(phoneIssues).toEqual([]);
     } finally {
-      await phone.close();
+      await phone.context.close();
     }
   });
 });

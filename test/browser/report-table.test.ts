@@ -9,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import path from 'node:path';
 import { launchChromium, screenshot, screenshotDir, squash } from './support/browser';
-import { closeAll, journeySteps, openDevice, type Device } from './support/devices';
+import { closeAll, journeySteps, openDevice, signInDemo, type Device } from './support/devices';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;
@@ -31,14 +31,6 @@ const step = journeySteps(() => ({ desktop, phone, stack }));
 
 const shot = (d: Device, name: string) => screenshot(d.page, `21-${d.name}-${name}`);
 
-async function signIn(d: Device) {
-  await d.page.goto(`${stack.web}/login`);
-  await d.page.getByLabel('Email').fill(stack.demo.email);
-  await d.page.getByLabel('Пароль').fill(stack.demo.password);
-  await d.page.getByRole('button', { name: 'Войти' }).click();
-  await d.page.waitForURL('**/reports');
-}
-
 /** The right edge of what the box shows (its left edge plus its visible width). */
 async function visibleRight(page: Page, testId: string): Promise<number> {
   const box = (await page.getByTestId(testId).boundingBox())!;
@@ -52,7 +44,7 @@ let reportPath = '';
 
 describe('issue 21: the items table reads like a P&L, on a desktop and on a phone', () => {
   step('desktop: profit, margin and payout beside the article, no sideways scrolling', async () => {
-    await signIn(desktop);
+    await signInDemo(desktop.page, stack);
     const row = desktop.page.locator('[data-testid^="report-row-"]').first();
     await row.waitFor();
     const id = ((await row.getAttribute('data-testid')) ?? '').replace('report-row-', '');
@@ -119,7 +111,7 @@ describe('issue 21: the items table reads like a P&L, on a desktop and on a phon
   });
 
   step('phone: a card per article with its name, realization, profit and margin on screen', async () => {
-    await signIn(phone);
+    await signInDemo(phone.page, stack);
     const p = phone.page;
     await p.goto(`${stack.web}${reportPath}`);
     const cards = p.getByTestId('items-cards');

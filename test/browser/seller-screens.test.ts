@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { BROWSER_401, launchChromium, screenshot, squash } from './support/browser';
-import { closeAll, journeySteps, openDevice, type Device } from './support/devices';
+import { closeAll, journeySteps, openDevice, signInDemo, type Device } from './support/devices';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;
@@ -53,14 +53,6 @@ async function noSidewaysScroll(d: Device) {
   expect(widths.scroll, `${d.name}: page width`).toBeLessThanOrEqual(widths.client + 1);
 }
 
-async function signIn(d: Device) {
-  await d.page.goto(`${stack.web}/login`);
-  await d.page.getByLabel('Email').fill(stack.demo.email);
-  await d.page.getByLabel('Пароль').fill(stack.demo.password);
-  await d.page.getByRole('button', { name: 'Войти' }).click();
-  await d.page.waitForURL('**/reports');
-}
-
 let reportId = '';
 
 describe('issue 13: every main page on a desktop and on a phone', () => {
@@ -78,7 +70,7 @@ describe('issue 13: every main page on a desktop and on a phone', () => {
 
   step('reports list: a table on the desktop, one card per report on the phone', async () => {
     for (const d of [desktop, phone]) {
-      await signIn(d);
+      await signInDemo(d.page, stack);
       await d.page.locator('[data-testid^="report-row-"]').first().waitFor();
       const bar = d.page.getByTestId('selection-bar');
       expect(await bar.getByTestId('summary-button').isDisabled()).toBe(true);

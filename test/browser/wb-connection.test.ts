@@ -14,6 +14,7 @@ import { FINANCE_SCOPE } from '../../shared/wb/token';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
 import { screenshot, squash } from './support/browser';
 import { openBrowserSession, type BrowserSession } from './support/session';
+import { signInDemo } from './support/devices';
 
 let s: BrowserSession;
 
@@ -57,11 +58,7 @@ describe('issue 20: the WB connection in the browser', () => {
     'settings: «Подключение WB» refuses a token WB does not know, in Russian',
     async () => {
       const { page, stack } = s;
-      await page.goto(`${stack.web}/login`);
-      await page.getByLabel('Email').fill(stack.demo.email);
-      await page.getByLabel('Пароль').fill(stack.demo.password);
-      await page.getByRole('button', { name: 'Войти' }).click();
-      await page.waitForURL('**/reports');
+      await signInDemo(page, stack);
       await page.goto(`${stack.web}/settings`);
       const panel = page.getByTestId('wb-panel');
       await panel.getByTestId('wb-token').waitFor();

@@ -2,7 +2,8 @@
  * The two screens a browser journey is checked on — a 1440×900 desktop and a 390×844 touch phone,
  * Russian locale — and its steps: each an `it` that is not run once an earlier step failed, fails on a
  * console error or uncaught exception of either screen (unless `allow`ed), and adds the stack's last
- * server lines to a failure. Used by report-table.test.ts and seller-screens.test.ts.
+ * server lines to a failure. Used by report-table.test.ts and seller-screens.test.ts; the phone screen and the demo's sign-in
+ * by the other browser tests too.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
@@ -37,6 +38,19 @@ export async function openDevice(
   const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   return { name, context, page, issues: watchConsole(page) };
+}
+
+/** Signs the demo account in on `page` and waits for the page it lands on (`landing`, a URL pattern). */
+export async function signInDemo(
+  page: Page,
+  stack: Pick<TestStack, 'web' | 'demo'>,
+  landing: string | RegExp = '**/reports',
+): Promise<void> {
+  await page.goto(`${stack.web}/login`);
+  await page.getByLabel('Email').fill(stack.demo.email);
+  await page.getByLabel('Пароль').fill(stack.demo.password);
+  await page.getByRole('button', { name: 'Войти' }).click();
+  await page.waitForURL(landing);
 }
 
 /** Closes both screens, the browser and the stack (whatever of them was started). */
