@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startEmulators, type Emulators } from './local/emulators';
+import { weekDates, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
 export interface AnalyticsBenchRow {
@@ -54,8 +55,7 @@ export async function benchAnalytics(opts: {
   const { ensureSellerByNumber } = await import('../shared/store/sellers.repo');
   const { ensureProducts } = await import('../shared/store/products.repo');
   const { newReportId, toItem } = await import('../shared/store/report-record');
-  const { buildItems, computeTotals, commissionByCategory, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } =
-    await import('../shared/engine');
+  const { buildItems, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } = await import('../shared/engine');
   const { writeReportSummary } = await import('../shared/reports/analytics');
   const { summaryDeps } = await import('../shared/reports/read-deps');
   const { encodeChunks, summarizeItems } = await import('../shared/engine/analytics/summary');
@@ -93,30 +93,18 @@ export async function benchAnalytics(opts: {
       return { article, category: 'Платья', nm_id: String(100000 + w), brand: 'Бренд', aggregates };
     });
     const { items } = buildItems({ articles: articles as never }, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
-    const from = new Date(monday0 + w * 7 * 86_400_000).toISOString().slice(0, 10);
-    const to = new Date(monday0 + (w * 7 + 6) * 86_400_000).toISOString().slice(0, 10);
+    const { from, to } = weekDates(monday0, w);
     const id = newReportId();
-    const record = {
+    const record = weekReportRecord({
       id,
-      user_id: user.id,
-      title: `Неделя ${from}`,
-      report_number: String(900000000 + w),
-      seller_id: seller.id,
-      period_from: from,
-      period_to: to,
+      userId: user.id,
+      sellerId: seller.id,
+      reportNumber: String(900000000 + w),
+      from,
+      to,
       rows: opts.articles * 4,
-      format: 'xlsx' as const,
-      is_combined: false,
-      source_path: null,
-      source_name: null,
-      source_size: null,
-      created_at: new Date().toISOString(),
-      tax_profile: DEFAULT_TAX_PROFILE,
-      totals: computeTotals(items.map((i) => i.effective)),
-      commission_by_category: commissionByCategory(items),
-      warnings: [],
-      item_count: items.length,
-    };
+      items,
+    });
     // The record as an upload leaves it (ready); analytics reads its summary, not its items.
     await ddb().send(new PutCommand({ TableName: tableName(), Item: toItem({ ...record, status: 'ready' }) }));
     await writeReportSummary(summaryDeps, { ...record, version: 1 }, items);

@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startEmulators, type Emulators } from './local/emulators';
+import { weekDates, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -26,8 +27,7 @@ async function bench(opts: { weeks: number; articles: number; runs: number }) {
   const { newReportId, toItem } = await import('../shared/store/report-record');
   const { writeItems, getItemsOfGen } = await import('../shared/store/items.repo');
   const { putPeriodCost } = await import('../shared/store/period-costs.repo');
-  const { buildItems, computeTotals, commissionByCategory, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } =
-    await import('../shared/engine');
+  const { buildItems, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } = await import('../shared/engine');
   const { signToken } = await import('../shared/auth/tokens');
   const { apiEvent } = await import('../test/support/test-event');
   const { handler: pnlHandler } = await import('../functions/pnl/get.handler');
@@ -57,32 +57,20 @@ async function bench(opts: { weeks: number; articles: number; runs: number }) {
       return { article, category: 'Платья', nm_id: String(100000 + w), brand: 'Бренд', aggregates: a };
     });
     const { items } = buildItems({ articles: articles as never }, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
-    const from = new Date(monday0 + w * 7 * 86_400_000).toISOString().slice(0, 10);
-    const to = new Date(monday0 + (w * 7 + 6) * 86_400_000).toISOString().slice(0, 10);
+    const { from, to } = weekDates(monday0, w);
     const id = newReportId();
     ids.push(id);
     await writeItems(user.id, id, 1, items);
-    const record = {
+    const record = weekReportRecord({
       id,
-      user_id: user.id,
-      title: `Неделя ${from}`,
-      report_number: String(910000000 + w),
-      seller_id: seller.id,
-      period_from: from,
-      period_to: to,
+      userId: user.id,
+      sellerId: seller.id,
+      reportNumber: String(910000000 + w),
+      from,
+      to,
       rows: opts.articles * 4,
-      format: 'xlsx' as const,
-      is_combined: false,
-      source_path: null,
-      source_name: null,
-      source_size: null,
-      created_at: new Date().toISOString(),
-      tax_profile: DEFAULT_TAX_PROFILE,
-      totals: computeTotals(items.map((i) => i.effective)),
-      commission_by_category: commissionByCategory(items),
-      warnings: [],
-      item_count: items.length,
-    };
+      items,
+    });
     await ddb().send(new PutCommand({ TableName: tableName(), Item: toItem({ ...record, status: 'ready' }) }));
   }
   const now = new Date().toISOString();
