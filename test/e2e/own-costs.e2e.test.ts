@@ -12,8 +12,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TAX_PROFILE, buildItems, readReport } from '../../shared/engine';
 import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
-import type { ApiReport } from '../../shared/reports/present';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { startE2eStack, uploadFile, type E2eStack } from '../support/e2e-stack';
 import { signUpByMail } from '../support/sign-up';
 
 let stack: E2eStack;
@@ -30,27 +29,7 @@ const FIXTURE = {
 };
 const kop = (roubles: number | null | undefined) => Math.round((roubles ?? 0) * 100);
 
-async function uploadByUrl(token: string, file: { filename: string; file: Buffer }): Promise<ApiReport> {
-  const { call } = stack;
-  const target = await call<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>(
-    'POST',
-    '/reports/upload-url',
-    { token, body: { filename: file.filename, size: file.file.length } },
-  );
-  expect(target.status).toBe(200);
-  const put = await fetch(target.body.url, {
-    method: target.body.method,
-    body: file.file,
-    headers: target.body.headers,
-  });
-  expect(put.status).toBe(200);
-  const uploaded = await call<{ report: ApiReport }>('POST', '/reports/upload', {
-    token,
-    body: { upload_id: target.body.upload_id },
-  });
-  expect(uploaded.status, JSON.stringify(uploaded.body).slice(0, 300)).toBe(201);
-  return uploaded.body.report;
-}
+const uploadByUrl = (token: string, file: { filename: string; file: Buffer }) => uploadFile(stack.call, token, file);
 
 describe('own per-unit costs over HTTP', () => {
   it('enter each article’s profit and the report’s, never the payout', async () => {

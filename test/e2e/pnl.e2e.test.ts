@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../scripts/fixtures/generate';
 import type { ApiReport } from '../../shared/reports/present';
 import type { Pnl } from '../../shared/contract';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { startE2eStack, uploadFile, type E2eStack } from '../support/e2e-stack';
 import { expectedPnl } from '../support/pnl-expect';
 import { signUpByMail, type HttpCall } from '../support/sign-up';
 
@@ -30,26 +30,7 @@ const signUp = async (email: string) =>
   (await signUpByMail(stack.offline.apiUrl, stack.emulators.env.SES_ENDPOINT!, email)).token;
 
 /** upload-url → PUT to S3 → upload, as the page does: the report. */
-async function upload(token: string, file: { filename: string; file: Buffer }): Promise<ApiReport> {
-  const target = await call<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>(
-    'POST',
-    '/reports/upload-url',
-    { token, body: { filename: file.filename, size: file.file.length } },
-  );
-  expect(target.status).toBe(200);
-  const put = await fetch(target.body.url, {
-    method: target.body.method,
-    body: file.file,
-    headers: target.body.headers,
-  });
-  expect(put.status).toBe(200);
-  const up = await call<{ report: ApiReport }>('POST', '/reports/upload', {
-    token,
-    body: { upload_id: target.body.upload_id },
-  });
-  expect(up.status, JSON.stringify(up.body).slice(0, 300)).toBe(201);
-  return up.body.report;
-}
+const upload = (token: string, file: { filename: string; file: Buffer }) => uploadFile(call, token, file);
 
 async function readyReport(token: string, id: string): Promise<ApiReport> {
   for (let i = 0; i < 60; i++) {

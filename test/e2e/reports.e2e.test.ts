@@ -14,7 +14,7 @@ import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
 import { DEFAULT_TAX_PROFILE, FIELDS, buildItems, kopecksToRoubles, readReport } from '../../shared/engine';
 import type { ApiItem, ApiReport } from '../../shared/reports/present';
 import type { Emulators } from '../support/emulators';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { putUpload, startE2eStack, type E2eStack } from '../support/e2e-stack';
 import type { Offline } from '../support/offline';
 import { signUpByMail, type HttpCall } from '../support/sign-up';
 
@@ -53,19 +53,7 @@ async function download(
 
 /** upload-url → PUT to the presigned URL: the upload id, nothing uploaded yet. */
 async function uploadUrlOnly(token: string, file: { filename: string; file: Buffer }): Promise<{ upload_id: string }> {
-  const target = await call<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>(
-    'POST',
-    '/reports/upload-url',
-    { token, body: { filename: file.filename, size: file.file.length } },
-  );
-  expect(target.status).toBe(200);
-  const put = await fetch(target.body.url, {
-    method: target.body.method,
-    body: file.file,
-    headers: target.body.headers,
-  });
-  expect(put.status).toBe(200);
-  return { upload_id: target.body.upload_id };
+  return { upload_id: await putUpload(call, token, file) };
 }
 
 /** upload-url → PUT to the presigned URL → count-rows → upload, all by upload id. */
@@ -73,26 +61,12 @@ async function uploadByUrl(
   token: string,
   file: { filename: string; file: Buffer },
 ): Promise<{ count: Record<string, unknown>; report: ApiReport }> {
-  const target = await call<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>(
-    'POST',
-    '/reports/upload-url',
-    {
-      token,
-      body: { filename: file.filename, size: file.file.length },
-    },
-  );
-  expect(target.status).toBe(200);
-  const put = await fetch(target.body.url, {
-    method: target.body.method,
-    body: file.file,
-    headers: target.body.headers,
-  });
-  expect(put.status).toBe(200);
-  const count = await call('POST', '/reports/count-rows', { token, body: { upload_id: target.body.upload_id } });
+  const uploadId = await putUpload(call, token, file);
+  const count = await call('POST', '/reports/count-rows', { token, body: { upload_id: uploadId } });
   expect(count.status).toBe(200);
   const uploaded = await call<{ report: ApiReport }>('POST', '/reports/upload', {
     token,
-    body: { upload_id: target.body.upload_id },
+    body: { upload_id: uploadId },
   });
   expect(uploaded.status, JSON.stringify(uploaded.body).slice(0, 300)).toBe(201);
   return { count: count.body, report: uploaded.body.report };

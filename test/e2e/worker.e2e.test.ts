@@ -19,6 +19,7 @@ import { listLimitHistory } from '../../shared/store/limits.repo';
 import { ensureSeed } from '../../shared/store/seed';
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
 import { createUser, getUserById } from '../../shared/store/users.repo';
+import { putUpload } from '../support/e2e-stack';
 import { startEmulators, type Emulators } from '../support/emulators';
 import { startItemWriteFaults, type ItemWriteFaultProxy } from '../support/item-write-faults';
 import { startOffline, type Offline } from '../support/offline';
@@ -70,17 +71,7 @@ async function newUser(limits: number) {
 }
 
 /** upload-url → presigned PUT → the upload id. */
-async function put(token: string, g: { filename: string; file: Buffer }): Promise<string> {
-  const target = await call<{ upload_id: string; url: string; method: string; headers: Record<string, string> }>(
-    'POST',
-    '/reports/upload-url',
-    { token, body: { filename: g.filename, size: g.file.length } },
-  );
-  expect(target.status).toBe(200);
-  const res = await fetch(target.body.url, { method: target.body.method, body: g.file, headers: target.body.headers });
-  expect(res.status).toBe(200);
-  return target.body.upload_id;
-}
+const put = (token: string, g: { filename: string; file: Buffer }) => putUpload(call, token, g);
 
 /** Polls GET /reports/{id} until it is no longer processing; every answer seen on the way. */
 async function follow(token: string, id: string, timeoutMs = 120_000): Promise<ApiReport[]> {
