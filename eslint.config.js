@@ -14,7 +14,7 @@ const awsOrHttp = [
   '**/files/*',
   '**/mail/*',
   '**/jobs/*',
-  '**/export/*',
+  '**/workbooks/*',
   '**/reports/*',
   '**/config',
   '**/log',
@@ -100,8 +100,9 @@ module.exports = tseslint.config(
       'shared/catalog/**/*.ts',
       'shared/engine/analytics/**/*.ts',
       'shared/jobs/registry.ts',
-      'shared/export/**/*.ts',
-      'shared/wbsync/**/*.ts',
+      'shared/workbooks/**/*.ts',
+      'shared/marketplaces/wb/sync/**/*.ts',
+      'shared/costs/**/*.ts',
       'shared/pnl/**/*.ts',
     ],
     rules: restrict(noFunctions, noAwsOrHttp),
@@ -114,8 +115,12 @@ module.exports = tseslint.config(
     // Use cases that take their stores and files as ports (`deps`, docs/ARCHITECTURE.md): their types
     // only; the handler, or a composition module (*deps.ts), wires the real ones.
     files: [
-      'shared/reports/{queries,settings,analytics,analytics-export,combined-stale,list-stale,duplicates}.ts',
-      'shared/reports/{upload,rebuild,file-input,recover,give-up,catalog-sync}.ts',
+      'shared/reports/queries.ts',
+      'shared/reports/worker/{report-settings,recover,give-up,catalog-sync}.ts',
+      'shared/reports/analytics/{analytics,analytics-export}.ts',
+      'shared/reports/combine/{combined-stale,list-stale}.ts',
+      'shared/reports/upload/{upload,file-input,duplicates}.ts',
+      'shared/reports/rebuild/rebuild.ts',
       'shared/catalog/import.ts',
     ],
     rules: {

@@ -56,7 +56,7 @@ export async function benchAnalytics(opts: {
   const { ensureProducts } = await import('../shared/store/products.repo');
   const { newReportId, toItem } = await import('../shared/store/report-record');
   const { buildItems, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } = await import('../shared/engine');
-  const { writeReportSummary } = await import('../shared/reports/analytics');
+  const { writeReportSummary } = await import('../shared/reports/analytics/analytics');
   const { summaryDeps } = await import('../shared/reports/read-deps');
   const { encodeChunks, summarizeItems } = await import('../shared/engine/analytics/summary');
   const { signToken } = await import('../shared/auth/tokens');

@@ -8,7 +8,7 @@
  * Usage: tsx scripts/bench-api-worker.ts <userId> <uploadId> (the stack's environment in process.env).
  */
 import { performance } from 'node:perf_hooks';
-import { uploadReport } from '../shared/reports/upload';
+import { uploadReport } from '../shared/reports/upload/upload';
 import { reportDeps } from '../shared/reports/deps';
 import { getReportAnyStatus } from '../shared/store/reports.repo';
 import { getUserById } from '../shared/store/users.repo';

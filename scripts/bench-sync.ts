@@ -3,15 +3,15 @@
  *
  * 1. A full detailed page of 100 000 rows (WB's largest, ~210 MB of JSON), served over HTTP by a child
  *    process (so its bytes do not count in our memory). The page step: read by the Finance API client as
- *    a stream, each row checked, its text gzip'd as sent (`detailedPage`, shared/wb/page-body.ts); stored
+ *    a stream, each row checked, its text gzip'd as sent (`detailedPage`, shared/marketplaces/wb/finance/page-body.ts); stored
  *    to a temporary file standing in for S3. The build: that stored page read back and mapped through
- *    shared/wb/row-map.ts into the engine's aggregator and content fingerprint (read-source.ts, what the
+ *    shared/marketplaces/wb/finance/row-map.ts into the engine's aggregator and content fingerprint (read-source.ts, what the
  *    worker does with an imported report). Time, CPU and peak RSS of each against the targets (≤ 5 s,
  *    ≤ 512 MB). Then the same page read and checked, nothing stored, by our reader, by stream-json (the
  *    field's streaming JSON parser) and by one JSON.parse of the whole body, with the ratios.
  * 2. A 52-week backfill against the WB emulator in this process with WB's real interval (60 s) on a
  *    manual clock shared by the emulator and the steps, so WB's minutes cost nothing: the real step and
- *    tick (shared/wbsync/step.ts), the real client and sync plan; the connection store and the bucket in
+ *    tick (shared/marketplaces/wb/sync/step.ts), the real client and sync plan; the connection store and the bucket in
  *    memory (DynamoDB and S3 latencies are not in these numbers). Prints the WB calls, the 429s, WB's
  *    time (the clock), our seconds per step and in total, and ours against WB's.
  *
@@ -26,15 +26,15 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { manualClock } from '../shared/deps';
-import { readReportSource, wbSourceName } from '../shared/reports/read-source';
+import { readReportSource, wbSourceName } from '../shared/reports/worker/read-source';
 import { dueAt, type WbConnectionRecord } from '../shared/store/wb-connections.repo';
-import { createFinanceClient } from '../shared/wb/finance-client';
-import { DEFAULT_RATE_POLICY } from '../shared/wb/rate';
-import { readJsonArray } from '../shared/wb/json-rows';
-import { checkDetailedRow, type WbDetailedRow } from '../shared/wb/schemas';
-import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../shared/wb/sync-plan';
-import { localKeyWrapper, sealToken } from '../shared/wb/token-crypto';
-import { tick, type StepDeps } from '../shared/wbsync/step';
+import { createFinanceClient } from '../shared/marketplaces/wb/finance/finance-client';
+import { DEFAULT_RATE_POLICY } from '../shared/marketplaces/wb/rate';
+import { readJsonArray } from '../shared/marketplaces/wb/finance/json-rows';
+import { checkDetailedRow, type WbDetailedRow } from '../shared/marketplaces/wb/finance/schemas';
+import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../shared/marketplaces/wb/finance/sync-plan';
+import { localKeyWrapper, sealToken } from '../shared/marketplaces/wb/token-crypto';
+import { tick, type StepDeps } from '../shared/marketplaces/wb/sync/step';
 import { memoryConnections } from '../test/support/wb-connections-memory';
 import { startWbEmulator } from './local/wb-emulator';
 import { emulatedWeek } from './local/wb/weeks';

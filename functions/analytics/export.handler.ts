@@ -1,5 +1,5 @@
 import { binary, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
-import { analyticsWorkbook } from '../../shared/reports/analytics-export';
+import { analyticsWorkbook } from '../../shared/reports/analytics/analytics-export';
 import { analyticsDeps } from '../../shared/reports/read-deps';
 
 const route = fromRoute(ROUTES.analyticsExport);

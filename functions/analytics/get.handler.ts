@@ -1,6 +1,6 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { reportJson } from '../../shared/http/large-json';
-import { getAnalytics } from '../../shared/reports/analytics';
+import { getAnalytics } from '../../shared/reports/analytics/analytics';
 import { analyticsDeps } from '../../shared/reports/read-deps';
 
 const contract = ROUTES.analytics;

@@ -1,6 +1,6 @@
 import { ROUTES, reply, fromRoute, http, taxProfileSchema, type HttpRequest } from '../../shared/http';
 import { validation } from '../../shared/errors';
-import { assertTaxPeriods } from '../../shared/reports/settings';
+import { assertTaxPeriods } from '../../shared/reports/worker/report-settings';
 import { toPublicUser, updateUserSettings } from '../../shared/store/users.repo';
 
 const contract = ROUTES.updateMe;

@@ -1,7 +1,7 @@
 import { MAX_IMPORT_BYTES } from '../../shared/catalog/import-file';
-import { importOwnCosts } from '../../shared/catalog/own-costs';
-import { ownCostDeps } from '../../shared/catalog/own-costs-deps';
-import { readOwnCostFile } from '../../shared/catalog/own-costs-file';
+import { importOwnCosts } from '../../shared/costs/own-costs';
+import { ownCostDeps } from '../../shared/costs/own-costs-deps';
+import { readOwnCostFile } from '../../shared/costs/own-costs-file';
 import { badRequest } from '../../shared/errors';
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 
@@ -12,7 +12,7 @@ const route = fromRoute(contract, { multipart: { maxFileBytes: MAX_IMPORT_BYTES 
 /**
  * POST /api/own-costs/import (multipart `file`: xlsx or csv with «Артикул» (optional), «Статья», «Сумма
  * за шт», «Действует с» (optional); optional field `allow_unknown=true`) → {applied, created, updated,
- * unknown, errors}. Applied whole or not at all (shared/catalog/own-costs.ts importOwnCosts).
+ * unknown, errors}. Applied whole or not at all (shared/costs/own-costs.ts importOwnCosts).
  */
 export async function main(req: HttpRequest<typeof route>) {
   if (!req.file) throw badRequest('file_required', 'Send the file as multipart/form-data in the field "file"');

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { deleteOwnCost, listOwnCosts, putOwnCost } from '../../shared/catalog/own-costs';
-import { ownCostDeps } from '../../shared/catalog/own-costs-deps';
-import { presentOwnCostLine } from '../../shared/catalog/own-costs-present';
+import { deleteOwnCost, listOwnCosts, putOwnCost } from '../../shared/costs/own-costs';
+import { ownCostDeps } from '../../shared/costs/own-costs-deps';
+import { presentOwnCostLine } from '../../shared/costs/own-costs-present';
 import { roublesToKopecks } from '../../shared/engine/fields';
 import { fromRoute, http, noContent, reply, ROUTES, type HttpRequest, type HttpResult } from '../../shared/http';
-import { assertManualValueInRange } from '../../shared/reports/value-range';
+import { assertManualValueInRange } from '../../shared/reports/rebuild/value-range';
 
 const deps = ownCostDeps();
 

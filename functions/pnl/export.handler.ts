@@ -1,6 +1,6 @@
 import { binary, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { pnlDeps } from '../../shared/pnl/deps';
-import { pnlWorkbook } from '../../shared/pnl/pnl-export';
+import { pnlWorkbook } from '../../shared/pnl/export-pnl';
 
 const deps = pnlDeps();
 const route = fromRoute(ROUTES.pnlExport);

@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { badRequest } from '../../shared/errors';
 import { fromRoute, http, noContent, reply, ROUTES, type HttpRequest, type HttpResult } from '../../shared/http';
-import { MAX_COST_FILE_BYTES, readCostFile } from '../../shared/pnl/cost-file';
+import { MAX_COST_FILE_BYTES, readCostFile } from '../../shared/costs/period-costs-file';
 import { periodCostDeps } from '../../shared/pnl/deps';
-import { createCost, importCosts, listCosts, removeCost, replaceCost } from '../../shared/pnl/period-costs';
+import { createCost, importCosts, listCosts, removeCost, replaceCost } from '../../shared/costs/period-costs';
 
 const deps = periodCostDeps();
 

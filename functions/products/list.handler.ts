@@ -1,4 +1,4 @@
-import { presentProduct } from '../../shared/catalog/present';
+import { presentProduct } from '../../shared/catalog/present-product';
 import { ROUTES, reply, fromRoute, http, type HttpRequest } from '../../shared/http';
 import { listProducts } from '../../shared/store/products.repo';
 

@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { presentProduct } from '../../shared/catalog/present';
+import { presentProduct } from '../../shared/catalog/present-product';
 import { badRequest } from '../../shared/errors';
 import { ROUTES, reply, fromRoute, http, type HttpRequest } from '../../shared/http';
 import { roublesToKopecks } from '../../shared/engine/fields';
-import { assertManualValueInRange } from '../../shared/reports/value-range';
+import { assertManualValueInRange } from '../../shared/reports/rebuild/value-range';
 import { MAX_ARTICLE_LENGTH, putProduct } from '../../shared/store/products.repo';
 
 const contract = ROUTES.putProduct;

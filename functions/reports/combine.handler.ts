@@ -10,12 +10,12 @@ import {
   startCombine,
   startRecombine,
   type CombineDeps,
-} from '../../shared/reports/combine';
+} from '../../shared/reports/combine/combine';
 import { createReport, replaceItems } from '../../shared/store/report-numbers.repo';
 import { newReportId } from '../../shared/store/report-record';
 import { getReport, getReportItems } from '../../shared/store/reports.repo';
 import { jobStore } from '../../shared/store/jobs.repo';
-import { staleSources } from '../../shared/reports/list-stale';
+import { staleSources } from '../../shared/reports/combine/list-stale';
 import { readDeps } from '../../shared/reports/read-deps';
 
 /**

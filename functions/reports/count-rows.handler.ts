@@ -1,9 +1,9 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { fileRefOf } from '../../shared/reports/file-input';
+import { fileRefOf } from '../../shared/reports/upload/file-input';
 import { countRows, fingerprintReport } from '../../shared/engine';
-import { fileDeps } from '../../shared/reports/file-deps';
+import { fileDeps } from '../../shared/reports/upload/file-deps';
 import { saveUploadCount } from '../../shared/store/uploads.repo';
-import { countReportRows, type CountDeps } from '../../shared/reports/upload';
+import { countReportRows, type CountDeps } from '../../shared/reports/upload/upload';
 
 const contract = ROUTES.countRows;
 const route = fromRoute(contract);

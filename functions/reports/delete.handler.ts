@@ -2,7 +2,7 @@ import { fromRoute, http, noContent, ROUTES, type HttpRequest } from '../../shar
 import { deleteObject } from '../../shared/files/objects';
 import { removeReport, type RemoveDeps } from '../../shared/reports/queries';
 import { summaryDeps } from '../../shared/reports/read-deps';
-import { deleteIdentity } from '../../shared/store/identities.repo';
+import { deleteIdentity } from '../../shared/store/report-identities.repo';
 import { deleteReport, getReportAnyStatus } from '../../shared/store/reports.repo';
 
 const route = fromRoute(ROUTES.deleteReport);

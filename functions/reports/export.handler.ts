@@ -1,5 +1,5 @@
 import { binary, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
-import { reportWorkbook } from '../../shared/reports/report-workbook';
+import { reportWorkbook } from '../../shared/reports/exports/report-workbook';
 import * as reports from '../../shared/store/reports.repo';
 import * as sellers from '../../shared/store/sellers.repo';
 

@@ -1,11 +1,11 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { writeReportSummary } from '../../shared/reports/analytics';
+import { writeReportSummary } from '../../shared/reports/analytics/analytics';
 import { summaryDeps } from '../../shared/reports/read-deps';
-import { setManualValue, type ManualValueDeps } from '../../shared/reports/manual-value';
+import { setManualValue, type ManualValueDeps } from '../../shared/reports/rebuild/manual-value';
 import { sleep } from '../../shared/store/dynamo-errors';
 import { saveItemCorrection } from '../../shared/store/report-numbers.repo';
 import { getReport, getReportItems } from '../../shared/store/reports.repo';
-import { presentItem, valuesToApi } from '../../shared/reports/present';
+import { presentItem, valuesToApi } from '../../shared/reports/present-report';
 
 const contract = ROUTES.manualValue;
 const route = fromRoute(contract);

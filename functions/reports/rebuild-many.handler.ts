@@ -1,6 +1,6 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { rebuildDeps } from '../../shared/reports/rebuild-deps';
-import { rebuildMany } from '../../shared/reports/rebuild';
+import { rebuildDeps } from '../../shared/reports/rebuild/rebuild-deps';
+import { rebuildMany } from '../../shared/reports/rebuild/rebuild';
 
 const contract = ROUTES.rebuildMany;
 const route = fromRoute(contract);

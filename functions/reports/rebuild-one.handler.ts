@@ -1,7 +1,7 @@
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
-import { presentDropped, presentReport } from '../../shared/reports/present';
-import { rebuildDeps } from '../../shared/reports/rebuild-deps';
-import { startRebuild } from '../../shared/reports/rebuild';
+import { presentDropped, presentReport } from '../../shared/reports/present-report';
+import { rebuildDeps } from '../../shared/reports/rebuild/rebuild-deps';
+import { startRebuild } from '../../shared/reports/rebuild/rebuild';
 import { reportJson } from '../../shared/http/large-json';
 
 const contract = ROUTES.rebuildOne;

@@ -1,7 +1,7 @@
 import { binary, fromRoute, http, redirect, ROUTES, type HttpRequest } from '../../shared/http';
 import { getConfig } from '../../shared/config';
 import * as files from '../../shared/files/objects';
-import { reportSource, type SourceDeps } from '../../shared/reports/source-file';
+import { reportSource, type SourceDeps } from '../../shared/reports/upload/source-file';
 import * as reports from '../../shared/store/reports.repo';
 
 const deps: SourceDeps = { reports, files, maxInlineBytes: () => getConfig().MAX_INLINE_SOURCE_BYTES };

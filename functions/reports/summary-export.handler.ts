@@ -1,10 +1,10 @@
 import { binary, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
 import { systemClock } from '../../shared/deps';
-import type { ExportDeps } from '../../shared/reports/exports';
-import { summaryWorkbook } from '../../shared/reports/summary-workbook';
+import type { ExportDeps } from '../../shared/reports/exports/export-report';
+import { summaryWorkbook } from '../../shared/reports/exports/summary-workbook';
 import * as reports from '../../shared/store/reports.repo';
 import * as sellers from '../../shared/store/sellers.repo';
-import { staleSources } from '../../shared/reports/list-stale';
+import { staleSources } from '../../shared/reports/combine/list-stale';
 import { readDeps } from '../../shared/reports/read-deps';
 import { STALE_REPORTS_HEADER } from '../../shared/contract/routes';
 

@@ -3,8 +3,8 @@ import type { Context } from 'aws-lambda';
 import { getConfig } from '../../shared/config';
 import { invocationKeys, log, withRequestLog } from '../../shared/log';
 import { countMetric, publishMetrics } from '../../shared/metrics';
-import { recoverDeps } from '../../shared/reports/recover-deps';
-import { sweepPendingReports, type ScheduledSweepResult } from '../../shared/reports/recover';
+import { recoverDeps } from '../../shared/reports/worker/recover-deps';
+import { sweepPendingReports, type ScheduledSweepResult } from '../../shared/reports/worker/recover';
 
 // Cold start: a missing setting fails the environment's init, naming itself (as http() does for routes).
 getConfig();
@@ -12,7 +12,7 @@ getConfig();
 /**
  * The recovery sweep (no HTTP route): run by an EventBridge schedule every 5 minutes. Every user's
  * reports whose worker died are handed to a new worker, or, after the last attempt, failed and refunded
- * (an upload) or ended as they were (a rebuild) — shared/reports/recover.ts sweepPendingReports. A
+ * (an upload) or ended as they were (a rebuild) — shared/reports/worker/recover.ts sweepPendingReports. A
  * store outage throws; the next run tries again.
  */
 export async function handler(_event: unknown, context?: Partial<Context>): Promise<ScheduledSweepResult> {

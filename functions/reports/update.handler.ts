@@ -1,5 +1,5 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { presentReportSummary } from '../../shared/reports/present';
+import { presentReportSummary } from '../../shared/reports/present-report';
 import { patchReport } from '../../shared/reports/queries';
 import { readDeps } from '../../shared/reports/read-deps';
 

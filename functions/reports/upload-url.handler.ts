@@ -1,6 +1,6 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { presignPut } from '../../shared/files/objects';
-import { createUploadUrl, type UploadUrlDeps } from '../../shared/reports/upload';
+import { createUploadUrl, type UploadUrlDeps } from '../../shared/reports/upload/upload';
 import { createUpload } from '../../shared/store/uploads.repo';
 
 const contract = ROUTES.uploadUrl;

@@ -1,10 +1,10 @@
 import { badRequest } from '../../shared/errors';
 import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
-import { failureError } from '../../shared/reports/failures';
-import { fileRefOf } from '../../shared/reports/file-input';
-import { presentReport } from '../../shared/reports/present';
+import { failureError } from '../../shared/reports/worker/failures';
+import { fileRefOf } from '../../shared/reports/upload/file-input';
+import { presentReport } from '../../shared/reports/present-report';
 import { reportDeps } from '../../shared/reports/deps';
-import { uploadReport } from '../../shared/reports/upload';
+import { uploadReport } from '../../shared/reports/upload/upload';
 import { reportJson } from '../../shared/http/large-json';
 
 const contract = ROUTES.upload;

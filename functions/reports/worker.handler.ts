@@ -5,7 +5,7 @@ import { invocationKeys, log, withRequestLog } from '../../shared/log';
 import { publishMetrics } from '../../shared/metrics';
 import { getConfig } from '../../shared/config';
 import { reportDeps } from '../../shared/reports/deps';
-import { runWorkerEvent } from '../../shared/reports/worker';
+import { runWorkerEvent } from '../../shared/reports/worker/worker';
 
 // Cold start: a missing setting fails the environment's init, naming itself (as http() does for routes).
 getConfig();

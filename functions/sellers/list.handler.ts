@@ -1,4 +1,4 @@
-import { presentSeller } from '../../shared/catalog/present';
+import { presentSeller } from '../../shared/catalog/present-product';
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
 import { listSellers } from '../../shared/store/sellers.repo';
 

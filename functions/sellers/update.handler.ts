@@ -1,6 +1,6 @@
-import { presentSeller } from '../../shared/catalog/present';
+import { presentSeller } from '../../shared/catalog/present-product';
 import { ROUTES, reply, fromRoute, http, type HttpRequest } from '../../shared/http';
-import { assertTaxPeriods } from '../../shared/reports/settings';
+import { assertTaxPeriods } from '../../shared/reports/worker/report-settings';
 import { updateSeller } from '../../shared/store/sellers.repo';
 
 const contract = ROUTES.updateSeller;

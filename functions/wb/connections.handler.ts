@@ -7,9 +7,9 @@ import {
   listConnections,
   requestSync,
   updateConnection,
-} from '../../shared/wbsync/connections';
-import { connectionDeps } from '../../shared/wbsync/connection-deps';
-import { presentConnection } from '../../shared/wbsync/present';
+} from '../../shared/marketplaces/wb/sync/connections';
+import { connectionDeps } from '../../shared/marketplaces/wb/sync/connection-deps';
+import { presentConnection } from '../../shared/marketplaces/wb/sync/present-connection';
 
 const deps = connectionDeps();
 

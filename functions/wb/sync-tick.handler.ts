@@ -3,15 +3,15 @@ import type { Context } from 'aws-lambda';
 import { getConfig } from '../../shared/config';
 import { describeError, invocationKeys, log, withRequestLog } from '../../shared/log';
 import { countMetric, publishMetrics } from '../../shared/metrics';
-import { stepDeps } from '../../shared/wbsync/deps';
-import { tick } from '../../shared/wbsync/step';
+import { stepDeps } from '../../shared/marketplaces/wb/sync/step-deps';
+import { tick } from '../../shared/marketplaces/wb/sync/step';
 
 // Cold start: a missing setting fails the environment's init, naming itself.
 getConfig();
 
 /**
  * The WB sync tick (no HTTP route): run by an EventBridge schedule every minute. One step of every WB
- * connection that is due (shared/wbsync/step.ts): each step at most one call to WB, then the
+ * connection that is due (shared/marketplaces/wb/sync/step.ts): each step at most one call to WB, then the
  * connection's due time is written and the next tick takes it from there. A store outage throws; the
  * next tick tries again.
  */

@@ -7,7 +7,7 @@
  * catalog filled), so the demo shows real numbers. Idempotent: an account that already has a report
  * or any limit history (it uploaded, or deleted the sample) gets nothing.
  */
-import { uploadReport } from '../../shared/reports/upload';
+import { uploadReport } from '../../shared/reports/upload/upload';
 import { reportDeps } from '../../shared/reports/deps';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { listReports } from '../../shared/store/reports.repo';

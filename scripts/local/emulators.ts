@@ -58,7 +58,7 @@ export function emulatorEnv(ports: EmulatorPorts, overrides: Record<string, stri
     MAIL_FROM: 'no-reply@report-profitability.local',
     APP_URL: 'http://localhost:5173',
     INITIAL_LIMITS: '10000',
-    // The local key that seals sellers' WB tokens (on AWS: the KMS key; shared/wbsync/deps.ts).
+    // The local key that seals sellers' WB tokens (on AWS: the KMS key; shared/marketplaces/wb/sync/step-deps.ts).
     WB_TOKEN_KEY: randomBytes(32).toString('base64'),
     ...overrides,
     DYNAMODB_ENDPOINT: `http://127.0.0.1:${ports.dynamodb}`,

@@ -9,7 +9,7 @@ import { useWorkerInvoker, type WorkerEvent, type WorkerInvoker } from '../../sh
 import { log } from '../../shared/log';
 import { makeReportDeps, reportDeps } from '../../shared/reports/deps';
 import type { ReportDeps } from '../../shared/reports/ports';
-import { runWorkerEvent } from '../../shared/reports/worker';
+import { runWorkerEvent } from '../../shared/reports/worker/worker';
 
 /** In-process runs still going (tests wait for them before tearing the emulators down). */
 const running = new Set<Promise<unknown>>();

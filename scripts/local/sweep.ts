@@ -1,11 +1,11 @@
 /**
  * The recovery sweep of the local stack: what the EventBridge schedule does on AWS (serverless.yml
  * reportsSweep, every 5 minutes), this process does on an interval with the same use case
- * (shared/reports/recover.ts sweepPendingReports). A report the worker was handed (re-invokes) runs
+ * (shared/reports/worker/recover.ts sweepPendingReports). A report the worker was handed (re-invokes) runs
  * through serverless-offline's Lambda endpoint, like the API's own invokes.
  */
-import { recoverDeps } from '../../shared/reports/recover-deps';
-import { sweepPendingReports } from '../../shared/reports/recover';
+import { recoverDeps } from '../../shared/reports/worker/recover-deps';
+import { sweepPendingReports } from '../../shared/reports/worker/recover';
 import { everyInterval } from './schedule';
 
 /** Locally a minute: a crashed run is picked up soon, the emulator barely notices. */

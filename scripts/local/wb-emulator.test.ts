@@ -1,16 +1,16 @@
 /**
  * The WB emulator on a free port, driven by the real Finance API client: tokens, WB's rate limit, paging
- * by rrdId, and a whole sync by shared/wb/sync-plan.ts on an injected clock (no real minutes).
+ * by rrdId, and a whole sync by shared/marketplaces/wb/finance/sync-plan.ts on an injected clock (no real minutes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildItems } from '../../shared/engine/build';
 import { computeTotals } from '../../shared/engine/totals';
 import { DEFAULT_TAX_PROFILE } from '../../shared/engine/types';
-import { createFinanceClient, type WbOutcome } from '../../shared/wb/finance-client';
-import { kopecksToMoney, moneyToKopecks } from '../../shared/wb/money';
-import { aggregateApiRows } from '../../shared/wb/row-map';
-import { storedRows } from '../../shared/wb/page-body';
-import type { ReportSummary, WbDetailedRow } from '../../shared/wb/schemas';
+import { createFinanceClient, type WbOutcome } from '../../shared/marketplaces/wb/finance/finance-client';
+import { kopecksToMoney, moneyToKopecks } from '../../shared/marketplaces/wb/money';
+import { aggregateApiRows } from '../../shared/marketplaces/wb/finance/row-map';
+import { storedRows } from '../../shared/marketplaces/wb/finance/page-body';
+import type { ReportSummary, WbDetailedRow } from '../../shared/marketplaces/wb/finance/schemas';
 import {
   advance,
   claim,
@@ -18,16 +18,16 @@ import {
   initialCursor,
   planCall,
   type SyncSettings,
-} from '../../shared/wb/sync-plan';
+} from '../../shared/marketplaces/wb/finance/sync-plan';
 import { startWbEmulator, type WbEmulator } from './wb-emulator';
 import {
   createAdvertClient,
   fullstatsToCosts,
   type Fullstats,
   type PromotionCount,
-} from '../../shared/wb/advert-client';
-import { campaignsFor } from '../../shared/wb/advert-source';
-import { sumByNm } from '../../shared/wb/costs';
+} from '../../shared/marketplaces/wb/sources/advert-client';
+import { campaignsFor } from '../../shared/marketplaces/wb/sources/advert-source';
+import { sumByNm } from '../../shared/marketplaces/wb/sources/costs';
 import { CAMPAIGN_A, CAMPAIGN_B, EXTRA_NM } from './wb/promotion';
 
 const MINUTE = 60_000;

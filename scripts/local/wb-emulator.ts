@@ -23,14 +23,14 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ReportListMoneyField } from '../../shared/wb/fields';
-import { kopecksToMoney } from '../../shared/wb/money';
-import type { BankPaymentFormula } from '../../shared/wb/report-sums';
-import type { WbDetailedRow } from '../../shared/wb/schemas';
-import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../shared/wb/token';
+import type { ReportListMoneyField } from '../../shared/marketplaces/wb/finance/finance-fields';
+import { kopecksToMoney } from '../../shared/marketplaces/wb/money';
+import type { BankPaymentFormula } from '../../shared/marketplaces/wb/finance/report-sums';
+import type { WbDetailedRow } from '../../shared/marketplaces/wb/finance/schemas';
+import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../shared/marketplaces/wb/token';
 import { createAnalyticsEmulator, type AnalyticsEmulator, type AnalyticsEmulatorOptions } from './wb/analytics';
-import { ADVERT_SCOPE } from '../../shared/wb/advert-source';
-import { ADVERTS_PATH, FULLSTATS_PATH, PROMOTION_COUNT_PATH, UPD_PATH } from '../../shared/wb/advert-client';
+import { ADVERT_SCOPE } from '../../shared/marketplaces/wb/sources/advert-source';
+import { ADVERTS_PATH, FULLSTATS_PATH, PROMOTION_COUNT_PATH, UPD_PATH } from '../../shared/marketplaces/wb/sources/advert-client';
 
 const ADVERT_ROUTES = new Set([PROMOTION_COUNT_PATH, ADVERTS_PATH, FULLSTATS_PATH, UPD_PATH]);
 import { emulatedWeek, type EmulatedWeek } from './wb/weeks';
@@ -52,7 +52,7 @@ export interface WbEmulatorOptions {
   seed?: number;
   /** Monday of the first week (YYYY-MM-DD). Default: the Monday `weeks` weeks before the current one. */
   firstMonday?: string;
-  /** bankPaymentSum formula of the list (shared/wb/report-sums.ts). Default `cash`. */
+  /** bankPaymentSum formula of the list (shared/marketplaces/wb/finance/report-sums.ts). Default `cash`. */
   formula?: BankPaymentFormula;
   /** The emulator's clock (epoch ms): token expiry and the rate limit. */
   now?: () => number;

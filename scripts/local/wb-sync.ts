@@ -1,13 +1,13 @@
 /**
  * The WB sync tick of the local stack: what the EventBridge schedule does on AWS (serverless.yml
  * wbSyncTick, every minute), this process does on an interval with the same use case
- * (shared/wbsync/step.ts tick). Each step still makes at most one WB call per WB account and interval
+ * (shared/marketplaces/wb/sync/step.ts tick). Each step still makes at most one WB call per WB account and interval
  * (WB_CALL_INTERVAL_SECONDS); a tick more often than a minute only picks due steps up sooner. Imported
  * reports go to the worker through serverless-offline's Lambda endpoint, like the API's own invokes.
  * WB is WB_FINANCE_API_URL: the local emulator (`npm run wb:emulator`) or WB itself.
  */
-import { stepDeps } from '../../shared/wbsync/deps';
-import { tick } from '../../shared/wbsync/step';
+import { stepDeps } from '../../shared/marketplaces/wb/sync/step-deps';
+import { tick } from '../../shared/marketplaces/wb/sync/step';
 import { everyInterval } from './schedule';
 
 export const LOCAL_WB_TICK_EVERY_MS = 5_000;

@@ -18,7 +18,7 @@ import { scanXlsxCells } from '../engine/read/cell-rows';
 import { ZipArchive } from '../engine/read/zip';
 import { MAX_ARTICLE_LENGTH } from '../contract/shapes';
 import type { ImportRow } from '../store/products.repo';
-import { parseValidFrom, validFromScore } from './valid-from';
+import { parseValidFrom, validFromScore } from '../costs/valid-from';
 
 // Fits Lambda's 6 MB request payload after base64 (shared/http/payload-limit.ts).
 export const MAX_IMPORT_BYTES = 4 * 1024 * 1024;

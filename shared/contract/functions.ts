@@ -56,7 +56,7 @@ export interface Access {
   secrets?: readonly SecretName[];
   /**
    * Actions on the KMS key that wraps sellers' WB tokens (serverless.base.yml `WbTokenKey`;
-   * shared/wb/kms-wrapper.ts): GenerateDataKey to seal a token, Decrypt to open one. Every call carries
+   * shared/marketplaces/wb/kms-wrapper.ts): GenerateDataKey to seal a token, Decrypt to open one. Every call carries
    * the encryption context (the seller), which the key policy does not need to name.
    */
   kms?: readonly KmsAction[];
@@ -280,7 +280,7 @@ export const FUNCTIONS = {
   },
   reportsSummaryExport: {
     handler: 'functions/reports/summary-export.handler.handler',
-    // The legacy template the summary fills (shared/export/summary-template.ts reads it from /var/task).
+    // The legacy template the summary fills (shared/workbooks/summary-template.ts reads it from /var/task).
     files: ['fixtures/templates/summary-template.xls'],
     throttle: { rate: 10, burst: 20 },
     // the caller, reports; the user's sellers (Query)
@@ -304,7 +304,7 @@ export const FUNCTIONS = {
   // (shared/jobs/worker-invoke.ts). Minutes, not API Gateway's 29 s; Lambda retries a crashed run
   // twice, then the event goes to the on-failure destination (a queue kept 14 days for inspection;
   // the generator grants the role sqs:SendMessage on it, since Lambda delivers with the function's
-  // role); recovery ends any report such a run left behind (shared/reports/recover.ts).
+  // role); recovery ends any report such a run left behind (shared/reports/worker/recover.ts).
   reportsWorker: {
     handler: 'functions/reports/worker.handler.handler',
     memorySize: 3008,
@@ -327,7 +327,7 @@ export const FUNCTIONS = {
 
   // The recovery sweep: no HTTP route. Every 5 minutes, every user's reports whose worker died are
   // handed to a new worker, or failed and refunded once after the last attempt
-  // (shared/reports/recover.ts sweepPendingReports). Locally the stack runs it on an interval.
+  // (shared/reports/worker/recover.ts sweepPendingReports). Locally the stack runs it on an interval.
   reportsSweep: {
     handler: 'functions/reports/sweep.handler.handler',
     timeout: 120,
@@ -362,7 +362,7 @@ export const FUNCTIONS = {
     },
   },
   // The sync tick (EventBridge, every minute; locally the stack runs it on an interval): runs one step of
-  // every connection that is due (shared/wbsync/step.ts), each step at most one WB call.
+  // every connection that is due (shared/marketplaces/wb/sync/step.ts), each step at most one WB call.
   wbSyncTick: {
     handler: 'functions/wb/sync-tick.handler.handler',
     // A full page of WB rows is ~210 MB of JSON (docs/WB-API.md): read as a stream of rows, its checked rows
@@ -386,7 +386,7 @@ export const FUNCTIONS = {
       kms: ['Decrypt'],
       // hands an imported report to the worker
       invoke: ['reportsWorker'],
-      // the mail 7 days before a connection's token expires (shared/wbsync/expiry.ts)
+      // the mail 7 days before a connection's token expires (shared/marketplaces/wb/sync/expiry.ts)
       mail: true,
     },
     schedule: 'rate(1 minute)',

@@ -55,10 +55,10 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
   confirm: { unauthorized: 'verifyToken answers it for access tokens only; a mailed link gets invalid_token' },
   importProducts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
   importPeriodCosts: {
-    zip_bomb: "shared/pnl/cost-file.ts turns the reader's codes into corrupt_file / too_many_period_costs",
-    too_many_entries: "shared/pnl/cost-file.ts turns the reader's codes into corrupt_file",
-    cell_too_long: "shared/pnl/cost-file.ts turns the reader's codes into corrupt_file",
-    too_many_rows: "shared/pnl/cost-file.ts turns the reader's codes into too_many_period_costs",
+    zip_bomb: "shared/costs/period-costs-file.ts turns the reader's codes into corrupt_file / too_many_period_costs",
+    too_many_entries: "shared/costs/period-costs-file.ts turns the reader's codes into corrupt_file",
+    cell_too_long: "shared/costs/period-costs-file.ts turns the reader's codes into corrupt_file",
+    too_many_rows: "shared/costs/period-costs-file.ts turns the reader's codes into too_many_period_costs",
   },
   importOwnCosts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
   rebuildOne: { invalid_cursor: NO_CURSOR },
@@ -80,7 +80,7 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
   combineStatus: { invalid_cursor: NO_CURSOR },
   wbConnect: {
     forbidden:
-      "shared/wb/http.ts: the kind of WB's 403 answer (a string, not a thrown code); connections.ts answers wb_token_forbidden",
+      "shared/marketplaces/wb/http.ts: the kind of WB's 403 answer (a string, not a thrown code); connections.ts answers wb_token_forbidden",
     invalid_seller_number:
       "connections.ts ensureSellerByNumber with the WB token's seller id: WB checked the token first, and its ids are numbers",
     not_found: USER_GONE,

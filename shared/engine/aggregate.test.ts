@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAggregator } from './aggregate';
-import { checkIdentity } from './identity';
+import { checkIdentity } from './kopeck-check';
 import { KEY_INDEX, METRIC_KEYS, type MetricKey } from './row-sink';
 import type { AggregateValues } from './types';
 

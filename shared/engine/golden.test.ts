@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAggregator, type AggregatorResult } from './aggregate';
 import { buildItems } from './build';
 import { readReport } from './read-report';
-import { checkIdentity } from './identity';
+import { checkIdentity } from './kopeck-check';
 import { KEY_INDEX, METRIC_KEYS, type MetricKey } from './row-sink';
 import { computeTotals } from './totals';
 

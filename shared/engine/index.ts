@@ -14,7 +14,7 @@ export * from './allocation';
 export * from './attribution';
 export * from './periods';
 export * from './own-costs';
-export * from './identity';
+export * from './kopeck-check';
 export * from './fingerprint';
 export { readReport, countRows, fingerprintReport, type ReadHooks } from './read-report';
 export { scanReport, parseFileMeta, detectFormat } from './read';

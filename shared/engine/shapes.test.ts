@@ -17,7 +17,7 @@ import { XlsxWriter, writeXlsx, type Cell } from '../../scripts/fixtures/xlsx-wr
 import { columnsOf } from '../../scripts/fixtures/layouts';
 import { buildItems } from './build';
 import { ReportError, type ReportErrorCode } from './errors';
-import { checkIdentity } from './identity';
+import { checkIdentity } from './kopeck-check';
 import { readReport } from './read-report';
 import { DEFAULT_TAX_PROFILE, type ComputedItem, type ParsedReport } from './types';
 

@@ -44,7 +44,7 @@ export const DEFAULT_TAX_PROFILE: TaxProfile = { tax_system: 'usn_income', usn_r
 
 /** The container of a portal file. */
 export type FileFormat = 'zip' | 'xlsx' | 'xls';
-/** The source of a report: a portal file, or WB's Finance API rows (gzip'd JSON lines, shared/reports/read-source.ts). */
+/** The source of a report: a portal file, or WB's Finance API rows (gzip'd JSON lines, shared/reports/worker/read-source.ts). */
 export type ReportFormat = FileFormat | 'wb_api';
 
 export interface ArticleInfo {

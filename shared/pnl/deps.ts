@@ -7,7 +7,7 @@ import { newId } from '../store/keys';
 import * as periodCosts from '../store/period-costs.repo';
 import { listReportTotals } from '../store/report-totals.repo';
 import { getSeller, listSellers } from '../store/sellers.repo';
-import type { PeriodCostDeps } from './period-costs';
+import type { PeriodCostDeps } from '../costs/period-costs';
 import type { PnlDeps } from './pnl';
 
 export const pnlDeps = (): PnlDeps => ({

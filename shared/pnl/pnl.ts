@@ -6,8 +6,8 @@
  */
 import { badRequest, notFound } from '../errors';
 import type { Clock } from '../deps';
-import { reportIdentity } from '../engine/analytics/identity';
-import { settingsChanged } from '../reports/analytics';
+import { reportIdentity } from '../engine/analytics/report-identity';
+import { settingsChanged } from '../reports/analytics/analytics';
 import { kopecksToRoubles } from '../engine/fields';
 import {
   computePnl,
@@ -24,7 +24,7 @@ import type { PeriodCostRecord } from '../store/period-costs.repo';
 import type { ReportTotalsHead } from '../store/report-totals.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
-import { resolveReportTax } from '../reports/settings';
+import { resolveReportTax } from '../reports/worker/report-settings';
 
 export interface PnlDeps {
   reports: { listReportTotals(userId: string): Promise<ReportTotalsHead[]> };

@@ -19,7 +19,7 @@ import {
 } from '../files/objects';
 import { processWorkerInvoker } from '../jobs/worker-invoke';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
-import { deleteIdentity, identityPutTransactItem, putIdentity } from '../store/identities.repo';
+import { deleteIdentity, identityPutTransactItem, putIdentity } from '../store/report-identities.repo';
 import { writeItems } from '../store/items.repo';
 import { chargeLimits } from '../store/limits.repo';
 import {
@@ -37,15 +37,15 @@ import { ensureSellerByNumber, getSeller } from '../store/sellers.repo';
 import { putSummary } from '../store/summaries.repo';
 import { createUpload, saveUploadCount } from '../store/uploads.repo';
 import { getUserById } from '../store/users.repo';
-import { writeReportSummary } from './analytics';
-import { CatalogSync } from './catalog-sync';
-import { fileDeps } from './file-deps';
+import { writeReportSummary } from './analytics/analytics';
+import { CatalogSync } from './worker/catalog-sync';
+import { fileDeps } from './upload/file-deps';
 import type { ReportDeps } from './ports';
-import { readReportSource } from './read-source';
-import { rebuildReport } from './rebuild';
-import { recoverAbandonedUploads } from './recover';
-import { recoverDeps } from './recover-deps';
-import { resolveReportSettings, type SettingsDeps } from './settings';
+import { readReportSource } from './worker/read-source';
+import { rebuildReport } from './rebuild/rebuild';
+import { recoverAbandonedUploads } from './worker/recover';
+import { recoverDeps } from './worker/recover-deps';
+import { resolveReportSettings, type SettingsDeps } from './worker/report-settings';
 import { readPeriodCosts } from '../store/wb-costs.repo';
 import { getOwnCosts } from '../store/own-costs.repo';
 

@@ -14,23 +14,23 @@ import type * as numbersRepo from '../store/report-numbers.repo';
 import type * as reportsRepo from '../store/reports.repo';
 import type * as sellersRepo from '../store/sellers.repo';
 import type * as uploadsRepo from '../store/uploads.repo';
-import type * as identitiesRepo from '../store/identities.repo';
-import type { openInputFile } from './file-input';
+import type * as identitiesRepo from '../store/report-identities.repo';
+import type { openInputFile } from './upload/file-input';
 import type { WorkerInvoker } from '../jobs/worker-invoke';
 import type { writeItems } from '../store/items.repo';
 import type * as lifecycleRepo from '../store/report-lifecycle.repo';
 import type { getReportAnyStatus } from '../store/reports.repo';
 import type { ensureSellerByNumber } from '../store/sellers.repo';
 import type { getUserById, UserRecord } from '../store/users.repo';
-import type { writeReportSummary } from './analytics';
-import type { deleteIdentity, putIdentity } from '../store/identities.repo';
-import type { contentOfSmallFile, findContentDuplicate, findDuplicate, identityOfFile } from './duplicates';
-import type { CatalogSync } from './catalog-sync';
-import type { ReportFailure, ReportProgress } from './lifecycle';
-import type { RebuildResult } from './rebuild';
+import type { writeReportSummary } from './analytics/analytics';
+import type { deleteIdentity, putIdentity } from '../store/report-identities.repo';
+import type { contentOfSmallFile, findContentDuplicate, findDuplicate, identityOfFile } from './upload/duplicates';
+import type { CatalogSync } from './worker/catalog-sync';
+import type { ReportFailure, ReportProgress } from './worker/lifecycle';
+import type { RebuildResult } from './rebuild/rebuild';
 import type { ReportRecord } from '../store/report-record';
-import type { resolveReportSettings } from './settings';
-import type { RecoverDeps, SweepResult } from './recover';
+import type { resolveReportSettings } from './worker/report-settings';
+import type { RecoverDeps, SweepResult } from './worker/recover';
 
 /** The conditional transitions of a report's life (shared/store/report-lifecycle.repo.ts). */
 export type LifecycleStore = Pick<

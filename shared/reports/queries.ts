@@ -5,15 +5,15 @@
 import { conflict, notFound } from '../errors';
 import { log } from '../log';
 import type * as reportsRepo from '../store/reports.repo';
-import { hasItems } from './lifecycle';
+import { hasItems } from './worker/lifecycle';
 import { type ReportRecord } from '../store/report-record';
 import type * as sellersRepo from '../store/sellers.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
-import type * as identitiesRepo from '../store/identities.repo';
+import type * as identitiesRepo from '../store/report-identities.repo';
 import type * as objects from '../files/objects';
-import { removeReportSummary, type SummaryDeps } from './analytics';
+import { removeReportSummary, type SummaryDeps } from './analytics/analytics';
 import {
   presentReport,
   presentReportColumns,
@@ -21,10 +21,10 @@ import {
   type ApiReport,
   type ApiReportColumns,
   type ApiReportSummary,
-} from './present';
-import { catalogForStaleCheck, isStale, type SettingsDeps } from './settings';
-import { combinedStaleness, type Staleness } from './combined-stale';
-import { listStaleness, type ListStaleDeps } from './list-stale';
+} from './present-report';
+import { catalogForStaleCheck, isStale, type SettingsDeps } from './worker/report-settings';
+import { combinedStaleness, type Staleness } from './combine/combined-stale';
+import { listStaleness, type ListStaleDeps } from './combine/list-stale';
 
 /** What reading and renaming reports talk to (the report, list and update routes): stores only. */
 export interface ReadDeps extends SettingsDeps, ListStaleDeps {

@@ -12,7 +12,7 @@ import { getSeller, listSellers } from '../store/sellers.repo';
 import { readPeriodCosts } from '../store/wb-costs.repo';
 import { getOwnCosts } from '../store/own-costs.repo';
 import { deleteSummary, listCostPrices, listReportHeads, listSummaries, putSummary } from '../store/summaries.repo';
-import type { AnalyticsDeps, SummaryDeps } from './analytics';
+import type { AnalyticsDeps, SummaryDeps } from './analytics/analytics';
 import type { ReadDeps } from './queries';
 
 /** GET /api/reports, GET /api/reports/{id}, PATCH /api/reports/{id}. */

@@ -116,7 +116,7 @@ export const productKey = (userId: string, article: string): Key => ({
 /** All of a user's own per-unit cost lines (own-costs.repo.ts), one record. */
 export const ownCostsKey = (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'OWNCOSTS' });
 
-/** One record per uploaded report under its identity (shared/reports/report-identity.ts). */
+/** One record per uploaded report under its identity (shared/reports/upload/report-identity.ts). */
 export const IDENTITY_PREFIX = 'RIDENT#';
 export const identityPrefix = (identity: string): string => `${IDENTITY_PREFIX}${identity}#`;
 export const reportIdentityKey = (userId: string, identity: string, reportId: string): Key => ({

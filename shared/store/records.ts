@@ -87,12 +87,12 @@ export const storedReport = z.looseObject({
   is_combined: z.boolean(),
   source_report_ids: z.array(z.string()).optional(),
   identity: z.string().nullable().optional(),
-  // One week is one report (shared/reports/report-identity.ts): WB's number and the rows' fingerprint.
+  // One week is one report (shared/reports/upload/report-identity.ts): WB's number and the rows' fingerprint.
   wb_report_id: z.string().nullable().optional(),
   content_fingerprint: z.string().nullable().optional(),
   content_days: z.record(z.string(), z.string()).nullable().optional(),
   allow_duplicate: z.boolean().optional(),
-  // Imported from WB's Finance API (shared/reports/wb-import.ts): the connection and WB's own sums.
+  // Imported from WB's Finance API (shared/reports/worker/wb-import.ts): the connection and WB's own sums.
   source: z.literal('wb_api').optional(),
   wb_connection_id: z.string().optional(),
   wb_sums: z.record(z.string(), z.number()).optional(),

@@ -3,7 +3,7 @@
  * seller) and its conversion to and from a DynamoDB item. A record holds the report's metadata,
  * snapshot settings and its report-level numbers (totals, commission by category, warnings: kopecks);
  * its items live in their own partition (items.repo.ts). Its life (states, tasks, leases) is
- * shared/reports/lifecycle.ts; the writes are split by concern: reports.repo.ts (reads, metadata,
+ * shared/reports/worker/lifecycle.ts; the writes are split by concern: reports.repo.ts (reads, metadata,
  * delete), report-numbers.repo.ts (versioned changes of numbers and items), report-lifecycle.repo.ts
  * (the conditional transitions).
  */
@@ -11,7 +11,7 @@ import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AllocationSummary } from '../engine/allocation';
 import type { CostAttribution } from '../engine/attribution';
 import type { CategoryCommission, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../engine/types';
-import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTask } from '../reports/lifecycle';
+import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTask } from '../reports/worker/lifecycle';
 import { ddb, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
 import { newId, reportKey, reportSellerIndex } from './keys';
@@ -31,7 +31,7 @@ export interface ReportRecord {
   format: ReportFormat | null;
   is_combined: boolean;
   source_report_ids?: string[];
-  /** An uploaded report's identity (shared/reports/report-identity.ts); absent on combined and older reports. */
+  /** An uploaded report's identity (shared/reports/upload/report-identity.ts); absent on combined and older reports. */
   identity?: string | null;
   /** The upload was sent with allow_duplicate: its worker builds it even when its rows are another report's. */
   allow_duplicate?: boolean;
@@ -80,7 +80,7 @@ export interface ReportRecord {
   error?: ReportFailure;
   refunded_rows?: number;
   last_rebuild?: LastRebuild;
-  /** `wb_api`: imported through a WB connection (shared/reports/wb-import.ts); absent: a file or combined. */
+  /** `wb_api`: imported through a WB connection (shared/reports/worker/wb-import.ts); absent: a file or combined. */
   source?: 'wb_api';
   wb_connection_id?: string;
   /** WB's own sums of the report from its report list, kopecks by list field: the reconciliation's WB side. */

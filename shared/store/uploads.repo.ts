@@ -30,9 +30,9 @@ export interface UploadRecord {
  */
 export interface UploadCount extends RowCount {
   etag: string;
-  /** The report identity (shared/reports/report-identity.ts) of these bytes. */
+  /** The report identity (shared/reports/upload/report-identity.ts) of these bytes. */
   identity: string;
-  /** The content fingerprint of a small file (shared/reports/duplicates.ts contentOfSmallFile); absent for a big one. */
+  /** The content fingerprint of a small file (shared/reports/upload/duplicates.ts contentOfSmallFile); absent for a big one. */
   content?: string;
 }
 

@@ -10,15 +10,15 @@
  */
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { conflict } from '../errors';
-import type { SyncCursor, ReportRef } from '../wb/sync-plan';
-import type { ReportSummary } from '../wb/schemas';
-import type { SealedToken } from '../wb/token-crypto';
-import type { CostFetchState } from '../wb/costs';
+import type { SyncCursor, ReportRef } from '../marketplaces/wb/finance/sync-plan';
+import type { ReportSummary } from '../marketplaces/wb/finance/schemas';
+import type { SealedToken } from '../marketplaces/wb/token-crypto';
+import type { CostFetchState } from '../marketplaces/wb/sources/costs';
 import { ddb, putNew, tableName } from './client';
 import { cancellationCodes, isConditionFailed } from './dynamo-errors';
 import { WB_CONNECTION_PREFIX, WB_DUE_PARTITION, wbAccountKey, wbConnectionKey, wbDueIndex, wbRateKey } from './keys';
 import { GSI1 } from './table';
-import { expiryNoticeAt } from '../wb/token';
+import { expiryNoticeAt } from '../marketplaces/wb/token';
 
 export type WbConnectionStatus = 'active' | 'paused' | 'token_invalid' | 'token_no_finance' | 'token_expired';
 export type WbSyncStatus = 'scheduled' | 'syncing' | 'limits_exhausted' | 'stopped' | 'error';
@@ -50,7 +50,7 @@ export interface WbCostJob {
   next_at: number;
 }
 
-/** The connection's per-article cost fetches (shared/wbsync/costs-step.ts); absent until the first. */
+/** The connection's per-article cost fetches (shared/marketplaces/wb/sync/costs-step.ts); absent until the first. */
 export interface WbCostSync {
   jobs: WbCostJob[];
   /** Reports with a job read to its end (while their other jobs run). */
@@ -97,9 +97,9 @@ export interface WbConnectionRecord {
   reading: { wb_report_id: number; pages: WbPage[] } | null;
   pending: WbPendingReport[];
   error: { code: string; message: string } | null;
-  /** Per-article costs from WB's other APIs (shared/wbsync/costs-step.ts); absent until the first cost step. */
+  /** Per-article costs from WB's other APIs (shared/marketplaces/wb/sync/costs-step.ts); absent until the first cost step. */
   costs?: WbCostSync;
-  /** When the mail that the token expires soon went out (shared/wbsync/expiry.ts); null: not yet for this token. */
+  /** When the mail that the token expires soon went out (shared/marketplaces/wb/sync/expiry.ts); null: not yet for this token. */
   expiry_mail_sent_at?: string | null;
   /** Revision: every write is conditional on the one read. */
   rev: number;
@@ -114,7 +114,7 @@ function fromItem(item: Record<string, unknown>): WbConnectionRecord {
 
 /**
  * Whether the step watches the connection's token for its expiry notice and its expiry
- * (shared/wbsync/expiry.ts): an active connection (also one stopped for limits or by a WB error) or a
+ * (shared/marketplaces/wb/sync/expiry.ts): an active connection (also one stopped for limits or by a WB error) or a
  * paused one, unless WB refused its token (then a new token is needed anyway, and the seller is told so).
  */
 export function watchesToken(c: Pick<WbConnectionRecord, 'status' | 'cursor'>): boolean {
@@ -123,7 +123,7 @@ export function watchesToken(c: Pick<WbConnectionRecord, 'status' | 'cursor'>): 
 
 /**
  * When the tick should look at a connection next; null: not at all (token refused or expired). No later
- * than the token's expiry notice (shared/wbsync/expiry.ts) and its expiry, which the step acts on. A
+ * than the token's expiry notice (shared/marketplaces/wb/sync/expiry.ts) and its expiry, which the step acts on. A
  * paused connection is due for those two alone: its sync stays asleep.
  */
 export function dueAt(c: WbConnectionRecord): number | null {

@@ -1,13 +1,13 @@
 /**
- * A seller's per-day per-nmId costs from WB's other APIs (shared/wb/costs.ts; docs/ARCHITECTURE.md «Data
+ * A seller's per-day per-nmId costs from WB's other APIs (shared/marketplaces/wb/sources/costs.ts; docs/ARCHITECTURE.md «Data
  * model»): one item per kind, day and origin (`part`: a campaign, a report task), holding the day's
  * kopecks by nmId (and, for ads, the orders WB puts down to them). A fetch of [from, to] writes an item
  * for EVERY day of the range, an empty one where nothing was spent, so a refetch replaces what an
  * earlier one said and a day's presence tells that it was fetched.
  */
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CostBatch, CostKind } from '../wb/costs';
-import { daysOf } from '../wb/costs';
+import type { CostBatch, CostKind } from '../marketplaces/wb/sources/costs';
+import { daysOf } from '../marketplaces/wb/sources/costs';
 import { ddb, tableName } from './client';
 import { backoff, sleep } from './dynamo-errors';
 import { wbCostPartition, wbCostSort } from './keys';

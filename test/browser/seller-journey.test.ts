@@ -16,7 +16,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport, type GeneratedReport } from '../../scripts/fixtures/generate';
 import { isUnknownRate } from '../../shared/engine/fields';
-import { columnTitle } from '../../shared/export/columns';
+import { columnTitle } from '../../shared/workbooks/columns';
 import { FIELDS } from '../../shared/engine/fields';
 import { waitForMail } from '../support/emulators';
 import { CONFIRM_SUBJECT, PASSWORD_SUBJECT, confirmLinkOf, passwordOf } from '../support/sign-up';

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../shared/contract';
-import { FINANCE_SCOPE } from '../../shared/wb/token';
+import { FINANCE_SCOPE } from '../../shared/marketplaces/wb/token';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
 import { screenshot, squash } from './support/browser';
 import { openBrowserSession, type BrowserSession } from './support/session';

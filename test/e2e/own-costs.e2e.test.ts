@@ -11,7 +11,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TAX_PROFILE, buildItems, readReport } from '../../shared/engine';
-import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
+import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/workbooks/xlsx-export';
 import { startE2eStack, uploadFile, type E2eStack } from '../support/e2e-stack';
 import { signUpByMail } from '../support/sign-up';
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../scripts/fixtures/generate';
-import type { ApiReport } from '../../shared/reports/present';
+import type { ApiReport } from '../../shared/reports/present-report';
 import type { Pnl } from '../../shared/contract';
 import { startE2eStack, uploadFile, type E2eStack } from '../support/e2e-stack';
 import { expectedPnl } from '../support/pnl-expect';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport, type GeneratedReport } from '../../scripts/fixtures/generate';
 import { signToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
-import type { ApiReport } from '../../shared/reports/present';
+import type { ApiReport } from '../../shared/reports/present-report';
 import { getItems } from '../../shared/store/items.repo';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { ensureSeed } from '../../shared/store/seed';

@@ -19,7 +19,7 @@ import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-on
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { applyManualValue, DEFAULT_TAX_PROFILE, percentOf, type ComputedItem } from '../../shared/engine';
-import type { ApiReport } from '../../shared/reports/present';
+import type { ApiReport } from '../../shared/reports/present-report';
 import { ddb, tableName } from '../../shared/store/client';
 import { summaryKey } from '../../shared/store/keys';
 import { listSellers } from '../../shared/store/sellers.repo';

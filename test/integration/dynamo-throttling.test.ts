@@ -12,7 +12,7 @@ import { handler as manualValueHandler } from '../../functions/reports/manual-va
 import { resetConfig } from '../../shared/config';
 import { toAppError } from '../../shared/errors';
 import { bucketName, s3 } from '../../shared/files/client';
-import { CatalogSync } from '../../shared/reports/catalog-sync';
+import { CatalogSync } from '../../shared/reports/worker/catalog-sync';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { ensureProductsFound, getProducts, removeUntouchedProducts } from '../../shared/store/products.repo';
 import { listReports } from '../../shared/store/reports.repo';

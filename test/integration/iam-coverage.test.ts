@@ -36,13 +36,13 @@ import { handler as wbTickHandler } from '../../functions/wb/sync-tick.handler';
 import { handler as wbConnectionsHandler } from '../../functions/wb/connections.handler';
 import { startWbEmulator } from '../../scripts/local/wb-emulator';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
-import { ADVERT_SCOPE } from '../../shared/wb/advert-source';
-import { ANALYTICS_SCOPE, FINANCE_SCOPE } from '../../shared/wb/token';
+import { ADVERT_SCOPE } from '../../shared/marketplaces/wb/sources/advert-source';
+import { ANALYTICS_SCOPE, FINANCE_SCOPE } from '../../shared/marketplaces/wb/token';
 import { getConnection as getWbConnection } from '../../shared/store/wb-connections.repo';
-import { stepDeps as wbStepDeps } from '../../shared/wbsync/deps';
-import { runStep as runWbStep } from '../../shared/wbsync/step';
+import { stepDeps as wbStepDeps } from '../../shared/marketplaces/wb/sync/step-deps';
+import { runStep as runWbStep } from '../../shared/marketplaces/wb/sync/step';
 import { ses } from '../../shared/mail/client';
-import { runWorkerEvent } from '../../shared/reports/worker';
+import { runWorkerEvent } from '../../shared/reports/worker/worker';
 import { ddb, tableName } from '../../shared/store/client';
 import { productKey, reportKey, summaryKey } from '../../shared/store/keys';
 import { createUser, setRole } from '../../shared/store/users.repo';
@@ -82,7 +82,7 @@ function grantsOf(fn: FunctionName): Grant[] {
     // package test checks those. Secrets come from the environment here (JWT_SECRET); reading them from
     // SSM is test/integration/secrets.test.ts's, and the grant the package test's.
     // KMS likewise: locally the WB tokens are sealed under the local key (WB_TOKEN_KEY); the KMS adapter's
-    // calls are shared/wb/kms-wrapper.test.ts's, the grant the package test's.
+    // calls are shared/marketplaces/wb/kms-wrapper.test.ts's, the grant the package test's.
     if (
       actions.every(
         (a) => a.startsWith('logs:') || a.startsWith('sqs:') || a.startsWith('ssm:') || a.startsWith('kms:'),

@@ -15,7 +15,7 @@ import { ddb, tableName } from '../../shared/store/client';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { listReports } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
-import type { ApiReport } from '../../shared/reports/present';
+import type { ApiReport } from '../../shared/reports/present-report';
 import { makeReport, newUser, presignedUpload, uploadById, uploadMultipart } from '../support/reports';
 
 beforeAll(() => resetConfig());

@@ -11,8 +11,8 @@ import { handler as ownCostsHandler } from '../../functions/own-costs/own-costs.
 import { handler as listReportsHandler } from '../../functions/reports/list.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { resetConfig } from '../../shared/config';
-import type { ApiReport } from '../../shared/reports/present';
-import { STALE_OWN_COSTS } from '../../shared/reports/list-stale';
+import type { ApiReport } from '../../shared/reports/present-report';
+import { STALE_OWN_COSTS } from '../../shared/reports/combine/list-stale';
 import { ensureProducts } from '../../shared/store/products.repo';
 import { getReportOk, makeReport, newUser, uploadOk } from '../support/reports';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';

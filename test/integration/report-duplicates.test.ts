@@ -15,7 +15,7 @@ import { handler as summaryHandler } from '../../functions/reports/summary-expor
 import { handler as updateHandler } from '../../functions/reports/update.handler';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
-import type { ApiReport, ApiReportSummary } from '../../shared/reports/present';
+import type { ApiReport, ApiReportSummary } from '../../shared/reports/present-report';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { listAllReports } from '../../shared/store/reports.repo';
 import { listSellers } from '../../shared/store/sellers.repo';

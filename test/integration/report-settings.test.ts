@@ -14,7 +14,7 @@ import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-on
 import { handler as updateSellerHandler } from '../../functions/sellers/update.handler';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
-import type { ApiReport } from '../../shared/reports/present';
+import type { ApiReport } from '../../shared/reports/present-report';
 import { ensureProducts, getProducts, putProduct } from '../../shared/store/products.repo';
 import { listSellers } from '../../shared/store/sellers.repo';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';

@@ -14,7 +14,7 @@ import { handler as manualValueHandler } from '../../functions/reports/manual-va
 import { handler as sourceHandler } from '../../functions/reports/source.handler';
 import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
 import { resetConfig } from '../../shared/config';
-import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/export/xlsx-export';
+import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/workbooks/xlsx-export';
 import { apiEvent, bodyOf } from '../support/test-event';
 import {
   FIELDS,
@@ -25,10 +25,10 @@ import {
   readReport,
   type FieldName,
 } from '../../shared/engine';
-import type { ApiReport } from '../../shared/reports/present';
+import type { ApiReport } from '../../shared/reports/present-report';
 import { systemClock } from '../../shared/deps';
 import { createJobRegistry } from '../../shared/jobs/registry';
-import { combineStatus as combineStatusOf, startCombine, type CombineDeps } from '../../shared/reports/combine';
+import { combineStatus as combineStatusOf, startCombine, type CombineDeps } from '../../shared/reports/combine/combine';
 import { jobStore } from '../../shared/store/jobs.repo';
 import { createReport, replaceItems } from '../../shared/store/report-numbers.repo';
 import { getReport, getReportItems, listAllReports } from '../../shared/store/reports.repo';

@@ -7,7 +7,7 @@ import { DEMO_REPORT_ROWS, seedDemoReport } from '../../scripts/local/demo-repor
 import { resetConfig } from '../../shared/config';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { deleteReport, getReportAnyStatus, getReportItems, listReports } from '../../shared/store/reports.repo';
-import { deleteIdentity } from '../../shared/store/identities.repo';
+import { deleteIdentity } from '../../shared/store/report-identities.repo';
 import { deleteObject } from '../../shared/files/objects';
 import { summaryDeps } from '../../shared/reports/read-deps';
 import type { RemoveDeps } from '../../shared/reports/queries';

@@ -16,9 +16,9 @@ import { newUser, presignedUpload, uploadById, uploadMultipart } from '../suppor
 import { bodyOf } from '../support/test-event';
 import { randomBytes } from 'node:crypto';
 import { listLimitHistory } from '../../shared/store/limits.repo';
-import { CONTENT_CHECK_MAX_BYTES } from '../../shared/reports/duplicates';
-import { recoverAbandonedUploads } from '../../shared/reports/recover';
-import { undo } from '../../shared/reports/recover-deps';
+import { CONTENT_CHECK_MAX_BYTES } from '../../shared/reports/upload/duplicates';
+import { recoverAbandonedUploads } from '../../shared/reports/worker/recover';
+import { undo } from '../../shared/reports/worker/recover-deps';
 import { reportDeps } from '../../shared/reports/deps';
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
 
@@ -88,7 +88,7 @@ describe('a money cell out of range → 422 value_out_of_range, limits as before
       }
       // A file up to 2 MB is read whole before the charge (its content fingerprint, the duplicate check),
       // so the bad cell is found at once: no report is stored and nothing was charged. A bigger file is
-      // found by the worker on its first attempt and refunded once (shared/reports/worker.ts).
+      // found by the worker on its first attempt and refunded once (shared/reports/worker/worker.ts).
       expect(await reportsOf(u.id)).toHaveLength(0);
     });
   }

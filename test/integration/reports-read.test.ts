@@ -15,8 +15,8 @@ import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-on
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { kopecksToRoubles } from '../../shared/engine';
-import type { ApiReport, ApiReportColumns, ApiReportSummary } from '../../shared/reports/present';
-import { WHOLE_CATALOG_FROM_ITEMS } from '../../shared/reports/settings';
+import type { ApiReport, ApiReportColumns, ApiReportSummary } from '../../shared/reports/present-report';
+import { WHOLE_CATALOG_FROM_ITEMS } from '../../shared/reports/worker/report-settings';
 import { ddb, tableName } from '../../shared/store/client';
 import { putProduct } from '../../shared/store/products.repo';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';

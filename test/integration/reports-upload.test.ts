@@ -15,7 +15,7 @@ import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/engine';
-import type { ApiReport } from '../../shared/reports/present';
+import type { ApiReport } from '../../shared/reports/present-report';
 import { ddb, tableName } from '../../shared/store/client';
 import { getCostPrices, listProducts } from '../../shared/store/products.repo';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';

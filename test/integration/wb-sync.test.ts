@@ -24,13 +24,13 @@ import { ERRORS } from '../../shared/contract';
 import { ddb, tableName } from '../../shared/store/client';
 import { wbAccountKey } from '../../shared/store/keys';
 import { listSellers } from '../../shared/store/sellers.repo';
-import { openToken } from '../../shared/wb/token-crypto';
-import { updateConnection } from '../../shared/wbsync/connections';
-import { connectionDeps, tokenKeyWrapper } from '../../shared/wbsync/connection-deps';
+import { openToken } from '../../shared/marketplaces/wb/token-crypto';
+import { updateConnection } from '../../shared/marketplaces/wb/sync/connections';
+import { connectionDeps, tokenKeyWrapper } from '../../shared/marketplaces/wb/sync/connection-deps';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
 import { getUserById } from '../../shared/store/users.repo';
-import { FINANCE_SCOPE } from '../../shared/wb/token';
+import { FINANCE_SCOPE } from '../../shared/marketplaces/wb/token';
 import { readMail } from '../support/emulators';
 import { manualClock } from '../../shared/deps';
 import { buildItems, computeTotals } from '../../shared/engine';
@@ -44,9 +44,9 @@ import {
   listConnections,
   type WbConnectionRecord,
 } from '../../shared/store/wb-connections.repo';
-import { aggregateApiRows } from '../../shared/wb/row-map';
-import { stepDeps, syncSettings } from '../../shared/wbsync/deps';
-import { runStep, tick, type StepDeps } from '../../shared/wbsync/step';
+import { aggregateApiRows } from '../../shared/marketplaces/wb/finance/row-map';
+import { stepDeps, syncSettings } from '../../shared/marketplaces/wb/sync/step-deps';
+import { runStep, tick, type StepDeps } from '../../shared/marketplaces/wb/sync/step';
 import { getReportOk, newUser, rub, uploadMultipart, uploadOk, type TestUser } from '../support/reports';
 import { apiEvent, bodyOf } from '../support/test-event';
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
-import type { ApiItem } from '../../shared/reports/present';
+import type { ApiItem } from '../../shared/reports/present-report';
 import { getReportOk, makeReport, newUser, uploadOk } from '../support/reports';
 
 beforeAll(() => resetConfig());

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { resetConfig } from '../../shared/config';
-import type { ApiReport } from '../../shared/reports/present';
+import type { ApiReport } from '../../shared/reports/present-report';
 import { ensureSeed } from '../../shared/store/seed';
 import { startEmulators, type Emulators } from './emulators';
 import { startOffline, type Offline } from './offline';

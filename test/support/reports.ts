@@ -20,7 +20,7 @@ import {
   type ComputedItem,
   type TaxProfile,
 } from '../../shared/engine';
-import type { ApiItem, ApiReport } from '../../shared/reports/present';
+import type { ApiItem, ApiReport } from '../../shared/reports/present-report';
 import { DEFAULT_TAX_PROFILE } from '../../shared/engine/types';
 import { putObject, sourceObjectKey } from '../../shared/files/objects';
 import { writeItems } from '../../shared/store/items.repo';

@@ -13,7 +13,7 @@ import type {
   ManualValues,
   TaxProfile,
 } from '../../shared/engine/types';
-import type { ExportReport } from '../../shared/export/types';
+import type { ExportReport } from '../../shared/workbooks/types';
 
 export const SAMPLE_TAX: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 

@@ -5,7 +5,7 @@
  * is not what is measured.
  */
 import { dueAt, type WbConnectionRecord } from '../../shared/store/wb-connections.repo';
-import type { StepDeps } from '../../shared/wbsync/step';
+import type { StepDeps } from '../../shared/marketplaces/wb/sync/step';
 
 export function memoryConnections(initial: readonly WbConnectionRecord[]): {
   store: StepDeps['connections'];

@@ -1,12 +1,12 @@
 /**
  * The emulator's paid-storage and acceptance reports (scripts/local/wb/analytics.ts), driven by the real
- * clients (shared/wb/storage-client.ts, acceptance-client.ts) and the plan (shared/wb/report-plan.ts) on
+ * clients (shared/marketplaces/wb/sources/storage-client.ts, acceptance-client.ts) and the plan (shared/marketplaces/wb/finance/report-plan.ts) on
  * an injected clock shared with the emulator: no real minutes pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptanceCosts, createAcceptanceClient } from '../../../shared/wb/acceptance-client';
-import type { WbOutcome } from '../../../shared/wb/finance-client';
-import { moneyToKopecks } from '../../../shared/wb/money';
+import { acceptanceCosts, createAcceptanceClient } from '../../../shared/marketplaces/wb/sources/acceptance-client';
+import type { WbOutcome } from '../../../shared/marketplaces/wb/finance/finance-client';
+import { moneyToKopecks } from '../../../shared/marketplaces/wb/money';
 import {
   advanceReport,
   claimReportCall,
@@ -17,10 +17,10 @@ import {
   type ReportEffect,
   type ReportFetchState,
   type ReportPlanSettings,
-} from '../../../shared/wb/report-plan';
-import type { ArticleCost } from '../../../shared/wb/costs';
-import type { ReportKind, ReportTaskClient } from '../../../shared/wb/report-task';
-import { createPaidStorageClient, storageCosts } from '../../../shared/wb/storage-client';
+} from '../../../shared/marketplaces/wb/finance/report-plan';
+import type { ArticleCost } from '../../../shared/marketplaces/wb/sources/costs';
+import type { ReportKind, ReportTaskClient } from '../../../shared/marketplaces/wb/finance/report-task';
+import { createPaidStorageClient, storageCosts } from '../../../shared/marketplaces/wb/sources/storage-client';
 import { startWbEmulator, type WbEmulator } from '../wb-emulator';
 
 const MINUTE = 60_000;

@@ -19,17 +19,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import type { TaskStatus } from '../../../shared/wb/analytics-schemas';
-import { moneyToKopecks } from '../../../shared/wb/money';
+import type { TaskStatus } from '../../../shared/marketplaces/wb/sources/analytics-schemas';
+import { moneyToKopecks } from '../../../shared/marketplaces/wb/money';
 import {
   scaleLimits,
   WB_REPORT_LIMITS,
   WB_REPORT_MAX_DAYS,
   type ReportLimits,
   type ReportOp,
-} from '../../../shared/wb/report-plan';
-import type { ReportKind } from '../../../shared/wb/report-task';
-import { ANALYTICS_SCOPE, decodeWbToken } from '../../../shared/wb/token';
+} from '../../../shared/marketplaces/wb/finance/report-plan';
+import type { ReportKind } from '../../../shared/marketplaces/wb/finance/report-task';
+import { ANALYTICS_SCOPE, decodeWbToken } from '../../../shared/marketplaces/wb/token';
 import type { EmulatedWeek } from './weeks';
 import { mulberry32 } from '../../fixtures/random';
 

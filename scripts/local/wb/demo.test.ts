@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFinanceClient } from '../../../shared/wb/finance-client';
-import { createPaidStorageClient } from '../../../shared/wb/storage-client';
-import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../../shared/wb/token';
+import { createFinanceClient } from '../../../shared/marketplaces/wb/finance/finance-client';
+import { createPaidStorageClient } from '../../../shared/marketplaces/wb/sources/storage-client';
+import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../../shared/marketplaces/wb/token';
 import { configuredPort, PORT_SETTINGS } from '../port-settings';
 import { startWbEmulator } from '../wb-emulator';
 import { DEMO_WB_SELLER_ID, demoWbSeller, MAX_DEMO_WEEKS, wbStackLines, wbStackSettings } from './demo';

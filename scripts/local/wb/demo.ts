@@ -15,10 +15,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../../shared/wb/token';
+import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../../shared/marketplaces/wb/token';
 import { makeEmulatorToken } from './tokens';
-import { ADVERT_SCOPE } from '../../../shared/wb/advert-source';
-import { WB_ADVERT_API_URL_DEFAULT, WB_ANALYTICS_API_URL_DEFAULT } from '../../../shared/wb/settings';
+import { ADVERT_SCOPE } from '../../../shared/marketplaces/wb/sources/advert-source';
+import { WB_ADVERT_API_URL_DEFAULT, WB_ANALYTICS_API_URL_DEFAULT } from '../../../shared/marketplaces/wb/settings';
 
 /** Seconds between two calls to the emulator per WB account on the local stack. */
 export const LOCAL_WB_CALL_INTERVAL_SECONDS = 2;

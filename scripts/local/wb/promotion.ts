@@ -13,8 +13,8 @@
  */
 import { largestRemainder } from '../../../shared/engine/allocation';
 import { normalizeText } from '../../../shared/engine/classify';
-import { moneyToKopecks } from '../../../shared/wb/money';
-import type { WbDetailedRow } from '../../../shared/wb/schemas';
+import { moneyToKopecks } from '../../../shared/marketplaces/wb/money';
+import type { WbDetailedRow } from '../../../shared/marketplaces/wb/finance/schemas';
 import type { EmulatedWeek } from './weeks';
 
 export const CAMPAIGN_A = 7_000_001;

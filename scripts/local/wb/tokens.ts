@@ -4,7 +4,7 @@
  * check the signature, accepts only its own.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { scopeMask } from '../../../shared/wb/token';
+import { scopeMask } from '../../../shared/marketplaces/wb/token';
 
 export interface EmulatorTokenClaims {
   oid: number;

@@ -1,15 +1,15 @@
 /**
  * The two roads into the engine give one report: a generated portal file read by the engine's reader, and
- * the same week as WB API rows mapped through shared/wb/row-map.ts into the same aggregator.
+ * the same week as WB API rows mapped through shared/marketplaces/wb/finance/row-map.ts into the same aggregator.
  */
 import { describe, expect, it } from 'vitest';
 import { buildItems } from '../../../shared/engine/build';
 import { readReport } from '../../../shared/engine/read-report';
 import { computeTotals } from '../../../shared/engine/totals';
 import { DEFAULT_TAX_PROFILE } from '../../../shared/engine/types';
-import { moneyToKopecks } from '../../../shared/wb/money';
-import { reportSumsFromRows } from '../../../shared/wb/report-sums';
-import { aggregateApiRows } from '../../../shared/wb/row-map';
+import { moneyToKopecks } from '../../../shared/marketplaces/wb/money';
+import { reportSumsFromRows } from '../../../shared/marketplaces/wb/finance/report-sums';
+import { aggregateApiRows } from '../../../shared/marketplaces/wb/finance/row-map';
 import { emulatedWeek } from './weeks';
 
 const settings = { tax: DEFAULT_TAX_PROFILE, costPrices: {} };

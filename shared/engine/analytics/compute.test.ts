@@ -15,7 +15,7 @@ import {
   type ReportFigures,
   type ReportInfo,
 } from './compute';
-import { reportIdentity } from './identity';
+import { reportIdentity } from './report-identity';
 import { decodeArticles, emptyWeekFigures, encodeChunks, summarizeItems, type ArticleFigures } from './summary';
 
 const info = (id: string, from: string, extra: Partial<ReportInfo> = {}): ReportInfo => ({

@@ -1,3 +1,3 @@
 export * from './summary';
 export * from './compute';
-export * from './identity';
+export * from './report-identity';

@@ -26,7 +26,7 @@ export const WB_SUM_TITLES: Record<string, string> = {
 
 /**
  * Why a difference is no mismatch: the amounts the two definitions treat differently by design, which make
- * up the whole difference (docs/METRICS.md «Reconciliation with WB»; shared/wb/reconcile.ts).
+ * up the whole difference (docs/METRICS.md «Reconciliation with WB»; shared/marketplaces/wb/finance/reconcile.ts).
  */
 export const EXPLANATIONS: Record<ReconciliationField['explained_by'][number], string> = {
   rebill_logistics:

@@ -15,7 +15,7 @@ import { formatDate, formatDateTime, formatInt, plural } from '../lib/format';
 export const WB_SYNC_POLL_MS = 2000;
 /** WB keeps no reports before this day (the API's default `from`). */
 export const WB_DATA_SINCE = '2025-01-01';
-/** A token this close to its expiry is flagged, and the server mails the seller (shared/wbsync/expiry.ts). */
+/** A token this close to its expiry is flagged, and the server mails the seller (shared/marketplaces/wb/sync/expiry.ts). */
 export const EXPIRY_WARNING_DAYS = 7;
 const DAY_MS = 86_400_000;
 

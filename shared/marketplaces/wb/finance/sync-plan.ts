@@ -1,0 +1,283 @@
+/**
+ * The decisions of a durable WB sync, free of AWS and HTTP: given a connection's cursor and the outcome
+ * of one Finance API call, the next cursor, the next call's earliest time and what to do with the data.
+ *
+ * A step (one Lambda invocation, docs/WB-API.md «Sync without sleeping») does:
+ *   1. load the cursor; `planCall(cursor, now)` → wait (hand over with a delay) | call | nothing;
+ *   2. `claim(cursor, now)` and write it with a condition on `version`: only the winner of a duplicate
+ *      delivery calls WB, and the claim moves nextCallAt a full interval on before the call is made, so
+ *      an account never gets more than one call per interval, whatever the retries;
+ *   3. make the one call (finance-client.ts); `advance(claimed, call, outcome, now, …)` → cursor + effects;
+ *   4. apply the effects (store the list's sums, append rows, build a finished report), write the cursor,
+ *      and hand the next step over with `handoverDelaySeconds(cursor.nextCallAt, now)`.
+ */
+import type { DetailedQuery, ListQuery, WbOutcome } from './finance-client';
+import { afterFailure, afterRateLimited, DEFAULT_RATE_POLICY, type RatePolicy } from '../rate';
+import type { DetailedPage } from './page-body';
+import type { ReportSummary } from './schemas';
+
+export interface ReportRef {
+  reportId: number;
+  dateFrom: string;
+  dateTo: string;
+  reportType: number;
+}
+
+export type SyncPhase = 'list' | 'detail' | 'idle' | 'blocked';
+
+export interface SyncCursor {
+  phase: SyncPhase;
+  /** list: the period asked for (YYYY-MM-DD, Moscow) and the page offset. */
+  listFrom: string;
+  listTo: string;
+  listOffset: number;
+  /** detail: the reports to read, the one being read and the last rrdId read of it (0 = none yet). */
+  reports: ReportRef[];
+  reportIndex: number;
+  reportId: number | null;
+  rrdId: number;
+  /** No WB call for this account before this moment (epoch ms). */
+  nextCallAt: number;
+  lastCallAt: number | null;
+  /** Transient failures in a row. */
+  failures: number;
+  /** Bumped by every claim: the conditional write that lets one step call WB. */
+  version: number;
+  /** blocked: why (the seller must give a new token). */
+  blocked?: 'unauthorized' | 'forbidden';
+}
+
+export interface SyncSettings {
+  policy: RatePolicy;
+  /** Rows per detailed page (≤ 100 000). */
+  pageLimit: number;
+  /** Reports per list page (≤ 1000). */
+  listLimit: number;
+  /** Idle → the next round's list call this long after a round ends. */
+  pollEveryMs: number;
+  /** Each round lists reports from this many days back (late reports, corrections). */
+  lookbackDays: number;
+  /** Report types to import (1 основной, 2 по выкупам); each is kept apart, as in a file upload. */
+  reportTypes: readonly number[];
+}
+
+export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
+  policy: DEFAULT_RATE_POLICY,
+  pageLimit: 100_000,
+  listLimit: 1000,
+  pollEveryMs: 6 * 3_600_000,
+  lookbackDays: 35,
+  reportTypes: [1, 2],
+};
+
+export type SyncCall =
+  { kind: 'list'; query: Required<ListQuery> } | { kind: 'detail'; reportId: number; query: Required<DetailedQuery> };
+
+export type SyncEffect =
+  /** New reports with WB's own sums (store them: the reconciliation compares against bankPaymentSum). */
+  | { kind: 'reports-found'; reports: ReportSummary[] }
+  /** One page of a report's rows, in rrdId order: append them to the report's import. */
+  | { kind: 'rows'; reportId: number; page: DetailedPage }
+  /** All rows of the report are in: build it with the engine and reconcile. */
+  | { kind: 'report-complete'; reportId: number }
+  | { kind: 'report-missing'; reportId: number }
+  /** The token no longer works: stop, tell the seller. */
+  | { kind: 'token-rejected'; reason: 'unauthorized' | 'forbidden'; message: string }
+  /** Transient failures went on too long, or WB refused the request: the round ends, the next one retries. */
+  | { kind: 'gave-up'; reason: string }
+  | { kind: 'round-complete'; reports: number };
+
+export type PlannedCall = { kind: 'wait'; until: number } | { kind: 'call'; call: SyncCall } | { kind: 'none' };
+
+const DAY_MS = 86_400_000;
+const MSK_OFFSET_MS = 3 * 3_600_000;
+
+/** The Moscow calendar date of an instant. */
+export function moscowDate(ms: number): string {
+  return new Date(ms + MSK_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+function listWindow(now: number, settings: SyncSettings): { listFrom: string; listTo: string } {
+  return { listFrom: moscowDate(now - settings.lookbackDays * DAY_MS), listTo: moscowDate(now) };
+}
+
+/** A new connection: list from `since` (YYYY-MM-DD; WB keeps data from 2025-01-01) at once. */
+export function initialCursor(now: number, since: string): SyncCursor {
+  return {
+    phase: 'list',
+    listFrom: since,
+    listTo: moscowDate(now),
+    listOffset: 0,
+    reports: [],
+    reportIndex: 0,
+    reportId: null,
+    rrdId: 0,
+    nextCallAt: now,
+    lastCallAt: null,
+    failures: 0,
+    version: 0,
+  };
+}
+
+/** What a step should do now. An idle cursor whose time has come starts a new round with a list call. */
+export function planCall(cursor: SyncCursor, now: number, settings: SyncSettings = DEFAULT_SYNC_SETTINGS): PlannedCall {
+  if (cursor.phase === 'blocked') return { kind: 'none' };
+  if (now < cursor.nextCallAt) return { kind: 'wait', until: cursor.nextCallAt };
+  if (cursor.phase === 'detail' && cursor.reportId !== null) {
+    return {
+      kind: 'call',
+      call: { kind: 'detail', reportId: cursor.reportId, query: { rrdId: cursor.rrdId, limit: settings.pageLimit } },
+    };
+  }
+  const window = cursor.phase === 'idle' ? listWindow(now, settings) : cursor;
+  return {
+    kind: 'call',
+    call: {
+      kind: 'list',
+      query: {
+        dateFrom: window.listFrom,
+        dateTo: window.listTo,
+        period: 'weekly',
+        limit: settings.listLimit,
+        offset: cursor.phase === 'idle' ? 0 : cursor.listOffset,
+      },
+    },
+  };
+}
+
+/**
+ * The cursor to write (conditionally on the loaded `version`) before calling WB: the call's time is taken,
+ * the next call is pushed a full interval on, an idle cursor becomes a new round's list.
+ */
+export function claim(cursor: SyncCursor, now: number, settings: SyncSettings = DEFAULT_SYNC_SETTINGS): SyncCursor {
+  if (cursor.phase === 'blocked' || now < cursor.nextCallAt) throw new Error('no call is due');
+  const started: SyncCursor =
+    cursor.phase === 'idle'
+      ? {
+          ...cursor,
+          phase: 'list',
+          ...listWindow(now, settings),
+          listOffset: 0,
+          reports: [],
+          reportIndex: 0,
+          reportId: null,
+          rrdId: 0,
+        }
+      : cursor;
+  return { ...started, lastCallAt: now, nextCallAt: now + settings.policy.intervalMs, version: cursor.version + 1 };
+}
+
+function nextReport(
+  c: SyncCursor,
+  index: number,
+  now: number,
+  settings: SyncSettings,
+  effects: SyncEffect[],
+): SyncCursor {
+  const ref = c.reports[index];
+  if (ref === undefined) {
+    effects.push({ kind: 'round-complete', reports: c.reports.length });
+    return {
+      ...c,
+      phase: 'idle',
+      reportIndex: index,
+      reportId: null,
+      rrdId: 0,
+      nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs),
+    };
+  }
+  return { ...c, phase: 'detail', reportIndex: index, reportId: ref.reportId, rrdId: 0 };
+}
+
+/**
+ * The cursor after one call's outcome (`claimed` is what `claim` returned), and the effects to apply.
+ * `imported` holds the report ids the connection already has: they are not read again.
+ */
+export function advance(
+  claimed: SyncCursor,
+  call: SyncCall,
+  outcome: WbOutcome<ReportSummary[]> | WbOutcome<DetailedPage>,
+  now: number,
+  settings: SyncSettings = DEFAULT_SYNC_SETTINGS,
+  imported: ReadonlySet<number> = new Set(),
+): { cursor: SyncCursor; effects: SyncEffect[] } {
+  const effects: SyncEffect[] = [];
+  const policy = settings.policy;
+  const c: SyncCursor = { ...claimed };
+  switch (outcome.kind) {
+    case 'rate_limited':
+      return {
+        cursor: { ...c, nextCallAt: Math.max(c.nextCallAt, afterRateLimited(now, outcome.retryAfterSeconds, policy)) },
+        effects,
+      };
+    case 'unauthorized':
+    case 'forbidden':
+      effects.push({ kind: 'token-rejected', reason: outcome.kind, message: outcome.message });
+      return { cursor: { ...c, phase: 'blocked', blocked: outcome.kind }, effects };
+    case 'server_error':
+    case 'network_error':
+    case 'invalid_response': {
+      const failures = c.failures + 1;
+      if (failures >= policy.maxFailures) {
+        effects.push({ kind: 'gave-up', reason: `${outcome.kind}: ${outcome.message}` });
+        return {
+          cursor: { ...c, phase: 'idle', failures: 0, nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) },
+          effects,
+        };
+      }
+      return {
+        cursor: { ...c, failures, nextCallAt: Math.max(c.nextCallAt, afterFailure(now, failures, policy)) },
+        effects,
+      };
+    }
+    case 'rejected':
+      effects.push({ kind: 'gave-up', reason: `WB refused the request (${outcome.status}): ${outcome.message}` });
+      return {
+        cursor: { ...c, phase: 'idle', failures: 0, nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) },
+        effects,
+      };
+    default:
+      break;
+  }
+  c.failures = 0;
+  if (call.kind === 'list') {
+    if (outcome.kind === 'not_found') {
+      return { cursor: nextReport(c, 0, now, settings, effects), effects };
+    }
+    const items = outcome.kind === 'ok' ? (outcome.value as ReportSummary[]) : [];
+    const fresh = items.filter(
+      (r) =>
+        settings.reportTypes.includes(r.reportType) &&
+        !imported.has(r.reportId) &&
+        !c.reports.some((q) => q.reportId === r.reportId),
+    );
+    if (fresh.length > 0) effects.push({ kind: 'reports-found', reports: fresh });
+    // Oldest first, so the seller's history fills in order.
+    const reports = [
+      ...c.reports,
+      ...fresh.map((r) => ({ reportId: r.reportId, dateFrom: r.dateFrom, dateTo: r.dateTo, reportType: r.reportType })),
+    ].sort((a, b) => (a.dateFrom < b.dateFrom ? -1 : a.dateFrom > b.dateFrom ? 1 : a.reportId - b.reportId));
+    const withReports = { ...c, reports };
+    if (items.length >= settings.listLimit)
+      return { cursor: { ...withReports, listOffset: c.listOffset + items.length }, effects };
+    return { cursor: nextReport({ ...withReports, listOffset: 0 }, 0, now, settings, effects), effects };
+  }
+  // detail
+  if (outcome.kind === 'not_found') {
+    effects.push({ kind: 'report-missing', reportId: call.reportId });
+    return { cursor: nextReport(c, c.reportIndex + 1, now, settings, effects), effects };
+  }
+  if (outcome.kind === 'empty') {
+    effects.push({ kind: 'report-complete', reportId: call.reportId });
+    return { cursor: nextReport(c, c.reportIndex + 1, now, settings, effects), effects };
+  }
+  const page = outcome.value as DetailedPage;
+  const last = page.lastRrdId;
+  if (last === null || last <= c.rrdId) {
+    // A page that does not move the cursor would be read forever.
+    effects.push({ kind: 'gave-up', reason: `report ${call.reportId}: page after rrdId ${c.rrdId} does not advance` });
+    return { cursor: { ...c, phase: 'idle', nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) }, effects };
+  }
+  effects.push({ kind: 'rows', reportId: call.reportId, page });
+  return { cursor: { ...c, rrdId: last }, effects };
+}

@@ -1,0 +1,158 @@
+/**
+ * The composition of the WB connection and sync use cases: the real stores, files, Finance API client,
+ * token key and clock, built once per cold start (wbDeps()). The report side of an import hands the
+ * report to the worker through this process's invoker (shared/jobs/worker-invoke.ts); a re-derivation
+ * starts a rebuild with the rebuild routes' composition (shared/reports/rebuild/rebuild-deps.ts).
+ */
+import { getConfig } from '../../../config';
+import { systemClock } from '../../../deps';
+import { putObject, readObject, sourceObjectKey } from '../../../files/objects';
+import { log } from '../../../log';
+import { wbTokenExpiryMail } from '../../../mail/messages';
+import { sendMail } from '../../../mail/send';
+import { processWorkerInvoker } from '../../../jobs/worker-invoke';
+import { rebuildDeps } from '../../../reports/rebuild/rebuild-deps';
+import { findContentDuplicate } from '../../../reports/upload/duplicates';
+import { fingerprintWbSource } from '../../../reports/worker/read-source';
+import { importWbReport, type WbImportDeps } from '../../../reports/worker/wb-import';
+import { findReportsByIdentity, identityPutTransactItem } from '../../../store/report-identities.repo';
+import { chargeLimits } from '../../../store/limits.repo';
+import { processingReportPut } from '../../../store/report-lifecycle.repo';
+import { newReportId } from '../../../store/report-record';
+import { getReportAnyStatus } from '../../../store/reports.repo';
+import { getUserById } from '../../../store/users.repo';
+import * as connections from '../../../store/wb-connections.repo';
+import { DEFAULT_RATE_POLICY } from '../rate';
+import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../finance/sync-plan';
+import type { StepDeps } from './step';
+import type { CostStepDeps } from './costs-step';
+import { advertSource } from '../sources/advert-source';
+import { acceptanceSource, storageSource } from '../sources/analytics-source';
+import type { CostSource } from '../sources/costs';
+import { putCostBatch } from '../../../store/wb-costs.repo';
+import { listReports } from '../../../store/reports.repo';
+import { startRebuild } from '../../../reports/rebuild/rebuild';
+import { AppError } from '../../../errors';
+import { callIntervalMs, deletePages, finance, tokenKeyWrapper } from './connection-deps';
+
+/** A round starts once a day (WB publishes the weekly reports on Mondays; a late one is found next day). */
+export const SYNC_EVERY_MS = 24 * 3_600_000;
+/** How long a step may hold its connection: the tick's timeout (serverless functions.ts wbSyncTick). */
+export const STEP_LEASE_MS = 5 * 60_000;
+
+export function syncSettings(): SyncSettings & { leaseMs: number } {
+  const intervalMs = callIntervalMs();
+  return {
+    ...DEFAULT_SYNC_SETTINGS,
+    policy: { ...DEFAULT_RATE_POLICY, intervalMs },
+    pollEveryMs: SYNC_EVERY_MS,
+    leaseMs: STEP_LEASE_MS,
+  };
+}
+
+export function wbImportDeps(): WbImportDeps {
+  return {
+    clock: systemClock,
+    ids: { newId: newReportId },
+    users: { getUserById },
+    identities: { findReportsByIdentity },
+    reports: { getReportAnyStatus },
+    files: { readObject, putObject, sourceObjectKey },
+    chargeLimits: (input) => chargeLimits(input),
+    puts: { processingReportPut, identityPutTransactItem },
+    contentOf: (source) => fingerprintWbSource({ buffer: source }),
+    deletePages,
+    findContentDuplicate: (userId, fingerprint) =>
+      findContentDuplicate(
+        { identities: { findReportsByIdentity }, reports: { getReportAnyStatus } },
+        userId,
+        fingerprint,
+      ),
+    invoker: processWorkerInvoker,
+    leaseMs: () => getConfig().WORKER_LEASE_MS,
+    log: (level, message, data) => log(level, message, data),
+  };
+}
+
+/**
+ * The per-article cost sources the sync fetches (shared/marketplaces/wb/sources/costs.ts), each with its API's base URL and
+ * pacing from settings: ads (WB_ADVERT_API_URL, WB_ADVERT_CALL_INTERVAL_SECONDS), paid storage and
+ * acceptance (WB_ANALYTICS_API_URL; WB's report limits scaled to WB_CALL_INTERVAL_SECONDS).
+ */
+export function costSources(): CostSource[] {
+  const analytics = { baseUrl: () => getConfig().WB_ANALYTICS_API_URL, callIntervalMs };
+  return [
+    advertSource({
+      baseUrl: () => getConfig().WB_ADVERT_API_URL,
+      intervalMs: () => Math.round(getConfig().WB_ADVERT_CALL_INTERVAL_SECONDS * 1000),
+    }) as CostSource,
+    storageSource(analytics) as CostSource,
+    acceptanceSource(analytics) as CostSource,
+  ];
+}
+
+export function costStepDeps(over: Partial<CostStepDeps> = {}): CostStepDeps {
+  return {
+    sources: costSources(),
+    putCosts: putCostBatch,
+    reportsToCost: async (userId, sellerId) => {
+      const out: Array<{ id: string; period_from: string | null; period_to: string | null }> = [];
+      let cursor: string | null = null;
+      do {
+        const page = await listReports(userId, { sellerId, cursor, limit: 200, ready: true });
+        for (const r of page.items) if (!r.is_combined && r.source_path) out.push(r);
+        cursor = page.next_cursor;
+      } while (cursor);
+      return out;
+    },
+    rederive: async (userId, reportId) => {
+      const user = await getUserById(userId);
+      if (!user) return 'gone';
+      try {
+        await startRebuild(rebuildDeps, user, reportId, 0);
+        return 'started';
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'report_busy') return 'busy';
+        if (e instanceof AppError && e.status < 500) return 'gone';
+        throw e;
+      }
+    },
+    // A look for reports without costs every ten call intervals (10 minutes with WB's minute).
+    settings: () => ({ scanEveryMs: 10 * callIntervalMs(), maxFailures: 6, leaseMs: STEP_LEASE_MS }),
+    ...over,
+  };
+}
+
+export function stepDeps(over: Partial<StepDeps> = {}): StepDeps {
+  const imports = wbImportDeps();
+  return {
+    connections,
+    keyWrapper: tokenKeyWrapper,
+    finance,
+    putPage: putObject,
+    deletePages,
+    hasIdentity: async (userId, identity) => {
+      for (const id of await findReportsByIdentity(userId, identity)) {
+        if (await getReportAnyStatus(userId, id)) return true;
+      }
+      return false;
+    },
+    importReport: (c, p, sums) => importWbReport(imports, c, p, sums),
+    expiryMail: async (c) => {
+      const user = await getUserById(c.user_id);
+      if (!user) return;
+      await sendMail(
+        wbTokenExpiryMail(
+          user.email,
+          { sellerName: c.seller_name, wbSellerId: c.wb_seller_id, tokenHint: c.token_hint, expiresAt: c.expires_at },
+          getConfig().APP_URL,
+        ),
+      );
+    },
+    clock: systemClock,
+    ids: { newId: newReportId },
+    settings: syncSettings,
+    costs: costStepDeps(),
+    ...over,
+  };
+}

@@ -1,0 +1,333 @@
+/**
+ * The WB sync as a durable task of short steps (docs/ARCHITECTURE.md «The WB sync»; docs/WB-API.md «Sync
+ * without sleeping»). A step is one look at one connection: import the reports whose rows are all read
+ * (no WB call), or make at most ONE call to WB and record its outcome; then it hands over by writing the
+ * connection's due time, which the next tick (every minute; locally every few seconds) picks up.
+ *
+ * One step per connection at a time: a step claims the connection with a lease (a write conditional on
+ * the revision it read) and, in the same transaction, the WB account's call budget (the next call for
+ * that WB account not before now + interval, whoever's connection makes it). A step that dies leaves its
+ * lease to run out; the next step repeats the call from the cursor it claimed with, and the page it
+ * stores lands under the same key (the cursor's rrdId), so nothing is read or counted twice.
+ *
+ * The decisions (what to call, what an outcome means, how long to wait after a 429 or a failure) are
+ * sync-plan.ts's, on the injected clock.
+ */
+import type { Clock, IdSource } from '../../../deps';
+import { nowMs } from '../../../deps';
+import type * as repo from '../../../store/wb-connections.repo';
+import { watchesToken, type WbConnectionRecord, type WbPendingReport } from '../../../store/wb-connections.repo';
+import type { FinanceClient, WbOutcome } from '../finance/finance-client';
+import type { DetailedPage } from '../finance/page-body';
+import type { ReportSummary } from '../finance/schemas';
+import { advance, claim, planCall, type SyncSettings } from '../finance/sync-plan';
+import { openToken, type KeyWrapper } from '../token-crypto';
+import { costsStart, runCostStep, type CostStepDeps, type CostStepResult } from './costs-step';
+import { needsExpiryNotice, sendExpiryNotice } from './expiry';
+
+export type ImportOutcome =
+  | { kind: 'imported'; reportId: string }
+  /** The user has this WB report already (uploaded as a file, or imported before). */
+  | { kind: 'duplicate' }
+  | { kind: 'insufficient_limits'; rows: number; limits: number };
+
+export interface StepDeps {
+  connections: Pick<typeof repo, 'getConnection' | 'saveConnection' | 'claimStep' | 'dueConnections'>;
+  keyWrapper: () => KeyWrapper;
+  finance: (token: string) => FinanceClient;
+  /** Stores one page of rows (gzip'd JSON lines) under `key` in the bucket. */
+  putPage: (key: string, body: Buffer) => Promise<void>;
+  /** Deletes pages of rows; a failure is logged, never thrown (connection-deps.ts deletePages). */
+  deletePages: (keys: readonly string[]) => Promise<void>;
+  /** Does the user have a report of this identity already (report-identity.ts)? */
+  hasIdentity: (userId: string, identity: string) => Promise<boolean>;
+  /** Charges and builds a report whose rows are all read (shared/reports/worker/wb-import.ts). */
+  importReport: (c: WbConnectionRecord, p: WbPendingReport, sums: ReportSummary | null) => Promise<ImportOutcome>;
+  /** Mails the user that the connection's token expires soon (expiry.ts). */
+  expiryMail: (c: WbConnectionRecord) => Promise<void>;
+  clock: Clock;
+  ids: IdSource;
+  settings: () => SyncSettings & { leaseMs: number };
+  /** Per-article costs from WB's other APIs (costs-step.ts), fetched while no Finance call is due; absent: none. */
+  costs?: CostStepDeps;
+}
+
+/** The identity of a WB report, the one an uploaded file named «…№<report>_<seller>…» has. */
+export const wbIdentity = (wbSellerId: string, wbReportId: number) => `num:${wbSellerId}:${wbReportId}`;
+
+/**
+ * Where a page of a report's rows is kept while the report is read: keyed by the cursor it was read from.
+ * Deleted once the report is imported or found a duplicate (wb-import.ts), and with the connection.
+ */
+export const pageKey = (c: Pick<WbConnectionRecord, 'user_id' | 'id'>, wbReportId: number, afterRrdId: number) =>
+  `sources/${c.user_id}/wbsync/${c.id}/${wbReportId}/${String(afterRrdId).padStart(16, '0')}.json.gz`;
+
+/**
+ * Every page a connection may hold: those of the report being read and of the read reports waiting to be
+ * imported, and the one a step that died may have stored before its cursor moved (its key is the cursor's).
+ */
+export function connectionPageKeys(c: WbConnectionRecord): string[] {
+  const keys = [...(c.reading?.pages ?? []), ...c.pending.flatMap((p) => p.pages)].map((p) => p.key);
+  if (c.cursor.reportId !== null) keys.push(pageKey(c, c.cursor.reportId, c.cursor.rrdId));
+  return [...new Set(keys)];
+}
+
+export type StepResult =
+  | 'gone'
+  | 'inactive'
+  | 'leased'
+  | 'busy'
+  | 'budget'
+  | 'wait'
+  | 'blocked'
+  | 'limits_exhausted'
+  | 'imported'
+  | 'called'
+  | CostStepResult;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Imports the connection's read reports in order; stops at the first the limits do not cover. */
+async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbConnectionRecord | 'lost' | 'limits'> {
+  let cur = c;
+  while (cur.pending.length > 0) {
+    const p = cur.pending[0]!;
+    const key = String(p.ref.reportId);
+    const outcome = await deps.importReport(cur, p, cur.found[key] ?? null);
+    if (outcome.kind === 'insufficient_limits') {
+      if (cur.sync_status !== 'limits_exhausted') {
+        const saved = await deps.connections.saveConnection({
+          ...cur,
+          sync_status: 'limits_exhausted',
+          error: {
+            code: 'insufficient_limits',
+            message: `Отчёт WB № ${p.ref.reportId} прочитан (${outcome.rows} строк), но лимитов не хватает (осталось ${outcome.limits}). Синхронизация продолжится после пополнения.`,
+          },
+        });
+        if (!saved) return 'lost';
+      }
+      return 'limits';
+    }
+    const { [key]: _done, ...found } = cur.found;
+    const imported = outcome.kind === 'imported';
+    const saved = await deps.connections.saveConnection({
+      ...cur,
+      pending: cur.pending.slice(1),
+      found,
+      imported_ids: [...new Set([...cur.imported_ids, p.ref.reportId])],
+      reports_imported: cur.reports_imported + (imported ? 1 : 0),
+      round: { ...cur.round, reports_imported: cur.round.reports_imported + (imported ? 1 : 0) },
+      ...(cur.sync_status === 'limits_exhausted'
+        ? { sync_status: cur.cursor.phase === 'idle' ? ('scheduled' as const) : ('syncing' as const), error: null }
+        : {}),
+    });
+    if (!saved) return 'lost';
+    cur = saved;
+  }
+  return cur;
+}
+
+/** One step of one connection (see the module comment). */
+export async function runStep(deps: StepDeps, userId: string, id: string): Promise<StepResult> {
+  let c = await deps.connections.getConnection(userId, id);
+  if (!c) return 'gone';
+  const start = nowMs(deps.clock);
+  // A paused connection is looked at for its token alone (expiry.ts): the notice, and at the expiry the
+  // stop below; no lease, no import, no WB call.
+  const paused = c.status === 'paused';
+  if (c.status !== 'active' && !(paused && watchesToken(c))) return 'inactive';
+  if (!paused && c.lease_until > start) return 'leased';
+  if (Date.parse(c.expires_at) <= start) {
+    await deps.connections.saveConnection({
+      ...c,
+      status: 'token_expired',
+      sync_status: 'stopped',
+      error: { code: 'wb_token_expired', message: 'Срок действия токена WB истёк: вставьте новый токен.' },
+    });
+    return 'inactive';
+  }
+  if (needsExpiryNotice(c, start)) {
+    const marked = await sendExpiryNotice(deps, c, start);
+    if (!marked) return 'busy';
+    c = marked;
+  }
+  if (paused) return 'inactive';
+  let imported = false;
+  if (c.pending.length > 0) {
+    const r = await importPending(deps, c);
+    if (r === 'lost') return 'busy';
+    if (r === 'limits') return 'limits_exhausted';
+    c = r;
+    imported = true;
+  }
+  const settings = deps.settings();
+  const plan = planCall(c.cursor, start, settings);
+  if (plan.kind === 'none') return 'blocked';
+  if (plan.kind === 'wait') {
+    // No Finance call due: the per-article costs' step, if any (costs-step.ts).
+    const costs = deps.costs ? await runCostStep(deps.costs, deps.connections, deps.keyWrapper, c, start) : null;
+    return costs ?? (imported ? 'imported' : 'wait');
+  }
+
+  // The claim: the lease and the WB account's budget, or nothing.
+  const startsRound = c.cursor.phase === 'idle';
+  const claimed = await deps.connections.claimStep(
+    {
+      ...c,
+      cursor: claim(c.cursor, start, settings),
+      lease_until: start + settings.leaseMs,
+      sync_status: 'syncing',
+      ...(startsRound ? { round: { reports_found: 0, reports_imported: 0, rows_read: 0 }, error: null } : {}),
+    },
+    start,
+    start + settings.policy.intervalMs,
+  );
+  if (claimed.kind === 'busy') return 'busy';
+  if (claimed.kind === 'budget') {
+    // Another connection of this WB account called: wait for the budget (a write of our own due time).
+    await deps.connections.saveConnection({
+      ...c,
+      cursor: { ...c.cursor, nextCallAt: Math.max(c.cursor.nextCallAt, claimed.until) },
+    });
+    return 'budget';
+  }
+  c = claimed.connection;
+
+  // The one call.
+  const token = await openToken(c.sealed, deps.keyWrapper(), { sellerId: c.seller_id });
+  const client = deps.finance(token);
+  const call = plan.call;
+  const outcome: WbOutcome<ReportSummary[]> | WbOutcome<DetailedPage> =
+    call.kind === 'list' ? await client.listReports(call.query) : await client.detailedPage(call.reportId, call.query);
+  const now = nowMs(deps.clock);
+
+  // Reports the user has already (imported, or uploaded as files): never read, never charged again.
+  const known = new Set(c.imported_ids);
+  if (call.kind === 'list' && outcome.kind === 'ok') {
+    for (const r of outcome.value as ReportSummary[]) {
+      if (!known.has(r.reportId) && (await deps.hasIdentity(c.user_id, wbIdentity(c.wb_seller_id, r.reportId)))) {
+        known.add(r.reportId);
+      }
+    }
+  }
+  const { cursor, effects } = advance(c.cursor, call, outcome, now, settings, known);
+
+  let next: WbConnectionRecord = {
+    ...c,
+    cursor,
+    lease_until: 0,
+    imported_ids: [...known],
+    ...costsStart(deps.costs, c),
+  };
+  for (const effect of effects) {
+    switch (effect.kind) {
+      case 'reports-found': {
+        const found = { ...next.found };
+        for (const r of effect.reports) found[String(r.reportId)] = r;
+        next = {
+          ...next,
+          found,
+          seller_name: next.seller_name ?? (effect.reports.find((r) => r.sellerFinanceName)?.sellerFinanceName || null),
+          round: { ...next.round, reports_found: next.round.reports_found + effect.reports.length },
+        };
+        break;
+      }
+      case 'rows': {
+        // Stored before the cursor moves past it: a step that dies here reads the page again into the same key.
+        const key = pageKey(c, effect.reportId, c.cursor.rrdId);
+        await deps.putPage(key, effect.page.body);
+        const pages =
+          next.reading?.wb_report_id === effect.reportId ? next.reading.pages.filter((p) => p.key !== key) : [];
+        next = {
+          ...next,
+          reading: { wb_report_id: effect.reportId, pages: [...pages, { key, rows: effect.page.rows }] },
+          round: { ...next.round, rows_read: next.round.rows_read + effect.page.rows },
+        };
+        break;
+      }
+      case 'report-complete': {
+        const ref = c.cursor.reports.find((r) => r.reportId === effect.reportId);
+        const pages = next.reading?.wb_report_id === effect.reportId ? next.reading.pages : [];
+        const rows = pages.reduce((n, p) => n + p.rows, 0);
+        next = { ...next, reading: null };
+        if (ref && rows > 0) {
+          next.pending = [...next.pending, { report_id: deps.ids.newId(), ref, pages, rows }];
+        } else {
+          // A report without rows: nothing to build or charge.
+          next.imported_ids = [...new Set([...next.imported_ids, effect.reportId])];
+        }
+        break;
+      }
+      case 'report-missing':
+        // WB no longer has the report (404, perhaps mid-read): the pages read so far are let go (below).
+        next = { ...next, reading: null };
+        break;
+      case 'token-rejected':
+        next = {
+          ...next,
+          status: effect.reason === 'unauthorized' ? 'token_invalid' : 'token_no_finance',
+          sync_status: 'stopped',
+          error: {
+            code: effect.reason === 'unauthorized' ? 'wb_token_invalid' : 'wb_token_no_finance',
+            message:
+              effect.reason === 'unauthorized'
+                ? 'WB больше не принимает токен: создайте новый токен с категорией «Финансы» и вставьте его.'
+                : 'У токена нет доступа к категории «Финансы»: создайте токен с этой категорией.',
+          },
+        };
+        break;
+      case 'gave-up':
+        next = {
+          ...next,
+          sync_status: 'error',
+          error: {
+            code: 'wb_unavailable',
+            message: `WB не ответил как ожидалось; следующая попытка — в следующем раунде. (${effect.reason})`,
+          },
+        };
+        break;
+      case 'round-complete':
+        next = {
+          ...next,
+          last_sync: iso(now),
+          ...(next.sync_status === 'error' ? {} : { sync_status: 'scheduled' as const, error: null }),
+        };
+        break;
+    }
+  }
+  // Pages the connection lets go of in this step (a report WB no longer has, a read given up and another
+  // report begun, the page a step that died stored at the cursor's key): deleted once it is written
+  // without them. A write that loses deletes nothing: the next step repeats the call.
+  const kept = new Set(connectionPageKeys(next));
+  const dropped = connectionPageKeys(c).filter((key) => !kept.has(key));
+  const saved = await deps.connections.saveConnection(next);
+  if (!saved) return 'busy';
+  if (dropped.length > 0) await deps.deletePages(dropped);
+  if (saved.pending.length > 0) {
+    const r = await importPending(deps, saved);
+    if (r === 'limits') return 'limits_exhausted';
+  }
+  return 'called';
+}
+
+/** The tick: one step of every due connection (a few at a time), each failure logged and left to the next tick. */
+export async function tick(
+  deps: StepDeps,
+  opts: { limit?: number; onError?: (e: unknown, conn: { userId: string; id: string }) => void } = {},
+): Promise<Array<{ userId: string; id: string; result: StepResult | 'failed' }>> {
+  const due = await deps.connections.dueConnections(nowMs(deps.clock), opts.limit ?? 50);
+  const out: Array<{ userId: string; id: string; result: StepResult | 'failed' }> = [];
+  const queue = [...due];
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      try {
+        out.push({ ...next, result: await runStep(deps, next.userId, next.id) });
+      } catch (e) {
+        opts.onError?.(e, next);
+        out.push({ ...next, result: 'failed' });
+      }
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return out;
+}

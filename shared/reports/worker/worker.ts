@@ -1,0 +1,297 @@
+/**
+ * The report worker's use case (functions/reports/worker.handler.ts runs it with the composition's
+ * dependencies, shared/reports/deps.ts; shared/jobs/worker-invoke.ts queues it): builds an uploaded report, or rebuilds one, outside any HTTP request.
+ *
+ * One event = one attempt at one report's task:
+ *   1. claim the report (reports.repo claimReportTask: conditional, counts the attempt) — a report that
+ *      is done, failed, or held by a live worker is left alone, so an event delivered twice, a Lambda
+ *      retry and a recovery re-invoke never run the same task side by side;
+ *   2. renew the lease while working (a heartbeat that also saves the progress: step, rows read,
+ *      items written); a lost lease stops this attempt;
+ *   3. upload: read the stored source (the catalog looked up and extended meanwhile: catalog-sync.ts),
+ *      link the seller, price from the catalog, write the items as
+ *      generation 1 with their deterministic ids (a repeated attempt overwrites the same items, never
+ *      adds), then mark the report ready; rebuild: rebuild.ts rebuildReport (a new generation switched
+ *      in one conditional update), then `ready` with `last_rebuild`;
+ *   4. on failure: the file's own fault (4xx) ends the task at once; anything else is retried — the
+ *      lease is released and the worker re-invoked — until WORKER_MAX_ATTEMPTS; then an upload is
+ *      `failed` and refunded in one transaction (once, ever), a rebuild leaves the report as it was.
+ * A run that dies (timeout, out of memory) stops renewing its lease: Lambda's own retry, or recovery
+ * (recover.ts) once the lease ran out, starts the next attempt.
+ */
+import { getConfig } from '../../config';
+import { nowMs } from '../../deps';
+import { AppError, toAppError } from '../../errors';
+import { describeError, log } from '../../log';
+import { countMetric, durationMetric, StepTimer } from '../../metrics';
+import { commissionByCategory, computeTotals } from '../../engine';
+import type { ReportRecord } from '../../store/report-record';
+import type { WorkerEvent } from '../../jobs/worker-invoke';
+import type { UserRecord } from '../../store/users.repo';
+import { failureOf } from './failures';
+import { giveUp, type WorkerContext } from './give-up';
+import type { ReportProgress } from './lifecycle';
+import type { WorkerDeps } from '../ports';
+import { settingsDate } from './report-settings';
+import { contentIdentity, periodTitle } from '../upload/report-identity';
+
+export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
+
+/** Rows between two progress notes while reading (the heartbeat saves the latest one). */
+const ROWS_PER_NOTE = 5_000;
+
+class Heartbeat {
+  progress: ReportProgress;
+  lost = false;
+  private timer: NodeJS.Timeout | undefined;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly deps: WorkerDeps,
+    private readonly record: ReportRecord,
+    private readonly owner: string,
+    private readonly leaseMs: number,
+  ) {
+    this.progress = {
+      ...(record.progress ?? { step: 'queued', rows_read: 0, rows_total: 0, items_written: 0, items_total: 0 }),
+    };
+    this.timer = setInterval(() => void this.save(), Math.max(250, Math.min(2_000, Math.floor(leaseMs / 4))));
+  }
+
+  note(p: Partial<ReportProgress>, saveNow = false): void {
+    this.progress = { ...this.progress, ...p };
+    if (saveNow) void this.save();
+  }
+
+  save(): Promise<void> {
+    this.saving = this.saving.then(async () => {
+      if (this.lost) return;
+      try {
+        const ok = await this.deps.lifecycle.renewReportTask(
+          this.record.user_id,
+          this.record.id,
+          this.owner,
+          this.leaseMs,
+          this.progress,
+          nowMs(this.deps.clock),
+        );
+        if (!ok) this.lost = true;
+      } catch (e) {
+        log('warn', 'worker heartbeat failed', { report_id: this.record.id, ...describeError(e) });
+      }
+    });
+    return this.saving;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.saving;
+  }
+
+  /** Throws when another worker took the report over: nothing of this attempt may be written after that. */
+  check(): void {
+    if (this.lost) throw new LeaseLost();
+  }
+}
+
+class LeaseLost extends Error {
+  constructor() {
+    super('the report was taken over by another worker');
+    this.name = 'LeaseLost';
+  }
+}
+
+/** Reads the stored source, prices and writes the items, marks the report ready. */
+async function buildUpload(
+  deps: WorkerDeps,
+  user: UserRecord,
+  record: ReportRecord,
+  owner: string,
+  hb: Heartbeat,
+  ctx: WorkerContext,
+  time: StepTimer,
+): Promise<void> {
+  if (!record.source_path) throw new AppError(409, 'source_missing', 'The report has no stored source file');
+  // Read where it lies, by byte ranges (the download overlaps the reading; no temporary copy).
+  const ranges = await deps.files.objectRanges(record.source_path);
+  if (!ranges) throw new AppError(409, 'source_missing', 'The stored source file is missing');
+  time.lap('open');
+  hb.note({ step: 'reading', rows_read: 0 }, true);
+  // The catalog is looked up and extended while the file is read (catalog-sync.ts).
+  const catalog = deps.catalogSync(user.id);
+  ctx.catalog = catalog;
+  const parsed = await deps.engine.readReport(
+    { ranges, filename: record.source_name ?? undefined },
+    { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
+    {
+      onRows: (rows) => {
+        if (rows % ROWS_PER_NOTE === 0) hb.note({ rows_read: rows });
+      },
+      onArticle: (article) => catalog.add(article),
+    },
+  );
+  time.lap('read');
+  if (parsed.rows > record.rows) {
+    // The bytes are not the ones counted and charged (the upload was replaced after count-rows).
+    throw new AppError(409, 'source_changed', `The file has ${parsed.rows} rows; ${record.rows} were charged`);
+  }
+  hb.check();
+  await refuseSameContent(deps, record, parsed.content?.value ?? null);
+  hb.note({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows }, true);
+  countMetric('RowsProcessed', parsed.rows);
+  const articles = parsed.articles.map((a) => a.article);
+  const seller = parsed.seller_number ? await deps.sellers.ensureSellerByNumber(user.id, parsed.seller_number) : null;
+  ctx.sellerId = seller?.id ?? null;
+  const resolved = await deps.settings.resolveReportSettings(
+    user,
+    seller,
+    parsed,
+    articles,
+    catalog.done(articles, settingsDate(parsed)),
+  );
+  time.lap('settings');
+  const { items, allocation, warnings, attribution } = deps.engine.buildItems(parsed, resolved.settings);
+  time.lap('items');
+  hb.check();
+  hb.note({ step: 'writing', items_total: items.length, items_written: 0 }, true);
+  await deps.items.writeItems(user.id, record.id, record.items_gen ?? 1, items);
+  time.lap('write');
+  hb.check();
+  hb.note({ step: 'finishing', items_written: items.length }, true);
+  await hb.stop();
+  const done = await deps.lifecycle.finishUploadTask(user.id, record.id, owner, {
+    // Without a report number in the name, the period names it («Отчёт за 18.05–24.05.2026»).
+    title: parsed.report_number ? record.title : (periodTitle(parsed.period_from, parsed.period_to) ?? record.title),
+    report_number: parsed.report_number,
+    seller_id: seller?.id ?? null,
+    period_from: parsed.period_from,
+    period_to: parsed.period_to,
+    tax_profile: resolved.settings.tax,
+    allocation,
+    cost_attribution: attribution ?? null,
+    totals: computeTotals(items.map((i) => i.effective)),
+    commission_by_category: commissionByCategory(items),
+    // The settings' warnings first: the record keeps a capped number of them.
+    warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
+    item_count: items.length,
+    wb_report_id: parsed.report_number ?? record.wb_report_id ?? null,
+    content_fingerprint: parsed.content?.value ?? null,
+    content_days: parsed.content?.days ?? null,
+  });
+  if (!done) throw new LeaseLost();
+  time.lap('finish');
+  await deps.summaries.writeReportSummary(done, items);
+  time.lap('summary');
+}
+
+/**
+ * One week is one report (duplicates.ts): the upload's content identity record is written first, then
+ * an older report of the user with the same rows fails this upload as `duplicate_report` before anything
+ * is built (giveUp refunds it once). Of two uploads of one week read at once, exactly the younger fails.
+ */
+async function refuseSameContent(deps: WorkerDeps, record: ReportRecord, fingerprint: string | null): Promise<void> {
+  if (!fingerprint) return;
+  const identity = contentIdentity(fingerprint);
+  await deps.duplicates.putIdentity(record.user_id, identity, record.id, record.created_at);
+  if (record.allow_duplicate) return;
+  const older = await deps.duplicates.findContentDuplicate(record.user_id, fingerprint, record);
+  if (!older) return;
+  await deps.duplicates.deleteIdentity(record.user_id, identity, record.id);
+  throw new AppError(409, 'duplicate_report', 'The same rows are already another report of this user', {
+    report_id: older.id,
+    title: older.title,
+    created_at: older.created_at,
+  });
+}
+
+async function rebuild(
+  deps: WorkerDeps,
+  user: UserRecord,
+  record: ReportRecord,
+  owner: string,
+  hb: Heartbeat,
+): Promise<void> {
+  hb.note({ step: 'reading' }, true);
+  const r = await deps.rebuildReport(user, record.id, (p) => hb.note(p));
+  countMetric('RowsProcessed', r.record.rows);
+  hb.check();
+  await hb.stop();
+  const ok = await deps.lifecycle.finishRebuildTask(user.id, record.id, owner, {
+    task_id: record.task_id ?? '',
+    finished_at: deps.clock.now().toISOString(),
+    dropped: r.dropped,
+  });
+  if (!ok) throw new LeaseLost();
+}
+
+/**
+ * One attempt at the event's task (see the file comment). Never throws for the task's own failures:
+ * they end in a retry or in `failed`; an exception here means the store itself was unreachable (Lambda
+ * retries the event).
+ */
+export async function runWorkerEvent(deps: WorkerDeps, event: WorkerEvent): Promise<WorkerOutcome> {
+  const c = getConfig();
+  const owner = deps.ids.newId();
+  const current = await deps.reports.getReportAnyStatus(event.user_id, event.report_id);
+  if (!current || current.status !== 'processing' || current.task_id !== event.task_id) return 'skipped';
+  const record = await deps.lifecycle.claimReportTask(
+    event.user_id,
+    event.report_id,
+    owner,
+    c.WORKER_LEASE_MS,
+    nowMs(deps.clock),
+  );
+  if (!record || record.task_id !== event.task_id) return 'skipped';
+  const attempts = record.attempts ?? 1;
+  const user = await deps.users.getUserById(event.user_id);
+  if (!user) {
+    await giveUp(deps, record, owner, failureOf(new AppError(404, 'not_found', 'user not found')));
+    return 'failed';
+  }
+  if (attempts > c.WORKER_MAX_ATTEMPTS) {
+    // A run that died (no chance to end the task itself) used the last attempt.
+    await giveUp(deps, record, owner, failureOf(new Error('attempts exhausted')));
+    return 'failed';
+  }
+  const hb = new Heartbeat(deps, record, owner, c.WORKER_LEASE_MS);
+  const ctx: WorkerContext = { sellerId: null, catalog: null };
+  const started = nowMs(deps.clock);
+  const time = new StepTimer();
+  try {
+    if (record.task === 'rebuild') await rebuild(deps, user, record, owner, hb);
+    else await buildUpload(deps, user, record, owner, hb, ctx, time);
+    durationMetric(record.task === 'rebuild' ? 'RebuildDuration' : 'UploadDuration', nowMs(deps.clock) - started);
+    log('info', 'report task done', { report_id: record.id, task: record.task, attempts, steps_ms: time.steps });
+    return 'ready';
+  } catch (e) {
+    await hb.stop();
+    if (e instanceof LeaseLost || hb.lost) {
+      log('warn', 'report task lost its lease', { report_id: record.id, task: record.task });
+      return 'lost';
+    }
+    const err = toAppError(e);
+    const permanent = err.status < 500;
+    log(permanent ? 'warn' : 'error', 'report task attempt failed', {
+      report_id: record.id,
+      task: record.task,
+      attempts,
+      code: err.code,
+      ...describeError(e),
+    });
+    if (permanent || attempts >= c.WORKER_MAX_ATTEMPTS) {
+      await giveUp(deps, record, owner, failureOf(e), ctx);
+      return 'failed';
+    }
+    if (
+      await deps.lifecycle.releaseReportTask(record.user_id, record.id, owner, c.WORKER_LEASE_MS, nowMs(deps.clock))
+    ) {
+      // The next attempt, at once; if even the invoke fails, recovery re-invokes after the lease.
+      await deps.invoker
+        .invoke(event)
+        .catch((ie: unknown) =>
+          log('error', 'worker re-invoke failed', { report_id: record.id, ...describeError(ie) }),
+        );
+    }
+    return 'retrying';
+  }
+}
