@@ -30,7 +30,12 @@ import type { WbDetailedRow } from '../../shared/marketplaces/wb/finance/schemas
 import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../shared/marketplaces/wb/token';
 import { createAnalyticsEmulator, type AnalyticsEmulator, type AnalyticsEmulatorOptions } from './wb/analytics';
 import { ADVERT_SCOPE } from '../../shared/marketplaces/wb/sources/advert-source';
-import { ADVERTS_PATH, FULLSTATS_PATH, PROMOTION_COUNT_PATH, UPD_PATH } from '../../shared/marketplaces/wb/sources/advert-client';
+import {
+  ADVERTS_PATH,
+  FULLSTATS_PATH,
+  PROMOTION_COUNT_PATH,
+  UPD_PATH,
+} from '../../shared/marketplaces/wb/sources/advert-client';
 
 const ADVERT_ROUTES = new Set([PROMOTION_COUNT_PATH, ADVERTS_PATH, FULLSTATS_PATH, UPD_PATH]);
 import { emulatedWeek, type EmulatedWeek } from './wb/weeks';

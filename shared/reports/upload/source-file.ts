@@ -1,7 +1,14 @@
 /** GET /api/reports/{id}/source (shared/reports/exports/export-report.ts says how the exports are split). */
 import type * as objects from '../../files/objects';
 import { requireReports } from '../combine/combine';
-import { SOURCE_URL_TTL_SECONDS, XLS_TYPE, XLSX_TYPE, sourceMissing, type ExportDeps, type FileOut } from '../exports/export-report';
+import {
+  SOURCE_URL_TTL_SECONDS,
+  XLS_TYPE,
+  XLSX_TYPE,
+  sourceMissing,
+  type ExportDeps,
+  type FileOut,
+} from '../exports/export-report';
 
 export interface SourceDeps {
   reports: ExportDeps['reports'];
