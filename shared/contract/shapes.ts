@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { TAX_SYSTEMS, VAT_RATES } from '../engine/types';
+import { COST_FIELDS } from '../marketplaces/wb/sources/cost-kinds';
 import {
   allocationSchema,
   emailSchema,
@@ -294,7 +295,7 @@ export const reportSchema = reportSummarySchema
       .describe('Null on reports built before allocation existed'),
     cost_attribution: z
       .partialRecord(
-        z.enum(['ads', 'storage', 'acceptance']),
+        z.enum(COST_FIELDS),
         z.object({
           report_total: z
             .number()

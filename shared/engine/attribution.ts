@@ -17,12 +17,13 @@
  *
  * Pure: the costs are given (summed per nmId over the report's period) by the caller.
  */
+import { COST_FIELDS, COST_KINDS, type CostField } from '../marketplaces/wb/sources/cost-kinds';
 import { zeroAggregates } from './fields';
 import type { AggregateValues, ArticleInfo, ReportWarning } from './types';
 
-/** The fields that WB's per-article costs replace. */
-export const ATTRIBUTED_FIELDS = ['ads', 'storage', 'acceptance'] as const;
-export type AttributedField = (typeof ATTRIBUTED_FIELDS)[number];
+/** The fields that WB's per-article costs replace: one per registered cost kind (cost-kinds.ts, data to this pure module). */
+export const ATTRIBUTED_FIELDS = COST_FIELDS;
+export type AttributedField = CostField;
 
 /** One kind's costs over the report's period: kopecks by nmId (as text), and for ads the orders WB puts down to them. */
 export interface KindCosts {
@@ -134,7 +135,7 @@ export function attributeCosts(
   return { articles: out, adRevenue, summary, warnings };
 }
 
-const FIELD_TITLES: Record<AttributedField, string> = { ads: 'Реклама', storage: 'Хранение', acceptance: 'Приёмка' };
+const FIELD_TITLES = Object.fromEntries(COST_KINDS.map((k) => [k.field, k.title])) as Record<AttributedField, string>;
 
 function roubles(kopecks: number): string {
   const sign = kopecks < 0 ? '-' : '';

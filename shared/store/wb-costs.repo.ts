@@ -6,7 +6,8 @@
  * earlier one said and a day's presence tells that it was fetched.
  */
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { CostBatch, CostKind } from '../marketplaces/wb/sources/costs';
+import type { CostBatch } from '../marketplaces/wb/sources/costs';
+import type { CostKind } from '../marketplaces/wb/sources/cost-kinds';
 import { daysOf } from '../marketplaces/wb/sources/costs';
 import { ddb, tableName } from './client';
 import { backoff, sleep } from './dynamo-errors';

@@ -10,6 +10,7 @@
  * `costSources`): ads (advert-source.ts), paid storage and acceptance (analytics-source.ts).
  */
 import type { WbOutcome } from '../finance/finance-client';
+import type { CostKind } from './cost-kinds';
 
 /** One day's cost of one card (nmId), integer kopecks. */
 export interface ArticleCost {
@@ -19,8 +20,7 @@ export interface ArticleCost {
   kopecks: number;
 }
 
-export type CostKind = 'ads' | 'storage' | 'acceptance';
-export const COST_KINDS: readonly CostKind[] = ['ads', 'storage', 'acceptance'];
+export type { CostKind } from './cost-kinds';
 
 /** The ad side of a card's day that is not a cost: orders WB puts down to the ads (fullstats `sum_price`). */
 export interface ArticleAdRevenue {
