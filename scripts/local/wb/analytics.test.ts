@@ -1,10 +1,9 @@
 /**
  * The emulator's paid-storage and acceptance reports (scripts/local/wb/analytics.ts), driven by the real
- * clients (shared/marketplaces/wb/sources/storage-client.ts, acceptance-client.ts) and the plan (shared/marketplaces/wb/finance/report-plan.ts) on
+ * client (shared/marketplaces/wb/sources/report-task.ts, per report of analytics-reports.ts) and the plan (shared/marketplaces/wb/sources/report-plan.ts) on
  * an injected clock shared with the emulator: no real minutes pass.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptanceCosts, createAcceptanceClient } from '../../../shared/marketplaces/wb/sources/acceptance-client';
 import type { WbOutcome } from '../../../shared/marketplaces/wb/finance/finance-client';
 import { moneyToKopecks } from '../../../shared/marketplaces/wb/money';
 import {
@@ -17,10 +16,18 @@ import {
   type ReportEffect,
   type ReportFetchState,
   type ReportPlanSettings,
-} from '../../../shared/marketplaces/wb/finance/report-plan';
+} from '../../../shared/marketplaces/wb/sources/report-plan';
 import type { ArticleCost } from '../../../shared/marketplaces/wb/sources/costs';
-import type { ReportKind, ReportTaskClient } from '../../../shared/marketplaces/wb/finance/report-task';
-import { createPaidStorageClient, storageCosts } from '../../../shared/marketplaces/wb/sources/storage-client';
+import {
+  createReportTaskClient,
+  reportCosts,
+  type ReportTaskClient,
+} from '../../../shared/marketplaces/wb/sources/report-task';
+import {
+  ACCEPTANCE_REPORT,
+  PAID_STORAGE_REPORT,
+  type ReportKind,
+} from '../../../shared/marketplaces/wb/sources/analytics-reports';
 import { startWbEmulator, type WbEmulator } from '../wb-emulator';
 
 const MINUTE = 60_000;
@@ -39,8 +46,8 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-const storage = (token = emu.tokens.valid) => createPaidStorageClient({ baseUrl: emu.url, token });
-const acceptance = (token = emu.tokens.valid) => createAcceptanceClient({ baseUrl: emu.url, token });
+const storage = (token = emu.tokens.valid) => createReportTaskClient(PAID_STORAGE_REPORT, { baseUrl: emu.url, token });
+const acceptance = (token = emu.tokens.valid) => createReportTaskClient(ACCEPTANCE_REPORT, { baseUrl: emu.url, token });
 const ok = <T>(o: WbOutcome<T>): T => {
   if (o.kind !== 'ok') throw new Error(`expected ok, got ${JSON.stringify(o)}`);
   return o.value;
@@ -194,7 +201,7 @@ describe('a whole demo week through the clients, the plan and the emulator', () 
       expect(r.state.phase).toBe('done');
       expect(r.calls.every((c) => c.status === 200)).toBe(true); // the plan never ran into WB's limits
       expect(r.calls.filter((c) => c.path === '/api/v1/paid_storage')).toHaveLength(1); // a week is one task
-      const costs = storageCosts(r.rows);
+      const costs = reportCosts(PAID_STORAGE_REPORT, r.rows);
       const weekly = moneyToKopecks(item.paidStorageSum);
       expect(Math.abs(sum(costs) - weekly) / weekly).toBeLessThanOrEqual(0.01);
       const nmIds = weekNmIds(i);
@@ -206,7 +213,7 @@ describe('a whole demo week through the clients, the plan and the emulator', () 
 
       const a = await fetchReport('acceptance', acceptance(), item.dateFrom, item.dateTo);
       expect(a.state.phase).toBe('done');
-      const accepted = acceptanceCosts(a.rows);
+      const accepted = reportCosts(ACCEPTANCE_REPORT, a.rows);
       const weeklyAcceptance = moneyToKopecks(item.paidAcceptanceSum);
       expect(Math.abs(sum(accepted) - weeklyAcceptance)).toBeLessThanOrEqual(weeklyAcceptance * 0.01);
       expect(accepted.every((c) => nmIds.has(c.nmId))).toBe(true);
@@ -221,7 +228,7 @@ describe('a whole demo week through the clients, the plan and the emulator', () 
     expect(r.calls.filter((c) => c.path === '/api/v1/paid_storage')).toHaveLength(3);
     expect(r.calls.every((c) => c.status === 200)).toBe(true);
     const total = emu.weeks.reduce((a, w) => a + moneyToKopecks(w.item.paidStorageSum), 0);
-    expect(Math.abs(sum(storageCosts(r.rows)) - total) / total).toBeLessThanOrEqual(0.01);
+    expect(Math.abs(sum(reportCosts(PAID_STORAGE_REPORT, r.rows)) - total) / total).toBeLessThanOrEqual(0.01);
     const a = await fetchReport('acceptance', acceptance(), from, to);
     expect(a.calls.filter((c) => c.path === '/api/v1/acceptance_report')).toHaveLength(1);
   });
@@ -247,14 +254,14 @@ describe('a whole demo week through the clients, the plan and the emulator', () 
       },
     });
     try {
-      const client = createPaidStorageClient({ baseUrl: strict.url, token: strict.tokens.valid });
+      const client = createReportTaskClient(PAID_STORAGE_REPORT, { baseUrl: strict.url, token: strict.tokens.valid });
       const r = await fetchReport('paid_storage', client, strict.weeks[0]!.item.dateFrom, '2026-01-20', undefined, {
         emulator: strict,
       });
       expect(r.state.phase).toBe('done');
       expect(r.calls.filter((c) => c.status === 429).length).toBeGreaterThan(0);
       const expected = strict.analytics.weeks[0]!.storage.reduce((a, x) => a + Math.round(x.warehousePrice * 100), 0);
-      expect(sum(storageCosts(r.rows))).toBe(expected);
+      expect(sum(reportCosts(PAID_STORAGE_REPORT, r.rows))).toBe(expected);
     } finally {
       await strict.close();
     }
@@ -278,7 +285,7 @@ describe('a whole demo week through the clients, the plan and the emulator', () 
     expect(state.phase).toBe('done');
     expect(state.windows[0]!.taskId).not.toBe(first);
     expect(state.windows[0]!.retries).toBe(1);
-    expect(sum(acceptanceCosts(r.rows))).toBe(
+    expect(sum(reportCosts(ACCEPTANCE_REPORT, r.rows))).toBe(
       emu.analytics.weeks[0]!.acceptance.reduce((a, r) => a + Math.round(r.total * 100), 0),
     );
   });

@@ -3,14 +3,15 @@
  * article»): WB's paid-storage and acceptance report tasks, served by scripts/local/wb-emulator.ts on the
  * same port as the Finance API.
  *
- * - GET /api/v1/paid_storage?dateFrom&dateTo (≤ 8 days) and /api/v1/acceptance_report?dateFrom&dateTo
- *   (≤ 31 days) → {data: {taskId}}; …/tasks/{id}/status → {data: {id, status}}; …/tasks/{id}/download →
+ * - Every report of ANALYTICS_REPORTS (shared/marketplaces/wb/sources/analytics-reports.ts: its path, days
+ *   and limits): GET /api/v1/paid_storage?dateFrom&dateTo (≤ 8 days) and
+ *   /api/v1/acceptance_report?dateFrom&dateTo (≤ 31 days) → {data: {taskId}}; …/tasks/{id}/status → {data: {id, status}}; …/tasks/{id}/download →
  *   the rows dated in the task's period.
  * - A task's life: `new` at the first status call, `processing` after, `done` from the
  *   `statusCallsUntilDone`-th status call on; a download before that is refused (400). Unknown ids and
  *   other sellers' tasks → 404, an id that is no UUID → 400.
  * - Tokens: the emulator's own (401 for others or expired ones), «Аналитика» required (403).
- * - Limits per seller account and method, a token bucket like WB's (WB_REPORT_LIMITS, report-plan.ts),
+ * - Limits per seller account and method, a token bucket like WB's (each report's limits, analytics-reports.ts),
  *   with WB's minute as the emulator's interval (the Finance API's, so a short interval in tests shortens
  *   these alike); a call over the limit gets 429 with X-Ratelimit-Retry and does not use the budget.
  * - Data: per demo week, storage for every day and each of the week's articles (nmIds of the week's rows)
@@ -22,13 +23,13 @@ import type http from 'node:http';
 import type { TaskStatus } from '../../../shared/marketplaces/wb/sources/analytics-schemas';
 import { moneyToKopecks } from '../../../shared/marketplaces/wb/money';
 import {
-  scaleLimits,
-  WB_REPORT_LIMITS,
-  WB_REPORT_MAX_DAYS,
+  ANALYTICS_REPORTS,
+  analyticsReport,
+  type ReportKind,
   type ReportLimits,
   type ReportOp,
-} from '../../../shared/marketplaces/wb/finance/report-plan';
-import type { ReportKind } from '../../../shared/marketplaces/wb/finance/report-task';
+} from '../../../shared/marketplaces/wb/sources/analytics-reports';
+import { scaleLimits } from '../../../shared/marketplaces/wb/sources/report-plan';
 import { ANALYTICS_SCOPE, decodeWbToken } from '../../../shared/marketplaces/wb/token';
 import type { EmulatedWeek } from './weeks';
 import { mulberry32 } from '../../fixtures/random';
@@ -251,9 +252,19 @@ export interface AnalyticsEmulator {
   taskIds(): string[];
 }
 
-const ROUTE = /^\/api\/v1\/(paid_storage|acceptance_report)(?:\/tasks\/([^/]+)\/(status|download))?$/;
+/** A report's path (analytics-reports.ts), then nothing, or `/tasks/{id}/status|download`. */
+const TASK_ROUTE = /^(?:\/tasks\/([^/]+)\/(status|download))?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const KIND_OF: Record<string, ReportKind> = { paid_storage: 'paid_storage', acceptance_report: 'acceptance' };
+
+/** The report a path names (every report of ANALYTICS_REPORTS is served) and the rest of the path. */
+function route(path: string): { kind: ReportKind; taskId?: string; what?: string } | null {
+  for (const r of ANALYTICS_REPORTS) {
+    if (!path.startsWith(r.path)) continue;
+    const m = TASK_ROUTE.exec(path.slice(r.path.length));
+    if (m) return { kind: r.api, taskId: m[1], what: m[2] };
+  }
+  return null;
+}
 
 function errorBody(status: number, title: string, detail: string) {
   return { title, detail, origin: 'api-statistics', requestId: randomUUID().replace(/-/g, ''), status };
@@ -266,28 +277,27 @@ function retrySeconds(ms: number, intervalMs: number): string {
 
 export function createAnalyticsEmulator(opts: AnalyticsEmulatorOptions): AnalyticsEmulator {
   const minuteMs = opts.minuteMs ?? 60_000;
-  const limits: Record<ReportKind, ReportLimits> = {
-    paid_storage: opts.limits?.paid_storage ?? scaleLimits(WB_REPORT_LIMITS.paid_storage, minuteMs / 60_000),
-    acceptance: opts.limits?.acceptance ?? scaleLimits(WB_REPORT_LIMITS.acceptance, minuteMs / 60_000),
-  };
+  const limits = Object.fromEntries(
+    ANALYTICS_REPORTS.map((r) => [r.api, opts.limits?.[r.api] ?? scaleLimits(r.limits, minuteMs / 60_000)]),
+  ) as Record<ReportKind, ReportLimits>;
   let untilDone = opts.statusCallsUntilDone ?? 3;
   const weeks = opts.weeks.map((w) => weekAnalytics(w, opts.seed ?? 1));
   const tasks = new Map<string, Task>();
   /** GCRA's theoretical arrival time per account, kind and method. */
   const tat = new Map<string, number>();
 
+  /** Each report's rows of a task's period (a report added to ANALYTICS_REPORTS needs its demo rows here). */
+  const ROWS: Record<ReportKind, (inside: (day: string) => boolean) => unknown[]> = {
+    paid_storage: (inside) => weeks.flatMap((w) => w.storage.filter((r) => inside(r.date))),
+    acceptance: (inside) => weeks.flatMap((w) => w.acceptance.filter((r) => inside(r.shkCreateDate))),
+  };
   function rows(task: Task): unknown[] {
-    const inside = (d: string) => d >= task.dateFrom && d <= task.dateTo;
-    return task.kind === 'paid_storage'
-      ? weeks.flatMap((w) => w.storage.filter((r) => inside(r.date)))
-      : weeks.flatMap((w) => w.acceptance.filter((r) => inside(r.shkCreateDate)));
+    return ROWS[task.kind]((d) => d >= task.dateFrom && d <= task.dateTo);
   }
 
   function handle(req: http.IncomingMessage, path: string, send: Send): void {
-    const m = ROUTE.exec(path)!;
-    const kind = KIND_OF[m[1]!]!;
-    const taskId = m[2];
-    const op: ReportOp = m[3] === 'status' ? 'status' : m[3] === 'download' ? 'download' : 'create';
+    const { kind, taskId, what } = route(path)!;
+    const op: ReportOp = what === 'status' ? 'status' : what === 'download' ? 'download' : 'create';
 
     const auth = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '').trim();
     if (!opts.issued(auth)) return send(401, errorBody(401, 'unauthorized', 'token is malformed or invalid'));
@@ -330,7 +340,7 @@ export function createAnalyticsEmulator(opts: AnalyticsEmulatorOptions): Analyti
       const [dateFrom, dateTo] = dates as [string, string];
       if (dateTo < dateFrom) return send(400, errorBody(400, 'Bad Request', 'dateTo should be greater dateFrom'));
       const days = (Date.parse(`${dateTo}T00:00:00Z`) - Date.parse(`${dateFrom}T00:00:00Z`)) / DAY_MS + 1;
-      const maxDays = WB_REPORT_MAX_DAYS[kind];
+      const maxDays = analyticsReport(kind).maxDays;
       if (days > maxDays) {
         return send(
           400,
@@ -368,7 +378,7 @@ export function createAnalyticsEmulator(opts: AnalyticsEmulatorOptions): Analyti
 
   return {
     weeks,
-    handles: (method, path) => method === 'GET' && ROUTE.test(path),
+    handles: (method, path) => method === 'GET' && route(path) !== null,
     handle,
     setStatusCallsUntilDone(n) {
       if (!Number.isInteger(n) || n < 1) throw new Error(`not a number of calls: ${n}`);

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFinanceClient } from '../../../shared/marketplaces/wb/finance/finance-client';
-import { createPaidStorageClient } from '../../../shared/marketplaces/wb/sources/storage-client';
+import { PAID_STORAGE_REPORT } from '../../../shared/marketplaces/wb/sources/analytics-reports';
+import { createReportTaskClient } from '../../../shared/marketplaces/wb/sources/report-task';
 import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../../shared/marketplaces/wb/token';
 import { configuredPort, PORT_SETTINGS } from '../port-settings';
 import { startWbEmulator } from '../wb-emulator';
@@ -180,7 +181,7 @@ describe('the demo seller', () => {
         // The next call within the interval waits, as WB's minute does.
         expect((await client.listReports({ dateFrom: '2025-01-01', dateTo: '2026-11-25' })).kind).toBe('rate_limited');
         // The same token asks for the paid-storage report (it has «Аналитика»).
-        const storage = createPaidStorageClient({ baseUrl: emu.url, token: seller.token });
+        const storage = createReportTaskClient(PAID_STORAGE_REPORT, { baseUrl: emu.url, token: seller.token });
         expect((await storage.createTask({ dateFrom: '2026-10-26', dateTo: '2026-11-01' })).kind).toBe('ok');
       } finally {
         await emu.close();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { acceptanceSource, REPORT_PART, storageSource } from './analytics-source';
+import { ACCEPTANCE_REPORT, PAID_STORAGE_REPORT } from './analytics-reports';
+import { analyticsSource, REPORT_PART } from './analytics-source';
 import type { CostBatch, CostSource, CostStepResult } from './costs';
 import type { FetchLike } from '../finance/finance-client';
 
@@ -101,8 +102,8 @@ const options = (fetch: FetchLike, minuteMs = MINUTE) => ({
 describe('the paid storage and acceptance cost sources', () => {
   it('are «Аналитика» sources with their own budgets, paced by WB’s report limits scaled to the setting', () => {
     const { fetch } = fakeWb(ROWS);
-    const s = storageSource(options(fetch));
-    const a = acceptanceSource(options(fetch));
+    const s = analyticsSource('storage', PAID_STORAGE_REPORT, options(fetch));
+    const a = analyticsSource('acceptance', ACCEPTANCE_REPORT, options(fetch));
     expect([s.id, s.kind, s.api, s.scopeName, s.scopeBit]).toEqual([
       'storage',
       'storage',
@@ -113,12 +114,16 @@ describe('the paid storage and acceptance cost sources', () => {
     expect([a.id, a.kind, a.api, a.scopeName]).toEqual(['acceptance', 'acceptance', 'acceptance', 'Аналитика']);
     // WB: a status call every 5 s is the quickest method; a 1-second «minute» scales it alike.
     expect(s.pacing().intervalMs).toBe(5_000);
-    expect(storageSource(options(fetch, 1_000)).pacing().intervalMs).toBe(83);
+    expect(analyticsSource('storage', PAID_STORAGE_REPORT, options(fetch, 1_000)).pacing().intervalMs).toBe(83);
   });
 
   it('a week of storage: create, status until done, download; stored per day and card as part `report`', async () => {
     const wb = fakeWb(ROWS);
-    const run = await drive(storageSource(options(wb.fetch)) as CostSource, '2026-03-02', '2026-03-08');
+    const run = await drive(
+      analyticsSource('storage', PAID_STORAGE_REPORT, options(wb.fetch)) as CostSource,
+      '2026-03-02',
+      '2026-03-08',
+    );
     expect(wb.log).toEqual(['create 2026-03-02..2026-03-08', 'status', 'status', 'download']);
     // Status polled every 5 s (WB's status limit), the download at once when done.
     expect(run.calls).toEqual([
@@ -144,7 +149,11 @@ describe('the paid storage and acceptance cost sources', () => {
 
   it('a month of storage: windows of 8 days, tasks made within WB’s burst, every window stored once', async () => {
     const wb = fakeWb(ROWS);
-    const run = await drive(storageSource(options(wb.fetch)) as CostSource, '2026-03-01', '2026-03-31');
+    const run = await drive(
+      analyticsSource('storage', PAID_STORAGE_REPORT, options(wb.fetch)) as CostSource,
+      '2026-03-01',
+      '2026-03-31',
+    );
     expect(wb.log.filter((l) => l.startsWith('create'))).toEqual([
       'create 2026-03-01..2026-03-08',
       'create 2026-03-09..2026-03-16',
@@ -166,7 +175,11 @@ describe('the paid storage and acceptance cost sources', () => {
 
   it('acceptance over 40 days: two windows (≤ 31 days), the second task a minute after the first (burst 1)', async () => {
     const wb = fakeWb(ROWS);
-    const run = await drive(acceptanceSource(options(wb.fetch)) as CostSource, '2026-03-01', '2026-04-09');
+    const run = await drive(
+      analyticsSource('acceptance', ACCEPTANCE_REPORT, options(wb.fetch)) as CostSource,
+      '2026-03-01',
+      '2026-04-09',
+    );
     expect(wb.log.filter((l) => l.startsWith('create'))).toEqual([
       'create 2026-03-01..2026-03-31',
       'create 2026-04-01..2026-04-09',
@@ -201,7 +214,7 @@ describe('the paid storage and acceptance cost sources', () => {
         { status: 429, body: { title: 'too many requests' }, headers: { 'X-Ratelimit-Retry': '42' } },
       ],
     });
-    const source = storageSource(options(wb.fetch)) as CostSource;
+    const source = analyticsSource('storage', PAID_STORAGE_REPORT, options(wb.fetch)) as CostSource;
     const first = source.first('2026-03-02', '2026-03-08');
     const client = source.client('tok');
     const created = source.next(first, await source.call(client, first), '2026-03-02', '2026-03-08', T0);
@@ -224,7 +237,7 @@ describe('the paid storage and acceptance cost sources', () => {
 
   it('5xx, network trouble or an invalid answer: the same call again after twice the method’s interval', async () => {
     const wb = fakeWb(ROWS, { overrides: [{ status: 502, body: { title: 'bad gateway' } }] });
-    const source = storageSource(options(wb.fetch)) as CostSource;
+    const source = analyticsSource('storage', PAID_STORAGE_REPORT, options(wb.fetch)) as CostSource;
     const first = source.first('2026-03-02', '2026-03-08');
     const r = source.next(first, await source.call(source.client('tok'), first), '2026-03-02', '2026-03-08', T0);
     expect(r).toMatchObject({ retry: true, waitMs: 2 * MINUTE, batches: [] });
@@ -239,12 +252,20 @@ describe('the paid storage and acceptance cost sources', () => {
       [401, 'unauthorized'],
     ] as const) {
       const wb = fakeWb(ROWS, { overrides: [{ status, body: { detail: 'scope is not allowed' } }] });
-      const run = await drive(acceptanceSource(options(wb.fetch)) as CostSource, '2026-03-02', '2026-03-08');
+      const run = await drive(
+        analyticsSource('acceptance', ACCEPTANCE_REPORT, options(wb.fetch)) as CostSource,
+        '2026-03-02',
+        '2026-03-08',
+      );
       expect(run.results).toHaveLength(1);
       expect(run.results[0]).toMatchObject({ refused, batches: [], state: { call: null } });
     }
     const wb = fakeWb(ROWS, { overrides: [{ status: 400, body: { detail: 'dateTo should be greater dateFrom' } }] });
-    const run = await drive(storageSource(options(wb.fetch)) as CostSource, '2026-03-02', '2026-03-08');
+    const run = await drive(
+      analyticsSource('storage', PAID_STORAGE_REPORT, options(wb.fetch)) as CostSource,
+      '2026-03-02',
+      '2026-03-08',
+    );
     expect(run.results[0]!.gaveUp).toMatch(/dateTo should be greater dateFrom/);
     expect(run.results[0]!.state.call).toBeNull();
   });
@@ -256,7 +277,11 @@ describe('the paid storage and acceptance cost sources', () => {
         { status: 200, body: { data: { id: 'x', status: 'purged' } } },
       ],
     });
-    const run = await drive(storageSource(options(wb.fetch)) as CostSource, '2026-03-02', '2026-03-08');
+    const run = await drive(
+      analyticsSource('storage', PAID_STORAGE_REPORT, options(wb.fetch)) as CostSource,
+      '2026-03-02',
+      '2026-03-08',
+    );
     expect(wb.log).toEqual([
       'create 2026-03-02..2026-03-08',
       'status',

@@ -1,7 +1,7 @@
 /**
  * Paid storage and paid acceptance per card as cost sources (costs.ts) over WB's report tasks on
- * seller-analytics-api (storage-client.ts, acceptance-client.ts; docs/WB-API.md «Paid storage and
- * acceptance per article»). The fetch of one period is report-plan.ts's plan, one call a step:
+ * seller-analytics-api: one source per report descriptor (analytics-reports.ts), its calls made by the
+ * generic task client (report-task.ts; docs/WB-API.md «Paid storage and acceptance per article»). The fetch of one period is report-plan.ts's plan, one call a step:
  *
  *   - the plan's state (windows of ≤ 8 days for storage, ≤ 31 for acceptance, their tasks and statuses,
  *     WB's per-method token buckets) is the job's memo, JSON as the cost job keeps it;
@@ -17,8 +17,8 @@
  * or forgot is made again (the plan's limit); a refused request gives the period up; 401/403 stop the
  * source for the connection. WB's minute is the setting WB_CALL_INTERVAL_SECONDS (reportPlanSettings).
  */
-import { createAcceptanceClient, acceptanceCosts } from './acceptance-client';
-import type { AcceptanceRow, PaidStorageRow } from './analytics-schemas';
+import type { AnalyticsReport, ReportKind } from './analytics-reports';
+import type { CostKind } from './cost-kinds';
 import type { ArticleCost, CostBatch, CostFetchState, CostSource, CostStepResult } from './costs';
 import type { FetchLike, WbOutcome } from '../finance/finance-client';
 import {
@@ -32,9 +32,8 @@ import {
   type ReportCall,
   type ReportFetchState,
   type ReportPlanSettings,
-} from '../finance/report-plan';
-import type { ReportKind, ReportTaskClient } from '../finance/report-task';
-import { createPaidStorageClient, storageCosts } from './storage-client';
+} from './report-plan';
+import { createReportTaskClient, reportCosts, type ReportTaskClient } from './report-task';
 import { ANALYTICS_SCOPE } from '../token';
 
 /** The «Аналитика» category's bit (shared/marketplaces/wb/token.ts). */
@@ -132,19 +131,20 @@ export interface AnalyticsSourceOptions {
   fetch?: FetchLike;
 }
 
-function reportSource<Row>(
-  id: string,
-  kind: ReportKind,
-  costKind: 'storage' | 'acceptance',
-  client: (token: string) => ReportTaskClient<Row>,
-  convert: (rows: readonly Row[]) => ArticleCost[],
+/**
+ * The cost source of one report task kind (analytics-reports.ts), storing its costs as `kind`: its id is
+ * the kind (kept in the cost jobs), its budget the report's, its calls the generic task client's.
+ */
+export function analyticsSource<Row>(
+  kind: CostKind,
+  report: AnalyticsReport<Row, ReportKind>,
   opts: AnalyticsSourceOptions,
 ): CostSource<ReportTaskClient<Row>> {
-  const settings = () => reportPlanSettings(kind, opts.callIntervalMs());
+  const settings = () => reportPlanSettings(report.api, opts.callIntervalMs());
   return {
-    id,
-    kind: costKind,
-    api: kind,
+    id: kind,
+    kind,
+    api: report.api,
     scopeBit: ANALYTICS_SCOPE_BIT,
     scopeName: ANALYTICS_SCOPE,
     // The account's budget between two calls of this report: its quickest method (the plan holds the rest).
@@ -152,33 +152,10 @@ function reportSource<Row>(
       const { limits } = settings();
       return { intervalMs: Math.min(limits.create.intervalMs, limits.status.intervalMs, limits.download.intervalMs) };
     },
-    client,
-    first: (from, to) => reportFirst(kind, from, to, settings()),
+    client: (token) => createReportTaskClient(report, { baseUrl: opts.baseUrl(), token, fetch: opts.fetch }),
+    first: (from, to) => reportFirst(report.api, from, to, settings()),
     call: (c, state) => makeReportCall(c, state.call as ReportCall) as Promise<WbOutcome<unknown>>,
-    next: (state, outcome, _from, _to, now) => reportNext(state, outcome, now, settings(), convert),
+    next: (state, outcome, _from, _to, now) =>
+      reportNext<Row>(state, outcome, now, settings(), (rows) => reportCosts(report, rows)),
   };
-}
-
-/** Paid storage per card (kind `storage`), the sync's source `storage`. */
-export function storageSource(opts: AnalyticsSourceOptions): CostSource<ReportTaskClient<PaidStorageRow>> {
-  return reportSource(
-    'storage',
-    'paid_storage',
-    'storage',
-    (token) => createPaidStorageClient({ baseUrl: opts.baseUrl(), token, fetch: opts.fetch }),
-    storageCosts,
-    opts,
-  );
-}
-
-/** Paid acceptance per card (kind `acceptance`), the sync's source `acceptance`. */
-export function acceptanceSource(opts: AnalyticsSourceOptions): CostSource<ReportTaskClient<AcceptanceRow>> {
-  return reportSource(
-    'acceptance',
-    'acceptance',
-    'acceptance',
-    (token) => createAcceptanceClient({ baseUrl: opts.baseUrl(), token, fetch: opts.fetch }),
-    acceptanceCosts,
-    opts,
-  );
 }

@@ -7,11 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { costsDueAt, dueAt, type WbConnectionRecord } from '../../../store/wb-connections.repo';
 import { advertSource } from '../sources/advert-source';
 import type { PaidStorageRow } from '../sources/analytics-schemas';
-import { storageSource } from '../sources/analytics-source';
+import { PAID_STORAGE_REPORT } from '../sources/analytics-reports';
+import { analyticsSource } from '../sources/analytics-source';
 import type { AdvertClient } from '../sources/advert-client';
 import type { CostBatch, CostSource } from '../sources/costs';
 import type { WbOutcome } from '../finance/finance-client';
-import type { ReportTaskClient } from '../finance/report-task';
+import type { ReportTaskClient } from '../sources/report-task';
 import { initialCursor } from '../finance/sync-plan';
 import { localKeyWrapper, sealToken } from '../token-crypto';
 import { costsStart, runCostStep, type CostStepDeps } from './costs-step';
@@ -230,7 +231,10 @@ describe('the paid-storage source in the cost steps', () => {
       taskStatus: async (id) => (calls.push(`status ${id}`), answers.shift() as never),
       download: async (id) => (calls.push(`download ${id}`), answers.shift() as never),
     };
-    const storage = storageSource({ baseUrl: () => 'http://x', callIntervalMs: () => 60_000 });
+    const storage = analyticsSource('storage', PAID_STORAGE_REPORT, {
+      baseUrl: () => 'http://x',
+      callIntervalMs: () => 60_000,
+    });
     w.deps.sources = [{ ...storage, client: () => client } as CostSource];
     w.deps.reportsToCost = async () => [{ id: 'R1', period_from: '2026-02-23', period_to: '2026-03-01' }];
     expect(costsStart(w.deps, w.row).costs).toBeDefined();

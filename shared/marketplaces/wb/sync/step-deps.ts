@@ -26,9 +26,7 @@ import { DEFAULT_RATE_POLICY } from '../rate';
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../finance/sync-plan';
 import type { StepDeps } from './step';
 import type { CostStepDeps } from './costs-step';
-import { advertSource } from '../sources/advert-source';
-import { acceptanceSource, storageSource } from '../sources/analytics-source';
-import type { CostSource } from '../sources/costs';
+import { costSources, type WbCostSettings } from '../sources';
 import { putCostBatch } from '../../../store/wb-costs.repo';
 import { listReports } from '../../../store/reports.repo';
 import { startRebuild } from '../../../reports/rebuild/rebuild';
@@ -74,26 +72,20 @@ export function wbImportDeps(): WbImportDeps {
   };
 }
 
-/**
- * The per-article cost sources the sync fetches (shared/marketplaces/wb/sources/costs.ts), each with its API's base URL and
- * pacing from settings: ads (WB_ADVERT_API_URL, WB_ADVERT_CALL_INTERVAL_SECONDS), paid storage and
- * acceptance (WB_ANALYTICS_API_URL; WB's report limits scaled to WB_CALL_INTERVAL_SECONDS).
- */
-export function costSources(): CostSource[] {
-  const analytics = { baseUrl: () => getConfig().WB_ANALYTICS_API_URL, callIntervalMs };
-  return [
-    advertSource({
-      baseUrl: () => getConfig().WB_ADVERT_API_URL,
-      intervalMs: () => Math.round(getConfig().WB_ADVERT_CALL_INTERVAL_SECONDS * 1000),
-    }) as CostSource,
-    storageSource(analytics) as CostSource,
-    acceptanceSource(analytics) as CostSource,
-  ];
+/** The WB settings of the cost sources (shared/marketplaces/wb/sources/index.ts `COST_SOURCES`). */
+export function wbCostSettings(): WbCostSettings {
+  const c = getConfig();
+  return {
+    advertApiUrl: c.WB_ADVERT_API_URL,
+    advertCallIntervalMs: Math.round(c.WB_ADVERT_CALL_INTERVAL_SECONDS * 1000),
+    analyticsApiUrl: c.WB_ANALYTICS_API_URL,
+    callIntervalMs: callIntervalMs(),
+  };
 }
 
 export function costStepDeps(over: Partial<CostStepDeps> = {}): CostStepDeps {
   return {
-    sources: costSources(),
+    sources: costSources(wbCostSettings),
     putCosts: putCostBatch,
     reportsToCost: async (userId, sellerId) => {
       const out: Array<{ id: string; period_from: string | null; period_to: string | null }> = [];

@@ -1,27 +1,20 @@
 /**
  * WB's report tasks on seller-analytics-api (docs/WB-API.md «Paid storage and acceptance per article»):
  * a report is made in three calls — create a task for a period, ask its status until `done`, download it.
- * This module holds what the two reports share: the one-call HTTP client (each method one GET and one
- * typed WbOutcome; nothing here retries or sleeps: report-plan.ts decides), and the conversion of rows to
- * per-day per-article costs in kopecks.
+ * This module is the one client of every such report, parameterised by its descriptor
+ * (analytics-reports.ts): each method one GET and one typed WbOutcome (nothing here retries or sleeps:
+ * report-plan.ts decides), and the conversion of rows to per-day per-article costs in kopecks.
  *
  * The base URL (setting WB_ANALYTICS_API_URL, settings.ts) and `fetch` are injected: tests and the local
  * emulator (scripts/local/wb/analytics.ts) run it against node:http.
  */
 import type { z } from 'zod';
-import { createTaskSchema, taskStatusSchema, type TaskStatus } from '../sources/analytics-schemas';
-import type { ArticleCost } from '../sources/costs';
-import type { FetchLike, WbOutcome } from './finance-client';
+import { createTaskSchema, taskStatusSchema, type TaskStatus } from './analytics-schemas';
+import type { AnalyticsReport } from './analytics-reports';
+import type { ArticleCost } from './costs';
+import type { FetchLike, WbOutcome } from '../finance/finance-client';
 import { readJson, wbExchange } from '../http';
 import { isMoneyText } from '../money';
-
-export type ReportKind = 'paid_storage' | 'acceptance';
-
-/** Where each report's task methods live: `${path}`, `${path}/tasks/{id}/status`, `${path}/tasks/{id}/download`. */
-export const REPORT_PATHS: Readonly<Record<ReportKind, string>> = {
-  paid_storage: '/api/v1/paid_storage',
-  acceptance: '/api/v1/acceptance_report',
-};
 
 export interface ReportWindow {
   /** YYYY-MM-DD, inclusive. */
@@ -55,13 +48,13 @@ const zodMessage = (e: z.ZodError) => {
   return `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'unexpected shape'}`;
 };
 
-/** The one-call client of one report kind; `rows` checks a downloaded report. */
+/** The one-call client of one report (analytics-reports.ts: its path; its schema checks a downloaded report). */
 export function createReportTaskClient<Row>(
-  kind: ReportKind,
-  rows: z.ZodType<Row[]>,
+  report: AnalyticsReport<Row>,
   opts: ReportClientOptions,
 ): ReportTaskClient<Row> {
-  const base = `${opts.baseUrl.replace(/\/+$/, '')}${REPORT_PATHS[kind]}`;
+  const rows = report.rows;
+  const base = `${opts.baseUrl.replace(/\/+$/, '')}${report.path}`;
   const http = {
     baseUrl: base,
     token: opts.token,
@@ -123,6 +116,11 @@ function roundKopecks(v: bigint): number {
   const n = Number(k);
   if (!Number.isSafeInteger(n)) throw new Error('amount out of range');
   return v < 0n && n !== 0 ? -n : n;
+}
+
+/** A downloaded report's rows → per-day per-article kopecks, as the report reads a row. */
+export function reportCosts<Row>(report: AnalyticsReport<Row>, rows: readonly Row[]): ArticleCost[] {
+  return costsByDayAndArticle(rows, report.cost);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TaskStatus } from '../sources/analytics-schemas';
-import type { WbOutcome } from './finance-client';
+import type { TaskStatus } from './analytics-schemas';
+import type { WbOutcome } from '../finance/finance-client';
 import {
   advanceReport,
   claimReportCall,

@@ -17,35 +17,29 @@
  * (never sooner than one interval: rate.ts); 5xx, network errors and invalid answers back off
  * interval·2^n; a task WB purged, canceled or no longer knows is made again (at most `maxTaskRetries`).
  */
-import type { TaskStatus } from '../sources/analytics-schemas';
-import type { WbOutcome } from './finance-client';
+import type { TaskStatus } from './analytics-schemas';
+import type { WbOutcome } from '../finance/finance-client';
 import { afterFailure, afterRateLimited } from '../rate';
-import type { ReportKind, ReportTaskClient, ReportWindow } from './report-task';
+import {
+  ANALYTICS_REPORTS,
+  type OpLimit,
+  type ReportKind,
+  type ReportLimits,
+  type ReportOp,
+} from './analytics-reports';
+import type { ReportTaskClient, ReportWindow } from './report-task';
 
-export type ReportOp = 'create' | 'status' | 'download';
+export type { OpLimit, ReportLimits, ReportOp } from './analytics-reports';
 
-export interface OpLimit {
-  intervalMs: number;
-  burst: number;
-}
-export type ReportLimits = Readonly<Record<ReportOp, OpLimit>>;
+/** WB's limits per seller account, per report kind (analytics-reports.ts). */
+export const WB_REPORT_LIMITS = Object.fromEntries(ANALYTICS_REPORTS.map((r) => [r.api, r.limits])) as Readonly<
+  Record<ReportKind, ReportLimits>
+>;
 
-/** WB's limits per seller account (spec «Отчёты», 12-reports.yaml). */
-export const WB_REPORT_LIMITS: Readonly<Record<ReportKind, ReportLimits>> = {
-  paid_storage: {
-    create: { intervalMs: 60_000, burst: 5 },
-    status: { intervalMs: 5_000, burst: 5 },
-    download: { intervalMs: 60_000, burst: 1 },
-  },
-  acceptance: {
-    create: { intervalMs: 60_000, burst: 1 },
-    status: { intervalMs: 5_000, burst: 1 },
-    download: { intervalMs: 60_000, burst: 1 },
-  },
-};
-
-/** Calendar days (inclusive) one task may cover. WB: paid storage ≤ 8 days, acceptance ≤ 31 days. */
-export const WB_REPORT_MAX_DAYS: Readonly<Record<ReportKind, number>> = { paid_storage: 8, acceptance: 31 };
+/** Calendar days (inclusive) one task may cover, per report kind (analytics-reports.ts). */
+export const WB_REPORT_MAX_DAYS = Object.fromEntries(ANALYTICS_REPORTS.map((r) => [r.api, r.maxDays])) as Readonly<
+  Record<ReportKind, number>
+>;
 
 export interface ReportPlanSettings {
   maxDays: number;
@@ -242,7 +236,7 @@ export function planReportCall(
   return best.at <= now ? { kind: 'call', call: best.call } : { kind: 'wait', until: best.at };
 }
 
-/** The one WB call that `call` names, made with `client` (storage-client.ts or acceptance-client.ts). */
+/** The one WB call that `call` names, made with `client` (report-task.ts, for the plan's report). */
 export function makeReportCall<Row>(
   client: ReportTaskClient<Row>,
   call: ReportCall,

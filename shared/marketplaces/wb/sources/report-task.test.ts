@@ -6,9 +6,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptanceCosts, createAcceptanceClient, type AcceptanceRow } from '../sources/acceptance-client';
-import { acceptanceReportSchema, paidStorageReportSchema } from '../sources/analytics-schemas';
-import { createPaidStorageClient, storageCosts, type PaidStorageRow } from '../sources/storage-client';
+import { ACCEPTANCE_REPORT, PAID_STORAGE_REPORT } from './analytics-reports';
+import {
+  acceptanceReportSchema,
+  paidStorageReportSchema,
+  type AcceptanceRow,
+  type PaidStorageRow,
+} from './analytics-schemas';
+import { createReportTaskClient, reportCosts } from './report-task';
 
 interface Answer {
   status: number;
@@ -46,8 +51,8 @@ afterAll(
     }),
 );
 
-const storage = () => createPaidStorageClient({ baseUrl, token: 'tok-1' });
-const acceptance = () => createAcceptanceClient({ baseUrl, token: 'tok-2' });
+const storage = () => createReportTaskClient(PAID_STORAGE_REPORT, { baseUrl, token: 'tok-1' });
+const acceptance = () => createReportTaskClient(ACCEPTANCE_REPORT, { baseUrl, token: 'tok-2' });
 const TASK = '06e06887-9d9f-491f-b16a-bb1766fcb8d2';
 
 const STORAGE_ROW = {
@@ -209,10 +214,10 @@ describe("report task clients: WB's refusals", () => {
   });
 
   it('no answer → network_error; too slow → network_error with timeout', async () => {
-    const closed = createPaidStorageClient({ baseUrl: 'http://127.0.0.1:9', token: 't' });
+    const closed = createReportTaskClient(PAID_STORAGE_REPORT, { baseUrl: 'http://127.0.0.1:9', token: 't' });
     expect(await closed.taskStatus(TASK)).toMatchObject({ kind: 'network_error', timeout: false });
     answer = { status: 200, body: { data: { status: 'done' } }, delayMs: 300 };
-    const slow = createAcceptanceClient({ baseUrl, token: 't', connectTimeoutMs: 50 });
+    const slow = createReportTaskClient(ACCEPTANCE_REPORT, { baseUrl, token: 't', connectTimeoutMs: 50 });
     expect(await slow.taskStatus(TASK)).toEqual({ kind: 'network_error', timeout: true, message: 'timed out' });
   });
 });
@@ -230,7 +235,7 @@ describe('per-day per-article costs', () => {
       storageRow({ date: '2026-01-05', nmId: 2, warehousePrice: 0.35, warehouse: 'Казань' }),
       storageRow({ date: '2026-01-05T00:00:00', nmId: 1, warehousePrice: 12 }),
     ];
-    expect(storageCosts(rows)).toEqual([
+    expect(reportCosts(PAID_STORAGE_REPORT, rows)).toEqual([
       { date: '2026-01-05', nmId: 1, kopecks: 1200 },
       { date: '2026-01-05', nmId: 2, kopecks: 800 },
       { date: '2026-01-06', nmId: 2, kopecks: 150 },
@@ -240,11 +245,13 @@ describe('per-day per-article costs', () => {
   it('fractions of a kopeck are summed exactly and rounded once, half away from zero', () => {
     const tiny = Array.from({ length: 7 }, () => storageRow({ nmId: 5, warehousePrice: 0.0015 }));
     // 7 × 0.15 kopeck = 1.05 kopecks → 1 (rounding each row would give 0).
-    expect(storageCosts(tiny)).toEqual([{ date: '2026-01-05', nmId: 5, kopecks: 1 }]);
-    expect(storageCosts([storageRow({ warehousePrice: 1.005 })])[0]!.kopecks).toBe(101);
-    expect(storageCosts([storageRow({ warehousePrice: -1.005 })])[0]!.kopecks).toBe(-101);
+    expect(reportCosts(PAID_STORAGE_REPORT, tiny)).toEqual([{ date: '2026-01-05', nmId: 5, kopecks: 1 }]);
+    expect(reportCosts(PAID_STORAGE_REPORT, [storageRow({ warehousePrice: 1.005 })])[0]!.kopecks).toBe(101);
+    expect(reportCosts(PAID_STORAGE_REPORT, [storageRow({ warehousePrice: -1.005 })])[0]!.kopecks).toBe(-101);
     // 0.00001 + 0.25 kopeck round to nothing: no cost, not a zero entry.
-    expect(storageCosts([storageRow({ warehousePrice: 1e-7 }), storageRow({ warehousePrice: 2.5e-3 })])).toEqual([]);
+    expect(
+      reportCosts(PAID_STORAGE_REPORT, [storageRow({ warehousePrice: 1e-7 }), storageRow({ warehousePrice: 2.5e-3 })]),
+    ).toEqual([]);
   });
 
   it('a recalculation nets against the charge; a day that nets to zero is left out; nmId 0 is kept', () => {
@@ -254,11 +261,11 @@ describe('per-day per-article costs', () => {
       storageRow({ nmId: 0, warehousePrice: 100 }),
       storageRow({ nmId: undefined as unknown as number, warehousePrice: 0.5 }),
     ];
-    expect(storageCosts(rows)).toEqual([{ date: '2026-01-05', nmId: 0, kopecks: 10050 }]);
+    expect(reportCosts(PAID_STORAGE_REPORT, rows)).toEqual([{ date: '2026-01-05', nmId: 0, kopecks: 10050 }]);
   });
 
   it('loyaltyDiscount is carried, not subtracted', () => {
-    expect(storageCosts([storageRow({ warehousePrice: 10, loyaltyDiscount: 1 })])).toEqual([
+    expect(reportCosts(PAID_STORAGE_REPORT, [storageRow({ warehousePrice: 10, loyaltyDiscount: 1 })])).toEqual([
       { date: '2026-01-05', nmId: 1234567, kopecks: 1000 },
     ]);
   });
@@ -269,7 +276,7 @@ describe('per-day per-article costs', () => {
       acceptanceRow({ nmID: 9, total: 26.96, incomeId: 2 }),
       acceptanceRow({ nmID: 8, total: 10, shkCreateDate: '2026-01-07', giCreateDate: '2026-01-06' }),
     ];
-    expect(acceptanceCosts(rows)).toEqual([
+    expect(reportCosts(ACCEPTANCE_REPORT, rows)).toEqual([
       { date: '2026-01-06', nmId: 9, kopecks: 90000 },
       { date: '2026-01-07', nmId: 8, kopecks: 1000 },
     ]);
