@@ -31,6 +31,8 @@ describe('COST_SOURCES', () => {
   it('registers each cost kind once, in the order of the one list of kinds', () => {
     expect(COST_SOURCES.map((e) => e.kind)).toEqual(COST_KINDS.map((k) => k.kind));
     expect(ATTRIBUTED_FIELDS).toEqual(COST_SOURCES.map((e) => e.field));
+    // The report worker reads a period's stored costs under the field's name (docs/WB-API.md «Adding a cost source»).
+    for (const e of COST_SOURCES) expect(e.kind).toBe(e.field);
   });
 
   it('makes each source with its registered kind, a unique id and a unique budget', () => {
