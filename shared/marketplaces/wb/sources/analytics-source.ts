@@ -1,7 +1,8 @@
 /**
  * Paid storage and paid acceptance per card as cost sources (costs.ts) over WB's report tasks on
  * seller-analytics-api: one source per report descriptor (analytics-reports.ts), its calls made by the
- * generic task client (report-task.ts; docs/WB-API.md «Paid storage and acceptance per article»). The fetch of one period is report-plan.ts's plan, one call a step:
+ * generic task client (report-task.ts; docs/WB-API.md «Paid storage and acceptance per article»). The
+ * fetch of one period is report-plan.ts's plan, one call a step:
  *
  *   - the plan's state (windows of ≤ 8 days for storage, ≤ 31 for acceptance, their tasks and statuses,
  *     WB's per-method token buckets) is the job's memo, JSON as the cost job keeps it;

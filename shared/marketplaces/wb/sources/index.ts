@@ -11,7 +11,7 @@
 import { ACCEPTANCE_REPORT, PAID_STORAGE_REPORT } from './analytics-reports';
 import { analyticsSource } from './analytics-source';
 import { advertSource } from './advert-source';
-import { costKind, type CostKind, type CostKindInfo } from './cost-kinds';
+import { costKind, type CostField, type CostKind, type CostKindInfo } from './cost-kinds';
 import type { CostSource } from './costs';
 import type { FetchLike } from '../finance/finance-client';
 
@@ -30,6 +30,7 @@ export interface WbCostSettings {
 /** One registered cost source: its kind's pure part, and its source made from the settings. */
 export interface CostSourceEntry extends CostKindInfo {
   kind: CostKind;
+  field: CostField;
   /** `settings` is read at each use (the composition root's getter), `fetch` injected by tests. */
   source(settings: () => WbCostSettings, fetch?: FetchLike): CostSource;
 }
