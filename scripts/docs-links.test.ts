@@ -1,7 +1,8 @@
 /**
  * The documentation stands on its own: every relative link in README.md and docs/*.md points to a file
- * of this repository (and to a heading of it when the link has an #anchor). Nothing points outside the
- * repository (nothing beside it, which a clone does not have).
+ * of this repository (and to a heading of it when the link has an #anchor), and every file named by its
+ * path (`shared/engine/fields.ts`, in code or prose) exists. Nothing points outside the repository
+ * (nothing beside it, which a clone does not have).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -86,6 +87,32 @@ describe('documentation links', () => {
       expect(broken).toEqual([]);
     });
   }
+
+  /** Repository paths a text names, in code or in prose (`shared/engine/fields.ts`); not `<area>/x.ts` patterns. */
+  const namedPaths = (text: string) =>
+    [
+      ...text.matchAll(
+        /(?<![\w./<>{}*-])(?:shared|functions|scripts|test|web|fixtures|docs)\/[\w./-]+\.(?:ts|tsx|js|json|md|yml|xlsx|html)\b/g,
+      ),
+    ].map((m) => m[0]);
+
+  it('finds the file paths a text names', () => {
+    expect(namedPaths('see `shared/engine/fields.ts`, functions/<area>/x.handler.ts and web/src/a.tsx.')).toEqual([
+      'shared/engine/fields.ts',
+      'web/src/a.tsx',
+    ]);
+  });
+
+  it('every file a document names by its path exists', () => {
+    const missing = files.flatMap((file) =>
+      readFileSync(path.join(root, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => namedPaths(line).map((p) => ({ p, at: `${file}:${i + 1}` })))
+        .filter(({ p }) => !existsSync(path.join(root, p)))
+        .map(({ p, at }) => `${at}: ${p}`),
+    );
+    expect(missing).toEqual([]);
+  });
 
   it('no document refers to a folder beside the repository', () => {
     const found = files.flatMap((file) =>

@@ -1,7 +1,8 @@
 /**
- * `npm test`: every check in order — typecheck, lint, unit, web components, integration (emulators),
- * HTTP end-to-end (serverless-offline) and browser (Chromium) suites — then one plain line
- * `N passed, N failed` that CI reads. Typecheck and lint count as one test each.
+ * `npm test`: every check in order — typecheck, lint, format, unit, web components, integration
+ * (emulators), security (hostile requests and files), HTTP end-to-end (serverless-offline) and browser
+ * (Chromium) suites — then one plain line `N passed, N failed` that CI reads. Typecheck, lint and the
+ * format check count as one test each.
  * Exits non-zero when anything failed.
  */
 import { spawnSync } from 'node:child_process';

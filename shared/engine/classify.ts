@@ -9,9 +9,6 @@ export function normalizeText(text: string | undefined): string {
   return text.trim().replace(/\s+/g, ' ').toLowerCase().replace(/ё/g, 'е');
 }
 
-/** Same as normalizeText, named for operations. */
-export const normalizeOperation = normalizeText;
-
 export type RowClass = 'realization' | 'compensation' | 'logistics' | 'pickup' | 'acquiring_correction' | 'other';
 
 export interface OperationClass {

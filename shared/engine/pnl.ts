@@ -14,7 +14,7 @@ import { addDays, daysInclusive, selectReports, type ReportInfo } from './analyt
 // Lines
 
 /** The report totals as the lines read them: any field of engine/fields.ts, 0 when absent or null. */
-export type Totals = Readonly<Record<string, number>>;
+type Totals = Readonly<Record<string, number>>;
 
 export interface PnlLine {
   key: string;
@@ -60,9 +60,9 @@ export const PNL_LINES: readonly PnlLine[] = [
 ];
 
 /** The line of the period costs (from the seller's own list, not from the reports). */
-export const PERIOD_COSTS_LINE = { key: 'period_costs', title: 'Расходы периода', sign: -1 } as const;
+const PERIOD_COSTS_LINE = { key: 'period_costs', title: 'Расходы периода', sign: -1 } as const;
 /** What manual values of derived fields move (profit, VAT, USN corrected by hand), so the lines add up. */
-export const ADJUSTMENTS_LINE = { key: 'adjustments', title: 'Ручные правки отчётов', sign: 1 } as const;
+const ADJUSTMENTS_LINE = { key: 'adjustments', title: 'Ручные правки отчётов', sign: 1 } as const;
 
 /** Every line in the order of the statement (the page and the export). */
 export const PNL_LINE_ORDER: ReadonlyArray<{ key: string; title: string; sign: 1 | -1 | 0 }> = [
@@ -112,8 +112,8 @@ export function monthsOf(from: string, to: string): string[] {
   return out;
 }
 
-export const monthStart = (month: string): string => `${month}-01`;
-export function monthEnd(month: string): string {
+const monthStart = (month: string): string => `${month}-01`;
+function monthEnd(month: string): string {
   const y = Number(month.slice(0, 4));
   const m = Number(month.slice(5, 7));
   return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
@@ -153,8 +153,7 @@ export function splitByWeights(value: number, weights: readonly number[]): numbe
 // ---------------------------------------------------------------------------------------------
 // Period costs
 
-export const PERIOD_COST_CATEGORIES = ['salaries', 'rent', 'services', 'other'] as const;
-export type PeriodCostCategory = (typeof PERIOD_COST_CATEGORIES)[number];
+export type PeriodCostCategory = 'salaries' | 'rent' | 'services' | 'other';
 export const PERIOD_COST_CATEGORY_TITLES: Readonly<Record<PeriodCostCategory, string>> = {
   salaries: 'Зарплаты',
   rent: 'Аренда',
@@ -192,7 +191,7 @@ export interface PnlInput {
   costs: ReadonlyArray<PeriodCost>;
 }
 
-export interface PnlMonthSource {
+interface PnlMonthSource {
   report_id: string;
   /** Days of the report in this month. */
   days: number;
@@ -200,7 +199,7 @@ export interface PnlMonthSource {
   share: number;
 }
 
-export interface PnlMonth {
+interface PnlMonth {
   month: string;
   /** Every line of PNL_LINE_ORDER (kopecks; expenses as positive amounts). */
   lines: Record<string, number>;
@@ -217,7 +216,7 @@ export interface PnlMonth {
   income: number;
 }
 
-export interface PnlWarning {
+interface PnlWarning {
   code: 'duplicate_report' | 'report_processing' | 'stale_report' | 'shared_days' | 'month_not_covered';
   message: string;
   details: Record<string, unknown>;

@@ -82,9 +82,9 @@ export const nextMonth = (month: string): string => {
   return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, '0')}`;
 };
 
-export type ThresholdLevel = 'below' | 'approaching' | 'crossed';
+type ThresholdLevel = 'below' | 'approaching' | 'crossed';
 
-export interface ThresholdCrossing {
+interface ThresholdCrossing {
   /** The month in which the income of the year went above the limit. */
   month: string;
   /** The first day the consequence applies: the 1st of the next month. */

@@ -4,7 +4,7 @@ import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, type S3Cl
  * The CORS rule that lets the web page PUT a file straight to a presigned URL and read it back.
  * serverless.base.yml declares the same rule on the AWS bucket.
  */
-export function bucketCors(corsOrigins: string[]) {
+function bucketCors(corsOrigins: string[]) {
   return {
     CORSRules: [
       {

@@ -8,7 +8,7 @@ import type { MailMessage } from './send';
 
 const SERVICE = PRODUCT_NAME;
 
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,

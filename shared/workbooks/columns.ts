@@ -107,7 +107,7 @@ function formatPercentPlain(n: number): string {
 }
 
 /** Excel cells hold at most 32 767 characters; longer text would make Excel "repair" the file. */
-export const EXCEL_MAX_TEXT = 32_767;
+const EXCEL_MAX_TEXT = 32_767;
 
 export function safeText(text: string): string {
   return text.length > EXCEL_MAX_TEXT ? text.slice(0, EXCEL_MAX_TEXT) : text;

@@ -24,7 +24,7 @@ function header(row: ExcelJS.Row): void {
 }
 
 /** The first data row of sheet «P&L» (title, subtitle, blank, header above it). */
-export const PNL_FIRST_LINE_ROW = 5;
+const PNL_FIRST_LINE_ROW = 5;
 
 export async function exportPnlXlsx(
   r: PnlResult,

@@ -10,11 +10,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as XLSX from '@e965/xlsx';
 
-export const SUMMARY_SHEET_NAME = 'Сводная';
-export const SUMMARY_TEMPLATE_TITLE = 'Сводная ведомость по отчётам о реализации товаров (Wildberries)';
+const SUMMARY_SHEET_NAME = 'Сводная';
+const SUMMARY_TEMPLATE_TITLE = 'Сводная ведомость по отчётам о реализации товаров (Wildberries)';
 
 /** The form fields above the table, filled by hand. */
-export const SUMMARY_TEMPLATE_FORM = ['Организация: ______________________', 'Составил: ______________________'];
+const SUMMARY_TEMPLATE_FORM = ['Организация: ______________________', 'Составил: ______________________'];
 
 /** Signature line below the table; the filler moves it down below the totals. */
 export const SUMMARY_TEMPLATE_FOOTER = 'Главный бухгалтер ______________ / ______________ /';

@@ -17,14 +17,14 @@ import { printableXls } from './xls-print';
 import type { SummaryRow } from './types';
 import { computeTotals } from '../engine/totals';
 
-export const SUMMARY_TOTALS_LABEL = 'Итого';
+const SUMMARY_TOTALS_LABEL = 'Итого';
 
 type MetaKey =
   'index' | 'report_number' | 'title' | 'seller_name' | 'seller_number' | 'period_from' | 'period_to' | 'rows';
-export type SummaryColumn = { kind: 'meta'; key: MetaKey } | { kind: 'field'; field: FieldName };
+type SummaryColumn = { kind: 'meta'; key: MetaKey } | { kind: 'field'; field: FieldName };
 
 /** Header text as an accountant may write it: case, "ё", spaces, trailing dots and "₽"/"руб." do not matter. */
-export function normalizeHeader(text: string): string {
+function normalizeHeader(text: string): string {
   return text
     .toLowerCase()
     .replace(/ё/g, 'е')
@@ -62,7 +62,7 @@ const FIELD_ALIASES: Array<[string, FieldName]> = [
 ];
 
 /** Header text → what goes in the column: field titles with their unit (", руб."/", ₽"), aliases, metadata. */
-export const SUMMARY_COLUMNS: ReadonlyMap<string, SummaryColumn> = (() => {
+const SUMMARY_COLUMNS: ReadonlyMap<string, SummaryColumn> = (() => {
   const m = new Map<string, SummaryColumn>();
   for (const [h, key] of META_HEADERS) m.set(normalizeHeader(h), { kind: 'meta', key });
   for (const d of FIELDS) {

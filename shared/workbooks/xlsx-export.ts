@@ -34,14 +34,14 @@ export const SHEET_ITEMS = 'Отчёт';
 export const SHEET_COMMISSION = 'Комиссия по категориям';
 export const SHEET_SUMMARY = 'Сводка';
 
-export const NO_ARTICLE = 'Без артикула';
-export const NO_CATEGORY = 'Без категории';
+const NO_ARTICLE = 'Без артикула';
+const NO_CATEGORY = 'Без категории';
 export const TOTALS_LABEL = 'Итого';
 export const PAYOUT_LABEL = 'Итого к оплате';
 export const RECONCILIATION_TITLE = 'Сверка выплаты';
-export const MANUAL_NOTE_PREFIX = 'Рассчитано: ';
+const MANUAL_NOTE_PREFIX = 'Рассчитано: ';
 
-export const NUM_FMT = { money: '#,##0.00', qty: '0', percent: '0.00' } as const;
+const NUM_FMT = { money: '#,##0.00', qty: '0', percent: '0.00' } as const;
 
 /** Light yellow: the usual "edited by hand" colour in accountants' sheets. */
 export const MANUAL_FILL_ARGB = 'FFFFF2CC';

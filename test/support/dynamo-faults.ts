@@ -7,9 +7,9 @@
  */
 import { DYNAMO_ERROR_PREFIX as PREFIX, startDynamoProxy, type DynamoAnswer } from './dynamo-proxy';
 
-export type Fault = 'throttling' | 'provisioned' | 'cancel_conflict' | 'cancel_throttling';
+type Fault = 'throttling' | 'provisioned' | 'cancel_conflict' | 'cancel_throttling';
 
-export interface SeenRequest {
+interface SeenRequest {
   /** The DynamoDB operation (`TransactWriteItems`, `PutItem`, …). */
   op: string;
   at: number;

@@ -16,7 +16,7 @@ export interface DynamoAnswer {
 }
 
 /** A request going by: the operation (`PutItem`, `TransactWriteItems`, …) and its JSON body. */
-export interface DynamoCall {
+interface DynamoCall {
   op: string;
   body: unknown;
 }

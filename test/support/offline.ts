@@ -1,2 +1,2 @@
 /** The HTTP harness for e2e and browser tests; the implementation is shared with `npm start`. */
-export { startOffline, type Offline, type OfflineOptions } from '../../scripts/local/offline';
+export { startOffline, type Offline } from '../../scripts/local/offline';

@@ -8,7 +8,7 @@ type Totals = Record<string, number | null>;
 
 const k = (roubles: number | null | undefined): number => Math.round((roubles ?? 0) * 100);
 
-export function linesOf(t: Totals): Record<string, number> {
+function linesOf(t: Totals): Record<string, number> {
   const v = (f: string) => k(t[f]);
   return {
     revenue: v('realization'),
@@ -28,7 +28,7 @@ export function linesOf(t: Totals): Record<string, number> {
 }
 
 /** How each line enters net profit (returns are for reference only). */
-export const SIGNS: Record<string, number> = {
+const SIGNS: Record<string, number> = {
   revenue: 1,
   compensations: 1,
   commission: -1,
@@ -53,7 +53,7 @@ function dayList(from: string, to: string): string[] {
 }
 
 /** `value` split by weights, the largest remainders get the leftover kopecks (ties: the earlier part). */
-export function split(value: number, weights: number[]): number[] {
+function split(value: number, weights: number[]): number[] {
   const total = weights.reduce((a, b) => a + b, 0);
   const abs = Math.abs(value);
   const exact = weights.map((w) => (abs * w) / total);

@@ -9,17 +9,17 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type S3Fault = 'slow_down' | 'internal_error' | 'stall';
+type S3Fault = 'slow_down' | 'internal_error' | 'stall';
 
 /** Which requests a fault is for: the method and a test on the path (`/<bucket>/<key>`) and headers. */
-export interface S3Match {
+interface S3Match {
   method: 'GET' | 'PUT' | 'HEAD' | 'DELETE' | 'POST';
   path: RegExp;
   /** PUT with x-amz-copy-source (a copy) or without (a write of bytes); any when unset. */
   copy?: boolean;
 }
 
-export interface SeenS3Request {
+interface SeenS3Request {
   method: string;
   path: string;
   copy: boolean;

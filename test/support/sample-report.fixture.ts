@@ -15,7 +15,7 @@ import type {
 } from '../../shared/engine/types';
 import type { ExportReport } from '../../shared/workbooks/types';
 
-export const SAMPLE_TAX: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
+const SAMPLE_TAX: TaxProfile = { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 };
 
 const ZERO_AGGREGATES: AggregateValues = {
   sales_qty: 0,
@@ -47,12 +47,7 @@ const round = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** docs/METRICS.md "Derived values per item" over effective inputs (a manual value wins, later fields use it). */
-export function deriveValues(
-  agg: AggregateValues,
-  costPrice: number,
-  tax: TaxProfile,
-  manual: ManualValues = {},
-): ItemValues {
+function deriveValues(agg: AggregateValues, costPrice: number, tax: TaxProfile, manual: ManualValues = {}): ItemValues {
   const v = { ...agg, cost_price: costPrice } as ItemValues;
   const take = (f: FieldName, computed: number | null): number | null => {
     const m = manual[f];
@@ -213,7 +208,7 @@ export function sampleItems(): ComputedItem[] {
   ];
 }
 
-export function sampleCommission(items: ComputedItem[]): CategoryCommission[] {
+function sampleCommission(items: ComputedItem[]): CategoryCommission[] {
   const by = new Map<string, { realization: number; commission: number }>();
   for (const i of items) {
     const c = by.get(i.category) ?? { realization: 0, commission: 0 };

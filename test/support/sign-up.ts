@@ -29,7 +29,7 @@ export function passwordOf(mail: SentMail): string {
   return (found as RegExpExecArray)[1]!;
 }
 
-export interface HttpAnswer<T> {
+interface HttpAnswer<T> {
   status: number;
   body: T;
   headers: Headers;

@@ -23,7 +23,7 @@ import { emptyWeekFigures, WEEK_FIELDS, type ArticleFigures, type WeekFigures } 
 
 export type AbcLetter = 'A' | 'B' | 'C';
 export type MarginGroup = 'high' | 'low' | 'loss';
-export const MARGIN_GROUPS: readonly MarginGroup[] = ['high', 'low', 'loss'];
+const MARGIN_GROUPS: readonly MarginGroup[] = ['high', 'low', 'loss'];
 
 /** What analytics needs to know of a report (from its record). */
 export interface ReportInfo {
@@ -195,7 +195,7 @@ export function selectReports(reports: ReadonlyArray<ReportInfo>): Selection {
   return { counted, duplicates, processing };
 }
 
-export const inRange = (r: Pick<ReportInfo, 'period_from' | 'period_to'>, from: string, to: string): boolean =>
+const inRange = (r: Pick<ReportInfo, 'period_from' | 'period_to'>, from: string, to: string): boolean =>
   r.period_from !== null && r.period_to !== null && r.period_from >= from && r.period_to <= to;
 
 /**
@@ -227,13 +227,13 @@ function add(into: WeekFigures, f: WeekFigures): void {
   for (const k of WEEK_FIELDS) into[k] += f[k];
 }
 
-export interface Week extends Totals {
+interface Week extends Totals {
   period_from: string;
   period_to: string;
   report_ids: string[];
 }
 
-export interface ArticleRow {
+interface ArticleRow {
   article: string;
   realization: number;
   profit: number;
@@ -245,7 +245,7 @@ export interface ArticleRow {
   margin_group: MarginGroup | null;
 }
 
-export type MarginGroups = Record<MarginGroup, { count: number; realization: number; profit: number }>;
+type MarginGroups = Record<MarginGroup, { count: number; realization: number; profit: number }>;
 
 /** Change of `cur` against `prev` in % (2 decimals); null when prev is 0. Margin: the difference in points. */
 export function changes(cur: Totals, prev: Totals): Record<keyof Totals, number | null> {
@@ -282,7 +282,7 @@ export function abcLetters(values: ReadonlyMap<string, number>): Map<string, Abc
   return out;
 }
 
-export function articleRows(perReport: ReadonlyArray<ReadonlyArray<ArticleFigures>>): ArticleRow[] {
+function articleRows(perReport: ReadonlyArray<ReadonlyArray<ArticleFigures>>): ArticleRow[] {
   const acc = new Map<string, { realization: number; profit: number; sales_qty: number; returns_qty: number }>();
   for (const list of perReport) {
     for (const a of list) {
@@ -314,7 +314,7 @@ export function articleRows(perReport: ReadonlyArray<ReadonlyArray<ArticleFigure
   return rows.sort((a, b) => b.realization - a.realization || (a.article < b.article ? -1 : 1));
 }
 
-export function marginGroups(rows: ReadonlyArray<ArticleRow>): MarginGroups {
+function marginGroups(rows: ReadonlyArray<ArticleRow>): MarginGroups {
   const out = {} as MarginGroups;
   for (const g of MARGIN_GROUPS) out[g] = { count: 0, realization: 0, profit: 0 };
   for (const r of rows) {
@@ -341,7 +341,7 @@ export interface AnalyticsInput {
   article?: string;
 }
 
-export interface ArticleHistoryWeek {
+interface ArticleHistoryWeek {
   period_from: string;
   period_to: string;
   realization: number;

@@ -21,22 +21,14 @@ export const WEEK_FIELDS = [
   'returns_qty',
   'expenses',
 ] as const;
-export type WeekField = (typeof WEEK_FIELDS)[number];
+type WeekField = (typeof WEEK_FIELDS)[number];
 export type WeekFigures = Record<WeekField, number>;
 
 /**
  * Per-article figures (effective values; cost_price and own_cost_price are the snapshot's computed
  * amounts per unit). A summary written before own_cost_price existed reads it as 0.
  */
-export const ARTICLE_FIELDS = [
-  'realization',
-  'profit',
-  'sales_qty',
-  'returns_qty',
-  'cost_price',
-  'own_cost_price',
-] as const;
-export type ArticleField = (typeof ARTICLE_FIELDS)[number];
+const ARTICLE_FIELDS = ['realization', 'profit', 'sales_qty', 'returns_qty', 'cost_price', 'own_cost_price'] as const;
 
 export interface ArticleFigures {
   article: string;
@@ -119,7 +111,7 @@ interface Encoded {
 }
 
 /** Articles → gzip'd column-wise JSON. */
-export function encodeArticles(articles: ReadonlyArray<ArticleFigures>): Buffer {
+function encodeArticles(articles: ReadonlyArray<ArticleFigures>): Buffer {
   const body: Encoded = {
     v: 1,
     a: articles.map((x) => x.article),

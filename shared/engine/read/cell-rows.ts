@@ -10,7 +10,7 @@ import { RAW_BYTES_PER_CHAR } from './xml-scanner';
 import type { ZipArchive } from './zip';
 
 /** What `scanXlsxCells` lets the row callback do. */
-export interface CellScanControl {
+interface CellScanControl {
   /** Read only these columns (0-based) from the next row on; cells further right are skipped unread. */
   select(columns: readonly number[]): void;
   /** Stop reading the sheet. */

@@ -29,10 +29,8 @@ export interface ScanResult extends FileMeta {
 }
 
 export type { ReadLimits } from './limits';
-export { DEFAULT_READ_LIMITS } from './limits';
 export { parseFileMeta } from './filename';
 export { detectFormat } from './format';
-export { SourceReadError, type RangeSource } from './range-source';
 
 /** Test hook: re-slice inflated data into tiny pieces to exercise chunk boundaries. */
 export interface ScanOptions {

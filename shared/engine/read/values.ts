@@ -35,9 +35,9 @@ const COUNT_KEYS: readonly MetricKey[] = ['quantity', 'delivery_amount', 'return
 const PERCENT_KEYS: readonly MetricKey[] = ['commission_percent'];
 
 /** Largest magnitude of a cell, in the units scanScaled gives at the column's scale. */
-export const MAX_CELL_ROUBLES = 1e11;
-export const MAX_CELL_COUNT = 1e9;
-export const MAX_CELL_PERCENT = 1e4;
+const MAX_CELL_ROUBLES = 1e11;
+const MAX_CELL_COUNT = 1e9;
+const MAX_CELL_PERCENT = 1e4;
 
 const NAN_LIKE = /^[+\-−]?(nan|inf|infinity|∞)$/i;
 

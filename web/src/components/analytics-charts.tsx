@@ -30,7 +30,7 @@ function weekPlot(weeks: number, narrow: boolean | undefined) {
   return { width, left, right, slot, labelEvery: Math.max(1, Math.ceil(weeks / (narrow ? 6 : 13))) };
 }
 
-export function weekTooltip(w: AnalyticsWeek): string {
+function weekTooltip(w: AnalyticsWeek): string {
   if (w.report_ids.length === 0) return `${ddmm(w.period_from)}–${ddmm(w.period_to)}: нет отчёта`;
   return [
     `${ddmm(w.period_from)}–${ddmm(w.period_to)}`,

@@ -14,7 +14,7 @@ export function zeroScale(values: number[], from: number, to: number): (v: numbe
  * Round values for an axis covering [min, max] with about `ticks` lines (1, 2, 2.5 or 5 × 10ⁿ apart).
  * The first is at or below min and the last at or above max: a bar never reaches past the axis.
  */
-export function niceTicks(min: number, max: number, ticks = 4): number[] {
+function niceTicks(min: number, max: number, ticks = 4): number[] {
   const span = max - min || 1;
   const raw = span / ticks;
   const pow = 10 ** Math.floor(Math.log10(raw));

@@ -10,7 +10,7 @@ const CARD_HEIGHT = 86;
 const CARD_OVERSCAN = 4;
 
 /** The three figures of a card, in the P&L's order. */
-export const CARD_FIELDS = ['realization', 'profit', 'margin'] as const;
+const CARD_FIELDS = ['realization', 'profit', 'margin'] as const;
 
 const SORTS: ReadonlyArray<{ id: string; title: string; desc: boolean }> = [
   { id: 'realization', title: 'Реализация', desc: true },

@@ -68,7 +68,7 @@ export interface ItemsTableProps {
 const helper = createColumnHelper<Item>();
 
 /** The column presets: «Главное» (a few columns; on a phone, a card per article) and «Все колонки». */
-export type ColumnPreset = 'main' | 'all';
+type ColumnPreset = 'main' | 'all';
 
 function valueGroup(group: { id: string; title: string; fields: readonly string[] }) {
   return helper.group({
@@ -139,7 +139,7 @@ const COLUMNS: Record<ColumnPreset, ColumnDef<Item, unknown>[]> = {
 };
 
 /** The table's first order: realization, largest first. */
-export const DEFAULT_SORTING: SortingState = [{ id: 'realization', desc: true }];
+const DEFAULT_SORTING: SortingState = [{ id: 'realization', desc: true }];
 
 /** Pixels of columns rendered beyond the visible part: to the left, and (more) to the right, where reading goes. */
 const COLUMN_OVERSCAN_LEFT_PX = 320;
@@ -958,7 +958,7 @@ interface CorrectionChange {
 }
 
 /** What the article's result fields became after a correction. */
-export const DOWNSTREAM: ReadonlyArray<{ field: string; label: string }> = [
+const DOWNSTREAM: ReadonlyArray<{ field: string; label: string }> = [
   { field: 'profit', label: 'прибыль' },
   { field: 'margin', label: 'маржа' },
   { field: 'payout', label: 'к выплате' },

@@ -72,7 +72,7 @@ const WIDTH = 1000;
 const NARROW_WIDTH = 360;
 const NARROW_ROW = 40;
 
-export function NarrowWaterfall({ steps }: { steps: Step[] }) {
+function NarrowWaterfall({ steps }: { steps: Step[] }) {
   const x = zeroScale(
     steps.flatMap((s) => [s.start, s.end]),
     4,
@@ -175,7 +175,7 @@ function BarRow({
   );
 }
 
-export function WaterfallChart({ totals, narrow }: { totals: Values; narrow?: boolean }) {
+function WaterfallChart({ totals, narrow }: { totals: Values; narrow?: boolean }) {
   const steps = useMemo(() => waterfallSteps(totals), [totals]);
   if (narrow) return <NarrowWaterfall steps={steps} />;
   const x = zeroScale(
@@ -215,7 +215,7 @@ export function WaterfallChart({ totals, narrow }: { totals: Values; narrow?: bo
 }
 
 /** The most profitable articles, then the worst losses (most negative last). */
-export function topByProfit(items: Item[], best = 10, worst = 5): Item[] {
+function topByProfit(items: Item[], best = 10, worst = 5): Item[] {
   const sorted = items
     .filter((i) => typeof i.effective.profit === 'number')
     .sort((a, b) => n(b.effective.profit) - n(a.effective.profit));
@@ -224,7 +224,7 @@ export function topByProfit(items: Item[], best = 10, worst = 5): Item[] {
   return [...winners, ...losers];
 }
 
-export function ProfitByArticleChart({ items }: { items: Item[] }) {
+function ProfitByArticleChart({ items }: { items: Item[] }) {
   const rows = useMemo(() => topByProfit(items), [items]);
   if (rows.length === 0) return <p className="muted">Нет артикулов с прибылью или убытком.</p>;
   const x = zeroScale(

@@ -7,15 +7,13 @@ import {
   type TaxSystem,
 } from '../api/contract';
 
-export const TAX_SYSTEM_TITLES: Record<TaxSystem, string> = {
+const TAX_SYSTEM_TITLES: Record<TaxSystem, string> = {
   usn_income: 'УСН «Доходы»',
   usn_income_expenses: 'УСН «Доходы минус расходы»',
   none: 'Без налога на доход',
 };
 
-// The rates themselves are the contract's (defined once, in shared/engine/types.ts).
-export { VAT_RATES };
-export const DEFAULT_RATES: Readonly<Record<TaxSystem, number>> = DEFAULT_USN_RATES;
+const DEFAULT_RATES: Readonly<Record<TaxSystem, number>> = DEFAULT_USN_RATES;
 type VatRate = TaxProfile['vat_rate'];
 
 /** The first day each VAT rate exists (5 and 7 from 2025, 22 from 2026) and the day 20 % ended. */

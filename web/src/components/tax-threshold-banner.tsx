@@ -10,7 +10,7 @@ import { formatDate, formatPercent, formatRub } from '../lib/format';
  * seller without its own starts from the user's default, so earlier dates keep what applied to them),
  * else the user's default.
  */
-export async function addProposedPeriods(t: TaxThreshold): Promise<void> {
+async function addProposedPeriods(t: TaxThreshold): Promise<void> {
   const add = (base: TaxPeriod[]): TaxPeriod[] => [
     ...base.filter((p) => !t.proposals.some((x) => x.valid_from === p.valid_from)),
     ...t.proposals,

@@ -6,7 +6,7 @@ import { fieldTitle } from '../lib/fields';
 import { formatRub } from '../lib/format';
 
 /** WB's titles of the report list's sums (the weekly report's summary in the seller's portal). */
-export const WB_SUM_TITLES: Record<string, string> = {
+const WB_SUM_TITLES: Record<string, string> = {
   bankPaymentSum: 'Итого к оплате',
   forPaySum: 'К перечислению за товар',
   retailAmountSum: 'Продажа',

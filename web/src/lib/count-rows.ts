@@ -321,7 +321,7 @@ function countBiffRows(wb: Uint8Array): number | null {
 }
 
 /** The rows of an .xls (a Blob), or null when it is not one this reader knows. */
-export async function countXls(blob: Blob): Promise<number | null> {
+async function countXls(blob: Blob): Promise<number | null> {
   const wb = cfbWorkbook(new Uint8Array(await blob.arrayBuffer()));
   return wb ? countBiffRows(wb) : null;
 }

@@ -5,20 +5,13 @@ import {
   FIELDS,
   kopecksToRoubles,
   roublesToKopecks,
-  type FieldDef,
   type FieldName,
   type FieldUnit,
 } from '../../../shared/engine/fields';
 
 // The engine's money helpers: the page sums integer kopecks as the server does, never float roubles.
 export { FIELDS, FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks };
-export type { FieldDef, FieldName, FieldUnit };
-
-export function fieldDef(name: string): FieldDef {
-  const def = FIELD_BY_NAME.get(name);
-  if (!def) throw new Error(`Unknown field ${name}`);
-  return def;
-}
+export type { FieldName, FieldUnit };
 
 export function fieldTitle(name: string): string {
   return FIELD_BY_NAME.get(name)?.title ?? name;
@@ -54,5 +47,5 @@ export const MAIN_FIELDS: readonly FieldName[] = [
   'own_costs',
 ];
 
-export const NO_ARTICLE_LABEL = 'Без артикула';
+const NO_ARTICLE_LABEL = 'Без артикула';
 export const displayArticle = (article: string): string => (article === '' ? NO_ARTICLE_LABEL : article);

@@ -12,7 +12,7 @@ import type { Report, ReportProgress, ReportSummary } from '../api/contract';
 import { ProgressBar } from '../components/progress-bar';
 import { formatInt } from './format';
 
-export const UPLOAD_POLL_MS = 1000;
+const UPLOAD_POLL_MS = 1000;
 
 export interface TrackedUpload {
   reportId: string;
@@ -51,7 +51,7 @@ export function useUploads(): UploadsValue {
 }
 
 /** Whether a path is one of the reports pages, where a finished upload opens its report. */
-export const onReportsPages = (pathname: string) => /^\/reports(\/|$)/.test(pathname);
+const onReportsPages = (pathname: string) => /^\/reports(\/|$)/.test(pathname);
 
 /** "Читаем строки: 12 000 из 40 000" — what the worker is doing, in the seller's words. */
 export function describeProgress(p: ReportProgress | undefined): { label: string; value?: number } {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 
 /** Phones: the width under which lists become cards and charts put labels above bars (styles.css agrees). */
-export const NARROW_QUERY = '(max-width: 640px)';
+const NARROW_QUERY = '(max-width: 640px)';
 
 function matches(): boolean {
   return typeof window !== 'undefined' && typeof window.matchMedia === 'function'

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { ReportSummary } from '../api/contract';
 
 /** The API combines and exports at most this many reports at once. */
-export const MAX_SELECTED = 100;
+const MAX_SELECTED = 100;
 
 export interface ReportSelection {
   /** Ticked reports, in the list's order. */

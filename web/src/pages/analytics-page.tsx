@@ -18,7 +18,7 @@ import { TaxThresholdBanner } from '../components/tax-threshold-banner';
 const PRESETS = [4, 12, 26, 52] as const;
 
 /** YYYY-MM-DD ± days (UTC calendar). */
-export function addDays(d: string, days: number): string {
+function addDays(d: string, days: number): string {
   return new Date(Date.parse(`${d}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 

@@ -9,7 +9,7 @@ import { formatDate, formatDateTime, formatInt, formatMoney, parseNumberInput } 
 import { useTitle } from '../lib/use-title';
 
 /** «Все артикулы» for the default line of a name. */
-export const DEFAULT_LINE_LABEL = 'Все артикулы';
+const DEFAULT_LINE_LABEL = 'Все артикулы';
 
 const lineKey = (l: Pick<OwnCostLineJson, 'article' | 'name'>) => JSON.stringify([l.article, l.name]);
 

@@ -20,7 +20,7 @@ export function addMonths(month: string, n: number): string {
   return `${Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`;
 }
 
-export const CATEGORY_TITLES: Record<PeriodCost['category'], string> = {
+const CATEGORY_TITLES: Record<PeriodCost['category'], string> = {
   salaries: 'Зарплаты',
   rent: 'Аренда',
   services: 'Услуги',
@@ -169,7 +169,7 @@ const emptyDraft = {
 };
 
 /** The period costs: list, add, delete, import. */
-export function PeriodCosts({ sellerId }: { sellerId: string }) {
+function PeriodCosts({ sellerId }: { sellerId: string }) {
   const client = useQueryClient();
   const costs = useQuery({
     queryKey: ['period-costs', sellerId],

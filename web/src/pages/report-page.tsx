@@ -27,7 +27,7 @@ const PROCESSING_POLL_MS = 1000;
 type ReportData = { report: Report };
 
 /** The headline figures, each with one line under it saying what it is (no tooltip needed). */
-export const HEADLINE: Array<{ field: string; title: string; hint: string }> = [
+const HEADLINE: Array<{ field: string; title: string; hint: string }> = [
   { field: 'realization', title: 'Реализация', hint: 'Продажи по цене для покупателя минус возвраты' },
   {
     field: 'for_pay',
@@ -400,7 +400,7 @@ function Headline({ totals }: { totals: Values }) {
  * Categories to show: an empty category with nothing in it (rows without an article, e.g. storage)
  * is left out; an empty one with money in it is named.
  */
-export function commissionRows(report: Report) {
+function commissionRows(report: Report) {
   return report.commission_by_category
     .filter((c) => c.category !== '' || Math.abs(c.realization) >= 0.005 || Math.abs(c.commission) >= 0.005)
     .map((c) => ({ ...c, label: c.category || 'Без категории' }));

@@ -23,7 +23,7 @@ import { SellerOptions } from '../components/seller-options';
 const POLL_MS = 1000;
 
 /** Before combining or exporting stale reports: the seller confirms (their numbers are out of date). */
-export function confirmStale(items: ReadonlyArray<ReportSummary>, ids: readonly string[]): boolean {
+function confirmStale(items: ReadonlyArray<ReportSummary>, ids: readonly string[]): boolean {
   const stale = items.filter((r) => ids.includes(r.id) && r.stale);
   if (stale.length === 0) return true;
   const names = stale.map((r) => `«${r.title}»`).join(', ');
@@ -332,7 +332,7 @@ export function ReportStatusBadge({ report }: { report: ReportSummary }) {
 }
 
 /** A report's state in words (reports still being built or failed carry a status; the rest are ready). */
-export function statusText(r: ReportSummary): string {
+function statusText(r: ReportSummary): string {
   const status: string | undefined = r.status;
   if (status === 'building' || status === 'processing' || status === 'queued') return 'Обрабатывается';
   if (status === 'failed') return 'Ошибка';

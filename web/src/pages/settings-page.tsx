@@ -123,7 +123,7 @@ export function SettingsPage() {
  * (GET /auth/limit-history). Granted at registration = balance − topped up + charged − refunded, so
  * the four numbers always add up.
  */
-export function limitFacts(limits: number, totals: LimitTotals) {
+function limitFacts(limits: number, totals: LimitTotals) {
   const charged = totals.charged - totals.refunded;
   const granted = limits - totals.topped_up + charged;
   const received = granted + totals.topped_up;
@@ -270,7 +270,7 @@ function periodsOf(user: User): TaxPeriod[] {
 }
 
 /** Periods in date order, the first from the beginning; the first problem found, in Russian. */
-export function taxPeriodsError(periods: readonly TaxPeriod[]): string | null {
+function taxPeriodsError(periods: readonly TaxPeriod[]): string | null {
   const seen = new Set<string>();
   for (const [i, p] of periods.entries()) {
     const problem = taxProfileError(p);

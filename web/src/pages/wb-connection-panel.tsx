@@ -14,12 +14,12 @@ import { formatDate, formatDateTime, formatInt, plural } from '../lib/format';
 /** How often a running sync is looked at (WB itself is called at most once a minute per account). */
 export const WB_SYNC_POLL_MS = 2000;
 /** WB keeps no reports before this day (the API's default `from`). */
-export const WB_DATA_SINCE = '2025-01-01';
+const WB_DATA_SINCE = '2025-01-01';
 /** A token this close to its expiry is flagged, and the server mails the seller (shared/marketplaces/wb/sync/expiry.ts). */
-export const EXPIRY_WARNING_DAYS = 7;
+const EXPIRY_WARNING_DAYS = 7;
 const DAY_MS = 86_400_000;
 
-export const CONNECTION_STATUS: Record<WbConnectionStatus, string> = {
+const CONNECTION_STATUS: Record<WbConnectionStatus, string> = {
   active: 'Подключено',
   paused: 'Приостановлено',
   token_invalid: 'WB не принимает токен',
@@ -27,7 +27,7 @@ export const CONNECTION_STATUS: Record<WbConnectionStatus, string> = {
   token_expired: 'Срок токена истёк',
 };
 
-export const SYNC_STATUS: Record<WbSyncStatus, string> = {
+const SYNC_STATUS: Record<WbSyncStatus, string> = {
   scheduled: 'Ждёт следующей синхронизации',
   syncing: 'Идёт синхронизация',
   limits_exhausted: 'Не хватает лимитов строк',
@@ -147,7 +147,7 @@ function expiryText(expiresAt: string, now: number): string {
 }
 
 /** What a running round has done: reports imported of those found, rows read, the next call to WB. */
-export function syncProgress(c: WbConnection): { value?: number; detail: string } {
+function syncProgress(c: WbConnection): { value?: number; detail: string } {
   const p = c.sync.progress;
   const parts = [
     p.reports_found > 0
