@@ -1,5 +1,5 @@
 import { listCatalog } from '../../shared/catalog/catalog';
-import { productsDeps } from '../../shared/catalog/catalog-deps';
+import { listProductsDeps } from '../../shared/catalog/catalog-deps';
 import { route, ROUTES } from '../../shared/http';
 
 /**
@@ -8,7 +8,7 @@ import { route, ROUTES } from '../../shared/http';
  */
 export const handler = route(ROUTES.listProducts, async (req) => ({
   status: 200,
-  body: await listCatalog(productsDeps, req.user.id, {
+  body: await listCatalog(listProductsDeps, req.user.id, {
     search: req.query.search,
     cursor: req.query.cursor,
     missing: req.query.missing === '1' || req.query.missing === 'true',

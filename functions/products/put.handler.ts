@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { setCostPrice } from '../../shared/catalog/catalog';
-import { productsDeps } from '../../shared/catalog/catalog-deps';
+import { putProductDeps } from '../../shared/catalog/catalog-deps';
 import { badRequest } from '../../shared/errors';
 import { route, ROUTES } from '../../shared/http';
 
@@ -27,7 +27,7 @@ export function articleFromPath(event: APIGatewayProxyEventV2): string {
 export const handler = route(ROUTES.putProduct, async (req) => ({
   status: 200,
   body: await setCostPrice(
-    productsDeps,
+    putProductDeps,
     req.user.id,
     articleFromPath(req.event),
     req.body.cost_price,

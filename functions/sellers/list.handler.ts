@@ -1,9 +1,9 @@
 import { listUserSellers } from '../../shared/catalog/catalog';
-import { sellersDeps } from '../../shared/catalog/catalog-deps';
+import { listSellersDeps } from '../../shared/catalog/catalog-deps';
 import { route, ROUTES } from '../../shared/http';
 
 /** GET /api/sellers → {items: [{id, number, name, tax}]} (tax null: the user's default applies). */
 export const handler = route(ROUTES.listSellers, async (req) => ({
   status: 200,
-  body: await listUserSellers(sellersDeps, req.user.id),
+  body: await listUserSellers(listSellersDeps, req.user.id),
 }));

@@ -1,5 +1,5 @@
 import { patchSeller } from '../../shared/catalog/catalog';
-import { sellersDeps } from '../../shared/catalog/catalog-deps';
+import { updateSellerDeps } from '../../shared/catalog/catalog-deps';
 import { route, ROUTES } from '../../shared/http';
 
 /**
@@ -11,7 +11,7 @@ import { route, ROUTES } from '../../shared/http';
  */
 export const handler = route(ROUTES.updateSeller, async (req) => ({
   status: 200,
-  body: await patchSeller(sellersDeps, req.user.id, req.path.id, {
+  body: await patchSeller(updateSellerDeps, req.user.id, req.path.id, {
     name: req.body.name,
     tax: req.body.tax,
     tax_periods: req.body.tax_periods,

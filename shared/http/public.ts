@@ -6,14 +6,7 @@
 import type { RouteSpec } from '../contract/routes';
 import { bindRoute, type BoundHandler, type RouteExtra, type RouteFn } from './route';
 
-export {
-  publicHttp,
-  sourceIp,
-  type HttpOptions,
-  type HttpRequest,
-  type HttpFn,
-  type HttpHandler,
-} from './handler';
+export { publicHttp, sourceIp, type HttpOptions, type HttpRequest, type HttpFn, type HttpHandler } from './handler';
 export { json, contractBody, noContent, redirect, type HttpResult } from './responses';
 export {
   routeKeyOf,

@@ -146,7 +146,10 @@ export function bindRoutes<K extends RouteKey>(
   const fns = new Set(keys.map((k) => ROUTES[k].fn));
   if (fns.size > 1) throw new Error(`http: routes() binds routes of several functions: ${[...fns].join(', ')}`);
   const handlers = new Map<RouteKey, HttpHandler>(
-    keys.map((k) => [k, bindRoute(ROUTES[k] as RouteSpec, table[k] as unknown as RouteFn<RouteSpec>, extras[k], authenticate)]),
+    keys.map((k) => [
+      k,
+      bindRoute(ROUTES[k] as RouteSpec, table[k] as unknown as RouteFn<RouteSpec>, extras[k], authenticate),
+    ]),
   );
   // An event for none of them still answers in the API's error shape, through the same stack.
   const unmatched = (event: APIGatewayProxyEventV2): HttpHandler =>
