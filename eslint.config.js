@@ -51,6 +51,11 @@ const webLimits = {
   message:
     "web/ imports only the engine's public surface (shared/engine; its pure fields, payout lines, totals and month names) and shared/contract",
 };
+const noStoreInHandlers = {
+  group: ['**/store/*'],
+  message:
+    'a handler calls a use case (shared/<feature>/…) with the deps its composition module wires; it imports no store',
+};
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 module.exports = tseslint.config(
@@ -91,6 +96,13 @@ module.exports = tseslint.config(
     files: ['shared/**/*.ts', 'functions/**/*.ts'],
     ignores: ['shared/files/**'],
     rules: restrict(noFunctions, noS3),
+  },
+  {
+    // Handlers are thin (docs/ARCHITECTURE.md "Adding a route"): they reach stores only through a use case
+    // and the composition module (*deps.ts) that wires it, never a store itself.
+    files: ['functions/**/*.ts'],
+    ignores: ['functions/**/*.test.ts'],
+    rules: restrict(noFunctions, noS3, noStoreInHandlers),
   },
   {
     // Use cases: no AWS SDK, no middy, no HTTP (their adapters are shared/store, shared/files, shared/mail).

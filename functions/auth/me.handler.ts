@@ -1,12 +1,5 @@
-import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { toPublicUser } from '../../shared/store/users.repo';
-
-const contract = ROUTES.me;
-const route = fromRoute(contract);
+import { presentMe } from '../../shared/auth/profile';
+import { route, ROUTES } from '../../shared/http';
 
 /** GET /api/auth/me → the caller as loaded (fresh) by the auth middleware. */
-export async function main(req: HttpRequest<typeof route>) {
-  return reply(contract, 200, { user: toPublicUser(req.user) });
-}
-
-export const handler = http(route, main);
+export const handler = route(ROUTES.me, async (req) => ({ status: 200, body: presentMe(req.user) }));

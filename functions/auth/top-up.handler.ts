@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { ROUTES, reply, fromRoute, http, type HttpRequest } from '../../shared/http';
-import { badRequest, notFound } from '../../shared/errors';
-import { topUp } from '../../shared/store/limits.repo';
-import { getUserByEmail, getUserById } from '../../shared/store/users.repo';
-
-const contract = ROUTES.topUp;
-const route = fromRoute(contract);
+import { topUpUser } from '../../shared/auth/profile';
+import { topUpDeps } from '../../shared/auth/profile-deps';
+import { badRequest } from '../../shared/errors';
+import { route, ROUTES } from '../../shared/http';
 
 const headerKey = z.string().min(1).max(200);
 
@@ -15,7 +12,7 @@ const headerKey = z.string().min(1).max(200);
  * else 400 `idempotency_key_mismatch`); a key reused for another user or row count → 422
  * `idempotency_key_reused`.
  */
-export async function main(req: HttpRequest<typeof route>) {
+export const handler = route(ROUTES.topUp, async (req) => {
   const { email, user_id, rows } = req.body;
   const header = req.headers['idempotency-key'];
   if (header !== undefined && !headerKey.safeParse(header).success) {
@@ -24,10 +21,6 @@ export async function main(req: HttpRequest<typeof route>) {
   if (header !== undefined && req.body.idempotency_key !== undefined && header !== req.body.idempotency_key) {
     throw badRequest('idempotency_key_mismatch', 'The Idempotency-Key header and idempotency_key differ');
   }
-  const idempotency_key = header ?? req.body.idempotency_key;
-  const user = email !== undefined ? await getUserByEmail(email) : await getUserById(user_id as string);
-  if (!user) throw notFound('User not found');
-  return reply(contract, 200, await topUp({ userId: user.id, rows, idempotencyKey: idempotency_key }));
-}
-
-export const handler = http(route, main);
+  const idempotencyKey = header ?? req.body.idempotency_key;
+  return { status: 200, body: await topUpUser(topUpDeps, { email, user_id, rows, idempotencyKey }) };
+});

@@ -1,10 +1,6 @@
-import { ROUTES, reply, fromRoute, http, taxProfileSchema, type HttpRequest } from '../../shared/http';
-import { validation } from '../../shared/errors';
-import { assertTaxPeriods } from '../../shared/reports/worker/report-settings';
-import { toPublicUser, updateUserSettings } from '../../shared/store/users.repo';
-
-const contract = ROUTES.updateMe;
-const route = fromRoute(contract);
+import { updateMe } from '../../shared/auth/profile';
+import { settingsDeps } from '../../shared/auth/profile-deps';
+import { route, ROUTES } from '../../shared/http';
 
 /**
  * PATCH /api/auth/me {tax?, tax_periods?, allocation?} → the user.
@@ -16,20 +12,7 @@ const route = fromRoute(contract);
  * - `allocation`: `realization` | `quantity` | `none`, how «Без артикула» costs are spread.
  * Reports built with other settings show `stale: true` until rebuilt.
  */
-export async function main(req: HttpRequest<typeof route>) {
-  let periods = req.body.tax_periods;
-  if (req.body.tax) {
-    const merged = taxProfileSchema.safeParse({ ...req.user.tax, ...req.body.tax });
-    if (!merged.success)
-      throw validation(
-        merged.error.issues.map((i) => ({ ...i, path: ['tax', ...i.path] })),
-        'body',
-      );
-    periods = [{ valid_from: null, ...merged.data }];
-  }
-  if (periods) assertTaxPeriods(periods);
-  const user = await updateUserSettings(req.user.id, { tax_periods: periods, allocation: req.body.allocation });
-  return reply(contract, 200, { user: toPublicUser(user) });
-}
-
-export const handler = http(route, main);
+export const handler = route(ROUTES.updateMe, async (req) => ({
+  status: 200,
+  body: await updateMe(settingsDeps, req.user, req.body),
+}));

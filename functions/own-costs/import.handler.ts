@@ -3,22 +3,18 @@ import { importOwnCosts } from '../../shared/costs/own-costs';
 import { ownCostDeps } from '../../shared/costs/own-costs-deps';
 import { readOwnCostFile } from '../../shared/costs/own-costs-file';
 import { badRequest } from '../../shared/errors';
-import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
+import { route, ROUTES } from '../../shared/http';
 
 const deps = ownCostDeps();
-const contract = ROUTES.importOwnCosts;
-const route = fromRoute(contract, { multipart: { maxFileBytes: MAX_IMPORT_BYTES } });
 
 /**
  * POST /api/own-costs/import (multipart `file`: xlsx or csv with «Артикул» (optional), «Статья», «Сумма
  * за шт», «Действует с» (optional); optional field `allow_unknown=true`) → {applied, created, updated,
  * unknown, errors}. Applied whole or not at all (shared/costs/own-costs.ts importOwnCosts).
  */
-export async function main(req: HttpRequest<typeof route>) {
+export const handler = route(ROUTES.importOwnCosts, { multipart: { maxFileBytes: MAX_IMPORT_BYTES } }, async (req) => {
   if (!req.file) throw badRequest('file_required', 'Send the file as multipart/form-data in the field "file"');
   const allowUnknown = req.body.allow_unknown === 'true' || req.body.allow_unknown === '1';
   const file = await readOwnCostFile(req.file.buffer);
-  return reply(contract, 200, await importOwnCosts(deps, req.user.id, file, { allowUnknown }));
-}
-
-export const handler = http(route, main);
+  return { status: 200, body: await importOwnCosts(deps, req.user.id, file, { allowUnknown }) };
+});

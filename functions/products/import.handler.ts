@@ -1,13 +1,9 @@
-import { importCatalog, type CatalogImportDeps } from '../../shared/catalog/import';
+import { importCatalog } from '../../shared/catalog/import';
+import { importDeps } from '../../shared/catalog/catalog-deps';
 import { MAX_IMPORT_BYTES } from '../../shared/catalog/import-file';
 import { MAX_UNKNOWN_LISTED } from '../../shared/contract/shapes';
 import { badRequest } from '../../shared/errors';
-import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { importProducts } from '../../shared/store/products.repo';
-
-const contract = ROUTES.importProducts;
-const route = fromRoute(contract, { multipart: { maxFileBytes: MAX_IMPORT_BYTES } });
-const deps: CatalogImportDeps = { products: { importProducts } };
+import { route, ROUTES } from '../../shared/http';
 
 /**
  * POST /api/products/import (multipart `file`: xlsx or csv with "Артикул"/"Артикул поставщика" and
@@ -16,16 +12,17 @@ const deps: CatalogImportDeps = { products: { importProducts } };
  * the catalog does not know are listed in `unknown` and left out unless `create_missing` is true; a
  * file without the columns → 422 missing_columns.
  */
-export async function main(req: HttpRequest<typeof route>) {
+export const handler = route(ROUTES.importProducts, { multipart: { maxFileBytes: MAX_IMPORT_BYTES } }, async (req) => {
   if (!req.file) throw badRequest('file_required', 'Send the file as multipart/form-data in the field "file"');
   const createMissing = req.body.create_missing === 'true' || req.body.create_missing === '1';
-  const r = await importCatalog(deps, req.user.id, req.file.buffer, { createMissing });
-  return reply(contract, 200, {
-    updated: r.updated,
-    created: r.created,
-    unknown: { count: r.unknown.length, articles: r.unknown.slice(0, MAX_UNKNOWN_LISTED) },
-    errors: r.errors,
-  });
-}
-
-export const handler = http(route, main);
+  const r = await importCatalog(importDeps, req.user.id, req.file.buffer, { createMissing });
+  return {
+    status: 200,
+    body: {
+      updated: r.updated,
+      created: r.created,
+      unknown: { count: r.unknown.length, articles: r.unknown.slice(0, MAX_UNKNOWN_LISTED) },
+      errors: r.errors,
+    },
+  };
+});

@@ -1,13 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { presentProduct } from '../../shared/catalog/present-product';
+import { setCostPrice } from '../../shared/catalog/catalog';
+import { putProductDeps } from '../../shared/catalog/catalog-deps';
 import { badRequest } from '../../shared/errors';
-import { ROUTES, reply, fromRoute, http, type HttpRequest } from '../../shared/http';
-import { roublesToKopecks } from '../../shared/engine/fields';
-import { assertManualValueInRange } from '../../shared/reports/rebuild/value-range';
-import { MAX_ARTICLE_LENGTH, putProduct } from '../../shared/store/products.repo';
-
-const contract = ROUTES.putProduct;
-const route = fromRoute(contract);
+import { route, ROUTES } from '../../shared/http';
 
 /**
  * The {article} path segment, percent-decoded exactly once. Read from rawPath, which stays encoded
@@ -29,19 +24,13 @@ export function articleFromPath(event: APIGatewayProxyEventV2): string {
  * the first price of a product applies from the beginning and a change from today, so reports of
  * earlier periods keep their price (until the seller dates the change and rebuilds).
  */
-export async function main(req: HttpRequest<typeof route>) {
-  const article = articleFromPath(req.event).trim();
-  if (article === '' || article.length > MAX_ARTICLE_LENGTH)
-    throw badRequest('validation_error', `The article must have 1..${MAX_ARTICLE_LENGTH} characters`);
-  // Fractions of a kopeck are refused (422 value_out_of_range), as a manual value of a report refuses them.
-  assertManualValueInRange('cost_price', req.body.cost_price);
-  const { product } = await putProduct(
+export const handler = route(ROUTES.putProduct, async (req) => ({
+  status: 200,
+  body: await setCostPrice(
+    putProductDeps,
     req.user.id,
-    article,
-    roublesToKopecks(req.body.cost_price),
+    articleFromPath(req.event),
+    req.body.cost_price,
     req.body.valid_from,
-  );
-  return reply(contract, 200, presentProduct(product));
-}
-
-export const handler = http(route, main);
+  ),
+}));

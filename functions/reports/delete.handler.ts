@@ -1,22 +1,9 @@
-import { fromRoute, http, noContent, ROUTES, type HttpRequest } from '../../shared/http';
-import { deleteObject } from '../../shared/files/objects';
-import { removeReport, type RemoveDeps } from '../../shared/reports/queries';
-import { summaryDeps } from '../../shared/reports/read-deps';
-import { deleteIdentity } from '../../shared/store/report-identities.repo';
-import { deleteReport, getReportAnyStatus } from '../../shared/store/reports.repo';
-
-const route = fromRoute(ROUTES.deleteReport);
-const deps: RemoveDeps = {
-  reports: { getReportAnyStatus, deleteReport },
-  summaries: summaryDeps.summaries,
-  identities: { deleteIdentity },
-  files: { deleteObject },
-};
+import { noContent, route, ROUTES } from '../../shared/http';
+import { removeReport } from '../../shared/reports/queries';
+import { removeDeps } from '../../shared/reports/remove-deps';
 
 /** DELETE /api/reports/{id} → 204; items and the source file go, limits are not refunded. */
-export async function main(req: HttpRequest<typeof route>) {
-  await removeReport(deps, req.user.id, req.path.id);
+export const handler = route(ROUTES.deleteReport, async (req) => {
+  await removeReport(removeDeps, req.user.id, req.path.id);
   return noContent();
-}
-
-export const handler = http(route, main);
+});

@@ -1,11 +1,7 @@
-import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
+import { route, ROUTES } from '../../shared/http';
 import { presentDropped, presentReport } from '../../shared/reports/present-report';
-import { rebuildDeps } from '../../shared/reports/rebuild/rebuild-deps';
 import { startRebuild } from '../../shared/reports/rebuild/rebuild';
-import { reportJson } from '../../shared/http/large-json';
-
-const contract = ROUTES.rebuildOne;
-const route = fromRoute(contract);
+import { rebuildDeps } from '../../shared/reports/rebuild/rebuild-deps';
 
 /**
  * POST /api/reports/{id}/rebuild → 200 {report, dropped_manual_values} when the worker finished within
@@ -13,14 +9,11 @@ const route = fromRoute(contract);
  * (the outcome arrives as the report's `last_rebuild`). 409 source_missing without a stored source.
  * Within the request's budget (REQUEST_DEADLINE_MS): 202 once the task started, else 503 `try_again`.
  */
-export async function main(req: HttpRequest<typeof route>) {
+export const handler = route(ROUTES.rebuildOne, async (req) => {
   const r = await startRebuild(rebuildDeps, req.user, req.path.id, undefined, req.budgetMs);
-  const answer = {
+  const body = {
     report: presentReport(r.record, r.items, r.seller, false),
     dropped_manual_values: r.dropped.map(presentDropped),
   };
-  const body = r.done ? contractBody(contract, 200, answer) : contractBody(contract, 202, answer);
-  return reportJson(r.done ? 200 : 202, body, req.headers['accept-encoding']);
-}
-
-export const handler = http(route, main);
+  return r.done ? { status: 200, body, large: true } : { status: 202, body, large: true };
+});

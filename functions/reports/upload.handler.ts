@@ -1,14 +1,10 @@
 import { badRequest } from '../../shared/errors';
-import { contractBody, fromRoute, http, ROUTES, type HttpRequest } from '../../shared/http';
+import { route, ROUTES } from '../../shared/http';
 import { failureError } from '../../shared/reports/worker/failures';
 import { fileRefOf } from '../../shared/reports/upload/file-input';
 import { presentReport } from '../../shared/reports/present-report';
 import { reportDeps } from '../../shared/reports/deps';
 import { uploadReport } from '../../shared/reports/upload/upload';
-import { reportJson } from '../../shared/http/large-json';
-
-const contract = ROUTES.upload;
-const route = fromRoute(contract);
 
 /**
  * POST /api/reports/upload (JSON {upload_id, allow_duplicate?} or multipart file [+ allow_duplicate];
@@ -21,7 +17,7 @@ const route = fromRoute(contract);
  * within the request's budget (REQUEST_DEADLINE_MS): 202 with the charged report, or 503 `try_again`
  * when nothing was charged by then.
  */
-export async function main(req: HttpRequest<typeof route>) {
+export const handler = route(ROUTES.upload, async (req) => {
   const key = req.headers['idempotency-key'];
   if (key !== undefined && !/^[\x21-\x7e]{1,200}$/.test(key))
     throw badRequest('validation_error', 'Idempotency-Key must be 1..200 visible ASCII characters');
@@ -33,9 +29,6 @@ export async function main(req: HttpRequest<typeof route>) {
   if (r.record.status === 'failed' && r.record.error)
     throw failureError(r.record.error, { report_id: r.record.id, refunded_rows: r.record.refunded_rows ?? 0 });
   const report = presentReport(r.record, r.items, r.seller, false);
-  if (r.record.status === 'ready')
-    return reportJson(201, contractBody(contract, 201, { report }), req.headers['accept-encoding']);
-  return reportJson(202, contractBody(contract, 202, { report }), req.headers['accept-encoding']);
-}
-
-export const handler = http(route, main);
+  if (r.record.status === 'ready') return { status: 201, body: { report }, large: true };
+  return { status: 202, body: { report }, large: true };
+});

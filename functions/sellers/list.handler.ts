@@ -1,13 +1,9 @@
-import { presentSeller } from '../../shared/catalog/present-product';
-import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { listSellers } from '../../shared/store/sellers.repo';
-
-const contract = ROUTES.listSellers;
-const route = fromRoute(contract);
+import { listUserSellers } from '../../shared/catalog/catalog';
+import { listSellersDeps } from '../../shared/catalog/catalog-deps';
+import { route, ROUTES } from '../../shared/http';
 
 /** GET /api/sellers → {items: [{id, number, name, tax}]} (tax null: the user's default applies). */
-export async function main(req: HttpRequest<typeof route>) {
-  return reply(contract, 200, { items: (await listSellers(req.user.id)).map(presentSeller) });
-}
-
-export const handler = http(route, main);
+export const handler = route(ROUTES.listSellers, async (req) => ({
+  status: 200,
+  body: await listUserSellers(listSellersDeps, req.user.id),
+}));

@@ -1,10 +1,6 @@
-import { presentSeller } from '../../shared/catalog/present-product';
-import { ROUTES, reply, fromRoute, http, type HttpRequest } from '../../shared/http';
-import { assertTaxPeriods } from '../../shared/reports/worker/report-settings';
-import { updateSeller } from '../../shared/store/sellers.repo';
-
-const contract = ROUTES.updateSeller;
-const route = fromRoute(contract);
+import { patchSeller } from '../../shared/catalog/catalog';
+import { updateSellerDeps } from '../../shared/catalog/catalog-deps';
+import { route, ROUTES } from '../../shared/http';
 
 /**
  * PATCH /api/sellers/{id} {name?, tax?, tax_periods?, allocation?} → the seller. `tax` (a plain profile)
@@ -13,20 +9,12 @@ const route = fromRoute(contract);
  * own profile so the user's default applies. `allocation` null = the user's method applies.
  * Unknown or another user's seller → 404.
  */
-export async function main(req: HttpRequest<typeof route>) {
-  if (req.body.tax_periods) assertTaxPeriods(req.body.tax_periods);
-  return reply(
-    contract,
-    200,
-    presentSeller(
-      await updateSeller(req.user.id, req.path.id, {
-        name: req.body.name,
-        tax: req.body.tax,
-        tax_periods: req.body.tax_periods,
-        allocation: req.body.allocation,
-      }),
-    ),
-  );
-}
-
-export const handler = http(route, main);
+export const handler = route(ROUTES.updateSeller, async (req) => ({
+  status: 200,
+  body: await patchSeller(updateSellerDeps, req.user.id, req.path.id, {
+    name: req.body.name,
+    tax: req.body.tax,
+    tax_periods: req.body.tax_periods,
+    allocation: req.body.allocation,
+  }),
+}));

@@ -199,6 +199,8 @@ export const ERRORS = {
     status: 422,
     message: 'Срок действия токена истёк. Создайте новый токен в разделе «Доступ к API» личного кабинета WB.',
   },
+  // 405: a function serving several routes got a method its path does not take (shared/http/route.ts)
+  method_not_allowed: { status: 405, message: 'Запрос составлен неверно: этот адрес не принимает такой метод.' },
   // 429, 500
   rate_limited: { status: 429, message: 'Слишком много запросов. Подождите немного и попробуйте снова.' },
   too_many_attempts: { status: 429, message: 'Слишком много попыток. Подождите немного и попробуйте снова.' },

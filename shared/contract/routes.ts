@@ -1,9 +1,9 @@
 /**
  * The route table: every HTTP route of the API with its method, path, who may call it, its inputs,
- * its answers and the error codes it may answer with. Handlers take their input schemas from here
- * (shared/http `fromRoute`), the web client calls routes by their key, the function named in `fn`
- * (functions.ts) serves the route (serverless.yml is generated from both), and docs/openapi.json is
- * generated from this table (openapi.ts).
+ * its answers and the error codes it may answer with. Each handler is bound to its entry once
+ * (shared/http `route`/`routes`: input schemas, auth and the answer's check come from here), the web
+ * client calls routes by their key, the function named in `fn` (functions.ts) serves the route
+ * (serverless.yml is generated from both), and docs/openapi.json is generated from this table (openapi.ts).
  */
 import { z } from 'zod';
 import type { ErrorCode } from './errors';

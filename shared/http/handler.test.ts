@@ -8,7 +8,8 @@ import { ReportError } from '../engine/errors';
 import type { UserRecord } from '../store/users.repo';
 import { ROUTES, type RouteSpec } from '../contract/routes';
 import { http } from './authed';
-import { fromRoute, publicHttp, type HttpOptions, type HttpRequest } from './handler';
+import { publicHttp, type HttpOptions, type HttpRequest } from './handler';
+import { routeOptions } from './route';
 import { json } from './responses';
 import { apiEvent, bodyOf, multipartBody } from '../../test/support/test-event';
 
@@ -371,7 +372,7 @@ describe('a JSON body that is not an object', () => {
     ['raw 0', 0],
   ];
   describe.each(withBody)('%s', (_key, route) => {
-    const handler = http(fromRoute(route as RouteSpec, { auth: 'none' as const }), async () =>
+    const handler = http({ ...routeOptions(route as RouteSpec), auth: 'none' as const }, async () =>
       json(200, { ran: true }),
     );
     it.each(bodies)('%s: 400 validation_error, the route does not run', async (_name, body) => {

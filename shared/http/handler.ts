@@ -1,16 +1,15 @@
 /**
  * The one middy stack every HTTP route uses (docs/ARCHITECTURE.md: the middleware chain lives in one place).
+ * Handlers do not call it directly: they bind a contract route (shared/http/route.ts),
  *
- *   const route = { auth: 'user', body: z.object({...}) } satisfies HttpOptions;
- *   export async function main(req: HttpRequest<typeof route>): Promise<HttpResult> { ... }
- *   export const handler = http(route, main);
+ *   export const handler = route(ROUTES.me, async (req) => ({ status: 200, body: { user: toPublicUser(req.user) } }));
  *
- * Two factories build the same stack: `http` (shared/http/authed.ts) with the caller step, for every
- * authenticated route, and `publicHttp` (here) without it, for the public routes (`auth: 'none'`), so
- * their functions load no user store (no DynamoDB client). Both are `httpStack` below; only the caller
- * step differs.
+ * and the route's entry gives the stack its options (auth, input schemas). Two factories build the same
+ * stack: `route`/`routes` (shared/http/authed.ts) with the caller step, for every authenticated route,
+ * and `publicRoute` (public.ts) without it, for the public routes (`auth: 'none'`), so their functions
+ * load no user store (no DynamoDB client). Both are `httpStack` below; only the caller step differs.
  *
- * `main` receives the already authenticated, parsed and validated request; `handler` takes the raw
+ * The route function receives the already authenticated, parsed and validated request; `handler` takes the raw
  * API Gateway HTTP API (v2) event. Order of the stack (before: top-down; after/onError: bottom-up):
  *   0. (outside middy) the request's log scope: request id, function name, cold start and later the user
  *      id on every log line (shared/log.ts); the stored metrics flushed as one EMF line at the end
@@ -28,7 +27,6 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { getConfig } from '../config';
-import type { RouteSpec } from '../contract/routes';
 import { badRequest, toAppError, validation } from '../errors';
 import type { UserRecord } from '../store/users.repo';
 import type { AuthMode } from './auth';
@@ -56,27 +54,6 @@ export interface HttpOptions {
    * (and its function is granted none).
    */
   secrets?: readonly SecretName[];
-}
-
-/** The HttpOptions of a contract route: its auth and its input schemas, types preserved. */
-export type RouteOptions<R extends RouteSpec> = {
-  auth: R['auth'];
-  body: R extends { body: infer B extends z.ZodType } ? B : undefined;
-  query: R extends { query: infer Q extends z.ZodType } ? Q : undefined;
-  path: R extends { params: infer P extends z.ZodType } ? P : undefined;
-  multipart: R extends { multipart: true } ? true : undefined;
-};
-
-/**
- * A route's options from the contract (shared/contract/routes.ts): the handler validates exactly the
- * inputs the OpenAPI document describes. `extra` adds what only the server knows (a file size cap).
- */
-export function fromRoute<R extends RouteSpec, E extends Partial<HttpOptions> = object>(
-  r: R,
-  extra?: E,
-): Omit<RouteOptions<R>, keyof E> & E {
-  const base = { auth: r.auth, body: r.body, query: r.query, path: r.params, multipart: r.multipart };
-  return { ...base, ...(extra ?? {}) } as unknown as Omit<RouteOptions<R>, keyof E> & E;
 }
 
 type Out<S, D> = S extends z.ZodType ? z.output<S> : D;

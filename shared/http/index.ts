@@ -1,6 +1,5 @@
 export * from './public';
-export { http } from './authed';
-export { type RouteOptions } from './handler';
+export { http, route, routes } from './authed';
 export { binary, contentDisposition, type BinaryOptions, type ReplyBody } from './responses';
 export { parseMultipart, type UploadedFile, type MultipartResult } from './multipart';
 export { authenticate, bearerToken, type AuthMode } from './auth';

@@ -3,14 +3,31 @@
  * (index.ts re-exports shared/http/auth.ts, which loads it): its function's bundle holds no DynamoDB
  * client unless the route itself uses one.
  */
+import type { RouteSpec } from '../contract/routes';
+import { bindRoute, type BoundHandler, type RouteExtra, type RouteFn } from './route';
+
+export { publicHttp, sourceIp, type HttpOptions, type HttpRequest, type HttpFn, type HttpHandler } from './handler';
+export { json, contractBody, noContent, redirect, type HttpResult } from './responses';
 export {
-  publicHttp,
-  fromRoute,
-  sourceIp,
-  type HttpOptions,
-  type HttpRequest,
-  type HttpFn,
-  type HttpHandler,
-} from './handler';
-export { json, reply, contractBody, noContent, redirect, type HttpResult } from './responses';
+  routeKeyOf,
+  matchRoute,
+  servedRoutes,
+  type BoundHandler,
+  type RouteAnswer,
+  type RouteExtra,
+  type RouteFn,
+  type RouteOptions,
+  type RouteRequest,
+} from './route';
 export { ROUTES } from '../contract/routes';
+
+/** The handler of one public contract route (`auth: 'none'`): the stack without the caller step. */
+export function publicRoute<R extends RouteSpec & { auth: 'none' }>(r: R, fn: RouteFn<R>): BoundHandler;
+export function publicRoute<R extends RouteSpec & { auth: 'none' }>(
+  r: R,
+  extra: RouteExtra,
+  fn: RouteFn<R>,
+): BoundHandler;
+export function publicRoute<R extends RouteSpec>(r: R, a: RouteFn<R> | RouteExtra, b?: RouteFn<R>): BoundHandler {
+  return typeof a === 'function' ? bindRoute(r, a, undefined, null) : bindRoute(r, b!, a, null);
+}

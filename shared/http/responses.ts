@@ -48,16 +48,6 @@ export function contractBody<R extends RouteSpec, S extends keyof R['responses']
   return body;
 }
 
-/** A JSON answer of a contract route: the body's type is the route's response schema. */
-export function reply<R extends RouteSpec, S extends keyof R['responses'] & number>(
-  r: R,
-  status: S,
-  body: ReplyBody<R, S>,
-  headers: Record<string, string> = {},
-): HttpResult {
-  return json(status, contractBody(r, status, body), headers);
-}
-
 export function noContent(): HttpResult {
   return { statusCode: 204, headers: {}, body: '' };
 }

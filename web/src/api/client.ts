@@ -150,16 +150,6 @@ async function readErrorBody(response: Response): Promise<ApiErrorBody | undefin
   }
 }
 
-export async function request<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const response = await send(path, options);
-  if (response.status === 204) return undefined as T;
-  try {
-    return (await response.json()) as T;
-  } catch {
-    throw badResponse(response.status);
-  }
-}
-
 const badResponse = (status: number) =>
   new ApiError(status, 'bad_response', 'Сервер ответил неожиданно. Попробуйте ещё раз.');
 
@@ -170,6 +160,10 @@ export type Answer<K extends RouteKey> = z.infer<SchemaOf<Responses<K>[keyof Res
 /** What a route takes as its JSON body (z.input of its contract schema). */
 export type BodyOf<K extends RouteKey> = Routes[K] extends { body: infer B extends z.ZodType } ? z.input<B> : never;
 type ParamsOf<K extends RouteKey> = Routes[K] extends { params: infer P extends z.ZodType } ? z.input<P> : never;
+/** A route's query (z.input of its contract schema); a value null or '' is left out of the URL. */
+export type QueryOf<K extends RouteKey> = Routes[K] extends { query: infer Q extends z.ZodType }
+  ? { [P in keyof z.input<Q>]?: z.input<Q>[P] | null }
+  : never;
 
 /** Development and tests check every answer against the contract; a production build trusts it. */
 const CHECK_ANSWERS = import.meta.env.DEV || import.meta.env.MODE === 'test';
@@ -197,7 +191,7 @@ interface CallOptions<K extends RouteKey> {
   params?: ParamsOf<K>;
   body?: BodyOf<K>;
   form?: FormData;
-  query?: RequestOptions['query'];
+  query?: QueryOf<K>;
   signal?: AbortSignal;
 }
 
@@ -208,7 +202,7 @@ export async function call<K extends RouteKey>(key: K, options: CallOptions<K> =
     method: route.method,
     body: options.body,
     form: options.form,
-    query: options.query,
+    query: options.query as RequestOptions['query'],
     signal: options.signal,
     auth: route.auth !== 'none',
   });
@@ -254,12 +248,20 @@ export interface DownloadedFile {
   headers?: Headers;
 }
 
-export async function requestFile(
-  path: string,
+/** Downloads a file route of the contract: method, path and auth from the route table, inputs typed by it. */
+export async function download<K extends RouteKey>(
+  key: K,
   fallbackName: string,
-  options: RequestOptions = {},
+  options: Omit<CallOptions<K>, 'form'> = {},
 ): Promise<DownloadedFile> {
-  const response = await send(path, options);
+  const route = ROUTES[key];
+  const response = await send(routePath(key, options.params), {
+    method: route.method,
+    body: options.body,
+    query: options.query as RequestOptions['query'],
+    signal: options.signal,
+    auth: route.auth !== 'none',
+  });
   let blob: Blob;
   try {
     blob = await response.blob();
@@ -385,14 +387,11 @@ export const api = {
   combine: (reportIds: string[], title?: string) =>
     call('combine', { body: title ? { report_ids: reportIds, title } : { report_ids: reportIds } }),
   combineStatus: (jobId: string) => call('combineStatus', { params: { job_id: jobId } }),
-  exportReport: (id: string) => requestFile(routePath('exportReport', { id }), `report-${id}.xlsx`),
-  downloadSource: (id: string) => requestFile(routePath('source', { id }), `report-${id}-source`),
+  exportReport: (id: string) => download('exportReport', `report-${id}.xlsx`, { params: { id } }),
+  downloadSource: (id: string) => download('source', `report-${id}-source`, { params: { id } }),
   /** The summary workbook, and the ids of the chosen reports the API says are stale (X-Stale-Reports). */
   summaryExport: async (reportIds: string[]) => {
-    const file = await requestFile(routePath('summaryExport'), 'summary.xls', {
-      method: 'POST',
-      body: { report_ids: reportIds },
-    });
+    const file = await download('summaryExport', 'summary.xls', { body: { report_ids: reportIds } });
     return { file, staleIds: staleIdsOf(file.headers?.get(STALE_REPORTS_HEADER) ?? null) };
   },
 
@@ -400,7 +399,7 @@ export const api = {
   analytics: (p: AnalyticsParams) =>
     call('analytics', { query: { from: p.from, to: p.to, seller_id: p.seller_id, article: p.article } }),
   exportAnalytics: (p: AnalyticsParams) =>
-    requestFile(routePath('analyticsExport'), `analytics-${p.from ?? ''}-${p.to ?? ''}.xlsx`, {
+    download('analyticsExport', `analytics-${p.from ?? ''}-${p.to ?? ''}.xlsx`, {
       query: { from: p.from, to: p.to, seller_id: p.seller_id },
     }),
 
@@ -408,7 +407,7 @@ export const api = {
   pnl: (p: { from: string; to: string; seller_id?: string | null }) =>
     call('pnl', { query: { from: p.from, to: p.to, seller_id: p.seller_id || undefined } }),
   exportPnl: (p: { from: string; to: string; seller_id?: string | null }) =>
-    requestFile(routePath('pnlExport'), `P&L ${p.from}–${p.to}.xlsx`, {
+    download('pnlExport', `P&L ${p.from}–${p.to}.xlsx`, {
       query: { from: p.from, to: p.to, seller_id: p.seller_id || undefined },
     }),
   taxThresholds: (p: { seller_id?: string | null; year?: string } = {}) =>

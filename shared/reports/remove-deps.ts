@@ -1,0 +1,17 @@
+/**
+ * The real dependencies of DELETE /api/reports/{id} (queries.ts removeReport): the report and identity
+ * stores, the report's analytics summary and S3 for its source (only this function loads the S3 client
+ * of the reading routes).
+ */
+import { deleteObject } from '../files/objects';
+import { deleteIdentity } from '../store/report-identities.repo';
+import { deleteReport, getReportAnyStatus } from '../store/reports.repo';
+import type { RemoveDeps } from './queries';
+import { summaryDeps } from './read-deps';
+
+export const removeDeps: RemoveDeps = {
+  reports: { getReportAnyStatus, deleteReport },
+  summaries: summaryDeps.summaries,
+  identities: { deleteIdentity },
+  files: { deleteObject },
+};
