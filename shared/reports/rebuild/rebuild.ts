@@ -13,10 +13,10 @@ import { commissionByCategory, computeTotals, type DroppedManualValue, type Manu
 import { describeError, log } from '../../log';
 import { contentIdentity } from '../upload/report-identity';
 import { isReportId, type ReportRecord } from '../../store/report-record';
-import { type ReportProgress } from '../worker/lifecycle';
+import { type ReportProgress } from '../domain/lifecycle';
 import type { StoredItem } from '../../store/items.repo';
 import type { SellerRecord } from '../../store/sellers.repo';
-import type { LifecycleStore, ReportDeps, TaskRoutePorts, WorkerDeps } from '../ports';
+import type { LifecycleStore, RebuildResult, ReportDeps, TaskRoutePorts, WorkerDeps } from '../ports';
 import { nowMs } from '../../deps';
 import { failureError } from '../worker/failures';
 import type { UserRecord } from '../../store/users.repo';
@@ -43,14 +43,6 @@ export type RebuildRunDeps = Pick<ReportDeps, 'clock' | 'settings' | 'summaries'
 };
 
 export const sourceMissing = () => conflict('source_missing', 'The report has no stored source file to rebuild from');
-
-export interface RebuildResult {
-  record: ReportRecord;
-  items: StoredItem[];
-  seller: SellerRecord | null;
-  /** In storage units (kopecks for money). */
-  dropped: DroppedManualValue[];
-}
 
 function manualByArticle(items: ReadonlyArray<StoredItem>): Record<string, ManualValues> {
   const out: Record<string, ManualValues> = {};

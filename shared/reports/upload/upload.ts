@@ -21,7 +21,7 @@ import { effectiveTaxProfile } from '../worker/report-settings';
 import { nowMs } from '../../deps';
 import type { ReportDeps, TaskRoutePorts } from '../ports';
 import { beforeDeadline, LATE, tryAgain } from '../deadline';
-import { queuedProgress } from '../worker/lifecycle';
+import { queuedProgress } from '../domain/lifecycle';
 
 /** What an upload needs (the composition, deps.ts, gives the real ones). */
 export type UploadDeps = Pick<

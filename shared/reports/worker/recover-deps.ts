@@ -24,7 +24,8 @@ import {
 } from '../../store/report-lifecycle.repo';
 import { getReportAnyStatus } from '../../store/reports.repo';
 import { removeSellerIfUnused } from '../../store/sellers.repo';
-import { dropUnusedSeller, failUpload, type RecoverDeps, type UndoDeps } from './recover';
+import { dropUnusedSeller, failUpload, type UndoDeps } from './recover';
+import type { RecoverDeps } from '../ports';
 
 const undoDeps: UndoDeps = {
   limits: { refundLimits },

@@ -9,7 +9,8 @@ import { manualClock } from '../../deps';
 import { setUnitEnv, unitReport } from '../../../test/support/unit-fixtures';
 import type { ReportRecord } from '../../store/report-record';
 import { AppError } from '../../errors';
-import { dropUnusedSeller, failUpload, sweepPendingReports, type RecoverDeps, type UndoDeps } from './recover';
+import { dropUnusedSeller, failUpload, sweepPendingReports, type UndoDeps } from './recover';
+import type { RecoverDeps } from '../ports';
 
 vi.mock('../../log');
 setUnitEnv({ WORKER_MAX_ATTEMPTS: '3', WORKER_LEASE_MS: '60000' });

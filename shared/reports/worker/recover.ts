@@ -14,17 +14,12 @@ import { AppError } from '../../errors';
 import { describeError, log } from '../../log';
 import type { refundLimits } from '../../store/limits.repo';
 import type { deleteItems } from '../../store/items.repo';
-import type {
-  failUploadUpdate,
-  markUploadFailed,
-  listPendingReports,
-  scanPendingReports,
-} from '../../store/report-lifecycle.repo';
+import type { failUploadUpdate, markUploadFailed } from '../../store/report-lifecycle.repo';
 import { nowMs } from '../../deps';
-import { recoveryStep } from './lifecycle';
-import type { WorkerDeps } from '../ports';
+import { recoveryStep } from '../domain/lifecycle';
+import type { RecoverDeps, SweepResult } from '../ports';
 import { giveUp } from './give-up';
-import { type ReportFailure } from './lifecycle';
+import { type ReportFailure } from '../domain/lifecycle';
 import { type ReportRecord } from '../../store/report-record';
 import type { deleteObject } from '../../files/objects';
 import type { deleteIdentity } from '../../store/report-identities.repo';
@@ -57,13 +52,6 @@ export async function dropUnusedSeller(
 
 /** Undone per sweep at most, so a listing never waits long; the rest is left to the next sweep. */
 export const MAX_RECOVERIES_PER_SWEEP = 10;
-
-export interface SweepResult {
-  /** Abandoned uploads undone completely by this sweep. */
-  recovered: number;
-  /** Rows given back by this sweep. */
-  refunded_rows: number;
-}
 
 /**
  * Fails a processing upload and refunds its charge in ONE transaction (so it is refunded exactly once
@@ -115,12 +103,6 @@ export async function failUpload(deps: UndoDeps, record: ReportRecord, failure: 
   log('warn', 'upload failed and refunded', { user_id: userId, report_id: reportId, rows, code: failure.code });
   return refunded;
 }
-
-/** What recovery needs (the composition, shared/reports/deps.ts, gives the real ones). */
-export type RecoverDeps = Pick<WorkerDeps, 'clock' | 'invoker' | 'lifecycle' | 'failUpload' | 'dropUnusedSeller'> & {
-  reports: Pick<WorkerDeps['reports'], 'getReportAnyStatus'>;
-  pending: { listPendingReports: typeof listPendingReports; scanPendingReports: typeof scanPendingReports };
-};
 
 const STUCK_UPLOAD: ReportFailure = {
   code: 'processing_failed',

@@ -30,7 +30,7 @@ import type { WorkerEvent } from '../../jobs/worker-invoke';
 import type { UserRecord } from '../../store/users.repo';
 import { failureOf } from './failures';
 import { giveUp, type WorkerContext } from './give-up';
-import type { ReportProgress } from './lifecycle';
+import type { ReportProgress } from '../domain/lifecycle';
 import type { WorkerDeps } from '../ports';
 import { settingsDate } from './report-settings';
 import { contentIdentity, periodTitle } from '../upload/report-identity';
