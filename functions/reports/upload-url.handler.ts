@@ -1,11 +1,9 @@
 import { fromRoute, http, reply, ROUTES, type HttpRequest } from '../../shared/http';
-import { presignPut } from '../../shared/files/objects';
-import { createUploadUrl, type UploadUrlDeps } from '../../shared/reports/upload/upload';
-import { createUpload } from '../../shared/store/uploads.repo';
+import { createUploadUrl } from '../../shared/reports/upload/upload';
+import { uploadUrlDeps as deps } from '../../shared/reports/upload/file-deps';
 
 const contract = ROUTES.uploadUrl;
 const route = fromRoute(contract);
-const deps: UploadUrlDeps = { uploads: { createUpload }, files: { presignPut } };
 
 /** POST /api/reports/upload-url {filename, size} → a presigned PUT into the caller's uploads/. */
 export async function main(req: HttpRequest<typeof route>) {

@@ -45,9 +45,27 @@ export type LifecycleStore = Pick<
   | 'startRebuildTask'
 >;
 
+/**
+ * The report use cases' settings, read by the composition from the config (shared/config.ts names each):
+ * the use cases take them through their deps (`deps.config()`) and read no config themselves.
+ */
+export interface ReportConfig {
+  /** MAX_UPLOAD_BYTES: the largest file accepted (compressed). */
+  maxUploadBytes: number;
+  /** UPLOAD_WAIT_MS: how long a route waits for the worker before it answers 202. */
+  uploadWaitMs: number;
+  /** UPLOAD_WAIT_ROWS: above this many rows a route does not wait at all. */
+  uploadWaitRows: number;
+  /** WORKER_LEASE_MS: how long a worker's lease on a report lasts between heartbeats. */
+  workerLeaseMs: number;
+  /** WORKER_MAX_ATTEMPTS: attempts at a task before it is failed (upload) or ended (rebuild). */
+  workerMaxAttempts: number;
+}
+
 /** What the worker needs (worker.ts runWorkerEvent). */
 export interface WorkerDeps {
   clock: Clock;
+  config(): ReportConfig;
   ids: IdSource;
   invoker: WorkerInvoker;
   reports: { getReportAnyStatus: typeof getReportAnyStatus };
@@ -97,7 +115,10 @@ export interface SweepResult {
 }
 
 /** What recovery needs (the composition, shared/reports/deps.ts, gives the real ones). */
-export type RecoverDeps = Pick<WorkerDeps, 'clock' | 'invoker' | 'lifecycle' | 'failUpload' | 'dropUnusedSeller'> & {
+export type RecoverDeps = Pick<
+  WorkerDeps,
+  'clock' | 'config' | 'invoker' | 'lifecycle' | 'failUpload' | 'dropUnusedSeller'
+> & {
   reports: Pick<WorkerDeps['reports'], 'getReportAnyStatus'>;
   pending: { listPendingReports: typeof listPendingReports; scanPendingReports: typeof scanPendingReports };
 };

@@ -9,7 +9,6 @@
  * attempts remain, else an upload is failed and refunded (failUpload: one transaction, once ever) and a
  * rebuild ends with the report as it was. What to do with a report is lifecycle.ts recoveryStep.
  */
-import { getConfig } from '../../config';
 import { AppError } from '../../errors';
 import { describeError, log } from '../../log';
 import type { refundLimits } from '../../store/limits.repo';
@@ -123,13 +122,13 @@ async function recoverOne(
   now: number,
   result: SweepResult,
 ): Promise<boolean> {
-  const c = getConfig();
+  const c = deps.config();
   const userId = pending.user_id;
-  if (recoveryStep(pending, now, c.WORKER_MAX_ATTEMPTS) === 'wait') return false;
+  if (recoveryStep(pending, now, c.workerMaxAttempts) === 'wait') return false;
   // The index is eventually consistent: decide on the record itself.
   const record = await deps.reports.getReportAnyStatus(userId, pending.id);
   if (!record) return false;
-  const step = recoveryStep(record, now, c.WORKER_MAX_ATTEMPTS);
+  const step = recoveryStep(record, now, c.workerMaxAttempts);
   if (step === 'wait') return false;
   if (step === 'fail_upload' || step === 'end_rebuild') {
     const before = result.refunded_rows;
@@ -145,7 +144,7 @@ async function recoverOne(
     });
     return true;
   }
-  if (await deps.lifecycle.releaseReportTask(userId, record.id, null, c.WORKER_LEASE_MS, now)) {
+  if (await deps.lifecycle.releaseReportTask(userId, record.id, null, c.workerLeaseMs, now)) {
     log('warn', 'stuck report handed to a new worker', {
       user_id: userId,
       report_id: record.id,
