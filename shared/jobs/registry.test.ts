@@ -7,10 +7,9 @@ import {
   MAX_RUNNING,
   createJobRegistry,
   type JobRegistry,
-  type JobSnapshot,
-  type JobStore,
   type ProgressReporter,
 } from './registry';
+import type { JobSnapshot, JobStore } from './job';
 
 /** A job body the test finishes by hand. */
 function controllable() {

@@ -22,32 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, IdSource } from '../deps';
 import { toAppError } from '../errors';
 import { describeError, log } from '../log';
-
-export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
-
-export interface JobProgress {
-  done: number;
-  total: number;
-  /** What the job is doing now (e.g. `reading`, `merging`, `writing`), when it says. */
-  step?: string;
-}
-
-export interface JobError {
-  code: string;
-  message: string;
-}
-
-/** What callers see of a job (a copy: the registry's own record is never handed out). */
-export interface JobSnapshot {
-  id: string;
-  owner: string;
-  status: JobStatus;
-  progress: JobProgress;
-  report_id?: string;
-  error?: JobError;
-  created_at: number;
-  finished_at?: number;
-}
+import type { JobSnapshot, JobStore } from './job';
 
 export interface ProgressReporter {
   /** Sets how many of the job's steps are done (capped to total). */
@@ -73,14 +48,6 @@ export const JOB_TTL_MS = 60 * 60 * 1000;
 /** A stored job still unfinished this long after it started is lost (its process is gone). */
 export const JOB_LOST_AFTER_MS = 15 * 60 * 1000;
 export const MAX_RUNNING = 2;
-
-/** Where a registry keeps its jobs' states for other processes (shared/store/jobs.repo.ts). */
-export interface JobStore {
-  /** Writes the job's state; the store forgets it at `expiresAt` (epoch ms). */
-  save(job: JobSnapshot, expiresAt: number): Promise<void>;
-  /** The stored state of `owner`'s job `id`, or null (unknown, another owner's, or expired at `now`). */
-  load(owner: string, id: string, now: number): Promise<JobSnapshot | null>;
-}
 
 function snapshot(j: JobRecord): JobSnapshot {
   const s: JobSnapshot = {

@@ -7,6 +7,7 @@
  * root set it (tests, local scripts), to the worker in that process (scripts/local/in-process-worker.ts).
  */
 import { systemClock } from '../deps';
+import { reportConfig } from './report-config';
 import { buildItems, countRows, fingerprintReport } from '../engine';
 import {
   copyObject,
@@ -58,6 +59,7 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
   };
   const deps: ReportDeps = {
     clock: systemClock,
+    config: reportConfig,
     ids: { newId: newReportId },
     invoker: processWorkerInvoker,
     reports: { getReport, getReportAnyStatus, getReportItems, deleteReport, listAllReports },

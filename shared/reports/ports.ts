@@ -19,6 +19,10 @@ import type { openInputFile } from './upload/file-input';
 import type { WorkerInvoker } from '../jobs/worker-invoke';
 import type { writeItems } from '../store/items.repo';
 import type * as lifecycleRepo from '../store/report-lifecycle.repo';
+import type { listPendingReports, scanPendingReports } from '../store/report-lifecycle.repo';
+import type { StoredItem } from '../store/items.repo';
+import type { SellerRecord } from '../store/sellers.repo';
+import type { DroppedManualValue } from '../engine';
 import type { getReportAnyStatus } from '../store/reports.repo';
 import type { ensureSellerByNumber } from '../store/sellers.repo';
 import type { getUserById, UserRecord } from '../store/users.repo';
@@ -26,11 +30,9 @@ import type { writeReportSummary } from './analytics/analytics';
 import type { deleteIdentity, putIdentity } from '../store/report-identities.repo';
 import type { contentOfSmallFile, findContentDuplicate, findDuplicate, identityOfFile } from './upload/duplicates';
 import type { CatalogSync } from './worker/catalog-sync';
-import type { ReportFailure, ReportProgress } from './worker/lifecycle';
-import type { RebuildResult } from './rebuild/rebuild';
+import type { ReportFailure, ReportProgress } from './domain/lifecycle';
 import type { ReportRecord } from '../store/report-record';
 import type { resolveReportSettings } from './worker/report-settings';
-import type { RecoverDeps, SweepResult } from './worker/recover';
 
 /** The conditional transitions of a report's life (shared/store/report-lifecycle.repo.ts). */
 export type LifecycleStore = Pick<
@@ -43,9 +45,27 @@ export type LifecycleStore = Pick<
   | 'startRebuildTask'
 >;
 
+/**
+ * The report use cases' settings, read by the composition from the config (shared/config.ts names each):
+ * the use cases take them through their deps (`deps.config()`) and read no config themselves.
+ */
+export interface ReportConfig {
+  /** MAX_UPLOAD_BYTES: the largest file accepted (compressed). */
+  maxUploadBytes: number;
+  /** UPLOAD_WAIT_MS: how long a route waits for the worker before it answers 202. */
+  uploadWaitMs: number;
+  /** UPLOAD_WAIT_ROWS: above this many rows a route does not wait at all. */
+  uploadWaitRows: number;
+  /** WORKER_LEASE_MS: how long a worker's lease on a report lasts between heartbeats. */
+  workerLeaseMs: number;
+  /** WORKER_MAX_ATTEMPTS: attempts at a task before it is failed (upload) or ended (rebuild). */
+  workerMaxAttempts: number;
+}
+
 /** What the worker needs (worker.ts runWorkerEvent). */
 export interface WorkerDeps {
   clock: Clock;
+  config(): ReportConfig;
   ids: IdSource;
   invoker: WorkerInvoker;
   reports: { getReportAnyStatus: typeof getReportAnyStatus };
@@ -76,6 +96,32 @@ export interface WorkerDeps {
   /** Removes a seller an upload created on demand when nothing refers to it (recover.ts). */
   dropUnusedSeller(userId: string, sellerId: string | null | undefined): Promise<void>;
 }
+
+/** A rebuilt report (rebuild.ts rebuildReport). */
+export interface RebuildResult {
+  record: ReportRecord;
+  items: StoredItem[];
+  seller: SellerRecord | null;
+  /** In storage units (kopecks for money). */
+  dropped: DroppedManualValue[];
+}
+
+/** What the sweep and an upload's recovery of abandoned uploads did (recover.ts). */
+export interface SweepResult {
+  /** Abandoned uploads undone completely by this sweep. */
+  recovered: number;
+  /** Rows given back by this sweep. */
+  refunded_rows: number;
+}
+
+/** What recovery needs (the composition, shared/reports/deps.ts, gives the real ones). */
+export type RecoverDeps = Pick<
+  WorkerDeps,
+  'clock' | 'config' | 'invoker' | 'lifecycle' | 'failUpload' | 'dropUnusedSeller'
+> & {
+  reports: Pick<WorkerDeps['reports'], 'getReportAnyStatus'>;
+  pending: { listPendingReports: typeof listPendingReports; scanPendingReports: typeof scanPendingReports };
+};
 
 /** What the routes that start a report's task add (upload.ts with count-rows, rebuild.ts). */
 export interface TaskRoutePorts {

@@ -5,7 +5,7 @@
 import { conflict, notFound } from '../errors';
 import { log } from '../log';
 import type * as reportsRepo from '../store/reports.repo';
-import { hasItems } from './worker/lifecycle';
+import { hasItems } from './domain/lifecycle';
 import { type ReportRecord } from '../store/report-record';
 import type * as sellersRepo from '../store/sellers.repo';
 import type { SellerRecord } from '../store/sellers.repo';

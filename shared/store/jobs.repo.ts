@@ -1,11 +1,11 @@
 /**
- * Combine jobs' states for every process (shared/jobs/registry.ts, JobStore): one record per job,
+ * Combine jobs' states for every process (shared/jobs/job.ts, JobStore): one record per job,
  * `JOB#<userId>#<jobId>` / `JOB`, overwritten when the job starts and when it ends (done → report id,
  * failed → error). `expires_at` (epoch ms) is when the registry forgets the job; `ttl` lets DynamoDB
  * delete the record later (TTL deletion lags, so reads check `expires_at` themselves).
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { JobSnapshot, JobStore } from '../jobs/registry';
+import type { JobSnapshot, JobStore } from '../jobs/job';
 import { ddb, tableName } from './client';
 import { jobKey } from './keys';
 

@@ -1,5 +1,5 @@
 /**
- * The conditional writes of a report's life, one per transition of shared/reports/worker/lifecycle.ts
+ * The conditional writes of a report's life, one per transition of shared/reports/domain/lifecycle.ts
  * (TRANSITIONS), each with the condition that table states. A processing report is listed in gsi2 (the
  * pending index: keys.ts reportBuildingIndex) so recovery finds it when its worker died; every
  * transition is a conditional update, so two workers (an async event delivered twice, a retry racing a
@@ -13,8 +13,8 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { LastRebuild, ReportFailure, ReportProgress } from '../reports/worker/lifecycle';
-import { queuedProgress, MAX_DROPPED_KEPT } from '../reports/worker/lifecycle';
+import type { LastRebuild, ReportFailure, ReportProgress } from '../reports/domain/lifecycle';
+import { queuedProgress, MAX_DROPPED_KEPT } from '../reports/domain/lifecycle';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { GSI2 } from './table';
 import { cancellationCodes, conditionHeld } from './dynamo-errors';

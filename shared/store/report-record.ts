@@ -3,7 +3,7 @@
  * seller) and its conversion to and from a DynamoDB item. A record holds the report's metadata,
  * snapshot settings and its report-level numbers (totals, commission by category, warnings: kopecks);
  * its items live in their own partition (items.repo.ts). Its life (states, tasks, leases) is
- * shared/reports/worker/lifecycle.ts; the writes are split by concern: reports.repo.ts (reads, metadata,
+ * shared/reports/domain/lifecycle.ts; the writes are split by concern: reports.repo.ts (reads, metadata,
  * delete), report-numbers.repo.ts (versioned changes of numbers and items), report-lifecycle.repo.ts
  * (the conditional transitions).
  */
@@ -11,7 +11,7 @@ import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AllocationSummary } from '../engine/allocation';
 import type { CostAttribution } from '../engine/attribution';
 import type { CategoryCommission, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../engine/types';
-import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTask } from '../reports/worker/lifecycle';
+import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTask } from '../reports/domain/lifecycle';
 import { ddb, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
 import { newId, reportKey, reportSellerIndex } from './keys';

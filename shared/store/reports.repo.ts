@@ -3,7 +3,7 @@
  * change through report-numbers.repo.ts, its state through report-lifecycle.repo.ts.
  */
 import { BatchGetCommand, DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { hasItems } from '../reports/worker/lifecycle';
+import { hasItems } from '../reports/domain/lifecycle';
 import { ddb, tableName } from './client';
 import { backoff, sleep } from './dynamo-errors';
 import { deleteItems, getItemsOfGen, type StoredItem } from './items.repo';

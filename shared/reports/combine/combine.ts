@@ -13,7 +13,8 @@
 import type { CombineJob } from '../../contract/shapes';
 import type { Clock } from '../../deps';
 import { conflict, notFound, unprocessable } from '../../errors';
-import type { JobRegistry, JobSnapshot, ProgressReporter } from '../../jobs/registry';
+import type { JobSnapshot } from '../../jobs/job';
+import type { JobRegistry, ProgressReporter } from '../../jobs/registry';
 // The engine's modules one by one, not its index: the index also holds the readers (SheetJS, yauzl).
 import { combineAllocations } from '../../engine/allocation';
 import { applyManualValue } from '../../engine/build';

@@ -11,9 +11,11 @@ import { newReportId } from '../../store/report-record';
 import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../../store/reports.repo';
 import { getSeller } from '../../store/sellers.repo';
 import type { RebuildDeps } from './rebuild';
+import { reportConfig } from '../report-config';
 
 export const rebuildDeps: RebuildDeps = {
   clock: systemClock,
+  config: reportConfig,
   ids: { newId: newReportId },
   invoker: processWorkerInvoker,
   lifecycle: { startRebuildTask },

@@ -18,14 +18,25 @@ import {
   type RebuildDeps,
   type RebuildRunDeps,
 } from './rebuild';
+import type { ReportConfig } from '../ports';
 
 vi.mock('../../log');
 
 setUnitEnv();
 
 /** The rebuild's dependencies (ports.ts): stores, files, the engine, settings, the invoker, ids, the clock. */
+/** The report settings of these tests (ports.ts ReportConfig): no wait for the worker, the default lease and attempts. */
+const CONFIG: ReportConfig = {
+  maxUploadBytes: 512 * 1024 * 1024,
+  uploadWaitMs: 0,
+  uploadWaitRows: 100_000,
+  workerLeaseMs: 60_000,
+  workerMaxAttempts: 3,
+};
+
 const deps = {
   clock: manualClock('2026-01-05T10:00:00.000Z'),
+  config: () => CONFIG,
   ids: { newId: vi.fn() },
   invoker: { invoke: vi.fn() },
   lifecycle: { startRebuildTask: vi.fn() },

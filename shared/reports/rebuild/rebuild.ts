@@ -6,17 +6,16 @@
  * as the next generation and switched to in one conditional update (reports.repo.ts replaceItems), so
  * a failure leaves the report as it was. Charges no limits.
  */
-import { getConfig } from '../../config';
 import type { RebuildManyResult } from '../../contract/shapes';
 import { AppError, conflict, notFound, toAppError } from '../../errors';
 import { commissionByCategory, computeTotals, type DroppedManualValue, type ManualValues } from '../../engine';
 import { describeError, log } from '../../log';
 import { contentIdentity } from '../upload/report-identity';
 import { isReportId, type ReportRecord } from '../../store/report-record';
-import { type ReportProgress } from '../worker/lifecycle';
+import { type ReportProgress } from '../domain/lifecycle';
 import type { StoredItem } from '../../store/items.repo';
 import type { SellerRecord } from '../../store/sellers.repo';
-import type { LifecycleStore, ReportDeps, TaskRoutePorts, WorkerDeps } from '../ports';
+import type { LifecycleStore, RebuildResult, ReportDeps, TaskRoutePorts, WorkerDeps } from '../ports';
 import { nowMs } from '../../deps';
 import { failureError } from '../worker/failures';
 import type { UserRecord } from '../../store/users.repo';
@@ -27,14 +26,17 @@ import { beforeDeadline, LATE, tryAgain } from '../deadline';
 const MAX_ATTEMPTS = 3;
 
 /** What starting and following a rebuild needs (the composition, deps.ts, gives the real ones). */
-export type RebuildDeps = Pick<ReportDeps, 'clock' | 'ids' | 'invoker'> & {
+export type RebuildDeps = Pick<ReportDeps, 'clock' | 'config' | 'ids' | 'invoker'> & {
   lifecycle: Pick<LifecycleStore, 'startRebuildTask'>;
   reports: Pick<TaskRoutePorts['reports'], 'getReport' | 'getReportAnyStatus' | 'getReportItems' | 'listAllReports'>;
   sellers: Pick<TaskRoutePorts['sellers'], 'getSeller'>;
 };
 
 /** What rebuilding one report needs (the worker's body of a rebuild task). */
-export type RebuildRunDeps = Pick<ReportDeps, 'clock' | 'settings' | 'summaries' | 'products' | 'numbers'> & {
+export type RebuildRunDeps = Pick<
+  ReportDeps,
+  'clock' | 'config' | 'settings' | 'summaries' | 'products' | 'numbers'
+> & {
   reports: Pick<TaskRoutePorts['reports'], 'getReport' | 'getReportItems'>;
   sellers: Pick<TaskRoutePorts['sellers'], 'getSeller'>;
   files: Pick<WorkerDeps['files'], 'objectRanges'>;
@@ -43,14 +45,6 @@ export type RebuildRunDeps = Pick<ReportDeps, 'clock' | 'settings' | 'summaries'
 };
 
 export const sourceMissing = () => conflict('source_missing', 'The report has no stored source file to rebuild from');
-
-export interface RebuildResult {
-  record: ReportRecord;
-  items: StoredItem[];
-  seller: SellerRecord | null;
-  /** In storage units (kopecks for money). */
-  dropped: DroppedManualValue[];
-}
 
 function manualByArticle(items: ReadonlyArray<StoredItem>): Record<string, ManualValues> {
   const out: Record<string, ManualValues> = {};
@@ -76,7 +70,7 @@ export async function rebuildReport(
     if (!ranges) throw sourceMissing();
     const parsed = await deps.engine.readReport(
       { ranges, filename: record.source_name ?? undefined },
-      { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
+      { maxCompressedBytes: deps.config().maxUploadBytes },
       {
         onRows: (rows) => {
           if (rows % 5_000 === 0) onProgress({ rows_read: rows });
@@ -170,7 +164,7 @@ export async function startRebuild(
     if (!record.source_path || record.is_combined) throw sourceMissing();
     const taskId = await queueRebuild(deps, user.id, record);
     settled.queued = { ...record, status: 'processing', task: 'rebuild', task_id: taskId };
-    return awaitRebuild(deps, user.id, reportId, taskId, waitMs ?? workerWaitMs(record.rows));
+    return awaitRebuild(deps, user.id, reportId, taskId, waitMs ?? workerWaitMs(deps.config(), record.rows));
   })();
   const r = await beforeDeadline(work, budgetMs, 'rebuild');
   if (r !== LATE) return r;
@@ -188,7 +182,7 @@ async function queueRebuild(deps: RebuildDeps, userId: string, record: ReportRec
     userId,
     record.id,
     taskId,
-    getConfig().WORKER_LEASE_MS,
+    deps.config().workerLeaseMs,
     nowMs(deps.clock),
   );
   if (!started) {
@@ -311,7 +305,7 @@ async function rebuildManyNow(
       result.skipped.push({ id, reason: e instanceof AppError ? err.code : 'internal_error' });
     }
   }
-  const deadline = nowMs(deps.clock) + (waitMs ?? workerWaitMs(rows));
+  const deadline = nowMs(deps.clock) + (waitMs ?? workerWaitMs(deps.config(), rows));
   await Promise.all(
     tasks.map(async ({ id, taskId }) => {
       try {

@@ -3,7 +3,6 @@
  * multipart `file`), made readable by the report engine. An upload id is looked up under the caller's
  * id only, so another user's id is simply not found (404).
  */
-import { getConfig } from '../../config';
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../../errors';
 import type { ReportSource } from '../../engine';
 import type * as uploadsRepo from '../../store/uploads.repo';
@@ -12,6 +11,8 @@ import type * as objects from '../../files/objects';
 
 /** What opening a request's file reads: the upload record and its object in S3. */
 export interface InputFileDeps {
+  /** MAX_UPLOAD_BYTES (ports.ts ReportConfig). */
+  maxUploadBytes(): number;
   uploads: Pick<typeof uploadsRepo, 'getUpload'>;
   files: Pick<typeof objects, 'objectHead' | 'objectRanges' | 'readObject'>;
 }
@@ -47,8 +48,7 @@ export function assertAcceptedName(filename: string): void {
   }
 }
 
-export function assertAcceptedSize(size: number): void {
-  const max = getConfig().MAX_UPLOAD_BYTES;
+export function assertAcceptedSize(size: number, max: number): void {
   if (size > max)
     throw payloadTooLarge(`The file is larger than ${Math.floor(max / 1024 / 1024)} MB`, { size, max_bytes: max });
 }
@@ -85,7 +85,7 @@ export async function openInputFile(deps: InputFileDeps, userId: string, ref: Fi
   if ('file' in ref) {
     const filename = cleanFilename(ref.file.filename);
     assertAcceptedName(filename);
-    assertAcceptedSize(ref.file.buffer.length);
+    assertAcceptedSize(ref.file.buffer.length, deps.maxUploadBytes());
     const buffer = ref.file.buffer;
     return {
       filename,
@@ -99,7 +99,7 @@ export async function openInputFile(deps: InputFileDeps, userId: string, ref: Fi
   if (!upload) throw notFound('Upload not found', 'upload_not_found');
   const head = await deps.files.objectHead(upload.key);
   if (!head) throw notFound('The file of this upload was not received', 'upload_not_found');
-  assertAcceptedSize(head.size);
+  assertAcceptedSize(head.size, deps.maxUploadBytes());
   const counted = upload.counted && head.etag !== null && upload.counted.etag === head.etag ? upload.counted : null;
   const gone = () => notFound('The file of this upload was not received', 'upload_not_found');
   let whole: Promise<Buffer> | undefined;

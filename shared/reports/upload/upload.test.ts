@@ -12,14 +12,25 @@ import type { InputFile } from './file-input';
 import type { UploadDeps } from './upload';
 import { uploadReport as uploadReportWith, type UploadOptions } from './upload';
 import type { FileRef } from './file-input';
+import type { ReportConfig } from '../ports';
 
 vi.mock('../../log');
 
 setUnitEnv();
 
 /** The upload's dependencies (ports.ts UploadDeps). */
+/** The report settings of these tests (ports.ts ReportConfig): no wait for the worker, the default lease and attempts. */
+const CONFIG: ReportConfig = {
+  maxUploadBytes: 512 * 1024 * 1024,
+  uploadWaitMs: 0,
+  uploadWaitRows: 100_000,
+  workerLeaseMs: 60_000,
+  workerMaxAttempts: 3,
+};
+
 const deps = {
   clock: manualClock('2026-01-05T10:00:00.000Z'),
+  config: () => CONFIG,
   ids: { newId: vi.fn() },
   invoker: { invoke: vi.fn() },
   reports: { getReportAnyStatus: vi.fn(), getReportItems: vi.fn(), deleteReport: vi.fn() },

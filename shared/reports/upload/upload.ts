@@ -4,7 +4,6 @@
  * row count.
  */
 import { createHash } from 'node:crypto';
-import { getConfig } from '../../config';
 import type { RowCount as RowCountJson, UploadUrl } from '../../contract/shapes';
 import { AppError, badRequest, isStoreUnavailable, notFound, paymentRequired, unprocessable } from '../../errors';
 import { computeTotals, type ReadLimits, type RowCount } from '../../engine';
@@ -19,14 +18,15 @@ import { assertAcceptedName, assertAcceptedSize, cleanFilename, type FileRef, ty
 import { CONTENT_CHECK_MAX_BYTES, duplicateReport } from './duplicates';
 import { effectiveTaxProfile } from '../worker/report-settings';
 import { nowMs } from '../../deps';
-import type { ReportDeps, TaskRoutePorts } from '../ports';
+import type { ReportConfig, ReportDeps, TaskRoutePorts } from '../ports';
 import { beforeDeadline, LATE, tryAgain } from '../deadline';
-import { queuedProgress } from '../worker/lifecycle';
+import { queuedProgress } from '../domain/lifecycle';
 
 /** What an upload needs (the composition, deps.ts, gives the real ones). */
 export type UploadDeps = Pick<
   ReportDeps,
   | 'clock'
+  | 'config'
   | 'ids'
   | 'invoker'
   | 'reports'
@@ -46,6 +46,7 @@ export type UploadDeps = Pick<
 
 /** What the upload URL needs (its handler wires the real ones). */
 export type UploadUrlDeps = {
+  config: UploadDeps['config'];
   uploads: Pick<UploadDeps['uploads'], 'createUpload'>;
   files: Pick<UploadDeps['files'], 'presignPut'>;
 };
@@ -66,30 +67,34 @@ export async function createUploadUrl(
   const filename = cleanFilename(input.filename);
   if (filename === '') throw badRequest('validation_error', 'filename is empty');
   assertAcceptedName(filename);
-  assertAcceptedSize(input.size);
+  assertAcceptedSize(input.size, deps.config().maxUploadBytes);
   const upload = await deps.uploads.createUpload(userId, filename, input.size);
   const url = await deps.files.presignPut(upload.key, input.size, UPLOAD_URL_TTL_SECONDS);
   return { upload_id: upload.upload_id, url, method: 'PUT', headers: {}, expires_in: UPLOAD_URL_TTL_SECONDS };
 }
 
-function readLimits(): Partial<ReadLimits> {
-  return { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES };
+function readLimits(deps: Pick<UploadDeps, 'config'>): Partial<ReadLimits> {
+  return { maxCompressedBytes: deps.config().maxUploadBytes };
 }
 
 /** The content fingerprint of a small file: the one its count-rows kept, else read now (null for a big file). */
-async function smallFileContent(deps: Pick<TaskRoutePorts, 'duplicates'>, file: InputFile): Promise<string | null> {
+async function smallFileContent(
+  deps: Pick<TaskRoutePorts, 'duplicates'> & Pick<UploadDeps, 'config'>,
+  file: InputFile,
+): Promise<string | null> {
   if (file.counted?.content) return file.counted.content;
-  return (await deps.duplicates.contentOfSmallFile(file, readLimits()))?.value ?? null;
+  return (await deps.duplicates.contentOfSmallFile(file, readLimits(deps)))?.value ?? null;
 }
 
 /** The answer of count-rows (the contract's RowCount). */
 export type CountResult = RowCountJson;
 
 /** What count-rows needs (its handler wires the real ones). */
-export type CountDeps = Pick<TaskRoutePorts, 'openInputFile' | 'duplicates'> & {
-  engine: Pick<UploadDeps['engine'], 'countRows' | 'fingerprintReport'>;
-  uploads: Pick<UploadDeps['uploads'], 'saveUploadCount'>;
-};
+export type CountDeps = Pick<TaskRoutePorts, 'openInputFile' | 'duplicates'> &
+  Pick<UploadDeps, 'config'> & {
+    engine: Pick<UploadDeps['engine'], 'countRows' | 'fingerprintReport'>;
+    uploads: Pick<UploadDeps['uploads'], 'saveUploadCount'>;
+  };
 
 /**
  * count-rows: the rows the upload would cost against the caller's limits. Charges and stores nothing.
@@ -122,7 +127,7 @@ async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null):
       file
         .source()
         .then((src): Promise<RowCount & { content?: ContentFingerprint }> =>
-          small ? deps.engine.fingerprintReport(src, readLimits()) : deps.engine.countRows(src, readLimits()),
+          small ? deps.engine.fingerprintReport(src, readLimits(deps)) : deps.engine.countRows(src, readLimits(deps)),
         ),
       deps.duplicates.identityOfFile(file),
     ]);
@@ -278,7 +283,7 @@ async function uploadNow(
   const time = new StepTimer();
   const keys = claimKeys(user.id, ref, opts.idempotencyKey);
   const fingerprint = fingerprintOf(ref);
-  let waitMs = opts.waitMs ?? getConfig().UPLOAD_WAIT_MS;
+  let waitMs = opts.waitMs ?? deps.config().uploadWaitMs;
   const seen = (record: ReportRecord) => (settled.charged = record);
   const prior = await priorClaim(deps, keys, fingerprint);
   if (prior) return awaitReport(deps, user.id, prior.report_id, waitMs, seen);
@@ -330,7 +335,7 @@ async function uploadNow(
     record = charged.record;
     settled.charged = record;
     taskId = charged.taskId;
-    waitMs = opts.waitMs ?? workerWaitMs(record.rows);
+    waitMs = opts.waitMs ?? workerWaitMs(deps.config(), record.rows);
   } catch (e) {
     // Nothing is charged. A concurrent twin (same upload_id or Idempotency-Key) that charged first is
     // why, or may be: its report is this request's answer.
@@ -402,7 +407,7 @@ async function countStoreAndCharge(
   ).then(() => time.lap('store_source'));
   try {
     // A preview (count-rows) of these very bytes counted them already; else they are read here.
-    const count = file.counted ?? (await deps.engine.countRows(await file.source(), readLimits()));
+    const count = file.counted ?? (await deps.engine.countRows(await file.source(), readLimits(deps)));
     time.lap('count');
     // An early answer for the common case; the charge's condition is what holds under concurrency.
     if (count.rows > limits) throw paymentRequired(count.rows, limits);
@@ -420,7 +425,7 @@ async function countStoreAndCharge(
       rows: count.rows,
       reportId: record.id,
       extraItems: [
-        deps.lifecycle.processingReportPut(record, taskId, getConfig().WORKER_LEASE_MS, deps.clock.now().getTime()),
+        deps.lifecycle.processingReportPut(record, taskId, deps.config().workerLeaseMs, deps.clock.now().getTime()),
         deps.identities.identityPutTransactItem(user.id, identity, record.id, record.created_at),
         ...keys.map((k) =>
           deps.idempotency.idempotencyPut(
@@ -478,9 +483,8 @@ function newUploadRecord(
  * UPLOAD_WAIT_ROWS — such a report cannot be ready within the wait, so waiting would only hold back the
  * 202 (and the progress the seller could already see).
  */
-export function workerWaitMs(rows: number): number {
-  const c = getConfig();
-  return rows > c.UPLOAD_WAIT_ROWS ? 0 : c.UPLOAD_WAIT_MS;
+export function workerWaitMs(c: Pick<ReportConfig, 'uploadWaitMs' | 'uploadWaitRows'>, rows: number): number {
+  return rows > c.uploadWaitRows ? 0 : c.uploadWaitMs;
 }
 
 /** Poll interval while waiting for the worker. */

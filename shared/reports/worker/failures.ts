@@ -5,7 +5,7 @@
 import { isErrorCode } from '../../contract/errors';
 import { ReportError } from '../../engine/errors';
 import { AppError, toAppError } from '../../errors';
-import type { ReportFailure } from './lifecycle';
+import type { ReportFailure } from '../domain/lifecycle';
 
 /** Russian texts of the codes a worker can end with (the web app has its own copy per code). */
 const MESSAGES: Record<string, string> = {

@@ -5,7 +5,7 @@
  */
 import { describeError, log } from '../../log';
 import type { ReportRecord } from '../../store/report-record';
-import type { ReportFailure } from './lifecycle';
+import type { ReportFailure } from '../domain/lifecycle';
 import type { WorkerDeps } from '../ports';
 
 /** What an attempt created on the way, for giveUp to take back when the upload fails for good. */

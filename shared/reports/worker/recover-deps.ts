@@ -24,7 +24,9 @@ import {
 } from '../../store/report-lifecycle.repo';
 import { getReportAnyStatus } from '../../store/reports.repo';
 import { removeSellerIfUnused } from '../../store/sellers.repo';
-import { dropUnusedSeller, failUpload, type RecoverDeps, type UndoDeps } from './recover';
+import { dropUnusedSeller, failUpload, type UndoDeps } from './recover';
+import type { RecoverDeps } from '../ports';
+import { reportConfig } from '../report-config';
 
 const undoDeps: UndoDeps = {
   limits: { refundLimits },
@@ -44,6 +46,7 @@ export const undo: Pick<RecoverDeps, 'failUpload' | 'dropUnusedSeller'> = {
 /** The scheduled sweep's dependencies. */
 export const recoverDeps: RecoverDeps = {
   clock: systemClock,
+  config: reportConfig,
   invoker: processWorkerInvoker,
   reports: { getReportAnyStatus },
   lifecycle: { claimReportTask, renewReportTask, releaseReportTask, finishUploadTask, finishRebuildTask },

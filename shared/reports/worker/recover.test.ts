@@ -9,7 +9,9 @@ import { manualClock } from '../../deps';
 import { setUnitEnv, unitReport } from '../../../test/support/unit-fixtures';
 import type { ReportRecord } from '../../store/report-record';
 import { AppError } from '../../errors';
-import { dropUnusedSeller, failUpload, sweepPendingReports, type RecoverDeps, type UndoDeps } from './recover';
+import { dropUnusedSeller, failUpload, sweepPendingReports, type UndoDeps } from './recover';
+import type { RecoverDeps } from '../ports';
+import type { ReportConfig } from '../ports';
 
 vi.mock('../../log');
 setUnitEnv({ WORKER_MAX_ATTEMPTS: '3', WORKER_LEASE_MS: '60000' });
@@ -27,8 +29,18 @@ const processing = (id: string, over: Partial<ReportRecord> = {}) =>
   });
 
 const store = new Map<string, ReportRecord>();
+/** The report settings of these tests (ports.ts ReportConfig): no wait for the worker, the default lease and attempts. */
+const CONFIG: ReportConfig = {
+  maxUploadBytes: 512 * 1024 * 1024,
+  uploadWaitMs: 0,
+  uploadWaitRows: 100_000,
+  workerLeaseMs: 60_000,
+  workerMaxAttempts: 3,
+};
+
 const deps = {
   clock: manualClock(NOW),
+  config: () => CONFIG,
   invoker: { invoke: vi.fn() },
   reports: { getReportAnyStatus: vi.fn(async (_u: string, id: string) => store.get(id) ?? null) },
   lifecycle: { releaseReportTask: vi.fn(async () => true), finishRebuildTask: vi.fn(async () => true) },

@@ -9,22 +9,16 @@
  * attempts remain, else an upload is failed and refunded (failUpload: one transaction, once ever) and a
  * rebuild ends with the report as it was. What to do with a report is lifecycle.ts recoveryStep.
  */
-import { getConfig } from '../../config';
 import { AppError } from '../../errors';
 import { describeError, log } from '../../log';
 import type { refundLimits } from '../../store/limits.repo';
 import type { deleteItems } from '../../store/items.repo';
-import type {
-  failUploadUpdate,
-  markUploadFailed,
-  listPendingReports,
-  scanPendingReports,
-} from '../../store/report-lifecycle.repo';
+import type { failUploadUpdate, markUploadFailed } from '../../store/report-lifecycle.repo';
 import { nowMs } from '../../deps';
-import { recoveryStep } from './lifecycle';
-import type { WorkerDeps } from '../ports';
+import { recoveryStep } from '../domain/lifecycle';
+import type { RecoverDeps, SweepResult } from '../ports';
 import { giveUp } from './give-up';
-import { type ReportFailure } from './lifecycle';
+import { type ReportFailure } from '../domain/lifecycle';
 import { type ReportRecord } from '../../store/report-record';
 import type { deleteObject } from '../../files/objects';
 import type { deleteIdentity } from '../../store/report-identities.repo';
@@ -57,13 +51,6 @@ export async function dropUnusedSeller(
 
 /** Undone per sweep at most, so a listing never waits long; the rest is left to the next sweep. */
 export const MAX_RECOVERIES_PER_SWEEP = 10;
-
-export interface SweepResult {
-  /** Abandoned uploads undone completely by this sweep. */
-  recovered: number;
-  /** Rows given back by this sweep. */
-  refunded_rows: number;
-}
 
 /**
  * Fails a processing upload and refunds its charge in ONE transaction (so it is refunded exactly once
@@ -116,12 +103,6 @@ export async function failUpload(deps: UndoDeps, record: ReportRecord, failure: 
   return refunded;
 }
 
-/** What recovery needs (the composition, shared/reports/deps.ts, gives the real ones). */
-export type RecoverDeps = Pick<WorkerDeps, 'clock' | 'invoker' | 'lifecycle' | 'failUpload' | 'dropUnusedSeller'> & {
-  reports: Pick<WorkerDeps['reports'], 'getReportAnyStatus'>;
-  pending: { listPendingReports: typeof listPendingReports; scanPendingReports: typeof scanPendingReports };
-};
-
 const STUCK_UPLOAD: ReportFailure = {
   code: 'processing_failed',
   message: 'Не удалось обработать отчёт из-за сбоя на сервере. Лимиты возвращены; загрузите файл ещё раз.',
@@ -141,13 +122,13 @@ async function recoverOne(
   now: number,
   result: SweepResult,
 ): Promise<boolean> {
-  const c = getConfig();
+  const c = deps.config();
   const userId = pending.user_id;
-  if (recoveryStep(pending, now, c.WORKER_MAX_ATTEMPTS) === 'wait') return false;
+  if (recoveryStep(pending, now, c.workerMaxAttempts) === 'wait') return false;
   // The index is eventually consistent: decide on the record itself.
   const record = await deps.reports.getReportAnyStatus(userId, pending.id);
   if (!record) return false;
-  const step = recoveryStep(record, now, c.WORKER_MAX_ATTEMPTS);
+  const step = recoveryStep(record, now, c.workerMaxAttempts);
   if (step === 'wait') return false;
   if (step === 'fail_upload' || step === 'end_rebuild') {
     const before = result.refunded_rows;
@@ -163,7 +144,7 @@ async function recoverOne(
     });
     return true;
   }
-  if (await deps.lifecycle.releaseReportTask(userId, record.id, null, c.WORKER_LEASE_MS, now)) {
+  if (await deps.lifecycle.releaseReportTask(userId, record.id, null, c.workerLeaseMs, now)) {
     log('warn', 'stuck report handed to a new worker', {
       user_id: userId,
       report_id: record.id,

@@ -12,14 +12,25 @@ import type { WorkerEvent } from '../../jobs/worker-invoke';
 import { setUnitEnv, unitReport, unitUser } from '../../../test/support/unit-fixtures';
 import type { WorkerDeps } from '../ports';
 import { runWorkerEvent } from './worker';
+import type { ReportConfig } from '../ports';
 
 vi.mock('../../log');
 
 /** The catalog sync of the attempt (catalog-sync.ts, tested on its own). */
 const catalog = { add: vi.fn(), done: vi.fn(), undo: vi.fn() };
 
+/** The report settings of these tests (ports.ts ReportConfig): no wait for the worker, the default lease and attempts. */
+const CONFIG: ReportConfig = {
+  maxUploadBytes: 512 * 1024 * 1024,
+  uploadWaitMs: 0,
+  uploadWaitRows: 100_000,
+  workerLeaseMs: 60_000,
+  workerMaxAttempts: 3,
+};
+
 const deps = {
   clock: manualClock('2026-01-05T10:00:00.000Z'),
+  config: () => CONFIG,
   ids: { newId: () => 'owner-1' },
   invoker: { invoke: vi.fn() },
   reports: { getReportAnyStatus: vi.fn() },

@@ -19,7 +19,6 @@
  * A run that dies (timeout, out of memory) stops renewing its lease: Lambda's own retry, or recovery
  * (recover.ts) once the lease ran out, starts the next attempt.
  */
-import { getConfig } from '../../config';
 import { nowMs } from '../../deps';
 import { AppError, toAppError } from '../../errors';
 import { describeError, log } from '../../log';
@@ -30,7 +29,7 @@ import type { WorkerEvent } from '../../jobs/worker-invoke';
 import type { UserRecord } from '../../store/users.repo';
 import { failureOf } from './failures';
 import { giveUp, type WorkerContext } from './give-up';
-import type { ReportProgress } from './lifecycle';
+import type { ReportProgress } from '../domain/lifecycle';
 import type { WorkerDeps } from '../ports';
 import { settingsDate } from './report-settings';
 import { contentIdentity, periodTitle } from '../upload/report-identity';
@@ -122,7 +121,7 @@ async function buildUpload(
   ctx.catalog = catalog;
   const parsed = await deps.engine.readReport(
     { ranges, filename: record.source_name ?? undefined },
-    { maxCompressedBytes: getConfig().MAX_UPLOAD_BYTES },
+    { maxCompressedBytes: deps.config().maxUploadBytes },
     {
       onRows: (rows) => {
         if (rows % ROWS_PER_NOTE === 0) hb.note({ rows_read: rows });
@@ -230,7 +229,7 @@ async function rebuild(
  * retries the event).
  */
 export async function runWorkerEvent(deps: WorkerDeps, event: WorkerEvent): Promise<WorkerOutcome> {
-  const c = getConfig();
+  const c = deps.config();
   const owner = deps.ids.newId();
   const current = await deps.reports.getReportAnyStatus(event.user_id, event.report_id);
   if (!current || current.status !== 'processing' || current.task_id !== event.task_id) return 'skipped';
@@ -238,7 +237,7 @@ export async function runWorkerEvent(deps: WorkerDeps, event: WorkerEvent): Prom
     event.user_id,
     event.report_id,
     owner,
-    c.WORKER_LEASE_MS,
+    c.workerLeaseMs,
     nowMs(deps.clock),
   );
   if (!record || record.task_id !== event.task_id) return 'skipped';
@@ -248,12 +247,12 @@ export async function runWorkerEvent(deps: WorkerDeps, event: WorkerEvent): Prom
     await giveUp(deps, record, owner, failureOf(new AppError(404, 'not_found', 'user not found')));
     return 'failed';
   }
-  if (attempts > c.WORKER_MAX_ATTEMPTS) {
+  if (attempts > c.workerMaxAttempts) {
     // A run that died (no chance to end the task itself) used the last attempt.
     await giveUp(deps, record, owner, failureOf(new Error('attempts exhausted')));
     return 'failed';
   }
-  const hb = new Heartbeat(deps, record, owner, c.WORKER_LEASE_MS);
+  const hb = new Heartbeat(deps, record, owner, c.workerLeaseMs);
   const ctx: WorkerContext = { sellerId: null, catalog: null };
   const started = nowMs(deps.clock);
   const time = new StepTimer();
@@ -278,13 +277,11 @@ export async function runWorkerEvent(deps: WorkerDeps, event: WorkerEvent): Prom
       code: err.code,
       ...describeError(e),
     });
-    if (permanent || attempts >= c.WORKER_MAX_ATTEMPTS) {
+    if (permanent || attempts >= c.workerMaxAttempts) {
       await giveUp(deps, record, owner, failureOf(e), ctx);
       return 'failed';
     }
-    if (
-      await deps.lifecycle.releaseReportTask(record.user_id, record.id, owner, c.WORKER_LEASE_MS, nowMs(deps.clock))
-    ) {
+    if (await deps.lifecycle.releaseReportTask(record.user_id, record.id, owner, c.workerLeaseMs, nowMs(deps.clock))) {
       // The next attempt, at once; if even the invoke fails, recovery re-invokes after the lease.
       await deps.invoker
         .invoke(event)
