@@ -221,11 +221,13 @@ const auth = (mode: AuthMode, authenticate: Authenticator | null): Mw => ({
   },
 });
 
-function rawBodyOf(event: APIGatewayProxyEventV2): Buffer | null {
+function rawBodyOf(event: APIGatewayProxyEventV2, headers: Params): Buffer | null {
   const body: unknown = event.body;
+  // API Gateway always hands a string; serverless-offline hands a JSON body of `false`, `0` or `null` as
+  // that value (`null` looks like no body at all, but its request had bytes). Each becomes the same
+  // text, so a route answers the same locally and on AWS.
+  if (body === null && Number(headers['content-length'] ?? 0) > 0) return Buffer.from('null', 'utf8');
   if (body === undefined || body === null) return null;
-  // API Gateway always hands a string; serverless-offline hands a JSON body of `false` or `0` as that
-  // value. Both become the same text, so a route answers the same locally and on AWS.
   if (typeof body !== 'string') return Buffer.from(JSON.stringify(body), 'utf8');
   return event.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
 }
@@ -243,7 +245,7 @@ const input = (o: HttpOptions): Mw => ({
     const event = request.event;
     const s = stateOf(event);
     checkRequestSize(event.body);
-    const raw = rawBodyOf(event);
+    const raw = rawBodyOf(event, s.headers);
     const contentType = s.headers['content-type'] ?? '';
     if (o.multipart && /^multipart\/form-data/i.test(contentType)) {
       // A file sent in the request itself fits Lambda's payload after base64 (bigger ones go by presigned PUT).
