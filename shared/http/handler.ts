@@ -29,7 +29,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { getConfig } from '../config';
 import type { RouteSpec } from '../contract/routes';
-import { badRequest, toAppError, validation } from '../errors';
+import { appError, badRequest, toAppError, validation } from '../errors';
 import type { UserRecord } from '../store/users.repo';
 import type { AuthMode } from './auth';
 import { appendRequestKeys, describeError, invocationKeys, log, requestLogKeys, withRequestLog } from '../log';
@@ -158,7 +158,7 @@ const requestContext = (): Mw => ({
     const requestId = requestLogKeys()?.request_id ?? requestIdOf(event, request.context);
     states.set(event, {
       requestId,
-      start: Date.now(),
+      start: requestStart(event),
       user: null,
       body: undefined,
       query: {},
@@ -171,6 +171,43 @@ const requestContext = (): Mw => ({
   after: (request) => accessLog(request.event, request.response),
   onError: (request) => accessLog(request.event, request.response),
 });
+
+/**
+ * When the request began: API Gateway's arrival time (so a cold start's init and the secrets and caller
+ * reads count against the deadline), unless that clock reads later than ours or earlier than API
+ * Gateway could have waited (29 s): then now.
+ */
+function requestStart(event: APIGatewayProxyEventV2): number {
+  const now = Date.now();
+  const arrived = event.requestContext?.timeEpoch;
+  return typeof arrived === 'number' && arrived <= now && now - arrived < 29_000 ? arrived : now;
+}
+
+/**
+ * `step` (reading the secrets, the caller) within what is left of the request's budget, else 503
+ * `try_again`: these run before the route, so nothing is charged or started yet; a read that answers
+ * late is dropped and the route never runs.
+ */
+async function inTime<T>(
+  step: Promise<T>,
+  request: { event: APIGatewayProxyEventV2; context?: Partial<Context> },
+): Promise<T> {
+  const budget = requestBudgetMs(request.context, Date.now() - stateOf(request.event).start);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(appError('try_again', 'The request ran out of time before it charged or started anything; try again')),
+      budget,
+    );
+  });
+  step.catch(() => undefined);
+  try {
+    return await Promise.race([step, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 function requestIdOf(event: APIGatewayProxyEventV2, context: Partial<Context> | undefined): string {
   return event.requestContext?.requestId || context?.awsRequestId || randomUUID();
@@ -200,8 +237,8 @@ const errorMapper = (): Mw => ({
 
 const secrets = (names: readonly SecretName[]): Mw => ({
   name: 'secrets',
-  before: async () => {
-    if (names.length > 0) await loadSecrets(names);
+  before: async (request) => {
+    if (names.length > 0) await inTime(loadSecrets(names), request);
   },
 });
 
@@ -215,7 +252,7 @@ const auth = (mode: AuthMode, authenticate: Authenticator | null): Mw => ({
   name: 'auth',
   before: async (request) => {
     if (mode === 'none' || !authenticate) return;
-    const user = await authenticate(request.event.headers, mode);
+    const user = await inTime(authenticate(request.event.headers, mode), request);
     stateOf(request.event).user = user;
     appendRequestKeys({ user_id: user.id });
   },
