@@ -17,13 +17,23 @@ const yaml = oslsRequire('js-yaml') as { load(text: string): unknown };
 
 // Untyped YAML; the assertions check its shape.
 /* eslint-disable @typescript-eslint/no-explicit-any */
-type Resource = { Type?: string; Properties: any; Condition?: string; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Resource = {
+  Type?: string;
+  Properties: any;
+  Condition?: string;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+};
 const config = yaml.load(renderServerlessYml()) as {
   params: { default: Record<string, unknown>; local: Record<string, unknown> };
   provider: any;
   custom: { esbuild: any };
   functions: Record<string, { timeout?: number; events?: Array<{ schedule?: string }> }>;
-  resources: { Resources: Record<string, Resource>; extensions: Record<string, any>; Conditions: Record<string, unknown> };
+  resources: {
+    Resources: Record<string, Resource>;
+    extensions: Record<string, any>;
+    Conditions: Record<string, unknown>;
+  };
 };
 const R = config.resources.Resources;
 const X = config.resources.extensions;
@@ -79,7 +89,9 @@ describe('alarms that reach someone', () => {
     for (const [fn] of functionEntries())
       for (const metric of ['Errors', 'Throttles'])
         expect(
-          lambda.some((m) => m.MetricName === metric && JSON.stringify(m.Dimensions![0].Value) === JSON.stringify(fnRef(fn))),
+          lambda.some(
+            (m) => m.MetricName === metric && JSON.stringify(m.Dimensions![0].Value) === JSON.stringify(fnRef(fn)),
+          ),
           `${fn} ${metric}`,
         ).toBe(true);
     for (const [id, r] of alarms) expect(metricsOf(r).length, id).toBeLessThanOrEqual(10);
@@ -89,9 +101,15 @@ describe('alarms that reach someone', () => {
     const dropped = allMetrics.filter((m) => m.MetricName === 'AsyncEventsDropped');
     const delivery = allMetrics.filter((m) => m.MetricName === 'DestinationDeliveryFailures');
     for (const [fn, spec] of functionEntries().filter(([, s]) => s.async)) {
-      expect(dropped.some((m) => JSON.stringify(m.Dimensions![0].Value) === JSON.stringify(fnRef(fn))), fn).toBe(true);
+      expect(
+        dropped.some((m) => JSON.stringify(m.Dimensions![0].Value) === JSON.stringify(fnRef(fn))),
+        fn,
+      ).toBe(true);
       if (spec.async!.onFailure)
-        expect(delivery.some((m) => JSON.stringify(m.Dimensions![0].Value) === JSON.stringify(fnRef(fn))), fn).toBe(true);
+        expect(
+          delivery.some((m) => JSON.stringify(m.Dimensions![0].Value) === JSON.stringify(fnRef(fn))),
+          fn,
+        ).toBe(true);
     }
     expect(dropped.map((m) => m.Dimensions![0].Value.Ref).sort()).toEqual(
       ['ReportsSweepLambdaFunction', 'ReportsWorkerLambdaFunction', 'WbSyncTickLambdaFunction'].sort(),
@@ -190,7 +208,9 @@ describe('the scheduled functions', () => {
 describe('data and logs', () => {
   it('the table refuses deletion; the bucket expires WB pages under the prefix the sync writes them to', () => {
     expect(R.Table!.Properties.DeletionProtectionEnabled).toBe(true);
-    const rule = (R.FilesBucket!.Properties.LifecycleConfiguration.Rules as any[]).find((r) => r.Id === 'expire-wb-pages');
+    const rule = (R.FilesBucket!.Properties.LifecycleConfiguration.Rules as any[]).find(
+      (r) => r.Id === 'expire-wb-pages',
+    );
     expect(rule).toMatchObject({ Status: 'Enabled', Prefix: 'sources/wbsync/' });
     expect(rule.ExpirationInDays).toBeGreaterThanOrEqual(7);
     expect(pageKey({ user_id: 'U1', id: 'C1' }, 7, 0).startsWith(rule.Prefix)).toBe(true);
@@ -198,7 +218,9 @@ describe('data and logs', () => {
 
   it('the stage writes access logs as JSON with a numeric status, kept as the functions’ logs are', () => {
     const format = config.provider.logs.httpApi.format as string;
-    const line = JSON.parse(format.replace(/\$context\.status|\$context\.responseLatency/g, '1').replace(/\$context\.[a-zA-Z.]+/g, 'x'));
+    const line = JSON.parse(
+      format.replace(/\$context\.status|\$context\.responseLatency/g, '1').replace(/\$context\.[a-zA-Z.]+/g, 'x'),
+    );
     expect(line).toMatchObject({ status: 1, requestId: 'x', routeKey: 'x' });
     expect(config.provider.logRetentionInDays).toBe(30);
   });

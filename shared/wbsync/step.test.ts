@@ -94,10 +94,11 @@ const report = (id: number): ReportSummary =>
 
 describe('the tick', () => {
   it('starts no step once its budget has passed on the clock: the rest stay due for the next tick', async () => {
-    const conns = await Promise.all(
-      [1, 2, 3, 4, 5, 6].map((i) => connection({ id: `C${i}`, wb_seller_id: `42${i}` })),
+    const conns = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => connection({ id: `C${i}`, wb_seller_id: `42${i}` })));
+    const w = world(
+      conns,
+      conns.map(() => ({ kind: 'empty' as const })),
     );
-    const w = world(conns, conns.map(() => ({ kind: 'empty' as const })));
     // Each step's WB call takes 20 s of the clock.
     const finance = w.deps.finance;
     w.deps.finance = vi.fn((token: string) => {
@@ -111,7 +112,12 @@ describe('the tick', () => {
     for (const id of ['C5', 'C6']) expect(dueAt(w.rows.get(id)!)).toBeLessThanOrEqual(T0);
     // The next tick takes them.
     const next = await tick(w.deps, { budgetMs: 25_000 });
-    expect(next.filter((x) => x.result === 'called').map((x) => x.id).sort()).toEqual(['C5', 'C6']);
+    expect(
+      next
+        .filter((x) => x.result === 'called')
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual(['C5', 'C6']);
   });
 });
 

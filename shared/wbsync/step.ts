@@ -334,7 +334,11 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
  */
 export async function tick(
   deps: StepDeps,
-  opts: { limit?: number; budgetMs?: number; onError?: (e: unknown, conn: { userId: string; id: string }) => void } = {},
+  opts: {
+    limit?: number;
+    budgetMs?: number;
+    onError?: (e: unknown, conn: { userId: string; id: string }) => void;
+  } = {},
 ): Promise<Array<{ userId: string; id: string; result: StepResult | 'failed' | 'deferred' }>> {
   const started = nowMs(deps.clock);
   const due = await deps.connections.dueConnections(started, opts.limit ?? 50);

@@ -217,10 +217,9 @@ describe('npm run package (offline, no AWS credentials)', () => {
             .filter((m) => m.MetricStat)
             .map((m) => m.MetricStat!.Metric);
       for (const m of metrics.filter((x) => x.Namespace === 'AWS/Lambda'))
-        expect(
-          template.Resources[(m.Dimensions as Array<{ Value: { Ref: string } }>)[0]!.Value.Ref]?.Type,
-          id,
-        ).toBe('AWS::Lambda::Function');
+        expect(template.Resources[(m.Dimensions as Array<{ Value: { Ref: string } }>)[0]!.Value.Ref]?.Type, id).toBe(
+          'AWS::Lambda::Function',
+        );
     }
     expect(byName.WorkerFailuresAlarm!.Properties).toMatchObject({
       Namespace: 'AWS/SQS',
@@ -628,7 +627,8 @@ describe('npm run package (offline, no AWS credentials)', () => {
         expect(p.MemorySize, fn).toBe(spec.memorySize ?? 1024);
         expect(p.Timeout, fn).toBe(spec.timeout ?? 29);
         // The worker's, the tick's and the sweep's are deploy settings (serverless.base.yml; checked above).
-        if (!['reportsWorker', 'wbSyncTick', 'reportsSweep'].includes(fn)) expect(p.ReservedConcurrentExecutions, fn).toBe(spec.reservedConcurrency);
+        if (!['reportsWorker', 'wbSyncTick', 'reportsSweep'].includes(fn))
+          expect(p.ReservedConcurrentExecutions, fn).toBe(spec.reservedConcurrency);
         expect(p.Architectures, fn).toEqual(['arm64']);
         expect(p.Runtime, fn).toBe('nodejs24.x');
         expect(p.FunctionName, fn).toBe(`report-profitability-prod-${fn}`);
@@ -714,10 +714,9 @@ describe('npm run package (offline, no AWS credentials)', () => {
       // nothing here uses) and present in no runtime either.
       const code = readFileSync(path.join(dest, handler.slice(0, handler.lastIndexOf('.')) + '.js'), 'utf8');
       const required = [...code.matchAll(/require\("([^"./][^"]*)"\)/g)].map((m) => m[1]!);
-      expect(
-        [...new Set(required.filter((r) => !isBuiltin(r) && r !== '@aws-sdk/signature-v4-crt'))],
-        alias,
-      ).toEqual([]);
+      expect([...new Set(required.filter((r) => !isBuiltin(r) && r !== '@aws-sdk/signature-v4-crt'))], alias).toEqual(
+        [],
+      );
       // And the files it reads at run time (the summary template).
       const spec = functionEntries().find(([f]) => `${f[0]!.toUpperCase()}${f.slice(1)}LambdaFunction` === alias)![1];
       for (const f of spec.files ?? []) expect(names, `${alias}: ${f}`).toContain(f);
