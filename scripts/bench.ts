@@ -191,7 +191,7 @@ async function bundle(): Promise<string> {
     outfile: out,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     format: 'cjs',
     packages: 'external',
     logLevel: 'error',

@@ -96,7 +96,7 @@ export function esbuildOptions(): BuildOptions {
     keepNames: s.keepNames ?? false,
     sourcesContent: s.sourcesContent ?? true,
     format: s.format ?? 'cjs',
-    target: s.target ?? 'node20',
+    target: s.target ?? 'node24',
     platform: s.platform ?? 'node',
     external: s.exclude ?? [],
   };

@@ -10,6 +10,9 @@ import { mkdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '..');
+// The Node the suites run on: the pinned `node-linux-*` package (package.json optionalDependencies), which
+// `npm test` finds first on PATH (node_modules/.bin/node), the major Lambda runs (nodejs24.x).
+console.log(`Node ${process.versions.node} (${process.execPath})`);
 const outDir = path.join(root, 'test-artifacts', 'results');
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });

@@ -5,7 +5,8 @@
  *
  * The base holds marker lines `# @generated <section>...` (with any comment lines right under them,
  * at the same indentation). Each marker stays as it is and the section's YAML follows it, indented as
- * the marker is. Sections: `functions`, `roles`, `stage-depends-on`, `stage-route-settings`.
+ * the marker is. Sections: `functions`, `roles`, `function-alarms`, `log-group-policies`, `stage-depends-on`,
+ * `stage-route-settings`.
  *
  * Extending it:
  * - a new per-function setting (say environment variables or an SQS event): add the field to
@@ -216,7 +217,94 @@ export function throttledRoutes(): Array<[string, { rate: number; burst: number 
   );
 }
 
+/** The functions in groups of at most `size` (a metric math alarm takes at most 10 metrics). */
+function groupsOf<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** A metric math alarm on the sum of `metric` (AWS/Lambda, by FunctionName) over `fns`. */
+function lambdaSumAlarm(
+  description: string,
+  metrics: ReadonlyArray<{ fn: string; metric: string }>,
+  opts: { period: number; threshold: number; operator: string },
+): Json {
+  return {
+    Type: 'AWS::CloudWatch::Alarm',
+    Properties: {
+      AlarmDescription: description,
+      EvaluationPeriods: 1,
+      Threshold: opts.threshold,
+      ComparisonOperator: opts.operator,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: 'AlarmTopic' }],
+      Metrics: [
+        ...metrics.map(({ fn, metric }, i) => ({
+          Id: `m${i}`,
+          Label: `${fn} ${metric}`,
+          ReturnData: false,
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/Lambda',
+              MetricName: metric,
+              Dimensions: [{ Name: 'FunctionName', Value: { Ref: `${logicalName(fn)}LambdaFunction` } }],
+            },
+            Period: opts.period,
+            Stat: 'Sum',
+          },
+        })),
+        {
+          Id: 'total',
+          ReturnData: true,
+          Expression: `SUM(FILL([${metrics.map((_, i) => `m${i}`).join(', ')}], 0))`,
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * The alarms on this stack's functions (serverless.base.yml `function-alarms`): errors (crashes and
+ * timeouts; the API answers its own errors) and throttles, ten functions an alarm; dropped asynchronous
+ * events and failed deliveries to an on-failure queue, of the functions invoked asynchronously.
+ */
+export function functionAlarms(): Record<string, Json> {
+  const names = functionEntries().map(([fn]) => fn);
+  const out: Record<string, Json> = {};
+  groupsOf(names, 10).forEach((fns, i) => {
+    const range = `${fns[0]} to ${fns[fns.length - 1]}`;
+    out[`FunctionErrorsAlarm${i + 1}`] = lambdaSumAlarm(
+      `Functions ${range} crashed or timed out 5 times in 5 minutes`,
+      fns.map((fn) => ({ fn, metric: 'Errors' })),
+      { period: 300, threshold: 5, operator: 'GreaterThanOrEqualToThreshold' },
+    );
+    out[`FunctionThrottlesAlarm${i + 1}`] = lambdaSumAlarm(
+      `Invocations of ${range} were throttled (concurrency quota or reservation reached)`,
+      fns.map((fn) => ({ fn, metric: 'Throttles' })),
+      { period: 300, threshold: 0, operator: 'GreaterThanThreshold' },
+    );
+  });
+  const async = functionEntries().filter(([, spec]) => spec.async);
+  out.AsyncEventsAlarm = lambdaSumAlarm(
+    `Asynchronous events of ${async.map(([fn]) => fn).join(', ')} were dropped, or not delivered to their on-failure queue`,
+    async.flatMap(([fn, spec]) => [
+      { fn, metric: 'AsyncEventsDropped' },
+      ...(spec.async!.onFailure ? [{ fn, metric: 'DestinationDeliveryFailures' }] : []),
+    ]),
+    { period: 300, threshold: 0, operator: 'GreaterThanThreshold' },
+  );
+  return out;
+}
+
 const SECTIONS: Record<string, () => Record<string, Json>> = {
+  'function-alarms': functionAlarms,
+  // osls names each function's log group <Function>LogGroup (its name is the function's, so a retained
+  // group would block the next deploy of the stage): deleted with the stack, and on replacement.
+  'log-group-policies': () =>
+    Object.fromEntries(
+      functionEntries().map(([fn]) => [logGroupId(fn), { DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' }]),
+    ),
   functions: () => ({
     functions: Object.fromEntries(functionEntries().map(([fn, spec]) => [fn, functionEntry(fn, spec)])),
   }),

@@ -62,6 +62,22 @@ describe('tokens', () => {
     expect(failure(() => verifyToken(expired, 'access')).status).toBe(401);
   });
 
+  it('rejects a token issued in the future (beyond the clock skew): iat a year ahead, or iat_ms', () => {
+    const now = Date.parse('2026-06-01T00:00:00Z');
+    const sign = (claims: Record<string, number>) =>
+      jwt.sign({ user_id: 'u1', scenario: 'access', exp: now / 1000 + 2 * 365 * 86_400, ...claims }, SECRET, {
+        algorithm: 'HS256',
+        jwtid: 'x',
+      });
+    const yearAhead = sign({ iat: now / 1000 + 365 * 86_400 });
+    expect(failure(() => verifyToken(yearAhead, 'access', now)).status).toBe(401);
+    const msAhead = sign({ iat: now / 1000, iat_ms: now + 365 * 86_400_000 });
+    expect(failure(() => verifyToken(msAhead, 'access', now)).status).toBe(401);
+    // Within the skew between execution environments' clocks: accepted; so is one issued now.
+    expect(verifyToken(sign({ iat: now / 1000 + 30 }), 'access', now).user_id).toBe('u1');
+    expect(verifyToken(sign({ iat: now / 1000 }), 'access', now).user_id).toBe('u1');
+  });
+
   it('rejects a token signed with another secret', () => {
     const forged = jwt.sign({ user_id: 'u1', scenario: 'access' }, 'another-secret-another-secret', {
       algorithm: 'HS256',

@@ -40,11 +40,18 @@ export function signToken(payload: { user_id: string }, scenario: TokenScenario,
   });
 }
 
+/** How far ahead of the verifier's clock a token's `iat` may be (clocks of execution environments differ). */
+export const MAX_CLOCK_SKEW_MS = 60_000;
+
 /**
- * Verifies signature, algorithm, expiry and scenario. Failure → 401 `unauthorized` when an access token
+ * Verifies signature, algorithm, expiry, scenario and that it was not issued in the future. Failure → 401 `unauthorized` when an access token
  * was expected (a session), else 400 `invalid_token` (a mailed link). The reason is not told apart.
  */
-export function verifyToken(token: string, scenarios: TokenScenario | readonly TokenScenario[]): TokenPayload {
+export function verifyToken(
+  token: string,
+  scenarios: TokenScenario | readonly TokenScenario[],
+  nowMs = Date.now(),
+): TokenPayload {
   const accepted: readonly TokenScenario[] = typeof scenarios === 'string' ? [scenarios] : scenarios;
   const fail = (): AppError =>
     accepted.includes('access')
@@ -57,6 +64,9 @@ export function verifyToken(token: string, scenarios: TokenScenario | readonly T
     throw fail();
   }
   if (!isPayload(decoded) || !accepted.includes(decoded.scenario)) throw fail();
+  // Signed in the future: not by this service (its clock is the verifier's, give or take the skew
+  // between execution environments); a forged or leaked key's token, refused.
+  if (issuedAtMs(decoded) > nowMs + MAX_CLOCK_SKEW_MS || decoded.iat * 1000 > nowMs + MAX_CLOCK_SKEW_MS) throw fail();
   return decoded;
 }
 

@@ -332,6 +332,9 @@ export const FUNCTIONS = {
     handler: 'functions/reports/sweep.handler.handler',
     timeout: 120,
     schedule: 'rate(5 minutes)',
+    // Not retried and never older than its period: the next sweep comes within 5 minutes and finds the
+    // same reports. Reserved concurrency: the deploy setting sweepConcurrency (serverless.base.yml).
+    async: { maximumRetryAttempts: 0, maximumEventAge: 300 },
     access: {
       // every user's pending reports (Scan of the sparse gsi2), each record (Get); hand a stuck report
       // to a worker (Update), fail + refund an upload whose attempts are spent (Update + Puts; its items
@@ -368,9 +371,14 @@ export const FUNCTIONS = {
     // A full page of WB rows is ~210 MB of JSON (docs/WB-API.md): read as a stream of rows, its checked rows
     // held and gzip'd (about 0.5 GB at the peak, docs/PERFORMANCE.md «The WB sync»); the memory buys CPU too.
     memorySize: 2048,
-    timeout: 300,
-    // One tick at a time: the claims make overlapping ticks harmless, this keeps them from piling up.
-    reservedConcurrency: 1,
+    // Under the schedule's 60 s period: no step starts after 25 s of a tick (TICK_BUDGET_MS of the
+    // handler), so a tick ends before the next begins. Its reserved concurrency is the deploy setting
+    // tickConcurrency (serverless.base.yml; 1 unless set, 0 on a small quota: the claims make an overlap
+    // harmless anyway).
+    timeout: 55,
+    // A tick that failed or could not run is not retried: the next one comes within the minute and
+    // takes the same due connections. Lambda drops the event (alarmed: AsyncEventsDropped).
+    async: { maximumRetryAttempts: 0, maximumEventAge: 60 },
     access: {
       // the due connections (gsi1, partition WBSYNC#DUE), each connection (Get), its claim and cursor (conditional Updates),
       // the WB account's budget (conditional Update); an imported report: limits charge (Update +

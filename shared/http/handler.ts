@@ -27,7 +27,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { getConfig } from '../config';
-import { badRequest, toAppError, validation } from '../errors';
+import { appError, badRequest, toAppError, validation } from '../errors';
 import type { UserRecord } from '../store/users.repo';
 import type { AuthMode } from './auth';
 import { appendRequestKeys, describeError, invocationKeys, log, requestLogKeys, withRequestLog } from '../log';
@@ -135,7 +135,7 @@ const requestContext = (): Mw => ({
     const requestId = requestLogKeys()?.request_id ?? requestIdOf(event, request.context);
     states.set(event, {
       requestId,
-      start: Date.now(),
+      start: requestStart(event),
       user: null,
       body: undefined,
       query: {},
@@ -148,6 +148,43 @@ const requestContext = (): Mw => ({
   after: (request) => accessLog(request.event, request.response),
   onError: (request) => accessLog(request.event, request.response),
 });
+
+/**
+ * When the request began: API Gateway's arrival time (so a cold start's init and the secrets and caller
+ * reads count against the deadline), unless that clock reads later than ours or earlier than API
+ * Gateway could have waited (29 s): then now.
+ */
+function requestStart(event: APIGatewayProxyEventV2): number {
+  const now = Date.now();
+  const arrived = event.requestContext?.timeEpoch;
+  return typeof arrived === 'number' && arrived <= now && now - arrived < 29_000 ? arrived : now;
+}
+
+/**
+ * `step` (reading the secrets, the caller) within what is left of the request's budget, else 503
+ * `try_again`: these run before the route, so nothing is charged or started yet; a read that answers
+ * late is dropped and the route never runs.
+ */
+async function inTime<T>(
+  step: Promise<T>,
+  request: { event: APIGatewayProxyEventV2; context?: Partial<Context> },
+): Promise<T> {
+  const budget = requestBudgetMs(request.context, Date.now() - stateOf(request.event).start);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(appError('try_again', 'The request ran out of time before it charged or started anything; try again')),
+      budget,
+    );
+  });
+  step.catch(() => undefined);
+  try {
+    return await Promise.race([step, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 function requestIdOf(event: APIGatewayProxyEventV2, context: Partial<Context> | undefined): string {
   return event.requestContext?.requestId || context?.awsRequestId || randomUUID();
@@ -177,8 +214,8 @@ const errorMapper = (): Mw => ({
 
 const secrets = (names: readonly SecretName[]): Mw => ({
   name: 'secrets',
-  before: async () => {
-    if (names.length > 0) await loadSecrets(names);
+  before: async (request) => {
+    if (names.length > 0) await inTime(loadSecrets(names), request);
   },
 });
 
@@ -192,17 +229,19 @@ const auth = (mode: AuthMode, authenticate: Authenticator | null): Mw => ({
   name: 'auth',
   before: async (request) => {
     if (mode === 'none' || !authenticate) return;
-    const user = await authenticate(request.event.headers, mode);
+    const user = await inTime(authenticate(request.event.headers, mode), request);
     stateOf(request.event).user = user;
     appendRequestKeys({ user_id: user.id });
   },
 });
 
-function rawBodyOf(event: APIGatewayProxyEventV2): Buffer | null {
+function rawBodyOf(event: APIGatewayProxyEventV2, headers: Params): Buffer | null {
   const body: unknown = event.body;
+  // API Gateway always hands a string; serverless-offline hands a JSON body of `false`, `0` or `null` as
+  // that value (`null` looks like no body at all, but its request had bytes). Each becomes the same
+  // text, so a route answers the same locally and on AWS.
+  if (body === null && Number(headers['content-length'] ?? 0) > 0) return Buffer.from('null', 'utf8');
   if (body === undefined || body === null) return null;
-  // API Gateway always hands a string; serverless-offline hands a JSON body of `false` or `0` as that
-  // value. Both become the same text, so a route answers the same locally and on AWS.
   if (typeof body !== 'string') return Buffer.from(JSON.stringify(body), 'utf8');
   return event.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
 }
@@ -220,7 +259,7 @@ const input = (o: HttpOptions): Mw => ({
     const event = request.event;
     const s = stateOf(event);
     checkRequestSize(event.body);
-    const raw = rawBodyOf(event);
+    const raw = rawBodyOf(event, s.headers);
     const contentType = s.headers['content-type'] ?? '';
     if (o.multipart && /^multipart\/form-data/i.test(contentType)) {
       // A file sent in the request itself fits Lambda's payload after base64 (bigger ones go by presigned PUT).

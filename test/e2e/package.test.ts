@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import yauzl from 'yauzl';
@@ -183,19 +183,43 @@ describe('npm run package (offline, no AWS credentials)', () => {
     expect(r.status).toBe(0);
   });
 
-  it('alarms on the worker failure queue, worker and function errors, throttles and the 5xx rate, to one topic', () => {
+  it('alarms on failures, errors, throttles, rates and the tick, every one to a topic CloudWatch can publish to', () => {
     const alarms = Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
     const byName = Object.fromEntries(alarms);
     for (const id of [
       'WorkerFailuresAlarm',
       'WorkerErrorsAlarm',
-      'FunctionErrorsAlarm',
-      'FunctionThrottlesAlarm',
+      'FunctionErrorsAlarm1',
+      'FunctionThrottlesAlarm1',
+      'AsyncEventsAlarm',
       'TableThrottlesAlarm',
       'Api5xxRateAlarm',
-    ]) {
+      'Api429RateAlarm',
+      'SesBounceRateAlarm',
+      'SesComplaintRateAlarm',
+      'WbSyncFailuresAlarm',
+      'WbSyncTickDurationAlarm',
+    ])
       expect(byName[id], id).toBeDefined();
-      expect(byName[id]!.Properties.AlarmActions, id).toEqual([{ Ref: 'AlarmTopic' }]);
+    for (const [id, r] of alarms) expect(r.Properties.AlarmActions, id).toEqual([{ Ref: 'AlarmTopic' }]);
+    // Not the AWS managed key (CloudWatch cannot be granted it): the stack's own, which grants CloudWatch.
+    expect(template.Resources.AlarmTopic!.Properties.KmsMasterKeyId).toEqual({ Ref: 'AlarmKey' });
+    expect(
+      (template.Resources.AlarmKey!.Properties.KeyPolicy.Statement as Array<{ Principal: { Service?: string } }>).some(
+        (st) => st.Principal.Service === 'cloudwatch.amazonaws.com',
+      ),
+    ).toBe(true);
+    // Every Lambda metric of an alarm names one of this stack's functions, never the account's whole.
+    for (const [id, r] of alarms) {
+      const metrics = r.Properties.MetricName
+        ? [r.Properties]
+        : (r.Properties.Metrics as Array<{ MetricStat?: { Metric: Record<string, unknown> } }>)
+            .filter((m) => m.MetricStat)
+            .map((m) => m.MetricStat!.Metric);
+      for (const m of metrics.filter((x) => x.Namespace === 'AWS/Lambda'))
+        expect(template.Resources[(m.Dimensions as Array<{ Value: { Ref: string } }>)[0]!.Value.Ref]?.Type, id).toBe(
+          'AWS::Lambda::Function',
+        );
     }
     expect(byName.WorkerFailuresAlarm!.Properties).toMatchObject({
       Namespace: 'AWS/SQS',
@@ -209,11 +233,34 @@ describe('npm run package (offline, no AWS credentials)', () => {
     );
   });
 
-  it('reserves the worker’s concurrency by the setting workerConcurrency (40 unless set; 0: none)', () => {
+  it('reserves the worker’s, the tick’s and the sweep’s concurrency by settings (40, 1, 1 unless set; 0: none)', () => {
     const worker = template.Resources.ReportsWorkerLambdaFunction!.Properties;
     expect(worker.ReservedConcurrentExecutions).toEqual({
       'Fn::If': ['HasWorkerConcurrency', '40', { Ref: 'AWS::NoValue' }],
     });
+    expect(template.Resources.WbSyncTickLambdaFunction!.Properties.ReservedConcurrentExecutions).toEqual({
+      'Fn::If': ['HasTickConcurrency', '1', { Ref: 'AWS::NoValue' }],
+    });
+    expect(template.Resources.ReportsSweepLambdaFunction!.Properties.ReservedConcurrentExecutions).toEqual({
+      'Fn::If': ['HasSweepConcurrency', '1', { Ref: 'AWS::NoValue' }],
+    });
+  });
+
+  it('protects the table from deletion, logs the stage’s requests, expires WB pages, says what every log group becomes', () => {
+    expect(template.Resources.Table!.Properties.DeletionProtectionEnabled).toBe(true);
+    const stage = template.Resources.HttpApiStage!.Properties;
+    expect(stage.AccessLogSettings.DestinationArn).toEqual({ 'Fn::GetAtt': ['HttpApiLogGroup', 'Arn'] });
+    expect(template.Resources.HttpApiLogGroup!.Properties.RetentionInDays).toBe(30);
+    const rules = template.Resources.FilesBucket!.Properties.LifecycleConfiguration.Rules as Array<{ Prefix?: string }>;
+    expect(rules.map((r) => r.Prefix)).toContain('sources/wbsync/');
+    const logGroups = ofType('AWS::Logs::LogGroup');
+    expect(logGroups.length).toBe(FUNCTION_NAMES.length + 1);
+    for (const [id, r] of logGroups) {
+      const policies = r as unknown as { DeletionPolicy?: string; UpdateReplacePolicy?: string };
+      expect([policies.DeletionPolicy, policies.UpdateReplacePolicy], id).toEqual(['Delete', 'Delete']);
+    }
+    const queue = template.Resources.WorkerFailuresQueue as unknown as { DeletionPolicy?: string };
+    expect(queue.DeletionPolicy).toBe('Retain');
   });
 
   it('succeeds and writes the CloudFormation template', () => {
@@ -579,9 +626,11 @@ describe('npm run package (offline, no AWS credentials)', () => {
         const p = fnOf(fn).Properties;
         expect(p.MemorySize, fn).toBe(spec.memorySize ?? 1024);
         expect(p.Timeout, fn).toBe(spec.timeout ?? 29);
-        // The worker's is a deploy setting (serverless.base.yml, workerConcurrency; checked above).
-        if (fn !== 'reportsWorker') expect(p.ReservedConcurrentExecutions, fn).toBe(spec.reservedConcurrency);
+        // The worker's, the tick's and the sweep's are deploy settings (serverless.base.yml; checked above).
+        if (!['reportsWorker', 'wbSyncTick', 'reportsSweep'].includes(fn))
+          expect(p.ReservedConcurrentExecutions, fn).toBe(spec.reservedConcurrency);
         expect(p.Architectures, fn).toEqual(['arm64']);
+        expect(p.Runtime, fn).toBe('nodejs24.x');
         expect(p.FunctionName, fn).toBe(`report-profitability-prod-${fn}`);
       }
       // Combine runs at any concurrency (its jobs' states are stored; docs/ARCHITECTURE.md): no
@@ -621,9 +670,11 @@ describe('npm run package (offline, no AWS credentials)', () => {
     });
   });
 
-  it('packs each function so that the Lambda runtime finds its handler', async () => {
-    // Extract inside the repository so the bundles resolve the AWS SDK (excluded: the runtime has it).
-    const codeRoot = path.join(root, workFolder, 'unzipped');
+  it('packs each function so that the Lambda runtime finds its handler, with every package it requires inside', async () => {
+    // Extracted outside the repository, where no node_modules can be found: a bundle that required a
+    // package it does not hold (the AWS SDK left to the runtime) fails to load, as it would on a runtime
+    // without that package or with another version of it.
+    const codeRoot = path.join(outDir, 'unzipped');
     const zips = readdirSync(outDir).filter((f) => f.endsWith('.zip'));
     expect(zips).toHaveLength(FUNCTION_NAMES.length);
     // A handler parses its settings as it loads (cold start), as on Lambda, where the template's
@@ -658,6 +709,14 @@ describe('npm run package (offline, no AWS credentials)', () => {
         alias,
       ).toBe(false);
       expect(typeof loadLikeLambda(dest, handler), `${alias}: ${handler}`).toBe('function');
+      // Nothing but Node's own modules is required at run time; the one exception is the AWS SDK's
+      // optional CRT signer, required inside a try only for SigV4a (S3 multi-region access points, which
+      // nothing here uses) and present in no runtime either.
+      const code = readFileSync(path.join(dest, handler.slice(0, handler.lastIndexOf('.')) + '.js'), 'utf8');
+      const required = [...code.matchAll(/require\("([^"./][^"]*)"\)/g)].map((m) => m[1]!);
+      expect([...new Set(required.filter((r) => !isBuiltin(r) && r !== '@aws-sdk/signature-v4-crt'))], alias).toEqual(
+        [],
+      );
       // And the files it reads at run time (the summary template).
       const spec = functionEntries().find(([f]) => `${f[0]!.toUpperCase()}${f.slice(1)}LambdaFunction` === alias)![1];
       for (const f of spec.files ?? []) expect(names, `${alias}: ${f}`).toContain(f);

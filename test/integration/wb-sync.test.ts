@@ -544,7 +544,7 @@ describe('syncing', () => {
   it('the pages of rows leave the bucket once imported or found a duplicate, and with the connection', async () => {
     const pages = async (userId: string, id: string) =>
       (
-        (await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `sources/${userId}/wbsync/${id}/` })))
+        (await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: `sources/wbsync/${userId}/${id}/` })))
           .Contents ?? []
       ).map((o) => o.Key!);
     {
@@ -605,7 +605,7 @@ describe('syncing', () => {
     const [w1, w2] = emu.weeks as [EmulatedWeek, EmulatedWeek];
     const u = await newUser(100_000, 'wb');
     const c = await connectOk(u, emu.tokens.valid);
-    const prefix = `sources/${u.id}/wbsync/${c.id}/`;
+    const prefix = `sources/wbsync/${u.id}/${c.id}/`;
     const stored = async () =>
       ((await s3().send(new ListObjectsV2Command({ Bucket: bucketName(), Prefix: prefix }))).Contents ?? []).map(
         (o) => o.Key!,

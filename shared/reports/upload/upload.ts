@@ -241,7 +241,7 @@ export async function uploadReport(
   ref: FileRef | null,
   opts: UploadOptions = {},
 ): Promise<UploadResult> {
-  const settled: { charged?: ReportRecord } = {};
+  const settled: Settled = {};
   let r: UploadResult | typeof LATE;
   try {
     r = await beforeDeadline(uploadNow(deps, user, ref, opts, settled), opts.budgetMs, 'upload');
@@ -254,10 +254,23 @@ export async function uploadReport(
   }
   if (r !== LATE) return r;
   // Out of time: the charged report (this request's, or a repeat's earlier one; the worker or the
-  // recovery sweep builds it), or nothing charged yet — a charge that commits later is answered to a
-  // repeat by its claim.
-  if (settled.charged) return { record: processingView(settled.charged), items: [], seller: null };
+  // recovery sweep builds it), or the one whose charge is under way (it commits, or fails and nothing is
+  // charged: the report is then not found). Nothing charged and no charge begun: 503, and the late work
+  // is told so — it begins no charge after this answer (countStoreAndCharge).
+  const answered = settled.charged ?? settled.charging;
+  if (answered) return { record: processingView(answered), items: [], seller: null };
+  settled.gaveUp = true;
   throw tryAgain();
+}
+
+/**
+ * What an upload has settled while it runs, read when its request runs out of time: the report it
+ * charged, the one whose charge it sent, and (set by the request) that it answered 503 `try_again`.
+ */
+interface Settled {
+  charged?: ReportRecord;
+  charging?: ReportRecord;
+  gaveUp?: boolean;
 }
 
 /**
@@ -278,7 +291,7 @@ async function uploadNow(
   user: UserRecord,
   ref: FileRef | null,
   opts: UploadOptions,
-  settled: { charged?: ReportRecord },
+  settled: Settled,
 ): Promise<UploadResult> {
   const time = new StepTimer();
   const keys = claimKeys(user.id, ref, opts.idempotencyKey);
@@ -331,6 +344,7 @@ async function uploadNow(
       limits,
       time,
       opts.allowDuplicate === true,
+      settled,
     );
     record = charged.record;
     settled.charged = record;
@@ -398,6 +412,7 @@ async function countStoreAndCharge(
   limits: number,
   time: StepTimer,
   allowDuplicate: boolean,
+  settled: Settled,
 ): Promise<{ record: ReportRecord; taskId: string }> {
   const sourceKey = deps.files.sourceObjectKey(user.id, id, file.filename);
   const stored = (
@@ -420,6 +435,10 @@ async function countStoreAndCharge(
       // The worker skips its content check for an upload that allowed a duplicate.
       ...(allowDuplicate ? { allow_duplicate: true } : {}),
     };
+    // The request answered 503 `try_again` meanwhile: nothing may be charged after that answer. The
+    // check and the mark are one synchronous step, so the answer sees either the charge begun or none.
+    if (settled.gaveUp) throw tryAgain();
+    settled.charging = record;
     await deps.limits.chargeLimits({
       userId: user.id,
       rows: count.rows,

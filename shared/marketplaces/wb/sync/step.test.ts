@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../../../deps';
+import { AppError } from '../../../errors';
 import { dueAt, type WbConnectionRecord } from '../../../store/wb-connections.repo';
 import type { FinanceClient, WbOutcome } from '../finance/finance-client';
 import { detailedPageOf, type DetailedPage } from '../finance/page-body';
@@ -91,6 +92,35 @@ const report = (id: number): ReportSummary =>
     sellerFinanceName: 'ИП Тест',
   }) as ReportSummary;
 
+describe('the tick', () => {
+  it('starts no step once its budget has passed on the clock: the rest stay due for the next tick', async () => {
+    const conns = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => connection({ id: `C${i}`, wb_seller_id: `42${i}` })));
+    const w = world(
+      conns,
+      conns.map(() => ({ kind: 'empty' as const })),
+    );
+    // Each step's WB call takes 20 s of the clock.
+    const finance = w.deps.finance;
+    w.deps.finance = vi.fn((token: string) => {
+      w.clock.advance(20_000);
+      return finance(token);
+    });
+    const r = await tick(w.deps, { budgetMs: 25_000 });
+    // Four steps start at once (within the budget); after them 80 s have passed: two are deferred.
+    expect(r.filter((x) => x.result === 'called')).toHaveLength(4);
+    expect(r.filter((x) => x.result === 'deferred').map((x) => x.id)).toEqual(['C5', 'C6']);
+    for (const id of ['C5', 'C6']) expect(dueAt(w.rows.get(id)!)).toBeLessThanOrEqual(T0);
+    // The next tick takes them.
+    const next = await tick(w.deps, { budgetMs: 25_000 });
+    expect(
+      next
+        .filter((x) => x.result === 'called')
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual(['C5', 'C6']);
+  });
+});
+
 describe('a sync step', () => {
   it('makes one call when due, none within the interval, and records what it read', async () => {
     const w = world(
@@ -112,7 +142,7 @@ describe('a sync step', () => {
     expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
     expect(w.wbCalls).toEqual(['list', 'detail 7']);
     expect(w.deps.putPage).toHaveBeenCalledWith(
-      expect.stringMatching(/^sources\/U1\/wbsync\/C1\/7\/0+\.json\.gz$/),
+      expect.stringMatching(/^sources\/wbsync\/U1\/C1\/7\/0+\.json\.gz$/),
       expect.any(Buffer),
     );
     expect(w.rows.get('C1')!.reading).toMatchObject({ wb_report_id: 7, pages: [{ rows: 1 }] });
@@ -180,6 +210,24 @@ describe('a sync step', () => {
     expect(w.rows.get('C1')!.imported_ids.sort()).toEqual([7, 8]);
   });
 
+  it('a read report whose page the lifecycle rule expired is let go unread, to be read again when listed', async () => {
+    const pending = {
+      report_id: 'R9',
+      ref: { reportId: 9, dateFrom: 'a', dateTo: 'b', reportType: 1 },
+      pages: [{ key: 'sources/wbsync/U1/C1/9/0000000000000000.json.gz', rows: 10 }],
+      rows: 10,
+    };
+    const w = world([await connection({ pending: [pending], found: { '9': report(9) } })], [{ kind: 'empty' }]);
+    vi.mocked(w.deps.importReport).mockRejectedValueOnce(
+      new AppError(409, 'source_missing', 'a page of WB report 9 is missing'),
+    );
+    expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
+    const c = w.rows.get('C1')!;
+    expect(c.pending).toEqual([]);
+    expect(c.found).toEqual({});
+    expect(c.imported_ids).not.toContain(9);
+  });
+
   it('limits that run out hold the read report and stop calling WB; imported after a top-up', async () => {
     const pending = {
       report_id: 'R9',
@@ -233,7 +281,7 @@ describe('a report WB no longer has', () => {
     const deleted = vi.mocked(w.deps.deletePages).mock.calls[0]![0];
     // The two pages read, and the key of the 404's own cursor (a page a dead step may have left there).
     expect([...deleted].sort()).toEqual(
-      [...read.pages.map((p) => p.key), 'sources/U1/wbsync/C1/7/0000000000000009.json.gz'].sort(),
+      [...read.pages.map((p) => p.key), 'sources/wbsync/U1/C1/7/0000000000000009.json.gz'].sort(),
     );
     expect(w.rows.get('C1')).toMatchObject({ reading: null, pending: [], cursor: { phase: 'detail', reportId: 8 } });
     expect(w.deps.importReport).not.toHaveBeenCalled();
@@ -252,7 +300,7 @@ describe('a report WB no longer has', () => {
             rrdId: 5,
             nextCallAt: T0,
           },
-          reading: { wb_report_id: 7, pages: [{ key: 'sources/U1/wbsync/C1/7/0000000000000000.json.gz', rows: 1 }] },
+          reading: { wb_report_id: 7, pages: [{ key: 'sources/wbsync/U1/C1/7/0000000000000000.json.gz', rows: 1 }] },
         }),
       ],
       [{ kind: 'not_found', message: 'report not found' }],
@@ -272,7 +320,7 @@ describe('a report WB no longer has', () => {
   });
 
   it('a read given up and another report begun: the pages of the one given up are deleted', async () => {
-    const old = 'sources/U1/wbsync/C1/7/0000000000000000.json.gz';
+    const old = 'sources/wbsync/U1/C1/7/0000000000000000.json.gz';
     const w = world(
       [
         await connection({
@@ -292,7 +340,7 @@ describe('a report WB no longer has', () => {
       [{ kind: 'ok', value: detailedPageOf([{ rrdId: 3 }]) }],
     );
     expect(await runStep(w.deps, 'U1', 'C1')).toBe('called');
-    const fresh = 'sources/U1/wbsync/C1/8/0000000000000000.json.gz';
+    const fresh = 'sources/wbsync/U1/C1/8/0000000000000000.json.gz';
     expect(w.rows.get('C1')!.reading).toEqual({ wb_report_id: 8, pages: [{ key: fresh, rows: 1 }] });
     expect(w.deps.deletePages).toHaveBeenCalledWith([old]);
   });

@@ -15,6 +15,7 @@
  */
 import type { Clock, IdSource } from '../../../deps';
 import { nowMs } from '../../../deps';
+import { AppError } from '../../../errors';
 import type * as repo from '../../../store/wb-connections.repo';
 import { watchesToken, type WbConnectionRecord, type WbPendingReport } from '../../../store/wb-connections.repo';
 import type { FinanceClient, WbOutcome } from '../finance/finance-client';
@@ -57,10 +58,12 @@ export const wbIdentity = (wbSellerId: string, wbReportId: number) => `num:${wbS
 
 /**
  * Where a page of a report's rows is kept while the report is read: keyed by the cursor it was read from.
- * Deleted once the report is imported or found a duplicate (wb-import.ts), and with the connection.
+ * Deleted once the report is imported or found a duplicate (wb-import.ts), and with the connection. Every
+ * page is under `sources/wbsync/`, where the bucket's lifecycle rule expires what a lost delete left
+ * behind (serverless.base.yml `expire-wb-pages`).
  */
 export const pageKey = (c: Pick<WbConnectionRecord, 'user_id' | 'id'>, wbReportId: number, afterRrdId: number) =>
-  `sources/${c.user_id}/wbsync/${c.id}/${wbReportId}/${String(afterRrdId).padStart(16, '0')}.json.gz`;
+  `sources/wbsync/${c.user_id}/${c.id}/${wbReportId}/${String(afterRrdId).padStart(16, '0')}.json.gz`;
 
 /**
  * Every page a connection may hold: those of the report being read and of the read reports waiting to be
@@ -93,7 +96,20 @@ async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbC
   while (cur.pending.length > 0) {
     const p = cur.pending[0]!;
     const key = String(p.ref.reportId);
-    const outcome = await deps.importReport(cur, p, cur.found[key] ?? null);
+    let outcome: ImportOutcome;
+    try {
+      outcome = await deps.importReport(cur, p, cur.found[key] ?? null);
+    } catch (e) {
+      // A page the bucket's lifecycle rule expired (a report held for limits longer than pages are kept,
+      // serverless.base.yml `expire-wb-pages`): the report is let go unread, not imported, so the next
+      // round that lists it reads it again.
+      if (!(e instanceof AppError && e.code === 'source_missing')) throw e;
+      const { [key]: _gone, ...found } = cur.found;
+      const saved = await deps.connections.saveConnection({ ...cur, pending: cur.pending.slice(1), found });
+      if (!saved) return 'lost';
+      cur = saved;
+      continue;
+    }
     if (outcome.kind === 'insufficient_limits') {
       if (cur.sync_status !== 'limits_exhausted') {
         const saved = await deps.connections.saveConnection({
@@ -310,16 +326,31 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
   return 'called';
 }
 
-/** The tick: one step of every due connection (a few at a time), each failure logged and left to the next tick. */
+/**
+ * The tick: one step of every due connection (a few at a time), each failure logged and left to the next
+ * tick. With `budgetMs`, no step starts once that much time has passed on the clock since the tick
+ * began: the connections not started are `deferred` (still due, the next tick takes them), so a tick's
+ * work ends well within its schedule's period and ticks never pile up (docs/OPERATIONS.md).
+ */
 export async function tick(
   deps: StepDeps,
-  opts: { limit?: number; onError?: (e: unknown, conn: { userId: string; id: string }) => void } = {},
-): Promise<Array<{ userId: string; id: string; result: StepResult | 'failed' }>> {
-  const due = await deps.connections.dueConnections(nowMs(deps.clock), opts.limit ?? 50);
-  const out: Array<{ userId: string; id: string; result: StepResult | 'failed' }> = [];
+  opts: {
+    limit?: number;
+    budgetMs?: number;
+    onError?: (e: unknown, conn: { userId: string; id: string }) => void;
+  } = {},
+): Promise<Array<{ userId: string; id: string; result: StepResult | 'failed' | 'deferred' }>> {
+  const started = nowMs(deps.clock);
+  const due = await deps.connections.dueConnections(started, opts.limit ?? 50);
+  const out: Array<{ userId: string; id: string; result: StepResult | 'failed' | 'deferred' }> = [];
   const queue = [...due];
+  const overBudget = () => opts.budgetMs !== undefined && nowMs(deps.clock) - started >= opts.budgetMs;
   const worker = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
+      if (overBudget()) {
+        out.push({ ...next, result: 'deferred' });
+        continue;
+      }
       try {
         out.push({ ...next, result: await runStep(deps, next.userId, next.id) });
       } catch (e) {
