@@ -12,8 +12,10 @@ import { deleteIdentity } from '../../store/report-identities.repo';
 import { deleteItems } from '../../store/items.repo';
 import { refundLimits } from '../../store/limits.repo';
 import {
+  claimCatalogTask,
   claimReportTask,
   failUploadUpdate,
+  finishCatalogTask,
   finishRebuildTask,
   finishUploadTask,
   listPendingReports,
@@ -46,7 +48,15 @@ export const recoverDeps: RecoverDeps = {
   clock: systemClock,
   invoker: processWorkerInvoker,
   reports: { getReportAnyStatus },
-  lifecycle: { claimReportTask, renewReportTask, releaseReportTask, finishUploadTask, finishRebuildTask },
+  lifecycle: {
+    claimReportTask,
+    renewReportTask,
+    releaseReportTask,
+    finishUploadTask,
+    finishRebuildTask,
+    claimCatalogTask,
+    finishCatalogTask,
+  },
   pending: { listPendingReports, scanPendingReports },
   ...undo,
 };

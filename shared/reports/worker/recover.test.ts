@@ -54,6 +54,21 @@ beforeEach(() => {
 });
 
 describe('sweepPendingReports', () => {
+  it('hands a ready report’s catalog follow-up past its lease to a worker with its task id; one within it waits', async () => {
+    const ready = (id: string, until: number) =>
+      unitReport({ id, status: 'ready', task_id: `t-${id}`, catalog_task: { task_id: `c-${id}`, until, attempts: 1 } });
+    pages([ready('died', NOW - 1), ready('busy', NOW + 1)]);
+    expect(await sweep()).toEqual({ recovered: 1, refunded_rows: 0, examined: 2, errors: 0 });
+    expect(deps.invoker.invoke).toHaveBeenCalledExactlyOnceWith({
+      kind: 'report',
+      user_id: store.get('died')!.user_id,
+      report_id: 'died',
+      task_id: 'c-died',
+    });
+    expect(deps.lifecycle.releaseReportTask).not.toHaveBeenCalled();
+    expect(deps.failUpload).not.toHaveBeenCalled();
+  });
+
   it('leaves a report within its lease alone', async () => {
     pages([processing('live', { lease_until: NOW + 1 })]);
     expect(await sweep()).toEqual({ recovered: 0, refunded_rows: 0, examined: 1, errors: 0 });
