@@ -21,7 +21,7 @@ import {
 } from '../../engine/periods';
 import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../../engine/types';
 import type * as productsRepo from '../../store/products.repo';
-import type { ProductPage, ProductRecord } from '../../store/products.repo';
+import type { ProductRecord } from '../../store/products.repo';
 import type { ReportRecord } from '../../store/report-record';
 import type { StoredItem } from '../../store/items.repo';
 import type { SellerRecord } from '../../store/sellers.repo';
