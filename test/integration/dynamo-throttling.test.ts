@@ -161,10 +161,12 @@ describe('catalog follow-up of a new seller', () => {
     const e = await sync.write().catch((err: unknown) => err);
     proxy.clear();
     expect(toAppError(e).code).toBe('rate_limited');
-    expect((await getProducts(u.id, wanted)).size).toBe(0);
-    // The follow-up's next attempt looks up again and adds what is missing.
+    // Puts still in flight may have got through once the faults ran out: the rest is missing.
+    const written = (await getProducts(u.id, wanted)).size;
+    expect(written).toBeLessThan(60);
+    // The follow-up's next attempt looks up again and adds exactly what is missing.
     const again = new CatalogSync(u.id, products);
-    expect(await again.complete(wanted)).toBe(60);
+    expect(await again.complete(wanted)).toBe(60 - written);
     expect((await getProducts(u.id, wanted)).size).toBe(60);
   });
 
