@@ -267,16 +267,30 @@ export async function addProducts(
 ): Promise<{ created: string[]; at: string }> {
   const now = new Date().toISOString();
   const created: string[] = [];
-  await inParallel(distinctArticles(articles), PUT_CONCURRENCY, async (article) => {
-    const item = productItem(userId, article, [], now);
-    await catalogPace.take(item.pk, 1);
-    const wrote = await conditionHeld(
-      ddb().send(
-        new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-      ),
-    );
-    if (wrote) created.push(article);
-  });
+  const wanted = distinctArticles(articles);
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  // After a failure no new put starts, and the call answers only once those in flight ended: nothing of
+  // it is still being written when the caller's next attempt looks the articles up.
+  const lane = async () => {
+    while (next < wanted.length && !failure) {
+      const article = wanted[next++]!;
+      const item = productItem(userId, article, [], now);
+      try {
+        await catalogPace.take(item.pk, 1);
+        const wrote = await conditionHeld(
+          ddb().send(
+            new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+          ),
+        );
+        if (wrote) created.push(article);
+      } catch (e) {
+        failure ??= { error: e };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, wanted.length) }, lane));
+  if (failure) throw (failure as { error: unknown }).error;
   return { created, at: now };
 }
 
