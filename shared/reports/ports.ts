@@ -42,6 +42,7 @@ export type LifecycleStore = Pick<
   | 'finishRebuildTask'
   | 'startRebuildTask'
   | 'claimCatalogTask'
+  | 'releaseCatalogTask'
   | 'finishCatalogTask'
 >;
 

@@ -269,6 +269,30 @@ export async function claimCatalogTask(
   });
 }
 
+/**
+ * Recovery gives a catalog follow-up whose lease ran out at `now` (its clock) back, so that the worker it
+ * invokes claims it at once. False when it ended, or someone claimed it meanwhile.
+ */
+export async function releaseCatalogTask(
+  userId: string,
+  reportId: string,
+  taskId: string,
+  now: number,
+): Promise<boolean> {
+  return conditionHeld(
+    ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: 'SET catalog_task.#until = :zero',
+        ConditionExpression: '#s = :ready AND catalog_task.task_id = :task AND catalog_task.#until < :now',
+        ExpressionAttributeNames: { '#s': 'status', '#until': 'until' },
+        ExpressionAttributeValues: { ':ready': 'ready', ':task': taskId, ':now': now, ':zero': 0 },
+      }),
+    ),
+  );
+}
+
 /** Ends a catalog follow-up (written, or dropped after its last attempt): out of gsi2. False when it ended before. */
 export async function finishCatalogTask(userId: string, reportId: string, taskId: string): Promise<boolean> {
   return conditionHeld(

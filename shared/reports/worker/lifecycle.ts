@@ -169,6 +169,13 @@ export interface CatalogTask {
 export const CATALOG_MAX_ATTEMPTS = 10;
 
 /**
+ * A catalog follow-up's lease, in leases of a report task (WORKER_LEASE_MS): it is not renewed while its
+ * puts go out (5,000 take well under a second on DynamoDB, two minutes on a loaded DynamoDB Local), and
+ * a report that is ready loses nothing by waiting for recovery a little longer.
+ */
+export const CATALOG_LEASE_FACTOR = 10;
+
+/**
  * What recovery does with a report's catalog follow-up at `nowMs`: none to do (`none`), its lease still
  * runs (`wait`), or hand it to a worker (`resume`; the worker drops it after the last attempt).
  */

@@ -31,7 +31,11 @@ const deps = {
   clock: manualClock(NOW),
   invoker: { invoke: vi.fn() },
   reports: { getReportAnyStatus: vi.fn(async (_u: string, id: string) => store.get(id) ?? null) },
-  lifecycle: { releaseReportTask: vi.fn(async () => true), finishRebuildTask: vi.fn(async () => true) },
+  lifecycle: {
+    releaseReportTask: vi.fn(async () => true),
+    finishRebuildTask: vi.fn(async () => true),
+    releaseCatalogTask: vi.fn(async () => true),
+  },
   pending: { listPendingReports: vi.fn(), scanPendingReports: vi.fn() },
   failUpload: vi.fn(async (r: ReportRecord, _failure: { code: string }) => r.rows),
   dropUnusedSeller: vi.fn(),
@@ -65,6 +69,12 @@ describe('sweepPendingReports', () => {
       report_id: 'died',
       task_id: 'c-died',
     });
+    expect(deps.lifecycle.releaseCatalogTask).toHaveBeenCalledExactlyOnceWith(
+      store.get('died')!.user_id,
+      'died',
+      'c-died',
+      NOW,
+    );
     expect(deps.lifecycle.releaseReportTask).not.toHaveBeenCalled();
     expect(deps.failUpload).not.toHaveBeenCalled();
   });

@@ -190,6 +190,9 @@ async function resumeCatalog(
   if (catalogStep(pending, now) !== 'resume') return false;
   const record = await deps.reports.getReportAnyStatus(pending.user_id, pending.id);
   if (!record?.catalog_task || catalogStep(record, now) !== 'resume') return false;
+  // Given back first (on this clock), so the worker claims it at once.
+  if (!(await deps.lifecycle.releaseCatalogTask(record.user_id, record.id, record.catalog_task.task_id, now)))
+    return false;
   log('warn', 'catalog follow-up handed to a new worker', {
     user_id: record.user_id,
     report_id: record.id,

@@ -30,6 +30,7 @@ const deps = {
     finishUploadTask: vi.fn(),
     finishRebuildTask: vi.fn(),
     claimCatalogTask: vi.fn(),
+    releaseCatalogTask: vi.fn(),
     finishCatalogTask: vi.fn(),
   },
   items: { writeItems: vi.fn() },
@@ -195,7 +196,7 @@ describe('runWorkerEvent: an upload', () => {
     });
     expect(await run(event)).toBe('ready');
     expect(order).toEqual(['ready', 'catalog']);
-    // The follow-up goes with the ready report (so recovery finds it if this run dies), leased to this run.
+    // The follow-up goes with the ready report (so recovery finds it if this run dies), leased to this run (CATALOG_LEASE_FACTOR report leases).
     const followUp = deps.lifecycle.finishUploadTask.mock.calls[0]![4];
     expect(followUp).toMatchObject({ task_id: 'owner-1', attempts: 1 });
     expect(deps.lifecycle.finishCatalogTask).toHaveBeenCalledWith('u1', 'r1', 'owner-1');

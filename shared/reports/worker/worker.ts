@@ -32,7 +32,7 @@ import type { WorkerEvent } from '../../jobs/worker-invoke';
 import type { UserRecord } from '../../store/users.repo';
 import { failureOf } from './failures';
 import { giveUp, type WorkerContext } from './give-up';
-import { CATALOG_MAX_ATTEMPTS, type CatalogTask, type ReportProgress } from './lifecycle';
+import { CATALOG_LEASE_FACTOR, CATALOG_MAX_ATTEMPTS, type CatalogTask, type ReportProgress } from './lifecycle';
 import type { WorkerDeps } from '../ports';
 import { settingsDate } from './report-settings';
 import { contentIdentity, periodTitle } from '../upload/report-identity';
@@ -164,7 +164,11 @@ async function buildUpload(
   const newArticles = catalog.missing().length;
   const followUp: CatalogTask | undefined =
     newArticles > 0
-      ? { task_id: deps.ids.newId(), until: nowMs(deps.clock) + getConfig().WORKER_LEASE_MS, attempts: 1 }
+      ? {
+          task_id: deps.ids.newId(),
+          until: nowMs(deps.clock) + getConfig().WORKER_LEASE_MS * CATALOG_LEASE_FACTOR,
+          attempts: 1,
+        }
       : undefined;
   const done = await deps.lifecycle.finishUploadTask(
     user.id,
@@ -233,7 +237,7 @@ async function runCatalogFollowUp(deps: WorkerDeps, record: ReportRecord, taskId
     record.user_id,
     record.id,
     taskId,
-    getConfig().WORKER_LEASE_MS,
+    getConfig().WORKER_LEASE_MS * CATALOG_LEASE_FACTOR,
     nowMs(deps.clock),
   );
   if (!claimed?.catalog_task) return 'skipped';
