@@ -413,7 +413,10 @@ async function main() {
     const second = await upload(api, weeks[1]!.path, 'upload 2');
     log(`upload 2: answered ${second.status} in ${sec(second.answerMs)} s, ready in ${sec(second.readyMs)} s`);
     const units2 = await writeUnits(user.id, second.id, since2);
-    const plainOpen = await api.call<ReportAnswer>('GET plain', 'GET', `/reports/${second.id}`);
+    // Node's fetch asks for gzip unless told otherwise.
+    const plainOpen = await api.call<ReportAnswer>('GET plain', 'GET', `/reports/${second.id}`, undefined, {
+      'Accept-Encoding': 'identity',
+    });
 
     const check = await api.call<ReportAnswer>('check', 'GET', `/reports/${first.id}`);
     const totalsOk =
