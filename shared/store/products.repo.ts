@@ -15,7 +15,6 @@ import { createHash } from 'node:crypto';
 import {
   BatchGetCommand,
   BatchWriteCommand,
-  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -232,27 +231,13 @@ export const catalogPace = new BucketsByKey(() => {
  * as it is.
  */
 export async function ensureProducts(userId: string, articles: readonly string[]): Promise<void> {
-  await ensureProductsFound(userId, articles);
-}
-
-export interface EnsuredProducts {
-  /** The products that were there before (with their prices). */
-  found: Map<string, ProductRecord>;
-  /** The articles this call added, all with `created_at` = `updated_at` = `at`. */
-  created: string[];
-  at: string;
-}
-
-/** ensureProducts that answers what it found and what it added: one read serves the prices and the writes. */
-export async function ensureProductsFound(userId: string, articles: readonly string[]): Promise<EnsuredProducts> {
   const wanted = distinctArticles(articles);
-  if (wanted.length === 0) return { found: new Map(), created: [], at: new Date().toISOString() };
+  if (wanted.length === 0) return;
   const found = await getProducts(userId, wanted);
-  const added = await addProducts(
+  await addProducts(
     userId,
     wanted.filter((a) => !found.has(a)),
   );
-  return { found, ...added };
 }
 
 /**
@@ -573,24 +558,4 @@ export async function listAllProducts(userId: string): Promise<ProductRecord[]> 
     ),
   );
   return shards.flat().map(productOfItem);
-}
-
-/**
- * Removes products an upload added (`ensureProductsFound`'s `created`) when its report failed, unless
- * anything changed them since (a price set: `updated_at` moved on). Best effort, for a failed upload to
- * leave nothing behind.
- */
-export async function removeUntouchedProducts(userId: string, articles: readonly string[], at: string): Promise<void> {
-  await inParallel([...articles], CONCURRENCY, async (article) => {
-    await conditionHeld(
-      ddb().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: productRecordKey(userId, article),
-          ConditionExpression: 'updated_at = :at AND cost_price_set = :no',
-          ExpressionAttributeValues: { ':at': at, ':no': false },
-        }),
-      ),
-    );
-  });
 }
