@@ -14,8 +14,14 @@
  * - every request of the run: any 5xx, any ≥ 29 s;
  * - the report page in Chromium: time to the summary, to the first table rows, and scroll frame times.
  *
+ * - per report: DynamoDB write units of its item chunks and of the catalog products it added (from the
+ *   stored records' sizes: 1 unit per started KB, 2 for a put inside a transaction — the catalog of
+ *   before, under `USER#<id>`), and when the new seller's catalog was complete after the report was ready.
+ *
  * Options: --rows N (300000) --articles N (5000) --million-rows N (1000000, 0 skips) --no-browser
- * --keep (leave the temp folder). Prints a Markdown table (and JSON with --json).
+ * --uploads-only (the two uploads and the GETs: upload → ready, first open, write units; for a before/
+ * after pair of runs on a loaded machine) --keep (leave the temp folder). Prints a Markdown table (and
+ * JSON with --json).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -26,6 +32,8 @@ import { signToken } from '../shared/auth/tokens';
 import { buildItems, readReport } from '../shared/engine';
 import { DEFAULT_TAX_PROFILE } from '../shared/engine/types';
 import { createUser } from '../shared/store/users.repo';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from '../shared/store/client';
 import { cachedReportFile } from './fixtures/generate';
 
 /** Generated files are kept here for the next run. */
@@ -41,12 +49,21 @@ interface Options {
   browser: boolean;
   keep: boolean;
   json: boolean;
+  uploadsOnly: boolean;
 }
 
-const USAGE = `Usage: npm run bench:api -- [--rows 300000] [--articles 5000] [--million-rows 1000000] [--no-browser] [--keep] [--json]`;
+const USAGE = `Usage: npm run bench:api -- [--rows 300000] [--articles 5000] [--million-rows 1000000] [--no-browser] [--uploads-only] [--keep] [--json]`;
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { rows: 300_000, articles: 5000, millionRows: 1_000_000, browser: true, keep: false, json: false };
+  const o: Options = {
+    rows: 300_000,
+    articles: 5000,
+    millionRows: 1_000_000,
+    browser: true,
+    keep: false,
+    json: false,
+    uploadsOnly: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = () => {
@@ -59,6 +76,7 @@ function parseArgs(argv: string[]): Options {
     else if (a === '--million-rows') o.millionRows = num();
     else if (a === '--no-browser') o.browser = false;
     else if (a === '--keep') o.keep = true;
+    else if (a === '--uploads-only') o.uploadsOnly = true;
     else if (a === '--json') o.json = true;
     else if (a === '--help' || a === '-h') {
       console.log(USAGE);
@@ -262,6 +280,66 @@ function stepsOf(line: string): string {
   }
 }
 
+/** DynamoDB's size of a stored item: names and values (strings by UTF-8 bytes, numbers ~1 byte per 2 digits). */
+function itemBytes(v: unknown): number {
+  if (typeof v === 'string') return Buffer.byteLength(v, 'utf8');
+  if (typeof v === 'number') return Math.ceil(String(v).length / 2) + 1;
+  if (typeof v === 'boolean' || v === null || v === undefined) return 1;
+  if (v instanceof Uint8Array) return v.byteLength;
+  if (Array.isArray(v)) return 3 + v.reduce((n: number, x) => n + 1 + itemBytes(x), 0);
+  return 3 + Object.entries(v as Record<string, unknown>).reduce((n, [k, x]) => n + k.length + 1 + itemBytes(x), 0);
+}
+
+/** Every stored record of the user (a Scan of the local table: products under either key, item chunks). */
+async function userRecords(userId: string): Promise<Array<Record<string, unknown>>> {
+  const out: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const r = await ddb().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'begins_with(pk, :u) OR begins_with(pk, :i)',
+        ExpressionAttributeValues: { ':u': `USER#${userId}`, ':i': `ITEMS#${userId}#` },
+        ExclusiveStartKey: start,
+      }),
+    );
+    out.push(...(r.Items ?? []));
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** Write units of a report's item chunks, and of the catalog products created at or after `since`. */
+async function writeUnits(
+  userId: string,
+  reportId: string,
+  since: string,
+): Promise<{ items: number; catalog: number; products: number }> {
+  const units = (r: Record<string, unknown>) => Math.ceil(itemBytes(r) / 1024);
+  let items = 0;
+  let catalog = 0;
+  let products = 0;
+  for (const r of await userRecords(userId)) {
+    if (r.pk === `ITEMS#${userId}#${reportId}`) items += units(r);
+    else if (r.type === 'product' && String(r.created_at) >= since) {
+      products += 1;
+      // The catalog of before: every product under `USER#<id>`, written in transactions (2 units a put).
+      catalog += units(r) * (r.pk === `USER#${userId}` ? 2 : 1);
+    }
+  }
+  return { items, catalog, products };
+}
+
+/** Polls until the user's catalog holds `count` products; answers the milliseconds from `from`. */
+async function catalogComplete(userId: string, count: number, from: number): Promise<number | null> {
+  while (performance.now() - from < 300_000) {
+    const n = (await userRecords(userId)).filter((r) => r.type === 'product').length;
+    if (n >= count) return performance.now() - from;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return null;
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -314,11 +392,31 @@ async function main() {
     const engine = median([await engineMs(big.path), await engineMs(big.path)]);
 
     log('upload 1 (catalog learns 5,000 articles)');
+    const since1 = new Date().toISOString();
     const first = await upload(api, big.path, 'upload 1');
+    const readyAt = performance.now();
     log(`upload 1: answered ${first.status} in ${sec(first.answerMs)} s, ready in ${sec(first.readyMs)} s`);
+    // The seller's first open of the report, as the web app and API users get it by default.
+    const firstOpen = await api.call<ReportAnswer>('first GET', 'GET', `/reports/${first.id}`, undefined, {
+      'Accept-Encoding': 'gzip',
+    });
+    log(`upload 1: first GET ${sec(firstOpen.ms)} s, ${(firstOpen.bytes / 1024).toFixed(0)} KB ${firstOpen.encoding}`);
+    const catalogMs = await catalogComplete(
+      user.id,
+      big.expected.articles.filter((a) => a.article !== '').length,
+      readyAt,
+    );
+    log(`upload 1: catalog complete ${catalogMs === null ? 'never' : `${sec(catalogMs)} s after ready`}`);
+    const units1 = await writeUnits(user.id, first.id, since1);
     log('upload 2 (catalog already knows every article)');
+    const since2 = new Date().toISOString();
     const second = await upload(api, weeks[1]!.path, 'upload 2');
     log(`upload 2: answered ${second.status} in ${sec(second.answerMs)} s, ready in ${sec(second.readyMs)} s`);
+    const units2 = await writeUnits(user.id, second.id, since2);
+    // Node's fetch asks for gzip unless told otherwise.
+    const plainOpen = await api.call<ReportAnswer>('GET plain', 'GET', `/reports/${second.id}`, undefined, {
+      'Accept-Encoding': 'identity',
+    });
 
     const check = await api.call<ReportAnswer>('check', 'GET', `/reports/${first.id}`);
     const totalsOk =
@@ -346,6 +444,63 @@ async function main() {
       objBytes = g.bytes;
     }
     log(`GET columns median ${sec(median(getCols))} s, objects median ${sec(median(getObjs))} s`);
+    const uploadRows = () => {
+      add(`engine alone (read + items), ${o.rows} × ${o.articles}`, '—', `${sec(engine)} s`, null);
+      add(
+        'new seller (catalog learns every article): upload → ready after the PUT',
+        '≤ 3× engine',
+        `${sec(first.readyMs)} s = ${(first.readyMs / engine).toFixed(1)}× engine`,
+        first.readyMs <= 3 * engine,
+      );
+      add(
+        'new seller: catalog complete after the report is ready',
+        '—',
+        catalogMs === null ? 'not within 5 min' : `${sec(catalogMs)} s`,
+        null,
+      );
+      add(
+        'returning seller (catalog knows every article): upload → ready after the PUT',
+        '≤ 2× engine',
+        `${sec(second.readyMs)} s = ${(second.readyMs / engine).toFixed(1)}× engine`,
+        second.readyMs <= 2 * engine,
+      );
+      add(
+        'first GET /api/reports/{id} after ready (default form, Accept-Encoding: gzip)',
+        '≤ 1 s',
+        `${sec(firstOpen.ms)} s, ${(firstOpen.bytes / 1024).toFixed(0)} KB ${firstOpen.encoding ?? 'plain'}`,
+        firstOpen.ms <= 1000,
+      );
+      add(
+        'GET report without Accept-Encoding (plain JSON)',
+        '—',
+        `${sec(plainOpen.ms)} s, ${(plainOpen.bytes / 1024).toFixed(0)} KB`,
+        null,
+      );
+      add(
+        'GET report, items as columns / objects, gzip (median)',
+        '—',
+        `${sec(median(getCols))} s / ${sec(median(getObjs))} s`,
+        null,
+      );
+      add(
+        'DynamoDB write units per report: item chunks + catalog (new seller / returning seller)',
+        '—',
+        `${units1.items} + ${units1.catalog} (${units1.products} products) / ${units2.items} + ${units2.catalog}`,
+        null,
+      );
+    };
+    if (o.uploadsOnly) {
+      uploadRows();
+      const out = [
+        `Node ${process.version}; load average (1 min) at start ${load0.toFixed(1)}, at end ${loadavg()[0]!.toFixed(1)}`,
+        '',
+        '| what | target | measured | |',
+        '|---|---|---|---|',
+        ...rowsOut.map((r) => `| ${r.join(' | ')} |`),
+      ].join('\n');
+      console.log(out);
+      return;
+    }
     log('XLSX export');
     const exports: number[] = [];
     let exportBytes = 0;
@@ -439,7 +594,7 @@ async function main() {
     }
 
     const ratio = first.readyMs / engine;
-    add(`engine alone (read + items), ${o.rows} × ${o.articles}`, '—', `${sec(engine)} s`, null);
+    uploadRows();
     add(
       'upload 1 (new catalog): count-rows preview answers after the PUT',
       '—',

@@ -20,11 +20,22 @@
  *   - a product without `v`: `cost_prices` from the single `cost_price` of before dated prices (a
  *     positive one from the beginning, 0 = never set), `cost_price_set`, `updated_at`;
  *   - a seller or user without `v`: `tax_periods` from the single `tax` profile (from the beginning),
- *     `allocation` (a seller's null, a user's the default), `updated_at` of a seller.
+ *     `allocation` (a seller's null, a user's the default), `updated_at` of a seller;
+ *   - a product still under the one catalog key of before (`USER#<id>` / `PRODUCT#<article>`): moved
+ *     to its shard (keys.ts productKey, `USER#<id>#PRODUCTS#<n>`) — put there unless a product the
+ *     seller priced since the deploy is there already (one a report added unpriced gives way to the
+ *     stored prices), then the old record deleted on the condition that it did not change meanwhile.
  * Every upgraded record is read back through its schema; one that still does not parse is named (key
  * and problem) and counted, and the run ends with exit code 1.
  */
-import { BatchWriteCommand, DeleteCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { DEFAULT_ALLOCATION } from '../shared/engine/allocation';
 import { sortPeriods, type CostPricePeriod } from '../shared/engine/periods';
@@ -35,7 +46,14 @@ import { ddb, queryAll, tableName } from '../shared/store/client';
 import { conditionHeld } from '../shared/store/dynamo-errors';
 import { deleteIdentity } from '../shared/store/report-identities.repo';
 import { deleteItems, GEN_SPAN, writeItems } from '../shared/store/items.repo';
-import { ITEM_CHUNK_PREFIX, ITEM_PREFIX, itemsPartition, reportKey } from '../shared/store/keys';
+import {
+  ITEM_CHUNK_PREFIX,
+  ITEM_PREFIX,
+  itemsPartition,
+  PRODUCT_PREFIX,
+  productKey,
+  reportKey,
+} from '../shared/store/keys';
 import { refundLimits } from '../shared/store/limits.repo';
 import {
   parseStored,
@@ -76,6 +94,8 @@ export interface MigrateResult {
   refunded_rows: number;
   /** `building` uploads too young to be called abandoned, or whose undo did not finish: run again later. */
   building_left: number;
+  /** Products moved from the one catalog key of before to their shard. */
+  products_moved: number;
   /** Records that changed meanwhile (the conditional write refused): run again. */
   changed_meanwhile: number;
   /** Records that still do not parse, by key. */
@@ -337,6 +357,46 @@ async function upgrade(kind: RecordKind, item: Record<string, unknown>): Promise
   }
 }
 
+/** Whether a product record is still under the one catalog key of before (`USER#<id>`). */
+const underLegacyKey = (item: Record<string, unknown>): boolean => item.pk === `USER#${String(item.user_id)}`;
+
+/**
+ * Moves a product from the one catalog key of before to its shard (see the file comment): reads it
+ * again (it may have been upgraded a moment ago), puts it at its shard's key unless a product priced
+ * since is there, deletes the old record if unchanged. 'changed' when it changed meanwhile.
+ */
+async function moveProduct(key: { pk: unknown; sk: unknown }): Promise<'ok' | 'changed'> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  const item = r.Item;
+  if (!item) return 'changed';
+  const article = String(item.article);
+  const target = productKey(String(item.user_id), article, String(item.sk).slice(PRODUCT_PREFIX.length));
+  try {
+    await ddb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...item, ...target },
+        ConditionExpression: 'attribute_not_exists(pk) OR cost_price_set = :no',
+        ExpressionAttributeValues: { ':no': false },
+      }),
+    );
+  } catch (e) {
+    // A product the seller priced since the deploy is newer than the stored one: it stays.
+    if ((e as { name?: string }).name !== 'ConditionalCheckFailedException') throw e;
+  }
+  const deleted = await conditionHeld(
+    ddb().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: { pk: item.pk, sk: item.sk },
+        ConditionExpression: 'updated_at = :u',
+        ExpressionAttributeValues: { ':u': item.updated_at },
+      }),
+    ),
+  );
+  return deleted ? 'ok' : 'changed';
+}
+
 /** Runs the migration over the table (see the file comment). Never throws for one record: it is named in `errors`. */
 export async function migrate(opts: MigrateOptions = {}): Promise<MigrateResult> {
   const out = opts.out ?? (() => undefined);
@@ -350,9 +410,18 @@ export async function migrate(opts: MigrateOptions = {}): Promise<MigrateResult>
     building_undone: 0,
     refunded_rows: 0,
     building_left: 0,
+    products_moved: 0,
     changed_meanwhile: 0,
     errors: [],
     next: null,
+  };
+  const moveOne = async (item: Record<string, unknown>, name: string): Promise<void> => {
+    if (dryRun) result.products_moved += 1;
+    else if ((await moveProduct({ pk: item.pk, sk: item.sk })) === 'ok') result.products_moved += 1;
+    else {
+      result.changed_meanwhile += 1;
+      out(`${name}: changed while it was moved to its shard: run again`);
+    }
   };
   let start: Record<string, unknown> | undefined = opts.start ? decodeStart(opts.start) : undefined;
   do {
@@ -391,9 +460,11 @@ export async function migrate(opts: MigrateOptions = {}): Promise<MigrateResult>
           }
           continue;
         }
+        const move = kind === 'product' && underLegacyKey(item);
         if (item.v === RECORD_VERSIONS[kind]) {
           // Current already: it must parse as such.
           parseStored(kind, SCHEMAS[kind], item);
+          if (move) await moveOne(item, name);
           continue;
         }
         if (kind === 'report' && (await rewriteWholeItems(String(item.user_id), String(item.id), dryRun)))
@@ -402,8 +473,10 @@ export async function migrate(opts: MigrateOptions = {}): Promise<MigrateResult>
           result.upgraded[kind] += 1;
           continue;
         }
-        if ((await upgrade(kind, item)) === 'ok') result.upgraded[kind] += 1;
-        else {
+        if ((await upgrade(kind, item)) === 'ok') {
+          result.upgraded[kind] += 1;
+          if (move) await moveOne(item, name);
+        } else {
           result.changed_meanwhile += 1;
           out(`${name}: changed while it was read: run again`);
         }

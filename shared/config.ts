@@ -62,11 +62,11 @@ const schema = z.object({
    */
   UPLOAD_WAIT_ROWS: z.coerce.number().int().nonnegative().default(100_000),
   /**
-   * Write units a second that one seller's new catalog products may take (shared/store/products.repo.ts,
-   * a token bucket per seller): all of a seller's products share the partition key `USER#<id>`, which
-   * DynamoDB serves at up to 1,000 write units a second; half leaves room for the seller's other writes.
+   * Write units a second that new catalog products may take per catalog partition key (shared/store/
+   * products.repo.ts, a token bucket per key `USER#<id>#PRODUCTS#<n>`): DynamoDB serves one partition
+   * key at up to 1,000 write units a second, and nothing else of the seller shares those keys.
    */
-  CATALOG_WRITE_UNITS_PER_SECOND: z.coerce.number().int().positive().default(500),
+  CATALOG_WRITE_UNITS_PER_SECOND: z.coerce.number().int().positive().default(1000),
   /**
    * The report worker (functions/reports/worker.handler.ts), invoked asynchronously. Empty: run it in
    * this process (integration tests, scripts); on AWS and under serverless-offline its function name.

@@ -21,15 +21,9 @@ import {
 import { processWorkerInvoker } from '../jobs/worker-invoke';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { deleteIdentity, identityPutTransactItem, putIdentity } from '../store/report-identities.repo';
-import { writeItems } from '../store/items.repo';
+import { getItemsOfGen, writeItems } from '../store/items.repo';
 import { chargeLimits } from '../store/limits.repo';
-import {
-  ensureProducts,
-  ensureProductsFound,
-  getReportCostPrices,
-  listProducts,
-  removeUntouchedProducts,
-} from '../store/products.repo';
+import { addProducts, ensureProducts, getProducts, getReportCostPrices, listAllProducts } from '../store/products.repo';
 import { processingReportPut, startRebuildTask } from '../store/report-lifecycle.repo';
 import { replaceItems } from '../store/report-numbers.repo';
 import { newReportId } from '../store/report-record';
@@ -53,7 +47,7 @@ import { getOwnCosts } from '../store/own-costs.repo';
 /** The real dependencies; `over` replaces parts (an integration test's failing store, say). */
 export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
   const settings: SettingsDeps = {
-    products: { getReportCostPrices, listProducts },
+    products: { getReportCostPrices, listAllProducts },
     wbCosts: { readPeriodCosts },
     ownCosts: { getOwnCosts },
   };
@@ -66,13 +60,14 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     lifecycle: { ...recoverDeps.lifecycle, startRebuildTask, processingReportPut },
     pending: recoverDeps.pending,
     items: { writeItems },
+    itemReader: { getItemsOfGen },
     users: { getUserById },
     sellers: { ensureSellerByNumber, getSeller },
     files: { objectRanges, objectHead, copyObject, putObject, deleteObject, presignPut, sourceObjectKey },
     // Files and WB's API rows alike (read-source.ts).
     engine: { readReport: readReportSource, buildItems, countRows, fingerprintReport },
     settings: { resolveReportSettings: (...a) => resolveReportSettings(settings, ...a) },
-    catalogSync: (userId) => new CatalogSync(userId, { ensureProductsFound, removeUntouchedProducts }),
+    catalogSync: (userId) => new CatalogSync(userId, { getProducts, addProducts }),
     summaries: { writeReportSummary: (...a) => writeReportSummary({ summaries: { putSummary } }, ...a) },
     duplicates: { putIdentity, deleteIdentity, ...fileDeps.duplicates },
     idempotency: { getIdempotentRecord, idempotencyPut },

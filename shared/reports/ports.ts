@@ -17,7 +17,7 @@ import type * as uploadsRepo from '../store/uploads.repo';
 import type * as identitiesRepo from '../store/report-identities.repo';
 import type { openInputFile } from './upload/file-input';
 import type { WorkerInvoker } from '../jobs/worker-invoke';
-import type { writeItems } from '../store/items.repo';
+import type { getItemsOfGen, writeItems } from '../store/items.repo';
 import type * as lifecycleRepo from '../store/report-lifecycle.repo';
 import type { listPendingReports, scanPendingReports } from '../store/report-lifecycle.repo';
 import type { StoredItem } from '../store/items.repo';
@@ -43,6 +43,9 @@ export type LifecycleStore = Pick<
   | 'finishUploadTask'
   | 'finishRebuildTask'
   | 'startRebuildTask'
+  | 'claimCatalogTask'
+  | 'releaseCatalogTask'
+  | 'finishCatalogTask'
 >;
 
 /**
@@ -71,13 +74,15 @@ export interface WorkerDeps {
   reports: { getReportAnyStatus: typeof getReportAnyStatus };
   lifecycle: Omit<LifecycleStore, 'startRebuildTask'>;
   items: { writeItems: typeof writeItems };
+  /** A ready report's items (the catalog follow-up reads their articles). */
+  itemReader: { getItemsOfGen: typeof getItemsOfGen };
   users: { getUserById: typeof getUserById };
   sellers: { ensureSellerByNumber: typeof ensureSellerByNumber };
   files: Pick<typeof objects, 'objectRanges'>;
   engine: { readReport: typeof readReport; buildItems: typeof buildItems };
   settings: { resolveReportSettings: Bound<typeof resolveReportSettings> };
-  /** The catalog sync of one attempt (catalog-sync.ts). */
-  catalogSync(userId: string): Pick<CatalogSync, 'add' | 'done' | 'undo'>;
+  /** The catalog look-ups of one attempt and the writes of its follow-up (catalog-sync.ts). */
+  catalogSync(userId: string): Pick<CatalogSync, 'add' | 'done' | 'missing' | 'write' | 'complete'>;
   summaries: { writeReportSummary: Bound<typeof writeReportSummary> };
   /** The content identity records (duplicates.ts): the worker's check of a file's rows before building. */
   duplicates: {

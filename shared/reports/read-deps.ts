@@ -6,7 +6,7 @@
  */
 import { systemClock } from '../deps';
 import { getItemsOfGen } from '../store/items.repo';
-import { getReportCostPrices, listProducts } from '../store/products.repo';
+import { getReportCostPrices, listAllProducts } from '../store/products.repo';
 import { getReport, getReportAnyStatus, getReportItems, listReports, updateReportMeta } from '../store/reports.repo';
 import { getSeller, listSellers } from '../store/sellers.repo';
 import { readPeriodCosts } from '../store/wb-costs.repo';
@@ -19,7 +19,7 @@ import type { ReadDeps } from './queries';
 export const readDeps: ReadDeps = {
   reports: { getReport, getReportAnyStatus, getReportItems, listReports, updateReportMeta },
   sellers: { getSeller, listSellers },
-  products: { getReportCostPrices, listProducts },
+  products: { getReportCostPrices, listAllProducts },
   wbCosts: { readPeriodCosts },
   ownCosts: { getOwnCosts },
   summaries: { listSummaries, listCostPrices },

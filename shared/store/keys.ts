@@ -21,7 +21,7 @@
  * | item chunk        | ITEMS#<userId>#<reportId>   | CHUNK#<first seq, 15 digits> |                                             | a report's computed items, gzip-compressed, a few per report (items.repo.ts; query pk + sk range of a generation) |
  * | seller            | USER#<userId>               | SELLER#<sellerId>      |                                                   | sellers by user (query pk, begins_with SELLER#) |
  * | seller number     | USER#<userId>               | SELLERNUM#<number>     |                                                   | seller by user and number; uniqueness (conditional put with the seller) |
- * | product           | USER#<userId>               | PRODUCT#<article>      |                                                   | products by user and article (GetItem; list = query begins_with PRODUCT#) |
+ * | product           | USER#<userId>#PRODUCTS#<shard 0-7> | PRODUCT#<article> |                                            | products by user and article (GetItem; shard = sha256(article)[0] % 8, PRODUCT_SHARDS); list = one Query per shard, merged by article |
  * | own costs         | USER#<userId>               | OWNCOSTS               |                                                   | every own per-unit cost line of the user in one record (GetItem; conditional Put on `rev`) |
  * | report identity   | USER#<userId>               | RIDENT#<identity>#<reportId> |                                             | does the user have this report already (query begins_with RIDENT#<identity>#, one read) |
  * | report summary    | USER#<userId>               | SUMMARY#<reportId>#<chunk, 3 digits> |                                     | analytics: every summary of a user in one query (begins_with SUMMARY#); a report's chunks (begins_with SUMMARY#<reportId>#) |
@@ -36,7 +36,7 @@
  * report id, and its partition embeds the user id, for the same reason. gsi2 is sparse: only reports
  * still being built carry its attributes.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 export interface Key {
   pk: string;
@@ -108,9 +108,31 @@ export const sellerNumberKey = (userId: string, number: string): Key => ({
 });
 
 export const PRODUCT_PREFIX = 'PRODUCT#';
-export const productKey = (userId: string, article: string): Key => ({
+/**
+ * Partition keys a seller's catalog is spread over. DynamoDB serves one partition at most 1,000 write
+ * units and 3,000 read units a second; with every product under one key a new seller's 5,000 articles
+ * (1 unit each, plain put) took 5 s at best. Spread by a hash of the article over 8 keys, they may go
+ * out at 8,000 units a second, and the list (docs/ARCHITECTURE.md "Data") reads 8 Queries merged by
+ * article. 8, not more: each list page costs one Query per key.
+ */
+export const PRODUCT_SHARDS = 8;
+/** The shard of an article: the first byte of its SHA-256 (stable across processes and versions). */
+export const productShard = (article: string): number =>
+  createHash('sha256').update(article, 'utf8').digest()[0]! % PRODUCT_SHARDS;
+/** The partition key of one of a user's catalog shards. */
+export const productPartition = (userId: string, shard: number): string => `USER#${userId}#PRODUCTS#${shard}`;
+/**
+ * A product's key: the shard of `article`, sorted by `skArticle` (the article itself, or the hashed
+ * form of an over-long one: products.repo.ts productRecordKey).
+ */
+export const productKey = (userId: string, article: string, skArticle: string = article): Key => ({
+  pk: productPartition(userId, productShard(article)),
+  sk: `${PRODUCT_PREFIX}${skArticle}`,
+});
+/** Where products were kept before the shards (`npm run migrate` moves them: scripts/migrate.ts). */
+export const legacyProductKey = (userId: string, skArticle: string): Key => ({
   pk: `USER#${userId}`,
-  sk: `${PRODUCT_PREFIX}${article}`,
+  sk: `${PRODUCT_PREFIX}${skArticle}`,
 });
 
 /** All of a user's own per-unit cost lines (own-costs.repo.ts), one record. */

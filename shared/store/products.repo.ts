@@ -3,8 +3,10 @@
  * (`cost_prices: [{valid_from, cost_price}]`, docs/METRICS.md: a report takes the price in force on the
  * middle of its period). `cost_price` is the price in force today (what the list shows) and
  * `cost_price_set` says whether the seller ever gave one: products added by a report keep cost_price 0
- * and `cost_price_set: false` until then. Key `USER#<userId>` /
- * `PRODUCT#<article>` (keys.ts). Articles are WB `sa_name` as written: any characters, Cyrillic, "/",
+ * and `cost_price_set: false` until then. Key `USER#<userId>#PRODUCTS#<shard>` / `PRODUCT#<article>`
+ * (keys.ts productKey: a seller's catalog is spread over PRODUCT_SHARDS partition keys by a hash of the
+ * article, so a big seller's catalog fills at several times one key's 1,000 write units a second; the
+ * list merges one Query per shard by article). Articles are WB `sa_name` as written: any characters, Cyrillic, "/",
  * "#" and "%" included; DynamoDB keys take any UTF-8, so the article goes into the sort key as is.
  * Only an article whose key would pass DynamoDB's 1024-byte sort-key limit is keyed by a prefix and a
  * hash instead (stored with the full article, so lists and lookups still see the real text).
@@ -13,28 +15,19 @@ import { createHash } from 'node:crypto';
 import {
   BatchGetCommand,
   BatchWriteCommand,
-  DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
-  TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { MAX_ARTICLE_LENGTH } from '../contract/shapes';
 import { badRequest, conflict } from '../errors';
 import { costPriceOn, costPricesOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../engine/periods';
 import { getConfig } from '../config';
 import { systemClock } from '../deps';
-import { ddb, tableName } from './client';
+import { ddb, queryAll, tableName } from './client';
 import { BucketsByKey, TokenBucket } from './write-pace';
-import {
-  backoff,
-  cancellationCodes,
-  conditionHeld,
-  isConditionFailed,
-  isTransactionConflict,
-  sleep,
-} from './dynamo-errors';
-import { PRODUCT_PREFIX, productKey, type Key } from './keys';
+import { backoff, conditionHeld, isConditionFailed, sleep } from './dynamo-errors';
+import { PRODUCT_PREFIX, PRODUCT_SHARDS, productKey, productPartition, type Key } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
 import { parseStored, RECORD_VERSIONS, storedProduct } from './records';
 
@@ -57,11 +50,16 @@ const MAX_ARTICLE_KEY_BYTES = 900;
 /** Longest article the catalog accepts (the contract's: shared/contract/shapes.ts). */
 export { MAX_ARTICLE_LENGTH };
 
-/** The record's key; an over-long article gets a stable hashed form. */
-export function productRecordKey(userId: string, article: string): Key {
-  if (Buffer.byteLength(article, 'utf8') <= MAX_ARTICLE_KEY_BYTES) return productKey(userId, article);
+/** The article as its sort key holds it: itself, or a stable hashed form of an over-long one. */
+export function productSortArticle(article: string): string {
+  if (Buffer.byteLength(article, 'utf8') <= MAX_ARTICLE_KEY_BYTES) return article;
   const hash = createHash('sha256').update(article, 'utf8').digest('hex');
-  return productKey(userId, `${article.slice(0, 100)}#${hash}`);
+  return `${article.slice(0, 100)}#${hash}`;
+}
+
+/** The record's key: the article's shard (keys.ts productKey), sorted by the article. */
+export function productRecordKey(userId: string, article: string): Key {
+  return productKey(userId, article, productSortArticle(article));
 }
 
 /** The product of a stored item; StoredRecordError (naming the key) when it is not of the current shape. */
@@ -208,107 +206,77 @@ export async function getReportCostPrices(
   return { prices: costPricesOn(products.values(), date), known: new Set(products.keys()) };
 }
 
-/** Items per TransactWriteItems (DynamoDB's maximum). */
-const TRANSACT_MAX = 100;
-const MAX_TRANSACT_ATTEMPTS = 12;
-/**
- * Transactions of new articles in flight at once. Measured on DynamoDB Local (2,000 new articles, a
- * loaded 2-core machine): 8 transactions of 100 in flight 6.5 s, 4 in flight 9.8 s, single conditional
- * puts (16 in flight) 14 s; the unconditional BatchWrite this replaces took 2.7 s but could overwrite a
- * price set meanwhile.
- */
-const TRANSACT_CONCURRENCY = 8;
+/** New products' conditional puts in flight at once (one request each; no transaction needed). */
+const PUT_CONCURRENCY = 32;
 
 /**
- * The pace of new products per seller (one partition key, `USER#<id>`): a conditional put in a
- * transaction costs 2 write units (an item under 1 KB), a single put 1. A bucket per seller refills at
- * CATALOG_WRITE_UNITS_PER_SECOND and holds one full transaction, so a new seller's 10,000 articles
- * (100 transactions, 20,000 units) go out in about 40 s at the default 500 instead of 1,600 units in the
- * first instant and throttling after; a returning seller's few new articles pass at once. Paced, not
- * spread over keys: the catalog is read and listed by one Query on `USER#<id>` (by article, sorted), which
- * sharded keys would turn into a scatter-gather, for a cost paid once per seller.
+ * The pace of catalog writes per partition key (a catalog shard, `USER#<id>#PRODUCTS#<n>`): DynamoDB
+ * serves one partition at most 1,000 write units a second (docs/ARCHITECTURE.md "Limits"), and a
+ * product put (an item under 1 KB) costs 1. A bucket per shard key refills at
+ * CATALOG_WRITE_UNITS_PER_SECOND (1,000) and holds one second of it, so a new seller's 5,000 articles
+ * (~625 per shard) go out at once, while 80,000 would take ten seconds instead of throttling.
  */
 export const catalogPace = new BucketsByKey(() => {
   const rate = getConfig().CATALOG_WRITE_UNITS_PER_SECOND;
-  return new TokenBucket({ unitsPerSecond: rate, burst: Math.max(rate, TRANSACT_MAX * 2), clock: systemClock });
+  return new TokenBucket({ unitsPerSecond: rate, burst: rate, clock: systemClock });
 });
 
 /**
  * Adds the articles missing from the catalog with cost_price 0, not set (docs/METRICS.md: "An article
- * missing from the catalog is added with cost_price 0 when the report is built"). An existing product is
- * never touched, whatever the count: a BatchGet finds which are missing, and each of those is written
- * with the condition `attribute_not_exists(pk)` — in transactions of up to 100 conditional puts, several
- * in flight. A transaction cancelled because some products appeared meanwhile (a concurrent upload, or
- * the seller setting a price) is retried without them; a conflict with another transaction is retried
- * after a backoff. So concurrent uploads never replace a price the seller set. The writes are paced per
- * seller (catalogPace).
+ * missing from the catalog is added with cost_price 0"). An existing product is never touched, whatever
+ * runs at the same time: a BatchGet finds which are missing, and each of those is written with a plain
+ * conditional put (`attribute_not_exists(pk)`, 1 write unit; a BatchWrite cannot carry the condition and
+ * a transaction would cost 2 units for an atomicity nobody needs), many in flight, paced per shard
+ * (catalogPace). A product that appeared meanwhile (another upload, the seller setting a price) is left
+ * as it is.
  */
 export async function ensureProducts(userId: string, articles: readonly string[]): Promise<void> {
-  await ensureProductsFound(userId, articles);
-}
-
-export interface EnsuredProducts {
-  /** The products that were there before (with their prices). */
-  found: Map<string, ProductRecord>;
-  /** The articles this call added, all with `created_at` = `updated_at` = `at`. */
-  created: string[];
-  at: string;
-}
-
-/** ensureProducts that answers what it found and what it added: one read serves the prices and the writes. */
-export async function ensureProductsFound(userId: string, articles: readonly string[]): Promise<EnsuredProducts> {
   const wanted = distinctArticles(articles);
+  if (wanted.length === 0) return;
+  const found = await getProducts(userId, wanted);
+  await addProducts(
+    userId,
+    wanted.filter((a) => !found.has(a)),
+  );
+}
+
+/**
+ * Writes the given articles as new products (cost price 0, not set), each on the condition that it does
+ * not exist yet: the caller looked them up as missing (a product that appeared since is left alone).
+ * Answers the articles it added. Throttling is retried by the client, then throws (the caller retries
+ * the whole call: every put is idempotent).
+ */
+export async function addProducts(
+  userId: string,
+  articles: readonly string[],
+): Promise<{ created: string[]; at: string }> {
   const now = new Date().toISOString();
   const created: string[] = [];
-  if (wanted.length === 0) return { found: new Map(), created, at: now };
-  const found = await getProducts(userId, wanted);
-  const missing = wanted.filter((a) => !found.has(a));
-  await inParallel(chunk(missing, TRANSACT_MAX), TRANSACT_CONCURRENCY, async (part) => {
-    let pending = part;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt >= MAX_TRANSACT_ATTEMPTS) throw new Error('products: new articles kept conflicting');
-      if (attempt > 0) await sleep(backoff(attempt));
-      await catalogPace.take(`USER#${userId}`, pending.length === 1 ? 1 : pending.length * 2);
+  const wanted = distinctArticles(articles);
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  // After a failure no new put starts, and the call answers only once those in flight ended: nothing of
+  // it is still being written when the caller's next attempt looks the articles up.
+  const lane = async () => {
+    while (next < wanted.length && !failure) {
+      const article = wanted[next++]!;
+      const item = productItem(userId, article, [], now);
       try {
-        if (pending.length === 1) {
-          await ddb().send(
-            new PutCommand({
-              TableName: tableName(),
-              Item: productItem(userId, pending[0]!, [], now),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            }),
-          );
-        } else {
-          await ddb().send(
-            new TransactWriteCommand({
-              TransactItems: pending.map((article) => ({
-                Put: {
-                  TableName: tableName(),
-                  Item: productItem(userId, article, [], now),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              })),
-            }),
-          );
-        }
-        created.push(...pending);
-        pending = [];
+        await catalogPace.take(item.pk, 1);
+        const wrote = await conditionHeld(
+          ddb().send(
+            new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+          ),
+        );
+        if (wrote) created.push(article);
       } catch (e) {
-        if (isConditionFailed(e)) {
-          pending = [];
-          continue;
-        }
-        const codes = cancellationCodes(e);
-        if (codes && codes.includes('ConditionalCheckFailed')) {
-          // Those products exist now: leave them as they are, write the rest.
-          pending = pending.filter((_, i) => codes[i] !== 'ConditionalCheckFailed');
-          continue;
-        }
-        if (!isTransactionConflict(e) && !(codes && codes.includes('TransactionConflict'))) throw e;
+        failure ??= { error: e };
       }
     }
-  });
-  return { found, created, at: now };
+  };
+  await Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, wanted.length) }, lane));
+  if (failure) throw (failure as { error: unknown }).error;
+  return { created, at: now };
 }
 
 /** BatchWrite puts in chunks of 25, several in flight, retrying UnprocessedItems with backoff. */
@@ -471,19 +439,59 @@ export interface ListProductsOptions {
 
 const PAGE_SIZE = 100;
 
+/** DynamoDB orders string sort keys by their UTF-8 bytes; so does the merge of the shards. */
+const byKeyBytes = (a: Buffer, b: Buffer): number => Buffer.compare(a, b);
+
+/** One shard's products in key order, read a page at a time as the merge needs them. */
+class ShardReader {
+  private buf: Array<{ key: Buffer; sk: string; product: ProductRecord }> = [];
+  private next: Record<string, unknown> | undefined;
+  private started = false;
+
+  constructor(
+    private readonly query: Omit<ConstructorParameters<typeof QueryCommand>[0], 'ExclusiveStartKey' | 'Limit'>,
+    private readonly pageSize: number,
+  ) {}
+
+  get done(): boolean {
+    return this.started && this.buf.length === 0 && !this.next;
+  }
+
+  head(): { key: Buffer; sk: string; product: ProductRecord } | undefined {
+    return this.buf[0];
+  }
+
+  shift() {
+    return this.buf.shift();
+  }
+
+  /** Reads on until a product is buffered or the shard ends. */
+  async fill(): Promise<void> {
+    while (this.buf.length === 0 && (!this.started || this.next)) {
+      const r = await ddb().send(
+        new QueryCommand({ ...this.query, Limit: this.pageSize, ExclusiveStartKey: this.next }),
+      );
+      this.started = true;
+      this.next = r.LastEvaluatedKey;
+      for (const item of r.Items ?? []) {
+        const sk = String(item.sk);
+        this.buf.push({ key: Buffer.from(sk, 'utf8'), sk, product: productOfItem(item) });
+      }
+    }
+  }
+}
+
 /**
- * Products ordered by article (the sort key), `limit` per page. With a search, pages are filled by
- * reading on until `limit` matches or the end; the cursor is the last RETURNED product's sort key
- * (base64url), so nothing is skipped between pages. A malformed cursor → 400 `invalid_cursor`.
+ * Products ordered by article (the sort key), `limit` per page: one Query per catalog shard, merged by
+ * sort key (each shard read a slice at a time, ahead only as far as the merge needs). With a search,
+ * each shard reads on until the merge has `limit` matches or the shards end; the cursor is the last
+ * RETURNED product's sort key (base64url), the same in every shard, so nothing is skipped between
+ * pages. A malformed cursor → 400 `invalid_cursor`.
  */
 export async function listProducts(userId: string, opts: ListProductsOptions = {}): Promise<ProductPage> {
   const limit = Math.max(1, Math.min(opts.limit ?? PAGE_SIZE, 500));
-  const pk = productKey(userId, '').pk;
-  let startKey: Record<string, unknown> | undefined;
-  if (opts.cursor) {
-    const sk = decodeCursor(opts.cursor, (key) => key.startsWith(PRODUCT_PREFIX));
-    startKey = { pk, sk };
-  }
+  // Every sort key of a shard is PRODUCT#<at least one character>, so "after PRODUCT#" is the start.
+  const after = opts.cursor ? decodeCursor(opts.cursor, (key) => key.startsWith(PRODUCT_PREFIX)) : PRODUCT_PREFIX;
   const search = opts.search?.trim().toLowerCase() ?? '';
   const filters: string[] = [];
   const values: Record<string, unknown> = {};
@@ -496,30 +504,38 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
     values[':f'] = false;
   }
   const filtered = filters.length > 0;
-  const items: Array<{ sk: string; product: ProductRecord }> = [];
-  let exhausted = false;
-  while (items.length < limit) {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: filtered ? filters.join(' AND ') : undefined,
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': PRODUCT_PREFIX, ...values },
-        // Read a little ahead so the page's last item is known to be followed by more (or not).
-        Limit: filtered ? Math.max(limit * 4, 200) : limit + 1,
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of r.Items ?? []) items.push({ sk: String(item.sk), product: productOfItem(item) });
-    startKey = r.LastEvaluatedKey;
-    if (!startKey) {
-      exhausted = true;
+  // A shard holds ~1/PRODUCT_SHARDS of a page; read a little more so most pages take one Query a shard.
+  const slice = Math.ceil((limit + 1) / PRODUCT_SHARDS) + 8;
+  const shards = Array.from(
+    { length: PRODUCT_SHARDS },
+    (_, n) =>
+      new ShardReader(
+        {
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND sk > :after',
+          FilterExpression: filtered ? filters.join(' AND ') : undefined,
+          ExpressionAttributeValues: { ':pk': productPartition(userId, n), ':after': after, ...values },
+          ConsistentRead: true,
+        },
+        filtered ? Math.max(slice * 4, 100) : slice,
+      ),
+  );
+  const page: Array<{ sk: string; product: ProductRecord }> = [];
+  let more = false;
+  for (;;) {
+    await Promise.all(shards.filter((r) => !r.head() && !r.done).map((r) => r.fill()));
+    let least: ShardReader | undefined;
+    for (const r of shards) {
+      const h = r.head();
+      if (h && (!least || byKeyBytes(h.key, least.head()!.key) < 0)) least = r;
+    }
+    if (!least) break;
+    if (page.length === limit) {
+      more = true;
       break;
     }
+    page.push(least.shift()!);
   }
-  const page = items.slice(0, limit);
-  const more = items.length > limit || !exhausted;
   return {
     items: page.map((i) => i.product),
     next_cursor: more && page.length > 0 ? encodeCursor(page[page.length - 1]!.sk) : null,
@@ -527,21 +543,19 @@ export async function listProducts(userId: string, opts: ListProductsOptions = {
 }
 
 /**
- * Removes products an upload added (`ensureProductsFound`'s `created`) when its report failed, unless
- * anything changed them since (a price set: `updated_at` moved on). Best effort, for a failed upload to
- * leave nothing behind.
+ * Every product of the user's catalog (one Query per shard, in parallel; in no particular order): the
+ * reads that want the whole catalog (analytics' cost prices, a big report's stale check).
  */
-export async function removeUntouchedProducts(userId: string, articles: readonly string[], at: string): Promise<void> {
-  await inParallel([...articles], CONCURRENCY, async (article) => {
-    await conditionHeld(
-      ddb().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: productRecordKey(userId, article),
-          ConditionExpression: 'updated_at = :at AND cost_price_set = :no',
-          ExpressionAttributeValues: { ':at': at, ':no': false },
-        }),
-      ),
-    );
-  });
+export async function listAllProducts(userId: string): Promise<ProductRecord[]> {
+  const shards = await Promise.all(
+    Array.from({ length: PRODUCT_SHARDS }, (_, n) =>
+      queryAll({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': productPartition(userId, n) },
+        ConsistentRead: true,
+      }),
+    ),
+  );
+  return shards.flat().map(productOfItem);
 }

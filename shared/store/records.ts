@@ -155,6 +155,7 @@ export const storedReport = z.looseObject({
   lease_owner: z.string().optional(),
   lease_until: z.number().optional(),
   attempts: z.number().optional(),
+  catalog_task: z.object({ task_id: z.string(), until: z.number(), attempts: z.number() }).optional(),
   error: reportFailure.optional(),
   refunded_rows: z.number().optional(),
   last_rebuild: z

@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { LastRebuild, ReportFailure, ReportProgress } from '../reports/domain/lifecycle';
 import { queuedProgress, MAX_DROPPED_KEPT } from '../reports/domain/lifecycle';
+import type { CatalogTask } from '../reports/domain/lifecycle';
 import { ddb, putNew, tableName, type DocTransactItem } from './client';
 import { GSI2 } from './table';
 import { cancellationCodes, conditionHeld } from './dynamo-errors';
@@ -22,6 +23,8 @@ import { reportBuildingIndex, reportKey, reportSellerIndex } from './keys';
 import { fromItem, MAX_CATEGORIES, MAX_WARNINGS, toItem, updateReportIf, type ReportRecord } from './report-record';
 
 const PROCESSING_CLEANUP = 'REMOVE gsi2pk, gsi2sk, lease_owner, lease_until, progress, task';
+/** The same, keeping the report in gsi2 (a catalog follow-up is pending). */
+const LEASE_CLEANUP = 'REMOVE lease_owner, lease_until, progress, task';
 
 /** An UpdateItem of one report record; every transition below is one. */
 type Transition = UpdateCommandInput &
@@ -209,6 +212,7 @@ export async function finishUploadTask(
   reportId: string,
   owner: string,
   built: BuiltUpload,
+  catalog?: CatalogTask,
 ): Promise<ReportRecord | null> {
   const capped = {
     ...built,
@@ -229,14 +233,79 @@ export async function finishUploadTask(
     values[':g1sk'] = g.gsi1sk;
     sets.push('gsi1pk = :g1pk', 'gsi1sk = :g1sk');
   }
+  if (catalog) {
+    // The catalog follow-up (lifecycle.ts): the report stays in gsi2 until it ends.
+    values[':catalog_task'] = catalog;
+    sets.push('catalog_task = :catalog_task');
+  }
   return updateReportIf(
     transition(
       userId,
       reportId,
-      `SET ${sets.join(', ')} ${PROCESSING_CLEANUP}`,
+      `SET ${sets.join(', ')} ${catalog ? LEASE_CLEANUP : PROCESSING_CLEANUP}`,
       '#s = :processing AND lease_owner = :owner',
       values,
       names,
+    ),
+  );
+}
+
+/**
+ * A worker takes a ready report's catalog follow-up `taskId` (lifecycle.ts) whose lease ran out, for
+ * `leaseMs`; counts the attempt. Null when the follow-up ended, is another one, or is held.
+ */
+export async function claimCatalogTask(
+  userId: string,
+  reportId: string,
+  taskId: string,
+  leaseMs: number,
+  now = Date.now(),
+): Promise<ReportRecord | null> {
+  return updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression: 'SET catalog_task.#until = :until, catalog_task.attempts = catalog_task.attempts + :one',
+    ConditionExpression: '#s = :ready AND catalog_task.task_id = :task AND catalog_task.#until < :now',
+    ExpressionAttributeNames: { '#s': 'status', '#until': 'until' },
+    ExpressionAttributeValues: { ':ready': 'ready', ':task': taskId, ':until': now + leaseMs, ':now': now, ':one': 1 },
+  });
+}
+
+/**
+ * Recovery gives a catalog follow-up whose lease ran out at `now` (its clock) back, so that the worker it
+ * invokes claims it at once. False when it ended, or someone claimed it meanwhile.
+ */
+export async function releaseCatalogTask(
+  userId: string,
+  reportId: string,
+  taskId: string,
+  now: number,
+): Promise<boolean> {
+  return conditionHeld(
+    ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: 'SET catalog_task.#until = :zero',
+        ConditionExpression: '#s = :ready AND catalog_task.task_id = :task AND catalog_task.#until < :now',
+        ExpressionAttributeNames: { '#s': 'status', '#until': 'until' },
+        ExpressionAttributeValues: { ':ready': 'ready', ':task': taskId, ':now': now, ':zero': 0 },
+      }),
+    ),
+  );
+}
+
+/** Ends a catalog follow-up (written, or dropped after its last attempt): out of gsi2. False when it ended before. */
+export async function finishCatalogTask(userId: string, reportId: string, taskId: string): Promise<boolean> {
+  return conditionHeld(
+    ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(userId, reportId),
+        UpdateExpression: 'REMOVE catalog_task, gsi2pk, gsi2sk',
+        ConditionExpression: '#s = :ready AND catalog_task.task_id = :task',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':ready': 'ready', ':task': taskId },
+      }),
     ),
   );
 }

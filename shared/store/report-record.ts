@@ -12,6 +12,7 @@ import type { AllocationSummary } from '../engine/allocation';
 import type { CostAttribution } from '../engine/attribution';
 import type { CategoryCommission, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../engine/types';
 import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTask } from '../reports/domain/lifecycle';
+import type { CatalogTask } from '../reports/domain/lifecycle';
 import { ddb, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
 import { newId, reportKey, reportSellerIndex } from './keys';
@@ -76,6 +77,12 @@ export interface ReportRecord {
   lease_owner?: string;
   lease_until?: number;
   attempts?: number;
+  /**
+   * While set (a `ready` upload whose new articles' catalog entries are still to be written): the
+   * follow-up task, its lease (epoch ms) and attempts (lifecycle.ts "catalog follow-up"). The report
+   * stays in gsi2 meanwhile, so recovery finds a follow-up whose worker died.
+   */
+  catalog_task?: CatalogTask;
   /** When `failed`: why (code and Russian message), and the rows given back. */
   error?: ReportFailure;
   refunded_rows?: number;

@@ -20,10 +20,10 @@ import {
 } from '../engine/analytics/summary';
 import { ddb, queryAll, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
-import { productOfItem } from './products.repo';
+import { listAllProducts } from './products.repo';
 import { parseStored, storedReport } from './records';
 import type { CostPricePeriod } from '../engine/periods';
-import { PRODUCT_PREFIX, REPORT_PREFIX, SUMMARY_PREFIX, reportKey, summaryKey } from './keys';
+import { REPORT_PREFIX, SUMMARY_PREFIX, reportKey, summaryKey } from './keys';
 
 export interface StoredSummary {
   report_id: string;
@@ -147,16 +147,9 @@ export async function listSummaries(
   return out;
 }
 
-/** The dated cost prices of every product in the user's catalog, by article (one Query). */
+/** The dated cost prices of every product in the user's catalog, by article (one Query per catalog shard). */
 export async function listCostPrices(userId: string): Promise<Map<string, CostPricePeriod[]>> {
-  const rows = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': reportKey(userId, 'x').pk, ':prefix': PRODUCT_PREFIX },
-    ProjectionExpression: 'pk, sk, #v, article, cost_price_set, cost_prices, created_at, updated_at',
-    ExpressionAttributeNames: { '#v': 'v' },
-  });
-  return new Map(rows.map((r) => [String(r.article), productOfItem(r).cost_prices]));
+  return new Map((await listAllProducts(userId)).map((p) => [p.article, p.cost_prices]));
 }
 
 /** Deletes every chunk of a report's summary (with the report). */

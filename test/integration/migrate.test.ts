@@ -16,6 +16,7 @@ import { ddb, putNew, tableName } from '../../shared/store/client';
 import { getItems, writeItems } from '../../shared/store/items.repo';
 import {
   itemsPartition,
+  legacyProductKey,
   newId,
   productKey,
   reportBuildingIndex,
@@ -24,7 +25,13 @@ import {
   userKey,
 } from '../../shared/store/keys';
 import { chargeLimits, listLimitHistory } from '../../shared/store/limits.repo';
-import { getProduct } from '../../shared/store/products.repo';
+import {
+  ensureProducts,
+  getProduct,
+  listAllProducts,
+  listProducts,
+  putProduct,
+} from '../../shared/store/products.repo';
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
 import { getSeller } from '../../shared/store/sellers.repo';
 import { getUserById } from '../../shared/store/users.repo';
@@ -141,8 +148,9 @@ describe('npm run migrate', () => {
     const fresh = await legacyBuilding(u.id, 63, 0);
     const limitsBefore = (await raw(userKey(u.id)))!.limits as number;
 
-    const product = productKey(u.id, 'OLD-1');
-    const unpriced = productKey(u.id, 'OLD-0');
+    // Old shapes lay under the one catalog key of before.
+    const product = legacyProductKey(u.id, 'OLD-1');
+    const unpriced = legacyProductKey(u.id, 'OLD-0');
     const at = '2025-01-01T00:00:00.000Z';
     for (const [key, article, price] of [
       [product, 'OLD-1', 12_345],
@@ -195,7 +203,8 @@ describe('npm run migrate', () => {
       `Stored report record USER#${u.id} / ${reportSk} does not parse: version undefined`,
     );
     await expect(getReportAnyStatus(u.id, stale.id)).rejects.toThrow('does not parse');
-    await expect(getProduct(u.id, 'OLD-1')).rejects.toThrow(`Stored product record ${product.pk} / ${product.sk}`);
+    // A product is read from its shard only: not found before the move.
+    expect(await getProduct(u.id, 'OLD-1')).toBeNull();
     await expect(getSeller(u.id, sellerId)).rejects.toThrow('Stored seller record');
     await expect(getUserById(u.id)).rejects.toThrow('Stored user record');
 
@@ -244,6 +253,8 @@ describe('npm run migrate', () => {
       updated_at: at,
     });
     expect(await getProduct(u.id, 'OLD-0')).toMatchObject({ cost_price: 0, cost_price_set: false, cost_prices: [] });
+    expect(await raw(product)).toBeUndefined();
+    expect(first.products_moved).toBeGreaterThanOrEqual(2);
     expect(await getSeller(u.id, sellerId)).toMatchObject({
       tax: usn15,
       tax_periods: [{ valid_from: null, ...usn15 }],
@@ -273,5 +284,81 @@ describe('npm run migrate', () => {
       ].sort(),
     );
     expect((await getUserById(u.id))!.limits).toBe(limitsBefore + stale.rows + fresh.rows);
+  });
+
+  it("moves a copy of today's catalog records to their shards: prices, lists and lookups as before, once", async () => {
+    const u = await newUser(0);
+    const at = '2026-05-01T10:00:00.000Z';
+    const long = `ДЛИННЫЙ-${'я'.repeat(600)}`;
+    // Today's records as the previous version wrote them: one key, current shape.
+    const today = [
+      { article: 'Футболка/синяя #1', prices: [{ valid_from: null, cost_price: 50_000 }] },
+      {
+        article: 'A-2',
+        prices: [
+          { valid_from: null, cost_price: 100 },
+          { valid_from: '2026-03-01', cost_price: 200 },
+        ],
+      },
+      { article: 'A-3', prices: [] },
+      { article: long, prices: [{ valid_from: null, cost_price: 7 }] },
+      { article: 'RACE', prices: [{ valid_from: null, cost_price: 999 }] },
+      { article: 'PRICED-SINCE', prices: [{ valid_from: null, cost_price: 1 }] },
+    ];
+    const skOf = (article: string) => (article === long ? `${long.slice(0, 100)}#hash-of-it` : article);
+    for (const p of today) {
+      const sk = skOf(p.article);
+      await ddb().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...legacyProductKey(u.id, sk),
+            type: 'product',
+            v: 1,
+            user_id: u.id,
+            article: p.article,
+            article_lc: p.article.toLowerCase(),
+            cost_price: p.prices.at(-1)?.cost_price ?? 0,
+            cost_price_set: p.prices.length > 0,
+            cost_prices: p.prices,
+            created_at: at,
+            updated_at: at,
+          },
+        }),
+      );
+    }
+    // Between the deploy and the migration: a report added RACE unpriced at its shard (gives way to the
+    // stored price), and the seller priced PRICED-SINCE anew (stays).
+    await ensureProducts(u.id, ['RACE']);
+    await putProduct(u.id, 'PRICED-SINCE', 4_242, null);
+
+    const first = await migrate();
+    expect(first.errors.filter((e) => e.includes(u.id))).toEqual([]);
+    expect(await getProduct(u.id, 'Футболка/синяя #1')).toMatchObject({ cost_price: 50_000, cost_price_set: true });
+    expect((await getProduct(u.id, 'A-2'))?.cost_prices).toEqual(today[1]!.prices);
+    expect(await getProduct(u.id, 'A-3')).toMatchObject({ cost_price: 0, cost_price_set: false });
+    expect((await getProduct(u.id, 'RACE'))?.cost_price).toBe(999);
+    expect((await getProduct(u.id, 'PRICED-SINCE'))?.cost_price).toBe(4_242);
+    // The over-long article keeps its stored sort key, now in the shard of its article.
+    const moved = (await listAllProducts(u.id)).find((p) => p.article === long);
+    expect(moved?.cost_price).toBe(7);
+    // The list, in pages of 2, gives every product once, in key order; nothing is left under the old key.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<typeof listProducts>> = await listProducts(u.id, { limit: 2, cursor });
+      seen.push(...page.items.map((p) => p.article));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toHaveLength(today.length);
+    expect(new Set(seen).size).toBe(today.length);
+    const keyOrder = [...seen].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect(seen).toEqual(keyOrder);
+    for (const p of today) expect(await raw(legacyProductKey(u.id, skOf(p.article)))).toBeUndefined();
+    expect(productKey(u.id, 'A-2').pk).toMatch(new RegExp(`^USER#${u.id}#PRODUCTS#[0-7]$`));
+
+    const again = await migrate();
+    expect(again.errors.filter((e) => e.includes(u.id))).toEqual([]);
+    expect((await listAllProducts(u.id)).length).toBe(today.length);
   });
 });

@@ -5,7 +5,8 @@
  * (a failing dependency injected through the composition, shared/reports/deps.ts) retried to `ready`
  * with every item once, or ending `failed` refunded exactly once; a report whose worker never ran
  * picked up by the scheduled sweep (on an injected clock), handed to a new worker while attempts
- * remain, else failed and refunded once.
+ * remain, else failed and refunded once; a ready report whose catalog follow-up died (the new articles
+ * not yet in the catalog) handed to a new worker by the sweep, which adds them.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +26,8 @@ import { getItems } from '../../shared/store/items.repo';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { claimReportTask } from '../../shared/store/report-lifecycle.repo';
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
+import { CatalogSync } from '../../shared/reports/worker/catalog-sync';
+import { addProducts, getProducts } from '../../shared/store/products.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import type { WorkerEvent } from '../../shared/jobs/worker-invoke';
 import { idleWorkers } from '../support/worker';
@@ -264,6 +267,52 @@ describe('upload through the worker', () => {
     const ready = await getReportOk(u.token, id);
     expect(ready.status).toBe('ready');
     expect(await history(u.id)).toEqual([['expense', 90, id]]);
+  });
+
+  it('the report never waits for the catalog: a worker that dies mid-catalog leaves it ready; the sweep finishes the catalog', async () => {
+    setEnv({ WORKER_LEASE_MS: '300' });
+    // The run writes the report, then dies while writing the new articles' catalog entries.
+    useInProcessWorker({
+      catalogSync: (userId) =>
+        Object.assign(new CatalogSync(userId, { getProducts, addProducts }), {
+          write: () => Promise.reject(new Error('the process died mid-catalog')),
+        }),
+    });
+    const u = await newUser(1000);
+    const g = makeReport({ rows: 120, seed: 69 });
+    const articles = g.expected.articles.map((a) => a.article).filter((a) => a !== '');
+    const r = await uploadMultipart(u.token, g);
+    expect(r.statusCode).toBe(201);
+    const report = bodyOf<{ report: ApiReport }>(r).report;
+    expect(report.status).toBe('ready');
+    // Priced without the catalog: every article is named as missing its cost price.
+    expect(report.warnings.some((w) => w.code === 'missing_cost_price')).toBe(true);
+    await idleWorkers();
+    const pending = await getReportAnyStatus(u.id, report.id);
+    expect(pending?.catalog_task?.attempts).toBe(1);
+    expect((await getProducts(u.id, articles)).size).toBe(0);
+    // Within its lease the sweep leaves it alone; after it, hands it to a worker, which adds the articles.
+    useInProcessWorker();
+    await sweepAt(Date.now() - 60_000);
+    await idleWorkers();
+    expect((await getProducts(u.id, articles)).size).toBe(0);
+    // The follow-up's lease is CATALOG_LEASE_FACTOR (10) report leases: 3 s here.
+    await sweepAt(Date.now() + 1_000);
+    await idleWorkers();
+    expect((await getProducts(u.id, articles)).size).toBe(0);
+    const swept = await sweepAt(Date.now() + 4_000);
+    expect(swept.recovered).toBeGreaterThanOrEqual(1);
+    await idleWorkers();
+    const products = await getProducts(u.id, articles);
+    expect(products.size).toBe(articles.length);
+    expect([...products.values()].every((p) => !p.cost_price_set && p.cost_price === 0)).toBe(true);
+    const after = await getReportAnyStatus(u.id, report.id);
+    expect(after?.catalog_task).toBeUndefined();
+    expect(after?.status).toBe('ready');
+    // Charged once; nothing left for another sweep.
+    expect(await history(u.id)).toEqual([['expense', 120, report.id]]);
+    const user = { ...reportDeps(), clock: manualClock(Date.now() + 60_000) };
+    expect(await recoverAbandonedUploads(user, u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
   });
 
   it('after its last attempt died, recovery fails the report and refunds it once, however many sweeps run', async () => {

@@ -15,6 +15,8 @@ interface SeenRequest {
   at: number;
   /** The items of a TransactWriteItems (0 for other operations). */
   items: number;
+  /** The partition key of a PutItem's item (undefined for other operations). */
+  pk?: string;
   /** The fault answered, or null when forwarded. */
   fault: Fault | null;
 }
@@ -69,7 +71,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       op === 'TransactWriteItems' ? ((body as { TransactItems?: unknown[] }).TransactItems?.length ?? 0) : 0;
     const i = queue.findIndex((q) => q.op === op);
     const fault = i >= 0 ? queue.splice(i, 1)[0]!.fault : null;
-    seen.push({ op, at: Date.now(), items, fault });
+    const pk = op === 'PutItem' ? (body as { Item?: { pk?: { S?: string } } }).Item?.pk?.S : undefined;
+    seen.push({ op, at: Date.now(), items, pk, fault });
     return fault ? { before: faultAnswer(fault, items) } : null;
   });
   return {

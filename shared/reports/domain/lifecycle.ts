@@ -14,6 +14,15 @@
  * A processing report carries a lease (`lease_owner`, `lease_until` in epoch ms) and the attempts so
  * far; only the lease's holder may renew it, finish the task or release it; recovery (recover.ts) may
  * release or end a task whose lease ran out.
+ *
+ * The catalog follow-up: an upload is made ready from its rows alone; when some of its articles are not
+ * in the catalog yet, finishUpload also sets `catalog_task` {task_id, until, attempts} and leaves the report
+ * in the pending index (gsi2). The worker then writes those catalog entries and ends the follow-up
+ * (finishCatalog: `catalog_task` and gsi2 removed). A write that fails or is throttled leaves the report
+ * ready and the follow-up pending: once its lease (`until`) ran out, recovery hands it to a worker again
+ * (the worker event with the follow-up's task_id), which claims it (claimCatalog: counts the attempt),
+ * looks the report's articles up and writes the missing ones; after CATALOG_MAX_ATTEMPTS it is dropped
+ * (the articles stay out of the catalog; the report's missing_cost_price warning names them anyway).
  */
 
 /**
@@ -146,4 +155,31 @@ export function recoveryStep(r: LifeState, nowMs: number, maxAttempts: number): 
   if (!leaseExpired(r, nowMs)) return 'wait';
   if ((r.attempts ?? 0) < maxAttempts) return 'release';
   return r.task === 'rebuild' ? 'end_rebuild' : 'fail_upload';
+}
+
+/** A ready upload's catalog follow-up (see the file comment). */
+export interface CatalogTask {
+  task_id: string;
+  /** The lease of whoever writes it now (epoch ms); recovery hands it on once it ran out. */
+  until: number;
+  attempts: number;
+}
+
+/** Attempts at a catalog follow-up before it is dropped (the sweep runs every 5 minutes: ~50 minutes). */
+export const CATALOG_MAX_ATTEMPTS = 10;
+
+/**
+ * A catalog follow-up's lease, in leases of a report task (WORKER_LEASE_MS): it is not renewed while its
+ * puts go out (5,000 take well under a second on DynamoDB, two minutes on a loaded DynamoDB Local), and
+ * a report that is ready loses nothing by waiting for recovery a little longer.
+ */
+export const CATALOG_LEASE_FACTOR = 10;
+
+/**
+ * What recovery does with a report's catalog follow-up at `nowMs`: none to do (`none`), its lease still
+ * runs (`wait`), or hand it to a worker (`resume`; the worker drops it after the last attempt).
+ */
+export function catalogStep(r: LifeState & { catalog_task?: CatalogTask }, nowMs: number): 'none' | 'wait' | 'resume' {
+  if (r.status !== 'ready' || !r.catalog_task) return 'none';
+  return r.catalog_task.until < nowMs ? 'resume' : 'wait';
 }

@@ -8,8 +8,8 @@ import type { ProductRecord } from '../../store/products.repo';
 import { CatalogSync as RealCatalogSync, type CatalogProducts } from './catalog-sync';
 
 const store = {
-  ensureProductsFound: vi.fn<CatalogProducts['ensureProductsFound']>(),
-  removeUntouchedProducts: vi.fn<CatalogProducts['removeUntouchedProducts']>(),
+  getProducts: vi.fn<CatalogProducts['getProducts']>(),
+  addProducts: vi.fn<CatalogProducts['addProducts']>(),
 };
 /** The sync under test, on the fake store. */
 class CatalogSync extends RealCatalogSync {
@@ -26,23 +26,24 @@ const product = (article: string, cost_price: number): ProductRecord =>
     cost_prices: [{ valid_from: null, cost_price }],
   }) as unknown as ProductRecord;
 
-/** The store: articles starting with "old" exist (price 100); the others are added. */
+/** The store: articles starting with "old" exist (price 100); the others are added when asked. */
 function catalogWith(inFlight: { now: number; max: number }) {
-  store.ensureProductsFound.mockImplementation(async (_user: string, batch: readonly string[]) => {
+  store.getProducts.mockImplementation(async (_user: string, batch: readonly string[]) => {
     inFlight.now++;
     inFlight.max = Math.max(inFlight.max, inFlight.now);
     await new Promise((r) => setTimeout(r, 2));
     inFlight.now--;
-    const found = new Map(batch.filter((a) => a.startsWith('old')).map((a) => [a, product(a, 10_000)]));
-    return { found, created: batch.filter((a) => !a.startsWith('old')), at: 'T1' } as Awaited<
-      ReturnType<CatalogProducts['ensureProductsFound']>
-    >;
+    return new Map(batch.filter((a) => a.startsWith('old')).map((a) => [a, product(a, 10_000)]));
   });
+  store.addProducts.mockImplementation(async (_user: string, articles: readonly string[]) => ({
+    created: [...articles],
+    at: 'T1',
+  }));
 }
 
 beforeEach(() => {
-  store.ensureProductsFound.mockReset();
-  store.removeUntouchedProducts.mockReset();
+  store.getProducts.mockReset();
+  store.addProducts.mockReset();
 });
 
 describe('CatalogSync', () => {
@@ -55,31 +56,45 @@ describe('CatalogSync', () => {
     sync.add(articles[0]!); // a repeat is not looked up twice
     sync.add(''); // nor the report's rows without an article
     // Twenty full batches left before the end of the read; the last 50 wait for done().
-    expect(store.ensureProductsFound.mock.calls.length).toBeGreaterThan(0);
+    expect(store.getProducts.mock.calls.length).toBeGreaterThan(0);
     const { prices, known } = await sync.done(articles, '2026-05-20');
-    const batches = store.ensureProductsFound.mock.calls.map((c) => c[1] as string[]);
+    const batches = store.getProducts.mock.calls.map((c) => c[1] as string[]);
     expect(batches.map((b) => b.length)).toEqual([...Array<number>(20).fill(100), 50]);
     expect(new Set(batches.flat()).size).toBe(2_050);
     expect(inFlight.max).toBeLessThanOrEqual(8);
     expect(known.size).toBe(1_025);
     expect(prices['old-1']).toBe(10_000);
     expect(prices['new-0']).toBeUndefined();
+    // Looking up writes nothing: the report never waits for the catalog.
+    expect(store.addProducts).not.toHaveBeenCalled();
   });
 
   it('done() adds the articles the hook missed and rejects with the store’s error', async () => {
-    store.ensureProductsFound.mockRejectedValueOnce(new Error('store down'));
+    store.getProducts.mockRejectedValueOnce(new Error('store down'));
     const sync = new CatalogSync('u1');
     await expect(sync.done(['a', 'b'], null)).rejects.toThrow('store down');
-    expect(store.ensureProductsFound).toHaveBeenCalledWith('u1', ['a', 'b']);
+    expect(store.getProducts).toHaveBeenCalledWith('u1', ['a', 'b']);
   });
 
-  it('undo() removes what it added, by the stamp it wrote, and never throws', async () => {
+  it('write() adds only the articles the look-ups did not find; complete() looks up again first', async () => {
     catalogWith({ now: 0, max: 0 });
     const sync = new CatalogSync('u1');
     for (const a of ['old-1', 'new-1', 'new-2']) sync.add(a);
     await sync.done([], null);
-    store.removeUntouchedProducts.mockRejectedValueOnce(new Error('store down'));
-    expect(await sync.undo()).toBe(0);
-    expect(store.removeUntouchedProducts).toHaveBeenCalledWith('u1', ['new-1', 'new-2'], 'T1');
+    expect(sync.missing()).toEqual(['new-1', 'new-2']);
+    expect(await sync.write()).toBe(2);
+    expect(store.addProducts).toHaveBeenCalledWith('u1', ['new-1', 'new-2']);
+    const later = new CatalogSync('u1');
+    expect(await later.complete(['old-2', 'new-3'])).toBe(1);
+    expect(store.getProducts).toHaveBeenLastCalledWith('u1', ['old-2', 'new-3']);
+    expect(store.addProducts).toHaveBeenLastCalledWith('u1', ['new-3']);
+  });
+
+  it('write() rejects with the store’s error (the follow-up is retried)', async () => {
+    catalogWith({ now: 0, max: 0 });
+    store.addProducts.mockRejectedValueOnce(new Error('throttled'));
+    const sync = new CatalogSync('u1');
+    await sync.done(['new-1'], null);
+    await expect(sync.write()).rejects.toThrow('throttled');
   });
 });

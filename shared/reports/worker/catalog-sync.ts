@@ -1,22 +1,22 @@
 /**
- * The catalog side of building an uploaded report, done while its file is read: each article the reader
- * meets is queued, and every full batch is looked up and, when new, added to the catalog (cost price 0,
- * not set: docs/METRICS.md) at once — so the store's round trips overlap the CPU-bound read instead of
- * following it. For a 5,000-article week that is 50 look-ups and up to 50 conditional transactions that
- * used to run after the read (docs/ARCHITECTURE.md, "Upload and worker").
- *
- * `done()` answers the products found before anything was written (their dated cost prices price the
- * report), and the set of articles the catalog knew. The writes keep ensureProducts' rule: an existing
- * product is never touched, whatever runs at the same time.
+ * The catalog side of building an uploaded report. While its file is read, each article the reader
+ * meets is queued and every full batch is looked up at once (reads only), so the store's round trips
+ * overlap the CPU-bound read: `done()` answers the dated cost prices the report is priced with and the
+ * articles the catalog knew. Nothing is written before the report is ready: the report never waits for
+ * the catalog. Then `write()` adds the articles the catalog did not know (cost price 0, not set:
+ * docs/METRICS.md) — the worker's catalog follow-up (lifecycle.ts), retried by recovery when it fails,
+ * which looks the articles up again (`complete()`) since the catalog may have changed meanwhile.
+ * The writes keep ensureProducts' rule: an existing product is never touched, whatever runs at the same
+ * time (products.repo.ts addProducts: conditional puts).
  */
 import type * as productsRepo from '../../store/products.repo';
 import { costPricesOn } from '../../engine/periods';
 import type { ProductRecord } from '../../store/products.repo';
 
-/** The catalog writes a sync makes (shared/store/products.repo.ts in production; a fake in unit tests). */
-export type CatalogProducts = Pick<typeof productsRepo, 'ensureProductsFound' | 'removeUntouchedProducts'>;
+/** The catalog reads and writes of a sync (shared/store/products.repo.ts in production; a fake in unit tests). */
+export type CatalogProducts = Pick<typeof productsRepo, 'getProducts' | 'addProducts'>;
 
-/** Articles per look-up (DynamoDB's BatchGet and TransactWriteItems both take 100). */
+/** Articles per look-up (DynamoDB's BatchGet takes 100). */
 const BATCH = 100;
 /** Batches in flight at once; the rest wait (a read queues thousands of articles in a second). */
 const IN_FLIGHT = 8;
@@ -24,8 +24,6 @@ const IN_FLIGHT = 8;
 export class CatalogSync {
   private queue: string[] = [];
   private readonly found = new Map<string, ProductRecord>();
-  /** What this sync added, by the time stamp each batch wrote them with. */
-  private readonly created: Array<{ articles: string[]; at: string }> = [];
   private readonly articles = new Set<string>();
   private readonly pending: string[][] = [];
   private running = 0;
@@ -58,10 +56,9 @@ export class CatalogSync {
       const batch = this.pending.shift()!;
       this.running++;
       this.products
-        .ensureProductsFound(this.userId, batch)
-        .then(({ found, created, at }) => {
+        .getProducts(this.userId, batch)
+        .then((found) => {
           for (const [article, p] of found) this.found.set(article, p);
-          if (created.length > 0) this.created.push({ articles: created, at });
         })
         .catch((e: unknown) => {
           this.failure ??= e;
@@ -78,7 +75,7 @@ export class CatalogSync {
 
   /**
    * Adds the given articles too (the report's full list, in case a reader skipped the hook), waits for
-   * every batch, and answers the cost prices in force on `date` and the articles the catalog knew.
+   * every look-up, and answers the cost prices in force on `date` and the articles the catalog knew.
    */
   async done(
     articles: readonly string[],
@@ -91,22 +88,19 @@ export class CatalogSync {
     return { prices: costPricesOn(this.found.values(), date), known: new Set(this.found.keys()) };
   }
 
-  /**
-   * The report failed: waits for the batches in flight, then removes the products this sync added that
-   * nobody changed since. Never throws (a product left behind is harmless: cost price 0, not set).
-   */
-  async undo(): Promise<number> {
-    this.failure ??= new Error('undone');
-    if (this.running > 0) await new Promise<void>((wake) => this.idle.push(wake));
-    let removed = 0;
-    for (const c of this.created) {
-      try {
-        await this.products.removeUntouchedProducts(this.userId, c.articles, c.at);
-        removed += c.articles.length;
-      } catch {
-        // Best effort: see the method comment.
-      }
-    }
-    return removed;
+  /** The articles looked up that the catalog did not have (after done()). */
+  missing(): string[] {
+    return [...this.articles].filter((a) => !this.found.has(a));
+  }
+
+  /** Adds the articles the look-ups did not find (after done()); answers how many it added. */
+  async write(): Promise<number> {
+    return (await this.products.addProducts(this.userId, this.missing())).created.length;
+  }
+
+  /** Looks `articles` up now and adds those missing (a follow-up's later attempt); answers how many it added. */
+  async complete(articles: readonly string[]): Promise<number> {
+    await this.done(articles, null);
+    return this.write();
   }
 }

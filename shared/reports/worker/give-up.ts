@@ -10,10 +10,8 @@ import type { WorkerDeps } from '../ports';
 
 /** What an attempt created on the way, for giveUp to take back when the upload fails for good. */
 export interface WorkerContext {
-  /** The seller this upload linked (created on demand). */
+  /** The seller this upload linked (created on demand). Nothing else needs taking back: the catalog is written only once the report is ready. */
   sellerId: string | null;
-  /** The catalog sync of this attempt (the products it added). */
-  catalog: ReturnType<WorkerDeps['catalogSync']> | null;
 }
 
 /** Ends a task for good after its last attempt or a permanent error. Never throws. */
@@ -22,7 +20,7 @@ export async function giveUp(
   record: ReportRecord,
   owner: string | null,
   failure: ReportFailure,
-  ctx: WorkerContext = { sellerId: null, catalog: null },
+  ctx: WorkerContext = { sellerId: null },
 ): Promise<void> {
   try {
     if (record.task === 'rebuild') {
@@ -36,7 +34,6 @@ export async function giveUp(
       // The seller this upload created on demand goes too when nothing else refers to it (first: the
       // route answers as soon as the report reads failed).
       await deps.dropUnusedSeller(record.user_id, ctx.sellerId);
-      await ctx.catalog?.undo();
       await deps.failUpload(record, failure);
     }
   } catch (e) {

@@ -12,8 +12,11 @@ import { deleteIdentity } from '../../store/report-identities.repo';
 import { deleteItems } from '../../store/items.repo';
 import { refundLimits } from '../../store/limits.repo';
 import {
+  claimCatalogTask,
   claimReportTask,
   failUploadUpdate,
+  finishCatalogTask,
+  releaseCatalogTask,
   finishRebuildTask,
   finishUploadTask,
   listPendingReports,
@@ -49,7 +52,16 @@ export const recoverDeps: RecoverDeps = {
   config: reportConfig,
   invoker: processWorkerInvoker,
   reports: { getReportAnyStatus },
-  lifecycle: { claimReportTask, renewReportTask, releaseReportTask, finishUploadTask, finishRebuildTask },
+  lifecycle: {
+    claimReportTask,
+    renewReportTask,
+    releaseReportTask,
+    finishUploadTask,
+    finishRebuildTask,
+    claimCatalogTask,
+    releaseCatalogTask,
+    finishCatalogTask,
+  },
   pending: { listPendingReports, scanPendingReports },
   ...undo,
 };

@@ -43,7 +43,11 @@ const deps = {
   config: () => CONFIG,
   invoker: { invoke: vi.fn() },
   reports: { getReportAnyStatus: vi.fn(async (_u: string, id: string) => store.get(id) ?? null) },
-  lifecycle: { releaseReportTask: vi.fn(async () => true), finishRebuildTask: vi.fn(async () => true) },
+  lifecycle: {
+    releaseReportTask: vi.fn(async () => true),
+    finishRebuildTask: vi.fn(async () => true),
+    releaseCatalogTask: vi.fn(async () => true),
+  },
   pending: { listPendingReports: vi.fn(), scanPendingReports: vi.fn() },
   failUpload: vi.fn(async (r: ReportRecord, _failure: { code: string }) => r.rows),
   dropUnusedSeller: vi.fn(),
@@ -66,6 +70,27 @@ beforeEach(() => {
 });
 
 describe('sweepPendingReports', () => {
+  it('hands a ready report’s catalog follow-up past its lease to a worker with its task id; one within it waits', async () => {
+    const ready = (id: string, until: number) =>
+      unitReport({ id, status: 'ready', task_id: `t-${id}`, catalog_task: { task_id: `c-${id}`, until, attempts: 1 } });
+    pages([ready('died', NOW - 1), ready('busy', NOW + 1)]);
+    expect(await sweep()).toEqual({ recovered: 1, refunded_rows: 0, examined: 2, errors: 0 });
+    expect(deps.invoker.invoke).toHaveBeenCalledExactlyOnceWith({
+      kind: 'report',
+      user_id: store.get('died')!.user_id,
+      report_id: 'died',
+      task_id: 'c-died',
+    });
+    expect(deps.lifecycle.releaseCatalogTask).toHaveBeenCalledExactlyOnceWith(
+      store.get('died')!.user_id,
+      'died',
+      'c-died',
+      NOW,
+    );
+    expect(deps.lifecycle.releaseReportTask).not.toHaveBeenCalled();
+    expect(deps.failUpload).not.toHaveBeenCalled();
+  });
+
   it('leaves a report within its lease alone', async () => {
     pages([processing('live', { lease_until: NOW + 1 })]);
     expect(await sweep()).toEqual({ recovered: 0, refunded_rows: 0, examined: 1, errors: 0 });

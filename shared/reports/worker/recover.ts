@@ -8,6 +8,9 @@
  * (recoverAbandonedUploads, so a refund counts for that upload): it is handed to a new worker while
  * attempts remain, else an upload is failed and refunded (failUpload: one transaction, once ever) and a
  * rebuild ends with the report as it was. What to do with a report is lifecycle.ts recoveryStep.
+ * A ready upload whose catalog follow-up (lifecycle.ts) is pending past its lease — its worker died
+ * mid-catalog, or the write failed or was throttled — is handed to a worker again the same way
+ * (catalogStep).
  */
 import { AppError } from '../../errors';
 import { describeError, log } from '../../log';
@@ -15,8 +18,8 @@ import type { refundLimits } from '../../store/limits.repo';
 import type { deleteItems } from '../../store/items.repo';
 import type { failUploadUpdate, markUploadFailed } from '../../store/report-lifecycle.repo';
 import { nowMs } from '../../deps';
-import { recoveryStep } from '../domain/lifecycle';
-import type { RecoverDeps, SweepResult } from '../ports';
+import { catalogStep, recoveryStep } from '../domain/lifecycle';
+import type { RecoverDeps, SweepResult, WorkerDeps } from '../ports';
 import { giveUp } from './give-up';
 import { type ReportFailure } from '../domain/lifecycle';
 import { type ReportRecord } from '../../store/report-record';
@@ -124,6 +127,7 @@ async function recoverOne(
 ): Promise<boolean> {
   const c = deps.config();
   const userId = pending.user_id;
+  if (catalogStep(pending, now) !== 'none') return resumeCatalog(deps, pending, now, result);
   if (recoveryStep(pending, now, c.workerMaxAttempts) === 'wait') return false;
   // The index is eventually consistent: decide on the record itself.
   const record = await deps.reports.getReportAnyStatus(userId, pending.id);
@@ -154,6 +158,34 @@ async function recoverOne(
     await deps.invoker.invoke({ kind: 'report', user_id: userId, report_id: record.id, task_id: record.task_id ?? '' });
     result.recovered += 1;
   }
+  return true;
+}
+
+/** A ready report's catalog follow-up past its lease goes to a worker again (it claims and counts the attempt). */
+async function resumeCatalog(
+  deps: RecoverDeps,
+  pending: ReportRecord,
+  now: number,
+  result: SweepResult,
+): Promise<boolean> {
+  if (catalogStep(pending, now) !== 'resume') return false;
+  const record = await deps.reports.getReportAnyStatus(pending.user_id, pending.id);
+  if (!record?.catalog_task || catalogStep(record, now) !== 'resume') return false;
+  // Given back first (on this clock), so the worker claims it at once.
+  if (!(await deps.lifecycle.releaseCatalogTask(record.user_id, record.id, record.catalog_task.task_id, now)))
+    return false;
+  log('warn', 'catalog follow-up handed to a new worker', {
+    user_id: record.user_id,
+    report_id: record.id,
+    attempts: record.catalog_task.attempts,
+  });
+  await deps.invoker.invoke({
+    kind: 'report',
+    user_id: record.user_id,
+    report_id: record.id,
+    task_id: record.catalog_task.task_id,
+  });
+  result.recovered += 1;
   return true;
 }
 

@@ -21,7 +21,7 @@ import {
 } from '../../engine/periods';
 import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../../engine/types';
 import type * as productsRepo from '../../store/products.repo';
-import type { ProductPage, ProductRecord } from '../../store/products.repo';
+import type { ProductRecord } from '../../store/products.repo';
 import type { ReportRecord } from '../../store/report-record';
 import type { StoredItem } from '../../store/items.repo';
 import type { SellerRecord } from '../../store/sellers.repo';
@@ -31,7 +31,7 @@ import { ATTRIBUTED_FIELDS, type ReportCosts } from '../../engine/attribution';
 
 /** What resolving a report's settings and its staleness read: the catalog's prices, WB's costs, own costs. */
 export interface SettingsDeps {
-  products: Pick<typeof productsRepo, 'getReportCostPrices' | 'listProducts'>;
+  products: Pick<typeof productsRepo, 'getReportCostPrices' | 'listAllProducts'>;
   /** WB's per-article costs of a period (the WB connection's cost fetch). */
   wbCosts: Pick<typeof wbCostsRepo, 'readPeriodCosts'>;
   /** The seller's own per-unit cost lines (shared/engine/own-costs.ts). */
@@ -214,16 +214,9 @@ export async function isStale(
 /** Reports with at least this many items are checked against the whole catalog, read beside their items. */
 export const WHOLE_CATALOG_FROM_ITEMS = 300;
 
-/** Every product of the caller's catalog, in pages of 500 (a few Query requests for 5,000 articles). */
+/** Every product of the caller's catalog (one Query per catalog shard, in parallel). */
 async function wholeCatalog(deps: SettingsDeps, userId: string): Promise<Map<string, ProductRecord>> {
-  const out = new Map<string, ProductRecord>();
-  let cursor: string | null = null;
-  do {
-    const page: ProductPage = await deps.products.listProducts(userId, { cursor, limit: 500 });
-    for (const p of page.items) out.set(p.article, p);
-    cursor = page.next_cursor;
-  } while (cursor);
-  return out;
+  return new Map((await deps.products.listAllProducts(userId)).map((p) => [p.article, p]));
 }
 
 /**

@@ -17,7 +17,7 @@ import type { ReportConfig } from '../ports';
 vi.mock('../../log');
 
 /** The catalog sync of the attempt (catalog-sync.ts, tested on its own). */
-const catalog = { add: vi.fn(), done: vi.fn(), undo: vi.fn() };
+const catalog = { add: vi.fn(), done: vi.fn(), missing: vi.fn(), write: vi.fn(), complete: vi.fn() };
 
 /** The report settings of these tests (ports.ts ReportConfig): no wait for the worker, the default lease and attempts. */
 const CONFIG: ReportConfig = {
@@ -40,8 +40,12 @@ const deps = {
     releaseReportTask: vi.fn(),
     finishUploadTask: vi.fn(),
     finishRebuildTask: vi.fn(),
+    claimCatalogTask: vi.fn(),
+    releaseCatalogTask: vi.fn(),
+    finishCatalogTask: vi.fn(),
   },
   items: { writeItems: vi.fn() },
+  itemReader: { getItemsOfGen: vi.fn() },
   users: { getUserById: vi.fn() },
   sellers: { ensureSellerByNumber: vi.fn() },
   files: { objectRanges: vi.fn() },
@@ -103,7 +107,9 @@ beforeEach(() => {
   deps.lifecycle.finishUploadTask.mockImplementation(async () => processing({ status: 'ready' }));
   deps.lifecycle.finishRebuildTask.mockResolvedValue(true as never);
   catalog.done.mockResolvedValue({ prices: {}, known: new Set(['A']) });
-  catalog.undo.mockResolvedValue(0);
+  catalog.missing.mockReturnValue(['B']);
+  catalog.write.mockResolvedValue(1);
+  deps.lifecycle.finishCatalogTask.mockResolvedValue(true);
 });
 
 describe('runWorkerEvent: which events run', () => {
@@ -184,10 +190,42 @@ describe('runWorkerEvent: an upload', () => {
     // The catalog is synced with the report's articles, and its prices go to the settings.
     expect(catalog.done).toHaveBeenCalledWith(['A', 'B'], '2024-01-04');
     expect(deps.settings.resolveReportSettings.mock.calls[0]![4]).toBe(catalog.done.mock.results[0]!.value);
-    expect(catalog.undo).not.toHaveBeenCalled();
     const fields = deps.lifecycle.finishUploadTask.mock.calls[0]![3];
     expect(fields).toMatchObject({ seller_id: 's1', report_number: '123', item_count: 2, title: 'Отчёт' });
     expect(deps.summaries.writeReportSummary).toHaveBeenCalledOnce();
+  });
+
+  it('marks the report ready before writing the new articles to the catalog, then ends the follow-up', async () => {
+    const order: string[] = [];
+    deps.lifecycle.finishUploadTask.mockImplementation(async () => {
+      order.push('ready');
+      return processing({ status: 'ready' });
+    });
+    catalog.write.mockImplementation(async () => {
+      order.push('catalog');
+      return 1;
+    });
+    expect(await run(event)).toBe('ready');
+    expect(order).toEqual(['ready', 'catalog']);
+    // The follow-up goes with the ready report (so recovery finds it if this run dies), leased to this run (CATALOG_LEASE_FACTOR report leases).
+    const followUp = deps.lifecycle.finishUploadTask.mock.calls[0]![4];
+    expect(followUp).toMatchObject({ task_id: 'owner-1', attempts: 1 });
+    expect(deps.lifecycle.finishCatalogTask).toHaveBeenCalledWith('u1', 'r1', 'owner-1');
+  });
+
+  it('every article known: no follow-up', async () => {
+    catalog.missing.mockReturnValue([]);
+    expect(await run(event)).toBe('ready');
+    expect(deps.lifecycle.finishUploadTask.mock.calls[0]![4]).toBeUndefined();
+    expect(catalog.write).not.toHaveBeenCalled();
+  });
+
+  it('a catalog write that fails leaves the report ready and the follow-up pending (no retry of the report)', async () => {
+    catalog.write.mockRejectedValue(new AppError(429, 'rate_limited', 'throttled'));
+    expect(await run(event)).toBe('ready');
+    expect(deps.lifecycle.finishCatalogTask).not.toHaveBeenCalled();
+    expect(deps.failUpload).not.toHaveBeenCalled();
+    expect(deps.lifecycle.releaseReportTask).not.toHaveBeenCalled();
   });
 
   it('without a report number the period names the report', async () => {
@@ -202,8 +240,8 @@ describe('runWorkerEvent: an upload', () => {
     expect(deps.failUpload.mock.calls[0]![1].code).toBe('missing_headers');
     expect(deps.lifecycle.releaseReportTask).not.toHaveBeenCalled();
     expect(deps.invoker.invoke).not.toHaveBeenCalled();
-    // What the read added to the catalog is taken back.
-    expect(catalog.undo).toHaveBeenCalledOnce();
+    // Nothing was written to the catalog.
+    expect(catalog.write).not.toHaveBeenCalled();
   });
 
   it('more rows in the file than were charged (the bytes changed after the count) → failed source_changed', async () => {
@@ -284,5 +322,41 @@ describe('runWorkerEvent: a rebuild', () => {
     expect(await run(event)).toBe('failed');
     expect(deps.lifecycle.finishRebuildTask.mock.calls[0]![3]).toMatchObject({ error: { code: 'source_missing' } });
     expect(deps.failUpload).not.toHaveBeenCalled();
+  });
+});
+
+describe('runWorkerEvent: a catalog follow-up handed on by recovery', () => {
+  const followUp = (attempts: number) =>
+    unitReport({ status: 'ready', task_id: 't1', catalog_task: { task_id: 'c1', until: 0, attempts } });
+  const catalogEvent: WorkerEvent = { ...event, task_id: 'c1' };
+
+  it('claims it, reads the report’s articles, adds the missing ones and ends it', async () => {
+    deps.reports.getReportAnyStatus.mockResolvedValue(followUp(1));
+    deps.lifecycle.claimCatalogTask.mockResolvedValue(followUp(2));
+    deps.itemReader.getItemsOfGen.mockResolvedValue([item('A'), item('B')] as never);
+    catalog.complete.mockResolvedValue(1);
+    expect(await run(catalogEvent)).toBe('ready');
+    expect(catalog.complete).toHaveBeenCalledWith(['A', 'B']);
+    expect(deps.lifecycle.finishCatalogTask).toHaveBeenCalledWith('u1', 'r1', 'c1');
+    expect(deps.lifecycle.claimReportTask).not.toHaveBeenCalled();
+  });
+
+  it('held by another worker (or ended): skipped', async () => {
+    deps.reports.getReportAnyStatus.mockResolvedValue(followUp(1));
+    deps.lifecycle.claimCatalogTask.mockResolvedValue(null);
+    expect(await run(catalogEvent)).toBe('skipped');
+    expect(catalog.complete).not.toHaveBeenCalled();
+  });
+
+  it('fails again: stays pending for recovery; after its last attempt it is dropped', async () => {
+    deps.reports.getReportAnyStatus.mockResolvedValue(followUp(1));
+    deps.itemReader.getItemsOfGen.mockResolvedValue([item('A')] as never);
+    deps.lifecycle.claimCatalogTask.mockResolvedValue(followUp(2));
+    catalog.complete.mockRejectedValue(new Error('throttled'));
+    expect(await run(catalogEvent)).toBe('retrying');
+    expect(deps.lifecycle.finishCatalogTask).not.toHaveBeenCalled();
+    deps.lifecycle.claimCatalogTask.mockResolvedValue(followUp(11));
+    expect(await run(catalogEvent)).toBe('failed');
+    expect(deps.lifecycle.finishCatalogTask).toHaveBeenCalledWith('u1', 'r1', 'c1');
   });
 });

@@ -8,11 +8,13 @@
  *      retry and a recovery re-invoke never run the same task side by side;
  *   2. renew the lease while working (a heartbeat that also saves the progress: step, rows read,
  *      items written); a lost lease stops this attempt;
- *   3. upload: read the stored source (the catalog looked up and extended meanwhile: catalog-sync.ts),
- *      link the seller, price from the catalog, write the items as
- *      generation 1 with their deterministic ids (a repeated attempt overwrites the same items, never
- *      adds), then mark the report ready; rebuild: rebuild.ts rebuildReport (a new generation switched
- *      in one conditional update), then `ready` with `last_rebuild`;
+ *   3. upload: read the stored source (the catalog looked up meanwhile: catalog-sync.ts), link the
+ *      seller, price from the catalog, write the items as generation 1 with their deterministic ids (a
+ *      repeated attempt overwrites the same items, never adds), then mark the report ready — and only
+ *      then add the articles the catalog did not know (the catalog follow-up, lifecycle.ts: the report
+ *      never waits for the catalog; a follow-up that fails leaves the report ready and is handed to a
+ *      worker again by recovery); rebuild: rebuild.ts rebuildReport (a new generation switched in one
+ *      conditional update), then `ready` with `last_rebuild`;
  *   4. on failure: the file's own fault (4xx) ends the task at once; anything else is retried — the
  *      lease is released and the worker re-invoked — until WORKER_MAX_ATTEMPTS; then an upload is
  *      `failed` and refunded in one transaction (once, ever), a rebuild leaves the report as it was.
@@ -29,7 +31,7 @@ import type { WorkerEvent } from '../../jobs/worker-invoke';
 import type { UserRecord } from '../../store/users.repo';
 import { failureOf } from './failures';
 import { giveUp, type WorkerContext } from './give-up';
-import type { ReportProgress } from '../domain/lifecycle';
+import { CATALOG_LEASE_FACTOR, CATALOG_MAX_ATTEMPTS, type CatalogTask, type ReportProgress } from '../domain/lifecycle';
 import type { WorkerDeps } from '../ports';
 import { settingsDate } from './report-settings';
 import { contentIdentity, periodTitle } from '../upload/report-identity';
@@ -116,9 +118,8 @@ async function buildUpload(
   if (!ranges) throw new AppError(409, 'source_missing', 'The stored source file is missing');
   time.lap('open');
   hb.note({ step: 'reading', rows_read: 0 }, true);
-  // The catalog is looked up and extended while the file is read (catalog-sync.ts).
+  // The catalog is looked up while the file is read (catalog-sync.ts); written after the report is ready.
   const catalog = deps.catalogSync(user.id);
-  ctx.catalog = catalog;
   const parsed = await deps.engine.readReport(
     { ranges, filename: record.source_name ?? undefined },
     { maxCompressedBytes: deps.config().maxUploadBytes },
@@ -158,29 +159,96 @@ async function buildUpload(
   hb.check();
   hb.note({ step: 'finishing', items_written: items.length }, true);
   await hb.stop();
-  const done = await deps.lifecycle.finishUploadTask(user.id, record.id, owner, {
-    // Without a report number in the name, the period names it («Отчёт за 18.05–24.05.2026»).
-    title: parsed.report_number ? record.title : (periodTitle(parsed.period_from, parsed.period_to) ?? record.title),
-    report_number: parsed.report_number,
-    seller_id: seller?.id ?? null,
-    period_from: parsed.period_from,
-    period_to: parsed.period_to,
-    tax_profile: resolved.settings.tax,
-    allocation,
-    cost_attribution: attribution ?? null,
-    totals: computeTotals(items.map((i) => i.effective)),
-    commission_by_category: commissionByCategory(items),
-    // The settings' warnings first: the record keeps a capped number of them.
-    warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
-    item_count: items.length,
-    wb_report_id: parsed.report_number ?? record.wb_report_id ?? null,
-    content_fingerprint: parsed.content?.value ?? null,
-    content_days: parsed.content?.days ?? null,
-  });
+  // The articles the catalog did not know: added by the catalog follow-up once the report is ready.
+  const newArticles = catalog.missing().length;
+  const followUp: CatalogTask | undefined =
+    newArticles > 0
+      ? {
+          task_id: deps.ids.newId(),
+          until: nowMs(deps.clock) + deps.config().workerLeaseMs * CATALOG_LEASE_FACTOR,
+          attempts: 1,
+        }
+      : undefined;
+  const done = await deps.lifecycle.finishUploadTask(
+    user.id,
+    record.id,
+    owner,
+    {
+      // Without a report number in the name, the period names it («Отчёт за 18.05–24.05.2026»).
+      title: parsed.report_number ? record.title : (periodTitle(parsed.period_from, parsed.period_to) ?? record.title),
+      report_number: parsed.report_number,
+      seller_id: seller?.id ?? null,
+      period_from: parsed.period_from,
+      period_to: parsed.period_to,
+      tax_profile: resolved.settings.tax,
+      allocation,
+      cost_attribution: attribution ?? null,
+      totals: computeTotals(items.map((i) => i.effective)),
+      commission_by_category: commissionByCategory(items),
+      // The settings' warnings first: the record keeps a capped number of them.
+      warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
+      item_count: items.length,
+      wb_report_id: parsed.report_number ?? record.wb_report_id ?? null,
+      content_fingerprint: parsed.content?.value ?? null,
+      content_days: parsed.content?.days ?? null,
+    },
+    followUp,
+  );
   if (!done) throw new LeaseLost();
   time.lap('finish');
   await deps.summaries.writeReportSummary(done, items);
   time.lap('summary');
+  if (followUp) {
+    await endCatalogFollowUp(deps, done, followUp.task_id, () => catalog.write());
+    time.lap('catalog');
+  }
+}
+
+/**
+ * Runs a ready report's catalog follow-up `write` and ends it. Never throws: a write that fails or is
+ * throttled leaves the report ready and the follow-up pending, and recovery (recover.ts) hands it to a
+ * worker again once its lease ran out.
+ */
+async function endCatalogFollowUp(
+  deps: WorkerDeps,
+  record: ReportRecord,
+  taskId: string,
+  write: () => Promise<number>,
+): Promise<boolean> {
+  try {
+    const added = await write();
+    await deps.lifecycle.finishCatalogTask(record.user_id, record.id, taskId);
+    countMetric('CatalogProductsAdded', added);
+    return true;
+  } catch (e) {
+    log('warn', 'catalog follow-up failed; recovery retries it', { report_id: record.id, ...describeError(e) });
+    return false;
+  }
+}
+
+/**
+ * A later attempt at a ready report's catalog follow-up (recovery handed it on): claims it, reads the
+ * report's articles from its items, looks them up again and adds those still missing. After
+ * CATALOG_MAX_ATTEMPTS it is dropped (the report's missing_cost_price warning names the articles).
+ */
+async function runCatalogFollowUp(deps: WorkerDeps, record: ReportRecord, taskId: string): Promise<WorkerOutcome> {
+  const claimed = await deps.lifecycle.claimCatalogTask(
+    record.user_id,
+    record.id,
+    taskId,
+    deps.config().workerLeaseMs * CATALOG_LEASE_FACTOR,
+    nowMs(deps.clock),
+  );
+  if (!claimed?.catalog_task) return 'skipped';
+  if (claimed.catalog_task.attempts > CATALOG_MAX_ATTEMPTS) {
+    await deps.lifecycle.finishCatalogTask(record.user_id, record.id, taskId);
+    log('error', 'catalog follow-up dropped after its last attempt', { report_id: record.id });
+    return 'failed';
+  }
+  const items = await deps.itemReader.getItemsOfGen(record.user_id, record.id, claimed.items_gen ?? 1);
+  const sync = deps.catalogSync(record.user_id);
+  const ok = await endCatalogFollowUp(deps, claimed, taskId, () => sync.complete(items.map((i) => i.article)));
+  return ok ? 'ready' : 'retrying';
 }
 
 /**
@@ -232,6 +300,9 @@ export async function runWorkerEvent(deps: WorkerDeps, event: WorkerEvent): Prom
   const c = deps.config();
   const owner = deps.ids.newId();
   const current = await deps.reports.getReportAnyStatus(event.user_id, event.report_id);
+  if (current?.status === 'ready' && current.catalog_task?.task_id === event.task_id) {
+    return runCatalogFollowUp(deps, current, event.task_id);
+  }
   if (!current || current.status !== 'processing' || current.task_id !== event.task_id) return 'skipped';
   const record = await deps.lifecycle.claimReportTask(
     event.user_id,
@@ -253,7 +324,7 @@ export async function runWorkerEvent(deps: WorkerDeps, event: WorkerEvent): Prom
     return 'failed';
   }
   const hb = new Heartbeat(deps, record, owner, c.workerLeaseMs);
-  const ctx: WorkerContext = { sellerId: null, catalog: null };
+  const ctx: WorkerContext = { sellerId: null };
   const started = nowMs(deps.clock);
   const time = new StepTimer();
   try {
