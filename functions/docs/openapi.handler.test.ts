@@ -3,7 +3,7 @@ import { buildOpenApi } from '../../shared/contract/openapi';
 import { apiEvent } from '../../test/support/test-event';
 import { handler } from './openapi.handler';
 
-// http() parses the configuration when the handler module loads (cold start), as on Lambda, where
+// publicRoute() parses the configuration when the handler module loads (cold start), as on Lambda, where
 // every function gets the provider's environment.
 vi.hoisted(() =>
   Object.assign(process.env, {

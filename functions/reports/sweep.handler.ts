@@ -6,7 +6,7 @@ import { countMetric, publishMetrics } from '../../shared/metrics';
 import { recoverDeps } from '../../shared/reports/worker/recover-deps';
 import { sweepPendingReports, type ScheduledSweepResult } from '../../shared/reports/worker/recover';
 
-// Cold start: a missing setting fails the environment's init, naming itself (as http() does for routes).
+// Cold start: a missing setting fails the environment's init, naming itself (as route() does for routes).
 getConfig();
 
 /**

@@ -7,7 +7,7 @@ import { getConfig } from '../../shared/config';
 import { reportDeps } from '../../shared/reports/deps';
 import { runWorkerEvent } from '../../shared/reports/worker/worker';
 
-// Cold start: a missing setting fails the environment's init, naming itself (as http() does for routes).
+// Cold start: a missing setting fails the environment's init, naming itself (as route() does for routes).
 getConfig();
 
 const event = z.object({

@@ -4,13 +4,17 @@
  * caller's catalog in one call of the products store. Articles the catalog does not know are left out
  * and listed unless `createMissing`.
  */
-import type * as productsRepo from '../store/products.repo';
-import type { ImportOptions } from '../store/products.repo';
+import type { ImportOptions, ImportResult, ImportRow } from '../store/products.repo';
 import { readCatalogFile, type ImportRowError } from './import-file';
 
 /** What the import talks to (functions/products/import.handler.ts wires the real store). */
 export interface CatalogImportDeps {
-  products: Pick<typeof productsRepo, 'importProducts'>;
+  products: CatalogProducts;
+}
+
+/** What the import needs of the catalog store. */
+interface CatalogProducts {
+  importProducts(userId: string, rows: readonly ImportRow[], opts?: ImportOptions): Promise<ImportResult>;
 }
 
 export interface CatalogImportResult {

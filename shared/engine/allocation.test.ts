@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateReport } from '../../scripts/fixtures/generate';
-import { ALLOCATED_FIELDS, allocateUnassigned, largestRemainder, type AllocationMethod } from './allocation';
+import { ALLOCATED_FIELDS, allocateUnassigned, largestRemainder } from './allocation';
 import { applyManualValue, buildItems } from './build';
 import { FIELDS } from './fields';
 import { readReport } from './read-report';
 import { computeTotals } from './totals';
-import type { AggregateValues, ComputedItem, ParsedReport, ReportSettings } from './types';
+import type { AggregateValues, AllocationMethod, ComputedItem, ParsedReport, ReportSettings } from './types';
 
 const FIXTURE = join(__dirname, '../../fixtures/wb-detail-2022-49col.xlsx');
 const METHODS: AllocationMethod[] = ['realization', 'quantity', 'none'];

@@ -6,9 +6,8 @@
  * So Σ allocated_expenses = 0 and every report total is unchanged to the kopeck. Loans are not costs and
  * are never spread.
  */
-import type { ItemValues } from './types';
+import type { AllocationMethod, ItemValues } from './types';
 
-export type AllocationMethod = 'realization' | 'quantity' | 'none';
 export const ALLOCATION_METHODS: readonly AllocationMethod[] = ['realization', 'quantity', 'none'];
 export const DEFAULT_ALLOCATION: AllocationMethod = 'realization';
 

@@ -19,20 +19,11 @@
  */
 import { COST_FIELDS, COST_KINDS, type CostField } from '../marketplaces/wb/sources/cost-kinds';
 import { zeroAggregates } from './fields';
-import type { AggregateValues, ArticleInfo, ReportWarning } from './types';
+import type { AggregateValues, ArticleInfo, ReportCosts, ReportWarning } from './types';
 
 /** The fields that WB's per-article costs replace: one per registered cost kind (cost-kinds.ts, data to this pure module). */
 export const ATTRIBUTED_FIELDS = COST_FIELDS;
 export type AttributedField = CostField;
-
-/** One kind's costs over the report's period: kopecks by nmId (as text), and for ads the orders WB puts down to them. */
-export interface KindCosts {
-  byNm: Readonly<Record<string, number>>;
-  revenueByNm?: Readonly<Record<string, number>>;
-  /** Days of the period the source answered for (the summary tells it). */
-  days?: number;
-}
-export type ReportCosts = Partial<Record<AttributedField, KindCosts>>;
 
 /** What the report says about one kind (kopecks). */
 export interface KindAttribution {

@@ -12,6 +12,7 @@
  * - the rows without an article («Без артикула») get no own costs.
  */
 import { periodInForce } from './periods';
+import type { OwnCostRates } from './types';
 
 /** One dated amount of a line (kopecks per unit). */
 export interface OwnCostPeriod {
@@ -26,14 +27,6 @@ export interface OwnCostLine {
   name: string;
   /** Dated amounts, oldest first. */
   amounts: OwnCostPeriod[];
-}
-
-/** What a report is built with: the sum per unit of each article that has lines of its own, and of the others. */
-export interface OwnCostRates {
-  /** Kopecks per unit of the articles with at least one line of their own. */
-  byArticle: Record<string, number>;
-  /** Kopecks per unit of every other article (the default lines); 0 without any. */
-  fallback: number;
 }
 
 export const NO_OWN_COSTS: OwnCostRates = Object.freeze({ byArticle: Object.freeze({}), fallback: 0 }) as OwnCostRates;

@@ -1,7 +1,5 @@
 import type { ContentFingerprint } from './fingerprint';
-import type { AllocationMethod } from './allocation';
-import type { ReportCosts } from './attribution';
-import type { OwnCostRates } from './own-costs';
+import type { CostField } from '../marketplaces/wb/sources/cost-kinds';
 import type { AggregateField, FieldName } from './fields';
 
 /** Per-item values keyed by docs/METRICS.md field name; money in kopecks, percents like 27.5, null where undefined (e.g. margin when realization ≤ 0). */
@@ -97,6 +95,27 @@ export interface CategoryCommission {
   commission: number;
   /** commission / realization · 100, null when realization is 0. */
   percent: number | null;
+}
+
+/** How the «Без артикула» costs are spread over the articles (allocation.ts). */
+export type AllocationMethod = 'realization' | 'quantity' | 'none';
+
+/** One kind's costs over the report's period: kopecks by nmId (as text), and for ads the orders WB puts down to them. */
+export interface KindCosts {
+  byNm: Readonly<Record<string, number>>;
+  revenueByNm?: Readonly<Record<string, number>>;
+  /** Days of the period the source answered for (the summary tells it). */
+  days?: number;
+}
+/** WB's per-article costs of a report's period, by the field each registered cost kind replaces (attribution.ts). */
+export type ReportCosts = Partial<Record<CostField, KindCosts>>;
+
+/** What a report is built with: the sum per unit of each article that has lines of its own, and of the others (own-costs.ts). */
+export interface OwnCostRates {
+  /** Kopecks per unit of the articles with at least one line of their own. */
+  byArticle: Record<string, number>;
+  /** Kopecks per unit of every other article (the default lines); 0 without any. */
+  fallback: number;
 }
 
 export interface ReportSettings {

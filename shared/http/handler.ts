@@ -301,7 +301,7 @@ const input = (o: HttpOptions): Mw => ({
 
 /**
  * Wraps a public route function (`auth: 'none'`) in the stack, without the caller step. The result is
- * the Lambda handler, as http()'s is.
+ * the Lambda handler, as route()'s is (authed.ts).
  */
 export function publicHttp<O extends HttpOptions & { auth: 'none' }>(options: O, fn: HttpFn<O>): HttpHandler {
   return httpStack(options, fn, null);
@@ -311,7 +311,8 @@ export function publicHttp<O extends HttpOptions & { auth: 'none' }>(options: O,
  * Wraps a route function in the stack, with `authenticate` as its caller step (null: none, for public
  * routes). The result is the Lambda handler (serverless.yml points at it); it never throws: every
  * failure becomes an docs/API.md error body. Building it parses the configuration (throws ConfigError
- * when a setting is missing). Routes use http() (authed.ts) or publicHttp(), not this.
+ * when a setting is missing). Routes are bound with route()/routes() (authed.ts) or
+ * publicRoute() (public.ts), not this.
  */
 export function httpStack<O extends HttpOptions>(
   options: O,
@@ -323,7 +324,7 @@ export function httpStack<O extends HttpOptions>(
   // answering 500 on the first request. getConfig() parses once per process and caches.
   getConfig();
   const mode = options.auth ?? 'user';
-  // A route that names a caller is built with http() (authed.ts), which passes the authenticator.
+  // A route that names a caller is built with route()/routes() (authed.ts), which pass the authenticator.
   if (mode !== 'none' && !authenticate) throw new Error(`http: a route with auth '${mode}' needs http()`);
   const core = async (event: APIGatewayProxyEventV2, context?: Partial<Context>): Promise<HttpResult> => {
     const s = stateOf(event);

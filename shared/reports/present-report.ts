@@ -2,11 +2,11 @@
  * Stored reports and items (kopecks) → API JSON (docs/API.md, Reports): money fields become roubles with
  * 2 decimals, counts and percents stay as they are. The unit of every field comes from fields.ts.
  */
-import { ALLOCATED_FIELDS, type AllocationMethod, type AllocationSummary } from '../engine/allocation';
+import { ALLOCATED_FIELDS, type AllocationSummary } from '../engine/allocation';
 import type { CostAttribution, KindAttribution } from '../engine/attribution';
 import { reconcile } from '../marketplaces/wb/finance/reconcile';
 import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../engine/fields';
-import type { CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../engine/types';
+import type { AllocationMethod, CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../engine/types';
 import type {
   CategoryCommission as ApiCategoryCommission,
   DroppedManualValue,

@@ -6,9 +6,8 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { badRequest, notFound } from '../errors';
-import type { AllocationMethod } from '../engine/allocation';
 import { sortPeriods, type TaxPeriod } from '../engine/periods';
-import type { TaxProfile } from '../engine/types';
+import type { AllocationMethod, TaxProfile } from '../engine/types';
 import { cleanPeriod, profileToday } from './users.repo';
 import { ddb, putNew, queryAll, tableName, updateExisting } from './client';
 import { cancellationCodes, isTransactionConflict, sleep, backoff } from './dynamo-errors';

@@ -1,9 +1,9 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getConfig } from '../config';
 import { conflict, notFound } from '../errors';
-import { DEFAULT_ALLOCATION, type AllocationMethod } from '../engine/allocation';
+import { DEFAULT_ALLOCATION } from '../engine/allocation';
 import { periodInForce, sortPeriods, type TaxPeriod } from '../engine/periods';
-import { DEFAULT_TAX_PROFILE, type TaxProfile } from '../engine/types';
+import { DEFAULT_TAX_PROFILE, type AllocationMethod, type TaxProfile } from '../engine/types';
 import { ddb, putNew, tableName, updateExisting } from './client';
 import { cancellationCodes, conditionHeld } from './dynamo-errors';
 import { emailKey, newId, normalizeEmail, usedTokenKey, userKey } from './keys';

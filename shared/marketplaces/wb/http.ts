@@ -3,7 +3,7 @@
  * Finance client (finance-client.ts) and the promotion client (advert-client.ts). One request, no retry,
  * no sleep; timeouts until the headers and for the whole exchange.
  */
-import type { FetchLike, WbOutcome } from './finance/finance-client';
+import type { FetchLike, WbOutcome } from './wb-types';
 
 export type Check<T> = { success: true; data: T } | { success: false; path: string; message: string };
 

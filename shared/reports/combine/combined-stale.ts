@@ -4,12 +4,11 @@
  * change of a source's numbers bumps its version: a rebuild also sets a new `rebuilt_at`, a manual
  * correction does not; a deleted source is not found. Renaming or linking a seller bumps nothing.
  */
-import type * as reportsRepo from '../../store/reports.repo';
 import { type CombinedSource, type ReportRecord } from '../../store/report-record';
 
 /** What the staleness of a combined report reads: its sources. */
 export interface CombinedStaleDeps {
-  reports: Pick<typeof reportsRepo, 'getReport'>;
+  reports: { getReport(userId: string, reportId: string): Promise<ReportRecord | null> };
 }
 
 export type SourceChangeKind = 'rebuilt' | 'corrected' | 'deleted';

@@ -14,13 +14,26 @@
  */
 import type { Clock } from '../../deps';
 import { notFound } from '../../errors';
-import type * as reportsRepo from '../../store/reports.repo';
-import type * as sellersRepo from '../../store/sellers.repo';
+import type { StoredItem } from '../../store/items.repo';
+import type { ReportRecord } from '../../store/report-record';
+import type { SellerRecord } from '../../store/sellers.repo';
 
 /** What the export use cases read (the DynamoDB stores in production). */
+/** What an export reads of a report. */
+interface ExportReports {
+  getReport(userId: string, reportId: string): Promise<ReportRecord | null>;
+  getReportItems(record: ReportRecord): Promise<StoredItem[]>;
+}
+
+/** What an export reads of the seller accounts. */
+interface ExportSellers {
+  getSeller(userId: string, sellerId: string): Promise<SellerRecord | null>;
+  listSellers(userId: string): Promise<SellerRecord[]>;
+}
+
 export interface ExportDeps {
-  reports: Pick<typeof reportsRepo, 'getReport' | 'getReportItems'>;
-  sellers: Pick<typeof sellersRepo, 'getSeller' | 'listSellers'>;
+  reports: ExportReports;
+  sellers: ExportSellers;
   clock: Clock;
 }
 

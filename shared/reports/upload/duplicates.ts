@@ -15,15 +15,14 @@ import { conflict } from '../../errors';
 import { parseFileMeta } from '../../engine/read';
 import type { ContentFingerprint } from '../../engine/fingerprint';
 import { fingerprintReport, type ReadLimits } from '../../engine/read-report';
-import type * as identitiesRepo from '../../store/report-identities.repo';
-import type * as reportsRepo from '../../store/reports.repo';
+import type { ReportRecord } from '../../store/report-record';
 import type { InputFile } from './file-input';
 import { contentIdentity, reportIdentity, sha256Of } from './report-identity';
 
 /** What the duplicate lookups read: the identity records and the reports they point to. */
 export interface DuplicateDeps {
-  identities: Pick<typeof identitiesRepo, 'findReportsByIdentity'>;
-  reports: Pick<typeof reportsRepo, 'getReportAnyStatus'>;
+  identities: { findReportsByIdentity(userId: string, identity: string, limit?: number): Promise<string[]> };
+  reports: { getReportAnyStatus(userId: string, reportId: string): Promise<ReportRecord | null> };
 }
 
 export interface DuplicateOf {

@@ -7,7 +7,7 @@
  * the own costs per unit as each item's computed cost_price and own_cost_price); `isStale` tells
  * whether a rebuild would take different ones now.
  */
-import { DEFAULT_ALLOCATION, type AllocationMethod } from '../../engine/allocation';
+import { DEFAULT_ALLOCATION } from '../../engine/allocation';
 import { unprocessable } from '../../errors';
 import { ownCostPerUnit, ownCostRates } from '../../engine/own-costs';
 import type * as ownCostsRepo from '../../store/own-costs.repo';
@@ -19,7 +19,14 @@ import {
   type TaxPeriod,
   type TaxResolution,
 } from '../../engine/periods';
-import { DEFAULT_TAX_PROFILE, type ReportSettings, type ReportWarning, type TaxProfile } from '../../engine/types';
+import {
+  DEFAULT_TAX_PROFILE,
+  type AllocationMethod,
+  type ReportCosts,
+  type ReportSettings,
+  type ReportWarning,
+  type TaxProfile,
+} from '../../engine/types';
 import type * as productsRepo from '../../store/products.repo';
 import type { ProductRecord } from '../../store/products.repo';
 import type { ReportRecord } from '../../store/report-record';
@@ -27,7 +34,7 @@ import type { StoredItem } from '../../store/items.repo';
 import type { SellerRecord } from '../../store/sellers.repo';
 import type { UserRecord } from '../../store/users.repo';
 import type * as wbCostsRepo from '../../store/wb-costs.repo';
-import { ATTRIBUTED_FIELDS, type ReportCosts } from '../../engine/attribution';
+import { ATTRIBUTED_FIELDS } from '../../engine/attribution';
 
 /** What resolving a report's settings and its staleness read: the catalog's prices, WB's costs, own costs. */
 export interface SettingsDeps {

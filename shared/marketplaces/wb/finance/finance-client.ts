@@ -8,9 +8,12 @@
  */
 import type { z } from 'zod';
 import { readWhole, wbExchange, type Check as CheckOf } from '../http';
+import type { FetchLike, WbOutcome } from '../wb-types';
 import { readJsonArray } from './json-rows';
 import { createPageWriter, type DetailedPage } from './page-body';
 import { checkDetailedRow, reportListSchema, type ReportSummary } from './schemas';
+
+export type { FetchLike, WbOutcome } from '../wb-types';
 
 class StopReading extends Error {}
 
@@ -19,36 +22,7 @@ export const DETAILED_PATH = '/api/finance/v1/sales-reports/detailed';
 export const LIST_LIMIT_MAX = 1000;
 export const DETAILED_LIMIT_MAX = 100_000;
 
-export type WbOutcome<T> =
-  | { kind: 'ok'; value: T }
-  /** 204, or an empty array: nothing (more) to read. */
-  | { kind: 'empty' }
-  /** 401: the token is invalid, expired or withdrawn. The connection needs a new token. */
-  | { kind: 'unauthorized'; message: string }
-  /** 403: the token lacks the «Финансы» category (or is a Basic token where it is not allowed). */
-  | { kind: 'forbidden'; message: string }
-  /** 429: wait `retryAfterSeconds` (X-Ratelimit-Retry) before the next call to this seller account. */
-  | {
-      kind: 'rate_limited';
-      retryAfterSeconds: number;
-      limit: number | null;
-      remaining: number | null;
-      resetSeconds: number | null;
-    }
-  /** 404: no report with this id. */
-  | { kind: 'not_found'; message: string }
-  /** Other 4xx (400 bad body, 402…): a bug on our side or a WB change; not worth retrying as is. */
-  | { kind: 'rejected'; status: number; message: string }
-  /** 5xx: WB's trouble; retry later. */
-  | { kind: 'server_error'; status: number; message: string }
-  /** No answer: connection refused/reset, or a timeout (`timeout` says which). Retry later. */
-  | { kind: 'network_error'; timeout: boolean; message: string }
-  /** 200 with a body that is not what the spec says. */
-  | { kind: 'invalid_response'; message: string };
-
 type Check<T> = CheckOf<T[]>;
-
-export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
 export interface FinanceClientOptions {
   /** e.g. https://finance-api.wildberries.ru (no trailing path). */
