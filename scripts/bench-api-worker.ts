@@ -22,7 +22,7 @@ async function main() {
   const user = await getUserById(userId);
   if (!user) throw new Error(`no user ${userId}`);
   const t = performance.now();
-  const { record } = await uploadReport(reportDeps(), user, { uploadId }, { waitMs: 0 });
+  const { record } = await uploadReport(reportDeps, user, { uploadId }, { waitMs: 0 });
   await idleWorkers();
   const ms = performance.now() - t;
   const done = await getReportAnyStatus(userId, record.id);

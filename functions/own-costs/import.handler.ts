@@ -5,7 +5,7 @@ import { readOwnCostFile } from '../../shared/costs/own-costs-file';
 import { badRequest } from '../../shared/errors';
 import { route, ROUTES } from '../../shared/http';
 
-const deps = ownCostDeps();
+const deps = ownCostDeps;
 
 /**
  * POST /api/own-costs/import (multipart `file`: xlsx or csv with «Артикул» (optional), «Статья», «Сумма

@@ -5,7 +5,7 @@ import { roublesToKopecks } from '../../shared/engine/fields';
 import { noContent, routes } from '../../shared/http';
 import { assertManualValueInRange } from '../../shared/reports/rebuild/value-range';
 
-const deps = ownCostDeps();
+const deps = ownCostDeps;
 const today = () => deps.clock.now().toISOString().slice(0, 10);
 
 /** ONE Lambda serves the three routes of /api/own-costs, dispatched from the contract. */

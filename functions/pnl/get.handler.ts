@@ -2,7 +2,7 @@ import { routes } from '../../shared/http';
 import { pnlDeps } from '../../shared/pnl/deps';
 import { getPnl, getTaxThresholds } from '../../shared/pnl/pnl';
 
-const deps = pnlDeps();
+const deps = pnlDeps;
 
 /** ONE Lambda serves the P&L and the tax thresholds, dispatched from the contract. */
 export const handler = routes({

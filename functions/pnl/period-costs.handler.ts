@@ -4,7 +4,7 @@ import { badRequest } from '../../shared/errors';
 import { noContent, routes } from '../../shared/http';
 import { periodCostDeps } from '../../shared/pnl/deps';
 
-const deps = periodCostDeps();
+const deps = periodCostDeps;
 
 /** ONE Lambda serves the five period-cost routes, dispatched from the contract. */
 export const handler = routes(

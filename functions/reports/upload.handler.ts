@@ -21,7 +21,7 @@ export const handler = route(ROUTES.upload, async (req) => {
   const key = req.headers['idempotency-key'];
   if (key !== undefined && !/^[\x21-\x7e]{1,200}$/.test(key))
     throw badRequest('validation_error', 'Idempotency-Key must be 1..200 visible ASCII characters');
-  const r = await uploadReport(reportDeps(), req.user, fileRefOf(req.file, req.body.upload_id), {
+  const r = await uploadReport(reportDeps, req.user, fileRefOf(req.file, req.body.upload_id), {
     idempotencyKey: key,
     allowDuplicate: req.body.allow_duplicate,
     budgetMs: req.budgetMs,

@@ -33,7 +33,7 @@ export async function handler(raw: unknown, context?: Partial<Context>): Promise
       }
       // The worker acts for the report's owner: their id goes on every line of this invocation.
       keys.user_id = parsed.data.user_id;
-      return { outcome: await runWorkerEvent(reportDeps(), parsed.data) };
+      return { outcome: await runWorkerEvent(reportDeps, parsed.data) };
     } finally {
       publishMetrics();
     }

@@ -10,7 +10,7 @@ import {
 } from '../../shared/marketplaces/wb/sync/connections';
 import { presentConnection } from '../../shared/marketplaces/wb/sync/present-connection';
 
-const deps = connectionDeps();
+const deps = connectionDeps;
 
 /** ONE Lambda serves the six connection routes (they share the token check and the presenter), dispatched from the contract. */
 export const handler = routes({

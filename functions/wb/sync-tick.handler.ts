@@ -26,7 +26,7 @@ export async function handler(_event: unknown, context?: Partial<Context>): Prom
   const keys = invocationKeys(context?.awsRequestId || randomUUID(), context);
   return withRequestLog(keys, async () => {
     try {
-      const results = await tick(stepDeps(), {
+      const results = await tick(stepDeps, {
         budgetMs: TICK_BUDGET_MS,
         onError: (e, conn) => log('error', 'WB sync step failed', { connection_id: conn.id, ...describeError(e) }),
       });

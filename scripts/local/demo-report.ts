@@ -39,7 +39,7 @@ export async function seedDemoReport(input: { userId: string; userCreated: boole
       message: `the demo account has ${user.limits} limits, the sample needs ${DEMO_REPORT_ROWS}`,
     };
   const g = generateReport({ rows: DEMO_REPORT_ROWS, layout: '2026', format: 'xlsx', seed: 2026 });
-  const r = await uploadReport(reportDeps(), user, { file: { filename: g.filename, buffer: g.file } });
+  const r = await uploadReport(reportDeps, user, { file: { filename: g.filename, buffer: g.file } });
   return {
     seeded: true,
     message: `«${r.record.title}» (${r.record.rows} rows, ${r.items.length} articles) uploaded for the demo account`,

@@ -19,7 +19,7 @@ const running = new Set<Promise<unknown>>();
  * worker with this process's report composition of the moment, shared/reports/deps.ts reportDeps).
  */
 export function inProcessWorkerInvoker(
-  run: (event: WorkerEvent) => Promise<unknown> = (event) => runWorkerEvent(reportDeps(), event),
+  run: (event: WorkerEvent) => Promise<unknown> = (event) => runWorkerEvent(reportDeps, event),
 ): WorkerInvoker {
   return {
     async invoke(event) {
@@ -39,7 +39,7 @@ export function inProcessWorkerInvoker(
  */
 export function useInProcessWorker(over: Partial<ReportDeps> = {}): void {
   const deps = Object.keys(over).length > 0 ? makeReportDeps(over) : null;
-  useWorkerInvoker(inProcessWorkerInvoker((event) => runWorkerEvent(deps ?? reportDeps(), event)));
+  useWorkerInvoker(inProcessWorkerInvoker((event) => runWorkerEvent(deps ?? reportDeps, event)));
 }
 
 /** Resolves when every in-process worker run started so far has ended. */

@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { resetConfig } from '../../shared/config';
-import { hashPassword } from '../../shared/auth/passwords';
+import { signInDeps } from '../../shared/auth/deps';
 import { ensureDemoUser } from '../../shared/store/seed';
 import { seedDemoReport } from './demo-report';
 import { emulatorEnv, startEmulators } from './emulators';
@@ -208,7 +208,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     useInProcessWorker();
     resetConfig();
     const seeding = step(opts.progress, 'demo account and sample report', async () => {
-      const demo = await ensureDemoUser({ email: DEMO_EMAIL, passwordHash: await hashPassword(demoPassword) });
+      const demo = await ensureDemoUser({
+        email: DEMO_EMAIL,
+        passwordHash: await signInDeps.passwords.hash(demoPassword),
+      });
       const report = await seedDemoReport({ userId: demo.userId, userCreated: demo.created });
       return { demo, report };
     });

@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import { getConfig } from '../config';
 
 /**
  * Letters and digits without the look-alikes 0/O, 1/l/I: the password arrives by mail and people
@@ -17,9 +16,9 @@ export function generatePassword(length = PASSWORD_LENGTH): string {
   return out;
 }
 
-/** bcrypt hash with the configured cost (config enforces ≥ 10). */
-export function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, getConfig().BCRYPT_COST);
+/** bcrypt hash of `cost` (the composition passes BCRYPT_COST; config enforces ≥ 10). */
+export function hashPassword(password: string, cost: number): Promise<string> {
+  return bcrypt.hash(password, cost);
 }
 
 export function verifyPassword(password: string, hash: string): Promise<boolean> {
@@ -32,7 +31,7 @@ let dummyHash: string | undefined;
  * Spends the time of one bcrypt comparison for a login whose email is unknown or unconfirmed, so the
  * answer time does not tell which addresses have accounts.
  */
-export async function burnPasswordCheck(password: string): Promise<void> {
-  dummyHash ??= await bcrypt.hash(generatePassword(), getConfig().BCRYPT_COST);
+export async function burnPasswordCheck(password: string, cost: number): Promise<void> {
+  dummyHash ??= await bcrypt.hash(generatePassword(), cost);
   await bcrypt.compare(password, dummyHash);
 }

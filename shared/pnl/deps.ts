@@ -1,6 +1,6 @@
 /**
- * The composition of the P&L and period-cost use cases: the real stores and the clock, built once per
- * cold start by the handlers that use them.
+ * The composition of the P&L and period-cost use cases: the real stores and the clock: const objects
+ * the handlers pass (docs/ARCHITECTURE.md, wiring).
  */
 import { systemClock } from '../deps';
 import { newId } from '../store/keys';
@@ -10,16 +10,16 @@ import { getSeller, listSellers } from '../store/sellers.repo';
 import type { PeriodCostDeps } from '../costs/period-costs';
 import type { PnlDeps } from './pnl';
 
-export const pnlDeps = (): PnlDeps => ({
+export const pnlDeps: PnlDeps = {
   reports: { listReportTotals },
   costs: { listPeriodCosts: periodCosts.listPeriodCosts },
   sellers: { getSeller, listSellers },
   clock: systemClock,
-});
+};
 
-export const periodCostDeps = (): PeriodCostDeps => ({
+export const periodCostDeps: PeriodCostDeps = {
   costs: periodCosts,
   sellers: { getSeller },
   clock: systemClock,
   ids: { newId: () => newId() },
-});
+};

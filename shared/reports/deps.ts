@@ -1,8 +1,9 @@
 /**
  * The composition of the report use cases that read a report's file: the upload route and the worker
- * (the real stores, files, engine, this process's worker invoker and clock), built once per cold start
- * (reportDeps()). Handlers pass it to the use cases. The rebuild routes and the sweep, which read no
- * file, have their own smaller compositions (rebuild-deps.ts, recover-deps.ts). It does not hold the
+ * (the real stores, files, engine, this process's worker invoker and clock): the const `reportDeps`.
+ * `makeReportDeps(over)` builds the same with parts replaced, for the use cases that take the whole
+ * composition back (recovery, rebuild) when a test or local script swaps a part. Handlers pass it to
+ * the use cases. The rebuild routes and the sweep, which read no file, have their own smaller compositions (rebuild-deps.ts, recover-deps.ts). It does not hold the
  * worker itself: the invoker hands events to the worker function, or, in a process whose composition
  * root set it (tests, local scripts), to the worker in that process (scripts/local/in-process-worker.ts).
  */
@@ -86,10 +87,5 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
   return deps;
 }
 
-let current: ReportDeps | undefined;
-
-/** The dependencies of this process (built on first use: once per cold start). */
-export function reportDeps(): ReportDeps {
-  current ??= makeReportDeps();
-  return current;
-}
+/** The dependencies of this process's handlers (a const object, like every composition). */
+export const reportDeps: ReportDeps = makeReportDeps();

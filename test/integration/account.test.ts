@@ -12,7 +12,7 @@ import { handler as loginHandler } from '../../functions/auth/login.handler';
 import { handler as meHandler } from '../../functions/auth/me.handler';
 import { handler as configHandler } from '../../functions/config/get.handler';
 import { handler as deleteHandler } from '../../functions/reports/delete.handler';
-import { hashPassword } from '../../shared/auth/passwords';
+import { signInDeps } from '../../shared/auth/deps';
 import { signToken } from '../../shared/auth/tokens';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
@@ -25,7 +25,7 @@ interface ErrorBody {
 
 async function userWithPassword(password: string) {
   const email = `account-${randomUUID()}@example.com`;
-  const u = await createUser({ email, confirmed: true, passwordHash: await hashPassword(password) });
+  const u = await createUser({ email, confirmed: true, passwordHash: await signInDeps.passwords.hash(password) });
   return { id: u.id, email };
 }
 

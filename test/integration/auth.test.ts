@@ -20,7 +20,7 @@ import { signToken } from '../../shared/auth/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { ddb, tableName } from '../../shared/store/client';
-import { hashPassword } from '../../shared/auth/passwords';
+import { signInDeps } from '../../shared/auth/deps';
 import { ensureDemoUser, ensureSeed } from '../../shared/store/seed';
 import { getUserByEmail, resetPasswordOnce } from '../../shared/store/users.repo';
 import { readMail, waitForMail, type SentMail } from '../support/emulators';
@@ -89,7 +89,7 @@ async function signUp(email = newEmail()): Promise<{ email: string; password: st
 async function adminToken(): Promise<string> {
   const email = `admin-${randomUUID()}@example.com`;
   const password = 'AdminPassw0rdForTests';
-  await ensureDemoUser({ email, passwordHash: await hashPassword(password) });
+  await ensureDemoUser({ email, passwordHash: await signInDeps.passwords.hash(password) });
   await grantAdmin(email);
   const r = await login(email, password);
   expect(r.statusCode).toBe(200);

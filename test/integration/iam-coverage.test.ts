@@ -20,7 +20,7 @@ import path from 'node:path';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceName, WORKER } from '../support/cfn';
-import { hashPassword } from '../../shared/auth/passwords';
+import { signInDeps } from '../../shared/auth/deps';
 import { signToken } from '../../shared/auth/tokens';
 import { getConfig, resetConfig } from '../../shared/config';
 import { functionEntries, type FunctionName } from '../../shared/contract/functions';
@@ -273,7 +273,7 @@ const mailTo = (email: string, subject: string, after = new Set<string>()) =>
 async function userWithPassword(): Promise<{ email: string; password: string; token: string }> {
   const email = `iam-${randomUUID()}@example.com`;
   const password = 'Iam-Password-123';
-  const u = await createUser({ email, confirmed: true, passwordHash: await hashPassword(password) });
+  const u = await createUser({ email, confirmed: true, passwordHash: await signInDeps.passwords.hash(password) });
   return { email, password, token: signToken({ user_id: u.id }, 'access') };
 }
 
@@ -660,7 +660,7 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       // Steps (outside the role) until a page of rows is read: DELETE then deletes it.
       for (let i = 0; i < 40 && !(await getWbConnection(u.id, id))?.reading; i++) {
         await new Promise((res) => setTimeout(res, 5));
-        await runWbStep(wbStepDeps(), u.id, id);
+        await runWbStep(wbStepDeps, u.id, id);
       }
       expect((await getWbConnection(u.id, id))?.reading?.pages).toHaveLength(1);
       await run.call({ method: 'GET', path: '/api/wb/connections', token: u.token }, 200);
@@ -933,7 +933,7 @@ const invoker: WorkerInvoker = {
   async invoke(event) {
     check([{ action: 'lambda:InvokeFunction', resource: WORKER, command: 'InvokeCommand' }], 'lambda');
     if (dropInvokes) return;
-    await runningFor.run('reportsWorker', () => runWorkerEvent(workerDeps ?? reportDeps(), event));
+    await runningFor.run('reportsWorker', () => runWorkerEvent(workerDeps ?? reportDeps, event));
   },
 };
 

@@ -74,7 +74,7 @@ function failingItems(match: string, after: number, times = Infinity) {
 }
 
 /** The scheduled sweep as if it ran at `at` (epoch ms). */
-const sweepAt = (at: number) => sweepPendingReports({ ...reportDeps(), clock: manualClock(at) });
+const sweepAt = (at: number) => sweepPendingReports({ ...reportDeps, clock: manualClock(at) });
 
 /** Events handed to the worker are dropped (an invoke lost, or a process that died at once). */
 const loseInvokes = () => useWorkerInvoker({ invoke: async () => undefined });
@@ -240,7 +240,7 @@ describe('upload through the worker', () => {
     expect(await objectExists(`sources/${u.id}/${id}/${g.filename}`)).toBe(false);
     // Sweeps later refund nothing more.
     await sweepAt(Date.now() + 3_600_000);
-    await recoverAbandonedUploads({ ...reportDeps(), clock: manualClock(Date.now() + 3_600_000) }, u.id);
+    await recoverAbandonedUploads({ ...reportDeps, clock: manualClock(Date.now() + 3_600_000) }, u.id);
     expect(await limitsOf(u.id)).toBe(1000);
   });
 
@@ -252,7 +252,7 @@ describe('upload through the worker', () => {
     expect(r.statusCode).toBe(202);
     const id = bodyOf<{ report: ApiReport }>(r).report.id;
     // A live lease: nothing to pick up.
-    expect(await recoverAbandonedUploads(reportDeps(), u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
+    expect(await recoverAbandonedUploads(reportDeps, u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
     await sweepAt(Date.now());
     expect((await getReportAnyStatus(u.id, id))?.attempts).toBe(0);
     // Listing only reads.
@@ -311,7 +311,7 @@ describe('upload through the worker', () => {
     expect(after?.status).toBe('ready');
     // Charged once; nothing left for another sweep.
     expect(await history(u.id)).toEqual([['expense', 120, report.id]]);
-    const user = { ...reportDeps(), clock: manualClock(Date.now() + 60_000) };
+    const user = { ...reportDeps, clock: manualClock(Date.now() + 60_000) };
     expect(await recoverAbandonedUploads(user, u.id)).toEqual({ recovered: 0, refunded_rows: 0 });
   });
 

@@ -274,7 +274,7 @@ describe('rebuild many', () => {
     const a = await uploadOk(u.token, makeReport({ rows: 30, seed: 98 }));
     const b = await uploadOk(u.token, makeReport({ rows: 30, seed: 99 }));
     const user = await getUserById(u.id);
-    const r = await rebuildManyUseCase(reportDeps(), user!, [a.id, b.id], 0);
+    const r = await rebuildManyUseCase(reportDeps, user!, [a.id, b.id], 0);
     expect(r).toEqual({ rebuilt: [], processing: [a.id, b.id], skipped: [] });
     // Readable (with their items) while the worker is on them.
     const during = await getReportOk(u.token, a.id);

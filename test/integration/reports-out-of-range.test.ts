@@ -130,7 +130,7 @@ describe('a bad cell in a file over 2 MB: charged, then refunded exactly once by
 
     // The recovery sweep, a second failure of the same report (a late worker) and the next upload's
     // sweep refund nothing more: a report id is refunded once.
-    await recoverAbandonedUploads(reportDeps(), u.id);
+    await recoverAbandonedUploads(reportDeps, u.id);
     const stored = await getReportAnyStatus(u.id, report!.id as string);
     expect(stored?.status).toBe('failed');
     expect(await undo.failUpload(stored!, { code: 'value_out_of_range', message: 'x' })).toBe(0);

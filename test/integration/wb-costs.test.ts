@@ -83,7 +83,7 @@ describe('per-article costs from WB’s promotion and analytics APIs', () => {
     const c = bodyOf<{ connection: WbConnection }>(created).connection;
     expect(c.scopes).toContain('Продвижение');
     expect(c.scopes).toContain('Аналитика');
-    const deps = stepDeps({ clock });
+    const deps = { ...stepDeps, clock };
 
     // The Finance part first: the week imported and built from its rows.
     const steps: string[] = [];

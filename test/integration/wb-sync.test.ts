@@ -92,11 +92,12 @@ async function start(opts: { weeks?: number; formula?: 'cash' | 'audit'; tokenDa
   process.env.WB_FINANCE_API_URL = emu.url;
   resetConfig();
   // The Finance sync alone (the per-article costs' steps: wb-costs.test.ts).
-  const deps: StepDeps = stepDeps({
+  const deps: StepDeps = {
+    ...stepDeps,
     clock,
     settings: () => ({ ...syncSettings(), pageLimit: PAGE }),
     costs: undefined,
-  });
+  };
   return { emu, clock, deps };
 }
 
@@ -280,7 +281,7 @@ describe('WB refusing a token on connect, and a new token', () => {
     // The new token of the same account (the use case on the steps' clock: the route's clock is the real one).
     clock.advance(INTERVAL_MS + 1_000);
     const fresh = emu.issue();
-    const updated = await updateConnection({ ...connectionDeps(), clock }, u.id, c.id, { token: fresh });
+    const updated = await updateConnection({ ...connectionDeps, clock }, u.id, c.id, { token: fresh });
     expect(updated).toMatchObject({ status: 'active', error: null, token_hint: `…${fresh.slice(-4)}` });
     const stored = (await getConnection(u.id, c.id))!;
     expect(stored.sealed).not.toEqual(blocked.sealed);
@@ -764,7 +765,7 @@ describe('the token’s expiry', () => {
     const email = (await getUserById(u.id))!.email;
     const c = await connectOk(u, emu.tokens.valid);
     await syncRound(deps, clock, u.id, c.id);
-    await updateConnection({ ...connectionDeps(), clock }, u.id, c.id, { paused: true });
+    await updateConnection({ ...connectionDeps, clock }, u.id, c.id, { paused: true });
     const paused = (await getConnection(u.id, c.id))!;
     expect(paused).toMatchObject({ status: 'paused', sync_status: 'stopped' });
     const calls = emu.calls.length;

@@ -15,7 +15,7 @@ import { handler as forgotHandler } from '../../functions/auth/forgot-password.h
 import { handler as loginHandler } from '../../functions/auth/login.handler';
 import { handler as registerHandler } from '../../functions/auth/register.handler';
 import { ACCOUNT_FAILURES, ACCOUNT_PACE, PAIR_LOCKOUT, REQUESTS_PER_IP_PER_HOUR } from '../../shared/auth/accounts';
-import { hashPassword } from '../../shared/auth/passwords';
+import { signInDeps } from '../../shared/auth/deps';
 import { getConfig, resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { ses } from '../../shared/mail/client';
@@ -51,7 +51,7 @@ const forgot = (email: string, sourceIp: string) =>
 async function confirmedUser(): Promise<{ email: string; password: string }> {
   const email = newEmail('locked');
   const password = 'Right-Password-123';
-  await createUser({ email, confirmed: true, passwordHash: await hashPassword(password) });
+  await createUser({ email, confirmed: true, passwordHash: await signInDeps.passwords.hash(password) });
   return { email, password };
 }
 

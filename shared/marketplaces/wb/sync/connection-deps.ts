@@ -34,18 +34,16 @@ export const finance = (token: string) => createFinanceClient({ baseUrl: getConf
 /** The least time between two calls for one WB account (WB_CALL_INTERVAL_SECONDS), ms. */
 export const callIntervalMs = () => Math.round(getConfig().WB_CALL_INTERVAL_SECONDS * 1000);
 
-export function connectionDeps(): ConnectionDeps {
-  return {
-    connections,
-    sellers: { ensureSellerByNumber },
-    keyWrapper: tokenKeyWrapper,
-    finance,
-    clock: systemClock,
-    ids: { newId: newReportId },
-    callIntervalMs,
-    pages: { deletePages },
-  };
-}
+export const connectionDeps: ConnectionDeps = {
+  connections,
+  sellers: { ensureSellerByNumber },
+  keyWrapper: tokenKeyWrapper,
+  finance,
+  clock: systemClock,
+  ids: { newId: newReportId },
+  callIntervalMs,
+  pages: { deletePages },
+};
 
 /** Deletes pages of WB rows; a failure is logged (`WB page delete failed`), never thrown. */
 export async function deletePages(keys: readonly string[]): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * The composition of the WB connection and sync use cases: the real stores, files, Finance API client,
- * token key and clock, built once per cold start (wbDeps()). The report side of an import hands the
+ * token key and clock, as const objects the
+ * handlers pass (docs/ARCHITECTURE.md, wiring). The report side of an import hands the
  * report to the worker through this process's invoker (shared/jobs/worker-invoke.ts); a re-derivation
  * starts a rebuild with the rebuild routes' composition (shared/reports/rebuild/rebuild-deps.ts).
  */
@@ -48,29 +49,27 @@ export function syncSettings(): SyncSettings & { leaseMs: number } {
   };
 }
 
-export function wbImportDeps(): WbImportDeps {
-  return {
-    clock: systemClock,
-    ids: { newId: newReportId },
-    users: { getUserById },
-    identities: { findReportsByIdentity },
-    reports: { getReportAnyStatus },
-    files: { readObject, putObject, sourceObjectKey },
-    chargeLimits: (input) => chargeLimits(input),
-    puts: { processingReportPut, identityPutTransactItem },
-    contentOf: (source) => fingerprintWbSource({ buffer: source }),
-    deletePages,
-    findContentDuplicate: (userId, fingerprint) =>
-      findContentDuplicate(
-        { identities: { findReportsByIdentity }, reports: { getReportAnyStatus } },
-        userId,
-        fingerprint,
-      ),
-    invoker: processWorkerInvoker,
-    leaseMs: () => getConfig().WORKER_LEASE_MS,
-    log: (level, message, data) => log(level, message, data),
-  };
-}
+export const wbImportDeps: WbImportDeps = {
+  clock: systemClock,
+  ids: { newId: newReportId },
+  users: { getUserById },
+  identities: { findReportsByIdentity },
+  reports: { getReportAnyStatus },
+  files: { readObject, putObject, sourceObjectKey },
+  chargeLimits: (input) => chargeLimits(input),
+  puts: { processingReportPut, identityPutTransactItem },
+  contentOf: (source) => fingerprintWbSource({ buffer: source }),
+  deletePages,
+  findContentDuplicate: (userId, fingerprint) =>
+    findContentDuplicate(
+      { identities: { findReportsByIdentity }, reports: { getReportAnyStatus } },
+      userId,
+      fingerprint,
+    ),
+  invoker: processWorkerInvoker,
+  leaseMs: () => getConfig().WORKER_LEASE_MS,
+  log: (level, message, data) => log(level, message, data),
+};
 
 /** The WB settings of the cost sources (shared/marketplaces/wb/sources/index.ts `COST_SOURCES`). */
 export function wbCostSettings(): WbCostSettings {
@@ -83,68 +82,61 @@ export function wbCostSettings(): WbCostSettings {
   };
 }
 
-export function costStepDeps(over: Partial<CostStepDeps> = {}): CostStepDeps {
-  return {
-    sources: costSources(wbCostSettings),
-    putCosts: putCostBatch,
-    reportsToCost: async (userId, sellerId) => {
-      const out: Array<{ id: string; period_from: string | null; period_to: string | null }> = [];
-      let cursor: string | null = null;
-      do {
-        const page = await listReports(userId, { sellerId, cursor, limit: 200, ready: true });
-        for (const r of page.items) if (!r.is_combined && r.source_path) out.push(r);
-        cursor = page.next_cursor;
-      } while (cursor);
-      return out;
-    },
-    rederive: async (userId, reportId) => {
-      const user = await getUserById(userId);
-      if (!user) return 'gone';
-      try {
-        await startRebuild(rebuildDeps, user, reportId, 0);
-        return 'started';
-      } catch (e) {
-        if (e instanceof AppError && e.code === 'report_busy') return 'busy';
-        if (e instanceof AppError && e.status < 500) return 'gone';
-        throw e;
-      }
-    },
-    // A look for reports without costs every ten call intervals (10 minutes with WB's minute).
-    settings: () => ({ scanEveryMs: 10 * callIntervalMs(), maxFailures: 6, leaseMs: STEP_LEASE_MS }),
-    ...over,
-  };
-}
+export const costStepDeps: CostStepDeps = {
+  sources: costSources(wbCostSettings),
+  putCosts: putCostBatch,
+  reportsToCost: async (userId, sellerId) => {
+    const out: Array<{ id: string; period_from: string | null; period_to: string | null }> = [];
+    let cursor: string | null = null;
+    do {
+      const page = await listReports(userId, { sellerId, cursor, limit: 200, ready: true });
+      for (const r of page.items) if (!r.is_combined && r.source_path) out.push(r);
+      cursor = page.next_cursor;
+    } while (cursor);
+    return out;
+  },
+  rederive: async (userId, reportId) => {
+    const user = await getUserById(userId);
+    if (!user) return 'gone';
+    try {
+      await startRebuild(rebuildDeps, user, reportId, 0);
+      return 'started';
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'report_busy') return 'busy';
+      if (e instanceof AppError && e.status < 500) return 'gone';
+      throw e;
+    }
+  },
+  // A look for reports without costs every ten call intervals (10 minutes with WB's minute).
+  settings: () => ({ scanEveryMs: 10 * callIntervalMs(), maxFailures: 6, leaseMs: STEP_LEASE_MS }),
+};
 
-export function stepDeps(over: Partial<StepDeps> = {}): StepDeps {
-  const imports = wbImportDeps();
-  return {
-    connections,
-    keyWrapper: tokenKeyWrapper,
-    finance,
-    putPage: putObject,
-    deletePages,
-    hasIdentity: async (userId, identity) => {
-      for (const id of await findReportsByIdentity(userId, identity)) {
-        if (await getReportAnyStatus(userId, id)) return true;
-      }
-      return false;
-    },
-    importReport: (c, p, sums) => importWbReport(imports, c, p, sums),
-    expiryMail: async (c) => {
-      const user = await getUserById(c.user_id);
-      if (!user) return;
-      await sendMail(
-        wbTokenExpiryMail(
-          user.email,
-          { sellerName: c.seller_name, wbSellerId: c.wb_seller_id, tokenHint: c.token_hint, expiresAt: c.expires_at },
-          getConfig().APP_URL,
-        ),
-      );
-    },
-    clock: systemClock,
-    ids: { newId: newReportId },
-    settings: syncSettings,
-    costs: costStepDeps(),
-    ...over,
-  };
-}
+export const stepDeps: StepDeps = {
+  connections,
+  keyWrapper: tokenKeyWrapper,
+  finance,
+  putPage: putObject,
+  deletePages,
+  hasIdentity: async (userId, identity) => {
+    for (const id of await findReportsByIdentity(userId, identity)) {
+      if (await getReportAnyStatus(userId, id)) return true;
+    }
+    return false;
+  },
+  importReport: (c, p, sums) => importWbReport(wbImportDeps, c, p, sums),
+  expiryMail: async (c) => {
+    const user = await getUserById(c.user_id);
+    if (!user) return;
+    await sendMail(
+      wbTokenExpiryMail(
+        user.email,
+        { sellerName: c.seller_name, wbSellerId: c.wb_seller_id, tokenHint: c.token_hint, expiresAt: c.expires_at },
+        getConfig().APP_URL,
+      ),
+    );
+  },
+  clock: systemClock,
+  ids: { newId: newReportId },
+  settings: syncSettings,
+  costs: costStepDeps,
+};
