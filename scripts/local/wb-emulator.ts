@@ -45,6 +45,16 @@ import { makeEmulatorToken, type EmulatorTokenClaims } from './wb/tokens';
 export const LIST_ROUTE = '/api/finance/v1/sales-reports/list';
 export const DETAILED_ROUTE = /^\/api\/finance\/v1\/sales-reports\/detailed\/(\d+)$/;
 
+/**
+ * Misbehaviours of the detailed pages, for tests of the sync against a faulty WB:
+ * - `repeat-across-pages`: each page begins again with the last third of the rows of the page before
+ *   (rrdIds at or below the cursor);
+ * - `repeat-in-page`: every row twice on its page (a page still holds `limit` rows);
+ * - `descending`: each page's rows in descending rrdId order;
+ * - `stale`: every page answers the first rows of the report, whatever the cursor (never advances).
+ */
+export type DetailedMode = 'repeat-across-pages' | 'repeat-in-page' | 'descending' | 'stale';
+
 export interface WbEmulatorOptions {
   port?: number;
   host?: string;
@@ -90,6 +100,8 @@ export interface WbEmulator {
   setListSum(reportId: number, field: ReportListMoneyField, kopecks: number): void;
   /** WB no longer has a week's report: its detail answers 404 and the list leaves it out from now on. */
   withdrawReport(reportId: number): void;
+  /** How the detailed pages misbehave from now on (DetailedMode); null: as WB documents them. */
+  setDetailedMode(mode: DetailedMode | null): void;
   /** Every request answered: path and status. */
   calls: Array<{ path: string; status: number }>;
   /** The paid-storage and acceptance reports: their data per week, task controls. */
@@ -177,6 +189,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   const advertIntervalMs = opts.advertIntervalMs ?? 20_000;
   const lastAccepted = new Map<string, number>();
   const calls: WbEmulator['calls'] = [];
+  let detailedMode: DetailedMode | null = null;
 
   function send(
     res: http.ServerResponse,
@@ -243,12 +256,18 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
       if (!Number.isInteger(limit) || limit < 1 || limit > 100_000 || !Number.isInteger(rrdId) || rrdId < 0) {
         return send(res, path, 400, errorBody(400, 'bad request', 'limit must be 1…100000, rrdId ≥ 0'), rateHeaders);
       }
-      const page: WbDetailedRow[] = [];
-      for (const row of week.rows) {
-        if ((row.rrdId ?? 0) <= rrdId) continue;
-        page.push(row);
-        if (page.length >= limit) break;
+      const next = week.rows.findIndex((row) => (row.rrdId ?? 0) > rrdId);
+      let from = next < 0 ? week.rows.length : next;
+      if (detailedMode === 'stale') from = 0;
+      if (detailedMode === 'repeat-across-pages' && from > 0) from = Math.max(0, from - Math.ceil(limit / 3));
+      let page: WbDetailedRow[] = week.rows.slice(from, from + limit);
+      if (detailedMode === 'repeat-in-page') {
+        page = week.rows
+          .slice(from, from + Math.ceil(limit / 2))
+          .flatMap((row) => [row, row])
+          .slice(0, limit);
       }
+      if (detailedMode === 'descending') page = [...page].reverse();
       return page.length === 0 ? send(res, path, 204, undefined, rateHeaders) : send(res, path, 200, page, rateHeaders);
     }
     const dateFrom = typeof body.dateFrom === 'string' ? body.dateFrom.slice(0, 10) : '';
@@ -436,6 +455,9 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     },
     withdrawReport(reportId) {
       if (!byId.delete(reportId)) throw new Error(`no week ${reportId}`);
+    },
+    setDetailedMode(mode) {
+      detailedMode = mode;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -298,7 +298,7 @@ export const ROUTES = {
     auth: 'user',
     tag: 'reports',
     summary: 'Correct one value of an item by hand (null removes the correction)',
-    params: z.object({ item_id: z.string() }),
+    params: z.object({ item_id: s.pathId }),
     body: s.manualValueBodySchema,
     responses: { 200: { description: 'The item and the report’s new totals', schema: s.manualValueResultSchema } },
     errors: [
@@ -430,7 +430,7 @@ export const ROUTES = {
     auth: 'user',
     tag: 'reports',
     summary: 'A combine job',
-    params: z.object({ job_id: z.string() }),
+    params: z.object({ job_id: s.pathId }),
     responses: { 200: { description: 'The job', schema: s.combineJobSchema } },
     errors: ['job_not_found'],
   }),

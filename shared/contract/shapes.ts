@@ -50,7 +50,13 @@ export const taxProfileJsonSchema = z
 /** One dated period of a tax profile (valid_from null = from the beginning). */
 export const taxPeriodJsonSchema = taxProfileJsonSchema.extend({ valid_from: z.string().nullable() });
 
-const idPath = z.object({ id: z.string() });
+/**
+ * The longest id a path may carry (ours are ULIDs, 26 characters; an item's `<report>.<seq>`): a longer one
+ * is no record's, and answers 400 before it reaches a store key (DynamoDB refuses keys over 2 KB with a 500).
+ */
+export const MAX_PATH_ID_LENGTH = 64;
+export const pathId = z.string().min(1).max(MAX_PATH_ID_LENGTH);
+const idPath = z.object({ id: pathId });
 
 const distinctIds = (min: number, max: number) =>
   z

@@ -27,6 +27,8 @@ export interface WbPage {
   /** The S3 key of the page (gzip'd JSON lines of WB's rows). */
   key: string;
   rows: number;
+  /** Rows WB sent on this page again (an rrdId already read): dropped, never stored nor charged. */
+  duplicates?: number;
 }
 
 /** A report of WB's list whose rows are all read, waiting to be charged and built. */

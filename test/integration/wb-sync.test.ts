@@ -366,9 +366,9 @@ describe('syncing', () => {
     // Every row charged once, one expense per report.
     const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
     expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS, ROWS]);
-    // One accepted call per interval and no 429: list, 3 pages and the empty one per week.
+    // One accepted call per interval and no 429: list and 3 pages per week (the short third page is the last).
     expect(emu.calls.filter((x) => x.status === 429)).toEqual([]);
-    expect(emu.calls).toHaveLength(1 + 1 + 3 * (Math.ceil(ROWS / PAGE) + 1));
+    expect(emu.calls).toHaveLength(1 + 1 + 3 * Math.ceil(ROWS / PAGE));
 
     // The next round is a day later and finds nothing new.
     const again = await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id);
@@ -565,7 +565,8 @@ describe('syncing', () => {
         if (now.cursor.phase === 'idle' && now.pending.length === 0) break;
       }
       await idleWorkers();
-      expect(most).toBe(Math.ceil(ROWS / PAGE));
+      // Seen between steps: the pages before the last; the last page's step ends the report and imports it.
+      expect(most).toBe(Math.ceil(ROWS / PAGE) - 1);
       expect(await pages(u.id, c.id)).toEqual([]);
       const done = (await getConnection(u.id, c.id))!;
       expect(done.reports_imported).toBe(1);
@@ -703,6 +704,62 @@ describe('syncing', () => {
     const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
     expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
     expect(await wbReports(u.id)).toHaveLength(2);
+  });
+});
+
+describe('paging by WB’s rrdId when WB misbehaves', () => {
+  it.each([
+    ['repeat-across-pages', true],
+    ['repeat-in-page', true],
+    ['descending', false],
+  ] as const)(
+    'WB’s pages %s: every row once in the report and in the limits, the repeats noted',
+    async (mode, repeats) => {
+      const { emu, clock, deps } = await start({ weeks: 1 });
+      emu.setDetailedMode(mode);
+      const week = emu.weeks[0]!;
+      const u = await newUser(100_000, 'wb');
+      const c = await connectOk(u, emu.tokens.valid);
+      const done = await syncRound(deps, clock, u.id, c.id);
+      expect(done).toMatchObject({ sync_status: 'scheduled', reports_imported: 1, error: null });
+      expect(done.round.rows_read).toBe(ROWS);
+      const [r] = await wbReports(u.id);
+      const report = await getReportOk(u.token, r!.id);
+      expect(report).toMatchObject({ status: 'ready', rows: ROWS });
+      const parsed = aggregateApiRows([week.rows]);
+      const expected = computeTotals(
+        buildItems({ articles: parsed.articles }, { tax: report.tax_profile, costPrices: {} }).items.map(
+          (i) => i.effective,
+        ),
+      );
+      expect(report.totals.payout).toBe(rub(expected.payout ?? 0));
+      expect(report.reconciliation?.status).toBe('match');
+      const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+      expect(history.map((h) => h.rows)).toEqual([ROWS]);
+      const note = report.warnings.find((w) => w.code === 'wb_duplicate_rows');
+      if (repeats) expect(note?.message).toMatch(/WB прислал \d+ строк повторно/);
+      else expect(note).toBeUndefined();
+      expect(emu.calls.filter((x) => x.status === 429)).toEqual([]);
+    },
+  );
+
+  it('a page that brings no new row ends the read with an error: nothing built or charged, retried next round', async () => {
+    const { emu, clock, deps } = await start({ weeks: 1 });
+    emu.setDetailedMode('stale');
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    const done = await syncRound(deps, clock, u.id, c.id);
+    expect(done).toMatchObject({ sync_status: 'error', reports_imported: 0, error: { code: 'wb_unavailable' } });
+    expect(done.error?.message).toContain('brings no new row');
+    // Two pages: the second brought the first page's rows again, and the read stopped there.
+    expect(emu.calls.filter((x) => x.path.includes('/detailed/')).map((x) => x.status)).toEqual([200, 200]);
+    expect(await wbReports(u.id)).toEqual([]);
+    expect((await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense')).toEqual([]);
+    // WB mends its paging: the next round reads the week.
+    emu.setDetailedMode(null);
+    clock.advance(25 * 3_600_000);
+    const again = await syncRound(deps, clock, u.id, c.id);
+    expect(again).toMatchObject({ sync_status: 'scheduled', reports_imported: 1, error: null });
   });
 });
 

@@ -7,6 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
 import { handler as uploadHandler } from '../../functions/reports/upload.handler';
 import { handler as importHandler } from '../../functions/products/import.handler';
+import { handler as combineHandler } from '../../functions/reports/combine.handler';
+import { handler as getReportHandler } from '../../functions/reports/get.handler';
+import { MAX_PATH_ID_LENGTH } from '../../shared/contract/shapes';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import { getUserById } from '../../shared/store/users.repo';
@@ -63,5 +66,36 @@ describe('broken files say what is wrong in our words', () => {
     expect(err.message).not.toMatch(LIBRARY_TEXT);
     expect(JSON.stringify(err.details)).not.toMatch(LIBRARY_TEXT);
     expect((await getUserById(u.id))!.limits).toBe(100_000);
+  });
+});
+
+describe('path parameters over their bound', () => {
+  it('an id of 2,100 characters answers 400, never 500 (a store key over DynamoDB’s 2 KB)', async () => {
+    const u = await newUser(100, 'security');
+    const long = 'A'.repeat(2_100);
+    const cases = [
+      {
+        handler: combineHandler,
+        path: `/api/reports/combine-status/${long}`,
+        params: { job_id: long } as Record<string, string>,
+      },
+      { handler: getReportHandler, path: `/api/reports/${long}`, params: { id: long } as Record<string, string> },
+    ];
+    for (const { handler, path, params } of cases) {
+      const r = await handler(apiEvent({ method: 'GET', path, token: u.token, pathParameters: params }));
+      expect({ path: path.slice(0, 30), status: r.statusCode }).toEqual({ path: path.slice(0, 30), status: 400 });
+      expect(bodyOf<ErrorBody>(r).error.code).toBe('validation_error');
+    }
+    // At the bound, a well-formed unknown id is simply not found.
+    const unknown = 'B'.repeat(MAX_PATH_ID_LENGTH);
+    const r = await combineHandler(
+      apiEvent({
+        method: 'GET',
+        path: `/api/reports/combine-status/${unknown}`,
+        token: u.token,
+        pathParameters: { job_id: unknown },
+      }),
+    );
+    expect(r.statusCode).toBe(404);
   });
 });

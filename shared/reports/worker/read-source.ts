@@ -21,6 +21,8 @@ import { createReadStream } from 'node:fs';
  */
 export const wbSourceName = (wbReportId: number | string, wbSellerId: string) =>
   `wb-${wbReportId}-${wbSellerId}.wbapi.json.gz`;
+/** The data-quality note of a WB report whose rows WB sent twice (wb-import.ts); a build keeps it (worker.ts). */
+export const WB_DUPLICATE_ROWS = 'wb_duplicate_rows';
 const WB_SOURCE_NAME = /^wb-(\d+)-(\d+)\.wbapi\.jsonl?\.gz$/;
 
 function streamOf(source: ReportSource): Readable {

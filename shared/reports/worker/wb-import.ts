@@ -24,7 +24,7 @@ import type { ImportOutcome } from '../../marketplaces/wb/sync/step';
 import { wbIdentity } from '../../marketplaces/wb/sync/step';
 import type { DocTransactItem } from '../../store/client';
 import type { ContentFingerprint } from '../../engine/fingerprint';
-import { wbSourceName } from './read-source';
+import { WB_DUPLICATE_ROWS, wbSourceName } from './read-source';
 import { contentIdentity } from '../upload/report-identity';
 import { effectiveTaxProfile } from './report-settings';
 
@@ -76,6 +76,19 @@ function sumsOf(s: ReportSummary | null): Record<string, number> | undefined {
   const out: Record<string, number> = {};
   for (const [k, v] of Object.entries(s)) if (k.endsWith('Sum') || k === 'paymentSchedule') out[k] = Number(v);
   return out;
+}
+
+/** The report's data-quality note when WB sent rows again (an rrdId already read): they were dropped. */
+function duplicateNote(p: WbPendingReport): ReportRecord['warnings'] {
+  const n = p.pages.reduce((sum, page) => sum + (page.duplicates ?? 0), 0);
+  if (n === 0) return [];
+  return [
+    {
+      code: WB_DUPLICATE_ROWS,
+      message: `WB прислал ${n} строк повторно (тот же rrd_id): они отброшены, в отчёте и в лимитах каждая строка учтена один раз.`,
+      details: { duplicates: n },
+    },
+  ];
 }
 
 export async function importWbReport(
@@ -143,7 +156,7 @@ async function importOnce(
     tax_profile: effectiveTaxProfile(user, null),
     totals: computeTotals([]),
     commission_by_category: [],
-    warnings: [],
+    warnings: duplicateNote(p),
     item_count: 0,
     source: 'wb_api',
     wb_report_id: String(p.ref.reportId),

@@ -34,6 +34,7 @@ import { giveUp, type WorkerContext } from './give-up';
 import { CATALOG_LEASE_FACTOR, CATALOG_MAX_ATTEMPTS, type CatalogTask, type ReportProgress } from '../domain/lifecycle';
 import type { WorkerDeps } from '../ports';
 import { settingsDate } from './report-settings';
+import { WB_DUPLICATE_ROWS } from './read-source';
 import { contentIdentity, periodTitle } from '../upload/report-identity';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
@@ -186,7 +187,13 @@ async function buildUpload(
       totals: computeTotals(items.map((i) => i.effective)),
       commission_by_category: commissionByCategory(items),
       // The settings' warnings first: the record keeps a capped number of them.
-      warnings: [...resolved.warnings, ...warnings, ...parsed.warnings],
+      // The import's notes too (a WB report's rows WB sent twice: wb-import.ts), kept over a build.
+      warnings: [
+        ...resolved.warnings,
+        ...warnings,
+        ...parsed.warnings,
+        ...record.warnings.filter((w) => w.code === WB_DUPLICATE_ROWS),
+      ],
       item_count: items.length,
       wb_report_id: parsed.report_number ?? record.wb_report_id ?? null,
       content_fingerprint: parsed.content?.value ?? null,

@@ -120,6 +120,35 @@ describe('finance client: detailed', () => {
     ]);
   });
 
+  it('keeps each rrdId once: rows at or below the cursor and repeats on the page are dropped and counted', async () => {
+    const page = [
+      { rrdId: 5 },
+      { rrdId: 6, vendorCode: 'Ж' },
+      { rrdId: 6, vendorCode: 'Ж' },
+      { rrdId: 8 },
+      { rrdId: 4 },
+    ];
+    const r = await client(fakeFetch(() => json(page))).detailedPage(1, { rrdId: 5, limit: 5 });
+    if (r.kind !== 'ok') throw new Error(r.kind);
+    expect(r.value).toMatchObject({ rows: 2, sent: 5, duplicates: 3, lastRrdId: 8 });
+    expect(await storedRows(r.value.body)).toEqual([{ rrdId: 6, vendorCode: 'Ж' }, { rrdId: 8 }]);
+  });
+
+  it('a page in descending rrdId order moves the cursor to its largest rrdId', async () => {
+    const r = await client(fakeFetch(() => json([{ rrdId: 9 }, { rrdId: 7 }, { rrdId: 3 }]))).detailedPage(1, {
+      rrdId: 0,
+    });
+    if (r.kind !== 'ok') throw new Error(r.kind);
+    expect(r.value).toMatchObject({ rows: 3, sent: 3, duplicates: 0, lastRrdId: 9 });
+  });
+
+  it('a page of rows already read brings nothing: no row kept, no cursor', async () => {
+    const r = await client(fakeFetch(() => json([{ rrdId: 2 }, { rrdId: 3 }]))).detailedPage(1, { rrdId: 3 });
+    if (r.kind !== 'ok') throw new Error(r.kind);
+    expect(r.value).toMatchObject({ rows: 0, sent: 2, duplicates: 2, lastRrdId: null });
+    expect(await storedRows(r.value.body)).toEqual([]);
+  });
+
   it('rejects a row whose money is not a number', async () => {
     const r = await client(fakeFetch(() => json([{ rrdId: 1, forPay: 'много' }]))).detailedPage(1, { rrdId: 0 });
     // Money padded with a no-break space is money once trimmed: the real text decides, not the one-byte check.

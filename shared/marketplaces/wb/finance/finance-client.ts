@@ -75,45 +75,68 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
    * as WB sent it, gzip'd (page-body.ts): the page's text (~210 MB for 100 000 rows) is never held whole,
    * nor its rows as objects.
    */
-  const rowByRow = async (res: Response): Promise<WbOutcome<DetailedPage>> => {
-    if (!res.body) return { kind: 'empty' };
-    const writer = createPageWriter();
-    let bad: string | null = null;
-    let lastRrdId: number | null = null;
-    // Rows are checked on one-byte text (json-rows.ts `latin1`): types and money are ASCII, and the text kept
-    // is the bytes as sent. A row that fails is checked again on its real text, which decides (and names
-    // what WB sent in the message).
-    const read = await readJsonArray(
-      res.body as unknown as AsyncIterable<Uint8Array>,
-      (values, raw, first) => {
-        for (let k = 0; k < values.length; k++) {
-          let row = checkDetailedRow(values[k], first + k, false);
-          if ('success' in row) {
-            // The real text decides (money padded with a no-break space passes once trimmed as UTF-8).
-            const real = (JSON.parse(`[${Buffer.from(raw).toString('utf8')}]`) as unknown[])[k];
-            row = checkDetailedRow(real, first + k, false);
+  const rowByRow =
+    (afterRrdId: number) =>
+    async (res: Response): Promise<WbOutcome<DetailedPage>> => {
+      if (!res.body) return { kind: 'empty' };
+      const writer = createPageWriter();
+      let bad: string | null = null;
+      let lastRrdId: number | null = null;
+      // Rows are unique by WB's rrdId: one at or below the cursor (read on an earlier page) or seen before on
+      // this page is dropped and counted, never stored or charged twice; the cursor is the largest rrdId kept
+      // (WB's order is not trusted: a page in descending order still moves it forward).
+      const seen = new Set<number>();
+      let sent = 0;
+      let kept = 0;
+      // Rows are checked on one-byte text (json-rows.ts `latin1`): types and money are ASCII, and the text kept
+      // is the bytes as sent. A row that fails is checked again on its real text, which decides (and names
+      // what WB sent in the message).
+      const read = await readJsonArray(
+        res.body as unknown as AsyncIterable<Uint8Array>,
+        (values, raw, first) => {
+          let real: unknown[] | null = null;
+          const realText = () => (real ??= JSON.parse(`[${Buffer.from(raw).toString('utf8')}]`) as unknown[]);
+          const keep: number[] = [];
+          for (let k = 0; k < values.length; k++) {
+            sent++;
+            let row = checkDetailedRow(values[k], first + k, false);
             if ('success' in row) {
-              bad = `${row.path}: ${row.message}`;
-              throw new StopReading();
+              // The real text decides (money padded with a no-break space passes once trimmed as UTF-8).
+              row = checkDetailedRow(realText()[k], first + k, false);
+              if ('success' in row) {
+                bad = `${row.path}: ${row.message}`;
+                throw new StopReading();
+              }
             }
+            const id = row.rrdId;
+            if (typeof id === 'number') {
+              if (id <= afterRrdId || seen.has(id)) continue;
+              seen.add(id);
+              if (lastRrdId === null || id > lastRrdId) lastRrdId = id;
+            }
+            keep.push(k);
           }
-          lastRrdId = row.rrdId ?? lastRrdId;
-        }
-        return writer.add(raw);
-      },
-      { text: 'latin1' },
-    ).catch((e: unknown) => {
-      if (e instanceof StopReading) return null;
-      throw e;
-    });
-    const body = await writer.finish();
-    if (bad !== null || read === null) {
-      await res.body.cancel().catch(() => undefined);
-      return { kind: 'invalid_response', message: bad ?? 'a row does not match the spec' };
-    }
-    if (read.kind === 'invalid') return { kind: 'invalid_response', message: read.message };
-    return read.kind === 'empty' ? { kind: 'empty' } : { kind: 'ok', value: { rows: read.count, lastRrdId, body } };
-  };
+          kept += keep.length;
+          if (keep.length === values.length) return writer.add(raw);
+          if (keep.length === 0) return;
+          // A batch with dropped rows: the kept ones as WB sent them (their real text, written again).
+          const rows = realText();
+          return writer.add(Buffer.from(keep.map((k) => JSON.stringify(rows[k])).join(','), 'utf8'));
+        },
+        { text: 'latin1' },
+      ).catch((e: unknown) => {
+        if (e instanceof StopReading) return null;
+        throw e;
+      });
+      const body = await writer.finish();
+      if (bad !== null || read === null) {
+        await res.body.cancel().catch(() => undefined);
+        return { kind: 'invalid_response', message: bad ?? 'a row does not match the spec' };
+      }
+      if (read.kind === 'invalid') return { kind: 'invalid_response', message: read.message };
+      if (read.kind === 'empty') return { kind: 'empty' };
+      return { kind: 'ok', value: { rows: kept, lastRrdId, body, sent, duplicates: sent - kept } };
+    };
 
   const post = <T>(
     path: string,
@@ -137,7 +160,7 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       post(
         `${DETAILED_PATH}/${encodeURIComponent(String(reportId))}`,
         { rrdId: q.rrdId, limit: Math.min(q.limit ?? DETAILED_LIMIT_MAX, DETAILED_LIMIT_MAX) },
-        rowByRow,
+        rowByRow(q.rrdId),
       ),
   };
 }

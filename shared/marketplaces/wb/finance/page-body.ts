@@ -12,11 +12,17 @@ import { readJsonArray } from './json-rows';
 import type { DetailedRowField } from './finance-fields';
 import { checkDetailedRow, detailedRowChecker, type WbDetailedRow } from './schemas';
 
-/** A page read from WB: how many rows, the last row's rrdId (the next page's cursor), and its stored bytes. */
+/**
+ * A page read from WB: how many rows kept, the largest rrdId kept (the next page's cursor), and its stored
+ * bytes; `sent` rows WB sent, of which `duplicates` were dropped (an rrdId at or below the cursor, or twice
+ * on the page). Absent: none dropped.
+ */
 export interface DetailedPage {
   rows: number;
   lastRrdId: number | null;
   body: Buffer;
+  sent?: number;
+  duplicates?: number;
 }
 
 export interface PageWriter {

@@ -90,11 +90,11 @@ describe('sync plan', () => {
     expect(c.reports.map((r) => r.reportId)).toEqual([11, 12, 13]);
     run({ kind: 'ok', value: rows(5, 6) });
     expect(calls[2]).toEqual({ kind: 'detail', reportId: 11, query: { rrdId: 0, limit: 2 } });
+    // A page shorter than the limit is the last: no call for an empty page after it.
     run({ kind: 'ok', value: rows(9) });
     expect(calls[3]).toEqual({ kind: 'detail', reportId: 11, query: { rrdId: 6, limit: 2 } });
-    run({ kind: 'empty' });
-    expect(calls[4]).toEqual({ kind: 'detail', reportId: 11, query: { rrdId: 9, limit: 2 } });
     run({ kind: 'not_found', message: 'no such report' });
+    expect(calls[4]).toEqual({ kind: 'detail', reportId: 12, query: { rrdId: 0, limit: 2 } });
     run({ kind: 'empty' });
     expect(c.phase).toBe('idle');
     expect(log.map((e) => e.kind)).toEqual([
@@ -224,5 +224,62 @@ describe('sync plan', () => {
     }
     expect(callTimes.length).toBeGreaterThan(40);
     for (let i = 1; i < callTimes.length; i++) expect(callTimes[i]! - callTimes[i - 1]!).toBeGreaterThanOrEqual(60_000);
+  });
+
+  describe('paging by WB’s rrdId', () => {
+    const reading = (): SyncCursor => ({
+      ...initialCursor(T0, '2026-01-01'),
+      phase: 'detail',
+      reports: [{ reportId: 11, dateFrom: '2026-01-05', dateTo: '2026-01-11', reportType: 1 }],
+      reportIndex: 0,
+      reportId: 11,
+      rrdId: 0,
+      pages: 0,
+    });
+
+    it('a full page asks for the next after its largest rrdId; a short one ends the report without a call', () => {
+      const full = step(reading(), T0, { kind: 'ok', value: rows(5, 6) });
+      expect(full.cursor).toMatchObject({ phase: 'detail', rrdId: 6, pages: 1 });
+      expect(full.effects.map((e) => e.kind)).toEqual(['rows']);
+      const short = step(full.cursor, full.cursor.nextCallAt, { kind: 'ok', value: rows(7) });
+      expect(short.effects.map((e) => e.kind)).toEqual(['rows', 'report-complete', 'round-complete']);
+      expect(short.cursor.phase).toBe('idle');
+    });
+
+    it('a page WB sent with duplicates is full by what WB sent, not by the rows kept', () => {
+      const page = { ...rows(6), sent: 2, duplicates: 1 };
+      const r = step(reading(), T0, { kind: 'ok', value: page });
+      expect(r.cursor).toMatchObject({ phase: 'detail', rrdId: 6 });
+    });
+
+    it('a page with no new row ends the read with an error; the next round tries again', () => {
+      const c = { ...reading(), rrdId: 6 };
+      const r = step(c, T0, { kind: 'ok', value: { ...rows(), sent: 2, duplicates: 2 } });
+      expect(r.effects).toEqual([{ kind: 'gave-up', reason: 'report 11: the page after rrdId 6 brings no new row' }]);
+      expect(r.cursor).toMatchObject({ phase: 'idle', nextCallAt: T0 + settings.pollEveryMs });
+    });
+
+    it('stops at the cap on pages per report', () => {
+      const capped = { ...settings, maxPagesPerReport: 3 };
+      let c = reading();
+      let now = T0;
+      const kinds: string[] = [];
+      for (let i = 0; i < 10 && c.phase === 'detail'; i++) {
+        const plan = planCall(c, now, capped);
+        if (plan.kind !== 'call') throw new Error(plan.kind);
+        const r = advance(
+          claim(c, now, capped),
+          plan.call,
+          { kind: 'ok', value: rows(2 * i + 1, 2 * i + 2) },
+          now,
+          capped,
+        );
+        kinds.push(...r.effects.map((e) => e.kind));
+        c = r.cursor;
+        now = c.nextCallAt;
+      }
+      expect(kinds).toEqual(['rows', 'rows', 'gave-up']);
+      expect(c.phase).toBe('idle');
+    });
   });
 });

@@ -36,6 +36,8 @@ export interface SyncCursor {
   reportIndex: number;
   reportId: number | null;
   rrdId: number;
+  /** detail: pages of the report read so far (absent: none; cursors stored before it count from here). */
+  pages?: number;
   /** No WB call for this account before this moment (epoch ms). */
   nextCallAt: number;
   lastCallAt: number | null;
@@ -59,6 +61,8 @@ export interface SyncSettings {
   lookbackDays: number;
   /** Report types to import (1 основной, 2 по выкупам); each is kept apart, as in a file upload. */
   reportTypes: readonly number[];
+  /** Pages read of one report at most: a report that goes on past it is given up (no endless paging). */
+  maxPagesPerReport: number;
 }
 
 export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
@@ -68,6 +72,7 @@ export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
   pollEveryMs: 6 * 3_600_000,
   lookbackDays: 35,
   reportTypes: [1, 2],
+  maxPagesPerReport: 200,
 };
 
 export type SyncCall =
@@ -186,7 +191,7 @@ function nextReport(
       nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs),
     };
   }
-  return { ...c, phase: 'detail', reportIndex: index, reportId: ref.reportId, rrdId: 0 };
+  return { ...c, phase: 'detail', reportIndex: index, reportId: ref.reportId, rrdId: 0, pages: 0 };
 }
 
 /**
@@ -273,11 +278,26 @@ export function advance(
   }
   const page = outcome.value as DetailedPage;
   const last = page.lastRrdId;
-  if (last === null || last <= c.rrdId) {
-    // A page that does not move the cursor would be read forever.
-    effects.push({ kind: 'gave-up', reason: `report ${call.reportId}: page after rrdId ${c.rrdId} does not advance` });
-    return { cursor: { ...c, phase: 'idle', nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) }, effects };
-  }
+  const giveUp = (reason: string) => {
+    effects.push({ kind: 'gave-up', reason: `report ${call.reportId}: ${reason}` });
+    return {
+      cursor: { ...c, phase: 'idle' as const, nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) },
+      effects,
+    };
+  };
+  // A page that brings no new row (only rrdIds already read) would be read forever.
+  if (page.rows === 0 || last === null || last <= c.rrdId)
+    return giveUp(`the page after rrdId ${c.rrdId} brings no new row`);
+  const pages = (c.pages ?? 0) + 1;
   effects.push({ kind: 'rows', reportId: call.reportId, page });
-  return { cursor: { ...c, rrdId: last }, effects };
+  // A page shorter than the limit is the last one: no call for an empty page after it.
+  if ((page.sent ?? page.rows) < call.query.limit) {
+    effects.push({ kind: 'report-complete', reportId: call.reportId });
+    return { cursor: nextReport({ ...c, rrdId: last, pages }, c.reportIndex + 1, now, settings, effects), effects };
+  }
+  if (pages >= settings.maxPagesPerReport) {
+    effects.pop();
+    return giveUp(`more than ${settings.maxPagesPerReport} pages`);
+  }
+  return { cursor: { ...c, rrdId: last, pages }, effects };
 }

@@ -18,7 +18,8 @@ import { runStep, tick, type StepDeps } from './step';
 const T0 = Date.parse('2026-03-02T06:00:00Z');
 const MINUTE = 60_000;
 const wrapper = localKeyWrapper(Buffer.alloc(32, 7).toString('base64'));
-const settings = () => ({ ...DEFAULT_SYNC_SETTINGS, leaseMs: 5 * MINUTE });
+// Pages of one row: a one-row page is a full one, and the next is asked for.
+const settings = () => ({ ...DEFAULT_SYNC_SETTINGS, pageLimit: 1, leaseMs: 5 * MINUTE });
 
 async function connection(over: Partial<WbConnectionRecord> = {}): Promise<WbConnectionRecord> {
   return {

@@ -256,7 +256,17 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
           next.reading?.wb_report_id === effect.reportId ? next.reading.pages.filter((p) => p.key !== key) : [];
         next = {
           ...next,
-          reading: { wb_report_id: effect.reportId, pages: [...pages, { key, rows: effect.page.rows }] },
+          reading: {
+            wb_report_id: effect.reportId,
+            pages: [
+              ...pages,
+              {
+                key,
+                rows: effect.page.rows,
+                ...(effect.page.duplicates ? { duplicates: effect.page.duplicates } : {}),
+              },
+            ],
+          },
           round: { ...next.round, rows_read: next.round.rows_read + effect.page.rows },
         };
         break;
@@ -293,8 +303,10 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
         };
         break;
       case 'gave-up':
+        // The read is let go (its pages deleted below): the next round reads the report again from its start.
         next = {
           ...next,
+          reading: null,
           sync_status: 'error',
           error: {
             code: 'wb_unavailable',
