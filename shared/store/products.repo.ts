@@ -12,13 +12,7 @@
  * hash instead (stored with the full article, so lists and lookups still see the real text).
  */
 import { createHash } from 'node:crypto';
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_ARTICLE_LENGTH } from '../contract/shapes';
 import { badRequest, conflict } from '../errors';
 import { costPriceOn, costPricesOn, isIsoDate, sortPeriods, type CostPricePeriod } from '../engine/periods';
