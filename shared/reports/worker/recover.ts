@@ -19,7 +19,7 @@ import type { deleteItems } from '../../store/items.repo';
 import type { failUploadUpdate, markUploadFailed } from '../../store/report-lifecycle.repo';
 import { nowMs } from '../../deps';
 import { catalogStep, recoveryStep } from '../domain/lifecycle';
-import type { RecoverDeps, SweepResult, WorkerDeps } from '../ports';
+import type { RecoverDeps, SweepResult } from '../ports';
 import { giveUp } from './give-up';
 import { type ReportFailure } from '../domain/lifecycle';
 import { type ReportRecord } from '../../store/report-record';
