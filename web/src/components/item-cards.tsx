@@ -110,7 +110,7 @@ function Figures({ values, testPrefix }: { values: Values; testPrefix?: string }
           <div key={field} className="item-card-figure">
             <dt>{def.title}</dt>
             <dd
-              className={typeof value === 'number' && value < 0 ? 'negative' : undefined}
+              className={`figure-${def.unit}${typeof value === 'number' && value < 0 ? ' negative' : ''}`}
               data-testid={testPrefix ? `${testPrefix}-${field}` : `cards-total-${field}`}
             >
               {formatByUnit(def.unit, value)}

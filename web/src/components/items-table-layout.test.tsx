@@ -141,7 +141,7 @@ describe('items on a phone', () => {
     expect(within(card).getByTitle(LONG).textContent).toBe(LONG);
     expect(plain(screen.getByTestId(`card-${LONG}-realization`).textContent)).toBe('3 000,00 ₽');
     expect(plain(screen.getByTestId(`card-${LONG}-profit`).textContent)).toBe('-600,00 ₽');
-    expect(screen.getByTestId(`card-${LONG}-profit`).className).toBe('negative');
+    expect(screen.getByTestId(`card-${LONG}-profit`).className).toBe('figure-money negative');
     expect(plain(screen.getByTestId(`card-${LONG}-margin`).textContent)).toBe('-20,00 %');
     expect(plain(screen.getByTestId('cards-total-realization').textContent)).toBe('4 500,00 ₽');
     // Largest realization first; the sort picker reorders.
