@@ -1,8 +1,9 @@
 /**
- * `npm test`: every check in order — typecheck, lint, format, import cycles (madge), unit, web components, integration
+ * `npm test`: every check in order — typecheck, lint, format, import cycles (madge), unused exports
+ * and dependencies (knip), unit, web components, integration
  * (emulators), security (hostile requests and files), HTTP end-to-end (serverless-offline) and browser
  * (Chromium) suites — then one plain line `N passed, N failed` that CI reads. Typecheck, lint, the
- * format check and the cycle check count as one test each.
+ * format check, the cycle check and knip count as one test each.
  * Exits non-zero when anything failed.
  */
 import { spawnSync } from 'node:child_process';
@@ -73,6 +74,7 @@ step('typecheck web', 'npx', ['tsc', '-p', 'web/tsconfig.json', '--noEmit']);
 step('lint', 'npx', ['eslint', '.']);
 step('format', 'npx', ['prettier', '--check', '**/*.{ts,tsx,js}']);
 step('cycles', 'npm', ['run', '--silent', 'cycles']);
+step('unused exports', 'npm', ['run', '--silent', 'knip']);
 const only = process.env.TEST_PROJECTS?.split(',');
 for (const p of ['unit', 'web', 'integration', 'security', 'e2e', 'browser']) {
   if (!only || only.includes(p)) vitest(p);

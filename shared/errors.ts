@@ -66,8 +66,6 @@ export const unsupportedMediaType = (
 ) => new AppError(415, code, message, details);
 export const unprocessable = (code: CodeWithStatus<422>, message: string, details: Details = {}) =>
   new AppError(422, code, message, details);
-export const tooManyRequests = (message = 'Too many requests', details: Details = {}) =>
-  new AppError(429, 'rate_limited', message, details);
 /**
  * 429 `too_many_attempts` with `Retry-After` (seconds): sign-in locked after repeated failures, or too
  * many registrations / reset requests from one source IP. The same answer whether an account exists.

@@ -37,11 +37,6 @@ export function publishMetrics(): void {
   instance.publishStoredMetrics();
 }
 
-/** Tests that change the configuration build a fresh instance. */
-export function resetMetrics(): void {
-  instance = undefined;
-}
-
 /** Milliseconds per step of one piece of work, for its log line (`steps_ms`): where the time went. */
 export class StepTimer {
   readonly steps: Record<string, number> = {};

@@ -259,5 +259,3 @@ export const errorBodySchema = z
     }),
   })
   .meta({ id: 'Error' });
-
-export type ErrorBody = z.infer<typeof errorBodySchema>;

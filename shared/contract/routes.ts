@@ -844,10 +844,3 @@ export function implicitErrors(r: RouteSpec): ErrorCode[] {
 export function errorsOf(r: RouteSpec): ErrorCode[] {
   return [...new Set<ErrorCode>([...r.errors, ...implicitErrors(r)])];
 }
-
-/** The schema of a route's JSON answer with `status`. */
-export type ResponseOf<K extends RouteKey, S extends keyof Routes[K]['responses']> = Routes[K]['responses'][S] extends {
-  schema: infer Z extends z.ZodType;
-}
-  ? z.infer<Z>
-  : never;

@@ -18,21 +18,12 @@ import {
 
 // --- Tax profile (docs/METRICS.md: VAT and USN) ---
 
-export { TAX_SYSTEMS, VAT_RATES, USN_RATE_MIN, USN_RATE_MAX, DEFAULT_USN_RATES } from '../engine/types';
+export { VAT_RATES, USN_RATE_MIN, USN_RATE_MAX, DEFAULT_USN_RATES } from '../engine/types';
 
 export const taxSystemSchema = z.enum(TAX_SYSTEMS);
 
 // Request inputs several routes share (email, tax profile, tax periods, allocation, cursor).
-export {
-  allocationSchema,
-  cursorQuerySchema,
-  emailSchema,
-  isoDateSchema,
-  taxPeriodSchema,
-  taxPeriodsSchema,
-  taxProfilePatchSchema,
-  taxProfileSchema,
-} from './inputs';
+export { cursorQuerySchema, emailSchema } from './inputs';
 
 export const allocationMethodSchema = z
   .enum(['realization', 'quantity', 'none'])
@@ -723,14 +714,10 @@ export type TaxProfile = z.infer<typeof taxProfileJsonSchema>;
 export type TaxPeriod = z.infer<typeof taxPeriodJsonSchema>;
 export type AllocationMethod = z.infer<typeof allocationMethodSchema>;
 export type User = z.infer<typeof userSchema>;
-export type LoginResult = z.infer<typeof loginResultSchema>;
-export type ConfirmResult = z.infer<typeof confirmResultSchema>;
 export type LimitHistoryEntry = z.infer<typeof limitHistoryEntrySchema>;
 export type LimitTotals = z.infer<typeof limitTotalsSchema>;
 export type LimitHistoryPage = z.infer<typeof limitHistoryPageSchema>;
 export type AppConfig = z.infer<typeof appConfigSchema>;
-export type DuplicateOf = z.infer<typeof duplicateOfSchema>;
-export type TopUpResult = z.infer<typeof topUpResultSchema>;
 export type Values = z.infer<typeof valuesSchema>;
 export type SellerRef = z.infer<typeof sellerRefSchema>;
 export type ReportSummary = z.infer<typeof reportSummarySchema>;
@@ -738,7 +725,6 @@ export type Item = z.infer<typeof itemSchema>;
 export type CategoryCommission = z.infer<typeof categoryCommissionSchema>;
 export type ReportWarning = z.infer<typeof reportWarningSchema>;
 export type Report = z.infer<typeof reportSchema>;
-export type ReportStatus = z.infer<typeof reportStatusSchema>;
 export type ReportProgress = z.infer<typeof reportProgressSchema>;
 export type ItemColumns = z.infer<typeof itemColumnsSchema>;
 export type ReportColumns = z.infer<typeof reportColumnsSchema>;
@@ -746,11 +732,9 @@ export type ReportAllocation = NonNullable<Report['allocation']>;
 export type ReportCostAttribution = NonNullable<Report['cost_attribution']>;
 export type UploadUrl = z.infer<typeof uploadUrlSchema>;
 export type RowCount = z.infer<typeof rowCountSchema>;
-export type ManualValueResult = z.infer<typeof manualValueResultSchema>;
 export type DroppedManualValue = z.infer<typeof droppedManualValueSchema>;
 export type RebuildResult = z.infer<typeof rebuildResultSchema>;
 export type RebuildManyResult = z.infer<typeof rebuildManyResultSchema>;
-export type JobStatus = z.infer<typeof jobStatusSchema>;
 export type CombineJob = z.infer<typeof combineJobSchema>;
 export type StaleSource = z.infer<typeof staleSourceSchema>;
 export type Product = z.infer<typeof productSchema>;
@@ -762,7 +746,6 @@ export type Analytics = z.infer<typeof analyticsSchema>;
 export type AnalyticsFigures = z.infer<typeof analyticsFiguresSchema>;
 export type AnalyticsWeek = Analytics['weeks'][number];
 export type AnalyticsArticle = Analytics['articles'][number];
-export type AnalyticsWarning = Analytics['warnings'][number];
 export type AbcLetter = z.infer<typeof abcLetterSchema>;
 export type MarginGroup = z.infer<typeof marginGroupSchema>;
 export type AnalyticsParams = { from?: string; to?: string; seller_id?: string | null; article?: string };
@@ -839,4 +822,3 @@ export const wbSyncBodySchema = z.object({
 });
 export type WbConnection = z.infer<typeof wbConnectionSchema>;
 export type Reconciliation = z.infer<typeof reconciliationSchema>;
-export type ReportSource = z.infer<typeof reportSourceSchema>;

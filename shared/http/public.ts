@@ -6,19 +6,9 @@
 import type { RouteSpec } from '../contract/routes';
 import { bindRoute, type BoundHandler, type RouteExtra, type RouteFn } from './route';
 
-export { publicHttp, sourceIp, type HttpOptions, type HttpRequest, type HttpFn, type HttpHandler } from './handler';
-export { json, contractBody, noContent, redirect, type HttpResult } from './responses';
-export {
-  routeKeyOf,
-  matchRoute,
-  servedRoutes,
-  type BoundHandler,
-  type RouteAnswer,
-  type RouteExtra,
-  type RouteFn,
-  type RouteOptions,
-  type RouteRequest,
-} from './route';
+export { sourceIp, type HttpHandler } from './handler';
+export { json, noContent, redirect } from './responses';
+export { type BoundHandler, type RouteExtra, type RouteFn } from './route';
 export { ROUTES } from '../contract/routes';
 
 /** The handler of one public contract route (`auth: 'none'`): the stack without the caller step. */

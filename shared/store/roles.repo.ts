@@ -3,9 +3,6 @@ import { ddb, tableName } from './client';
 import { conditionHeld } from './dynamo-errors';
 import { roleKey } from './keys';
 
-/** The roles the application knows: `seller` for every registered user, `admin` for operators. */
-export type Role = 'seller' | 'admin' | 'user';
-
 /** Role records exist so an operator can see (and seed) which roles the store offers. */
 export async function roleExists(name: string): Promise<boolean> {
   const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: roleKey(name) }));

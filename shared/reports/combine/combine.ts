@@ -46,8 +46,6 @@ export interface CombineDeps {
 /** Source warnings about a file's layout, not its figures: one line in a combined report. */
 const SAID_ONCE: ReadonlySet<string> = new Set(['percent_as_fraction']);
 
-export { MIN_COMBINE, MAX_COMBINE } from '../../contract/shapes';
-
 export const reportNotFound = (details: Record<string, unknown> = {}) => {
   const e = notFound('Report not found', 'report_not_found');
   Object.assign(e.details, details);

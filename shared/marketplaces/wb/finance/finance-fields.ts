@@ -144,9 +144,3 @@ export type ReportListField = keyof typeof REPORT_LIST_FIELDS;
 export type ReportListMoneyField = {
   [K in ReportListField]: (typeof REPORT_LIST_FIELDS)[K] extends 'money' ? K : never;
 }[ReportListField];
-export const REPORT_LIST_MONEY_FIELDS = (Object.keys(REPORT_LIST_FIELDS) as ReportListField[]).filter(
-  (k) => REPORT_LIST_FIELDS[k] === 'money',
-) as ReportListMoneyField[];
-
-/** reportType: 1 основной, 2 по выкупам, 3 по выкупам для Грузии. */
-export const REPORT_TYPES = { main: 1, buyouts: 2, buyoutsGeorgia: 3 } as const;

@@ -29,7 +29,7 @@ import {
 } from './analytics-reports';
 import type { ReportTaskClient, ReportWindow } from './report-task';
 
-export type { OpLimit, ReportLimits, ReportOp } from './analytics-reports';
+export type { ReportLimits, ReportOp } from './analytics-reports';
 
 /** WB's limits per seller account, per report kind (analytics-reports.ts). */
 export const WB_REPORT_LIMITS = Object.fromEntries(ANALYTICS_REPORTS.map((r) => [r.api, r.limits])) as Readonly<

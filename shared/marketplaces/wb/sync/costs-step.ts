@@ -38,7 +38,7 @@ export interface CostStepDeps {
 
 type Connections = Pick<typeof repo, 'saveConnection' | 'claimStep'>;
 
-export type { WbCostJob, WbCostSync };
+export type { WbCostSync };
 
 export const emptyCostSync = (): WbCostSync => ({
   jobs: [],

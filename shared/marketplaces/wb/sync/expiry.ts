@@ -15,8 +15,6 @@
 import { watchesToken, type WbConnectionRecord } from '../../../store/wb-connections.repo';
 import { expiryNoticeAt } from '../token';
 
-export { EXPIRY_NOTICE_DAYS } from '../token';
-
 export function needsExpiryNotice(c: WbConnectionRecord, now: number): boolean {
   if (!watchesToken(c)) return false;
   const at = expiryNoticeAt(c);

@@ -1,2 +1,0 @@
-/** zod schemas of inputs several routes share: part of the contract (shared/contract/inputs.ts). */
-export * from '../contract/inputs';
