@@ -657,10 +657,12 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       );
       const { id } = bodyOf<{ connection: { id: string } }>(created).connection;
       const one = { token: u.token, pathParameters: { id } };
-      // Steps (outside the role) until a page of rows is read: DELETE then deletes it.
+      // Steps (outside the role) until a page of rows is read: DELETE then deletes it. Pages of 8 rows, so
+      // the 20-row week is still being read (a page shorter than the limit would end it at once).
+      const stepDeps = { ...wbStepDeps, settings: () => ({ ...wbStepDeps.settings(), pageLimit: 8 }) };
       for (let i = 0; i < 40 && !(await getWbConnection(u.id, id))?.reading; i++) {
         await new Promise((res) => setTimeout(res, 5));
-        await runWbStep(wbStepDeps, u.id, id);
+        await runWbStep(stepDeps, u.id, id);
       }
       expect((await getWbConnection(u.id, id))?.reading?.pages).toHaveLength(1);
       await run.call({ method: 'GET', path: '/api/wb/connections', token: u.token }, 200);

@@ -180,12 +180,18 @@ describe('get', () => {
     expect((await getReportOk(u.token, report.id)).stale).toBe(true);
   });
 
-  it('malformed and unknown ids are 404', async () => {
+  it('malformed and unknown ids are 404, an id over its bound 400', async () => {
     const u = await newUser();
-    for (const id of ['nope', '../x', '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'a'.repeat(300)]) {
+    for (const id of ['nope', '../x', '01ARZ3NDEKTSV4RRFFQ69G5FAV', 'a'.repeat(64)]) {
       const r = await get(u.token, id);
       expect(r.statusCode, id).toBe(404);
       expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('report_not_found');
+    }
+    // An id longer than any record's is refused before it reaches a store key (over 2 KB DynamoDB would 500).
+    for (const id of ['a'.repeat(65), 'a'.repeat(2_100)]) {
+      const r = await get(u.token, id);
+      expect(r.statusCode, `${id.length} characters`).toBe(400);
+      expect(bodyOf<{ error: { code: string } }>(r).error.code).toBe('validation_error');
     }
   });
 });
