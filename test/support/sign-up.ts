@@ -4,6 +4,8 @@
  * readers also serve the in-process and browser suites, so every suite reads the letters one way.
  */
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import { waitForMail, type SentMail } from './emulators';
 
@@ -43,21 +45,41 @@ export type HttpCall = <T = Record<string, unknown>>(
 
 /**
  * JSON calls to the API at apiUrl, as a browser's fetch makes them. Redirects are answered, not
- * followed, so a test sees a 302 as a 302 (the source download redirects to S3 for big files).
+ * followed, so a test sees a 302 as a 302 (the source download redirects to S3 for big files). Each call
+ * has a connection of its own (`agent: false`): a kept-alive one that the server closes while a test
+ * prepares its next request (a generated file, a restarted stack) would fail that request with
+ * «other side closed» on a slow machine, for no fault of the API.
  */
 export function httpApi(apiUrl: string): HttpCall {
   return async <T>(method: string, route: string, opts: { body?: unknown; token?: string } = {}) => {
-    const headers: Record<string, string> = {};
-    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    // As a browser: gzip accepted (a report-sized answer comes compressed).
+    const headers: Record<string, string> = { 'accept-encoding': 'gzip' };
+    const body = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
+    if (body) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(body.length);
+    }
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    const res = await fetch(`${apiUrl}${route}`, {
-      method,
-      headers,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-      redirect: 'manual',
+    const url = new URL(`${apiUrl}${route}`);
+    const res = await new Promise<{ status: number; text: string; headers: Headers }>((resolve, reject) => {
+      const req = httpRequest(url, { method, headers, agent: false }, (r) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('error', reject);
+        r.on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(r.headers)) {
+            for (const one of Array.isArray(v) ? v : v === undefined ? [] : [v]) h.append(k, one);
+          }
+          const raw = Buffer.concat(chunks);
+          const text = (r.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
+          resolve({ status: r.statusCode ?? 0, text, headers: h });
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
     });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
+    return { status: res.status, body: (res.text ? JSON.parse(res.text) : null) as T, headers: res.headers };
   };
 }
 
