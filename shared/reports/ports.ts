@@ -6,23 +6,18 @@
  */
 import type { Bound, Clock, IdSource } from '../deps';
 import type { readReport, buildItems, countRows, fingerprintReport } from '../engine';
-import type * as objects from '../files/objects';
-import type * as idempotencyRepo from '../store/idempotency.repo';
-import type * as limitsRepo from '../store/limits.repo';
-import type * as productsRepo from '../store/products.repo';
-import type * as numbersRepo from '../store/report-numbers.repo';
-import type * as reportsRepo from '../store/reports.repo';
-import type * as sellersRepo from '../store/sellers.repo';
-import type * as uploadsRepo from '../store/uploads.repo';
-import type * as identitiesRepo from '../store/report-identities.repo';
 import type { openInputFile } from './upload/file-input';
 import type { WorkerInvoker } from '../jobs/worker-invoke';
 import type { getItemsOfGen, writeItems } from '../store/items.repo';
-import type * as lifecycleRepo from '../store/report-lifecycle.repo';
 import type { listPendingReports, scanPendingReports } from '../store/report-lifecycle.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
-import type { DroppedManualValue } from '../engine';
+import type { ComputedItem, DroppedManualValue } from '../engine';
+import type { RangeSource } from '../engine/read/range-source';
+import type { DocTransactItem } from '../store/client';
+import type { ChargeInput, ChargeResult } from '../store/limits.repo';
+import type { BuiltUpload } from '../store/report-lifecycle.repo';
+import type { UploadCount, UploadRecord } from '../store/uploads.repo';
 import type { getReportAnyStatus } from '../store/reports.repo';
 import type { ensureSellerByNumber } from '../store/sellers.repo';
 import type { getUserById, UserRecord } from '../store/users.repo';
@@ -30,23 +25,101 @@ import type { writeReportSummary } from './analytics/analytics';
 import type { deleteIdentity, putIdentity } from '../store/report-identities.repo';
 import type { contentOfSmallFile, findContentDuplicate, findDuplicate, identityOfFile } from './upload/duplicates';
 import type { CatalogSync } from './worker/catalog-sync';
-import type { ReportFailure, ReportProgress } from './domain/lifecycle';
-import type { ReportRecord } from '../store/report-record';
+import type { CatalogTask, LastRebuild, ReportFailure, ReportProgress } from './domain/lifecycle';
+import type { ReportPatch, ReportRecord } from '../store/report-record';
 import type { resolveReportSettings } from './worker/report-settings';
 
-/** The conditional transitions of a report's life (shared/store/report-lifecycle.repo.ts). */
-export type LifecycleStore = Pick<
-  typeof lifecycleRepo,
-  | 'claimReportTask'
-  | 'renewReportTask'
-  | 'releaseReportTask'
-  | 'finishUploadTask'
-  | 'finishRebuildTask'
-  | 'startRebuildTask'
-  | 'claimCatalogTask'
-  | 'releaseCatalogTask'
-  | 'finishCatalogTask'
->;
+/**
+ * The conditional transitions of a report's life (shared/store/report-lifecycle.repo.ts): each answers
+ * null or false when the report is no longer in the state the caller holds.
+ */
+export interface LifecycleStore {
+  claimReportTask(
+    userId: string,
+    reportId: string,
+    owner: string,
+    leaseMs: number,
+    now?: number,
+  ): Promise<ReportRecord | null>;
+  renewReportTask(
+    userId: string,
+    reportId: string,
+    owner: string,
+    leaseMs: number,
+    progress: ReportProgress,
+    now?: number,
+  ): Promise<boolean>;
+  releaseReportTask(
+    userId: string,
+    reportId: string,
+    owner: string | null,
+    leaseMs: number,
+    now?: number,
+  ): Promise<boolean>;
+  finishUploadTask(
+    userId: string,
+    reportId: string,
+    owner: string,
+    built: BuiltUpload,
+    catalog?: CatalogTask,
+  ): Promise<ReportRecord | null>;
+  finishRebuildTask(userId: string, reportId: string, owner: string | null, last: LastRebuild): Promise<boolean>;
+  startRebuildTask(
+    userId: string,
+    reportId: string,
+    taskId: string,
+    leaseMs: number,
+    nowMs?: number,
+  ): Promise<ReportRecord | null>;
+  claimCatalogTask(
+    userId: string,
+    reportId: string,
+    taskId: string,
+    leaseMs: number,
+    now?: number,
+  ): Promise<ReportRecord | null>;
+  releaseCatalogTask(userId: string, reportId: string, taskId: string, now: number): Promise<boolean>;
+  finishCatalogTask(userId: string, reportId: string, taskId: string): Promise<boolean>;
+}
+
+/** A stored object's size and ETag (S3 HEAD). */
+export interface ObjectHead {
+  size: number;
+  etag: string | null;
+}
+
+/** A stored file read by byte ranges (the reader's input), pinned to the ETag it was opened at. */
+export interface RangedFiles {
+  objectRanges(key: string, known?: ObjectHead): Promise<(RangeSource & { etag: string | null }) | null>;
+}
+
+/** The report records the task routes read and remove (reports.repo.ts). */
+export interface ReportReader {
+  getReport(userId: string, reportId: string): Promise<ReportRecord | null>;
+  getReportAnyStatus(userId: string, reportId: string): Promise<ReportRecord | null>;
+  getReportItems(record: ReportRecord): Promise<StoredItem[]>;
+  deleteReport(userId: string, reportId: string): Promise<ReportRecord | null>;
+  listAllReports(userId: string): Promise<ReportRecord[]>;
+}
+
+/** The stored files of uploads and reports (S3). */
+export interface ReportFiles extends RangedFiles {
+  objectHead(key: string): Promise<ObjectHead | null>;
+  copyObject(from: string, to: string, ifMatch?: string | null): Promise<void>;
+  putObject(key: string, body: Buffer): Promise<void>;
+  deleteObject(key: string): Promise<void>;
+  presignPut(key: string, size: number, expiresIn: number): Promise<string>;
+  sourceObjectKey(userId: string, reportId: string, filename: string): string;
+}
+
+/** A report's items replaced as one versioned change (report-numbers.repo.ts). */
+export interface ItemsReplacer {
+  replaceItems(
+    record: ReportRecord,
+    items: readonly ComputedItem[],
+    patch: ReportPatch,
+  ): Promise<{ record: ReportRecord; items: StoredItem[] } | null>;
+}
 
 /**
  * The report use cases' settings, read by the composition from the config (shared/config.ts names each):
@@ -78,7 +151,7 @@ export interface WorkerDeps {
   itemReader: { getItemsOfGen: typeof getItemsOfGen };
   users: { getUserById: typeof getUserById };
   sellers: { ensureSellerByNumber: typeof ensureSellerByNumber };
-  files: Pick<typeof objects, 'objectRanges'>;
+  files: RangedFiles;
   engine: { readReport: typeof readReport; buildItems: typeof buildItems };
   settings: { resolveReportSettings: Bound<typeof resolveReportSettings> };
   /** The catalog look-ups of one attempt and the writes of its follow-up (catalog-sync.ts). */
@@ -130,25 +203,36 @@ export type RecoverDeps = Pick<
 
 /** What the routes that start a report's task add (upload.ts with count-rows, rebuild.ts). */
 export interface TaskRoutePorts {
-  reports: Pick<
-    typeof reportsRepo,
-    'getReport' | 'getReportAnyStatus' | 'getReportItems' | 'deleteReport' | 'listAllReports'
-  >;
-  sellers: Pick<typeof sellersRepo, 'getSeller'>;
-  files: Pick<
-    typeof objects,
-    'objectRanges' | 'objectHead' | 'copyObject' | 'putObject' | 'deleteObject' | 'presignPut' | 'sourceObjectKey'
-  >;
+  reports: ReportReader;
+  sellers: { getSeller(userId: string, sellerId: string): Promise<SellerRecord | null> };
+  files: ReportFiles;
   engine: { countRows: typeof countRows; fingerprintReport: typeof fingerprintReport };
   /** The report record of a charge (a TransactWriteItem; report-lifecycle.repo.ts). */
-  lifecycle: Pick<typeof lifecycleRepo, 'processingReportPut'>;
-  idempotency: Pick<typeof idempotencyRepo, 'getIdempotentRecord' | 'idempotencyPut'>;
-  limits: Pick<typeof limitsRepo, 'chargeLimits'>;
-  uploads: Pick<typeof uploadsRepo, 'createUpload' | 'saveUploadCount'>;
-  identities: Pick<typeof identitiesRepo, 'identityPutTransactItem'>;
-  products: Pick<typeof productsRepo, 'ensureProducts'>;
+  lifecycle: {
+    processingReportPut(record: ReportRecord, taskId: string, leaseMs: number, now?: number): DocTransactItem;
+  };
+  /** A request's stored answer, and the transaction element that stores one (idempotency.repo.ts). */
+  idempotency: {
+    getIdempotentRecord<T>(scope: string, key: string): Promise<{ result: T; fingerprint?: string } | null>;
+    idempotencyPut(
+      scope: string,
+      key: string,
+      result: unknown,
+      extra?: Record<string, unknown>,
+      ttlSeconds?: number | null,
+    ): DocTransactItem;
+  };
+  limits: { chargeLimits(input: ChargeInput): Promise<ChargeResult> };
+  uploads: {
+    createUpload(userId: string, filename: string, size: number): Promise<UploadRecord>;
+    saveUploadCount(userId: string, uploadId: string, count: UploadCount): Promise<void>;
+  };
+  identities: {
+    identityPutTransactItem(userId: string, identity: string, reportId: string, createdAt: string): DocTransactItem;
+  };
+  products: { ensureProducts(userId: string, articles: readonly string[]): Promise<void> };
   /** The versioned change of a report's numbers (report-numbers.repo.ts). */
-  numbers: Pick<typeof numbersRepo, 'replaceItems'>;
+  numbers: ItemsReplacer;
   /** The duplicate checks of a request's file (duplicates.ts), the lookups bound to their stores. */
   duplicates: {
     findDuplicate: Bound<typeof findDuplicate>;

@@ -31,14 +31,6 @@ export function idempotencyPut(
   });
 }
 
-/** The stored result of `key` in `scope`, or null when the key is new. */
-export async function getIdempotentResult<T>(scope: string, key: string): Promise<T | null> {
-  const r = await ddb().send(
-    new GetCommand({ TableName: tableName(), Key: idempotencyKey(scope, key), ConsistentRead: true }),
-  );
-  return r.Item ? (r.Item.result as T) : null;
-}
-
 /** The stored record of `key` in `scope` (its result and the extra attributes it was written with), or null. */
 export async function getIdempotentRecord<T>(
   scope: string,

@@ -37,24 +37,44 @@ import type { ComputedItem, TaxProfile } from '../../engine/types';
 import { DEFAULT_ALLOCATION } from '../../engine/allocation';
 import { costPriceOn, type CostPricePeriod } from '../../engine/periods';
 import { nowMs, type Clock } from '../../deps';
-import type * as itemsRepo from '../../store/items.repo';
-import type * as sellersRepo from '../../store/sellers.repo';
+import type { SummaryContent } from '../../engine/analytics/summary';
+import type { StoredItem } from '../../store/items.repo';
 import type { SellerRecord } from '../../store/sellers.repo';
-import type * as summariesRepo from '../../store/summaries.repo';
 import type { ReportHead, StoredSummary } from '../../store/summaries.repo';
 import type { UserRecord } from '../../store/users.repo';
 import { effectiveAllocation, effectiveTaxProfile, sameTaxProfile, settingsDate } from '../worker/report-settings';
 
 /** What keeping a report's summary current writes. */
 export interface SummaryDeps {
-  summaries: Pick<typeof summariesRepo, 'putSummary' | 'deleteSummary'>;
+  summaries: SummaryWriter;
+}
+
+/** A report's analytics summary written at its version (false: a newer one is stored), or removed. */
+export interface SummaryWriter {
+  putSummary(userId: string, reportId: string, version: number, content: SummaryContent): Promise<boolean>;
+  deleteSummary(userId: string, reportId: string): Promise<void>;
+}
+
+/** The summaries of a user's reports and the catalog's dated cost prices (summaries.repo.ts). */
+export interface SummaryReader {
+  /** Summaries by report id (all of the user's, or those of `reportIds`). */
+  listSummaries(userId: string, reportIds?: readonly string[]): Promise<Map<string, StoredSummary>>;
+  /** The catalog's cost-price periods by article. */
+  listCostPrices(userId: string): Promise<Map<string, CostPricePeriod[]>>;
+}
+
+/** The seller records of a user (sellers.repo.ts). */
+export interface SellerReader {
+  getSeller(userId: string, sellerId: string): Promise<SellerRecord | null>;
+  listSellers(userId: string): Promise<SellerRecord[]>;
 }
 
 /** What the period analytics read (and heal): summaries, report heads, prices, sellers, items; the clock. */
 export interface AnalyticsDeps {
-  summaries: Pick<typeof summariesRepo, 'putSummary' | 'listSummaries' | 'listCostPrices' | 'listReportHeads'>;
-  items: Pick<typeof itemsRepo, 'getItemsOfGen'>;
-  sellers: Pick<typeof sellersRepo, 'getSeller' | 'listSellers'>;
+  summaries: SummaryReader &
+    Pick<SummaryWriter, 'putSummary'> & { listReportHeads(userId: string): Promise<ReportHead[]> };
+  items: { getItemsOfGen(userId: string, reportId: string, gen: number): Promise<StoredItem[]> };
+  sellers: SellerReader;
   clock: Clock;
 }
 

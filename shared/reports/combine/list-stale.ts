@@ -7,17 +7,14 @@
  * combined (combined-stale.ts). The report page computes the same from the items (settings.ts isStale).
  */
 import type { ReportRecord } from '../../store/report-record';
-import type * as sellersRepo from '../../store/sellers.repo';
 import type { SellerRecord } from '../../store/sellers.repo';
-import type * as summariesRepo from '../../store/summaries.repo';
 import type { StoredSummary } from '../../store/summaries.repo';
 import type { CostPricePeriod } from '../../engine/periods';
 import { ownCostPerUnit, ownCostRates, type OwnCostLine } from '../../engine/own-costs';
-import type * as ownCostsRepo from '../../store/own-costs.repo';
 import type { UserRecord } from '../../store/users.repo';
-import { priceOn, settingsChanged } from '../analytics/analytics';
+import { priceOn, settingsChanged, type SellerReader, type SummaryReader } from '../analytics/analytics';
 import { combinedStaleness, type CombinedStaleDeps } from './combined-stale';
-import { settingsDate } from '../worker/report-settings';
+import { settingsDate, type SettingsDeps } from '../worker/report-settings';
 
 export interface ListStaleness {
   stale: boolean;
@@ -33,8 +30,8 @@ const FRESH: ListStaleness = { stale: false, stale_reason: null };
 
 /** What the list's staleness reads: the page's summaries, the catalog's prices, combined reports' sources. */
 export interface ListStaleDeps extends CombinedStaleDeps {
-  summaries: Pick<typeof summariesRepo, 'listSummaries' | 'listCostPrices'>;
-  ownCosts: Pick<typeof ownCostsRepo, 'getOwnCosts'>;
+  summaries: SummaryReader;
+  ownCosts: SettingsDeps['ownCosts'];
 }
 
 export async function listStaleness(
@@ -56,11 +53,7 @@ export async function listStaleness(
           deps.summaries.listCostPrices(user.id),
           deps.ownCosts.getOwnCosts(user.id).then((b) => b.lines),
         ])
-      : ([new Map(), new Map(), []] as [
-          Awaited<ReturnType<typeof summariesRepo.listSummaries>>,
-          Awaited<ReturnType<typeof summariesRepo.listCostPrices>>,
-          OwnCostLine[],
-        ]);
+      : [new Map(), new Map(), []];
   await Promise.all(
     ready.map(async (r) => {
       if (r.is_combined) {
@@ -100,7 +93,7 @@ export interface StaleSource {
  * names one.
  */
 export async function staleSources(
-  deps: ListStaleDeps & { sellers: Pick<typeof sellersRepo, 'listSellers'> },
+  deps: ListStaleDeps & { sellers: Pick<SellerReader, 'listSellers'> },
   user: UserRecord,
   records: ReadonlyArray<ReportRecord>,
 ): Promise<StaleSource[]> {

@@ -18,13 +18,16 @@ import type { ItemValues } from '../../engine/types';
 import type { Bound } from '../../deps';
 import { backoff } from '../../store/dynamo-errors';
 import { genOfItemId, reportIdOfItem, type StoredItem } from '../../store/items.repo';
-import type * as reportsRepo from '../../store/reports.repo';
-import type * as numbersRepo from '../../store/report-numbers.repo';
+import type { ItemCorrection } from '../../store/report-numbers.repo';
+import type { ReportReader } from '../ports';
 import type { writeReportSummary } from '../analytics/analytics';
 import { valueFromApi } from '../present-report';
 
 export interface ManualValueDeps {
-  reports: Pick<typeof reportsRepo, 'getReport' | 'getReportItems'> & Pick<typeof numbersRepo, 'saveItemCorrection'>;
+  reports: Pick<ReportReader, 'getReport' | 'getReportItems'> & {
+    /** Writes one correction if the item and the report are still those read (report-numbers.repo.ts). */
+    saveItemCorrection(c: ItemCorrection): Promise<'ok' | 'item_changed' | 'report_changed' | 'missing'>;
+  };
   /** The report's analytics summary after a change (shared/reports/analytics/analytics.ts writeReportSummary). */
   writeSummary: Bound<typeof writeReportSummary>;
   /** The wait between attempts after a concurrent change (backoff). */

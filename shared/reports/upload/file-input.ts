@@ -5,16 +5,18 @@
  */
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../../errors';
 import type { ReportSource } from '../../engine';
-import type * as uploadsRepo from '../../store/uploads.repo';
-import type { UploadCount } from '../../store/uploads.repo';
-import type * as objects from '../../files/objects';
+import type { UploadCount, UploadRecord } from '../../store/uploads.repo';
+import type { ObjectHead, RangedFiles } from '../ports';
 
 /** What opening a request's file reads: the upload record and its object in S3. */
 export interface InputFileDeps {
   /** MAX_UPLOAD_BYTES (ports.ts ReportConfig). */
   maxUploadBytes(): number;
-  uploads: Pick<typeof uploadsRepo, 'getUpload'>;
-  files: Pick<typeof objects, 'objectHead' | 'objectRanges' | 'readObject'>;
+  uploads: { getUpload(userId: string, uploadId: string): Promise<UploadRecord | null> };
+  files: RangedFiles & {
+    objectHead(key: string): Promise<ObjectHead | null>;
+    readObject(key: string, ifMatch?: string | null): Promise<Buffer | null>;
+  };
 }
 import { SourceReadError } from '../../engine/read/range-source';
 

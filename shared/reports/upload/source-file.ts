@@ -1,5 +1,4 @@
 /** GET /api/reports/{id}/source (shared/reports/exports/export-report.ts says how the exports are split). */
-import type * as objects from '../../files/objects';
 import { requireReports } from '../combine/combine';
 import {
   SOURCE_URL_TTL_SECONDS,
@@ -13,7 +12,11 @@ import {
 export interface SourceDeps {
   reports: ExportDeps['reports'];
   /** The bucket (shared/files/objects.ts in production). */
-  files: Pick<typeof objects, 'objectSize' | 'presignGet' | 'readObject'>;
+  files: {
+    objectSize(key: string): Promise<number | null>;
+    presignGet(key: string, expiresIn: number, download: { filename: string; contentType: string }): Promise<string>;
+    readObject(key: string, ifMatch?: string | null): Promise<Buffer | null>;
+  };
   /** Up to this size the file is answered inline (MAX_INLINE_SOURCE_BYTES), above it by a presigned GET. */
   maxInlineBytes(): number;
 }

@@ -9,12 +9,16 @@
  * The writes keep ensureProducts' rule: an existing product is never touched, whatever runs at the same
  * time (products.repo.ts addProducts: conditional puts).
  */
-import type * as productsRepo from '../../store/products.repo';
 import { costPricesOn } from '../../engine/periods';
 import type { ProductRecord } from '../../store/products.repo';
 
 /** The catalog reads and writes of a sync (shared/store/products.repo.ts in production; a fake in unit tests). */
-export type CatalogProducts = Pick<typeof productsRepo, 'getProducts' | 'addProducts'>;
+export interface CatalogProducts {
+  /** The catalog's records of these articles (those it has). */
+  getProducts(userId: string, articles: readonly string[]): Promise<Map<string, ProductRecord>>;
+  /** Adds the articles the catalog does not have yet; answers those it created. */
+  addProducts(userId: string, articles: readonly string[]): Promise<{ created: string[]; at: string }>;
+}
 
 /** Articles per look-up (DynamoDB's BatchGet takes 100). */
 const BATCH = 100;

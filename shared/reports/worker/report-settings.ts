@@ -10,7 +10,7 @@
 import { DEFAULT_ALLOCATION } from '../../engine/allocation';
 import { unprocessable } from '../../errors';
 import { ownCostPerUnit, ownCostRates } from '../../engine/own-costs';
-import type * as ownCostsRepo from '../../store/own-costs.repo';
+import type { OwnCostBook } from '../../store/own-costs.repo';
 import {
   costPricesOn,
   invalidVatPeriods,
@@ -27,22 +27,32 @@ import {
   type ReportWarning,
   type TaxProfile,
 } from '../../engine/types';
-import type * as productsRepo from '../../store/products.repo';
 import type { ProductRecord } from '../../store/products.repo';
 import type { ReportRecord } from '../../store/report-record';
 import type { StoredItem } from '../../store/items.repo';
 import type { SellerRecord } from '../../store/sellers.repo';
 import type { UserRecord } from '../../store/users.repo';
-import type * as wbCostsRepo from '../../store/wb-costs.repo';
+import type { PeriodCosts } from '../../store/wb-costs.repo';
+import type { CostKind } from '../../marketplaces/wb/sources/cost-kinds';
 import { ATTRIBUTED_FIELDS } from '../../engine/attribution';
 
 /** What resolving a report's settings and its staleness read: the catalog's prices, WB's costs, own costs. */
 export interface SettingsDeps {
-  products: Pick<typeof productsRepo, 'getReportCostPrices' | 'listAllProducts'>;
+  products: {
+    /** The cost prices of these articles on `date` (null: today's), and which articles the catalog knows. */
+    getReportCostPrices(
+      userId: string,
+      articles: readonly string[],
+      date: string | null,
+    ): Promise<{ prices: Record<string, number>; known: Set<string> }>;
+    listAllProducts(userId: string): Promise<ProductRecord[]>;
+  };
   /** WB's per-article costs of a period (the WB connection's cost fetch). */
-  wbCosts: Pick<typeof wbCostsRepo, 'readPeriodCosts'>;
+  wbCosts: {
+    readPeriodCosts(userId: string, wbSellerId: string, kind: CostKind, from: string, to: string): Promise<PeriodCosts>;
+  };
   /** The seller's own per-unit cost lines (shared/engine/own-costs.ts). */
-  ownCosts: Pick<typeof ownCostsRepo, 'getOwnCosts'>;
+  ownCosts: { getOwnCosts(userId: string): Promise<OwnCostBook> };
 }
 
 type UserSettings = Partial<Pick<UserRecord, 'tax' | 'tax_periods' | 'allocation'>>;
