@@ -582,6 +582,7 @@ export const ROUTES = {
     body: s.wbConnectBodySchema,
     responses: { 201: { description: 'The connection', schema: s.wbConnectionReplySchema } },
     errors: [
+      'too_many_attempts',
       'wb_token_invalid',
       'wb_token_no_finance',
       'wb_token_forbidden',
@@ -622,6 +623,7 @@ export const ROUTES = {
     body: s.wbConnectionPatchBodySchema,
     responses: { 200: { description: 'The connection', schema: s.wbConnectionReplySchema } },
     errors: [
+      'too_many_attempts',
       'wb_connection_not_found',
       'wb_token_invalid',
       'wb_token_no_finance',

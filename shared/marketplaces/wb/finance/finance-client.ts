@@ -76,11 +76,12 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
    * nor its rows as objects.
    */
   const rowByRow =
-    (afterRrdId: number) =>
+    (reportId: number, afterRrdId: number) =>
     async (res: Response): Promise<WbOutcome<DetailedPage>> => {
       if (!res.body) return { kind: 'empty' };
       const writer = createPageWriter();
       let bad: string | null = null;
+      let foreign = false;
       let lastRrdId: number | null = null;
       // Rows are unique by WB's rrdId: one at or below the cursor (read on an earlier page) or seen before on
       // this page is dropped and counted, never stored or charged twice; the cursor is the largest rrdId kept
@@ -108,6 +109,12 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
                 throw new StopReading();
               }
             }
+            // A row of another report (or none named) is refused: never merged into this one.
+            if (typeof row.reportId === 'number' && row.reportId !== reportId) {
+              bad = `row ${first + k}: reportId ${row.reportId} is not report ${reportId}`;
+              foreign = true;
+              throw new StopReading();
+            }
             const id = row.rrdId;
             if (typeof id === 'number') {
               if (id <= afterRrdId || seen.has(id)) continue;
@@ -131,7 +138,11 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       const body = await writer.finish();
       if (bad !== null || read === null) {
         await res.body.cancel().catch(() => undefined);
-        return { kind: 'invalid_response', message: bad ?? 'a row does not match the spec' };
+        return {
+          kind: 'invalid_response',
+          message: bad ?? 'a row does not match the spec',
+          ...(foreign ? { foreign } : {}),
+        };
       }
       if (read.kind === 'invalid') return { kind: 'invalid_response', message: read.message };
       if (read.kind === 'empty') return { kind: 'empty' };
@@ -160,7 +171,7 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       post(
         `${DETAILED_PATH}/${encodeURIComponent(String(reportId))}`,
         { rrdId: q.rrdId, limit: Math.min(q.limit ?? DETAILED_LIMIT_MAX, DETAILED_LIMIT_MAX) },
-        rowByRow(q.rrdId),
+        rowByRow(reportId, q.rrdId),
       ),
   };
 }

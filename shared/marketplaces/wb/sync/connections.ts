@@ -9,7 +9,7 @@
  */
 import type { Clock, IdSource } from '../../../deps';
 import { nowMs } from '../../../deps';
-import { appError, notFound, unprocessable, conflict } from '../../../errors';
+import { appError, notFound, unprocessable, conflict, tooManyAttempts } from '../../../errors';
 import type * as repo from '../../../store/wb-connections.repo';
 import type { WbConnectionRecord } from '../../../store/wb-connections.repo';
 import type { FinanceClient } from '../finance/finance-client';
@@ -24,8 +24,25 @@ export const WB_DATA_SINCE = '2025-01-01';
 export interface ConnectionDeps {
   connections: Pick<
     typeof repo,
-    'createConnection' | 'getConnection' | 'listConnections' | 'saveConnection' | 'deleteConnection' | 'claimBudget'
+    | 'createConnection'
+    | 'getConnection'
+    | 'listConnections'
+    | 'saveConnection'
+    | 'deleteConnection'
+    | 'noteAcceptedCall'
   >;
+  /** The per-user budget of token checks (shared/store/throttle.repo.ts consumeSlot). */
+  throttle: {
+    consumeSlot(input: {
+      kind: string;
+      subject: string;
+      limit: number;
+      windowSeconds: number;
+      now?: number;
+    }): Promise<{ ok: true } | { ok: false; retryAfter: number }>;
+  };
+  /** Token checks (connect, a new token) one user may make per hour (setting WB_CONNECT_ATTEMPTS_PER_HOUR). */
+  connectAttemptsPerHour: () => number;
   sellers: { ensureSellerByNumber(userId: string, number: string): Promise<{ id: string }> };
   /** The token sealer (KMS on AWS, the local key otherwise); called only when a token is stored. */
   keyWrapper: () => KeyWrapper;
@@ -62,9 +79,27 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const DAY_MS = 86_400_000;
 
 /**
- * One call to WB with the token (the report list of the last day): within the WB account's budget, so
- * the check never makes WB answer 429 to a sync of the same account. Returns the seller's name when the
- * list has a report.
+ * 429 too_many_attempts once the user has checked `connectAttemptsPerHour` tokens this hour (valid or
+ * not): checked before the token is read, so a flood of forged tokens stops here.
+ */
+async function connectSlot(deps: ConnectionDeps, userId: string): Promise<void> {
+  const slot = await deps.throttle.consumeSlot({
+    kind: 'wb_connect',
+    subject: userId,
+    limit: deps.connectAttemptsPerHour(),
+    windowSeconds: 3600,
+    now: nowMs(deps.clock),
+  });
+  if (!slot.ok) throw tooManyAttempts(slot.retryAfter);
+}
+
+/**
+ * One call to WB with the token (the report list of the last day). Nothing of the WB account is reserved
+ * before WB accepts the token: a token carrying someone else's seller id (`oid` is public) never takes
+ * that account's call budget or delays its sync; once WB accepts it, the account's next call is an
+ * interval later. A 429 (a sync of the same account calling meanwhile) answers 503 with the interval as
+ * the wait — never a time that tells anything of the account's state. Returns the seller's name when
+ * the list has a report.
  */
 async function checkWithWb(
   deps: ConnectionDeps,
@@ -72,18 +107,15 @@ async function checkWithWb(
   wbSellerId: string,
 ): Promise<{ sellerName: string | null }> {
   const now = nowMs(deps.clock);
-  const budget = await deps.connections.claimBudget(wbSellerId, now, now + deps.callIntervalMs());
-  if (budget !== true) {
-    throw appError('wb_unavailable', 'The WB account was called less than an interval ago', {
-      retry_after_seconds: Math.max(1, Math.ceil((budget - now) / 1000)),
-    });
-  }
   const outcome = await deps.finance(token).listReports({
     dateFrom: moscowDate(now - DAY_MS),
     dateTo: moscowDate(now),
     period: 'weekly',
     limit: 1,
   });
+  if (outcome.kind === 'ok' || outcome.kind === 'empty') {
+    await deps.connections.noteAcceptedCall(wbSellerId, nowMs(deps.clock) + deps.callIntervalMs());
+  }
   switch (outcome.kind) {
     case 'ok':
       return { sellerName: outcome.value[0]?.sellerFinanceName || null };
@@ -95,7 +127,9 @@ async function checkWithWb(
       // The token's claims have «Финансы» (readToken), yet WB refuses: a Basic token, or a category withdrawn.
       throw unprocessable('wb_token_forbidden', 'WB refuses the token access to the finance reports (403)');
     case 'rate_limited':
-      throw appError('wb_unavailable', 'WB asks to wait', { retry_after_seconds: outcome.retryAfterSeconds });
+      throw appError('wb_unavailable', 'WB asks to wait', {
+        retry_after_seconds: Math.max(1, Math.ceil(deps.callIntervalMs() / 1000)),
+      });
     default:
       throw appError('wb_unavailable', `WB did not answer the check (${outcome.kind})`);
   }
@@ -107,6 +141,7 @@ export async function connect(
   userId: string,
   input: { token: string; from?: string },
 ): Promise<WbConnectionRecord> {
+  await connectSlot(deps, userId);
   const token = input.token.trim();
   const info = readToken(token, nowMs(deps.clock));
   const existing = await deps.connections.listConnections(userId);
@@ -190,6 +225,7 @@ export async function updateConnection(
   const current = await getConnection(deps, userId, id);
   let tokenChange: Partial<WbConnectionRecord> | null = null;
   if (patch.token !== undefined) {
+    await connectSlot(deps, userId);
     const token = patch.token.trim();
     const info = readToken(token, nowMs(deps.clock));
     if (info.sellerId !== current.wb_seller_id) {
