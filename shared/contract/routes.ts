@@ -455,7 +455,7 @@ export const ROUTES = {
     tag: 'catalog',
     summary: 'Set a product’s cost price (roubles); created when missing',
     description: 'The article is percent-encoded in the path.',
-    params: z.object({ article: z.string() }),
+    params: z.object({ article: z.string().min(1).max(s.MAX_ARTICLE_LENGTH) }),
     body: s.productPutBodySchema,
     responses: { 200: { description: 'The product', schema: s.productSchema } },
     errors: ['product_busy', 'value_out_of_range'],

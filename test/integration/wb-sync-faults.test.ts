@@ -360,3 +360,33 @@ describe('one seller’s attempts never stall another’s', () => {
     expect(emu.calls).toHaveLength(calls);
   });
 });
+
+describe('rows checked before they count', () => {
+  it.each([
+    ['negative-quantity', /quantity -1000 on a sale/],
+    ['null-money', /forPay is null/],
+  ] as const)(
+    'WB’s rows with %s: the report is refused with the row named, nothing built as ready or charged',
+    async (mode, reason) => {
+      const { emu, clock, deps } = await start();
+      const week = emu.weeks[0]!;
+      emu.setDetailedMode(mode);
+      const u = await newUser(100_000, 'wb');
+      const c = await connectOk(u, emu.tokens.valid);
+      await syncRound(deps, clock, u, c.id);
+      const seen = await shown(u, c.id);
+      expect(seen.unread_reports).toEqual([
+        expect.objectContaining({ wb_report_id: week.item.reportId, reason: expect.stringMatching(reason) }),
+      ]);
+      expect(seen.error?.message).toMatch(reason);
+      expect(await wbReports(u.id)).toEqual([]);
+      expect(await charged(u.id)).toEqual([]);
+      // WB mends its rows: the retry imports the week, charged once.
+      emu.setDetailedMode(null);
+      expect((await call(u.token, 'POST', `/api/wb/connections/${c.id}/sync`, {}, c.id)).statusCode).toBe(202);
+      await syncRound(deps, clock, u, c.id);
+      expect((await wbReports(u.id)).map((r) => r.status)).toEqual(['ready']);
+      expect(await charged(u.id)).toEqual([ROWS]);
+    },
+  );
+});

@@ -27,7 +27,7 @@ export type WbOutcome<T> =
   | { kind: 'server_error'; status: number; message: string }
   /** No answer: connection refused/reset, or a timeout (`timeout` says which). Retry later. */
   | { kind: 'network_error'; timeout: boolean; message: string }
-  /** 200 with a body that is not what the spec says; `foreign`: rows of another report than the one asked for. */
-  | { kind: 'invalid_response'; message: string; foreign?: boolean };
+  /** 200 with a body that is not what the spec says; `refused`: a row that cannot count (another report's, null money, a negative sale, past the bounds): the report is refused. */
+  | { kind: 'invalid_response'; message: string; refused?: boolean };
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;

@@ -312,7 +312,8 @@ function ConnectionCard({ initial }: { initial: WbConnection }) {
             <p key={u.wb_report_id} data-testid={`wb-unread-${u.wb_report_id}`}>
               WB не отдаёт строки отчёта №{u.wb_report_id}
               {u.date_from ? ` (${formatDate(u.date_from)} — ${formatDate(u.date_to)})` : ''}. Попыток:{' '}
-              {formatInt(u.attempts)}; отчёт будет запрошен снова в следующей синхронизации.
+              {formatInt(u.attempts)}; отчёт будет запрошен снова в следующей синхронизации.{' '}
+              <span className="muted small">Ответ WB: {u.reason}</span>
             </p>
           ))}
           <button

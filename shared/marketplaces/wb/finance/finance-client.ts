@@ -11,6 +11,7 @@ import { readWhole, wbExchange, type Check as CheckOf } from '../http';
 import type { FetchLike, WbOutcome } from '../wb-types';
 import { readJsonArray } from './json-rows';
 import { createPageWriter, type DetailedPage } from './page-body';
+import { rowValueProblem } from './row-values';
 import { checkDetailedRow, reportListSchema, type ReportSummary } from './schemas';
 
 export type { FetchLike, WbOutcome } from '../wb-types';
@@ -81,7 +82,7 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       if (!res.body) return { kind: 'empty' };
       const writer = createPageWriter();
       let bad: string | null = null;
-      let foreign = false;
+      let refused = false;
       let lastRrdId: number | null = null;
       // Rows are unique by WB's rrdId: one at or below the cursor (read on an earlier page) or seen before on
       // this page is dropped and counted, never stored or charged twice; the cursor is the largest rrdId kept
@@ -109,10 +110,17 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
                 throw new StopReading();
               }
             }
+            // Values checked before they count (row-values.ts): null money, a negative sale, past the bounds.
+            const problem = rowValueProblem(values[k] as Record<string, unknown>, first + k);
+            if (problem !== null) {
+              bad = problem;
+              refused = true;
+              throw new StopReading();
+            }
             // A row of another report (or none named) is refused: never merged into this one.
             if (typeof row.reportId === 'number' && row.reportId !== reportId) {
               bad = `row ${first + k}: reportId ${row.reportId} is not report ${reportId}`;
-              foreign = true;
+              refused = true;
               throw new StopReading();
             }
             const id = row.rrdId;
@@ -141,7 +149,7 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
         return {
           kind: 'invalid_response',
           message: bad ?? 'a row does not match the spec',
-          ...(foreign ? { foreign } : {}),
+          ...(refused ? { refused } : {}),
         };
       }
       if (read.kind === 'invalid') return { kind: 'invalid_response', message: read.message };

@@ -224,7 +224,7 @@ describe('sync plan', () => {
     const foreign = step(c, now, {
       kind: 'invalid_response',
       message: 'row 0: reportId 5 is not report 11',
-      foreign: true,
+      refused: true,
     });
     expect(foreign.cursor.unread?.find((u) => u.reportId === 11)).toMatchObject({
       attempts: 2,

@@ -290,7 +290,7 @@ export function advance(
     case 'network_error':
       return failed(null, outcome.message, afterFailure(now, c.failures + 1, policy));
     case 'invalid_response':
-      if (call.kind === 'detail' && outcome.foreign) return unreadReport(outcome.message);
+      if (call.kind === 'detail' && outcome.refused) return unreadReport(outcome.message);
       return failed(200, outcome.message, afterFailure(now, c.failures + 1, policy));
     case 'rejected':
       effects.push({ kind: 'gave-up', reason: `WB refused the request (${outcome.status}): ${outcome.message}` });

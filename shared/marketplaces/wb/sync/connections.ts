@@ -131,7 +131,10 @@ async function checkWithWb(
         retry_after_seconds: Math.max(1, Math.ceil(deps.callIntervalMs() / 1000)),
       });
     default:
-      throw appError('wb_unavailable', `WB did not answer the check (${outcome.kind})`);
+      throw appError('wb_unavailable', `WB did not answer the check (${outcome.kind})`, {
+        wb_outcome: outcome.kind,
+        wb_status: 'status' in outcome ? outcome.status : null,
+      });
   }
 }
 

@@ -99,7 +99,7 @@ export function unreadError(unread: readonly UnreadReport[]): { code: string; me
   const one = unread.length === 1;
   return {
     code: 'wb_report_unread',
-    message: `WB не отдаёт строки ${one ? 'отчёта' : 'отчётов'} ${ids}: ${one ? 'он будет запрошен' : 'они будут запрошены'} снова в следующей синхронизации; можно повторить сейчас.`,
+    message: `WB не отдаёт строки ${one ? 'отчёта' : 'отчётов'} ${ids} (${unread.map((u) => u.reason).join('; ')}): ${one ? 'он будет запрошен' : 'они будут запрошены'} снова в следующей синхронизации; можно повторить сейчас.`,
   };
 }
 
