@@ -433,6 +433,7 @@ async function benchFlood(attempts: number): Promise<FloodNumbers> {
       pages: { deletePages: async () => undefined },
       throttle: { consumeSlot: async () => ({ ok: true }) },
       connectAttemptsPerHour: () => Number.MAX_SAFE_INTEGER,
+      retryAfterMaxMs: () => DEFAULT_RATE_POLICY.retryAfterMaxMs,
     };
     let refused = 0;
     const exp = Math.floor(T0 / 1000) + 86_400;

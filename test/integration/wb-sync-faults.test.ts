@@ -28,7 +28,7 @@ import { ddb, tableName } from '../../shared/store/client';
 import { wbRateKey } from '../../shared/store/keys';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { listReports } from '../../shared/store/reports.repo';
-import { getConnection } from '../../shared/store/wb-connections.repo';
+import { getConnection, saveConnection } from '../../shared/store/wb-connections.repo';
 import { newUser, type TestUser } from '../support/reports';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { idleWorkers } from '../support/worker';
@@ -278,6 +278,22 @@ describe('WB failing: capped waits, a deadline per call, the failure shown, the 
       expect(await charged(u.id)).toEqual([ROWS]);
     },
   );
+});
+
+describe('a wait stored past the cap', () => {
+  it('a next call in the year 33 000 (stored before the cap): a sync now brings it back, the next step calls', async () => {
+    const { emu, clock, deps } = await start();
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    const rec = (await getConnection(u.id, c.id))!;
+    const far = Date.parse('+033715-01-01T00:00:00Z');
+    expect(await saveConnection({ ...rec, cursor: { ...rec.cursor, nextCallAt: far } })).not.toBeNull();
+    expect((await call(u.token, 'POST', `/api/wb/connections/${c.id}/sync`, {}, c.id)).statusCode).toBe(202);
+    const back = (await getConnection(u.id, c.id))!;
+    expect(back.cursor.nextCallAt).toBeLessThanOrEqual(Date.now());
+    clock.set(Math.max(Date.now(), clock.now().getTime()) + INTERVAL_MS + 1_000);
+    expect(await runStep(deps, u.id, c.id)).toBe('called');
+  });
 });
 
 describe('the rate is kept from the call', () => {

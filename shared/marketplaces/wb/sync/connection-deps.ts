@@ -51,6 +51,7 @@ export const connectionDeps: ConnectionDeps = {
   pages: { deletePages },
   throttle: { consumeSlot },
   connectAttemptsPerHour: () => getConfig().WB_CONNECT_ATTEMPTS_PER_HOUR,
+  retryAfterMaxMs: () => Math.round(getConfig().WB_RETRY_AFTER_MAX_SECONDS * 1000),
 };
 
 /** Deletes pages of WB rows; a failure is logged (`WB page delete failed`), never thrown. */

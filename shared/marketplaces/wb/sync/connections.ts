@@ -41,6 +41,8 @@ export interface ConnectionDeps {
       now?: number;
     }): Promise<{ ok: true } | { ok: false; retryAfter: number }>;
   };
+  /** The longest wait a WB 429 is honoured for (setting WB_RETRY_AFTER_MAX_SECONDS), ms. */
+  retryAfterMaxMs: () => number;
   /** Token checks (connect, a new token) one user may make per hour (setting WB_CONNECT_ATTEMPTS_PER_HOUR). */
   connectAttemptsPerHour: () => number;
   sellers: { ensureSellerByNumber(userId: string, number: string): Promise<{ id: string }> };
@@ -295,10 +297,11 @@ export async function disconnect(
 
 /**
  * POST …/sync: a round now. An idle connection lists from `from` (or its own window) at once, within the
- * WB account's budget; a running round is left as it is; a paused one resumes; a refused token → 409.
+ * WB account's budget; a running round is left as it is (but a wait past the 429 cap is cut short); a
+ * paused one resumes; a refused token → 409.
  */
 export async function requestSync(
-  deps: Pick<ConnectionDeps, 'connections' | 'clock'>,
+  deps: Pick<ConnectionDeps, 'connections' | 'clock' | 'retryAfterMaxMs'>,
   userId: string,
   id: string,
   input: { from?: string },
@@ -328,6 +331,9 @@ export async function requestSync(
           }
         : { ...c.cursor, nextCallAt: Math.min(c.cursor.nextCallAt, now) };
       next.round = { reports_found: 0, reports_imported: 0, rows_read: 0 };
+    } else if (c.cursor.nextCallAt > now + deps.retryAfterMaxMs()) {
+      // A wait past the cap (stored before WB's waits were capped): the next call now, within the account's budget.
+      next.cursor = { ...c.cursor, nextCallAt: now };
     }
     if (next.sync_status !== 'limits_exhausted') next.sync_status = 'syncing';
     return next;
