@@ -15,7 +15,10 @@
  *    memory (DynamoDB and S3 latencies are not in these numbers). Prints the WB calls, the 429s, WB's
  *    time (the clock), our seconds per step and in total, and ours against WB's.
  *
- * Options: --rows N (100000) --weeks N (52) --week-rows N (600) --page N (250) --json.
+ * 3. A forged-token flood: connects with tokens WB never issued carrying a victim's WB seller id, then the
+ *    victim's next call: the time the flood adds to it (target 0).
+ *
+ * Options: --rows N (100000) --weeks N (52) --week-rows N (600) --page N (250) --flood N (23) --json.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +39,11 @@ import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../shared/marketplaces/wb/
 import { localKeyWrapper, sealToken } from '../shared/marketplaces/wb/token-crypto';
 import { tick, type StepDeps } from '../shared/marketplaces/wb/sync/step';
 import { memoryConnections } from '../test/support/wb-connections-memory';
+import { connect, type ConnectionDeps } from '../shared/marketplaces/wb/sync/connections';
+import { FINANCE_SCOPE } from '../shared/marketplaces/wb/token';
+import type { KeyWrapper } from '../shared/marketplaces/wb/token-crypto';
+import { makeEmulatorToken } from './local/wb/tokens';
+import type { WbEmulator } from './local/wb-emulator';
 import { startWbEmulator } from './local/wb-emulator';
 import { emulatedWeek } from './local/wb/weeks';
 
@@ -249,23 +257,14 @@ interface BackfillNumbers {
   reports_imported: number;
 }
 
-async function benchBackfill(weeks: number, weekRows: number, pageLimit: number): Promise<BackfillNumbers> {
-  const T0 = Date.parse('2026-11-23T06:00:00Z');
-  const clock = manualClock(T0);
-  const sellerId = 4_242_001;
-  const emu = await startWbEmulator({
-    port: 0,
-    intervalMs: INTERVAL_MS,
-    weeks,
-    rowsPerWeek: weekRows,
-    seed: 5,
-    sellerId,
-    now: () => clock.now().getTime(),
-  });
-  const wrapper = localKeyWrapper(Buffer.alloc(32, 9).toString('base64'));
-  const pages = new Map<string, Buffer>();
-  let imported = 0;
-  const first: WbConnectionRecord = {
+/** A WB connection record of the emulator's seller, syncing from its first week. */
+async function backfillConnection(
+  emu: WbEmulator,
+  wrapper: KeyWrapper,
+  sellerId: number,
+  T0: number,
+): Promise<WbConnectionRecord> {
+  return {
     id: 'C1',
     user_id: 'U1',
     seller_id: 'S1',
@@ -292,6 +291,25 @@ async function benchBackfill(weeks: number, weekRows: number, pageLimit: number)
     expiry_mail_sent_at: null,
     rev: 0,
   };
+}
+
+async function benchBackfill(weeks: number, weekRows: number, pageLimit: number): Promise<BackfillNumbers> {
+  const T0 = Date.parse('2026-11-23T06:00:00Z');
+  const clock = manualClock(T0);
+  const sellerId = 4_242_001;
+  const emu = await startWbEmulator({
+    port: 0,
+    intervalMs: INTERVAL_MS,
+    weeks,
+    rowsPerWeek: weekRows,
+    seed: 5,
+    sellerId,
+    now: () => clock.now().getTime(),
+  });
+  const wrapper = localKeyWrapper(Buffer.alloc(32, 9).toString('base64'));
+  const pages = new Map<string, Buffer>();
+  let imported = 0;
+  const first = await backfillConnection(emu, wrapper, sellerId, T0);
   const { store, rows } = memoryConnections([first]);
   const deps: StepDeps = {
     connections: store,
@@ -359,6 +377,109 @@ async function benchBackfill(weeks: number, weekRows: number, pageLimit: number)
   }
 }
 
+interface FloodNumbers {
+  attempts: number;
+  refused: number;
+  victim_due_ms: number;
+  victim_called_ms: number | null;
+  added_ms: number | null;
+}
+
+/**
+ * A forged-token flood: `attempts` connects (the real use case, connections.ts) with JWT-shaped tokens WB
+ * never issued carrying the victim's WB seller id, one a second on the clock, while the victim's
+ * connection waits for its next call; then the tick at the victim's due time. The time the flood adds to
+ * the victim's next call: when WB accepted it, less when it was due (target 0). The per-user throttle is
+ * off here (every attempt reaches WB), so what is measured is the call budget alone.
+ */
+async function benchFlood(attempts: number): Promise<FloodNumbers> {
+  const T0 = Date.parse('2026-11-23T06:00:00Z');
+  const clock = manualClock(T0);
+  const sellerId = 4_242_002;
+  const emu = await startWbEmulator({
+    port: 0,
+    intervalMs: INTERVAL_MS,
+    weeks: 1,
+    rowsPerWeek: 50,
+    seed: 5,
+    sellerId,
+    now: () => clock.now().getTime(),
+  });
+  const wrapper = localKeyWrapper(Buffer.alloc(32, 9).toString('base64'));
+  try {
+    const due = T0 + INTERVAL_MS;
+    const victim: WbConnectionRecord = {
+      ...(await backfillConnection(emu, wrapper, sellerId, T0)),
+      cursor: { ...initialCursor(T0, emu.weeks[0]!.item.dateFrom), nextCallAt: due },
+    };
+    const { store, budget } = memoryConnections([victim]);
+    const connectDeps: ConnectionDeps = {
+      connections: {
+        createConnection: async () => undefined,
+        getConnection: async () => null,
+        listConnections: async () => [],
+        saveConnection: async () => null,
+        deleteConnection: async () => undefined,
+        noteAcceptedCall: async (id, until) => {
+          budget.set(id, Math.max(budget.get(id) ?? 0, until));
+        },
+      },
+      sellers: { ensureSellerByNumber: async () => ({ id: 'S9' }) },
+      keyWrapper: () => wrapper,
+      finance: (token) => createFinanceClient({ baseUrl: emu.url, token }),
+      clock,
+      ids: { newId: () => 'C9' },
+      callIntervalMs: () => INTERVAL_MS,
+      pages: { deletePages: async () => undefined },
+      throttle: { consumeSlot: async () => ({ ok: true }) },
+      connectAttemptsPerHour: () => Number.MAX_SAFE_INTEGER,
+      retryAfterMaxMs: () => DEFAULT_RATE_POLICY.retryAfterMaxMs,
+    };
+    let refused = 0;
+    const exp = Math.floor(T0 / 1000) + 86_400;
+    for (let i = 0; i < attempts; i++) {
+      clock.set(T0 + Math.floor((i * INTERVAL_MS) / attempts));
+      const forged = makeEmulatorToken({ oid: sellerId, scopes: [FINANCE_SCOPE], exp: exp + i });
+      await connect(connectDeps, `attacker${i % 5}`, { token: forged }).catch(() => refused++);
+    }
+    const deps: StepDeps = {
+      connections: store,
+      keyWrapper: () => wrapper,
+      finance: (token) => createFinanceClient({ baseUrl: emu.url, token }),
+      putPage: async () => undefined,
+      deletePages: async () => undefined,
+      hasIdentity: async () => false,
+      importReport: async (_c, p) => ({ kind: 'imported', reportId: p.report_id }),
+      expiryMail: async () => undefined,
+      clock,
+      ids: { newId: () => 'R1' },
+      settings: () => ({
+        ...DEFAULT_SYNC_SETTINGS,
+        policy: { ...DEFAULT_RATE_POLICY, intervalMs: INTERVAL_MS },
+        leaseMs: 5 * 60_000,
+      }),
+    };
+    // Ticks from the victim's due time on, a second apart, until WB accepts one of its calls (10 minutes at most).
+    let called: number | null = null;
+    for (let t = due; t <= due + 10 * INTERVAL_MS && called === null; t += 1000) {
+      clock.set(Math.max(t, clock.now().getTime()));
+      const before = emu.calls.length;
+      await tick(deps);
+      const last = emu.calls.at(-1);
+      if (emu.calls.length > before && last && last.status !== 401 && last.status !== 429) called = t;
+    }
+    return {
+      attempts,
+      refused,
+      victim_due_ms: due,
+      victim_called_ms: called,
+      added_ms: called === null ? null : called - due,
+    };
+  } finally {
+    await emu.close();
+  }
+}
+
 const f = (n: number, d = 2) => n.toFixed(d);
 
 const USAGE = `usage: npm run bench:sync -- [--rows N] [--weeks N] [--week-rows N] [--page N] [--json]
@@ -367,6 +488,7 @@ const USAGE = `usage: npm run bench:sync -- [--rows N] [--weeks N] [--week-rows 
   --weeks N      weeks of the backfill against the WB emulator (52)
   --week-rows N  rows of each backfilled week (600)
   --page N       the backfill's page limit (250), so a week takes several calls
+  --flood N      forged-token connects in the flood (23)
   --json         print the numbers as JSON instead of a Markdown table
 `;
 
@@ -386,8 +508,9 @@ async function main() {
   const load = loadavg()[0]!;
   const p = await benchPage(rows);
   const b = weeks > 0 ? await benchBackfill(weeks, weekRows, page) : null;
+  const flood = await benchFlood(arg('flood', 23));
   if (process.argv.includes('--json')) {
-    console.log(JSON.stringify({ page: p, backfill: b, load }, null, 2));
+    console.log(JSON.stringify({ page: p, backfill: b, flood, load }, null, 2));
     return;
   }
   console.log(`\nbench:sync — load average ${f(load)} at the start\n`);
@@ -416,6 +539,14 @@ async function main() {
       `| ${name} | ${f(r.cpu_s)} s | ${f(r.wall_s)} s | ${f(r.peak_rss_mb, 0)} MB | ${f(r.cpu_s / ours.cpu_s)} |`,
     );
   }
+  console.log('\n| measure | ours | target |');
+  console.log('|---|---|---|');
+  console.log(
+    `| forged-token flood: ${flood.attempts} connects with the victim's seller id within one interval, refused | ${flood.refused} | ${flood.attempts} |`,
+  );
+  console.log(
+    `| … time it adds to the victim's next call | ${flood.added_ms === null ? 'no call in 10 min' : `${f(flood.added_ms / 1000, 1)} s`} | 0 s |`,
+  );
   if (!b) return;
   console.log('\n| measure | ours | target | ours / target |');
   console.log('|---|---|---|---|');

@@ -103,6 +103,17 @@ const schema = z.object({
     )
     .pipe(z.url()),
   /** The least time between two calls to WB for one WB account (WB: one a minute). Fractions for tests. */
+  /** The longest wait a WB 429 (Retry-After / X-Ratelimit-Retry) is honoured for; a longer or non-finite one is this. */
+  WB_RETRY_AFTER_MAX_SECONDS: z.coerce.number().positive().default(3600),
+  /**
+   * The whole of one WB call (connecting, headers, body): a slow WB holds a sync worker no longer. With the
+   * tick's 25 s budget for starting steps, 25 s keeps a tick within its function's 55 s timeout.
+   */
+  WB_CALL_DEADLINE_SECONDS: z.coerce.number().positive().default(25),
+  /** Failed WB calls in a row after which the connection shows `error` (it keeps retrying with backoff). */
+  WB_FAILURES_BEFORE_ERROR: z.coerce.number().int().positive().default(3),
+  /** Token checks (connect, a new token) one user may make per hour. */
+  WB_CONNECT_ATTEMPTS_PER_HOUR: z.coerce.number().int().positive().default(10),
   WB_CALL_INTERVAL_SECONDS: z.coerce.number().positive().default(60),
   /** WB's promotion API base URL (docs/WB-API.md «Promotion (ads)»); the local WB emulator's URL in development and tests. */
   WB_ADVERT_API_URL: z

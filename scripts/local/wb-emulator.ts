@@ -51,9 +51,38 @@ export const DETAILED_ROUTE = /^\/api\/finance\/v1\/sales-reports\/detailed\/(\d
  *   (rrdIds at or below the cursor);
  * - `repeat-in-page`: every row twice on its page (a page still holds `limit` rows);
  * - `descending`: each page's rows in descending rrdId order;
- * - `stale`: every page answers the first rows of the report, whatever the cursor (never advances).
+ * - `stale`: every page answers the first rows of the report, whatever the cursor (never advances);
+ * - `empty-first-204` / `empty-first-array`: the first page (rrdId 0) of a listed report answers 204 / `[]`;
+ * - `foreign-report`: the rows carry another report's reportId;
+ * - `negative-quantity`: the first sale of the report has quantity −1000;
+ * - `null-money`: the first row's forPay («К перечислению») is null.
  */
-export type DetailedMode = 'repeat-across-pages' | 'repeat-in-page' | 'descending' | 'stale';
+export type DetailedMode =
+  | 'repeat-across-pages'
+  | 'repeat-in-page'
+  | 'descending'
+  | 'stale'
+  | 'empty-first-204'
+  | 'empty-first-array'
+  | 'foreign-report'
+  | 'negative-quantity'
+  | 'null-money';
+
+/**
+ * Misbehaviours of every Finance call with an accepted token (`only`: the list's or the pages' alone):
+ * - `status`: that status every time (500 forever, …);
+ * - `rate`: 429 with X-Ratelimit-Retry as given (`1e12`, `1e308`, `Infinity`…);
+ * - `redirect`: 307 to `to` (another host);
+ * - `slow`: the status and headers, then nothing for `ms` before the body;
+ * - `truncated`: the body cut in the middle of a row.
+ */
+export type WbFault = (
+  | { kind: 'status'; status: number }
+  | { kind: 'rate'; retry: string }
+  | { kind: 'redirect'; to: string }
+  | { kind: 'slow'; ms: number }
+  | { kind: 'truncated' }
+) & { only?: 'list' | 'detail' };
 
 export interface WbEmulatorOptions {
   port?: number;
@@ -102,6 +131,8 @@ export interface WbEmulator {
   withdrawReport(reportId: number): void;
   /** How the detailed pages misbehave from now on (DetailedMode); null: as WB documents them. */
   setDetailedMode(mode: DetailedMode | null): void;
+  /** How every Finance call misbehaves from now on (WbFault); null: as WB does. */
+  setFault(fault: WbFault | null): void;
   /** Every request answered: path and status. */
   calls: Array<{ path: string; status: number }>;
   /** The paid-storage and acceptance reports: their data per week, task controls. */
@@ -190,6 +221,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   const lastAccepted = new Map<string, number>();
   const calls: WbEmulator['calls'] = [];
   let detailedMode: DetailedMode | null = null;
+  let fault: WbFault | null = null;
 
   function send(
     res: http.ServerResponse,
@@ -222,6 +254,33 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
       return send(res, path, 403, errorBody(403, 'forbidden', 'scope is not allowed'));
     if (info.tokenType === 'Базовый')
       return send(res, path, 403, errorBody(403, 'forbidden', 'basic token is not allowed for this method'));
+    if (fault && (!fault.only || (fault.only === 'detail') === Boolean(detail))) {
+      const f = fault;
+      switch (f.kind) {
+        case 'status':
+          return send(res, path, f.status, errorBody(f.status, 'emulated', 'an emulated failure'));
+        case 'rate':
+          return send(res, path, 429, errorBody(429, 'too many requests', 'limited by finance-api'), {
+            'X-Ratelimit-Retry': f.retry,
+          });
+        case 'redirect':
+          return send(res, path, 307, undefined, { Location: `${f.to}${path}` });
+        case 'slow':
+          calls.push({ path, status: 200 });
+          res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+          res.write('[');
+          setTimeout(() => res.end(']'), f.ms).unref();
+          return;
+        case 'truncated': {
+          calls.push({ path, status: 200 });
+          const rows = detail ? (byId.get(Number(detail[1]))?.rows.slice(0, 3) ?? []) : weeks.map((w) => w.item);
+          const text = JSON.stringify(rows);
+          res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+          res.end(text.slice(0, Math.floor(text.length / 2)));
+          return;
+        }
+      }
+    }
     const account = info.sellerId ?? '';
     const t = now();
     const last = lastAccepted.get(account);
@@ -268,6 +327,16 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
           .slice(0, limit);
       }
       if (detailedMode === 'descending') page = [...page].reverse();
+      if ((detailedMode === 'empty-first-204' || detailedMode === 'empty-first-array') && rrdId === 0) page = [];
+      if (detailedMode === 'empty-first-array' && page.length === 0) return send(res, path, 200, [], rateHeaders);
+      if (detailedMode === 'foreign-report') page = page.map((row) => ({ ...row, reportId: (row.reportId ?? 0) + 1 }));
+      if (detailedMode === 'negative-quantity') {
+        const sale = week.rows.find((row) => row.docTypeName === 'Продажа' && (row.quantity ?? 0) > 0);
+        page = page.map((row) => (row === sale ? { ...row, quantity: -1000 } : row));
+      }
+      if (detailedMode === 'null-money' && from === 0) {
+        page = page.map((row, i) => (i === 0 ? ({ ...row, forPay: null } as unknown as WbDetailedRow) : row));
+      }
       return page.length === 0 ? send(res, path, 204, undefined, rateHeaders) : send(res, path, 200, page, rateHeaders);
     }
     const dateFrom = typeof body.dateFrom === 'string' ? body.dateFrom.slice(0, 10) : '';
@@ -458,6 +527,9 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     },
     setDetailedMode(mode) {
       detailedMode = mode;
+    },
+    setFault(f) {
+      fault = f;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

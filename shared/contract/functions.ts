@@ -354,9 +354,9 @@ export const FUNCTIONS = {
     handler: 'functions/wb/connections.handler.handler',
     access: {
       // the caller; its connections (Query of the user's partition), one connection (Get); connect: the
-      // seller found or created (transaction of Puts), the connection with its cursor (Put), the WB
-      // account's call budget (conditional Update before the check call); PATCH/sync (conditional
-      // Updates); disconnect (Delete)
+      // seller found or created (transaction of Puts), the connection with its cursor (Put), the user's
+      // token-check throttle (Get, conditional Put), the WB account's call budget (Update once WB accepted
+      // the token); PATCH/sync (conditional Updates); disconnect (Delete)
       table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'],
       // disconnect: the pages of rows the connection read and had not imported yet
       bucket: { sources: ['DeleteObject'] },
@@ -381,7 +381,7 @@ export const FUNCTIONS = {
     async: { maximumRetryAttempts: 0, maximumEventAge: 60 },
     access: {
       // the due connections (gsi1, partition WBSYNC#DUE), each connection (Get), its claim and cursor (conditional Updates),
-      // the WB account's budget (conditional Update); an imported report: limits charge (Update +
+      // the WB account's budget (conditional Update: reserved at the claim, released by WB's answer); an imported report: limits charge (Update +
       // history Put + report Put + identity Put, one transaction), the user and the seller (Get), the
       // identity lookup (Query of the user's partition); per-article costs: the seller's reports (gsi1),
       // the costs of each call (BatchWriteItem), a report's rebuild started (Update)

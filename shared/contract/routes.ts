@@ -455,7 +455,7 @@ export const ROUTES = {
     tag: 'catalog',
     summary: 'Set a product’s cost price (roubles); created when missing',
     description: 'The article is percent-encoded in the path.',
-    params: z.object({ article: z.string() }),
+    params: z.object({ article: z.string().min(1).max(s.MAX_ARTICLE_LENGTH) }),
     body: s.productPutBodySchema,
     responses: { 200: { description: 'The product', schema: s.productSchema } },
     errors: ['product_busy', 'value_out_of_range'],
@@ -582,6 +582,7 @@ export const ROUTES = {
     body: s.wbConnectBodySchema,
     responses: { 201: { description: 'The connection', schema: s.wbConnectionReplySchema } },
     errors: [
+      'too_many_attempts',
       'wb_token_invalid',
       'wb_token_no_finance',
       'wb_token_forbidden',
@@ -622,6 +623,7 @@ export const ROUTES = {
     body: s.wbConnectionPatchBodySchema,
     responses: { 200: { description: 'The connection', schema: s.wbConnectionReplySchema } },
     errors: [
+      'too_many_attempts',
       'wb_connection_not_found',
       'wb_token_invalid',
       'wb_token_no_finance',

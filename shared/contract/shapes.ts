@@ -762,9 +762,27 @@ export const wbConnectionStatusSchema = z
 export const wbSyncStatusSchema = z
   .enum(['scheduled', 'syncing', 'limits_exhausted', 'stopped', 'error'])
   .describe(
-    '`scheduled`: waiting for the next round (next_sync); `syncing`: a round is running (one WB call a minute, progress.next_call_at); `limits_exhausted`: a report is read but the limits do not cover its rows, resumes by itself after a top-up; `stopped`: paused or the token is refused; `error`: the last round gave up (see error), the next round retries',
+    '`scheduled`: waiting for the next round (next_sync); `syncing`: a round is running (one WB call a minute, progress.next_call_at); `limits_exhausted`: a report is read but the limits do not cover its rows, resumes by itself after a top-up; `stopped`: paused or the token is refused; `error`: WB keeps failing (the sync retries with backoff), a round gave up, or WB did not give a report’s rows (see error, unread_reports)',
   )
   .meta({ id: 'WbSyncStatus' });
+const wbSyncErrorSchema = failureSchema.extend({
+  wb_status: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .describe('`wb_unavailable`: WB’s HTTP status of the last failed call (null: no answer, e.g. a timeout)'),
+  last_attempt_at: z.string().optional().describe('`wb_unavailable`: the last failed call to WB'),
+  next_attempt_at: z.string().optional().describe('`wb_unavailable`: the next call (the sync keeps retrying)'),
+});
+const wbUnreadReportSchema = z.object({
+  wb_report_id: z.number().int(),
+  date_from: z.string(),
+  date_to: z.string(),
+  reason: z.string().describe('What WB answered: an empty first page, a redirect, rows of another report'),
+  attempts: z.number().int().describe('Rounds it was asked for and not given'),
+  since: z.string().describe('The first time WB did not give it'),
+});
 export const wbConnectionSchema = z
   .object({
     id: z.string(),
@@ -793,7 +811,16 @@ export const wbConnectionSchema = z
         next_call_at: z.string().nullable().describe('The next call to WB (one a minute per WB account)'),
       }),
     }),
-    error: failureSchema.nullable().describe('Why the sync stopped or the last round gave up'),
+    error: wbSyncErrorSchema
+      .nullable()
+      .describe(
+        'Why the sync stopped, is failing (`wb_unavailable`: WB’s status, the last and next attempts) or did not get a report (`wb_report_unread`)',
+      ),
+    unread_reports: z
+      .array(wbUnreadReportSchema)
+      .describe(
+        'Reports WB listed but did not give the rows of: asked for again in every round (POST …/sync retries now); never skipped',
+      ),
   })
   .meta({ id: 'WbConnection' });
 export const wbConnectionReplySchema = z.object({ connection: wbConnectionSchema });

@@ -205,7 +205,16 @@ const errorMapper = (): Mw => ({
   onError: (request) => {
     const err = toAppError(request.error);
     const requestId = states.get(request.event)?.requestId ?? request.context?.awsRequestId;
-    if (err.status >= 500) log('error', 'unhandled error', { request_id: requestId, ...describeError(request.error) });
+    // WB's outages are expected (its status and the outcome are in the details): a warning, no stack.
+    if (err.code === 'wb_unavailable')
+      log('warn', 'WB unavailable', {
+        request_id: requestId,
+        status: err.status,
+        code: err.code,
+        details: err.details,
+      });
+    else if (err.status >= 500)
+      log('error', 'unhandled error', { request_id: requestId, ...describeError(request.error) });
     else log('info', 'request rejected', { status: err.status, code: err.code });
     const response = json(err.status, { error: { code: err.code, message: err.message, details: err.details } });
     request.response = { ...response, headers: { ...response.headers, ...err.headers } };

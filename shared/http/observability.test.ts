@@ -136,3 +136,33 @@ describe('metrics', () => {
     expect(next.filter((l) => '_aws' in l)).toHaveLength(0);
   });
 });
+
+describe('expected outages', () => {
+  it('WB unavailable (503 wb_unavailable) is a warning with WB’s status, no “unhandled error” and no stack', async () => {
+    const { appError } = await import('../errors');
+    const route = http({ auth: 'none' }, async () => {
+      throw appError('wb_unavailable', 'WB did not answer the check (server_error)', { wb_status: 502 });
+    });
+    const lines: Record<string, unknown>[] = [];
+    const capture = (chunk: string | Uint8Array) => {
+      for (const line of String(chunk).split('\n')) {
+        if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+      }
+      return true;
+    };
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    let status: number | undefined;
+    try {
+      status = (await route(apiEvent({}), { functionName: 'svc-local-wbConnections' })).statusCode;
+    } finally {
+      err.mockRestore();
+      out.mockRestore();
+    }
+    expect(status).toBe(503);
+    const warn = lines.find((l) => l.message === 'WB unavailable');
+    expect(warn).toMatchObject({ level: 'WARN', status: 503, details: { wb_status: 502 } });
+    expect(lines.some((l) => l.message === 'unhandled error' || l.level === 'ERROR')).toBe(false);
+    expect(JSON.stringify(lines)).not.toContain('stack');
+  });
+});

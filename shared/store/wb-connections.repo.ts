@@ -8,7 +8,7 @@
  * duplicate tick, a request meanwhile) never both write: the loser re-reads. A step's claim is such a
  * write with a lease (`lease_until`); the account budget is claimed in the same transaction.
  */
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conflict } from '../errors';
 import type { SyncCursor, ReportRef } from '../marketplaces/wb/finance/sync-plan';
 import type { ReportSummary } from '../marketplaces/wb/finance/schemas';
@@ -29,6 +29,17 @@ export interface WbPage {
   rows: number;
   /** Rows WB sent on this page again (an rrdId already read): dropped, never stored nor charged. */
   duplicates?: number;
+}
+
+/** Why the sync stopped or is failing; for WB's failures, its status and the attempts' times. */
+export interface WbSyncError {
+  code: string;
+  message: string;
+  /** WB's HTTP status of the last failed call (null: no answer, e.g. a timeout). */
+  wb_status?: number | null;
+  /** ISO date-times of the last failed attempt and of the next one. */
+  last_attempt_at?: string;
+  next_attempt_at?: string;
 }
 
 /** A report of WB's list whose rows are all read, waiting to be charged and built. */
@@ -98,7 +109,7 @@ export interface WbConnectionRecord {
   /** The report being read: its pages so far. */
   reading: { wb_report_id: number; pages: WbPage[] } | null;
   pending: WbPendingReport[];
-  error: { code: string; message: string } | null;
+  error: WbSyncError | null;
   /** Per-article costs from WB's other APIs (shared/marketplaces/wb/sync/costs-step.ts); absent until the first cost step. */
   costs?: WbCostSync;
   /** When the mail that the token expires soon went out (shared/marketplaces/wb/sync/expiry.ts); null: not yet for this token. */
@@ -247,6 +258,8 @@ export async function claimStep(
   budgetUntil: number,
   /** The WB API whose budget is claimed (the Finance API's when absent; e.g. 'advert'). */
   api?: string,
+  /** Who holds the budget until WB answers (releaseBudget): the claim's own id. */
+  holder?: string,
 ): Promise<{ kind: 'claimed'; connection: WbConnectionRecord } | { kind: 'busy' } | { kind: 'budget'; until: number }> {
   const next = { ...c, rev: c.rev + 1 };
   try {
@@ -265,10 +278,15 @@ export async function claimStep(
             Update: {
               TableName: tableName(),
               Key: wbRateKey(c.wb_seller_id, api),
-              UpdateExpression: 'SET next_call_at = :until, #type = :type',
+              UpdateExpression: `SET next_call_at = :until, #type = :type${holder ? ', holder = :holder' : ' REMOVE holder'}`,
               ConditionExpression: 'attribute_not_exists(pk) OR next_call_at <= :now',
               ExpressionAttributeNames: { '#type': 'type' },
-              ExpressionAttributeValues: { ':until': budgetUntil, ':now': now, ':type': 'wb_rate' },
+              ExpressionAttributeValues: {
+                ':until': budgetUntil,
+                ':now': now,
+                ':type': 'wb_rate',
+                ...(holder ? { ':holder': holder } : {}),
+              },
             },
           },
         ],
@@ -284,31 +302,47 @@ export async function claimStep(
 }
 
 /**
- * The WB account's budget for a call outside a step (the token check on connect): taken when it has
- * come (→ true), else the moment it comes (→ that, epoch ms).
+ * The budget a step reserved at its call (claimStep with `holder`) set by WB's answer: the account's next
+ * call not before `nextAt`. Only the holder's reservation is released (a step whose lease ran out and was
+ * taken over releases nothing); true when it was.
  */
-export async function claimBudget(wbSellerId: string, now: number, until: number): Promise<true | number> {
+export async function releaseBudget(wbSellerId: string, holder: string, nextAt: number): Promise<boolean> {
   try {
     await ddb().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: wbRateKey(wbSellerId),
-              UpdateExpression: 'SET next_call_at = :until, #type = :type',
-              ConditionExpression: 'attribute_not_exists(pk) OR next_call_at <= :now',
-              ExpressionAttributeNames: { '#type': 'type' },
-              ExpressionAttributeValues: { ':until': until, ':now': now, ':type': 'wb_rate' },
-            },
-          },
-        ],
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: wbRateKey(wbSellerId),
+        UpdateExpression: 'SET next_call_at = :next REMOVE holder',
+        ConditionExpression: 'holder = :holder',
+        ExpressionAttributeValues: { ':next': nextAt, ':holder': holder },
       }),
     );
     return true;
   } catch (e) {
-    if (cancellationCodes(e)?.[0] === 'ConditionalCheckFailed') return budgetOf(wbSellerId);
+    if (isConditionFailed(e)) return false;
     throw e;
+  }
+}
+
+/**
+ * A call WB accepted outside a step (the token check on connect): the account's next call not before
+ * `until` (a later time already set stays). Nothing is reserved before WB has accepted the token, so a
+ * token WB refuses never touches the account's budget.
+ */
+export async function noteAcceptedCall(wbSellerId: string, until: number): Promise<void> {
+  try {
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: wbRateKey(wbSellerId),
+        UpdateExpression: 'SET next_call_at = :until, #type = :type',
+        ConditionExpression: 'attribute_not_exists(next_call_at) OR next_call_at < :until',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':until': until, ':type': 'wb_rate' },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailed(e)) throw e;
   }
 }
 

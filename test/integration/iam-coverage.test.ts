@@ -39,7 +39,7 @@ import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
 import { ADVERT_SCOPE } from '../../shared/marketplaces/wb/sources/advert-source';
 import { ANALYTICS_SCOPE, FINANCE_SCOPE } from '../../shared/marketplaces/wb/token';
 import { getConnection as getWbConnection } from '../../shared/store/wb-connections.repo';
-import { stepDeps as wbStepDeps } from '../../shared/marketplaces/wb/sync/step-deps';
+import { stepDeps as wbStepDeps, syncSettings } from '../../shared/marketplaces/wb/sync/step-deps';
 import { runStep as runWbStep } from '../../shared/marketplaces/wb/sync/step';
 import { ses } from '../../shared/mail/client';
 import { runWorkerEvent } from '../../shared/reports/worker/worker';
@@ -657,12 +657,12 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       );
       const { id } = bodyOf<{ connection: { id: string } }>(created).connection;
       const one = { token: u.token, pathParameters: { id } };
-      // Steps (outside the role) until a page of rows is read: DELETE then deletes it. Pages of 8 rows, so
-      // the 20-row week is still being read (a page shorter than the limit would end it at once).
-      const stepDeps = { ...wbStepDeps, settings: () => ({ ...wbStepDeps.settings(), pageLimit: 8 }) };
+      // Steps (outside the role) until a page of rows is read: DELETE then deletes it. Pages of 10 rows, so
+      // the first is full and the report's read goes on (a page shorter than the limit would be its last).
+      const smallPages = { ...wbStepDeps, settings: () => ({ ...syncSettings(), pageLimit: 10 }) };
       for (let i = 0; i < 40 && !(await getWbConnection(u.id, id))?.reading; i++) {
         await new Promise((res) => setTimeout(res, 5));
-        await runWbStep(stepDeps, u.id, id);
+        await runWbStep(smallPages, u.id, id);
       }
       expect((await getWbConnection(u.id, id))?.reading?.pages).toHaveLength(1);
       await run.call({ method: 'GET', path: '/api/wb/connections', token: u.token }, 200);

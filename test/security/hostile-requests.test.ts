@@ -9,6 +9,8 @@ import { handler as uploadHandler } from '../../functions/reports/upload.handler
 import { handler as importHandler } from '../../functions/products/import.handler';
 import { handler as combineHandler } from '../../functions/reports/combine.handler';
 import { handler as getReportHandler } from '../../functions/reports/get.handler';
+import { handler as putProductHandler } from '../../functions/products/put.handler';
+import { handler as wbConnectionsHandler } from '../../functions/wb/connections.handler';
 import { MAX_PATH_ID_LENGTH } from '../../shared/contract/shapes';
 import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
@@ -83,6 +85,17 @@ describe('path parameters over their bound', () => {
     ];
     for (const { handler, path, params } of cases) {
       const r = await handler(apiEvent({ method: 'GET', path, token: u.token, pathParameters: params }));
+      expect({ path: path.slice(0, 30), status: r.statusCode }).toEqual({ path: path.slice(0, 30), status: 400 });
+      expect(bodyOf<ErrorBody>(r).error.code).toBe('validation_error');
+    }
+    // Every other path parameter: a WB connection's id, a product's article (Cyrillic: 2 bytes a character).
+    const article = 'Ж'.repeat(2_100);
+    for (const [handler, method, path, params, body] of [
+      [wbConnectionsHandler, 'GET', `/api/wb/connections/${long}`, { id: long }, undefined],
+      [wbConnectionsHandler, 'POST', `/api/wb/connections/${long}/sync`, { id: long }, {}],
+      [putProductHandler, 'PUT', `/api/products/${encodeURIComponent(article)}`, { article }, { cost_price: 10 }],
+    ] as const) {
+      const r = await handler(apiEvent({ method, path, token: u.token, pathParameters: params, body }));
       expect({ path: path.slice(0, 30), status: r.statusCode }).toEqual({ path: path.slice(0, 30), status: 400 });
       expect(bodyOf<ErrorBody>(r).error.code).toBe('validation_error');
     }

@@ -16,6 +16,7 @@ export function memoryConnections(initial: readonly WbConnectionRecord[]): {
 } {
   const rows = new Map(initial.map((c) => [c.id, c]));
   const budget = new Map<string, number>();
+  const holders = new Map<string, string>();
   const save = (c: WbConnectionRecord) => {
     const cur = rows.get(c.id);
     if (!cur || cur.rev !== c.rev) return null;
@@ -29,12 +30,19 @@ export function memoryConnections(initial: readonly WbConnectionRecord[]): {
     store: {
       getConnection: async (_u, id) => rows.get(id) ?? null,
       saveConnection: async (c) => save(c),
-      claimStep: async (c, now, until) => {
+      claimStep: async (c, now, until, _api, holder) => {
         if (rows.get(c.id)?.rev !== c.rev) return { kind: 'busy' };
         const b = budget.get(c.wb_seller_id) ?? 0;
         if (b > now) return { kind: 'budget', until: b };
         budget.set(c.wb_seller_id, until);
+        if (holder) holders.set(c.wb_seller_id, holder);
         return { kind: 'claimed', connection: save(c)! };
+      },
+      releaseBudget: async (wbSellerId, holder, nextAt) => {
+        if (holders.get(wbSellerId) !== holder) return false;
+        holders.delete(wbSellerId);
+        budget.set(wbSellerId, nextAt);
+        return true;
       },
       dueConnections: async (now) =>
         [...rows.values()]

@@ -22,6 +22,28 @@ export function header(res: Response, name: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/**
+ * A wait header in seconds: null when absent or negative; a value that is not a finite number (`1e999`,
+ * `Infinity`, text) is Infinity, which the rate policy caps (rate.ts `retryAfterMaxMs`).
+ */
+export function retryHeader(res: Response, name: string): number | null {
+  const v = res.headers.get(name);
+  if (v === null || v.trim() === '') return null;
+  const n = Number(v);
+  if (Number.isNaN(n) || n === Infinity) return Infinity;
+  return n >= 0 ? n : null;
+}
+
+/** The host a redirect points to, for the message (never the path: it may carry a query). */
+function redirectHost(location: string | null): string {
+  if (!location) return 'nowhere';
+  try {
+    return new URL(location, 'http://wb.invalid').host;
+  } catch {
+    return 'an invalid location';
+  }
+}
+
 export async function errorText(res: Response): Promise<string> {
   const text = await res.text().catch(() => '');
   try {
@@ -104,18 +126,29 @@ export async function wbExchange<T>(
           ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}),
         },
         ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+        // WB's hosts answer directly: a redirect is not followed (it could carry the token and the body to
+        // any host, and its target's answer is not WB's), it is an error.
+        redirect: 'manual',
         signal: controller.signal,
       });
     } finally {
       clearTimeout(connect);
     }
     if (res.status === 204) return { kind: 'empty' };
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel().catch(() => undefined);
+      return {
+        kind: 'server_error',
+        status: res.status,
+        message: `redirect not followed (to ${redirectHost(res.headers.get('location'))})`,
+      };
+    }
     if (res.status === 429) {
       await res.body?.cancel().catch(() => undefined);
-      const retry = header(res, 'X-Ratelimit-Retry') ?? header(res, 'Retry-After');
+      const retry = retryHeader(res, 'X-Ratelimit-Retry') ?? retryHeader(res, 'Retry-After');
       return {
         kind: 'rate_limited',
-        retryAfterSeconds: retry !== null && retry >= 0 ? retry : 60,
+        retryAfterSeconds: retry ?? 60,
         limit: header(res, 'X-Ratelimit-Limit'),
         remaining: header(res, 'X-Ratelimit-Remaining'),
         resetSeconds: header(res, 'X-Ratelimit-Reset'),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { afterFailure, afterRateLimited, earliestCall, handoverDelaySeconds, type RatePolicy } from './rate';
 
-const policy: RatePolicy = { intervalMs: 60_000, backoffMaxMs: 600_000, maxFailures: 5 };
+const policy: RatePolicy = { intervalMs: 60_000, backoffMaxMs: 600_000, maxFailures: 5, retryAfterMaxMs: 3_600_000 };
 
 describe('WB call budget', () => {
   it('one call per interval', () => {

@@ -10,11 +10,22 @@ export interface RatePolicy {
   intervalMs: number;
   /** Waits after transient failures (5xx, network, timeouts) grow from interval·2 up to this. */
   backoffMaxMs: number;
-  /** Transient failures in a row after which the sync gives up until its next round. */
+  /**
+   * Failed calls in a row (5xx, network, timeouts, 429, redirects, answers that break the spec) after which
+   * the connection shows `error` with WB's status, the last attempt and the next one; it keeps retrying
+   * with backoff (setting WB_FAILURES_BEFORE_ERROR).
+   */
   maxFailures: number;
+  /** The longest wait a 429's Retry-After / X-Ratelimit-Retry is honoured for (setting WB_RETRY_AFTER_MAX_SECONDS). */
+  retryAfterMaxMs: number;
 }
 
-export const DEFAULT_RATE_POLICY: RatePolicy = { intervalMs: 60_000, backoffMaxMs: 30 * 60_000, maxFailures: 6 };
+export const DEFAULT_RATE_POLICY: RatePolicy = {
+  intervalMs: 60_000,
+  backoffMaxMs: 30 * 60_000,
+  maxFailures: 3,
+  retryAfterMaxMs: 3_600_000,
+};
 
 /** SQS's longest message delay; a longer wait is handed over in several hops. */
 export const MAX_HANDOVER_DELAY_SECONDS = 900;
@@ -24,9 +35,13 @@ export function earliestCall(lastCallAt: number | null, policy: RatePolicy): num
   return lastCallAt === null ? 0 : lastCallAt + policy.intervalMs;
 }
 
-/** After a 429: not before WB's X-Ratelimit-Retry has passed, and never sooner than the interval. */
+/**
+ * After a 429: not before WB's X-Ratelimit-Retry has passed, and never sooner than the interval; a wait
+ * over `retryAfterMaxMs` (or not a finite number) is that cap, so no answer can push the next call out of reach.
+ */
 export function afterRateLimited(now: number, retryAfterSeconds: number, policy: RatePolicy): number {
-  const retryMs = Math.max(0, Math.ceil(retryAfterSeconds * 1000));
+  const asked = Number.isFinite(retryAfterSeconds) ? Math.max(0, Math.ceil(retryAfterSeconds * 1000)) : Infinity;
+  const retryMs = Math.min(asked, policy.retryAfterMaxMs);
   return now + Math.max(retryMs, policy.intervalMs);
 }
 

@@ -23,11 +23,11 @@ export type WbOutcome<T> =
   | { kind: 'not_found'; message: string }
   /** Other 4xx (400 bad body, 402…): a bug on our side or a WB change; not worth retrying as is. */
   | { kind: 'rejected'; status: number; message: string }
-  /** 5xx: WB's trouble; retry later. */
+  /** 5xx: WB's trouble; retry later. A 3xx too: redirects are not followed (http.ts). */
   | { kind: 'server_error'; status: number; message: string }
   /** No answer: connection refused/reset, or a timeout (`timeout` says which). Retry later. */
   | { kind: 'network_error'; timeout: boolean; message: string }
-  /** 200 with a body that is not what the spec says. */
-  | { kind: 'invalid_response'; message: string };
+  /** 200 with a body that is not what the spec says; `refused`: a row that cannot count (another report's, null money, a negative sale, past the bounds): the report is refused. */
+  | { kind: 'invalid_response'; message: string; refused?: boolean };
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;

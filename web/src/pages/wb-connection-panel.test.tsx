@@ -38,6 +38,7 @@ const connection = (over: Partial<WbConnection> = {}): WbConnection => ({
     progress: { reports_found: 0, reports_imported: 0, rows_read: 0, next_call_at: null },
   },
   error: null,
+  unread_reports: [],
   ...over,
 });
 
@@ -138,6 +139,67 @@ describe('«Подключение WB»', () => {
     ]);
     expect((screen.getByTestId('wb-token') as HTMLTextAreaElement).value).toBe('eyJ.no.finance');
     expect((screen.getByTestId('wb-connect') as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('a report WB does not give the rows of: named with its week, retried by a button (a sync now)', async () => {
+    connections = [
+      connection({
+        sync: {
+          status: 'error',
+          progress: { reports_found: 1, reports_imported: 0, rows_read: 0, next_call_at: null },
+        },
+        error: { code: 'wb_report_unread', message: 'WB не отдаёт строки отчёта № 777' },
+        unread_reports: [
+          {
+            wb_report_id: 777,
+            date_from: '2026-11-09',
+            date_to: '2026-11-15',
+            reason: 'WB answered no rows to the first page (204 or [])',
+            attempts: 2,
+            since: '2026-11-16T09:00:00.000Z',
+          },
+        ],
+      }),
+    ];
+    answers['POST /api/wb/connections/c1/sync'] = () => json(202, { connection: connection() });
+    renderPanel();
+    const card = await screen.findByTestId('wb-connection-c1');
+    const unread = within(card).getByTestId('wb-unread');
+    expect(plain(unread.textContent)).toContain('WB не отдаёт строки отчёта №777 (09.11.2026 — 15.11.2026)');
+    expect(plain(unread.textContent)).toContain('Попыток: 2');
+    // The error's sentence is the list itself: not shown twice.
+    expect(within(card).queryByTestId('wb-sync-error')).toBeNull();
+    fireEvent.click(within(card).getByTestId('wb-unread-retry'));
+    await vi.waitFor(() =>
+      expect(calls.filter((c) => c.method === 'POST')).toEqual([
+        { url: '/api/wb/connections/c1/sync', method: 'POST', body: {} },
+      ]),
+    );
+    await vi.waitFor(() => expect(within(card).queryByTestId('wb-unread')).toBeNull());
+  });
+
+  it('WB failing call after call: the error shows WB’s status, the last attempt and the next', async () => {
+    connections = [
+      connection({
+        sync: {
+          status: 'error',
+          progress: { reports_found: 0, reports_imported: 0, rows_read: 0, next_call_at: '2026-11-26T09:10:00.000Z' },
+        },
+        error: {
+          code: 'wb_unavailable',
+          message: 'WB не отвечает как ожидалось',
+          wb_status: 500,
+          last_attempt_at: '2026-11-26T09:02:00.000Z',
+          next_attempt_at: '2026-11-26T09:10:00.000Z',
+        },
+      }),
+    ];
+    renderPanel();
+    const card = await screen.findByTestId('wb-connection-c1');
+    const times = plain(within(card).getByTestId('wb-failure-times').textContent);
+    expect(times).toContain('Ответ WB: 500');
+    expect(times).toMatch(/Последняя попытка: 26\.11\.2026/);
+    expect(times).toMatch(/Следующая: 26\.11\.2026/);
   });
 
   it('starts a sync, shows its progress while it runs (polling the connection), and its end', async () => {

@@ -288,13 +288,43 @@ function ConnectionCard({ initial }: { initial: WbConnection }) {
         <ProgressBar label="Синхронизация с WB" value={progress.value} detail={progress.detail} testId="wb-progress" />
       ) : null}
 
-      {c.error ? (
+      {c.error && c.error.code !== 'wb_report_unread' ? (
         <div
           className={`alert ${c.sync.status === 'limits_exhausted' ? 'alert-warning' : 'alert-error'}`}
           role="alert"
           data-testid="wb-sync-error"
         >
           {c.error.message}
+          {c.error.code === 'wb_unavailable' && (c.error.last_attempt_at || c.error.next_attempt_at) ? (
+            <span className="small" data-testid="wb-failure-times">
+              {' '}
+              {c.error.wb_status ? `Ответ WB: ${c.error.wb_status}. ` : 'WB не ответил. '}
+              {c.error.last_attempt_at ? `Последняя попытка: ${formatDateTime(c.error.last_attempt_at)}. ` : null}
+              {c.error.next_attempt_at ? `Следующая: ${formatDateTime(c.error.next_attempt_at)}.` : null}
+            </span>
+          ) : null}
+        </div>
+      ) : null}
+
+      {c.unread_reports.length > 0 ? (
+        <div className="alert alert-error" role="alert" data-testid="wb-unread">
+          {c.unread_reports.map((u) => (
+            <p key={u.wb_report_id} data-testid={`wb-unread-${u.wb_report_id}`}>
+              WB не отдаёт строки отчёта №{u.wb_report_id}
+              {u.date_from ? ` (${formatDate(u.date_from)} — ${formatDate(u.date_to)})` : ''}. Попыток:{' '}
+              {formatInt(u.attempts)}; отчёт будет запрошен снова в следующей синхронизации.{' '}
+              <span className="muted small">Ответ WB: {u.reason}</span>
+            </p>
+          ))}
+          <button
+            type="button"
+            className="btn btn-small"
+            disabled={busy !== null || syncing || tokenProblem || c.status === 'paused'}
+            onClick={() => void act('sync', () => api.wbSync(c.id))}
+            data-testid="wb-unread-retry"
+          >
+            Повторить сейчас
+          </button>
         </div>
       ) : null}
 

@@ -11,6 +11,7 @@ import { readWhole, wbExchange, type Check as CheckOf } from '../http';
 import type { FetchLike, WbOutcome } from '../wb-types';
 import { readJsonArray } from './json-rows';
 import { createPageWriter, type DetailedPage } from './page-body';
+import { rowValueProblem } from './row-values';
 import { checkDetailedRow, reportListSchema, type ReportSummary } from './schemas';
 
 export type { FetchLike, WbOutcome } from '../wb-types';
@@ -76,11 +77,12 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
    * nor its rows as objects.
    */
   const rowByRow =
-    (afterRrdId: number) =>
+    (reportId: number, afterRrdId: number) =>
     async (res: Response): Promise<WbOutcome<DetailedPage>> => {
       if (!res.body) return { kind: 'empty' };
       const writer = createPageWriter();
       let bad: string | null = null;
+      let refused = false;
       let lastRrdId: number | null = null;
       // Rows are unique by WB's rrdId: one at or below the cursor (read on an earlier page) or seen before on
       // this page is dropped and counted, never stored or charged twice; the cursor is the largest rrdId kept
@@ -108,6 +110,19 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
                 throw new StopReading();
               }
             }
+            // Values checked before they count (row-values.ts): null money, a negative sale, past the bounds.
+            const problem = rowValueProblem(values[k] as Record<string, unknown>, first + k);
+            if (problem !== null) {
+              bad = problem;
+              refused = true;
+              throw new StopReading();
+            }
+            // A row of another report (or none named) is refused: never merged into this one.
+            if (typeof row.reportId === 'number' && row.reportId !== reportId) {
+              bad = `row ${first + k}: reportId ${row.reportId} is not report ${reportId}`;
+              refused = true;
+              throw new StopReading();
+            }
             const id = row.rrdId;
             if (typeof id === 'number') {
               if (id <= afterRrdId || seen.has(id)) continue;
@@ -131,7 +146,11 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       const body = await writer.finish();
       if (bad !== null || read === null) {
         await res.body.cancel().catch(() => undefined);
-        return { kind: 'invalid_response', message: bad ?? 'a row does not match the spec' };
+        return {
+          kind: 'invalid_response',
+          message: bad ?? 'a row does not match the spec',
+          ...(refused ? { refused } : {}),
+        };
       }
       if (read.kind === 'invalid') return { kind: 'invalid_response', message: read.message };
       if (read.kind === 'empty') return { kind: 'empty' };
@@ -160,7 +179,7 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       post(
         `${DETAILED_PATH}/${encodeURIComponent(String(reportId))}`,
         { rrdId: q.rrdId, limit: Math.min(q.limit ?? DETAILED_LIMIT_MAX, DETAILED_LIMIT_MAX) },
-        rowByRow(q.rrdId),
+        rowByRow(reportId, q.rrdId),
       ),
   };
 }

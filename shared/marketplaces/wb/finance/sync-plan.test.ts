@@ -18,7 +18,7 @@ import {
 const T0 = Date.parse('2026-02-02T09:00:00Z');
 const settings: SyncSettings = {
   ...DEFAULT_SYNC_SETTINGS,
-  policy: { intervalMs: 60_000, backoffMaxMs: 600_000, maxFailures: 3 },
+  policy: { intervalMs: 60_000, backoffMaxMs: 600_000, maxFailures: 3, retryAfterMaxMs: 3_600_000 },
   pageLimit: 2,
   listLimit: 3,
   pollEveryMs: 3_600_000,
@@ -95,7 +95,7 @@ describe('sync plan', () => {
     expect(calls[3]).toEqual({ kind: 'detail', reportId: 11, query: { rrdId: 6, limit: 2 } });
     run({ kind: 'not_found', message: 'no such report' });
     expect(calls[4]).toEqual({ kind: 'detail', reportId: 12, query: { rrdId: 0, limit: 2 } });
-    run({ kind: 'empty' });
+    run({ kind: 'ok', value: rows(20) });
     expect(c.phase).toBe('idle');
     expect(log.map((e) => e.kind)).toEqual([
       'reports-found',
@@ -104,6 +104,7 @@ describe('sync plan', () => {
       'rows',
       'report-complete',
       'report-missing',
+      'rows',
       'report-complete',
       'round-complete',
     ]);
@@ -133,7 +134,8 @@ describe('sync plan', () => {
     const c = initialCursor(T0, '2026-01-01');
     const r = step(c, T0, { kind: 'rate_limited', retryAfterSeconds: 130, limit: 1, remaining: 0, resetSeconds: 130 });
     expect(r.effects).toEqual([]);
-    expect(r.cursor).toMatchObject({ phase: 'list', nextCallAt: T0 + 130_000, failures: 0 });
+    // Counted as a failure (the connection shows endless 429s), waited out as WB asks.
+    expect(r.cursor).toMatchObject({ phase: 'list', nextCallAt: T0 + 130_000, failures: 1 });
     const short = step(c, T0, {
       kind: 'rate_limited',
       retryAfterSeconds: 1,
@@ -142,6 +144,15 @@ describe('sync plan', () => {
       resetSeconds: null,
     });
     expect(short.cursor.nextCallAt).toBe(T0 + 60_000);
+  });
+
+  it('a 429 wait over the cap (1e12 s, 1e308, not a number) is the cap: the next call stays within reach', () => {
+    const c = initialCursor(T0, '2026-01-01');
+    for (const retryAfterSeconds of [1e12, 1e308, Infinity, NaN]) {
+      const r = step(c, T0, { kind: 'rate_limited', retryAfterSeconds, limit: 1, remaining: 0, resetSeconds: null });
+      expect(r.cursor.nextCallAt, String(retryAfterSeconds)).toBe(T0 + 3_600_000);
+      expect(Number.isFinite(new Date(r.cursor.nextCallAt).getTime())).toBe(true);
+    }
   });
 
   it('401 and 403 block the connection: no more calls', () => {
@@ -153,7 +164,7 @@ describe('sync plan', () => {
     }
   });
 
-  it('transient failures back off, then the round gives up; success resets the count', () => {
+  it('transient failures back off and never give up; from maxFailures in a row the cursor says so (failing)', () => {
     let c = initialCursor(T0, '2026-01-01');
     let now = T0;
     const waits: number[] = [];
@@ -166,10 +177,72 @@ describe('sync plan', () => {
     expect(waits).toEqual([120_000, 240_000]);
     expect(c.failures).toBe(2);
     const last = step(c, now, { kind: 'network_error', timeout: true, message: 'timed out' });
-    expect(last.effects).toEqual([{ kind: 'gave-up', reason: 'network_error: timed out' }]);
-    expect(last.cursor).toMatchObject({ phase: 'idle', failures: 0, nextCallAt: now + settings.pollEveryMs });
+    expect(last.effects).toEqual([{ kind: 'failing', status: null, reason: 'timed out', failures: 3 }]);
+    expect(last.cursor).toMatchObject({ phase: 'list', failures: 3, nextCallAt: now + 480_000 });
+    // The backoff stops growing at backoffMaxMs, and the calls go on.
+    now = last.cursor.nextCallAt;
+    const later = step({ ...last.cursor, failures: 9 }, now, { kind: 'server_error', status: 500, message: 'x' });
+    expect(later.cursor.nextCallAt - now).toBe(600_000);
+    expect(later.effects[0]).toMatchObject({ kind: 'failing', status: 500 });
     const ok = step({ ...c, failures: 2 }, now, { kind: 'empty' });
-    expect(ok.cursor.failures).toBe(0);
+    expect(ok.cursor).toMatchObject({ failures: 0, lastFailure: null });
+  });
+
+  it('a listed report WB does not give (empty first page, a redirect, rows of another report): kept unread, asked again next round', () => {
+    const listed = step(initialCursor(T0, '2026-01-01'), T0, {
+      kind: 'ok',
+      value: [report(11, '2026-01-12'), report(12, '2026-01-19')],
+    });
+    let c = listed.cursor;
+    let now = c.nextCallAt;
+    const outcomes: Outcome[] = [
+      { kind: 'empty' },
+      { kind: 'server_error', status: 307, message: 'redirect not followed (to evil.example)' },
+    ];
+    const log: SyncEffect[] = [];
+    for (const o of outcomes) {
+      const r = step(c, now, o);
+      log.push(...r.effects);
+      c = r.cursor;
+      now = c.nextCallAt;
+    }
+    expect(log.map((e) => e.kind)).toEqual(['report-unread', 'report-unread', 'round-complete']);
+    expect(c.phase).toBe('idle');
+    expect(c.unread?.map((u) => [u.reportId, u.attempts])).toEqual([
+      [11, 1],
+      [12, 1],
+    ]);
+    expect(c.unread?.[1]?.reason).toContain('307');
+    // Next round: WB no longer lists them (outside the window), yet both are asked for again.
+    now = c.nextCallAt;
+    const again = step(c, now, { kind: 'empty' });
+    expect(again.cursor).toMatchObject({ phase: 'detail', reportId: 11 });
+    expect(again.cursor.reports.map((r) => r.reportId)).toEqual([11, 12]);
+    // Rows of another report: unread too; the good report's rows end its unread state.
+    c = again.cursor;
+    now = c.nextCallAt;
+    const foreign = step(c, now, {
+      kind: 'invalid_response',
+      message: 'row 0: reportId 5 is not report 11',
+      refused: true,
+    });
+    expect(foreign.cursor.unread?.find((u) => u.reportId === 11)).toMatchObject({
+      attempts: 2,
+      reason: expect.stringContaining('reportId 5'),
+    });
+    c = foreign.cursor;
+    now = c.nextCallAt;
+    const read = step(c, now, { kind: 'ok', value: rows(3) });
+    expect(read.effects.map((e) => e.kind)).toEqual(['rows', 'report-complete', 'round-complete']);
+    expect(read.cursor.unread?.map((u) => u.reportId)).toEqual([11]);
+  });
+
+  it('an empty page after a full one ends the report (not an unread report)', () => {
+    const listed = step(initialCursor(T0, '2026-01-01'), T0, { kind: 'ok', value: [report(11, '2026-01-12')] });
+    const full = step(listed.cursor, listed.cursor.nextCallAt, { kind: 'ok', value: rows(1, 2) });
+    const end = step(full.cursor, full.cursor.nextCallAt, { kind: 'empty' });
+    expect(end.effects.map((e) => e.kind)).toEqual(['report-complete', 'round-complete']);
+    expect(end.cursor.unread ?? []).toEqual([]);
   });
 
   it('a refused request (400) ends the round at once', () => {

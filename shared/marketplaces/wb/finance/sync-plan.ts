@@ -23,6 +23,16 @@ export interface ReportRef {
   reportType: number;
 }
 
+/** A listed report WB did not give its rows for (see `advance`): read again in every round until it is. */
+export interface UnreadReport extends ReportRef {
+  /** Why, in WB's words or ours (an empty first page, a redirect, rows of another report). */
+  reason: string;
+  /** Rounds it was asked for and not given. */
+  attempts: number;
+  /** epoch ms of the first refusal. */
+  since: number;
+}
+
 export type SyncPhase = 'list' | 'detail' | 'idle' | 'blocked';
 
 export interface SyncCursor {
@@ -47,6 +57,10 @@ export interface SyncCursor {
   version: number;
   /** blocked: why (the seller must give a new token). */
   blocked?: 'unauthorized' | 'forbidden';
+  /** Listed reports WB did not give the rows of: each round reads them again (absent: none). */
+  unread?: UnreadReport[];
+  /** The last failed call's WB status (null: no answer) and why, while failures > 0. */
+  lastFailure?: { status: number | null; reason: string } | null;
 }
 
 export interface SyncSettings {
@@ -88,8 +102,12 @@ export type SyncEffect =
   | { kind: 'report-missing'; reportId: number }
   /** The token no longer works: stop, tell the seller. */
   | { kind: 'token-rejected'; reason: 'unauthorized' | 'forbidden'; message: string }
-  /** Transient failures went on too long, or WB refused the request: the round ends, the next one retries. */
+  /** WB refused the request, or a report's paging went wrong: the round ends, the next one retries. */
   | { kind: 'gave-up'; reason: string }
+  /** WB did not give a listed report's rows (empty first page, a redirect, rows of another report): kept in `unread`. */
+  | { kind: 'report-unread'; reportId: number; reason: string }
+  /** `policy.maxFailures` calls or more failed in a row: the connection shows it; the calls go on with backoff. */
+  | { kind: 'failing'; status: number | null; reason: string; failures: number }
   | { kind: 'round-complete'; reports: number };
 
 export type PlannedCall = { kind: 'wait'; until: number } | { kind: 'call'; call: SyncCall } | { kind: 'none' };
@@ -172,6 +190,34 @@ export function claim(cursor: SyncCursor, now: number, settings: SyncSettings = 
   return { ...started, lastCallAt: now, nextCallAt: now + settings.policy.intervalMs, version: cursor.version + 1 };
 }
 
+/** The cursor with `reportId` kept (or counted again) among the reports WB did not give. */
+function markUnread(
+  c: SyncCursor,
+  ref: ReportRef | undefined,
+  reportId: number,
+  reason: string,
+  now: number,
+): SyncCursor {
+  const unread = c.unread ?? [];
+  const before = unread.find((u) => u.reportId === reportId);
+  const base: ReportRef = ref ?? before ?? { reportId, dateFrom: '', dateTo: '', reportType: 1 };
+  const entry: UnreadReport = {
+    reportId,
+    dateFrom: base.dateFrom,
+    dateTo: base.dateTo,
+    reportType: base.reportType,
+    reason,
+    attempts: (before?.attempts ?? 0) + 1,
+    since: before?.since ?? now,
+  };
+  return { ...c, unread: [...unread.filter((u) => u.reportId !== reportId), entry] };
+}
+
+const withoutUnread = (c: SyncCursor, reportId: number): SyncCursor =>
+  c.unread?.some((u) => u.reportId === reportId)
+    ? { ...c, unread: c.unread.filter((u) => u.reportId !== reportId) }
+    : c;
+
 function nextReport(
   c: SyncCursor,
   index: number,
@@ -209,42 +255,60 @@ export function advance(
   const effects: SyncEffect[] = [];
   const policy = settings.policy;
   const c: SyncCursor = { ...claimed };
+  /** The report being read is not given (see UnreadReport): kept for the next rounds, the round goes on. */
+  const unreadReport = (reason: string) => {
+    if (call.kind !== 'detail') throw new Error('a list has no report');
+    const ref = c.reports.find((r) => r.reportId === call.reportId);
+    effects.push({ kind: 'report-unread', reportId: call.reportId, reason });
+    const marked = markUnread({ ...c, failures: 0, lastFailure: null }, ref, call.reportId, reason, now);
+    return { cursor: nextReport(marked, c.reportIndex + 1, now, settings, effects), effects };
+  };
+  /**
+   * A failed call: the same call again after a wait (WB's, capped, for a 429; backoff otherwise), never given
+   * up; from the `maxFailures`-th in a row the connection shows the failure (effect `failing`).
+   */
+  const failed = (status: number | null, reason: string, nextCallAt: number) => {
+    const failures = c.failures + 1;
+    if (failures >= policy.maxFailures) effects.push({ kind: 'failing', status, reason, failures });
+    return {
+      cursor: { ...c, failures, lastFailure: { status, reason }, nextCallAt: Math.max(c.nextCallAt, nextCallAt) },
+      effects,
+    };
+  };
   switch (outcome.kind) {
     case 'rate_limited':
-      return {
-        cursor: { ...c, nextCallAt: Math.max(c.nextCallAt, afterRateLimited(now, outcome.retryAfterSeconds, policy)) },
-        effects,
-      };
+      return failed(429, 'WB asks to wait (429)', afterRateLimited(now, outcome.retryAfterSeconds, policy));
     case 'unauthorized':
     case 'forbidden':
       effects.push({ kind: 'token-rejected', reason: outcome.kind, message: outcome.message });
       return { cursor: { ...c, phase: 'blocked', blocked: outcome.kind }, effects };
     case 'server_error':
+      // A redirect of a report's page: WB gives this report's rows to no one here; the round goes on.
+      if (call.kind === 'detail' && outcome.status >= 300 && outcome.status < 400)
+        return unreadReport(`WB answered ${outcome.status}: ${outcome.message}`);
+      return failed(outcome.status, `${outcome.status}: ${outcome.message}`, afterFailure(now, c.failures + 1, policy));
     case 'network_error':
-    case 'invalid_response': {
-      const failures = c.failures + 1;
-      if (failures >= policy.maxFailures) {
-        effects.push({ kind: 'gave-up', reason: `${outcome.kind}: ${outcome.message}` });
-        return {
-          cursor: { ...c, phase: 'idle', failures: 0, nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) },
-          effects,
-        };
-      }
-      return {
-        cursor: { ...c, failures, nextCallAt: Math.max(c.nextCallAt, afterFailure(now, failures, policy)) },
-        effects,
-      };
-    }
+      return failed(null, outcome.message, afterFailure(now, c.failures + 1, policy));
+    case 'invalid_response':
+      if (call.kind === 'detail' && outcome.refused) return unreadReport(outcome.message);
+      return failed(200, outcome.message, afterFailure(now, c.failures + 1, policy));
     case 'rejected':
       effects.push({ kind: 'gave-up', reason: `WB refused the request (${outcome.status}): ${outcome.message}` });
       return {
-        cursor: { ...c, phase: 'idle', failures: 0, nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) },
+        cursor: {
+          ...c,
+          phase: 'idle',
+          failures: 0,
+          lastFailure: null,
+          nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs),
+        },
         effects,
       };
     default:
       break;
   }
   c.failures = 0;
+  c.lastFailure = null;
   if (call.kind === 'list') {
     if (outcome.kind === 'not_found') {
       return { cursor: nextReport(c, 0, now, settings, effects), effects };
@@ -258,9 +322,24 @@ export function advance(
     );
     if (fresh.length > 0) effects.push({ kind: 'reports-found', reports: fresh });
     // Oldest first, so the seller's history fills in order.
+    // The reports WB did not give in an earlier round are asked for again (even when no longer listed).
+    const again = (c.unread ?? []).filter(
+      (u) =>
+        !imported.has(u.reportId) &&
+        !c.reports.some((q) => q.reportId === u.reportId) &&
+        !fresh.some((r) => r.reportId === u.reportId),
+    );
     const reports = [
       ...c.reports,
       ...fresh.map((r) => ({ reportId: r.reportId, dateFrom: r.dateFrom, dateTo: r.dateTo, reportType: r.reportType })),
+      ...(items.length >= settings.listLimit
+        ? []
+        : again.map((u) => ({
+            reportId: u.reportId,
+            dateFrom: u.dateFrom,
+            dateTo: u.dateTo,
+            reportType: u.reportType,
+          }))),
     ].sort((a, b) => (a.dateFrom < b.dateFrom ? -1 : a.dateFrom > b.dateFrom ? 1 : a.reportId - b.reportId));
     const withReports = { ...c, reports };
     if (items.length >= settings.listLimit)
@@ -273,15 +352,20 @@ export function advance(
     return { cursor: nextReport(c, c.reportIndex + 1, now, settings, effects), effects };
   }
   if (outcome.kind === 'empty') {
+    // An empty first page of a report WB has just listed: WB does not give its rows (now); never taken for
+    // a report without rows. An empty page after a full one is the end of the report.
+    if (c.rrdId === 0 && (c.pages ?? 0) === 0) return unreadReport('WB answered no rows to the first page (204 or [])');
     effects.push({ kind: 'report-complete', reportId: call.reportId });
-    return { cursor: nextReport(c, c.reportIndex + 1, now, settings, effects), effects };
+    return { cursor: nextReport(withoutUnread(c, call.reportId), c.reportIndex + 1, now, settings, effects), effects };
   }
   const page = outcome.value as DetailedPage;
   const last = page.lastRrdId;
   const giveUp = (reason: string) => {
     effects.push({ kind: 'gave-up', reason: `report ${call.reportId}: ${reason}` });
+    const ref = c.reports.find((r) => r.reportId === call.reportId);
+    const marked = markUnread(c, ref, call.reportId, reason, now);
     return {
-      cursor: { ...c, phase: 'idle' as const, nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) },
+      cursor: { ...marked, phase: 'idle' as const, nextCallAt: Math.max(c.nextCallAt, now + settings.pollEveryMs) },
       effects,
     };
   };
@@ -293,7 +377,16 @@ export function advance(
   // A page shorter than the limit is the last one: no call for an empty page after it.
   if ((page.sent ?? page.rows) < call.query.limit) {
     effects.push({ kind: 'report-complete', reportId: call.reportId });
-    return { cursor: nextReport({ ...c, rrdId: last, pages }, c.reportIndex + 1, now, settings, effects), effects };
+    return {
+      cursor: nextReport(
+        withoutUnread({ ...c, rrdId: last, pages }, call.reportId),
+        c.reportIndex + 1,
+        now,
+        settings,
+        effects,
+      ),
+      effects,
+    };
   }
   if (pages >= settings.maxPagesPerReport) {
     effects.pop();

@@ -19,7 +19,7 @@
  */
 import type { TaskStatus } from './analytics-schemas';
 import type { WbOutcome } from '../finance/finance-client';
-import { afterFailure, afterRateLimited } from '../rate';
+import { afterFailure, afterRateLimited, DEFAULT_RATE_POLICY } from '../rate';
 import {
   ANALYTICS_REPORTS,
   type OpLimit,
@@ -307,6 +307,7 @@ function failed<Row>(
     intervalMs: settings.limits[call.op].intervalMs,
     backoffMaxMs: settings.backoffMaxMs,
     maxFailures: settings.maxFailures,
+    retryAfterMaxMs: DEFAULT_RATE_POLICY.retryAfterMaxMs,
   };
   return { ...state, failures, notBefore: Math.max(state.notBefore, afterFailure(now, failures, policy)) };
 }
@@ -332,6 +333,7 @@ export function advanceReport<Row>(
         intervalMs: limit.intervalMs,
         backoffMaxMs: settings.backoffMaxMs,
         maxFailures: settings.maxFailures,
+        retryAfterMaxMs: DEFAULT_RATE_POLICY.retryAfterMaxMs,
       };
       const hold = afterRateLimited(now, outcome.retryAfterSeconds, policy);
       // The bucket is empty until `hold`, then refills one call per interval.

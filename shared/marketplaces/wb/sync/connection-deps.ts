@@ -8,6 +8,7 @@ import { deleteObject } from '../../../files/objects';
 import { describeError, log } from '../../../log';
 import { newReportId } from '../../../store/report-record';
 import { ensureSellerByNumber } from '../../../store/sellers.repo';
+import { consumeSlot } from '../../../store/throttle.repo';
 import * as connections from '../../../store/wb-connections.repo';
 import { createFinanceClient } from '../finance/finance-client';
 import { getConfig } from '../../../config';
@@ -29,7 +30,12 @@ export function tokenKeyWrapper(): KeyWrapper {
 }
 
 /** WB's Finance API with a seller's token (WB_FINANCE_API_URL: WB, or the local emulator). */
-export const finance = (token: string) => createFinanceClient({ baseUrl: getConfig().WB_FINANCE_API_URL, token });
+export const finance = (token: string) =>
+  createFinanceClient({
+    baseUrl: getConfig().WB_FINANCE_API_URL,
+    token,
+    requestTimeoutMs: Math.round(getConfig().WB_CALL_DEADLINE_SECONDS * 1000),
+  });
 
 /** The least time between two calls for one WB account (WB_CALL_INTERVAL_SECONDS), ms. */
 export const callIntervalMs = () => Math.round(getConfig().WB_CALL_INTERVAL_SECONDS * 1000);
@@ -43,6 +49,9 @@ export const connectionDeps: ConnectionDeps = {
   ids: { newId: newReportId },
   callIntervalMs,
   pages: { deletePages },
+  throttle: { consumeSlot },
+  connectAttemptsPerHour: () => getConfig().WB_CONNECT_ATTEMPTS_PER_HOUR,
+  retryAfterMaxMs: () => Math.round(getConfig().WB_RETRY_AFTER_MAX_SECONDS * 1000),
 };
 
 /** Deletes pages of WB rows; a failure is logged (`WB page delete failed`), never thrown. */

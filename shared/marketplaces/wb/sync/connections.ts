@@ -9,7 +9,7 @@
  */
 import type { Clock, IdSource } from '../../../deps';
 import { nowMs } from '../../../deps';
-import { appError, notFound, unprocessable, conflict } from '../../../errors';
+import { appError, notFound, unprocessable, conflict, tooManyAttempts } from '../../../errors';
 import type * as repo from '../../../store/wb-connections.repo';
 import type { WbConnectionRecord } from '../../../store/wb-connections.repo';
 import type { FinanceClient } from '../finance/finance-client';
@@ -24,8 +24,27 @@ export const WB_DATA_SINCE = '2025-01-01';
 export interface ConnectionDeps {
   connections: Pick<
     typeof repo,
-    'createConnection' | 'getConnection' | 'listConnections' | 'saveConnection' | 'deleteConnection' | 'claimBudget'
+    | 'createConnection'
+    | 'getConnection'
+    | 'listConnections'
+    | 'saveConnection'
+    | 'deleteConnection'
+    | 'noteAcceptedCall'
   >;
+  /** The per-user budget of token checks (shared/store/throttle.repo.ts consumeSlot). */
+  throttle: {
+    consumeSlot(input: {
+      kind: string;
+      subject: string;
+      limit: number;
+      windowSeconds: number;
+      now?: number;
+    }): Promise<{ ok: true } | { ok: false; retryAfter: number }>;
+  };
+  /** The longest wait a WB 429 is honoured for (setting WB_RETRY_AFTER_MAX_SECONDS), ms. */
+  retryAfterMaxMs: () => number;
+  /** Token checks (connect, a new token) one user may make per hour (setting WB_CONNECT_ATTEMPTS_PER_HOUR). */
+  connectAttemptsPerHour: () => number;
   sellers: { ensureSellerByNumber(userId: string, number: string): Promise<{ id: string }> };
   /** The token sealer (KMS on AWS, the local key otherwise); called only when a token is stored. */
   keyWrapper: () => KeyWrapper;
@@ -62,9 +81,27 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const DAY_MS = 86_400_000;
 
 /**
- * One call to WB with the token (the report list of the last day): within the WB account's budget, so
- * the check never makes WB answer 429 to a sync of the same account. Returns the seller's name when the
- * list has a report.
+ * 429 too_many_attempts once the user has checked `connectAttemptsPerHour` tokens this hour (valid or
+ * not): checked before the token is read, so a flood of forged tokens stops here.
+ */
+async function connectSlot(deps: ConnectionDeps, userId: string): Promise<void> {
+  const slot = await deps.throttle.consumeSlot({
+    kind: 'wb_connect',
+    subject: userId,
+    limit: deps.connectAttemptsPerHour(),
+    windowSeconds: 3600,
+    now: nowMs(deps.clock),
+  });
+  if (!slot.ok) throw tooManyAttempts(slot.retryAfter);
+}
+
+/**
+ * One call to WB with the token (the report list of the last day). Nothing of the WB account is reserved
+ * before WB accepts the token: a token carrying someone else's seller id (`oid` is public) never takes
+ * that account's call budget or delays its sync; once WB accepts it, the account's next call is an
+ * interval later. A 429 (a sync of the same account calling meanwhile) answers 503 with the interval as
+ * the wait — never a time that tells anything of the account's state. Returns the seller's name when
+ * the list has a report.
  */
 async function checkWithWb(
   deps: ConnectionDeps,
@@ -72,18 +109,15 @@ async function checkWithWb(
   wbSellerId: string,
 ): Promise<{ sellerName: string | null }> {
   const now = nowMs(deps.clock);
-  const budget = await deps.connections.claimBudget(wbSellerId, now, now + deps.callIntervalMs());
-  if (budget !== true) {
-    throw appError('wb_unavailable', 'The WB account was called less than an interval ago', {
-      retry_after_seconds: Math.max(1, Math.ceil((budget - now) / 1000)),
-    });
-  }
   const outcome = await deps.finance(token).listReports({
     dateFrom: moscowDate(now - DAY_MS),
     dateTo: moscowDate(now),
     period: 'weekly',
     limit: 1,
   });
+  if (outcome.kind === 'ok' || outcome.kind === 'empty') {
+    await deps.connections.noteAcceptedCall(wbSellerId, nowMs(deps.clock) + deps.callIntervalMs());
+  }
   switch (outcome.kind) {
     case 'ok':
       return { sellerName: outcome.value[0]?.sellerFinanceName || null };
@@ -95,9 +129,14 @@ async function checkWithWb(
       // The token's claims have «Финансы» (readToken), yet WB refuses: a Basic token, or a category withdrawn.
       throw unprocessable('wb_token_forbidden', 'WB refuses the token access to the finance reports (403)');
     case 'rate_limited':
-      throw appError('wb_unavailable', 'WB asks to wait', { retry_after_seconds: outcome.retryAfterSeconds });
+      throw appError('wb_unavailable', 'WB asks to wait', {
+        retry_after_seconds: Math.max(1, Math.ceil(deps.callIntervalMs() / 1000)),
+      });
     default:
-      throw appError('wb_unavailable', `WB did not answer the check (${outcome.kind})`);
+      throw appError('wb_unavailable', `WB did not answer the check (${outcome.kind})`, {
+        wb_outcome: outcome.kind,
+        wb_status: 'status' in outcome ? outcome.status : null,
+      });
   }
 }
 
@@ -107,6 +146,7 @@ export async function connect(
   userId: string,
   input: { token: string; from?: string },
 ): Promise<WbConnectionRecord> {
+  await connectSlot(deps, userId);
   const token = input.token.trim();
   const info = readToken(token, nowMs(deps.clock));
   const existing = await deps.connections.listConnections(userId);
@@ -190,6 +230,7 @@ export async function updateConnection(
   const current = await getConnection(deps, userId, id);
   let tokenChange: Partial<WbConnectionRecord> | null = null;
   if (patch.token !== undefined) {
+    await connectSlot(deps, userId);
     const token = patch.token.trim();
     const info = readToken(token, nowMs(deps.clock));
     if (info.sellerId !== current.wb_seller_id) {
@@ -256,10 +297,11 @@ export async function disconnect(
 
 /**
  * POST …/sync: a round now. An idle connection lists from `from` (or its own window) at once, within the
- * WB account's budget; a running round is left as it is; a paused one resumes; a refused token → 409.
+ * WB account's budget; a running round is left as it is (but a wait past the 429 cap is cut short); a
+ * paused one resumes; a refused token → 409.
  */
 export async function requestSync(
-  deps: Pick<ConnectionDeps, 'connections' | 'clock'>,
+  deps: Pick<ConnectionDeps, 'connections' | 'clock' | 'retryAfterMaxMs'>,
   userId: string,
   id: string,
   input: { from?: string },
@@ -289,6 +331,9 @@ export async function requestSync(
           }
         : { ...c.cursor, nextCallAt: Math.min(c.cursor.nextCallAt, now) };
       next.round = { reports_found: 0, reports_imported: 0, rows_read: 0 };
+    } else if (c.cursor.nextCallAt > now + deps.retryAfterMaxMs()) {
+      // A wait past the cap (stored before WB's waits were capped): the next call now, within the account's budget.
+      next.cursor = { ...c.cursor, nextCallAt: now };
     }
     if (next.sync_status !== 'limits_exhausted') next.sync_status = 'syncing';
     return next;

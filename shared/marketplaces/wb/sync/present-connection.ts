@@ -36,5 +36,13 @@ export function presentConnection(c: WbConnectionRecord): WbConnection {
       },
     },
     error: c.error,
+    unread_reports: (c.cursor.unread ?? []).map((u) => ({
+      wb_report_id: u.reportId,
+      date_from: u.dateFrom,
+      date_to: u.dateTo,
+      reason: u.reason,
+      attempts: u.attempts,
+      since: iso(u.since),
+    })),
   };
 }

@@ -43,7 +43,12 @@ export function syncSettings(): SyncSettings & { leaseMs: number } {
   const intervalMs = callIntervalMs();
   return {
     ...DEFAULT_SYNC_SETTINGS,
-    policy: { ...DEFAULT_RATE_POLICY, intervalMs },
+    policy: {
+      ...DEFAULT_RATE_POLICY,
+      intervalMs,
+      maxFailures: getConfig().WB_FAILURES_BEFORE_ERROR,
+      retryAfterMaxMs: Math.round(getConfig().WB_RETRY_AFTER_MAX_SECONDS * 1000),
+    },
     pollEveryMs: SYNC_EVERY_MS,
     leaseMs: STEP_LEASE_MS,
   };

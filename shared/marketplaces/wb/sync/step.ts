@@ -21,7 +21,8 @@ import { watchesToken, type WbConnectionRecord, type WbPendingReport } from '../
 import type { FinanceClient, WbOutcome } from '../finance/finance-client';
 import type { DetailedPage } from '../finance/page-body';
 import type { ReportSummary } from '../finance/schemas';
-import { advance, claim, planCall, type SyncSettings } from '../finance/sync-plan';
+import { advance, claim, planCall, type SyncSettings, type UnreadReport } from '../finance/sync-plan';
+import { afterRateLimited } from '../rate';
 import { openToken, type KeyWrapper } from '../token-crypto';
 import { costsStart, runCostStep, type CostStepDeps, type CostStepResult } from './costs-step';
 import { needsExpiryNotice, sendExpiryNotice } from './expiry';
@@ -33,7 +34,7 @@ export type ImportOutcome =
   | { kind: 'insufficient_limits'; rows: number; limits: number };
 
 export interface StepDeps {
-  connections: Pick<typeof repo, 'getConnection' | 'saveConnection' | 'claimStep' | 'dueConnections'>;
+  connections: Pick<typeof repo, 'getConnection' | 'saveConnection' | 'claimStep' | 'releaseBudget' | 'dueConnections'>;
   keyWrapper: () => KeyWrapper;
   finance: (token: string) => FinanceClient;
   /** Stores one page of rows (gzip'd JSON lines) under `key` in the bucket. */
@@ -89,6 +90,18 @@ export type StepResult =
   | CostStepResult;
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const moscowTime = (ms: number) =>
+  new Date(ms).toLocaleString('ru-RU', { timeZone: 'Europe/Moscow', dateStyle: 'short', timeStyle: 'short' });
+
+/** The seller's sentence for listed reports WB does not give the rows of (the connection's error). */
+export function unreadError(unread: readonly UnreadReport[]): { code: string; message: string } {
+  const ids = unread.map((u) => `№ ${u.reportId}`).join(', ');
+  const one = unread.length === 1;
+  return {
+    code: 'wb_report_unread',
+    message: `WB не отдаёт строки ${one ? 'отчёта' : 'отчётов'} ${ids} (${unread.map((u) => u.reason).join('; ')}): ${one ? 'он будет запрошен' : 'они будут запрошены'} снова в следующей синхронизации; можно повторить сейчас.`,
+  };
+}
 
 /** Imports the connection's read reports in order; stops at the first the limits do not cover. */
 async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbConnectionRecord | 'lost' | 'limits'> {
@@ -185,37 +198,54 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
     return costs ?? (imported ? 'imported' : 'wait');
   }
 
-  // The claim: the lease and the WB account's budget, or nothing.
+  // The claim: the lease and the WB account's budget, or nothing. The budget is reserved for the whole
+  // lease (a step that dies holds it no longer) and released by WB's answer below: its next call is timed
+  // from the answer, so no stall before the call (the store, the token's key) brings two calls closer
+  // than WB's interval.
   const startsRound = c.cursor.phase === 'idle';
+  const cursorClaimed = claim(c.cursor, start, settings);
+  const holder = `${c.id}#${cursorClaimed.version}`;
   const claimed = await deps.connections.claimStep(
     {
       ...c,
-      cursor: claim(c.cursor, start, settings),
+      cursor: cursorClaimed,
       lease_until: start + settings.leaseMs,
-      sync_status: 'syncing',
+      ...(c.sync_status === 'error' && c.error?.code === 'wb_unavailable' ? {} : { sync_status: 'syncing' as const }),
       ...(startsRound ? { round: { reports_found: 0, reports_imported: 0, rows_read: 0 }, error: null } : {}),
     },
     start,
-    start + settings.policy.intervalMs,
+    start + settings.leaseMs,
+    undefined,
+    holder,
   );
   if (claimed.kind === 'busy') return 'busy';
   if (claimed.kind === 'budget') {
-    // Another connection of this WB account called: wait for the budget (a write of our own due time).
+    // Another connection of this WB account is calling or called: look again when its budget comes, or
+    // an interval on while its call is in flight (its answer releases the budget earlier than reserved).
+    const wait = Math.min(claimed.until, start + settings.policy.intervalMs);
     await deps.connections.saveConnection({
       ...c,
-      cursor: { ...c.cursor, nextCallAt: Math.max(c.cursor.nextCallAt, claimed.until) },
+      cursor: { ...c.cursor, nextCallAt: Math.max(c.cursor.nextCallAt, wait) },
     });
     return 'budget';
   }
   c = claimed.connection;
 
   // The one call.
+  const call = plan.call;
+  // A step that dies before the answer leaves the reservation to run to the lease's end.
   const token = await openToken(c.sealed, deps.keyWrapper(), { sellerId: c.seller_id });
   const client = deps.finance(token);
-  const call = plan.call;
   const outcome: WbOutcome<ReportSummary[]> | WbOutcome<DetailedPage> =
     call.kind === 'list' ? await client.listReports(call.query) : await client.detailedPage(call.reportId, call.query);
   const now = nowMs(deps.clock);
+  // WB's answer sets the account's next call: an interval after the answer (which came after WB took the
+  // call), or WB's own wait after a 429 (capped, rate.ts).
+  const answeredNext =
+    outcome.kind === 'rate_limited'
+      ? afterRateLimited(now, outcome.retryAfterSeconds, settings.policy)
+      : now + settings.policy.intervalMs;
+  await deps.connections.releaseBudget(c.wb_seller_id, holder, answeredNext);
 
   // Reports the user has already (imported, or uploaded as files): never read, never charged again.
   const known = new Set(c.imported_ids);
@@ -226,7 +256,9 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
       }
     }
   }
-  const { cursor, effects } = advance(c.cursor, call, outcome, now, settings, known);
+  const advanced = advance(c.cursor, call, outcome, now, settings, known);
+  const effects = advanced.effects;
+  const cursor = { ...advanced.cursor, nextCallAt: Math.max(advanced.cursor.nextCallAt, answeredNext) };
 
   let next: WbConnectionRecord = {
     ...c,
@@ -284,6 +316,23 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
         }
         break;
       }
+      case 'report-unread':
+        // WB did not give the report's rows: what was read of it is let go (below); the next rounds ask again.
+        next = { ...next, reading: null };
+        break;
+      case 'failing':
+        next = {
+          ...next,
+          sync_status: 'error',
+          error: {
+            code: 'wb_unavailable',
+            message: `WB не отвечает как ожидалось (${effect.failures} попыток подряд: ${effect.reason}). Синхронизация повторяет запросы сама; следующая попытка — ${moscowTime(cursor.nextCallAt)} (МСК).`,
+            wb_status: effect.status,
+            last_attempt_at: iso(c.cursor.lastCallAt ?? start),
+            next_attempt_at: iso(cursor.nextCallAt),
+          },
+        };
+        break;
       case 'report-missing':
         // WB no longer has the report (404, perhaps mid-read): the pages read so far are let go (below).
         next = { ...next, reading: null };
@@ -314,14 +363,25 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
           },
         };
         break;
-      case 'round-complete':
+      case 'round-complete': {
+        const unread = cursor.unread ?? [];
         next = {
           ...next,
           last_sync: iso(now),
-          ...(next.sync_status === 'error' ? {} : { sync_status: 'scheduled' as const, error: null }),
+          ...(next.sync_status === 'error' && next.error?.code !== 'wb_unavailable'
+            ? {}
+            : unread.length > 0
+              ? { sync_status: 'error' as const, error: unreadError(unread) }
+              : { sync_status: 'scheduled' as const, error: null }),
         };
         break;
+      }
     }
+  }
+  // A call that went through after failures: the failure shown is over.
+  const failingShown = effects.some((e) => e.kind === 'failing' || e.kind === 'gave-up');
+  if (!failingShown && cursor.failures === 0 && next.error?.code === 'wb_unavailable' && next.sync_status === 'error') {
+    next = { ...next, sync_status: cursor.phase === 'idle' ? 'scheduled' : 'syncing', error: null };
   }
   // Pages the connection lets go of in this step (a report WB no longer has, a read given up and another
   // report begun, the page a step that died stored at the cursor's key): deleted once it is written
