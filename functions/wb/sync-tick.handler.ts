@@ -17,6 +17,14 @@ getConfig();
 export const TICK_BUDGET_MS = 25_000;
 
 /**
+ * A call due within this long of the tick's start is waited for and made in this tick: the next call of
+ * a connection is timed from WB's last answer, moments after the tick that made it, so a minute's tick
+ * would otherwise make a read's calls two minutes apart. The wait ends by 10 s, its call by 10 s + the
+ * call deadline, within the 55 s timeout.
+ */
+export const TICK_AHEAD_MS = 10_000;
+
+/**
  * The WB sync tick (no HTTP route): run by an EventBridge schedule every minute. One step of every WB
  * connection that is due (shared/marketplaces/wb/sync/step.ts): each step at most one call to WB, then the
  * connection's due time is written and the next tick takes it from there. A store outage throws; the
@@ -28,6 +36,7 @@ export async function handler(_event: unknown, context?: Partial<Context>): Prom
     try {
       const results = await tick(stepDeps, {
         budgetMs: TICK_BUDGET_MS,
+        aheadMs: TICK_AHEAD_MS,
         onError: (e, conn) => log('error', 'WB sync step failed', { connection_id: conn.id, ...describeError(e) }),
       });
       const failed = results.filter((r) => r.result === 'failed').length;

@@ -20,7 +20,11 @@ export function startWbSyncTick(
   return everyInterval(
     everyMs,
     async () => {
-      const r = await tick(stepDeps, { onError: (e, c) => log(`WB sync step of ${c.id} failed: ${String(e)}`) });
+      const r = await tick(stepDeps, {
+        // As on AWS (sync-tick.handler.ts TICK_AHEAD_MS): a call due within half a tick is made in this one.
+        aheadMs: everyMs / 2,
+        onError: (e, c) => log(`WB sync step of ${c.id} failed: ${String(e)}`),
+      });
       const active = r.filter((x) => x.result !== 'wait' && x.result !== 'leased');
       if (active.length > 0) log(`WB sync tick: ${active.map((x) => `${x.id} ${x.result}`).join(', ')}`);
     },

@@ -202,6 +202,10 @@ describe('the scheduled functions', () => {
     expect(source).toContain('budgetMs: TICK_BUDGET_MS');
     expect(budget).toBeGreaterThan(0);
     expect(budget).toBeLessThanOrEqual(spec.timeout! * 1000 - 30_000);
+    // A step waiting for a call due just after the tick's start waits no later than the budget's end.
+    const ahead = Number(/export const TICK_AHEAD_MS = ([\d_]+);/.exec(source)![1]!.replace(/_/g, ''));
+    expect(source).toContain('aheadMs: TICK_AHEAD_MS');
+    expect(ahead).toBeLessThanOrEqual(budget);
   });
 });
 

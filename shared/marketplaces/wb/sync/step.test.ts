@@ -120,6 +120,33 @@ describe('the tick', () => {
         .sort(),
     ).toEqual(['C5', 'C6']);
   });
+
+  it('takes a call due moments after its start (aheadMs) and makes it at its time, never before', async () => {
+    const base = await connection();
+    const c = { ...base, cursor: { ...base.cursor, nextCallAt: T0 + 4_000 } };
+    const w = world([c], [{ kind: 'ok', value: [] }]);
+    const callsAt: number[] = [];
+    const list = w.deps.finance;
+    w.deps.finance = vi.fn((token: string) => {
+      callsAt.push(w.clock.now().getTime());
+      return list(token);
+    });
+    w.deps.sleep = vi.fn(async (ms: number) => {
+      w.clock.advance(ms);
+    });
+    // Without the look-ahead the tick finds nothing due: the call would wait for the next tick.
+    expect(await tick(w.deps)).toEqual([]);
+    const r = await tick(w.deps, { aheadMs: 10_000 });
+    expect(r).toEqual([{ userId: 'U1', id: 'C1', result: 'called' }]);
+    expect(w.deps.sleep).toHaveBeenCalledWith(4_000);
+    expect(callsAt).toEqual([T0 + 4_000]);
+    // A call due past the look-ahead is not waited for.
+    const later = { ...base, id: 'C2', wb_seller_id: '4343', cursor: { ...base.cursor, nextCallAt: T0 + 60_000 } };
+    const w2 = world([later], []);
+    w2.deps.sleep = vi.fn(async () => undefined);
+    expect(await tick(w2.deps, { aheadMs: 10_000 })).toEqual([]);
+    expect(w2.deps.sleep).not.toHaveBeenCalled();
+  });
 });
 
 describe('a sync step', () => {

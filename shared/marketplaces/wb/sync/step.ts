@@ -52,7 +52,11 @@ export interface StepDeps {
   settings: () => SyncSettings & { leaseMs: number };
   /** Per-article costs from WB's other APIs (costs-step.ts), fetched while no Finance call is due; absent: none. */
   costs?: CostStepDeps;
+  /** Waits `ms` of the clock (a step that waits for its call's slot, `tick` `aheadMs`); default: a timer. */
+  sleep?: (ms: number) => Promise<void>;
 }
+
+const timerSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The identity of a WB report, the one an uploaded file named «…№<report>_<seller>…» has. */
 export const wbIdentity = (wbSellerId: string, wbReportId: number) => `num:${wbSellerId}:${wbReportId}`;
@@ -157,10 +161,22 @@ async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbC
 }
 
 /** One step of one connection (see the module comment). */
-export async function runStep(deps: StepDeps, userId: string, id: string): Promise<StepResult> {
+export async function runStep(
+  deps: StepDeps,
+  userId: string,
+  id: string,
+  opts: {
+    /**
+     * A Finance call due by this time (ms, the clock's) is waited for and made in this step rather than
+     * left to the next tick: with ticks one WB interval apart, a call timed from the previous answer is
+     * due moments after a tick, and would otherwise wait a whole extra interval.
+     */
+    waitUntil?: number;
+  } = {},
+): Promise<StepResult> {
   let c = await deps.connections.getConnection(userId, id);
   if (!c) return 'gone';
-  const start = nowMs(deps.clock);
+  let start = nowMs(deps.clock);
   // A paused connection is looked at for its token alone (expiry.ts): the notice, and at the expiry the
   // stop below; no lease, no import, no WB call.
   const paused = c.status === 'paused';
@@ -190,7 +206,17 @@ export async function runStep(deps: StepDeps, userId: string, id: string): Promi
     imported = true;
   }
   const settings = deps.settings();
-  const plan = planCall(c.cursor, start, settings);
+  let plan = planCall(c.cursor, start, settings);
+  if (
+    plan.kind === 'wait' &&
+    opts.waitUntil !== undefined &&
+    plan.until <= opts.waitUntil &&
+    c.lease_until <= plan.until
+  ) {
+    await (deps.sleep ?? timerSleep)(plan.until - start);
+    start = Math.max(nowMs(deps.clock), plan.until);
+    plan = planCall(c.cursor, start, settings);
+  }
   if (plan.kind === 'none') return 'blocked';
   if (plan.kind === 'wait') {
     // No Finance call due: the per-article costs' step, if any (costs-step.ts).
@@ -409,11 +435,17 @@ export async function tick(
   opts: {
     limit?: number;
     budgetMs?: number;
+    /**
+     * Connections due within this many ms of the tick's start are taken too, each step waiting for its
+     * call's time (runStep `waitUntil`); 0 (default): only those due now.
+     */
+    aheadMs?: number;
     onError?: (e: unknown, conn: { userId: string; id: string }) => void;
   } = {},
 ): Promise<Array<{ userId: string; id: string; result: StepResult | 'failed' | 'deferred' }>> {
   const started = nowMs(deps.clock);
-  const due = await deps.connections.dueConnections(started, opts.limit ?? 50);
+  const ahead = opts.aheadMs ?? 0;
+  const due = await deps.connections.dueConnections(started + ahead, opts.limit ?? 50);
   const out: Array<{ userId: string; id: string; result: StepResult | 'failed' | 'deferred' }> = [];
   const queue = [...due];
   const overBudget = () => opts.budgetMs !== undefined && nowMs(deps.clock) - started >= opts.budgetMs;
@@ -424,7 +456,10 @@ export async function tick(
         continue;
       }
       try {
-        out.push({ ...next, result: await runStep(deps, next.userId, next.id) });
+        out.push({
+          ...next,
+          result: await runStep(deps, next.userId, next.id, ahead > 0 ? { waitUntil: started + ahead } : {}),
+        });
       } catch (e) {
         opts.onError?.(e, next);
         out.push({ ...next, result: 'failed' });
