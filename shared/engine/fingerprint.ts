@@ -19,7 +19,7 @@
  * string built per row. A RowSink, fed beside the aggregator (read-report.ts) or alone (fingerprintReport).
  */
 import { scanScaled, toIsoDate } from './money';
-import { KEY_INDEX, METRIC_KEYS, type MetricKey, type RowSink } from './row-sink';
+import { FINGERPRINT_KEY_COUNT, KEY_INDEX, METRIC_KEYS, type MetricKey, type RowSink } from './row-sink';
 
 export interface ContentFingerprint {
   /** `r1:<rows>:<16 hex>`; equal for the same multiset of rows. */
@@ -40,7 +40,7 @@ const TEXT_KEYS: ReadonlySet<MetricKey> = new Set([
   'bonus_type_name',
 ]);
 const DATE_KEYS: ReadonlySet<MetricKey> = new Set(['order_dt', 'sale_dt']);
-const KIND = METRIC_KEYS.map((k) => (TEXT_KEYS.has(k) ? 0 : DATE_KEYS.has(k) ? 1 : 2));
+const KIND = METRIC_KEYS.slice(0, FINGERPRINT_KEY_COUNT).map((k) => (TEXT_KEYS.has(k) ? 0 : DATE_KEYS.has(k) ? 1 : 2));
 const SALE_DT = KEY_INDEX.sale_dt;
 /** More distinct sale days than this (a file of years) go into one "*" entry. */
 const MAX_DAYS = 400;

@@ -45,8 +45,11 @@ export const PNL_LINES: readonly PnlLine[] = [
   line('compensations', 'Компенсации и доплаты WB', 1, (t) => t.compensations! + t.additional_payments!),
   // WB's reward as the report withholds it: ВВ with VAT, the pickup points' reward, WB's rounding.
   line('commission', 'Вознаграждение WB', -1, (t) => t.realization! - t.for_pay! - t.acquiring!),
-  line('acquiring', 'Эквайринг', -1, (t) => t.acquiring!),
-  line('logistics', 'Логистика', -1, (t) => t.logistics! + t.reverse_logistics! + t.rebill_logistics!),
+  // Acquiring inside for_pay and acquiring WB bills separately (payment type «Комиссия за организацию платежа»).
+  line('acquiring', 'Эквайринг', -1, (t) => t.acquiring! + t.acquiring_billed!),
+  line('logistics', 'Логистика', -1, (t) => t.logistics! + t.reverse_logistics!),
+  // WB nets the rebill in its own reward on the same row: no money of its own, shown for reference.
+  line('rebill', 'Ребилл логистики, зачтён в вознаграждении ВБ (справочно)', 0, (t) => t.rebill_logistics!),
   line('storage', 'Хранение', -1, (t) => t.storage!),
   line('acceptance', 'Платная приёмка', -1, (t) => t.acceptance!),
   line('ads', 'Реклама', -1, (t) => t.ads!),

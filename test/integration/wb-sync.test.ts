@@ -380,7 +380,7 @@ describe('syncing', () => {
     expect(emu.calls).toHaveLength(before);
   });
 
-  it('an altered list figure is a mismatch naming the field; the audit formula differs by the rebill only', async () => {
+  it('an altered list figure is a mismatch naming the field; WB’s audit formula matches to the kopeck', async () => {
     const { emu, clock, deps } = await start({ weeks: 2, formula: 'audit' });
     const [first] = emu.weeks;
     const bank = Math.round(Number(first!.item.bankPaymentSum) * 100);
@@ -395,15 +395,25 @@ describe('syncing', () => {
     );
     expect(altered.reconciliation?.status).toBe('mismatch');
     const payout = altered.reconciliation!.fields.find((f) => f.field === 'payout')!;
-    expect(payout).toMatchObject({ wb_field: 'bankPaymentSum', explained_by: [] });
+    expect(payout).toMatchObject({ wb_field: 'bankPaymentSum', diff: -123.45 });
     expect(altered.reconciliation!.fields.filter((f) => f.diff !== 0).map((f) => f.field)).toEqual(['payout']);
-    // The other week: WB's «Итого к оплате» by the audit formula leaves out the rebill: named, not a mismatch.
+    // The other week: WB's «Итого к оплате» by the audit formula, rebill and loyalty discount rows included,
+    // is the payout to the kopeck.
     const other = await getReportOk(u.token, reports.find((r) => r.id !== altered.id)!.id);
     expect(other.reconciliation?.status).toBe('match');
-    const p2 = other.reconciliation!.fields.find((f) => f.field === 'payout')!;
-    // The generated weeks carry both a rebill and a loyalty discount, so the difference is the two of them.
-    expect(p2.diff).not.toBe(0);
-    expect(p2.explained_by).toEqual(['rebill_logistics', 'loyalty_discount']);
+    expect(other.reconciliation!.fields.every((f) => f.diff === 0)).toBe(true);
+    expect(other.totals.rebill_logistics).toBeGreaterThan(0);
+  });
+
+  it('a «Итого к оплате» that also deducts the rebill is a mismatch of the payout', async () => {
+    const { emu, clock, deps } = await start({ weeks: 1, formula: 'cash' });
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    const [r] = await wbReports(u.id);
+    const report = await getReportOk(u.token, r!.id);
+    expect(report.reconciliation?.status).toBe('mismatch');
+    expect(report.reconciliation!.fields.filter((f) => f.diff !== 0).map((f) => f.field)).toEqual(['payout']);
   });
 
   it('honours WB’s 429: waits X-Ratelimit-Retry and never calls above the rate', async () => {

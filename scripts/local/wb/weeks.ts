@@ -117,7 +117,7 @@ export function emulatedWeek(o: WeekOptions): EmulatedWeek {
   const dateTo = day(dateFrom, 6);
   const meta = { reportId: 900_000_000 + o.index, dateFrom, dateTo, createDate: day(dateTo, 1) };
   const rows = portalFileToApiRows(portal.file, meta, 1 + o.index * 10_000_000);
-  const s = reportSumsFromRows(rows, o.formula ?? 'cash');
+  const s = reportSumsFromRows(rows, o.formula ?? 'audit');
   const m = kopecksToMoney;
   return {
     portal,
