@@ -67,7 +67,7 @@ export function portalRows(file: Buffer): Array<Map<string, string | number>> {
   return out;
 }
 
-/** A portal file's rows → WB API rows, rrdId ascending from `firstRrdId`. */
+/** A portal file's rows → WB API rows, rrdId the file's «№» (ascending from `firstRrdId` without it). */
 export function portalFileToApiRows(file: Buffer, meta: ApiRowMeta, firstRrdId = 1): WbDetailedRow[] {
   return portalRows(file).map((cells, i) => portalRowToApiRow(cells, meta, firstRrdId + i));
 }

@@ -190,15 +190,14 @@ describe('portal row → WB API row', () => {
     expect(detailedRowSchema.parse(row)).toEqual(row);
     for (const field of DETAILED_ROW_FIELD_NAMES) {
       const [type, key] = DETAILED_ROW_FIELDS[field];
-      // rrdId is the row's number the caller gives (the file's «№» feeds the engine's rrd_no).
-      if (key === null || ['saleDt', 'orderDt', 'fixTariffDateFrom', 'fixTariffDateTo', 'rrdId'].includes(field))
-        continue;
+      if (key === null || ['saleDt', 'orderDt', 'fixTariffDateFrom', 'fixTariffDateTo'].includes(field)) continue;
       const expected: Record<string, unknown> = { money: '12.50', int: 42, number: 7.5, bool: true, string: `${key}!` };
       expect(row[field as DetailedRowField], field).toEqual(expected[type]);
     }
     expect(row).toMatchObject({
       reportId: 77,
-      rrdId: 5,
+      // The file's «№» is WB's row id; the caller's number only stands in without one.
+      rrdId: 42,
       dateFrom: '2026-01-05',
       currency: 'RUB',
       reportType: 1,
@@ -213,6 +212,7 @@ describe('portal row → WB API row', () => {
   it('a column the file lacks gets the zero value of its type', () => {
     const row = portalRowToApiRow(new Map([['sa_name', 'X']]), meta, 1);
     expect(row).toMatchObject({
+      rrdId: 1,
       vendorCode: 'X',
       forPay: '0.00',
       quantity: 0,

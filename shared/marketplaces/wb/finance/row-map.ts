@@ -179,7 +179,8 @@ export function portalRowToApiRow(
   row.createDate = meta.createDate;
   row.currency = meta.currency ?? 'RUB';
   row.reportType = meta.reportType ?? 1;
-  row.rrdId = rrdId;
+  // The file's «№» is WB's row id: kept when the file has it, `rrdId` otherwise.
+  if (!(typeof row.rrdId === 'number' && row.rrdId > 0)) row.rrdId = rrdId;
   row.rrDate = typeof row.saleDt === 'string' && row.saleDt !== '' ? row.saleDt.slice(0, 10) : meta.dateTo;
   row.warehouseLogisticsCoeff = 0;
   return row as WbDetailedRow;
