@@ -10,6 +10,7 @@
  * minute between two WB calls costs nothing; the connect route runs on the real clock.
  */
 import { randomInt } from 'node:crypto';
+import * as XLSX from '@e965/xlsx';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
 import { handler as rebuildHandler } from '../../functions/reports/rebuild-one.handler';
@@ -550,6 +551,47 @@ describe('syncing', () => {
       const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
       expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
     }
+  });
+
+  it('one week is one report by WB’s row ids: the API copy with an extra deduction row, then the .xls under a plain name', async () => {
+    const { emu, clock, deps } = await start({ weeks: 1 });
+    const [w1] = emu.weeks as [EmulatedWeek];
+    // WB's copy has one more row than the seller's file: a «ВБ.Продвижение» deduction.
+    const last = w1.rows[w1.rows.length - 1]!;
+    w1.rows.push({
+      ...last,
+      rrdId: (last.rrdId ?? 0) + 1,
+      vendorCode: '',
+      nmId: 0,
+      sellerOperName: 'Удержание',
+      docTypeName: '',
+      bonusTypeName: 'Оказание услуг «ВБ.Продвижение»',
+      deduction: '1234.00',
+      quantity: 0,
+      retailAmount: '0.00',
+      forPay: '0.00',
+    });
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    const [imported] = await wbReports(u.id);
+    expect(imported!.status).toBe('ready');
+    expect(imported!.rows).toBe(ROWS + 1);
+    // The same week as .xls (re-saved by a spreadsheet program) under a plain name: the rows differ by
+    // the deduction, the fingerprint too, but WB's row ids are the imported report's.
+    const xls = Buffer.from(
+      XLSX.write(XLSX.read(w1.portal.file, { type: 'buffer' }), { type: 'buffer', bookType: 'biff8' }),
+    );
+    const again = await uploadMultipart(u.token, { filename: 'отчёт за май.xls', file: xls });
+    expect(again.statusCode, again.body).toBe(409);
+    expect(bodyOf<{ error: { code: string; details: Record<string, unknown> } }>(again).error).toMatchObject({
+      code: 'duplicate_report',
+      details: { report_id: imported!.id, reason: 'shared_rows' },
+    });
+    await idleWorkers();
+    expect((await listReports(u.id, { limit: 100 })).items).toHaveLength(1);
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows)).toEqual([ROWS + 1]);
   });
 
   it('the pages of rows leave the bucket once imported or found a duplicate, and with the connection', async () => {
