@@ -78,6 +78,15 @@ function report(id: string, from: string, to: string, t: Record<string, number>,
 }
 
 describe('the lines', () => {
+  it('commission and attorney services: one name each, as on the report', () => {
+    const lines = reportLines(totals(1, { attorney_services: 700 }));
+    expect(lines.commission).toBe(100_000 - 80_000 - 1_500 - 700);
+    expect(lines.attorney_services).toBe(700);
+    const title = (k: string) => PNL_LINES.find((l) => l.key === k)?.title;
+    expect([title('commission'), title('attorney_services')]).toEqual(['Комиссия WB', 'Услуги поверенного']);
+    expect(lines.adjustments).toBe(0);
+  });
+
   it('add up to the report profit, nothing in adjustments', () => {
     const t = totals(1);
     const lines = reportLines(t);

@@ -13,7 +13,8 @@ function linesOf(t: Totals): Record<string, number> {
   return {
     revenue: v('realization'),
     compensations: v('compensations') + v('additional_payments'),
-    commission: v('realization') - v('for_pay') - v('acquiring'),
+    commission: v('realization') - v('for_pay') - v('acquiring') - v('attorney_services'),
+    attorney_services: v('attorney_services'),
     acquiring: v('acquiring') + v('acquiring_billed'),
     logistics: v('logistics') + v('reverse_logistics'),
     storage: v('storage'),
@@ -32,6 +33,7 @@ const SIGNS: Record<string, number> = {
   revenue: 1,
   compensations: 1,
   commission: -1,
+  attorney_services: -1,
   acquiring: -1,
   logistics: -1,
   storage: -1,
