@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deriveValues, percentOf, usnMinimumApplies } from './derive';
+import { roiMissingReason } from './fields';
 import type { AggregateValues, TaxProfile } from './types';
 
 /**
@@ -124,6 +125,14 @@ describe('deriveValues: computed inputs', () => {
     expect(deriveValues({ ...zero, realization: 25 }, 0, USN6, {}).usn).toBe(2); // 1.5
     expect(deriveValues({ ...zero, realization: -25 }, 0, USN6, {}).usn).toBe(-2); // −1.5
     expect(deriveValues({ ...zero, realization: 24 }, 0, USN6, {}).usn).toBe(1); // 1.44
+  });
+
+  it('ROI without a cost price is null with its reason, even with own per-unit costs', () => {
+    const v = deriveValues(AGG, 0, USN6, {}, 0, 5_000);
+    expect(v.own_costs).toBe(40_000);
+    expect(v.roi).toBeNull();
+    expect(roiMissingReason(v)).toContain('Нет себестоимости');
+    expect(roiMissingReason(deriveValues(AGG, COST, USN6, {}))).toBeNull();
   });
 
   it('null where undefined: average price without sales, margin without realization, ROI without cost', () => {

@@ -197,3 +197,9 @@ export function isUnknownRate(field: string, values: Partial<Record<string, numb
     !values.returns_qty
   );
 }
+
+/** Why an item's ROI reads «—» (docs/METRICS.md, roi: no cost price); null when it has one. */
+export function roiMissingReason(v: Readonly<Partial<Record<string, number | null>>>): string | null {
+  if (v.roi !== null && v.roi !== undefined) return null;
+  return (v.cost_total ?? 0) > 0 ? null : 'Нет себестоимости: ROI не считается — укажите её в каталоге';
+}
