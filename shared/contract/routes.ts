@@ -286,7 +286,7 @@ export const ROUTES = {
     path: '/api/reports/{id}',
     auth: 'user',
     tag: 'reports',
-    summary: 'Delete a report, its items and its source file (limits are not refunded)',
+    summary: 'Delete a report, its items and its source file (a copy of a week the user has is refunded)',
     params: s.idPath,
     responses: { 204: { description: 'Deleted' } },
     errors: ['report_not_found', 'report_processing'],

@@ -182,17 +182,12 @@ export const reconciliationFieldSchema = z
     wb: z.number().describe('WB’s figure, roubles'),
     ours: z.number().describe('Ours, roubles'),
     diff: z.number().describe('ours − wb, roubles'),
-    explained_by: z
-      .array(z.enum(['rebill_logistics', 'loyalty_discount']))
-      .describe(
-        'The amounts the two definitions treat differently by design that make up the whole difference (docs/METRICS.md, Reconciliation with WB): such a difference is not a mismatch',
-      ),
   })
   .meta({ id: 'ReconciliationField' });
 export const reconciliationSchema = z
   .object({
     status: reconciliationStatusSchema.describe(
-      '`match`: every figure equal (or different only by design, see `explained_by`); `mismatch`: some differ; `unavailable`: WB’s list gave no figures for this report',
+      '`match`: every figure equal to the kopeck; `mismatch`: some differ (the fields say which); `unavailable`: WB’s list gave no figures for this report',
     ),
     fields: z.array(reconciliationFieldSchema),
   })

@@ -160,6 +160,10 @@ const ROWS: Row[] = [
     sa_name: 'A',
     supplier_oper_name: 'Возмещение издержек по перевозке/по складским операциям с товаром',
     rebill_logistic_cost: '12',
+    // As WB writes it: the rebill netted in its reward on the same row, nothing to pay.
+    ppvz_vw: '-9.84',
+    ppvz_vw_nds: '-2.16',
+    ppvz_for_pay: '0',
   },
   { sa_name: 'A', supplier_oper_name: 'Штрафы', bonus_type_name: 'Платная приемка МП на СЦ', penalty: '100' },
   { sa_name: 'A', supplier_oper_name: 'Доплаты', additional_payment: '25' },
@@ -190,6 +194,8 @@ const ROWS: Row[] = [
     retail_amount: '100',
     retail_price_withdisc_rub: '100',
     ppvz_for_pay: '80',
+    ppvz_vw: '16',
+    ppvz_vw_nds: '4',
     commission_percent: '25',
   },
 ];
@@ -228,8 +234,9 @@ describe('createAggregator: every class and sign rule', () => {
   it('compensations by direction; loyalty compensation is not one', () => {
     // 300 + 200 (empty doc → +1) − 100 (Возврат)
     expect(a.aggregates.compensations).toBe(40000);
-    // 40 − 10 − 5
-    expect(a.aggregates.loyalty).toBe(2500);
+    // −10 − 5: what the programme withholds; the discount compensation (40) is for reference
+    expect(a.aggregates.loyalty).toBe(-1500);
+    expect(a.aggregates.loyalty_discount).toBe(4000);
   });
 
   it('logistics legs: forward, reverse, сторно negated', () => {
@@ -294,9 +301,9 @@ describe('createAggregator: every class and sign rule', () => {
 describe('createAggregator: column variants', () => {
   it('percent columns with all non-zero values ≤ 1 are fractions (×100) and say so', () => {
     const r = aggregate([
-      sale({ quantity: '1', retail_amount: '1000', commission_percent: '0.25' }),
-      sale({ sa_name: 'B', quantity: '1', retail_amount: '300', commission_percent: '0.2' }),
-      sale({ sa_name: 'B', quantity: '1', retail_amount: '100', commission_percent: '0' }),
+      sale({ quantity: '1', retail_amount: '1000', ppvz_for_pay: '1000', commission_percent: '0.25' }),
+      sale({ sa_name: 'B', quantity: '1', retail_amount: '300', ppvz_for_pay: '300', commission_percent: '0.2' }),
+      sale({ sa_name: 'B', quantity: '1', retail_amount: '100', ppvz_for_pay: '100', commission_percent: '0' }),
     ]);
     expect(r.articles.map((x) => x.aggregates.category_commission_percent)).toEqual([25, 15]);
     expect(r.warnings).toEqual([
@@ -306,8 +313,8 @@ describe('createAggregator: column variants', () => {
 
   it('a column with one value above 1 is in whole percents', () => {
     const r = aggregate([
-      sale({ quantity: '1', retail_amount: '1000', commission_percent: '0.5' }),
-      sale({ sa_name: 'B', quantity: '1', retail_amount: '100', commission_percent: '27.5' }),
+      sale({ quantity: '1', retail_amount: '1000', ppvz_for_pay: '1000', commission_percent: '0.5' }),
+      sale({ sa_name: 'B', quantity: '1', retail_amount: '100', ppvz_for_pay: '100', commission_percent: '27.5' }),
     ]);
     expect(r.articles.map((x) => x.aggregates.category_commission_percent)).toEqual([0.5, 27.5]);
     expect(r.warnings).toEqual([]);
@@ -403,6 +410,11 @@ describe('createAggregator: column variants', () => {
     expect(r.articles[0]!.aggregates.realization).toBe(0);
     expect(r.articles[0]!.aggregates.for_pay).toBe(1000);
     expect(r.warnings).toEqual([
+      // Read as 0, the rows' retail amount no longer explains their for_pay: said too.
+      expect.objectContaining({
+        code: 'unexplained_rows',
+        details: { rows: 2, row_numbers: ['стр. 1', 'стр. 2'], amount: -1000 },
+      }),
       expect.objectContaining({
         code: 'invalid_number',
         details: { column: 'retail_amount', rows: 2, example: 'н/д' },

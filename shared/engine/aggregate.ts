@@ -48,6 +48,30 @@ const ACCEPTANCE = I.acceptance;
 const CB_DISCOUNT = I.cashback_discount;
 const CB_COMMISSION = I.cashback_commission_change;
 const CB_AMOUNT = I.cashback_amount;
+const PAYMENT_TYPE = I.payment_processing;
+const ROW_NO = I.rrd_no;
+
+/** The columns of WB's identity of a row's money (for_pay = retail_amount − vw − vw_nds − acquiring − ppvz_reward). */
+const IDENTITY_KEYS: readonly MetricKey[] = [
+  'retail_amount',
+  'ppvz_vw',
+  'ppvz_vw_nds',
+  'acquiring_fee',
+  'ppvz_reward',
+  'ppvz_for_pay',
+];
+/** WB rounds each column on its own: a row's identity holds within this many kopecks. */
+const ROW_TOLERANCE = 1;
+/** Rows named in the `unexplained_rows` warning (the count and the amount cover them all). */
+const NAMED_ROWS_MAX = 20;
+
+/**
+ * A payment type whose acquiring WB bills separately, outside for_pay («Комиссия за организацию платежа с
+ * НДС»), as against «Компенсация платёжных услуг», deducted inside for_pay (docs/METRICS.md, Row money).
+ */
+export function isAcquiringBilledSeparately(paymentTypeNormalized: string): boolean {
+  return paymentTypeNormalized.includes('организацию платежа');
+}
 
 /** Distinct date texts remembered with their ISO date (sale and order dates repeat across rows). */
 const DATE_CACHE_MAX = 4096;
@@ -74,6 +98,8 @@ class Acc {
   loans = 0;
   deductions = 0;
   loyalty = 0;
+  loyaltyDiscount = 0;
+  acquiringBilled = 0;
   /** Σ commission_percent · |retail_amount| and Σ |retail_amount| over realization rows (weighted mean). */
   pctWeighted = 0;
   pctWeight = 0;
@@ -124,7 +150,12 @@ export function createAggregator(onArticle?: (article: string) => void): Aggrega
   const dateCache = new Map<string, string | null>();
   const uncounted = new Map<string, OperationStats>();
   const invalid = new Map<number, InvalidCells>();
+  const paymentTypeCache = new Map<string, boolean>();
+  /** Rows whose money WB's identity does not explain (docs/METRICS.md, Row money). */
+  const unexplained = { rows: 0, amount: 0, named: [] as string[] };
   let hasVw = true;
+  /** Every column of WB's row identity is in the file, so each row can be checked. */
+  let canCheck = true;
   let rows = 0;
   let lastRawArticle: string | undefined;
   let lastAcc: Acc | undefined;
@@ -166,6 +197,25 @@ export function createAggregator(onArticle?: (article: string) => void): Aggrega
     if (s) s.rows++;
     else invalid.set(idx, { rows: 1, example: text.length > 50 ? `${text.slice(0, 50)}…` : text });
     return 0;
+  }
+
+  function billedSeparately(text: string | undefined): boolean {
+    if (text === undefined) return false;
+    let b = paymentTypeCache.get(text);
+    if (b === undefined) {
+      b = isAcquiringBilledSeparately(normalizeText(text));
+      paymentTypeCache.set(text, b);
+    }
+    return b;
+  }
+
+  function noteUnexplained(cells: ReadonlyArray<string | undefined>, gap: number): void {
+    unexplained.rows++;
+    unexplained.amount += gap;
+    if (unexplained.named.length < NAMED_ROWS_MAX) {
+      const no = cells[ROW_NO]?.trim();
+      unexplained.named.push(no !== undefined && no !== '' ? no : `стр. ${rows}`);
+    }
   }
 
   function bonusInfo(text: string | undefined): BonusInfo {
@@ -216,6 +266,7 @@ export function createAggregator(onArticle?: (article: string) => void): Aggrega
   return {
     begin(present: ReadonlySet<MetricKey>): void {
       hasVw = present.has('ppvz_vw');
+      canCheck = IDENTITY_KEYS.every((k) => present.has(k));
     },
 
     row(cells: ReadonlyArray<string | undefined>): void {
@@ -267,7 +318,15 @@ export function createAggregator(onArticle?: (article: string) => void): Aggrega
       acc.acceptance += acceptance;
       acc.penalties += penalty;
       acc.additional += additional;
-      acc.loyalty += cbDiscount - cbCommission - cbAmount;
+      acc.loyalty -= cbCommission + cbAmount;
+      acc.loyaltyDiscount += cbDiscount;
+      if (rebill !== 0 && canCheck) {
+        // WB nets the rebill in its reward on the same row: vw + vw_nds = −rebill and for_pay = 0.
+        const gap = money(cells, VW) + money(cells, VW_NDS) + rebill;
+        const forPay = money(cells, FOR_PAY);
+        if (Math.abs(gap) > ROW_TOLERANCE || forPay !== 0)
+          noteUnexplained(cells, Math.abs(gap) > ROW_TOLERANCE ? gap : forPay);
+      }
       if (deduction !== 0) {
         const kind = bonusInfo(cells[BONUS]).deduction;
         if (kind === 'ads') acc.ads += deduction;
@@ -283,23 +342,40 @@ export function createAggregator(onArticle?: (article: string) => void): Aggrega
           // Price kopecks × integer quantity: exact, no float product of roubles.
           const price = money(cells, PRICE) * qty;
           const forPay = money(cells, FOR_PAY);
+          const vw = money(cells, VW) + money(cells, VW_NDS);
+          const acq = money(cells, ACQ);
+          const reward = money(cells, REWARD);
+          // Where the row's acquiring sits: its payment type says, WB's identity on the row confirms
+          // (for_pay = retail_amount − vw − vw_nds − acquiring − ppvz_reward when acquiring is inside,
+          // without the acquiring term when WB bills it separately); a row neither explains is named.
+          let outside = billedSeparately(cells[PAYMENT_TYPE]);
+          if (canCheck) {
+            const inside = retail - vw - acq - reward - forPay;
+            const apart = inside + acq;
+            const insideHolds = Math.abs(inside) <= ROW_TOLERANCE;
+            const apartHolds = Math.abs(apart) <= ROW_TOLERANCE;
+            if (insideHolds !== apartHolds) outside = apartHolds;
+            else if (!insideHolds) noteUnexplained(cells, s * (outside ? apart : inside));
+          }
+          const acqIn = outside ? 0 : acq;
+          acc.acquiringBilled += s * (acq - acqIn);
           if (s === 1) {
             acc.salesQty += qty;
             acc.salesSellerPrice += price;
             acc.realization += retail;
             acc.sellerPrice += price;
             acc.forPay += forPay;
-            acc.commission += money(cells, VW) + money(cells, VW_NDS);
-            acc.acquiring += money(cells, ACQ);
-            acc.attorney += money(cells, REWARD);
+            acc.commission += vw;
+            acc.acquiring += acqIn;
+            acc.attorney += reward;
           } else {
             acc.returnsQty += qty;
             acc.realization -= retail;
             acc.sellerPrice -= price;
             acc.forPay -= forPay;
-            acc.commission -= money(cells, VW) + money(cells, VW_NDS);
-            acc.acquiring -= money(cells, ACQ);
-            acc.attorney -= money(cells, REWARD);
+            acc.commission -= vw;
+            acc.acquiring -= acqIn;
+            acc.attorney -= reward;
           }
           const pct = percent(cells, PCT);
           if (pct !== 0) {
@@ -393,11 +469,13 @@ export function createAggregator(onArticle?: (article: string) => void): Aggrega
           realization: a.realization,
           commission,
           acquiring: a.acquiring,
+          acquiring_billed: a.acquiringBilled,
           attorney_services: a.attorney,
           for_pay: a.forPay,
           compensations: a.compensations,
           additional_payments: a.additional,
           loyalty: a.loyalty,
+          loyalty_discount: a.loyaltyDiscount,
           logistics: a.logistics,
           reverse_logistics: a.reverseLogistics,
           rebill_logistics: a.rebill,
@@ -433,6 +511,14 @@ export function createAggregator(onArticle?: (article: string) => void): Aggrega
           code: 'realization_without_article',
           message: `${orphanRows} стр. продаж/возвратов без артикула: реализация ${formatRoubles(orphanRealization)} ₽, к перечислению ${formatRoubles(orphanForPay)} ₽ (строка «Без артикула»)`,
           details: { rows: orphanRows, realization: orphanRealization, for_pay: orphanForPay },
+        });
+      }
+      if (unexplained.rows > 0) {
+        const more = unexplained.rows - unexplained.named.length;
+        warnings.push({
+          code: 'unexplained_rows',
+          message: `${unexplained.rows} стр., где деньги строки не сходятся с формулой WB (к перечислению = реализация − ВВ − НДС с ВВ − эквайринг − услуги поверенного; ребилл: ВВ + НДС = −ребилл, к перечислению 0): № ${unexplained.named.join(', ')}${more > 0 ? ` и ещё ${more}` : ''}; расхождение ${formatRoubles(unexplained.amount)} ₽`,
+          details: { rows: unexplained.rows, row_numbers: unexplained.named, amount: unexplained.amount },
         });
       }
       if (pctIsFraction) {

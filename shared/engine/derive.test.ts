@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { deriveValues, percentOf, usnMinimumApplies } from './derive';
+import { roiMissingReason } from './fields';
 import type { AggregateValues, TaxProfile } from './types';
 
-/** One item, kopecks. Hand-worked values for each tax profile are in the tests below. */
+/**
+ * One item, kopecks. Hand-worked values for each tax profile are in the tests below. The rebill and the
+ * loyalty discount compensation are for reference: neither an expense nor a payout line.
+ */
 const AGG: AggregateValues = {
   sales_qty: 10,
   returns_qty: 2,
@@ -12,14 +16,16 @@ const AGG: AggregateValues = {
   realization: 1_000_000,
   commission: 150_000,
   acquiring: 20_000,
+  acquiring_billed: 5_000,
   attorney_services: 30_000,
   for_pay: 800_000,
   compensations: 50_000,
   additional_payments: 10_000,
   loyalty: 5_000,
+  loyalty_discount: 3_000,
   logistics: 60_000,
   reverse_logistics: 10_000,
-  rebill_logistics: 5_000,
+  rebill_logistics: 7_000,
   storage: 20_000,
   acceptance: 3_000,
   penalties: 2_000,
@@ -43,14 +49,14 @@ describe('deriveValues: computed inputs', () => {
       income: 1_050_000,
       vat: 0,
       cost_total: 240_000,
-      // (1 000 000 − 800 000) + 60 000 + 10 000 + 5 000 + 20 000 + 3 000 + 2 000 + 4 000 + 30 000 − 5 000 + 240 000
+      // (1 000 000 − 800 000) + 5 000 (acquiring billed) + 60 000 + 10 000 + 20 000 + 3 000 + 2 000 + 4 000 + 30 000 − 5 000 + 240 000
       expenses: 569_000,
       usn: 63_000,
       profit: 428_000,
       margin: 42.8,
       roi: 178.33,
-      // 800 000 + 50 000 + 10 000 + 5 000 − (60 000 + 10 000 + 5 000 + 20 000 + 3 000 + 2 000 + 4 000 + 30 000 + 100 000)
-      payout: 631_000,
+      // 800 000 + 50 000 + 10 000 + 5 000 − (60 000 + 10 000 + 20 000 + 3 000 + 2 000 + 4 000 + 30 000 + 100 000)
+      payout: 636_000,
     });
   });
 
@@ -121,6 +127,14 @@ describe('deriveValues: computed inputs', () => {
     expect(deriveValues({ ...zero, realization: 24 }, 0, USN6, {}).usn).toBe(1); // 1.44
   });
 
+  it('ROI without a cost price is null with its reason, even with own per-unit costs', () => {
+    const v = deriveValues(AGG, 0, USN6, {}, 0, 5_000);
+    expect(v.own_costs).toBe(40_000);
+    expect(v.roi).toBeNull();
+    expect(roiMissingReason(v)).toContain('Нет себестоимости');
+    expect(roiMissingReason(deriveValues(AGG, COST, USN6, {}))).toBeNull();
+  });
+
   it('null where undefined: average price without sales, margin without realization, ROI without cost', () => {
     const v = deriveValues({ ...zero, returns_qty: 1, realization: -1000, for_pay: -800 }, 0, USN6, {});
     expect(v.avg_seller_price).toBeNull();
@@ -174,7 +188,7 @@ describe('deriveValues: manual values', () => {
 
   it('manual costs move payout and profit together', () => {
     const v = deriveValues(AGG, COST, USN6, { logistics: 0, ads: 0 });
-    expect(v.payout).toBe(631_000 + 90_000);
+    expect(v.payout).toBe(636_000 + 90_000);
     expect(v.profit).toBe(428_000 + 90_000);
   });
 });

@@ -55,10 +55,12 @@ export function usnMinimumApplies(tax: TaxProfile, v: Pick<ItemValues, 'income' 
   return minimum > regular;
 }
 
-/** ROI: profit on what the units cost the seller, the cost price and the own per-unit costs (null when ≤ 0). */
+/**
+ * ROI: profit on what the units cost the seller, the cost price and the own per-unit costs. Null without
+ * a cost price (cost_total ≤ 0): on the own costs alone (packaging) it would read thousands of percent.
+ */
 export function roiOf(profit: number, costTotal: number, ownCosts: number): number | null {
-  const invested = costTotal + ownCosts;
-  return invested > 0 ? percentOf(profit, invested) : null;
+  return costTotal > 0 ? percentOf(profit, costTotal + ownCosts) : null;
 }
 
 export function deriveValues(

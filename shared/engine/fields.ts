@@ -38,14 +38,22 @@ export const AGGREGATE_FIELDS = [
   f('realization', 'money', true, 'sum', 'Реализация'),
   f('commission', 'money', true, 'sum', 'Комиссия WB'),
   f('acquiring', 'money', true, 'sum', 'Эквайринг'),
+  // Acquiring of rows whose payment is «Комиссия за организацию платежа с НДС»: not inside for_pay, billed
+  // by WB separately: an expense, never a payout line (docs/METRICS.md, Row money).
+  f('acquiring_billed', 'money', false, 'sum', 'Эквайринг отдельным счётом'),
   f('attorney_services', 'money', true, 'sum', 'Услуги поверенного'),
   f('for_pay', 'money', true, 'sum', 'К перечислению'),
   f('compensations', 'money', false, 'sum', 'Компенсации'),
   f('additional_payments', 'money', false, 'sum', 'Доплаты'),
+  // What the loyalty programme withholds: −(cashback_amount + cashback_commission_change), a payout line.
   f('loyalty', 'money', false, 'sum', 'Лояльность'),
+  // Σ cashback_discount: shown «в т. ч.» inside WB's sale, already in for_pay; for reference only.
+  f('loyalty_discount', 'money', false, 'sum', 'Компенсация скидки лояльности (в т. ч.)'),
   f('logistics', 'money', true, 'sum', 'Логистика'),
   f('reverse_logistics', 'money', true, 'sum', 'Обратная логистика'),
-  f('rebill_logistics', 'money', true, 'sum', 'Возмещение издержек'),
+  // Σ rebill_logistic_cost: WB nets it inside its reward on the same row (vw + vw_nds = −rebill, for_pay = 0),
+  // so it moves no money: for reference only, neither an expense nor a payout line (docs/METRICS.md).
+  f('rebill_logistics', 'money', false, 'sum', 'Ребилл логистики, зачтён в вознаграждении ВБ'),
   f('storage', 'money', true, 'sum', 'Хранение'),
   f('acceptance', 'money', true, 'sum', 'Приёмка'),
   f('penalties', 'money', true, 'sum', 'Штрафы'),
@@ -117,11 +125,16 @@ export const FIELD_GROUPS: ReadonlyArray<{ id: string; title: string; fields: re
     // The category rate applies to the seller's price; shown beside WB's reward, never in its place.
     fields: ['category_commission_percent', 'commission', 'acquiring', 'attorney_services', 'for_pay'],
   },
-  { id: 'extra', title: 'Компенсации и доплаты', fields: ['compensations', 'additional_payments', 'loyalty'] },
+  {
+    id: 'extra',
+    title: 'Компенсации и доплаты',
+    fields: ['compensations', 'additional_payments', 'loyalty', 'loyalty_discount'],
+  },
   {
     id: 'services',
     title: 'Логистика и услуги WB',
     fields: [
+      'acquiring_billed',
       'logistics',
       'reverse_logistics',
       'rebill_logistics',
@@ -183,4 +196,10 @@ export function isUnknownRate(field: string, values: Partial<Record<string, numb
     !values.sales_qty &&
     !values.returns_qty
   );
+}
+
+/** Why an item's ROI reads «—» (docs/METRICS.md, roi: no cost price); null when it has one. */
+export function roiMissingReason(v: Readonly<Partial<Record<string, number | null>>>): string | null {
+  if (v.roi !== null && v.roi !== undefined) return null;
+  return (v.cost_total ?? 0) > 0 ? null : 'Нет себестоимости: ROI не считается — укажите её в каталоге';
 }

@@ -77,4 +77,38 @@ describe('content fingerprint', () => {
     const next = generateReport({ ...base, format: 'xlsx', week: 4 });
     expect((await fingerprintReport({ buffer: next.file, filename: next.filename })).content.value).not.toBe(values[0]);
   });
+
+  it('keeps WB’s smallest row ids («№»), not hashed: the same rows with an extra one share them', () => {
+    const n = (no: string, r: Array<string | undefined>) => {
+      const c = [...r];
+      c[METRIC_KEYS.indexOf('rrd_no')] = no;
+      return c;
+    };
+    const week = fp([n('3100000007', r1), n('3100000005', r2), n('3100000009', r1)]);
+    expect(week.row_ids).toEqual(['3100000005', '3100000007', '3100000009']);
+    // Renumbered rows keep their fingerprint: the number is the row's id, not its content.
+    expect(fp([n('7', r1), n('5', r2), n('9', r1)]).value).toBe(week.value);
+    // WB's copy with one more row (a deduction) than the file: another fingerprint, the same row ids held.
+    const extra = cellsOf({ supplier_oper_name: 'Удержание', deduction: '1234', rrd_no: '3100000004' });
+    const api = fp([n('3100000007', r1), n('3100000005', r2), n('3100000009', r1), extra]);
+    expect(api.value).not.toBe(week.value);
+    expect(api.row_ids).toEqual(['3100000004', '3100000005', '3100000007']);
+    expect(api.row_ids!.filter((id) => week.row_ids!.includes(id))).toEqual(['3100000005', '3100000007']);
+    // Rows without a number: none kept.
+    expect(fp([r1, r2]).row_ids).toEqual([]);
+  });
+
+  it('a generated week as .xlsx and .xls has the same row ids; another week has others', async () => {
+    const base = { rows: 200, layout: '2026' as const, seed: 7, week: 3 };
+    const [a, b, c] = await Promise.all(
+      [
+        generateReport({ ...base, format: 'xlsx' }),
+        generateReport({ ...base, format: 'xls' }),
+        generateReport({ ...base, format: 'xlsx', week: 4 }),
+      ].map(async (g) => (await fingerprintReport({ buffer: g.file, filename: g.filename })).content.row_ids),
+    );
+    expect(a).toHaveLength(3);
+    expect(b).toEqual(a);
+    expect(c!.some((id) => a!.includes(id))).toBe(false);
+  });
 });

@@ -19,14 +19,23 @@
  * string built per row. A RowSink, fed beside the aggregator (read-report.ts) or alone (fingerprintReport).
  */
 import { scanScaled, toIsoDate } from './money';
-import { KEY_INDEX, METRIC_KEYS, type MetricKey, type RowSink } from './row-sink';
+import { FINGERPRINT_KEY_COUNT, KEY_INDEX, METRIC_KEYS, type MetricKey, type RowSink } from './row-sink';
 
 export interface ContentFingerprint {
   /** `r1:<rows>:<16 hex>`; equal for the same multiset of rows. */
   value: string;
   /** Sale day (YYYY-MM-DD, "-" without one) → `<rows>:<16 hex>` of that day's rows. */
   days: Record<string, string>;
+  /**
+   * WB's ids of the report's rows (the file's «№», the API's rrdId; unique per row across WB): the
+   * ROW_ID_SAMPLE smallest, as decimal text. Another report holding any of them has rows of this one,
+   * whatever its file, format or extra rows (report-identity.ts rowIdentity). Empty when rows carry no id.
+   */
+  row_ids?: string[];
 }
+
+/** How many of a report's row ids it is known by (the smallest ones). */
+export const ROW_ID_SAMPLE = 3;
 
 export type Fingerprinter = RowSink & { finish(): ContentFingerprint };
 
@@ -40,8 +49,9 @@ const TEXT_KEYS: ReadonlySet<MetricKey> = new Set([
   'bonus_type_name',
 ]);
 const DATE_KEYS: ReadonlySet<MetricKey> = new Set(['order_dt', 'sale_dt']);
-const KIND = METRIC_KEYS.map((k) => (TEXT_KEYS.has(k) ? 0 : DATE_KEYS.has(k) ? 1 : 2));
+const KIND = METRIC_KEYS.slice(0, FINGERPRINT_KEY_COUNT).map((k) => (TEXT_KEYS.has(k) ? 0 : DATE_KEYS.has(k) ? 1 : 2));
 const SALE_DT = KEY_INDEX.sale_dt;
+const ROW_NO = KEY_INDEX.rrd_no;
 /** More distinct sale days than this (a file of years) go into one "*" entry. */
 const MAX_DAYS = 400;
 
@@ -78,6 +88,18 @@ export function createFingerprinter(): Fingerprinter {
   const dateCache = new Map<string, string>();
   let a = 0;
   let b = 0;
+  /** The smallest row ids seen, ascending (ROW_ID_SAMPLE at most). */
+  const rowIds: number[] = [];
+  const noteRowId = (text: string | undefined): void => {
+    if (text === undefined) return;
+    const v = scanScaled(text, 0);
+    if (!Number.isSafeInteger(v) || v <= 0) return;
+    if (rowIds.length === ROW_ID_SAMPLE && v >= rowIds[ROW_ID_SAMPLE - 1]!) return;
+    if (rowIds.includes(v)) return;
+    rowIds.push(v);
+    rowIds.sort((x, y) => x - y);
+    if (rowIds.length > ROW_ID_SAMPLE) rowIds.pop();
+  };
   const mixInt = (v: number): void => {
     // Two 32-bit halves of an integer up to 2^53.
     const lo = v | 0;
@@ -112,6 +134,7 @@ export function createFingerprinter(): Fingerprinter {
   return {
     begin() {},
     row(cells) {
+      noteRowId(cells[ROW_NO]);
       a = 0x811c9dc5;
       b = 0x12345678;
       let day = '-';
@@ -148,7 +171,7 @@ export function createFingerprinter(): Fingerprinter {
     finish() {
       const out: Record<string, string> = {};
       for (const d of [...days.keys()].sort()) out[d] = days.get(d)!.text();
-      return { value: `r1:${total.text()}`, days: out };
+      return { value: `r1:${total.text()}`, days: out, row_ids: rowIds.map(String) };
     },
   };
 }

@@ -107,6 +107,8 @@ function expectedFor(article: string) {
       for_pay: sum(sales, (r) => kop(col(r, 'ppvz_for_pay'))),
       commission: sum(sales, (r) => kop(col(r, 'ppvz_vw')) + kop(col(r, 'ppvz_vw_nds'))),
       acquiring: sum(sales, (r) => kop(col(r, 'acquiring_fee'))),
+      // Every sale row of this file has for_pay = retail − vw − vw_nds − acquiring − reward: acquiring inside.
+      acquiring_billed: 0,
       attorney_services: sum(sales, (r) => kop(col(r, 'ppvz_reward'))),
       compensations: 0,
       logistics: sum(forward, (r) => kop(col(r, 'delivery_rub'))),
@@ -120,6 +122,7 @@ function expectedFor(article: string) {
       loans: 0,
       deductions: 0,
       loyalty: 0,
+      loyalty_discount: 0,
       category_commission_percent: weight > 0 ? Math.round((pctWeighted / weight) * 100) / 100 : 0,
     },
   };

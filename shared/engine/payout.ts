@@ -15,8 +15,10 @@ export interface MoneyLine {
 const line = (sign: 1 | -1, key: FieldName): MoneyLine => ({ key, label: FIELD_BY_NAME.get(key)!.title, sign });
 
 /**
- * payout = for_pay + compensations + additional_payments + loyalty − logistics − reverse_logistics −
- * rebill_logistics − storage − acceptance − penalties − deductions − ads − loans (docs/METRICS.md, payout).
+ * payout = for_pay + compensations + additional_payments + loyalty − logistics − reverse_logistics − storage −
+ * acceptance − penalties − deductions − ads − loans (docs/METRICS.md, payout): WB's «Итого к оплате» line by
+ * line. The rebill (netted in WB's reward on its own row), the loyalty discount compensation (already inside
+ * for_pay) and acquiring billed separately are not payout lines.
  */
 export const PAYOUT_LINES: readonly MoneyLine[] = [
   line(1, 'for_pay'),
@@ -25,7 +27,6 @@ export const PAYOUT_LINES: readonly MoneyLine[] = [
   line(1, 'loyalty'),
   line(-1, 'logistics'),
   line(-1, 'reverse_logistics'),
-  line(-1, 'rebill_logistics'),
   line(-1, 'storage'),
   line(-1, 'acceptance'),
   line(-1, 'penalties'),
@@ -35,15 +36,15 @@ export const PAYOUT_LINES: readonly MoneyLine[] = [
 ];
 
 /**
- * expenses = (realization − for_pay) + logistics + reverse_logistics + rebill_logistics + storage +
- * acceptance + penalties + deductions + ads − loyalty + cost_total + own_costs (docs/METRICS.md, expenses).
+ * expenses = (realization − for_pay) + acquiring_billed + logistics + reverse_logistics + storage + acceptance +
+ * penalties + deductions + ads − loyalty + cost_total + own_costs (docs/METRICS.md, expenses).
  */
 export const EXPENSE_LINES: readonly MoneyLine[] = [
   line(1, 'realization'),
   line(-1, 'for_pay'),
+  line(1, 'acquiring_billed'),
   line(1, 'logistics'),
   line(1, 'reverse_logistics'),
-  line(1, 'rebill_logistics'),
   line(1, 'storage'),
   line(1, 'acceptance'),
   line(1, 'penalties'),
@@ -53,6 +54,12 @@ export const EXPENSE_LINES: readonly MoneyLine[] = [
   line(1, 'cost_total'),
   line(1, 'own_costs'),
 ];
+
+/**
+ * Amounts the report shows beside the payout for reference, moving no money of their own: the rebill WB
+ * nets in its reward, the loyalty discount compensation already inside for_pay.
+ */
+export const REFERENCE_LINES: readonly MoneyLine[] = [line(1, 'rebill_logistics'), line(1, 'loyalty_discount')];
 
 /** Σ sign · value over the lines, in the values' unit (integer kopecks stay integers); a missing value counts as 0. */
 export function sumLines(

@@ -12,7 +12,10 @@ import {
   type PnlReport,
 } from './pnl';
 
-/** Totals of a report that obey the engine's identities (profit = the signed lines). */
+/**
+ * Totals of a report that obey the engine's identities (profit = the signed lines); the rebill is for
+ * reference, acquiring billed separately an expense.
+ */
 function totals(k: number, extra: Record<string, number> = {}): Record<string, number> {
   const t: Record<string, number> = {
     realization: 100_000 * k,
@@ -22,6 +25,7 @@ function totals(k: number, extra: Record<string, number> = {}): Record<string, n
     additional_payments: 500 * k,
     for_pay: 80_000 * k,
     acquiring: 1_500 * k,
+    acquiring_billed: 200 * k,
     logistics: 7_000 * k,
     reverse_logistics: 1_000 * k,
     rebill_logistics: 300 * k,
@@ -39,9 +43,9 @@ function totals(k: number, extra: Record<string, number> = {}): Record<string, n
   const expenses =
     t.realization! -
     t.for_pay! +
+    t.acquiring_billed! +
     t.logistics! +
     t.reverse_logistics! +
-    t.rebill_logistics! +
     t.storage! +
     t.acceptance! +
     t.penalties! +
@@ -74,6 +78,15 @@ function report(id: string, from: string, to: string, t: Record<string, number>,
 }
 
 describe('the lines', () => {
+  it('commission and attorney services: one name each, as on the report', () => {
+    const lines = reportLines(totals(1, { attorney_services: 700 }));
+    expect(lines.commission).toBe(100_000 - 80_000 - 1_500 - 700);
+    expect(lines.attorney_services).toBe(700);
+    const title = (k: string) => PNL_LINES.find((l) => l.key === k)?.title;
+    expect([title('commission'), title('attorney_services')]).toEqual(['Комиссия WB', 'Услуги поверенного']);
+    expect(lines.adjustments).toBe(0);
+  });
+
   it('add up to the report profit, nothing in adjustments', () => {
     const t = totals(1);
     const lines = reportLines(t);

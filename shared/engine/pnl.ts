@@ -43,10 +43,15 @@ export const PNL_LINES: readonly PnlLine[] = [
   line('revenue', 'Выручка (реализация)', 1, (t) => t.realization!),
   line('returns', 'в т. ч. возвраты по цене продавца (справочно)', 0, (t) => t.sales_seller_price! - t.seller_price!),
   line('compensations', 'Компенсации и доплаты WB', 1, (t) => t.compensations! + t.additional_payments!),
-  // WB's reward as the report withholds it: ВВ with VAT, the pickup points' reward, WB's rounding.
-  line('commission', 'Вознаграждение WB', -1, (t) => t.realization! - t.for_pay! - t.acquiring!),
-  line('acquiring', 'Эквайринг', -1, (t) => t.acquiring!),
-  line('logistics', 'Логистика', -1, (t) => t.logistics! + t.reverse_logistics! + t.rebill_logistics!),
+  // One name each, as on the report and in the exports: WB's commission (ВВ with VAT, as the report
+  // withholds it, WB's rounding included) and the attorney services (the pickup points' reward).
+  line('commission', 'Комиссия WB', -1, (t) => t.realization! - t.for_pay! - t.acquiring! - t.attorney_services!),
+  line('attorney_services', 'Услуги поверенного', -1, (t) => t.attorney_services!),
+  // Acquiring inside for_pay and acquiring WB bills separately (payment type «Комиссия за организацию платежа»).
+  line('acquiring', 'Эквайринг', -1, (t) => t.acquiring! + t.acquiring_billed!),
+  line('logistics', 'Логистика', -1, (t) => t.logistics! + t.reverse_logistics!),
+  // WB nets the rebill in its own reward on the same row: no money of its own, shown for reference.
+  line('rebill', 'Ребилл логистики, зачтён в вознаграждении ВБ (справочно)', 0, (t) => t.rebill_logistics!),
   line('storage', 'Хранение', -1, (t) => t.storage!),
   line('acceptance', 'Платная приёмка', -1, (t) => t.acceptance!),
   line('ads', 'Реклама', -1, (t) => t.ads!),

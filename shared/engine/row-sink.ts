@@ -36,7 +36,15 @@ export const METRIC_KEYS = [
   'cashback_discount',
   'cashback_commission_change',
   'cashback_amount',
+  // Read for the row-money check (aggregate.ts): the payment type says whether acquiring is inside for_pay,
+  // the row's number (the file's «№», the API's rrdId) names a row the check cannot explain. After the
+  // money columns so the content fingerprint (fingerprint.ts, FINGERPRINT_KEY_COUNT) keeps its columns.
+  'payment_processing',
+  'rrd_no',
 ] as const;
+
+/** The columns the content fingerprint hashes: the first ones of METRIC_KEYS, up to cashback_amount. */
+export const FINGERPRINT_KEY_COUNT = 30;
 
 export type MetricKey = (typeof METRIC_KEYS)[number];
 

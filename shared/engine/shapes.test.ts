@@ -186,7 +186,36 @@ describe('every report shape gives the generator’s numbers to the kopeck', () 
     const g = generateReport({ rows: ROWS, layout: '2026', format: 'xlsx', seed: 27 });
     const { parsed } = await readAndBuild(g);
     expect(parsed.warnings.filter((w) => w.code === 'unknown_operation')).toEqual([]);
+    // Every row's money is explained by WB's identity (rebill rows netted, acquiring inside).
+    expect(parsed.warnings.filter((w) => w.code === 'unexplained_rows')).toEqual([]);
   });
+
+  it.each(['2026', '2025'] as const)(
+    '%s: rows «Комиссия за организацию платежа с НДС» bill acquiring outside for_pay, an expense not in the payout',
+    async (layout) => {
+      for (const format of ['xlsx', 'xls'] as const) {
+        const g = generateReport({ rows: ROWS, layout, format, seed: 31, acquiringBilledSeparately: 0.4 });
+        const { parsed, items } = await readAndBuild(g);
+        compare(g, parsed, items);
+        const billed = g.expected.articles.reduce((s, a) => s + a.aggregates.acquiring_billed, 0);
+        expect(billed).toBeGreaterThan(0);
+        expect(items.reduce((s, i) => s + (i.computed.acquiring_billed ?? 0), 0)).toBe(billed);
+        expect(parsed.warnings.filter((w) => w.code === 'unexplained_rows')).toEqual([]);
+        // The same items without it: the payout does not move, the profit is lower by exactly what WB bills apart.
+        const without = buildItems(
+          { articles: parsed.articles.map((a) => ({ ...a, aggregates: { ...a.aggregates, acquiring_billed: 0 } })) },
+          { tax: { tax_system: 'none', usn_rate: 0, vat_rate: 0 }, costPrices: {} },
+        ).items;
+        const withIt = buildItems(parsed, {
+          tax: { tax_system: 'none', usn_rate: 0, vat_rate: 0 },
+          costPrices: {},
+        }).items;
+        const sum = (xs: ComputedItem[], f: 'payout' | 'profit') => xs.reduce((s, i) => s + (i.computed[f] ?? 0), 0);
+        expect(sum(withIt, 'payout')).toBe(sum(without, 'payout'));
+        expect(sum(without, 'profit') - sum(withIt, 'profit')).toBe(billed);
+      }
+    },
+  );
 });
 
 describe('bad files are refused with their own error code', () => {

@@ -18,6 +18,8 @@ const remove = {
   summaries: { deleteSummary: vi.fn<RemoveDeps['summaries']['deleteSummary']>() },
   identities: { deleteIdentity: vi.fn<RemoveDeps['identities']['deleteIdentity']>() },
   files: { deleteObject: vi.fn<RemoveDeps['files']['deleteObject']>() },
+  olderCopyOf: vi.fn<RemoveDeps['olderCopyOf']>(),
+  refund: vi.fn<RemoveDeps['refund']>(),
 } satisfies RemoveDeps;
 
 const read = {
@@ -35,6 +37,8 @@ beforeEach(() => {
   remove.reports.deleteReport.mockResolvedValue(record);
   remove.identities.deleteIdentity.mockResolvedValue(undefined);
   remove.files.deleteObject.mockResolvedValue(undefined);
+  remove.olderCopyOf.mockResolvedValue(null);
+  remove.refund.mockResolvedValue(null);
 });
 
 describe('removeReport', () => {
@@ -47,6 +51,21 @@ describe('removeReport', () => {
       ['u1', 'fp:abc', 'r1'],
     ]);
     expect(remove.files.deleteObject).toHaveBeenCalledWith('sources/u1/r1/a.xlsx');
+  });
+
+  it('a report nobody else has is not refunded', async () => {
+    await removeReport(remove, 'u1', 'r1');
+    expect(remove.olderCopyOf).toHaveBeenCalledWith('u1', 'abc', expect.objectContaining({ id: 'r1' }));
+    expect(remove.refund).not.toHaveBeenCalled();
+  });
+
+  it('a copy of a week an older report holds is refunded its rows when deleted', async () => {
+    const copy = unitReport({ id: 'r2', content_fingerprint: 'abc', rows: 51 });
+    remove.reports.getReportAnyStatus.mockResolvedValue(copy);
+    remove.reports.deleteReport.mockResolvedValue(copy);
+    remove.olderCopyOf.mockResolvedValue({ id: 'r1' });
+    await removeReport(remove, 'u1', 'r2');
+    expect(remove.refund).toHaveBeenCalledWith({ userId: 'u1', rows: 51, reportId: 'r2' });
   });
 
   it('a report the worker is on → 409 report_processing, nothing deleted', async () => {

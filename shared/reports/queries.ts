@@ -41,6 +41,14 @@ export interface RemoveDeps {
   summaries: Pick<SummaryDeps['summaries'], 'deleteSummary'>;
   identities: Pick<typeof identitiesRepo, 'deleteIdentity'>;
   files: Pick<typeof objects, 'deleteObject'>;
+  /** An older report of the user with the same rows (upload/duplicates.ts findContentDuplicate), or null. */
+  olderCopyOf(
+    userId: string,
+    fingerprint: string,
+    self: { id: string; created_at: string },
+  ): Promise<{ id: string } | null>;
+  /** Gives back a report's charge once (store/limits.repo.ts refundLimits; a second call is a no-op). */
+  refund(input: { userId: string; rows: number; reportId: string }): Promise<unknown>;
 }
 
 export const reportNotFound = () => notFound('Report not found', 'report_not_found');
@@ -158,9 +166,20 @@ export async function removeReport(deps: RemoveDeps, userId: string, reportId: s
   if (!record) throw reportNotFound();
   if (record.status === 'processing')
     throw conflict('report_processing', 'The report is being processed; delete it once it is ready or failed');
+  // A copy of a week the user already has (uploaded with allow_duplicate, or before its rows were
+  // recognised) is refunded when it is deleted: the rows were paid for once already.
+  const copyOf =
+    record.status === 'ready' && !record.is_combined && record.content_fingerprint && record.rows > 0
+      ? await deps.olderCopyOf(userId, record.content_fingerprint, record)
+      : null;
   await removeReportSummary(deps, userId, record.id);
   const deleted = await deps.reports.deleteReport(userId, record.id);
   if (!deleted) throw reportNotFound();
+  if (copyOf) {
+    await deps
+      .refund({ userId, rows: deleted.rows, reportId: deleted.id })
+      .catch((e: unknown) => log('error', 'copy refund failed', { report_id: reportId, error: String(e) }));
+  }
   // A leftover identity record is skipped by the duplicate check (its report is gone): only logged.
   for (const identity of [deleted.identity, deleted.content_fingerprint ? `fp:${deleted.content_fingerprint}` : null]) {
     if (!identity) continue;

@@ -6,6 +6,9 @@
 import { deleteObject } from '../files/objects';
 import { deleteIdentity } from '../store/report-identities.repo';
 import { deleteReport, getReportAnyStatus } from '../store/reports.repo';
+import { findReportsByIdentity } from '../store/report-identities.repo';
+import { refundLimits } from '../store/limits.repo';
+import { findContentDuplicate } from './upload/duplicates';
 import type { RemoveDeps } from './queries';
 import { summaryDeps } from './read-deps';
 
@@ -14,4 +17,12 @@ export const removeDeps: RemoveDeps = {
   summaries: summaryDeps.summaries,
   identities: { deleteIdentity },
   files: { deleteObject },
+  olderCopyOf: (userId, fingerprint, self) =>
+    findContentDuplicate(
+      { identities: { findReportsByIdentity }, reports: { getReportAnyStatus } },
+      userId,
+      fingerprint,
+      self,
+    ),
+  refund: (input) => refundLimits(input),
 };

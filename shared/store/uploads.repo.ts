@@ -34,6 +34,8 @@ export interface UploadCount extends RowCount {
   identity: string;
   /** The content fingerprint of a small file (shared/reports/upload/duplicates.ts contentOfSmallFile); absent for a big one. */
   content?: string;
+  /** WB's ids of the small file's first rows (engine/fingerprint.ts `row_ids`). */
+  row_ids?: string[];
 }
 
 const UPLOAD_TTL_SECONDS = 24 * 3600;

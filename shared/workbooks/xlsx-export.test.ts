@@ -280,6 +280,11 @@ describe('exportReportXlsx', () => {
     expect(ss.getRow(end - 1).getCell(1).value).toBe('Займы');
     const payout = kop(ss.getRow(end).getCell(3).value);
     expect(sum).toBe(payout);
+    // Below «Итого к оплате», for reference only: the rebill netted in WB's reward, the loyalty discount.
+    expect(ss.getRow(end + 1).getCell(1).value).toBe('Ребилл логистики, зачтён в вознаграждении ВБ');
+    expect(ss.getRow(end + 1).getCell(2).value).toBe('справочно');
+    expect(kop(ss.getRow(end + 1).getCell(3).value)).toBe(report.totals.rebill_logistics);
+    expect(ss.getRow(end + 2).getCell(2).value).toBe('справочно');
     expect(payout).toBe(report.totals.payout);
     // and the reconciliation's total is the items sheet's payout total
     expect(kop(ws.getRow(2 + report.items.length).getCell(col('payout')).value)).toBe(payout);

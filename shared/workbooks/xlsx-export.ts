@@ -12,7 +12,7 @@
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { isUnknownRate, kopecksToRoubles, type FieldDef, type FieldName } from '../engine/fields';
-import { PAYOUT_LINES } from '../engine/payout';
+import { PAYOUT_LINES, REFERENCE_LINES } from '../engine/payout';
 import type { ItemValues } from '../engine/types';
 import {
   EXPORT_FIELD_ORDER,
@@ -37,7 +37,10 @@ export const SHEET_SUMMARY = 'Сводка';
 const NO_ARTICLE = 'Без артикула';
 const NO_CATEGORY = 'Без категории';
 export const TOTALS_LABEL = 'Итого';
+/** The payout: WB's «Итого к оплате» line by line (docs/METRICS.md, payout). */
 export const PAYOUT_LABEL = 'Итого к оплате';
+/** The sign column of the amounts shown beside the payout that move no money (REFERENCE_LINES). */
+export const REFERENCE_SIGN = 'справочно';
 export const RECONCILIATION_TITLE = 'Сверка выплаты';
 const MANUAL_NOTE_PREFIX = 'Рассчитано: ';
 
@@ -280,6 +283,15 @@ function addSummarySheet(
   payoutRow.getCell(3).value = kopecksToRoubles(payout);
   payoutRow.getCell(3).numFmt = NUM_FMT.money;
   styleTotals(payoutRow);
+  // For reference, below the total: the rebill WB nets in its reward, the loyalty discount inside for_pay.
+  for (const line of REFERENCE_LINES) {
+    const row = ws.addRow([]);
+    setText(row.getCell(1), line.label);
+    setText(row.getCell(2), REFERENCE_SIGN);
+    row.getCell(2).alignment = { horizontal: 'center' };
+    row.getCell(3).value = kopecksToRoubles(totals[line.key] ?? 0);
+    row.getCell(3).numFmt = NUM_FMT.money;
+  }
 
   const notes: string[] = report.warnings.map((w) => w.message);
   if (reconciled !== payout) {

@@ -6,23 +6,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_REPORT_ROWS, seedDemoReport } from '../../scripts/local/demo-report';
 import { resetConfig } from '../../shared/config';
 import { listLimitHistory } from '../../shared/store/limits.repo';
-import { deleteReport, getReportAnyStatus, getReportItems, listReports } from '../../shared/store/reports.repo';
-import { deleteIdentity } from '../../shared/store/report-identities.repo';
-import { deleteObject } from '../../shared/files/objects';
-import { summaryDeps } from '../../shared/reports/read-deps';
-import type { RemoveDeps } from '../../shared/reports/queries';
+import { getReportItems, listReports } from '../../shared/store/reports.repo';
+/** The delete route's dependencies (functions/reports/delete.handler.ts). */
+import { removeDeps } from '../../shared/reports/remove-deps';
 import { getUserById } from '../../shared/store/users.repo';
 import { newUser } from '../support/reports';
 
 beforeAll(() => resetConfig());
-
-/** The delete route's dependencies (functions/reports/delete.handler.ts). */
-const removeDeps: RemoveDeps = {
-  reports: { getReportAnyStatus, deleteReport },
-  summaries: summaryDeps.summaries,
-  identities: { deleteIdentity },
-  files: { deleteObject },
-};
 
 describe('demo sample report', () => {
   it('is uploaded once, charged like any upload, and not again after the user deleted it', async () => {

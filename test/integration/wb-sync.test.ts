@@ -10,6 +10,7 @@
  * minute between two WB calls costs nothing; the connect route runs on the real clock.
  */
 import { randomInt } from 'node:crypto';
+import * as XLSX from '@e965/xlsx';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
 import { handler as rebuildHandler } from '../../functions/reports/rebuild-one.handler';
@@ -380,7 +381,7 @@ describe('syncing', () => {
     expect(emu.calls).toHaveLength(before);
   });
 
-  it('an altered list figure is a mismatch naming the field; the audit formula differs by the rebill only', async () => {
+  it('an altered list figure is a mismatch naming the field; WB’s audit formula matches to the kopeck', async () => {
     const { emu, clock, deps } = await start({ weeks: 2, formula: 'audit' });
     const [first] = emu.weeks;
     const bank = Math.round(Number(first!.item.bankPaymentSum) * 100);
@@ -395,15 +396,25 @@ describe('syncing', () => {
     );
     expect(altered.reconciliation?.status).toBe('mismatch');
     const payout = altered.reconciliation!.fields.find((f) => f.field === 'payout')!;
-    expect(payout).toMatchObject({ wb_field: 'bankPaymentSum', explained_by: [] });
+    expect(payout).toMatchObject({ wb_field: 'bankPaymentSum', diff: -123.45 });
     expect(altered.reconciliation!.fields.filter((f) => f.diff !== 0).map((f) => f.field)).toEqual(['payout']);
-    // The other week: WB's «Итого к оплате» by the audit formula leaves out the rebill: named, not a mismatch.
+    // The other week: WB's «Итого к оплате» by the audit formula, rebill and loyalty discount rows included,
+    // is the payout to the kopeck.
     const other = await getReportOk(u.token, reports.find((r) => r.id !== altered.id)!.id);
     expect(other.reconciliation?.status).toBe('match');
-    const p2 = other.reconciliation!.fields.find((f) => f.field === 'payout')!;
-    // The generated weeks carry both a rebill and a loyalty discount, so the difference is the two of them.
-    expect(p2.diff).not.toBe(0);
-    expect(p2.explained_by).toEqual(['rebill_logistics', 'loyalty_discount']);
+    expect(other.reconciliation!.fields.every((f) => f.diff === 0)).toBe(true);
+    expect(other.totals.rebill_logistics).toBeGreaterThan(0);
+  });
+
+  it('a «Итого к оплате» that also deducts the rebill is a mismatch of the payout', async () => {
+    const { emu, clock, deps } = await start({ weeks: 1, formula: 'cash' });
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    const [r] = await wbReports(u.id);
+    const report = await getReportOk(u.token, r!.id);
+    expect(report.reconciliation?.status).toBe('mismatch');
+    expect(report.reconciliation!.fields.filter((f) => f.diff !== 0).map((f) => f.field)).toEqual(['payout']);
   });
 
   it('honours WB’s 429: waits X-Ratelimit-Retry and never calls above the rate', async () => {
@@ -540,6 +551,47 @@ describe('syncing', () => {
       const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
       expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS]);
     }
+  });
+
+  it('one week is one report by WB’s row ids: the API copy with an extra deduction row, then the .xls under a plain name', async () => {
+    const { emu, clock, deps } = await start({ weeks: 1 });
+    const [w1] = emu.weeks as [EmulatedWeek];
+    // WB's copy has one more row than the seller's file: a «ВБ.Продвижение» deduction.
+    const last = w1.rows[w1.rows.length - 1]!;
+    w1.rows.push({
+      ...last,
+      rrdId: (last.rrdId ?? 0) + 1,
+      vendorCode: '',
+      nmId: 0,
+      sellerOperName: 'Удержание',
+      docTypeName: '',
+      bonusTypeName: 'Оказание услуг «ВБ.Продвижение»',
+      deduction: '1234.00',
+      quantity: 0,
+      retailAmount: '0.00',
+      forPay: '0.00',
+    });
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    const [imported] = await wbReports(u.id);
+    expect(imported!.status).toBe('ready');
+    expect(imported!.rows).toBe(ROWS + 1);
+    // The same week as .xls (re-saved by a spreadsheet program) under a plain name: the rows differ by
+    // the deduction, the fingerprint too, but WB's row ids are the imported report's.
+    const xls = Buffer.from(
+      XLSX.write(XLSX.read(w1.portal.file, { type: 'buffer' }), { type: 'buffer', bookType: 'biff8' }),
+    );
+    const again = await uploadMultipart(u.token, { filename: 'отчёт за май.xls', file: xls });
+    expect(again.statusCode, again.body).toBe(409);
+    expect(bodyOf<{ error: { code: string; details: Record<string, unknown> } }>(again).error).toMatchObject({
+      code: 'duplicate_report',
+      details: { report_id: imported!.id, reason: 'shared_rows' },
+    });
+    await idleWorkers();
+    expect((await listReports(u.id, { limit: 100 })).items).toHaveLength(1);
+    const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
+    expect(history.map((h) => h.rows)).toEqual([ROWS + 1]);
   });
 
   it('the pages of rows leave the bucket once imported or found a duplicate, and with the connection', async () => {

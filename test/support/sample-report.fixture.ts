@@ -26,11 +26,13 @@ const ZERO_AGGREGATES: AggregateValues = {
   realization: 0,
   commission: 0,
   acquiring: 0,
+  acquiring_billed: 0,
   attorney_services: 0,
   for_pay: 0,
   compensations: 0,
   additional_payments: 0,
   loyalty: 0,
+  loyalty_discount: 0,
   logistics: 0,
   reverse_logistics: 0,
   rebill_logistics: 0,
@@ -63,9 +65,9 @@ function deriveValues(agg: AggregateValues, costPrice: number, tax: TaxProfile, 
   v.expenses =
     n('realization') -
     n('for_pay') +
+    n('acquiring_billed') +
     n('logistics') +
     n('reverse_logistics') +
-    n('rebill_logistics') +
     n('storage') +
     n('acceptance') +
     n('penalties') +
@@ -84,7 +86,6 @@ function deriveValues(agg: AggregateValues, costPrice: number, tax: TaxProfile, 
     n('loyalty') -
     n('logistics') -
     n('reverse_logistics') -
-    n('rebill_logistics') -
     n('storage') -
     n('acceptance') -
     n('penalties') -

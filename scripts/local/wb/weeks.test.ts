@@ -33,15 +33,15 @@ describe.each(['2026', '2025'] as const)('portal file and API rows of one week (
     expect(totalsApi.for_pay).toBe(expectedForPay);
   });
 
-  it("the list's «Итого к оплате» (cash formula) is the engine's payout; the audit formula differs by rebill and loyalty compensation", async () => {
+  it("the list's «Итого к оплате» (audit formula, WB's) is the engine's payout; the cash formula differs by rebill and loyalty compensation", async () => {
     const parsed = await readReport({ buffer: week.portal.file, filename: week.portal.filename });
     const totals = computeTotals(buildItems(parsed, settings).items.map((i) => i.effective));
     expect(moneyToKopecks(week.item.bankPaymentSum)).toBe(totals.payout);
-    const audit = reportSumsFromRows(week.rows, 'audit');
+    const cash = reportSumsFromRows(week.rows, 'cash');
     const a = parsed.articles.reduce((s, x) => ({ rebill: s.rebill + x.aggregates.rebill_logistics }), { rebill: 0 });
     expect(a.rebill).toBeGreaterThan(0);
-    expect(audit.bankPaymentSum - totals.payout!).toBe(a.rebill - audit.cashbackDiscountSum);
-    expect(audit.rebillLogisticCostSum).toBe(a.rebill);
+    expect(totals.payout! - cash.bankPaymentSum).toBe(a.rebill - cash.cashbackDiscountSum);
+    expect(cash.rebillLogisticCostSum).toBe(a.rebill);
   });
 });
 

@@ -67,7 +67,7 @@ export function portalRows(file: Buffer): Array<Map<string, string | number>> {
   return out;
 }
 
-/** A portal file's rows → WB API rows, rrdId ascending from `firstRrdId`. */
+/** A portal file's rows → WB API rows, rrdId the file's «№» (ascending from `firstRrdId` without it). */
 export function portalFileToApiRows(file: Buffer, meta: ApiRowMeta, firstRrdId = 1): WbDetailedRow[] {
   return portalRows(file).map((cells, i) => portalRowToApiRow(cells, meta, firstRrdId + i));
 }
@@ -117,7 +117,7 @@ export function emulatedWeek(o: WeekOptions): EmulatedWeek {
   const dateTo = day(dateFrom, 6);
   const meta = { reportId: 900_000_000 + o.index, dateFrom, dateTo, createDate: day(dateTo, 1) };
   const rows = portalFileToApiRows(portal.file, meta, 1 + o.index * 10_000_000);
-  const s = reportSumsFromRows(rows, o.formula ?? 'cash');
+  const s = reportSumsFromRows(rows, o.formula ?? 'audit');
   const m = kopecksToMoney;
   return {
     portal,

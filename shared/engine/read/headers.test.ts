@@ -99,7 +99,7 @@ describe('mapHeaderRow', () => {
     expect(map.toMetric[15]).toBe(KEY_INDEX.ppvz_for_pay);
     expect(map.toMetric[20]).toBe(-1);
     expect(map.toMetric[2]).toBe(KEY_INDEX.storage_fee);
-    expect(map.toMetric[0]).toBe(-1);
+    expect(map.toMetric[0]).toBe(KEY_INDEX.rrd_no);
     expect([...map.present].sort()).toEqual(
       [
         'sa_name',
@@ -109,6 +109,7 @@ describe('mapHeaderRow', () => {
         'retail_amount',
         'ppvz_for_pay',
         'storage_fee',
+        'rrd_no',
       ].sort(),
     );
     expect(map.unknown).toEqual(['Коэффициент логистики']);

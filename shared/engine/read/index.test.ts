@@ -40,6 +40,7 @@ const BASIC_ROWS: CellInput[][] = [
 
 const BASIC_EXPECTED = [
   {
+    rrd_no: '1',
     subject_name: 'Бумага для оргтехники',
     nm_id: '74672028',
     sa_name: 'MFG1BUM001-w',
@@ -52,6 +53,7 @@ const BASIC_EXPECTED = [
     delivery_rub: '0',
   },
   {
+    rrd_no: '2',
     subject_name: 'Бумага для оргтехники',
     nm_id: '74672028',
     sa_name: 'MFG1BUM001-w',
@@ -63,6 +65,7 @@ const BASIC_EXPECTED = [
     ppvz_for_pay: '1557.71',
   },
   {
+    rrd_no: '3',
     supplier_oper_name: 'Логистика',
     sale_dt: '2022-10-29',
     quantity: '0',
@@ -79,6 +82,7 @@ const BASIC_PRESENT = [
   'ppvz_for_pay',
   'quantity',
   'retail_amount',
+  'rrd_no',
   'sa_name',
   'sale_dt',
   'subject_name',
@@ -173,6 +177,7 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
     const r = await read({ buffer: wbXlsx(rows, { omitRefs: true }) });
     expect(r.data).toEqual([
       {
+        rrd_no: '1',
         subject_name: 'Бумага',
         nm_id: '7',
         sa_name: 'A-1',
@@ -239,7 +244,7 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
       [2, 3, 4].map((r) => `<x:row r="${r}">${data(r)}</x:row>`).join('') +
       '</x:sheetData></x:worksheet>';
     const buffer = xlsxPackage({ sheet });
-    const expected = [2, 3, 4].map((r) => ({ sa_name: `A${r}`, quantity: '1' }));
+    const expected = [2, 3, 4].map((r) => ({ rrd_no: 'arrow> c> /row> :c>', sa_name: `A${r}`, quantity: '1' }));
     expect((await read({ buffer })).data).toEqual(expected);
     expect((await read({ buffer }, {}, { chunkSize: 5 })).data).toEqual(expected);
     expect((await scanReport({ buffer }, null)).rows).toBe(3);
@@ -271,6 +276,7 @@ describe('scanReport on WB-style files (excelize: inline strings, dimension A1, 
     const r = await read({ buffer: wbXlsx(rows) });
     expect(r.data).toEqual([
       {
+        rrd_no: '1',
         sa_name: 'ART-1',
         doc_type_name: 'Продажа',
         supplier_oper_name: 'Продажа',

@@ -10,7 +10,7 @@ import type { RebuildManyResult } from '../../contract/shapes';
 import { AppError, conflict, notFound, toAppError } from '../../errors';
 import { commissionByCategory, computeTotals, type DroppedManualValue, type ManualValues } from '../../engine';
 import { describeError, log } from '../../log';
-import { contentIdentity } from '../upload/report-identity';
+import { contentIdentity, rowIdentity } from '../upload/report-identity';
 import { isReportId, type ReportRecord } from '../../store/report-record';
 import { type ReportProgress } from '../domain/lifecycle';
 import type { StoredItem } from '../../store/items.repo';
@@ -117,6 +117,9 @@ export async function rebuildReport(
       }),
     ]);
     if (replaced) {
+      // Found by WB's ids of its rows from now on (a report built before they were read gets them here).
+      for (const rowId of parsed.content?.row_ids ?? [])
+        await deps.duplicates.putIdentity(user.id, rowIdentity(rowId), record.id, record.created_at);
       if (parsed.content && parsed.content.value !== record.content_fingerprint) {
         await deps.duplicates.putIdentity(user.id, contentIdentity(parsed.content.value), record.id, record.created_at);
         if (record.content_fingerprint)

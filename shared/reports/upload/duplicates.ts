@@ -17,7 +17,7 @@ import type { ContentFingerprint } from '../../engine/fingerprint';
 import { fingerprintReport, type ReadLimits } from '../../engine/read-report';
 import type { ReportRecord } from '../../store/report-record';
 import type { InputFile } from './file-input';
-import { contentIdentity, reportIdentity, sha256Of } from './report-identity';
+import { contentIdentity, reportIdentity, rowIdentity, sha256Of } from './report-identity';
 
 /** What the duplicate lookups read: the identity records and the reports they point to. */
 export interface DuplicateDeps {
@@ -58,11 +58,12 @@ export async function findDuplicate(
   return null;
 }
 
-export const duplicateReport = (dup: DuplicateOf) =>
+export const duplicateReport = (dup: DuplicateOf & { reason?: string }) =>
   conflict('duplicate_report', 'You already have this report; send allow_duplicate: true to upload it again', {
     report_id: dup.id,
     title: dup.title,
     created_at: dup.created_at,
+    ...(dup.reason ? { reason: dup.reason } : {}),
   });
 
 /** Files up to this size get their content fingerprint read by count-rows and upload (about 20k rows). */
@@ -81,19 +82,32 @@ export async function contentOfSmallFile(
  * The user's report with the same content as `self` that came first (created earlier; the id decides a
  * tie), or null. Failed reports do not count. Two uploads of one week read at once both write their
  * record first and then look: exactly the younger one sees the older one.
+ *
+ * The same content is the same fingerprint (`reason: 'same_content'`), or (`rowIds`, engine/fingerprint.ts)
+ * one of WB's row ids held by another report (`'shared_rows'`): the same week whatever its file, its format
+ * or an extra deduction row one copy has, or a report that overlaps it — refused alike.
  */
 export async function findContentDuplicate(
   deps: DuplicateDeps,
   userId: string,
   fingerprint: string,
   self?: { id: string; created_at: string },
-): Promise<DuplicateOf | null> {
-  for (const id of await deps.identities.findReportsByIdentity(userId, contentIdentity(fingerprint), 10)) {
-    if (id === self?.id) continue;
-    const r = await deps.reports.getReportAnyStatus(userId, id);
-    if (!r || r.status === 'failed') continue;
-    if (self && (r.created_at > self.created_at || (r.created_at === self.created_at && r.id > self.id))) continue;
-    return { id: r.id, title: r.title, created_at: r.created_at };
+  rowIds?: readonly string[],
+): Promise<(DuplicateOf & { reason: 'same_content' | 'shared_rows' }) | null> {
+  const keys = [contentIdentity(fingerprint), ...(rowIds ?? []).map(rowIdentity)];
+  for (const key of keys) {
+    for (const id of await deps.identities.findReportsByIdentity(userId, key, 10)) {
+      if (id === self?.id) continue;
+      const r = await deps.reports.getReportAnyStatus(userId, id);
+      if (!r || r.status === 'failed') continue;
+      if (self && (r.created_at > self.created_at || (r.created_at === self.created_at && r.id > self.id))) continue;
+      return {
+        id: r.id,
+        title: r.title,
+        created_at: r.created_at,
+        reason: key === keys[0] ? 'same_content' : 'shared_rows',
+      };
+    }
   }
   return null;
 }

@@ -29,6 +29,12 @@ export function reportIdentity(meta: IdentityMeta, sha256: string): string {
 /** The identity record key of a content fingerprint (engine/fingerprint.ts; duplicates.ts). */
 export const contentIdentity = (fingerprint: string): string => `fp:${fingerprint}`;
 
+/**
+ * The identity record key of one of WB's row ids (the file's «№», the API's rrdId; engine/fingerprint.ts
+ * `row_ids`): a report that holds the row is found by it, whatever its file, format or extra rows.
+ */
+export const rowIdentity = (rowId: string): string => `rrd:${rowId}`;
+
 /** SHA-256 (hex) of a report source: bytes in memory, or a file on disk read as a stream. */
 export async function sha256Of(source: ReportSource): Promise<string> {
   const hash = createHash('sha256');

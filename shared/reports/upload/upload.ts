@@ -77,13 +77,17 @@ function readLimits(deps: Pick<UploadDeps, 'config'>): Partial<ReadLimits> {
   return { maxCompressedBytes: deps.config().maxUploadBytes };
 }
 
-/** The content fingerprint of a small file: the one its count-rows kept, else read now (null for a big file). */
+/**
+ * The content fingerprint and WB's first row ids of a small file: the ones its count-rows kept, else read
+ * now (null for a big file).
+ */
 async function smallFileContent(
   deps: Pick<TaskRoutePorts, 'duplicates'> & Pick<UploadDeps, 'config'>,
   file: InputFile,
-): Promise<string | null> {
-  if (file.counted?.content) return file.counted.content;
-  return (await deps.duplicates.contentOfSmallFile(file, readLimits(deps)))?.value ?? null;
+): Promise<{ value: string; row_ids: string[] } | null> {
+  if (file.counted?.content) return { value: file.counted.content, row_ids: file.counted.row_ids ?? [] };
+  const c = await deps.duplicates.contentOfSmallFile(file, readLimits(deps));
+  return c ? { value: c.value, row_ids: c.row_ids ?? [] } : null;
 }
 
 /** The answer of count-rows (the contract's RowCount). */
@@ -117,7 +121,7 @@ async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null):
   const known = file.counted;
   let c: RowCount;
   let identity: string;
-  let content: string | null;
+  let content: { value: string; row_ids: string[] } | null;
   if (known) {
     [c, identity, content] = [known, known.identity, await smallFileContent(deps, file)];
   } else {
@@ -133,11 +137,11 @@ async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null):
     ]);
     c = { format: read.format, rows: read.rows, report_number: read.report_number, seller_number: read.seller_number };
     identity = id;
-    content = read.content?.value ?? null;
+    content = read.content ? { value: read.content.value, row_ids: read.content.row_ids ?? [] } : null;
   }
   const duplicateOf =
     (await deps.duplicates.findDuplicate(user.id, identity)) ??
-    (content ? await deps.duplicates.findContentDuplicate(user.id, content) : null);
+    (content ? await deps.duplicates.findContentDuplicate(user.id, content.value, undefined, content.row_ids) : null);
   if (!known && file.origin.kind === 'upload' && file.origin.etag) {
     // The upload that follows this preview charges this count for these bytes instead of reading them
     // again, and takes the content fingerprint of a small file from here too.
@@ -145,7 +149,7 @@ async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null):
       ...c,
       etag: file.origin.etag,
       identity,
-      ...(content ? { content } : {}),
+      ...(content ? { content: content.value, row_ids: content.row_ids } : {}),
     });
   }
   return {
@@ -156,7 +160,7 @@ async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null):
     format: c.format,
     report_number: c.report_number,
     seller_number: c.seller_number,
-    duplicate_of: duplicateOf,
+    duplicate_of: duplicateOf && { id: duplicateOf.id, title: duplicateOf.title, created_at: duplicateOf.created_at },
   };
 }
 
@@ -328,7 +332,9 @@ async function uploadNow(
       // The same rows in another file (xls of an xlsx, a zip, renamed): read here for a small file; the
       // worker checks every file before building.
       const content = await smallFileContent(deps, file);
-      const same = content ? await deps.duplicates.findContentDuplicate(user.id, content) : null;
+      const same = content
+        ? await deps.duplicates.findContentDuplicate(user.id, content.value, undefined, content.row_ids)
+        : null;
       if (same) throw duplicateReport(same);
     }
     time.lap('identity');

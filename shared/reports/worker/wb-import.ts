@@ -25,7 +25,7 @@ import { wbIdentity } from '../../marketplaces/wb/sync/step';
 import type { DocTransactItem } from '../../store/client';
 import type { ContentFingerprint } from '../../engine/fingerprint';
 import { WB_DUPLICATE_ROWS, wbSourceName } from './read-source';
-import { contentIdentity } from '../upload/report-identity';
+import { contentIdentity, rowIdentity } from '../upload/report-identity';
 import { effectiveTaxProfile } from './report-settings';
 
 export interface WbImportDeps {
@@ -56,7 +56,7 @@ export interface WbImportDeps {
   /** The content fingerprint of the joined pages (read-source.ts fingerprintWbSource). */
   contentOf(source: Buffer): Promise<ContentFingerprint>;
   /** The user's report with these rows already, failed ones aside (duplicates.ts findContentDuplicate). */
-  findContentDuplicate(userId: string, fingerprint: string): Promise<{ id: string } | null>;
+  findContentDuplicate(userId: string, fingerprint: string, rowIds?: readonly string[]): Promise<{ id: string } | null>;
   invoker: WorkerInvoker;
   leaseMs: () => number;
   log: (level: 'info' | 'warn' | 'error', message: string, data: Record<string, unknown>) => void;
@@ -132,7 +132,7 @@ async function importOnce(
   const source = Buffer.concat(parts);
   // The same rows uploaded as a file (any name, any container) are this report already: skipped, not charged.
   const content = await deps.contentOf(source);
-  if (await deps.findContentDuplicate(userId, content.value)) return { kind: 'duplicate' };
+  if (await deps.findContentDuplicate(userId, content.value, content.row_ids)) return { kind: 'duplicate' };
   await deps.files.putObject(sourceKey, source);
 
   const now = deps.clock.now();
@@ -174,6 +174,10 @@ async function importOnce(
         deps.puts.identityPutTransactItem(userId, identity, record.id, record.created_at),
         // Found by an upload of the same rows from now on (the worker writes it again, as for a file).
         deps.puts.identityPutTransactItem(userId, contentIdentity(content.value), record.id, record.created_at),
+        // …and by WB's ids of its rows, whatever the file's name, format or extra rows.
+        ...(content.row_ids ?? []).map((rowId) =>
+          deps.puts.identityPutTransactItem(userId, rowIdentity(rowId), record.id, record.created_at),
+        ),
       ],
     });
   } catch (e) {

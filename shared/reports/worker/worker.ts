@@ -35,7 +35,7 @@ import { CATALOG_LEASE_FACTOR, CATALOG_MAX_ATTEMPTS, type CatalogTask, type Repo
 import type { WorkerDeps } from '../ports';
 import { settingsDate } from './report-settings';
 import { WB_DUPLICATE_ROWS } from './read-source';
-import { contentIdentity, periodTitle } from '../upload/report-identity';
+import { contentIdentity, periodTitle, rowIdentity } from '../upload/report-identity';
 
 export type WorkerOutcome = 'ready' | 'failed' | 'retrying' | 'skipped' | 'lost';
 
@@ -137,7 +137,7 @@ async function buildUpload(
     throw new AppError(409, 'source_changed', `The file has ${parsed.rows} rows; ${record.rows} were charged`);
   }
   hb.check();
-  await refuseSameContent(deps, record, parsed.content?.value ?? null);
+  await refuseSameContent(deps, record, parsed.content?.value ?? null, parsed.content?.row_ids ?? []);
   hb.note({ step: 'pricing', rows_read: parsed.rows, rows_total: parsed.rows }, true);
   countMetric('RowsProcessed', parsed.rows);
   const articles = parsed.articles.map((a) => a.article);
@@ -259,22 +259,30 @@ async function runCatalogFollowUp(deps: WorkerDeps, record: ReportRecord, taskId
 }
 
 /**
- * One week is one report (duplicates.ts): the upload's content identity record is written first, then
- * an older report of the user with the same rows fails this upload as `duplicate_report` before anything
- * is built (giveUp refunds it once). Of two uploads of one week read at once, exactly the younger fails.
+ * One week is one report (duplicates.ts): the upload's content identity records (its fingerprint and
+ * WB's ids of its first rows) are written first, then an older report of the user with the same rows —
+ * or any of them — fails this upload as `duplicate_report` before anything is built (giveUp refunds it
+ * once). Of two uploads of one week read at once, exactly the younger fails.
  */
-async function refuseSameContent(deps: WorkerDeps, record: ReportRecord, fingerprint: string | null): Promise<void> {
+async function refuseSameContent(
+  deps: WorkerDeps,
+  record: ReportRecord,
+  fingerprint: string | null,
+  rowIds: readonly string[],
+): Promise<void> {
   if (!fingerprint) return;
-  const identity = contentIdentity(fingerprint);
-  await deps.duplicates.putIdentity(record.user_id, identity, record.id, record.created_at);
+  const identities = [contentIdentity(fingerprint), ...rowIds.map(rowIdentity)];
+  for (const identity of identities)
+    await deps.duplicates.putIdentity(record.user_id, identity, record.id, record.created_at);
   if (record.allow_duplicate) return;
-  const older = await deps.duplicates.findContentDuplicate(record.user_id, fingerprint, record);
+  const older = await deps.duplicates.findContentDuplicate(record.user_id, fingerprint, record, rowIds);
   if (!older) return;
-  await deps.duplicates.deleteIdentity(record.user_id, identity, record.id);
+  for (const identity of identities) await deps.duplicates.deleteIdentity(record.user_id, identity, record.id);
   throw new AppError(409, 'duplicate_report', 'The same rows are already another report of this user', {
     report_id: older.id,
     title: older.title,
     created_at: older.created_at,
+    reason: older.reason,
   });
 }
 

@@ -175,6 +175,23 @@ describe('items table', () => {
     }
   });
 
+  it('shows «—» for the ROI of an article without a cost price, and says why on hover', async () => {
+    const original = report.items;
+    report.items = [
+      item('i1', 'A-1', { cost_total: 10_000, roi: 12.5 }),
+      item('i2', 'B-2', { cost_price: 0, cost_total: 0, own_costs: 30, roi: null }),
+    ];
+    try {
+      renderReport();
+      const roi = await screen.findByTestId('cell-B-2-roi');
+      expect(roi.textContent).toBe('—');
+      expect(roi.getAttribute('title')).toContain('Нет себестоимости');
+      expect(screen.getByTestId('cell-A-1-roi').getAttribute('title')).toBeNull();
+    } finally {
+      report.items = original;
+    }
+  });
+
   it('orders the articles by realization, largest first, before any header is clicked', async () => {
     const original = report.items;
     report.items = [

@@ -20,7 +20,7 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { isUnknownRate } from '../../../shared/engine/fields';
+import { isUnknownRate, roiMissingReason } from '../../../shared/engine/fields';
 import { computeTotals } from '../../../shared/engine/totals';
 import type { Item, Values } from '../api/contract';
 import {
@@ -779,7 +779,9 @@ const ValueCell = memo(function ValueCell({
   ) : null;
   const cellTitle = corrected
     ? `Исправлено вручную. Рассчитано: ${formatByUnit(unit, item.computed[field])}`
-    : undefined;
+    : field === 'roi'
+      ? (roiMissingReason(item.effective) ?? undefined)
+      : undefined;
   return (
     <td
       className={classes.join(' ')}

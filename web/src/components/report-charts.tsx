@@ -58,7 +58,8 @@ export function waterfallSteps(totals: Values): Step[] {
   // Loans lower what WB transfers but are not an expense: they come back before profit.
   total(fieldTitle('payout'), n(totals.payout), 'Округления WB и корректировки');
   delta('Займы (не расход)', n(totals.loans));
-  for (const f of ['vat', 'usn', 'cost_total', 'own_costs']) minus(f);
+  // Acquiring WB bills separately is an expense outside the payout.
+  for (const f of ['acquiring_billed', 'vat', 'usn', 'cost_total', 'own_costs']) minus(f);
   total(fieldTitle('profit'), n(totals.profit), 'Ручные корректировки');
   return steps;
 }

@@ -1,12 +1,12 @@
 // Reports imported from WB: the «WB API» mark and the reconciliation badge in the reports list, and the
-// report page's «Сверка с WB» — to the kopeck, a difference by design with its explanation, a mismatch
-// line by line.
+// report page's «Сверка с WB» — «Сходится» only to the kopeck; any difference is a mismatch, in red, line
+// by line with WB's field.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, render, screen, within } from '@testing-library/react';
 import type { Reconciliation, ReconciliationField, ReportSummary } from '../api/contract';
 import { TOKEN_KEY } from '../api/session';
 import { renderReportsPage } from '../pages/reports-page.test-support';
-import { EXPLANATIONS, ReconciliationPanel } from './wb-reconciliation';
+import { ReconciliationPanel } from './wb-reconciliation';
 
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
 
@@ -14,7 +14,6 @@ const line = (over: Partial<ReconciliationField> & Pick<ReconciliationField, 'fi
   wb: 1000,
   ours: 1000,
   diff: 0,
-  explained_by: [],
   ...over,
 });
 const equal: Reconciliation = {
@@ -24,17 +23,11 @@ const equal: Reconciliation = {
     line({ field: 'for_pay', wb_field: 'forPaySum' }),
   ],
 };
-const byDesign: Reconciliation = {
-  status: 'match',
+/** A payout short of WB's by exactly a rebill: still a mismatch, never explained away. */
+const shortByRebill: Reconciliation = {
+  status: 'mismatch',
   fields: [
-    line({
-      field: 'payout',
-      wb_field: 'bankPaymentSum',
-      wb: 81234.56,
-      ours: 81200.06,
-      diff: -34.5,
-      explained_by: ['rebill_logistics'],
-    }),
+    line({ field: 'payout', wb_field: 'bankPaymentSum', wb: 81234.56, ours: 81152.92, diff: -81.64 }),
     line({ field: 'for_pay', wb_field: 'forPaySum' }),
   ],
 };
@@ -114,25 +107,29 @@ describe('«Сверка с WB» on the report page', () => {
     expect(screen.queryByTestId('reconciliation-table')).toBeNull();
   });
 
-  it('shows a difference by design with WB’s figure, ours, the difference and why it is no mismatch', () => {
-    render(<ReconciliationPanel reconciliation={byDesign} />);
-    expect(screen.getByTestId('reconciliation-summary').textContent).toContain('Сходится с WB');
+  it('a payout short of WB’s «Итого к оплате» is a mismatch in red with WB’s figure, ours and the difference', () => {
+    render(<ReconciliationPanel reconciliation={shortByRebill} />);
+    const summary = screen.getByTestId('reconciliation-summary');
+    expect(summary.textContent).toBe('Расходится с WB: Итого к оплате — наши итоги отличаются от сумм отчёта WB.');
+    expect(summary.className).toBe('reconciliation-bad');
     const row = screen.getByTestId('reconciliation-bankPaymentSum');
     const cells = [...row.querySelectorAll('td')].map((td) => plain(td.getAttribute('data-label')));
     expect(cells).toEqual(['Показатель', 'WB', 'У нас', 'Разница']);
     expect(plain(row.textContent)).toContain('Итого к оплате');
+    expect(plain(row.textContent)).toContain('поле WB: bankPaymentSum');
     expect(plain(row.textContent)).toContain('81 234,56 ₽');
-    expect(plain(row.textContent)).toContain('81 200,06 ₽');
-    expect(plain(row.querySelector('td:last-child')?.textContent)).toBe('-34,50 ₽');
-    expect(within(row).getByTestId('reconciliation-explanation').textContent).toBe(EXPLANATIONS.rebill_logistics);
+    expect(plain(row.textContent)).toContain('81 152,92 ₽');
+    const diff = row.querySelector('td:last-child')!;
+    expect(plain(diff.textContent)).toBe('-81,64 ₽');
+    expect(diff.className).toContain('negative');
     // Equal lines are not repeated.
     expect(screen.queryByTestId('reconciliation-forPaySum')).toBeNull();
   });
 
-  it('lists every differing line of a mismatch, signed, without an explanation', () => {
+  it('lists every differing line of a mismatch, signed', () => {
     render(<ReconciliationPanel reconciliation={differs} />);
     expect(screen.getByTestId('reconciliation-summary').textContent).toBe(
-      'Расходится с WB: эти итоги отличаются от сумм отчёта WB.',
+      'Расходится с WB: Итого к оплате, Стоимость хранения — наши итоги отличаются от сумм отчёта WB.',
     );
     const rows = within(screen.getByTestId('reconciliation-table')).getAllByRole('row');
     expect(rows).toHaveLength(3);
@@ -142,7 +139,6 @@ describe('«Сверка с WB» on the report page', () => {
     const storage = screen.getByTestId('reconciliation-paidStorageSum');
     expect(plain(storage.textContent)).toContain('Стоимость хранения');
     expect(plain(storage.querySelector('td:last-child')?.textContent)).toBe('-100,00 ₽');
-    expect(screen.queryByTestId('reconciliation-explanation')).toBeNull();
   });
 
   it('says when WB gave no sums to compare with, and nothing for a report not from WB', () => {

@@ -20,19 +20,7 @@ const WB_SUM_TITLES: Record<string, string> = {
   cashbackDiscountSum: 'Компенсация скидки по программе лояльности',
   cashbackCommissionChangeSum: 'Изменение комиссии по программе лояльности',
   paymentSchedule: 'Разовое изменение срока перечисления',
-  'cashbackDiscountSum − cashbackAmountSum − cashbackCommissionChangeSum':
-    'Программа лояльности: компенсация скидки − баллы − изменение комиссии',
-};
-
-/**
- * Why a difference is no mismatch: the amounts the two definitions treat differently by design, which make
- * up the whole difference (docs/METRICS.md «Reconciliation with WB»; shared/marketplaces/wb/finance/reconcile.ts).
- */
-export const EXPLANATIONS: Record<ReconciliationField['explained_by'][number], string> = {
-  rebill_logistics:
-    '«Возмещение издержек по перевозке»: WB не вычитает его в «Итого к оплате», а мы вычитаем из выплаты — это деньги, которые WB удерживает отдельной строкой отчёта.',
-  loyalty_discount:
-    '«Компенсация скидки по программе лояльности»: WB не включает её в «Итого к оплате», а мы прибавляем её к выплате, потому что WB её перечисляет.',
+  '−cashbackAmountSum − cashbackCommissionChangeSum': 'Программа лояльности: баллы и изменение комиссии',
 };
 
 const wbTitle = (f: ReconciliationField) => WB_SUM_TITLES[f.wb_field] ?? f.wb_field;
@@ -84,16 +72,11 @@ export function ReconciliationPanel({ reconciliation }: { reconciliation?: Recon
         </p>
       ) : (
         <>
-          <p
-            className={reconciliation.status === 'match' ? 'reconciliation-ok' : 'reconciliation-bad'}
-            data-testid="reconciliation-summary"
-          >
-            {reconciliation.status === 'match'
-              ? '✓ Сходится с WB: отличия ниже объясняются тем, как по-разному считаются показатели.'
-              : 'Расходится с WB: эти итоги отличаются от сумм отчёта WB.'}
+          <p className="reconciliation-bad" data-testid="reconciliation-summary">
+            Расходится с WB: {differing.map(wbTitle).join(', ')} — наши итоги отличаются от сумм отчёта WB.
           </p>
           <div className="table-wrap">
-            <table className="data-table" data-testid="reconciliation-table">
+            <table className="data-table reconciliation-mismatch" data-testid="reconciliation-table">
               <thead>
                 <tr>
                   <th>Показатель</th>
@@ -107,12 +90,9 @@ export function ReconciliationPanel({ reconciliation }: { reconciliation?: Recon
                   <tr key={`${f.field}-${f.wb_field}`} data-testid={`reconciliation-${f.wb_field}`}>
                     <td data-label="Показатель">
                       <div>{wbTitle(f)}</div>
-                      <div className="muted small">у нас: {fieldTitle(f.field)}</div>
-                      {f.explained_by.map((why) => (
-                        <div key={why} className="small reconciliation-why" data-testid="reconciliation-explanation">
-                          {EXPLANATIONS[why]}
-                        </div>
-                      ))}
+                      <div className="muted small">
+                        у нас: {fieldTitle(f.field)} · поле WB: {f.wb_field}
+                      </div>
                     </td>
                     <td className="num" data-label="WB">
                       {formatRub(f.wb)}
@@ -120,7 +100,7 @@ export function ReconciliationPanel({ reconciliation }: { reconciliation?: Recon
                     <td className="num" data-label="У нас">
                       {formatRub(f.ours)}
                     </td>
-                    <td className={`num${f.explained_by.length ? '' : ' negative'}`} data-label="Разница">
+                    <td className="num negative" data-label="Разница">
                       {f.diff > 0 ? '+' : ''}
                       {formatRub(f.diff)}
                     </td>

@@ -22,7 +22,7 @@ export const DETAILED_ROW_FIELDS = {
   createDate: ['string', null],
   currency: ['string', null],
   reportType: ['int', null],
-  rrdId: ['int', null],
+  rrdId: ['int', 'rrd_no'],
   giId: ['int', 'gi_id'],
   dlvPrc: ['number', 'dlv_prc'],
   fixTariffDateFrom: ['string', 'fix_tariff_date_from'],

@@ -13,15 +13,13 @@
  *   deductionSum «Удержания»           ↔ deductions + ads + loans (the engine tells them apart)
  *   penaltySum                         ↔ penalties
  *   additionalPaymentSum               ↔ additional_payments
- *   cashbackDiscountSum − cashbackAmountSum − cashbackCommissionChangeSum ↔ loyalty
- * «Итого к оплате» differs by design where WB leaves out the rebill (Σ rebillLogisticCost, our
- * rebill_logistics) or the loyalty discount compensation (cashbackDiscountSum), as docs/WB-API.md found:
- * a payout difference made up exactly of those is named (`explained_by`) and is not a mismatch.
+ *   −cashbackAmountSum − cashbackCommissionChangeSum ↔ loyalty
+ * The payout is WB's «Итого к оплате» line by line (docs/WB-API.md, the audit formula), so every figure is
+ * either equal to the kopeck or a mismatch: `match` only when all are equal.
  */
 import type { ItemValues } from '../../../engine/types';
 
 export type ReconciliationStatus = 'match' | 'mismatch' | 'unavailable';
-export type Explanation = 'rebill_logistics' | 'loyalty_discount';
 
 export interface ReconciledField {
   field: string;
@@ -30,7 +28,6 @@ export interface ReconciledField {
   wb: number;
   ours: number;
   diff: number;
-  explained_by: Explanation[];
 }
 
 export interface Reconciliation {
@@ -83,42 +80,19 @@ export const RECONCILED: ReadonlyArray<{
   },
   {
     field: 'loyalty',
-    wb_field: 'cashbackDiscountSum − cashbackAmountSum − cashbackCommissionChangeSum',
+    wb_field: '−cashbackAmountSum − cashbackCommissionChangeSum',
     ours: (t) => v(t, 'loyalty'),
-    wb: (w) => s(w, 'cashbackDiscountSum') - s(w, 'cashbackAmountSum') - s(w, 'cashbackCommissionChangeSum'),
+    wb: (w) => -s(w, 'cashbackAmountSum') - s(w, 'cashbackCommissionChangeSum'),
   },
 ];
-
-/** Which by-design differences make up `diff` of the payout exactly (none when it is 0 or unexplained). */
-function explainPayout(diff: number, totals: ItemValues, w: Sums): Explanation[] | null {
-  if (diff === 0) return [];
-  const rebill = v(totals, 'rebill_logistics');
-  const loyaltyDiscount = s(w, 'cashbackDiscountSum');
-  // Ours subtracts the rebill WB may leave out (ours lower) and adds the discount WB may leave out (ours higher).
-  const candidates: Array<[number, Explanation[]]> = [
-    [-rebill, ['rebill_logistics']],
-    [loyaltyDiscount, ['loyalty_discount']],
-    [loyaltyDiscount - rebill, ['rebill_logistics', 'loyalty_discount']],
-  ];
-  for (const [amount, names] of candidates) if (amount !== 0 && diff === amount) return names;
-  return null;
-}
 
 /** Our totals against WB's list sums; `unavailable` without WB's sums. */
 export function reconcile(totals: ItemValues, wbSums: Sums | null | undefined): Reconciliation {
   if (!wbSums || Object.keys(wbSums).length === 0) return { status: 'unavailable', fields: [] };
-  let mismatch = false;
   const fields = RECONCILED.map((r) => {
     const ours = r.ours(totals);
     const wb = r.wb(wbSums);
-    const diff = ours - wb;
-    let explained: Explanation[] = [];
-    if (diff !== 0) {
-      const e = r.field === 'payout' ? explainPayout(diff, totals, wbSums) : null;
-      if (e === null) mismatch = true;
-      else explained = e;
-    }
-    return { field: r.field, wb_field: r.wb_field, wb, ours, diff, explained_by: explained };
+    return { field: r.field, wb_field: r.wb_field, wb, ours, diff: ours - wb };
   });
-  return { status: mismatch ? 'mismatch' : 'match', fields };
+  return { status: fields.some((f) => f.diff !== 0) ? 'mismatch' : 'match', fields };
 }

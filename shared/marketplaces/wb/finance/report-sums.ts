@@ -10,11 +10,13 @@
  * - deliveryServiceSum «Стоимость логистики»: Σ deliveryService, «Логистика сторно» rows subtracted;
  * - paidStorage/paidAcceptance/deduction/penalty/additionalPayment/cashback*Sum, paymentSchedule: Σ of the
  *   row field over all rows.
- * bankPaymentSum «Итого к оплате» has two candidate formulas (docs/WB-API.md, «Итого к оплате»):
- * - `audit`: the public audit's formula, which leaves «Возмещение издержек по перевозке» and the
- *   loyalty discount compensation out;
- * - `cash`: every row's money effect, i.e. `audit` − Σ rebillLogisticCost + cashbackDiscountSum, which is
- *   what the engine's payout sums on the same rows.
+ * bankPaymentSum «Итого к оплате» (docs/WB-API.md, «Итого к оплате»):
+ * - `audit`, WB's: the public audit's formula of live reports, which has no «Возмещение издержек по
+ *   перевозке» (WB nets it in its reward on the row) and no loyalty discount compensation (inside for_pay);
+ *   the engine's payout sums the same lines;
+ * - `cash`: `audit` − Σ rebillLogisticCost + cashbackDiscountSum, the rebill deducted and the discount
+ *   added once more. Not WB's figure: a test's wrong «Итого к оплате», which the reconciliation must call a
+ *   mismatch.
  */
 import type { ReportListMoneyField } from './finance-fields';
 import { moneyToKopecks } from '../money';
@@ -51,7 +53,7 @@ const REALIZATION = new Set([
   'коррекция возвратов',
 ]);
 
-export function reportSumsFromRows(rows: Iterable<WbDetailedRow>, formula: BankPaymentFormula = 'cash'): ReportSums {
+export function reportSumsFromRows(rows: Iterable<WbDetailedRow>, formula: BankPaymentFormula = 'audit'): ReportSums {
   const s: ReportSums = {
     retailAmountSum: 0,
     forPaySum: 0,

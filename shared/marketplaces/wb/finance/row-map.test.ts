@@ -44,7 +44,6 @@ describe('WB API row → engine cells', () => {
       'createDate',
       'currency',
       'reportType',
-      'rrdId',
       'rrDate',
       'agencyVat',
       'b2bCustomerTin',
@@ -197,7 +196,8 @@ describe('portal row → WB API row', () => {
     }
     expect(row).toMatchObject({
       reportId: 77,
-      rrdId: 5,
+      // The file's «№» is WB's row id; the caller's number only stands in without one.
+      rrdId: 42,
       dateFrom: '2026-01-05',
       currency: 'RUB',
       reportType: 1,
@@ -212,6 +212,7 @@ describe('portal row → WB API row', () => {
   it('a column the file lacks gets the zero value of its type', () => {
     const row = portalRowToApiRow(new Map([['sa_name', 'X']]), meta, 1);
     expect(row).toMatchObject({
+      rrdId: 1,
       vendorCode: 'X',
       forPay: '0.00',
       quantity: 0,

@@ -11,7 +11,7 @@
  */
 import { createAggregator, type AggregatorResult } from '../../../engine/aggregate';
 import { toIsoDate } from '../../../engine/money';
-import { KEY_INDEX, METRIC_KEYS, type MetricKey, type RowSink } from '../../../engine/row-sink';
+import { FINGERPRINT_KEY_COUNT, KEY_INDEX, METRIC_KEYS, type MetricKey, type RowSink } from '../../../engine/row-sink';
 import { DETAILED_ROW_FIELDS, DETAILED_ROW_FIELD_NAMES, type DetailedRowField } from './finance-fields';
 import { kopecksToMoney, moneyToKopecks, numberText } from '../money';
 import type { WbDetailedRow } from './schemas';
@@ -55,9 +55,13 @@ export function apiRowCells(
   return cells;
 }
 
-/** True when the row has at least one value the engine reads (a portal reader skips fully empty rows). */
+/**
+ * True when the row has at least one value the engine reads beyond its number and payment type (a portal
+ * reader skips fully empty rows; a row of nothing but an rrdId is no row).
+ */
 function hasAnyCell(cells: ReadonlyArray<string | undefined>): boolean {
-  return cells.some((c) => c !== undefined);
+  for (let i = 0; i < FINGERPRINT_KEY_COUNT; i++) if (cells[i] !== undefined) return true;
+  return false;
 }
 
 /**
@@ -175,7 +179,8 @@ export function portalRowToApiRow(
   row.createDate = meta.createDate;
   row.currency = meta.currency ?? 'RUB';
   row.reportType = meta.reportType ?? 1;
-  row.rrdId = rrdId;
+  // The file's «№» is WB's row id: kept when the file has it, `rrdId` otherwise.
+  if (!(typeof row.rrdId === 'number' && row.rrdId > 0)) row.rrdId = rrdId;
   row.rrDate = typeof row.saleDt === 'string' && row.saleDt !== '' ? row.saleDt.slice(0, 10) : meta.dateTo;
   row.warehouseLogisticsCoeff = 0;
   return row as WbDetailedRow;

@@ -65,11 +65,13 @@ export const wbImportDeps: WbImportDeps = {
   puts: { processingReportPut, identityPutTransactItem },
   contentOf: (source) => fingerprintWbSource({ buffer: source }),
   deletePages,
-  findContentDuplicate: (userId, fingerprint) =>
+  findContentDuplicate: (userId, fingerprint, rowIds) =>
     findContentDuplicate(
       { identities: { findReportsByIdentity }, reports: { getReportAnyStatus } },
       userId,
       fingerprint,
+      undefined,
+      rowIds,
     ),
   invoker: processWorkerInvoker,
   leaseMs: () => getConfig().WORKER_LEASE_MS,
