@@ -6,6 +6,7 @@
  *   npm run bundles                 the table
  *   npm run bundles -- --init       also loads each bundle in a fresh node process and prints its init time
  *   npm run bundles -- --json       the rows as JSON (for comparing runs)
+ *   npm run bundles -- --no-sdk     the AWS SDK left out (as Lambda's runtime copy once was), to compare with older sizes
  *
  * scripts/bundles.test.ts builds the same bundles and refuses a module a function must not carry.
  */
@@ -127,8 +128,13 @@ export function moduleOf(input: string): string {
 }
 
 /** Builds every function (or those given) into `outDir` (a temporary folder when none). */
-export async function buildBundles(only?: readonly FunctionEntry[], outDir?: string): Promise<Bundle[]> {
-  const options = esbuildOptions();
+export async function buildBundles(
+  only?: readonly FunctionEntry[],
+  outDir?: string,
+  extraExternal: readonly string[] = [],
+): Promise<Bundle[]> {
+  const base = esbuildOptions();
+  const options = { ...base, external: [...(base.external ?? []), ...extraExternal] };
   const dir = outDir ?? mkdtempSync(path.join(os.tmpdir(), 'bundles-'));
   // One esbuild service builds them all at once (it runs the builds on its own threads).
   return Promise.all((only ?? functionEntries()).map((fn) => buildOne(fn, options, dir)));
@@ -204,7 +210,8 @@ const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const withInit = args.includes('--init');
-  const bundles = await buildBundles();
+  // `--no-sdk`: the AWS SDK left out, to compare with sizes measured before it was bundled.
+  const bundles = await buildBundles(undefined, undefined, args.includes('--no-sdk') ? ['@aws-sdk/*'] : []);
   const rows = bundles.map((b) => ({
     function: b.name,
     bytes: b.bytes,
