@@ -6,14 +6,13 @@
  */
 import type { Bound, Clock, IdSource } from '../deps';
 import type { readReport, buildItems, countRows, fingerprintReport } from '../engine';
-import type { openInputFile } from './upload/file-input';
+import type { ObjectHead, openInputFile, RangedFiles } from './upload/file-input';
 import type { WorkerInvoker } from '../jobs/worker-invoke';
 import type { getItemsOfGen, writeItems } from '../store/items.repo';
 import type { listPendingReports, scanPendingReports } from '../store/report-lifecycle.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { ComputedItem, DroppedManualValue } from '../engine';
-import type { RangeSource } from '../engine/read/range-source';
 import type { DocTransactItem } from '../store/client';
 import type { ChargeInput, ChargeResult } from '../store/limits.repo';
 import type { BuiltUpload } from '../store/report-lifecycle.repo';
@@ -80,17 +79,6 @@ export interface LifecycleStore {
   ): Promise<ReportRecord | null>;
   releaseCatalogTask(userId: string, reportId: string, taskId: string, now: number): Promise<boolean>;
   finishCatalogTask(userId: string, reportId: string, taskId: string): Promise<boolean>;
-}
-
-/** A stored object's size and ETag (S3 HEAD). */
-export interface ObjectHead {
-  size: number;
-  etag: string | null;
-}
-
-/** A stored file read by byte ranges (the reader's input), pinned to the ETag it was opened at. */
-export interface RangedFiles {
-  objectRanges(key: string, known?: ObjectHead): Promise<(RangeSource & { etag: string | null }) | null>;
 }
 
 /** The report records the task routes read and remove (reports.repo.ts). */

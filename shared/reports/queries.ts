@@ -4,16 +4,14 @@
  */
 import { conflict, notFound } from '../errors';
 import { log } from '../log';
-import type * as reportsRepo from '../store/reports.repo';
+import type { ReportPage } from '../store/reports.repo';
 import { hasItems } from './domain/lifecycle';
 import { type ReportRecord } from '../store/report-record';
-import type * as sellersRepo from '../store/sellers.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { StoredItem } from '../store/items.repo';
 import type { UserRecord } from '../store/users.repo';
-import type * as identitiesRepo from '../store/report-identities.repo';
-import type * as objects from '../files/objects';
-import { removeReportSummary, type SummaryDeps } from './analytics/analytics';
+import type { ReportReader } from './ports';
+import { removeReportSummary, type SellerReader, type SummaryDeps } from './analytics/analytics';
 import {
   presentReport,
   presentReportColumns,
@@ -28,19 +26,27 @@ import { listStaleness, type ListStaleDeps } from './combine/list-stale';
 
 /** What reading and renaming reports talk to (the report, list and update routes): stores only. */
 export interface ReadDeps extends SettingsDeps, ListStaleDeps {
-  reports: Pick<
-    typeof reportsRepo,
-    'getReport' | 'getReportAnyStatus' | 'getReportItems' | 'listReports' | 'updateReportMeta'
-  >;
-  sellers: Pick<typeof sellersRepo, 'getSeller' | 'listSellers'>;
+  reports: Pick<ReportReader, 'getReport' | 'getReportAnyStatus' | 'getReportItems'> & {
+    /** A page of the user's reports, newest first. */
+    listReports(
+      userId: string,
+      opts?: { sellerId?: string; cursor?: string | null; limit?: number; ready?: boolean },
+    ): Promise<ReportPage>;
+    updateReportMeta(
+      userId: string,
+      reportId: string,
+      patch: { title?: string; seller_id?: string | null },
+    ): Promise<ReportRecord | null>;
+  };
+  sellers: SellerReader;
 }
 
 /** What deleting a report talks to: the report, its summary and identities, and its source file in S3. */
 export interface RemoveDeps {
-  reports: Pick<typeof reportsRepo, 'getReportAnyStatus' | 'deleteReport'>;
+  reports: Pick<ReportReader, 'getReportAnyStatus' | 'deleteReport'>;
   summaries: Pick<SummaryDeps['summaries'], 'deleteSummary'>;
-  identities: Pick<typeof identitiesRepo, 'deleteIdentity'>;
-  files: Pick<typeof objects, 'deleteObject'>;
+  identities: { deleteIdentity(userId: string, identity: string, reportId: string): Promise<void> };
+  files: { deleteObject(key: string): Promise<void> };
   /** An older report of the user with the same rows (upload/duplicates.ts findContentDuplicate), or null. */
   olderCopyOf(
     userId: string,

@@ -16,7 +16,6 @@ import {
   MAX_CATEGORIES,
   MAX_WARNINGS,
   toItem,
-  updateReportIf,
   type ReportPatch,
   type ReportRecord,
 } from './report-record';
@@ -41,39 +40,6 @@ export async function createReport(
     throw e;
   }
   return { record: capped(full), items: stored };
-}
-
-/**
- * Applies `patch` when the record still has `expectedVersion` (and bumps it). Returns the new record,
- * or null when the report is gone or changed meanwhile (the caller re-reads and retries).
- */
-export async function updateReport(
-  userId: string,
-  reportId: string,
-  expectedVersion: number,
-  patch: ReportPatch,
-): Promise<ReportRecord | null> {
-  const sets: string[] = ['#version = :next'];
-  const names: Record<string, string> = { '#version': 'version' };
-  const values: Record<string, unknown> = { ':next': expectedVersion + 1, ':expected': expectedVersion };
-  const capPatch: ReportPatch = { ...patch };
-  if (capPatch.warnings) capPatch.warnings = capPatch.warnings.slice(0, MAX_WARNINGS);
-  if (capPatch.commission_by_category)
-    capPatch.commission_by_category = capPatch.commission_by_category.slice(0, MAX_CATEGORIES);
-  for (const [k, v] of Object.entries(capPatch)) {
-    if (v === undefined) continue;
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    sets.push(`#${k} = :${k}`);
-  }
-  return updateReportIf({
-    Key: reportKey(userId, reportId),
-    UpdateExpression: `SET ${sets.join(', ')}`,
-    ConditionExpression:
-      'attribute_exists(pk) AND (#version = :expected OR (attribute_not_exists(#version) AND :expected = :one))',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: { ...values, ':one': 1 },
-  });
 }
 
 export interface ItemCorrection {

@@ -22,8 +22,7 @@ import { combineItems, combinePeriods, combineSellers } from '../../engine/combi
 import { commissionByCategory, computeTotals } from '../../engine/totals';
 import type { ComputedItem, ManualValues, ReportWarning, TaxProfile } from '../../engine/types';
 import type { StoredItem } from '../../store/items.repo';
-import type * as reportsRepo from '../../store/reports.repo';
-import type * as numbersRepo from '../../store/report-numbers.repo';
+import type { ItemsReplacer, ReportReader } from '../ports';
 import type { newReportId, ReportRecord } from '../../store/report-record';
 import { coversOfSources, findOverlap } from '../upload/report-identity';
 import { beforeDeadline, LATE, tryAgain } from '../deadline';
@@ -31,8 +30,15 @@ import type { StaleSource } from './list-stale';
 import { describeError, log } from '../../log';
 
 /** The report store as the combine use cases use it (shared/store/reports.repo.ts in production). */
-export type CombineReports = Pick<typeof reportsRepo, 'getReport' | 'getReportItems'> &
-  Pick<typeof numbersRepo, 'createReport' | 'replaceItems'> & { newReportId: typeof newReportId };
+export type CombineReports = Pick<ReportReader, 'getReport' | 'getReportItems'> &
+  ItemsReplacer & {
+    /** Writes a complete report with its items, no charge (report-numbers.repo.ts). */
+    createReport(
+      record: ReportRecord,
+      items: readonly ComputedItem[],
+    ): Promise<{ record: ReportRecord; items: StoredItem[] }>;
+    newReportId: typeof newReportId;
+  };
 
 export interface CombineDeps {
   reports: CombineReports;

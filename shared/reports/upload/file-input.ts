@@ -6,7 +6,17 @@
 import { badRequest, notFound, payloadTooLarge, unsupportedMediaType } from '../../errors';
 import type { ReportSource } from '../../engine';
 import type { UploadCount, UploadRecord } from '../../store/uploads.repo';
-import type { ObjectHead, RangedFiles } from '../ports';
+
+/** A stored object's size and ETag (S3 HEAD). */
+export interface ObjectHead {
+  size: number;
+  etag: string | null;
+}
+
+/** A stored file read by byte ranges (the reader's input), pinned to the ETag it was opened at. */
+export interface RangedFiles {
+  objectRanges(key: string, known?: ObjectHead): Promise<(RangeSource & { etag: string | null }) | null>;
+}
 
 /** What opening a request's file reads: the upload record and its object in S3. */
 export interface InputFileDeps {
@@ -18,7 +28,7 @@ export interface InputFileDeps {
     readObject(key: string, ifMatch?: string | null): Promise<Buffer | null>;
   };
 }
-import { SourceReadError } from '../../engine/read/range-source';
+import { SourceReadError, type RangeSource } from '../../engine/read/range-source';
 
 export const ACCEPTED_EXTENSIONS = ['zip', 'xlsx', 'xls'] as const;
 

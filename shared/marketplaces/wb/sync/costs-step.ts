@@ -19,7 +19,7 @@
 import type { CostBatch, CostKind, CostSource } from '../sources/costs';
 import { openToken, type KeyWrapper } from '../token-crypto';
 import type { WbConnectionRecord, WbCostJob, WbCostSync } from '../../../store/wb-connections.repo';
-import type * as repo from '../../../store/wb-connections.repo';
+import type { ConnectionStore } from './ports';
 
 export type CostStepResult = 'rederived' | 'scanned' | 'cost_called' | 'cost_budget' | 'busy';
 
@@ -36,7 +36,7 @@ export interface CostStepDeps {
   settings: () => { scanEveryMs: number; maxFailures: number; leaseMs: number };
 }
 
-type Connections = Pick<typeof repo, 'saveConnection' | 'claimStep'>;
+type Connections = Pick<ConnectionStore, 'saveConnection' | 'claimStep'>;
 
 export type { WbCostSync };
 

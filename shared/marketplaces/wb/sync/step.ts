@@ -16,7 +16,7 @@
 import type { Clock, IdSource } from '../../../deps';
 import { nowMs } from '../../../deps';
 import { AppError } from '../../../errors';
-import type * as repo from '../../../store/wb-connections.repo';
+import type { ConnectionStore } from './ports';
 import { watchesToken, type WbConnectionRecord, type WbPendingReport } from '../../../store/wb-connections.repo';
 import type { FinanceClient, WbOutcome } from '../finance/finance-client';
 import type { DetailedPage } from '../finance/page-body';
@@ -34,7 +34,7 @@ export type ImportOutcome =
   | { kind: 'insufficient_limits'; rows: number; limits: number };
 
 export interface StepDeps {
-  connections: Pick<typeof repo, 'getConnection' | 'saveConnection' | 'claimStep' | 'releaseBudget' | 'dueConnections'>;
+  connections: ConnectionStore;
   keyWrapper: () => KeyWrapper;
   finance: (token: string) => FinanceClient;
   /** Stores one page of rows (gzip'd JSON lines) under `key` in the bucket. */
