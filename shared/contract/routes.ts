@@ -455,7 +455,14 @@ export const ROUTES = {
     tag: 'catalog',
     summary: 'Set a product’s cost price (roubles); created when missing',
     description: 'The article is percent-encoded in the path.',
-    params: z.object({ article: z.string().min(1).max(s.MAX_ARTICLE_LENGTH) }),
+    // The path holds the article percent-encoded: up to 12 characters for each of its 1,000 (a 4-byte
+    // UTF-8 character); the use case bounds the decoded article itself.
+    params: z.object({
+      article: z
+        .string()
+        .min(1)
+        .max(s.MAX_ARTICLE_LENGTH * 12),
+    }),
     body: s.productPutBodySchema,
     responses: { 200: { description: 'The product', schema: s.productSchema } },
     errors: ['product_busy', 'value_out_of_range'],

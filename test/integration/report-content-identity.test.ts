@@ -115,7 +115,7 @@ describe('one week, any file: one report, one charge', () => {
 });
 
 describe('a daily report inside the weekly one', () => {
-  it('is an overlap for combine and summary-export and counts once in analytics', async () => {
+  it('is refused at upload (the week’s rows); sent anyway, an overlap for combine and summary-export, counted once in analytics', async () => {
     const u = await newUser(100_000);
     const rows = sheetOf(REAL);
     const saleDt = (rows[0] as string[]).indexOf('Дата продажи');
@@ -124,7 +124,16 @@ describe('a daily report inside the weekly one', () => {
     expect(sheetOf(daily).length).toBeLessThan(rows.length);
 
     const week = await uploadOk(u.token, { filename: 'wb-detail-2022-49col.xlsx', file: REAL });
-    const one = await uploadOk(u.token, { filename: 'день.xlsx', file: daily });
+    // Its rows are the week's (WB's row ids): refused before any charge, naming the week.
+    const refused = await uploadMultipart(u.token, { filename: 'день.xlsx', file: daily });
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(bodyOf<{ error: { code: string; details: Record<string, unknown> } }>(refused).error).toMatchObject({
+      code: 'duplicate_report',
+      details: { report_id: week.id, reason: 'shared_rows' },
+    });
+    expect((await getUserById(u.id))?.limits).toBe(100_000 - week.rows);
+    // Sent anyway (allow_duplicate), it is kept apart from the week everywhere it could count twice.
+    const one = await uploadOk(u.token, { filename: 'день.xlsx', file: daily }, { allow_duplicate: 'true' });
     expect(one.period_from).toBe(day);
 
     const combine = await combineHandler(
