@@ -180,8 +180,9 @@ export const FUNCTIONS = {
       // the caller; the upload record (Get, and Update: the count kept for the upload that follows);
       // the report of a duplicate (Get) found by its identity record (Query of the user's partition)
       table: ['GetItem', 'Query', 'UpdateItem'],
-      // size (HeadObject) and bytes of the upload; counting stores and deletes nothing
-      bucket: { uploads: ['GetObject'] },
+      // size (HeadObject) and bytes of the upload; a big upload's read kept beside it for the worker
+      // (shared/reports/upload/read-handover.ts); nothing deleted
+      bucket: { uploads: ['GetObject', 'PutObject'] },
     },
   },
   reportsUpload: {
@@ -318,8 +319,9 @@ export const FUNCTIONS = {
       // nothing refers to it (gsi1 Query, Deletes)
       table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'],
       indexes: ['gsi1'],
-      // reads the stored source; deletes it when an upload fails
-      bucket: { sources: ['GetObject', 'DeleteObject'] },
+      // reads the stored source; deletes it when an upload fails; takes (reads, then deletes) the read
+      // its preview kept beside the upload (shared/reports/upload/read-handover.ts)
+      bucket: { sources: ['GetObject', 'DeleteObject'], uploads: ['GetObject', 'DeleteObject'] },
       // the next attempt after a transient failure
       invoke: ['reportsWorker'],
     },

@@ -17,8 +17,10 @@ import {
   objectRanges,
   presignPut,
   putObject,
+  readObject,
   sourceObjectKey,
 } from '../files/objects';
+import { objectReadHandover } from './upload/read-handover';
 import { processWorkerInvoker } from '../jobs/worker-invoke';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { deleteIdentity, identityPutTransactItem, putIdentity } from '../store/report-identities.repo';
@@ -67,6 +69,7 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     files: { objectRanges, objectHead, copyObject, putObject, deleteObject, presignPut, sourceObjectKey },
     // Files and WB's API rows alike (read-source.ts).
     engine: { readReport: readReportSource, buildItems, countRows, fingerprintReport },
+    handover: objectReadHandover({ putObject, readObject, deleteObject }),
     settings: { resolveReportSettings: (...a) => resolveReportSettings(settings, ...a) },
     catalogSync: (userId) => new CatalogSync(userId, { getProducts, addProducts }),
     summaries: { writeReportSummary: (...a) => writeReportSummary({ summaries: { putSummary } }, ...a) },

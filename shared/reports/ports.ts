@@ -90,6 +90,8 @@ export interface ReportReader {
   listAllReports(userId: string): Promise<ReportRecord[]>;
 }
 
+import type { ReadHandover } from './upload/read-handover';
+
 /** The stored files of uploads and reports (S3). */
 export interface ReportFiles extends RangedFiles {
   objectHead(key: string): Promise<ObjectHead | null>;
@@ -141,6 +143,8 @@ export interface WorkerDeps {
   sellers: { ensureSellerByNumber: typeof ensureSellerByNumber };
   files: RangedFiles;
   engine: { readReport: typeof readReport; buildItems: typeof buildItems };
+  /** The preview's read of an upload, taken instead of reading the file again (upload/read-handover.ts). */
+  handover: Pick<ReadHandover, 'take'>;
   settings: { resolveReportSettings: Bound<typeof resolveReportSettings> };
   /** The catalog look-ups of one attempt and the writes of its follow-up (catalog-sync.ts). */
   catalogSync(userId: string): Pick<CatalogSync, 'add' | 'done' | 'missing' | 'write' | 'complete'>;

@@ -92,6 +92,7 @@ export const storedReport = z.looseObject({
   content_fingerprint: z.string().nullable().optional(),
   content_days: z.record(z.string(), z.string()).nullable().optional(),
   allow_duplicate: z.boolean().optional(),
+  read_key: z.string().optional(),
   // Imported from WB's Finance API (shared/reports/worker/wb-import.ts): the connection and WB's own sums.
   source: z.literal('wb_api').optional(),
   wb_connection_id: z.string().optional(),

@@ -36,6 +36,8 @@ export interface ReportRecord {
   identity?: string | null;
   /** The upload was sent with allow_duplicate: its worker builds it even when its rows are another report's. */
   allow_duplicate?: boolean;
+  /** The preview's read of the uploaded bytes, which the worker builds from (shared/reports/upload/read-handover.ts). */
+  read_key?: string;
   /** WB's own id of the report (its number, from the file name; later from WB's API); null when unknown. */
   wb_report_id?: string | null;
   /**

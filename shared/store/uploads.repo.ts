@@ -32,10 +32,15 @@ export interface UploadCount extends RowCount {
   etag: string;
   /** The report identity (shared/reports/upload/report-identity.ts) of these bytes. */
   identity: string;
-  /** The content fingerprint of a small file (shared/reports/upload/duplicates.ts contentOfSmallFile); absent for a big one. */
+  /**
+   * The content fingerprint of the bytes (engine/fingerprint.ts): a small file's, or a big one's that
+   * count-rows read whole for its worker (`read_key`); absent when only counted.
+   */
   content?: string;
-  /** WB's ids of the small file's first rows (engine/fingerprint.ts `row_ids`). */
+  /** WB's ids of the file's first rows (engine/fingerprint.ts `row_ids`), beside `content`. */
   row_ids?: string[];
+  /** Where the read of a big file was kept for its worker (shared/reports/upload/read-handover.ts). */
+  read_key?: string;
 }
 
 const UPLOAD_TTL_SECONDS = 24 * 3600;

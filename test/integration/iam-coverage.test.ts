@@ -471,6 +471,12 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       { method: 'POST', path: '/api/reports/count-rows', token: fx.user.token, body: { upload_id: uploadId } },
       200,
     );
+    // A big upload: read whole, its read kept beside it for the worker (read-handover.ts).
+    const big = await presignedUpload(fx.user.token, bigReport());
+    await run.call(
+      { method: 'POST', path: '/api/reports/count-rows', token: fx.user.token, body: { upload_id: big } },
+      200,
+    );
   },
   reportsUpload: async (run) => {
     // Its own user: the upload's sweep ends that user's abandoned uploads.
@@ -635,6 +641,17 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     await withFailingWorker(async () =>
       expect((await uploadMultipart(u.token, makeReport({ seed: 29 }))).statusCode).toBe(500),
     );
+    // A big upload counted first: the worker takes the read its preview kept instead of the file.
+    const big = await presignedUpload(u.token, bigReport());
+    const body = { upload_id: big };
+    const counted = await (
+      await handlerOf('reportsCountRows')
+    )(apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body }));
+    expect(counted.statusCode).toBe(200);
+    const uploaded = await (
+      await handlerOf('reportsUpload')
+    )(apiEvent({ method: 'POST', path: '/api/reports/upload', token: u.token, body }));
+    expect(uploaded.statusCode).toBe(201);
   },
 
   // --- WB connections
@@ -930,6 +947,10 @@ beforeAll(async () => {
     admin: { id: admin.id, token: signToken({ user_id: admin.id }, 'access') },
   };
 });
+
+/** A file bigger than a request reads whole (file-input.ts WHOLE_READ_MAX_BYTES), made once. */
+let big: ReturnType<typeof makeReport> | undefined;
+const bigReport = () => (big ??= makeReport({ rows: 9000, articles: 300, format: 'zip', seed: 34 }));
 
 const invoker: WorkerInvoker = {
   async invoke(event) {

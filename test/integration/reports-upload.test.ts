@@ -205,6 +205,35 @@ describe('upload', () => {
     expect((await getUserById(u.id))?.limits).toBe(10_000 - g.expected.rows - other.expected.rows);
   });
 
+  it('a big upload is read once: count-rows keeps its read, the worker builds the same report from it', async () => {
+    const u = await newUser(100_000);
+    const g = makeReport({ rows: 9000, articles: 300, format: 'zip', layout: '2026', seed: 34 });
+    // Bigger than what a request reads whole and fingerprints anyway (duplicates.ts CONTENT_CHECK_MAX_BYTES).
+    expect(g.file.length).toBeGreaterThan(2 * 1024 * 1024);
+    const uploadId = await presignedUpload(u.token, g);
+    const counted = await countRowsHandler(
+      apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: { upload_id: uploadId } }),
+    );
+    expect(bodyOf<{ rows: number }>(counted).rows).toBe(g.expected.rows);
+    const upload = await getUpload(u.id, uploadId);
+    const readKey = `${upload!.key}.read.json.gz`;
+    expect(upload?.counted).toMatchObject({ read_key: readKey, content: expect.stringMatching(/^r1:9000:/) });
+    expect(await objectExists(readKey)).toBe(true);
+
+    const r = await uploadById(u.token, uploadId);
+    expect(r.statusCode).toBe(201);
+    const report = bodyOf<{ report: ApiReport }>(r).report;
+    expect(report.status).toBe('ready');
+    // Taken by the worker (used once), and the numbers are the file's.
+    expect(await objectExists(readKey)).toBe(false);
+    const engine = await engineItems(g, DEFAULT_TAX_PROFILE);
+    const t = engineTotals(engine);
+    expect(report.totals.profit).toBe(rub(t.profit!));
+    expect(report.totals.for_pay).toBe(rub(t.for_pay!));
+    expect(report.items).toHaveLength(engine.length);
+    expect((await getUserById(u.id))?.limits).toBe(100_000 - g.expected.rows);
+  });
+
   it('a kept count below the rows the worker reads fails the report source_changed, refunded once', async () => {
     const u = await newUser(10_000);
     const g = makeReport({ rows: 120, format: 'zip', layout: '2026', seed: 33 });

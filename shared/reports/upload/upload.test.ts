@@ -10,7 +10,7 @@ import { manualClock } from '../../deps';
 import { refusal, setUnitEnv, unitReport, unitUser } from '../../../test/support/unit-fixtures';
 import type { InputFile } from './file-input';
 import type { UploadDeps } from './upload';
-import { uploadReport as uploadReportWith, type UploadOptions } from './upload';
+import { countReportRows, uploadReport as uploadReportWith, type CountDeps, type UploadOptions } from './upload';
 import type { FileRef } from './file-input';
 import type { ReportConfig } from '../ports';
 
@@ -42,7 +42,9 @@ const deps = {
     objectHead: vi.fn(),
     sourceObjectKey: (user: string, id: string, name: string) => `sources/${user}/${id}/${name}`,
   },
-  engine: { countRows: vi.fn(), fingerprintReport: vi.fn() },
+  engine: { countRows: vi.fn(), fingerprintReport: vi.fn(), readReport: vi.fn() },
+  handover: { keep: vi.fn() },
+  uploads: { saveUploadCount: vi.fn() },
   lifecycle: {
     processingReportPut: vi.fn((record: { id: string }, taskId: string) => ({ processing: record.id, taskId })),
   },
@@ -257,6 +259,16 @@ describe('uploadReport: refusals before the charge', () => {
     expect(deps.limits.chargeLimits.mock.calls[0]![0]).toMatchObject({ rows: 70 });
   });
 
+  it("the preview's kept read of these bytes is named in the report for its worker", async () => {
+    deps.openInputFile.mockResolvedValue({
+      ...uploadedFile(),
+      counted: { ...rowCount(70), etag: '"e1"', identity: 'KEPT', read_key: 'uploads/u1/up1/report.xlsx.read.json.gz' },
+    });
+    await uploadReport(user, { uploadId: 'up1' });
+    const [record] = deps.lifecycle.processingReportPut.mock.calls[0]!;
+    expect(record).toMatchObject({ rows: 70, read_key: 'uploads/u1/up1/report.xlsx.read.json.gz' });
+  });
+
   it('a multipart file is stored with putObject, not copied', async () => {
     const buffer = Buffer.from('bytes');
     deps.openInputFile.mockResolvedValue({
@@ -337,5 +349,55 @@ describe('uploadReport: the charge', () => {
     deps.reports.getReportAnyStatus.mockResolvedValue(null);
     const e = await refusal(uploadReport(user, { uploadId: 'up1' }));
     expect([e.status, e.code]).toEqual([404, 'report_not_found']);
+  });
+});
+
+describe('countReportRows: a big upload is read once', () => {
+  const count = (file: InputFile) => {
+    deps.openInputFile.mockResolvedValue(file);
+    return countReportRows(deps as unknown as CountDeps, user, { uploadId: 'up1' });
+  };
+  const big = (over: Partial<InputFile> = {}): InputFile => ({ ...uploadedFile(), size: 50 * 1024 * 1024, ...over });
+  const read = {
+    ...rowCount(300),
+    articles: [],
+    warnings: [],
+    content: { value: 'r1:300:ab', days: {}, row_ids: ['7', '8', '9'] },
+  };
+
+  it('reads it whole, keeps the read beside the upload and names it, with its content, in the kept count', async () => {
+    deps.engine.readReport.mockResolvedValue(read);
+    deps.handover.keep.mockResolvedValue('uploads/u1/up1/report.xlsx.read.json.gz');
+    const answer = await count(big());
+    expect(answer).toMatchObject({ rows: 300, enough: false });
+    expect(deps.engine.countRows).not.toHaveBeenCalled();
+    expect(deps.handover.keep).toHaveBeenCalledWith('uploads/u1/up1/report.xlsx', read);
+    expect(deps.uploads.saveUploadCount).toHaveBeenCalledWith('u1', 'up1', {
+      rows: 300,
+      format: 'xlsx',
+      report_number: null,
+      seller_number: null,
+      etag: '"e1"',
+      identity: 'IDENT',
+      content: 'r1:300:ab',
+      row_ids: ['7', '8', '9'],
+      read_key: 'uploads/u1/up1/report.xlsx.read.json.gz',
+    });
+    // The same rows already held: count-rows says so before anything is uploaded.
+    expect(deps.duplicates.findContentDuplicate).toHaveBeenCalledWith('u1', 'r1:300:ab', undefined, ['7', '8', '9']);
+  });
+
+  it('an upload without an ETag (nothing to tie a kept read to) is only counted', async () => {
+    deps.engine.countRows.mockResolvedValue(rowCount(300));
+    await count(big({ origin: { kind: 'upload', key: 'uploads/u1/up1/report.xlsx', uploadId: 'up1', etag: null } }));
+    expect(deps.engine.readReport).not.toHaveBeenCalled();
+    expect(deps.handover.keep).not.toHaveBeenCalled();
+  });
+
+  it('a kept read that cannot be stored fails the preview (the page asks again), nothing counted is kept', async () => {
+    deps.engine.readReport.mockResolvedValue(read);
+    deps.handover.keep.mockRejectedValue(new Error('s3 down'));
+    await expect(count(big())).rejects.toThrow('s3 down');
+    expect(deps.uploads.saveUploadCount).not.toHaveBeenCalled();
   });
 });

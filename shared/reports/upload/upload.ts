@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { RowCount as RowCountJson, UploadUrl } from '../../contract/shapes';
 import { AppError, badRequest, isStoreUnavailable, notFound, paymentRequired, unprocessable } from '../../errors';
-import { computeTotals, type ReadLimits, type RowCount } from '../../engine';
+import { computeTotals, type ReadLimits, type readReport, type RowCount } from '../../engine';
+import type { ReadHandover } from './read-handover';
 import type { ContentFingerprint } from '../../engine/fingerprint';
 import { describeError, log } from '../../log';
 import { countMetric, StepTimer } from '../../metrics';
@@ -78,10 +79,10 @@ function readLimits(deps: Pick<UploadDeps, 'config'>): Partial<ReadLimits> {
 }
 
 /**
- * The content fingerprint and WB's first row ids of a small file: the ones its count-rows kept, else read
- * now (null for a big file).
+ * The content fingerprint and WB's first row ids of the file: the ones its count-rows kept (a small file,
+ * or a big one it read whole), else read now for a small file (null for a big one).
  */
-async function smallFileContent(
+async function knownContent(
   deps: Pick<TaskRoutePorts, 'duplicates'> & Pick<UploadDeps, 'config'>,
   file: InputFile,
 ): Promise<{ value: string; row_ids: string[] } | null> {
@@ -96,8 +97,10 @@ export type CountResult = RowCountJson;
 /** What count-rows needs (its handler wires the real ones). */
 export type CountDeps = Pick<TaskRoutePorts, 'openInputFile' | 'duplicates'> &
   Pick<UploadDeps, 'config'> & {
-    engine: Pick<UploadDeps['engine'], 'countRows' | 'fingerprintReport'>;
+    engine: Pick<UploadDeps['engine'], 'countRows' | 'fingerprintReport'> & { readReport: typeof readReport };
     uploads: Pick<UploadDeps['uploads'], 'saveUploadCount'>;
+    /** Where the read of a big upload is kept for its worker (read-handover.ts). */
+    handover: Pick<ReadHandover, 'keep'>;
   };
 
 /**
@@ -122,17 +125,27 @@ async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null):
   let c: RowCount;
   let identity: string;
   let content: { value: string; row_ids: string[] } | null;
+  let readKey: string | null = null;
   if (known) {
-    [c, identity, content] = [known, known.identity, await smallFileContent(deps, file)];
+    [c, identity, content] = [known, known.identity, await knownContent(deps, file)];
   } else {
-    // A small file is read once for its count and its content fingerprint together (one parse).
+    // A small file is read once for its count and its content fingerprint together (one parse). A big
+    // upload is read whole and the read kept for its worker (read-handover.ts): the upload that follows
+    // is then read once in all, not once here and again by the worker.
     const small = file.size <= CONTENT_CHECK_MAX_BYTES;
+    const handOverAt = !small && file.origin.kind === 'upload' && file.origin.etag !== null ? file.origin.key : null;
     const [read, id] = await Promise.all([
-      file
-        .source()
-        .then((src): Promise<RowCount & { content?: ContentFingerprint }> =>
-          small ? deps.engine.fingerprintReport(src, readLimits(deps)) : deps.engine.countRows(src, readLimits(deps)),
-        ),
+      file.source().then((src): Promise<RowCount & { content?: ContentFingerprint }> => {
+        if (small) return deps.engine.fingerprintReport(src, readLimits(deps));
+        if (handOverAt === null) return deps.engine.countRows(src, readLimits(deps));
+        return deps.engine.readReport(src, readLimits(deps)).then(async (parsed) => {
+          readKey = await deps.handover.keep(handOverAt, parsed);
+          const { format, rows, report_number, seller_number, content } = parsed;
+          // An upload is a file: the engine's file reader never answers WB's API rows.
+          if (format === 'wb_api') throw new Error('an upload was read as WB API rows');
+          return { format, rows, report_number, seller_number, content };
+        });
+      }),
       deps.duplicates.identityOfFile(file),
     ]);
     c = { format: read.format, rows: read.rows, report_number: read.report_number, seller_number: read.seller_number };
@@ -150,6 +163,7 @@ async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null):
       etag: file.origin.etag,
       identity,
       ...(content ? { content: content.value, row_ids: content.row_ids } : {}),
+      ...(readKey ? { read_key: readKey } : {}),
     });
   }
   return {
@@ -329,9 +343,9 @@ async function uploadNow(
     if (!opts.allowDuplicate) {
       const dup = await deps.duplicates.findDuplicate(user.id, identity);
       if (dup) throw duplicateReport(dup);
-      // The same rows in another file (xls of an xlsx, a zip, renamed): read here for a small file; the
-      // worker checks every file before building.
-      const content = await smallFileContent(deps, file);
+      // The same rows in another file (xls of an xlsx, a zip, renamed): known from the preview, or read
+      // here for a small file; the worker checks every file before building.
+      const content = await knownContent(deps, file);
       const same = content
         ? await deps.duplicates.findContentDuplicate(user.id, content.value, undefined, content.row_ids)
         : null;
@@ -440,6 +454,8 @@ async function countStoreAndCharge(
       wb_report_id: count.report_number,
       // The worker skips its content check for an upload that allowed a duplicate.
       ...(allowDuplicate ? { allow_duplicate: true } : {}),
+      // The preview's read of these very bytes, for the worker to build from (read-handover.ts).
+      ...(file.counted?.read_key ? { read_key: file.counted.read_key } : {}),
     };
     // The request answered 503 `try_again` meanwhile: nothing may be charged after that answer. The
     // check and the mark are one synchronous step, so the answer sees either the charge begun or none.

@@ -50,6 +50,7 @@ const deps = {
   sellers: { ensureSellerByNumber: vi.fn() },
   files: { objectRanges: vi.fn() },
   engine: { readReport: vi.fn(), buildItems: vi.fn() },
+  handover: { take: vi.fn() },
   settings: { resolveReportSettings: vi.fn() },
   catalogSync: vi.fn(),
   summaries: { writeReportSummary: vi.fn() },
@@ -300,6 +301,44 @@ describe('runWorkerEvent: an upload', () => {
     expect(await run(event)).toBe('lost');
     expect(deps.summaries.writeReportSummary).not.toHaveBeenCalled();
     expect(deps.failUpload).not.toHaveBeenCalled();
+  });
+});
+
+describe('runWorkerEvent: the read the preview handed over', () => {
+  it('an upload whose preview kept its read is built from it: the file is not read again', async () => {
+    deps.lifecycle.claimReportTask.mockResolvedValue(
+      processing({ rows: 3, read_key: 'uploads/u1/up1/r.zip.read.json.gz' }),
+    );
+    deps.handover.take.mockResolvedValue(parsed);
+    expect(await run(event)).toBe('ready');
+    expect(deps.handover.take).toHaveBeenCalledWith('uploads/u1/up1/r.zip.read.json.gz');
+    expect(deps.engine.readReport).not.toHaveBeenCalled();
+    // The catalog is looked up for the read's articles as for a file's.
+    expect(catalog.add.mock.calls.map((c) => c[0])).toEqual(['A', 'B']);
+    expect(deps.engine.buildItems).toHaveBeenCalledOnce();
+  });
+
+  it.each([
+    ['gone or of another version', null],
+    ['of another row count than the charge', { ...parsed, rows: 4 }],
+  ])('a kept read %s: the file is read instead', async (_what, kept) => {
+    deps.lifecycle.claimReportTask.mockResolvedValue(processing({ rows: 3, read_key: 'k' }));
+    deps.handover.take.mockResolvedValue(kept);
+    expect(await run(event)).toBe('ready');
+    expect(deps.engine.readReport).toHaveBeenCalledOnce();
+  });
+
+  it('the store failing to give the kept read: the file is read instead', async () => {
+    deps.lifecycle.claimReportTask.mockResolvedValue(processing({ rows: 3, read_key: 'k' }));
+    deps.handover.take.mockRejectedValue(new Error('s3 down'));
+    expect(await run(event)).toBe('ready');
+    expect(deps.engine.readReport).toHaveBeenCalledOnce();
+  });
+
+  it('an upload without a kept read never asks for one', async () => {
+    expect(await run(event)).toBe('ready');
+    expect(deps.handover.take).not.toHaveBeenCalled();
+    expect(deps.engine.readReport).toHaveBeenCalledOnce();
   });
 });
 

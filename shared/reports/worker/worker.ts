@@ -27,6 +27,7 @@ import { describeError, log } from '../../log';
 import { countMetric, durationMetric, StepTimer } from '../../metrics';
 import { commissionByCategory, computeTotals } from '../../engine';
 import type { ReportRecord } from '../../store/report-record';
+import type { ParsedReport } from '../../engine/types';
 import type { WorkerEvent } from '../../jobs/worker-invoke';
 import type { UserRecord } from '../../store/users.repo';
 import { failureOf } from './failures';
@@ -103,6 +104,21 @@ class LeaseLost extends Error {
   }
 }
 
+/**
+ * The preview's read of an upload when it is of the rows charged; null (the file is read instead) when
+ * it is gone, unreadable, of another version or another row count, or the store fails.
+ */
+async function takeHandedRead(deps: WorkerDeps, record: ReportRecord, key: string): Promise<ParsedReport | null> {
+  try {
+    const parsed = await deps.handover.take(key);
+    if (parsed && parsed.rows === record.rows) return parsed;
+    log('warn', 'handed read not usable: reading the file', { report_id: record.id, rows: parsed?.rows ?? null });
+  } catch (e) {
+    log('warn', 'handed read failed: reading the file', { report_id: record.id, ...describeError(e) });
+  }
+  return null;
+}
+
 /** Reads the stored source, prices and writes the items, marks the report ready. */
 async function buildUpload(
   deps: WorkerDeps,
@@ -121,17 +137,23 @@ async function buildUpload(
   hb.note({ step: 'reading', rows_read: 0 }, true);
   // The catalog is looked up while the file is read (catalog-sync.ts); written after the report is ready.
   const catalog = deps.catalogSync(user.id);
-  const parsed = await deps.engine.readReport(
-    { ranges, filename: record.source_name ?? undefined },
-    { maxCompressedBytes: deps.config().maxUploadBytes },
-    {
-      onRows: (rows) => {
-        if (rows % ROWS_PER_NOTE === 0) hb.note({ rows_read: rows });
+  // The preview read these very bytes already and kept the read (upload/read-handover.ts): built from
+  // it when it is usable, else the file is read here.
+  const handed = record.read_key ? await takeHandedRead(deps, record, record.read_key) : null;
+  if (handed) for (const a of handed.articles) catalog.add(a.article);
+  const parsed =
+    handed ??
+    (await deps.engine.readReport(
+      { ranges, filename: record.source_name ?? undefined },
+      { maxCompressedBytes: deps.config().maxUploadBytes },
+      {
+        onRows: (rows) => {
+          if (rows % ROWS_PER_NOTE === 0) hb.note({ rows_read: rows });
+        },
+        onArticle: (article) => catalog.add(article),
       },
-      onArticle: (article) => catalog.add(article),
-    },
-  );
-  time.lap('read');
+    ));
+  time.lap(handed ? 'handed_read' : 'read');
   if (parsed.rows > record.rows) {
     // The bytes are not the ones counted and charged (the upload was replaced after count-rows).
     throw new AppError(409, 'source_changed', `The file has ${parsed.rows} rows; ${record.rows} were charged`);
