@@ -141,7 +141,7 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
   });
   exited.catch(() => undefined);
   const ready = (async () => {
-    const deadline = Date.now() + (opts.timeoutMs ?? 180_000);
+    const deadline = Date.now() + (opts.timeoutMs ?? 600_000);
     for (;;) {
       try {
         // Any HTTP answer (404 for an unknown path) means the router is up and routes are mounted.

@@ -1,7 +1,7 @@
 /**
  * A big upload is read once, not twice. The page asks count-rows what an upload will cost before it
- * uploads; for a file too big to be held whole (file-input.ts WHOLE_READ_MAX_BYTES) that preview reads it
- * completely anyway, so it keeps what it read — the engine's aggregates (ParsedReport: a few kilobytes
+ * uploads; for a file too big to be held whole (file-input.ts WHOLE_READ_MAX_BYTES) and not too big to be
+ * read within the request (HANDOVER_MAX_BYTES) that preview reads it completely, and keeps what it read — the engine's aggregates (ParsedReport: a few kilobytes
  * per article, not the rows) — beside the upload (`<upload key>.read.json.gz`, under the bucket's
  * `uploads/` prefix and its two-day expiry). The upload that follows charges those rows, names the kept
  * read in the report record (`read_key`), and the worker builds from it instead of reading the file again.
@@ -14,6 +14,14 @@
  */
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import type { ParsedReport } from '../../engine/types';
+
+/**
+ * The biggest upload count-rows reads whole for its worker. A full read decodes every cell, about 2.5×
+ * the count-only pass: ~8 s for a 300k-row week of ~120 MB on one core (docs/PERFORMANCE.md), ~10 s at
+ * this size, half the request's budget (REQUEST_DEADLINE_MS, 20 s). A bigger upload is only counted
+ * there, and its worker reads the file.
+ */
+export const HANDOVER_MAX_BYTES = 160 * 1024 * 1024;
 
 /** Changed whenever ParsedReport changes meaning: a read kept by an earlier version is read again. */
 const FORMAT = 'parsed-report-1';

@@ -9,6 +9,7 @@ import { AppError, conflict } from '../../errors';
 import { manualClock } from '../../deps';
 import { refusal, setUnitEnv, unitReport, unitUser } from '../../../test/support/unit-fixtures';
 import type { InputFile } from './file-input';
+import { HANDOVER_MAX_BYTES } from './read-handover';
 import type { UploadDeps } from './upload';
 import { countReportRows, uploadReport as uploadReportWith, type CountDeps, type UploadOptions } from './upload';
 import type { FileRef } from './file-input';
@@ -392,6 +393,14 @@ describe('countReportRows: a big upload is read once', () => {
     await count(big({ origin: { kind: 'upload', key: 'uploads/u1/up1/report.xlsx', uploadId: 'up1', etag: null } }));
     expect(deps.engine.readReport).not.toHaveBeenCalled();
     expect(deps.handover.keep).not.toHaveBeenCalled();
+  });
+
+  it('an upload too big to be read within the request is only counted', async () => {
+    deps.engine.countRows.mockResolvedValue(rowCount(900_000));
+    await count(big({ size: HANDOVER_MAX_BYTES + 1 }));
+    expect(deps.engine.readReport).not.toHaveBeenCalled();
+    expect(deps.handover.keep).not.toHaveBeenCalled();
+    expect(deps.uploads.saveUploadCount.mock.calls[0]![2]).not.toHaveProperty('read_key');
   });
 
   it('a kept read that cannot be stored fails the preview (the page asks again), nothing counted is kept', async () => {

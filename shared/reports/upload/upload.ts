@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { RowCount as RowCountJson, UploadUrl } from '../../contract/shapes';
 import { AppError, badRequest, isStoreUnavailable, notFound, paymentRequired, unprocessable } from '../../errors';
 import { computeTotals, type ReadLimits, type readReport, type RowCount } from '../../engine';
-import type { ReadHandover } from './read-handover';
+import { HANDOVER_MAX_BYTES, type ReadHandover } from './read-handover';
 import type { ContentFingerprint } from '../../engine/fingerprint';
 import { describeError, log } from '../../log';
 import { countMetric, StepTimer } from '../../metrics';
@@ -133,7 +133,10 @@ async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null):
     // upload is read whole and the read kept for its worker (read-handover.ts): the upload that follows
     // is then read once in all, not once here and again by the worker.
     const small = file.size <= CONTENT_CHECK_MAX_BYTES;
-    const handOverAt = !small && file.origin.kind === 'upload' && file.origin.etag !== null ? file.origin.key : null;
+    const handOverAt =
+      !small && file.size <= HANDOVER_MAX_BYTES && file.origin.kind === 'upload' && file.origin.etag !== null
+        ? file.origin.key
+        : null;
     const [read, id] = await Promise.all([
       file.source().then((src): Promise<RowCount & { content?: ContentFingerprint }> => {
         if (small) return deps.engine.fingerprintReport(src, readLimits(deps));
