@@ -172,11 +172,17 @@ async function upload(api: Api, file: string, what: string, preview = true): Pro
   const afterPut = performance.now();
   let previewMs: number | null = null;
   if (preview) {
-    const c = await api.call<{ rows: number }>(`${what}: count-rows`, 'POST', '/reports/count-rows', {
-      upload_id: url.json.upload_id,
-    });
-    if (c.status !== 200) throw new Error(`count-rows answered ${c.status}`);
-    previewMs = c.ms;
+    // As the web app does (web/src/api/client.ts): a 503 try_again is sent again, up to twice.
+    previewMs = 0;
+    for (let attempt = 0; ; attempt++) {
+      const c = await api.call<{ rows: number }>(`${what}: count-rows`, 'POST', '/reports/count-rows', {
+        upload_id: url.json.upload_id,
+      });
+      previewMs += c.ms;
+      if (c.status === 503 && attempt < 2) continue;
+      if (c.status !== 200) throw new Error(`count-rows answered ${c.status}`);
+      break;
+    }
   }
   const beforeUpload = performance.now();
   const up = await api.call<ReportAnswer & { error?: unknown }>(

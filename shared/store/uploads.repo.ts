@@ -21,6 +21,11 @@ export interface UploadRecord {
   created_at: string;
   /** What count-rows found in the uploaded bytes, tied to their ETag (see saveUploadCount). */
   counted?: UploadCount;
+  /**
+   * count-rows' full read of this upload (shared/reports/upload/read-handover.ts) ran past the request's
+   * budget once: from then on it is only counted, so the page's repeat answers (see markCountOnly).
+   */
+  count_only?: boolean;
 }
 
 /**
@@ -96,6 +101,21 @@ export async function saveUploadCount(userId: string, uploadId: string, count: U
         UpdateExpression: 'SET counted = :c',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':c': count },
+      }),
+    ),
+  );
+}
+
+/** count-rows only counts this upload from now on (its full read was too slow; no-op when the upload is gone). */
+export async function markCountOnly(userId: string, uploadId: string): Promise<void> {
+  await conditionHeld(
+    ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: uploadKey(userId, uploadId),
+        UpdateExpression: 'SET count_only = :t',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':t': true },
       }),
     ),
   );

@@ -5,7 +5,7 @@
  */
 import { countRows, fingerprintReport, readReport } from '../../engine';
 import { deleteObject, putObject, readObject } from '../../files/objects';
-import { saveUploadCount } from '../../store/uploads.repo';
+import { markCountOnly, saveUploadCount } from '../../store/uploads.repo';
 import { fileDeps } from './file-deps';
 import { objectReadHandover } from './read-handover';
 import type { CountDeps } from './upload';
@@ -13,6 +13,6 @@ import type { CountDeps } from './upload';
 export const countDeps: CountDeps = {
   ...fileDeps,
   engine: { countRows, fingerprintReport, readReport },
-  uploads: { saveUploadCount },
+  uploads: { saveUploadCount, markCountOnly },
   handover: objectReadHandover({ putObject, readObject, deleteObject }),
 };

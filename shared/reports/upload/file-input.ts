@@ -86,6 +86,8 @@ export interface InputFile {
   origin: { kind: 'upload'; key: string; uploadId: string; etag: string | null } | { kind: 'buffer'; buffer: Buffer };
   /** count-rows' answer for exactly these bytes (same ETag), when it was asked before. */
   counted: UploadCount | null;
+  /** count-rows may only count these bytes, not read them whole (uploads.repo.ts `count_only`). */
+  countOnly?: boolean;
 }
 
 /**
@@ -135,6 +137,7 @@ export async function openInputFile(deps: InputFileDeps, userId: string, ref: Fi
     },
     origin: { kind: 'upload', key: upload.key, uploadId: upload.upload_id, etag: head.etag },
     counted,
+    ...(upload.count_only ? { countOnly: true } : {}),
   };
 }
 

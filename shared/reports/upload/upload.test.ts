@@ -45,7 +45,7 @@ const deps = {
   },
   engine: { countRows: vi.fn(), fingerprintReport: vi.fn(), readReport: vi.fn() },
   handover: { keep: vi.fn() },
-  uploads: { saveUploadCount: vi.fn() },
+  uploads: { saveUploadCount: vi.fn(), markCountOnly: vi.fn() },
   lifecycle: {
     processingReportPut: vi.fn((record: { id: string }, taskId: string) => ({ processing: record.id, taskId })),
   },
@@ -401,6 +401,31 @@ describe('countReportRows: a big upload is read once', () => {
     expect(deps.engine.readReport).not.toHaveBeenCalled();
     expect(deps.handover.keep).not.toHaveBeenCalled();
     expect(deps.uploads.saveUploadCount.mock.calls[0]![2]).not.toHaveProperty('read_key');
+  });
+
+  it('an upload whose full read was too slow once is only counted', async () => {
+    deps.engine.countRows.mockResolvedValue(rowCount(300));
+    await count(big({ countOnly: true }));
+    expect(deps.engine.readReport).not.toHaveBeenCalled();
+    expect(deps.handover.keep).not.toHaveBeenCalled();
+  });
+
+  it("a full read past the request's budget answers 503 try_again and marks the upload count-only", async () => {
+    deps.openInputFile.mockResolvedValue(big());
+    deps.engine.readReport.mockReturnValue(new Promise(() => undefined));
+    deps.uploads.markCountOnly.mockResolvedValue(undefined);
+    const late = countReportRows(deps as unknown as CountDeps, user, { uploadId: 'up1' }, 20);
+    await expect(late).rejects.toMatchObject({ status: 503, code: 'try_again' });
+    expect(deps.uploads.markCountOnly).toHaveBeenCalledWith('u1', 'up1');
+  });
+
+  it('a small file past the budget marks nothing', async () => {
+    deps.openInputFile.mockResolvedValue(uploadedFile());
+    deps.engine.fingerprintReport.mockReturnValue(new Promise(() => undefined));
+    await expect(countReportRows(deps as unknown as CountDeps, user, { uploadId: 'up1' }, 20)).rejects.toMatchObject({
+      code: 'try_again',
+    });
+    expect(deps.uploads.markCountOnly).not.toHaveBeenCalled();
   });
 
   it('a kept read that cannot be stored fails the preview (the page asks again), nothing counted is kept', async () => {

@@ -98,7 +98,9 @@ export type CountResult = RowCountJson;
 export type CountDeps = Pick<TaskRoutePorts, 'openInputFile' | 'duplicates'> &
   Pick<UploadDeps, 'config'> & {
     engine: Pick<UploadDeps['engine'], 'countRows' | 'fingerprintReport'> & { readReport: typeof readReport };
-    uploads: Pick<UploadDeps['uploads'], 'saveUploadCount'>;
+    uploads: Pick<UploadDeps['uploads'], 'saveUploadCount'> & {
+      markCountOnly(userId: string, uploadId: string): Promise<void>;
+    };
     /** Where the read of a big upload is kept for its worker (read-handover.ts). */
     handover: Pick<ReadHandover, 'keep'>;
   };
@@ -114,12 +116,25 @@ export async function countReportRows(
   ref: FileRef | null,
   budgetMs?: number,
 ): Promise<CountResult> {
-  const r = await beforeDeadline(countNow(deps, user, ref), budgetMs, 'count-rows');
-  if (r === LATE) throw tryAgain();
+  const reading: { uploadId: string | null } = { uploadId: null };
+  const r = await beforeDeadline(countNow(deps, user, ref, reading), budgetMs, 'count-rows');
+  if (r === LATE) {
+    // A full read too slow for the budget (a busy machine): the page's repeat only counts the upload.
+    if (reading.uploadId !== null)
+      await deps.uploads
+        .markCountOnly(user.id, reading.uploadId)
+        .catch((e: unknown) => log('warn', 'count-only mark failed', { ...describeError(e) }));
+    throw tryAgain();
+  }
   return r;
 }
 
-async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null): Promise<CountResult> {
+async function countNow(
+  deps: CountDeps,
+  user: UserRecord,
+  ref: FileRef | null,
+  reading: { uploadId: string | null },
+): Promise<CountResult> {
   const file = await deps.openInputFile(user.id, ref);
   const known = file.counted;
   let c: RowCount;
@@ -133,16 +148,18 @@ async function countNow(deps: CountDeps, user: UserRecord, ref: FileRef | null):
     // upload is read whole and the read kept for its worker (read-handover.ts): the upload that follows
     // is then read once in all, not once here and again by the worker.
     const small = file.size <= CONTENT_CHECK_MAX_BYTES;
-    const handOverAt =
-      !small && file.size <= HANDOVER_MAX_BYTES && file.origin.kind === 'upload' && file.origin.etag !== null
-        ? file.origin.key
+    const origin = file.origin;
+    const handOver =
+      !small && !file.countOnly && file.size <= HANDOVER_MAX_BYTES && origin.kind === 'upload' && origin.etag !== null
+        ? origin
         : null;
+    reading.uploadId = handOver?.uploadId ?? null;
     const [read, id] = await Promise.all([
       file.source().then((src): Promise<RowCount & { content?: ContentFingerprint }> => {
         if (small) return deps.engine.fingerprintReport(src, readLimits(deps));
-        if (handOverAt === null) return deps.engine.countRows(src, readLimits(deps));
+        if (handOver === null) return deps.engine.countRows(src, readLimits(deps));
         return deps.engine.readReport(src, readLimits(deps)).then(async (parsed) => {
-          readKey = await deps.handover.keep(handOverAt, parsed);
+          readKey = await deps.handover.keep(handOver.key, parsed);
           const { format, rows, report_number, seller_number, content } = parsed;
           // An upload is a file: the engine's file reader never answers WB's API rows.
           if (format === 'wb_api') throw new Error('an upload was read as WB API rows');
