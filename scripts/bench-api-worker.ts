@@ -12,13 +12,13 @@ import { uploadReport } from '../shared/reports/upload/upload';
 import { reportDeps } from '../shared/reports/deps';
 import { getReportAnyStatus } from '../shared/store/reports.repo';
 import { getUserById } from '../shared/store/users.repo';
-import { idleWorkers, useInProcessWorker } from './local/in-process-worker';
+import { idleWorkers, startInProcessWorker } from './local/in-process-worker';
 
 async function main() {
   const [userId, uploadId] = process.argv.slice(2);
   if (!userId || !uploadId) throw new Error('Usage: bench-api-worker.ts <userId> <uploadId>');
   // The worker runs in this process (scripts/local/in-process-worker.ts), not in serverless-offline.
-  useInProcessWorker();
+  await startInProcessWorker();
   const user = await getUserById(userId);
   if (!user) throw new Error(`no user ${userId}`);
   const t = performance.now();

@@ -9,8 +9,7 @@ import { emulatorEnv, startEmulators } from './emulators';
 import { startMailbox } from './mailbox';
 import { startOffline, repoRoot } from './offline';
 import { configuredPort, PORT_SETTINGS, writeStackFile, type StackPorts } from './port-settings';
-import { useWorkerInvoker } from '../../shared/jobs/worker-invoke';
-import { useInProcessWorker } from './in-process-worker';
+import { startInProcessWorker } from './in-process-worker';
 import { LOCAL_SWEEP_EVERY_MS, startSweep } from './sweep';
 import { startWbSyncTick } from './wb-sync';
 import { assertPortFree, freePorts } from './ports';
@@ -203,10 +202,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const wbEmulator = wbEmulatorR.value;
 
     // The seed runs in this process with the stack's settings (shared/config.ts reads process.env); its
-    // report's worker runs here too (serverless-offline is not up yet).
+    // report's worker runs here too, invoked at this process's own Lambda endpoint.
     Object.assign(process.env, env);
-    useInProcessWorker();
-    resetConfig();
+    await startInProcessWorker();
     const seeding = step(opts.progress, 'demo account and sample report', async () => {
       const demo = await ensureDemoUser({
         email: DEMO_EMAIL,
@@ -234,7 +232,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       LAMBDA_ENDPOINT: `http://127.0.0.1:${ports.lambda}`,
     });
     resetConfig();
-    useWorkerInvoker(null);
     const sweep = startSweep(LOCAL_SWEEP_EVERY_MS, (line) => opts.log?.('api', line));
     stops.push(sweep.stop);
     // The WB sync tick (serverless.yml wbSyncTick, every minute on AWS) runs here as often as WB may be

@@ -1,31 +1,39 @@
 /**
- * Unit tier: which invoker a process's compositions reach. A Lambda function's is Lambda's, which
- * refuses to run without a worker function name (nothing in a function runs the worker itself); a
- * process whose root set another (tests, local scripts) gets that one, through every composition's
- * processWorkerInvoker, even one built before it was set.
+ * Unit tier: the worker's invoke is Lambda's asynchronous invoke of WORKER_FUNCTION_NAME at the config's
+ * endpoint, and nothing else: without a function name it refuses (nothing in a function runs the worker
+ * itself), an answer other than 202 is a failure, and a changed LAMBDA_ENDPOINT gets a client of its own.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InvokeCommand } from '@aws-sdk/client-lambda';
+import { describe, expect, it, vi } from 'vitest';
 import { setUnitEnv } from '../../test/support/unit-fixtures';
-import { processWorkerInvoker, useWorkerInvoker, type WorkerEvent } from './worker-invoke';
+import { lambdaClient, lambdaWorkerInvoker, type WorkerEvent } from './worker-invoke';
 
 const event: WorkerEvent = { kind: 'report', user_id: 'u1', report_id: 'r1', task_id: 't1' };
 
-afterEach(() => useWorkerInvoker(null));
-
-describe('the process’s worker invoker', () => {
-  it('without one set and without WORKER_FUNCTION_NAME, the invoke fails: no worker runs in a function', async () => {
+describe('the worker invoke', () => {
+  it('without WORKER_FUNCTION_NAME the invoke fails: there is no worker to hand the report to', async () => {
     setUnitEnv({ WORKER_FUNCTION_NAME: '' });
-    await expect(processWorkerInvoker.invoke(event)).rejects.toThrow(/WORKER_FUNCTION_NAME is not set/);
+    await expect(lambdaWorkerInvoker.invoke(event)).rejects.toThrow(/WORKER_FUNCTION_NAME is not set/);
   });
 
-  it('hands each event to the invoker the process’s root set, and to Lambda’s again once unset', async () => {
-    setUnitEnv({ WORKER_FUNCTION_NAME: '' });
-    const invoke = vi.fn(async () => undefined);
-    useWorkerInvoker({ invoke });
-    await processWorkerInvoker.invoke(event);
-    expect(invoke).toHaveBeenCalledWith(event);
-    useWorkerInvoker(null);
-    await expect(processWorkerInvoker.invoke(event)).rejects.toThrow(/WORKER_FUNCTION_NAME/);
-    expect(invoke).toHaveBeenCalledTimes(1);
+  it('sends an Event invoke of the worker function with the event as its payload; 202 is success', async () => {
+    setUnitEnv({ WORKER_FUNCTION_NAME: 'svc-prod-reportsWorker', LAMBDA_ENDPOINT: 'http://127.0.0.1:1' });
+    const send = vi.spyOn(lambdaClient(), 'send').mockResolvedValueOnce({ StatusCode: 202 } as never);
+    await lambdaWorkerInvoker.invoke(event);
+    const command = send.mock.calls[0]![0] as InvokeCommand;
+    expect(command.input).toMatchObject({ FunctionName: 'svc-prod-reportsWorker', InvocationType: 'Event' });
+    expect(JSON.parse(Buffer.from(command.input.Payload as Uint8Array).toString())).toEqual(event);
+    send.mockResolvedValueOnce({ StatusCode: 200 } as never);
+    await expect(lambdaWorkerInvoker.invoke(event)).rejects.toThrow('worker invoke answered 200');
+  });
+
+  it('a client per endpoint: a process pointed at another endpoint talks to that one', async () => {
+    setUnitEnv({ LAMBDA_ENDPOINT: 'http://127.0.0.1:1' });
+    const first = lambdaClient();
+    expect(lambdaClient()).toBe(first);
+    setUnitEnv({ LAMBDA_ENDPOINT: 'http://127.0.0.1:2' });
+    const second = lambdaClient();
+    expect(second).not.toBe(first);
+    expect(await second.config.endpoint!()).toMatchObject({ hostname: '127.0.0.1', port: 2 });
   });
 });

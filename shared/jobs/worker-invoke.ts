@@ -2,11 +2,11 @@
  * Handing work to the report worker (functions/reports/worker.handler.ts) without waiting for it:
  * Lambda's asynchronous invoke (`InvocationType: 'Event'`): Lambda queues the event, answers 202 at
  * once, retries a crashed run (maximumRetryAttempts) and sends what still fails to the on-failure
- * destination (serverless.yml). Locally the same call goes to serverless-offline's Lambda endpoint
- * (LAMBDA_ENDPOINT), which runs the worker in the background too. A process that is no Lambda
- * function and has no worker function (integration tests, local scripts) runs the worker itself: its
- * composition root sets that invoker (useWorkerInvoker; scripts/local/in-process-worker.ts), so no
- * function's bundle reaches the worker through this module (it knows nothing of the reports).
+ * destination (serverless.yml). It is the only invoker there is. Locally the same call goes to the
+ * Lambda endpoint of the config (LAMBDA_ENDPOINT): serverless-offline's, which runs the worker function;
+ * or, in a process with no worker function (the integration and security suites, the local stack's
+ * seed, the benchmarks), a Lambda endpoint of that process (scripts/local/in-process-worker.ts) that
+ * answers 202 and runs the worker there — the same call, over HTTP, that AWS receives.
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { getConfig } from '../config';
@@ -19,12 +19,15 @@ export interface WorkerEvent {
   task_id: string;
 }
 
-let client: LambdaClient | undefined;
+let client: { endpoint: string | undefined; lambda: LambdaClient } | undefined;
 
-function lambda(): LambdaClient {
+/** The Lambda client of the config's endpoint (a new one when the endpoint changed). */
+export function lambdaClient(): LambdaClient {
   const c = getConfig();
-  client ??= new LambdaClient({ region: c.AWS_REGION, endpoint: c.LAMBDA_ENDPOINT, maxAttempts: 3 });
-  return client;
+  if (client && client.endpoint === c.LAMBDA_ENDPOINT) return client.lambda;
+  const lambda = new LambdaClient({ region: c.AWS_REGION, endpoint: c.LAMBDA_ENDPOINT, maxAttempts: 3 });
+  client = { endpoint: c.LAMBDA_ENDPOINT, lambda };
+  return lambda;
 }
 
 /** Hands events to the worker (the report use cases take one: shared/reports/ports.ts). */
@@ -37,48 +40,20 @@ export interface WorkerInvoker {
 }
 
 /**
- * Lambda's asynchronous invoke of WORKER_FUNCTION_NAME (the deployed worker; locally serverless-offline's,
- * through LAMBDA_ENDPOINT). Without a function name there is no worker to hand events to: it throws.
+ * Lambda's asynchronous invoke of WORKER_FUNCTION_NAME (the deployed worker; locally the endpoint of
+ * LAMBDA_ENDPOINT). Without a function name there is no worker to hand events to: it throws.
  */
-export function lambdaWorkerInvoker(): WorkerInvoker {
-  return {
-    async invoke(event) {
-      const name = getConfig().WORKER_FUNCTION_NAME;
-      if (!name)
-        throw new Error(
-          'WORKER_FUNCTION_NAME is not set: this process has no worker (a test or local script sets its own, useWorkerInvoker)',
-        );
-      const r = await lambda().send(
-        new InvokeCommand({
-          FunctionName: name,
-          InvocationType: 'Event',
-          Payload: Buffer.from(JSON.stringify(event)),
-        }),
-      );
-      if (r.StatusCode !== 202) throw new Error(`worker invoke answered ${String(r.StatusCode)}`);
-    },
-  };
-}
-
-let processInvoker: WorkerInvoker | undefined;
-
-/**
- * The invoker of this process: Lambda's unless the process's composition root set another. A Lambda
- * function never does; the integration tests' setup and the local scripts that run without a worker
- * function (scripts/local/in-process-worker.ts) set one that runs the worker in this process.
- */
-export function workerInvoker(): WorkerInvoker {
-  processInvoker ??= lambdaWorkerInvoker();
-  return processInvoker;
-}
-
-/** Sets this process's invoker (a composition root outside the function bundles); null: Lambda's again. */
-export function useWorkerInvoker(invoker: WorkerInvoker | null): void {
-  processInvoker = invoker ?? undefined;
-}
-
-/**
- * The invoker the compositions hold: each invoke goes to this process's invoker of the moment, so a
- * composition built before its process's root set one still uses it.
- */
-export const processWorkerInvoker: WorkerInvoker = { invoke: (event) => workerInvoker().invoke(event) };
+export const lambdaWorkerInvoker: WorkerInvoker = {
+  async invoke(event) {
+    const name = getConfig().WORKER_FUNCTION_NAME;
+    if (!name) throw new Error('WORKER_FUNCTION_NAME is not set: there is no worker to hand the report to');
+    const r = await lambdaClient().send(
+      new InvokeCommand({
+        FunctionName: name,
+        InvocationType: 'Event',
+        Payload: Buffer.from(JSON.stringify(event)),
+      }),
+    );
+    if (r.StatusCode !== 202) throw new Error(`worker invoke answered ${String(r.StatusCode)}`);
+  },
+};

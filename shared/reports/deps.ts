@@ -21,7 +21,7 @@ import {
   sourceObjectKey,
 } from '../files/objects';
 import { objectReadHandover } from './upload/read-handover';
-import { processWorkerInvoker } from '../jobs/worker-invoke';
+import { lambdaWorkerInvoker } from '../jobs/worker-invoke';
 import { getIdempotentRecord, idempotencyPut } from '../store/idempotency.repo';
 import { deleteIdentity, identityPutTransactItem, putIdentity } from '../store/report-identities.repo';
 import { getItemsOfGen, writeItems } from '../store/items.repo';
@@ -58,7 +58,7 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     clock: systemClock,
     config: reportConfig,
     ids: { newId: newReportId },
-    invoker: processWorkerInvoker,
+    invoker: lambdaWorkerInvoker,
     reports: { getReport, getReportAnyStatus, getReportItems, deleteReport, listAllReports },
     lifecycle: { ...recoverDeps.lifecycle, startRebuildTask, processingReportPut },
     pending: recoverDeps.pending,

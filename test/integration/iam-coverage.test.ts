@@ -26,10 +26,10 @@ import { getConfig, resetConfig } from '../../shared/config';
 import { functionEntries, type FunctionName } from '../../shared/contract/functions';
 import { bucketName, s3, s3Public } from '../../shared/files/client';
 import type { HttpResult } from '../../shared/http/responses';
-import { useWorkerInvoker, type WorkerInvoker } from '../../shared/jobs/worker-invoke';
+import { lambdaClient, type WorkerEvent } from '../../shared/jobs/worker-invoke';
 import { makeReportDeps, reportDeps } from '../../shared/reports/deps';
 import type { ReportDeps } from '../../shared/reports/ports';
-import { useInProcessWorker } from '../../scripts/local/in-process-worker';
+import { idleWorkers, onWorkerEvent, useInProcessWorker } from '../../scripts/local/in-process-worker';
 import { writeItems } from '../../shared/store/items.repo';
 import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
 import { handler as wbTickHandler } from '../../functions/wb/sync-tick.handler';
@@ -211,6 +211,13 @@ function s3Calls(command: string, input: Record<string, unknown>): Call[] {
   }
 }
 
+/** Lambda: the worker's invoke, on the worker function (WORKER) when it names the configured one. */
+function lambdaCalls(command: string, input: Record<string, unknown>): Call[] {
+  const name = String(input.FunctionName);
+  const resource = name === getConfig().WORKER_FUNCTION_NAME ? WORKER : `function:${name}`;
+  return [{ action: `lambda:${command.replace(/Command$/, 'Function')}`, resource, command }];
+}
+
 function sesCalls(command: string, input: Record<string, unknown>): Call[] {
   const identity =
     input.FromEmailAddress === getConfig().MAIL_FROM ? 'ses:identity' : `identity:${String(input.FromEmailAddress)}`;
@@ -220,7 +227,7 @@ function sesCalls(command: string, input: Record<string, unknown>): Call[] {
 type Stack = { add(mw: unknown, options: { step: string; name: string }): void };
 function checkOn(
   client: { middlewareStack: unknown },
-  service: 'dynamodb' | 's3' | 'ses',
+  service: 'dynamodb' | 's3' | 'ses' | 'lambda',
   toCalls: (command: string, input: Record<string, unknown>) => Call[],
 ) {
   (client.middlewareStack as Stack).add(
@@ -929,10 +936,11 @@ beforeAll(async () => {
   checkOn(s3(), 's3', s3Calls);
   if (s3Public() !== s3()) checkOn(s3Public(), 's3', s3Calls);
   checkOn(ses(), 'ses', sesCalls);
-  // The worker's asynchronous invoke, as Lambda would do it: the caller's call is checked as the
-  // lambda:InvokeFunction it needs, and the worker runs as reportsWorker. It is this process's invoker
-  // (every composition's: the upload's, the rebuild routes', the sweep's, the WB tick's).
-  useWorkerInvoker(invoker);
+  // The worker's asynchronous invoke (every composition's: the upload's, the rebuild routes', the
+  // sweep's, the WB tick's) is checked as the lambda:InvokeFunction of its caller, and the worker it
+  // starts at this process's Lambda endpoint (scripts/local/in-process-worker.ts) runs as reportsWorker.
+  checkOn(lambdaClient(), 'lambda', lambdaCalls);
+  onWorkerEvent(runWorker);
   const user = await newUser(1_000_000, 'iam');
   const first = await uploadOk(user.token, makeReport({ seed: 21 }));
   const second = await uploadOk(user.token, makeReport({ seed: 22 }));
@@ -952,13 +960,11 @@ beforeAll(async () => {
 let big: ReturnType<typeof makeReport> | undefined;
 const bigReport = () => (big ??= makeReport({ rows: 9000, articles: 300, format: 'zip', seed: 34 }));
 
-const invoker: WorkerInvoker = {
-  async invoke(event) {
-    check([{ action: 'lambda:InvokeFunction', resource: WORKER, command: 'InvokeCommand' }], 'lambda');
-    if (dropInvokes) return;
-    await runningFor.run('reportsWorker', () => runWorkerEvent(workerDeps ?? reportDeps, event));
-  },
-};
+/** The worker as the Lambda endpoint runs it: as reportsWorker, unless invokes are lost. */
+async function runWorker(event: WorkerEvent): Promise<void> {
+  if (dropInvokes) return;
+  await runningFor.run('reportsWorker', () => runWorkerEvent(workerDeps ?? reportDeps, event));
+}
 
 afterAll(() => {
   useInProcessWorker();
@@ -984,6 +990,8 @@ describe.each(FUNCTIONS.map(([fn]) => fn))('IAM role of %s (shared/contract/func
     const deniedBefore = denied.length;
     try {
       await SCENARIOS[fn](run);
+      // Workers the scenario started in the background end before its calls are counted.
+      await idleWorkers();
     } finally {
       // A refused call explains a failed path better than the status it led to.
       expect(denied.slice(deniedBefore), 'calls the role does not allow').toEqual([]);

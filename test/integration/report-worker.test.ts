@@ -17,8 +17,7 @@ import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import type { ApiReport } from '../../shared/reports/present-report';
 import { recoverAbandonedUploads, sweepPendingReports } from '../../shared/reports/worker/recover';
 import { reportDeps } from '../../shared/reports/deps';
-import { useWorkerInvoker } from '../../shared/jobs/worker-invoke';
-import { useInProcessWorker } from '../../scripts/local/in-process-worker';
+import { onWorkerEvent, useInProcessWorker } from '../../scripts/local/in-process-worker';
 import { manualClock } from '../../shared/deps';
 import { writeItems } from '../../shared/store/items.repo';
 import { ddb, tableName } from '../../shared/store/client';
@@ -77,7 +76,7 @@ function failingItems(match: string, after: number, times = Infinity) {
 const sweepAt = (at: number) => sweepPendingReports({ ...reportDeps, clock: manualClock(at) });
 
 /** Events handed to the worker are dropped (an invoke lost, or a process that died at once). */
-const loseInvokes = () => useWorkerInvoker({ invoke: async () => undefined });
+const loseInvokes = () => onWorkerEvent(async () => undefined);
 
 /** The items stored for a report (every record of its partition, chunks unpacked), by id. */
 async function storedItems(userId: string, reportId: string): Promise<string[]> {
@@ -145,10 +144,8 @@ describe('upload through the worker', () => {
     const u = await newUser(1000);
     // Queued, not run: a wait would last the whole UPLOAD_WAIT_MS (20 s, over the test's timeout).
     const queued: WorkerEvent[] = [];
-    useWorkerInvoker({
-      invoke: async (e) => {
-        queued.push(e);
-      },
+    onWorkerEvent(async (e) => {
+      queued.push(e);
     });
     const big = await uploadMultipart(u.token, makeReport({ rows: 300, seed: 66 }));
     expect(big.statusCode).toBe(202);

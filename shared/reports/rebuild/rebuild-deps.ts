@@ -5,7 +5,7 @@
  * functions hold neither S3 nor a reader.
  */
 import { systemClock } from '../../deps';
-import { processWorkerInvoker } from '../../jobs/worker-invoke';
+import { lambdaWorkerInvoker } from '../../jobs/worker-invoke';
 import { startRebuildTask } from '../../store/report-lifecycle.repo';
 import { newReportId } from '../../store/report-record';
 import { getReport, getReportAnyStatus, getReportItems, listAllReports } from '../../store/reports.repo';
@@ -17,7 +17,7 @@ export const rebuildDeps: RebuildDeps = {
   clock: systemClock,
   config: reportConfig,
   ids: { newId: newReportId },
-  invoker: processWorkerInvoker,
+  invoker: lambdaWorkerInvoker,
   lifecycle: { startRebuildTask },
   reports: { getReport, getReportAnyStatus, getReportItems, listAllReports },
   sellers: { getSeller },

@@ -7,7 +7,7 @@
  */
 import { systemClock } from '../../deps';
 import { deleteObject } from '../../files/objects';
-import { processWorkerInvoker } from '../../jobs/worker-invoke';
+import { lambdaWorkerInvoker } from '../../jobs/worker-invoke';
 import { deleteIdentity } from '../../store/report-identities.repo';
 import { deleteItems } from '../../store/items.repo';
 import { refundLimits } from '../../store/limits.repo';
@@ -50,7 +50,7 @@ export const undo: Pick<RecoverDeps, 'failUpload' | 'dropUnusedSeller'> = {
 export const recoverDeps: RecoverDeps = {
   clock: systemClock,
   config: reportConfig,
-  invoker: processWorkerInvoker,
+  invoker: lambdaWorkerInvoker,
   reports: { getReportAnyStatus },
   lifecycle: {
     claimReportTask,

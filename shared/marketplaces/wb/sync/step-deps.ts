@@ -11,7 +11,7 @@ import { putObject, readObject, sourceObjectKey } from '../../../files/objects';
 import { log } from '../../../log';
 import { wbTokenExpiryMail } from '../../../mail/messages';
 import { sendMail } from '../../../mail/send';
-import { processWorkerInvoker } from '../../../jobs/worker-invoke';
+import { lambdaWorkerInvoker } from '../../../jobs/worker-invoke';
 import { rebuildDeps } from '../../../reports/rebuild/rebuild-deps';
 import { findContentDuplicate } from '../../../reports/upload/duplicates';
 import { fingerprintWbSource } from '../../../reports/worker/read-source';
@@ -73,7 +73,7 @@ export const wbImportDeps: WbImportDeps = {
       undefined,
       rowIds,
     ),
-  invoker: processWorkerInvoker,
+  invoker: lambdaWorkerInvoker,
   leaseMs: () => getConfig().WORKER_LEASE_MS,
   log: (level, message, data) => log(level, message, data),
 };
