@@ -292,7 +292,11 @@ export const reportSchema = reportSummarySchema
           report_total: z
             .number()
             .describe('Roubles of the field in the report’s rows (for ads: the «ВБ.Продвижение» deductions)'),
-          from_api: z.number().describe('Roubles laid on articles from WB’s API (their cards have rows in the report)'),
+          from_api: z
+            .number()
+            .describe(
+              'Roubles laid on articles from WB’s API whose cards have rows in the report (unmatched not included)',
+            ),
           without_article: z
             .number()
             .describe(
@@ -301,7 +305,9 @@ export const reportSchema = reportSummarySchema
           api_total: z.number().describe('Roubles the API gives for the period, every card'),
           unmatched: z
             .number()
-            .describe('Roubles the API gives for cards without rows in the report (inside without_article)'),
+            .describe(
+              'Roubles the API gives for cards without rows in the report: each such card is an item of its own (article «Карточка <nm_id>», zero sales, this spend as its cost), never spread onto other articles',
+            ),
           unmatched_cards: z
             .array(z.object({ nm_id: z.string(), amount: z.number() }))
             .describe('Up to 20, largest first'),
