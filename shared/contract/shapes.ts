@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { TAX_SYSTEMS, VAT_RATES } from '../engine/types';
+import { NULL_REASONS, REASONED_FIELDS } from '../engine/fields';
 import { COST_FIELDS } from '../marketplaces/wb/sources/cost-kinds';
 import {
   allocationSchema,
@@ -244,6 +245,13 @@ export const reportSummarySchema = z
   .meta({ id: 'ReportSummary' });
 export const reportPageSchema = page(reportSummarySchema);
 
+/** Why an item's margin or ROI is null (docs/METRICS.md): only the null ones are named. */
+const nullReasonsSchema = z
+  .partialRecord(z.enum(REASONED_FIELDS), z.enum(NULL_REASONS))
+  .describe(
+    'Why `effective.margin` / `effective.roi` is null: `no_cost_price` (no cost price: profit would be overstated by the whole cost), `no_realization` (margin: realization ≤ 0), `no_net_sales` (ROI: no units sold net); a field with a value is not named',
+  );
+
 export const itemSchema = z
   .object({
     item_id: z.string(),
@@ -254,6 +262,7 @@ export const itemSchema = z
     computed: valuesSchema,
     manual_values: valuesSchema,
     effective: valuesSchema,
+    null_reasons: nullReasonsSchema,
   })
   .meta({ id: 'Item' });
 
@@ -292,7 +301,11 @@ export const reportSchema = reportSummarySchema
           report_total: z
             .number()
             .describe('Roubles of the field in the report’s rows (for ads: the «ВБ.Продвижение» deductions)'),
-          from_api: z.number().describe('Roubles laid on articles from WB’s API (their cards have rows in the report)'),
+          from_api: z
+            .number()
+            .describe(
+              'Roubles laid on articles from WB’s API whose cards have rows in the report (unmatched not included)',
+            ),
           without_article: z
             .number()
             .describe(
@@ -301,7 +314,9 @@ export const reportSchema = reportSummarySchema
           api_total: z.number().describe('Roubles the API gives for the period, every card'),
           unmatched: z
             .number()
-            .describe('Roubles the API gives for cards without rows in the report (inside without_article)'),
+            .describe(
+              'Roubles the API gives for cards without rows in the report: each such card is an item of its own (article «Карточка <nm_id>», zero sales, this spend as its cost), never spread onto other articles',
+            ),
           unmatched_cards: z
             .array(z.object({ nm_id: z.string(), amount: z.number() }))
             .describe('Up to 20, largest first'),
@@ -348,6 +363,9 @@ export const itemColumnsSchema = z
     effective: z.array(z.array(z.number().nullable())),
     computed: z.record(z.string(), z.record(z.string(), z.number().nullable())),
     manual_values: z.record(z.string(), z.record(z.string(), z.number().nullable())),
+    null_reasons: z
+      .partialRecord(z.enum(REASONED_FIELDS), z.record(z.string(), z.enum(NULL_REASONS)))
+      .describe('As an item’s `null_reasons`, by field then row: {field: {row: reason}}'),
   })
   .meta({ id: 'ItemColumns' });
 export const reportColumnsSchema = reportSchema

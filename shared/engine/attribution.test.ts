@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { attributeCosts } from './attribution';
+import { attributeCosts, cardLineArticle } from './attribution';
 import { buildItems } from './build';
 import { computeTotals } from './totals';
 import type { AggregateValues, ReportSettings } from './types';
 import { AGGREGATE_FIELDS } from './fields';
+import { emulatedWeek } from '../../scripts/local/wb/weeks';
+import { EXTRA_NM, promotionOf } from '../../scripts/local/wb/promotion';
+import { aggregateApiRows } from '../marketplaces/wb/finance/row-map';
 
 const zero = (): AggregateValues => {
   const a = {} as AggregateValues;
@@ -54,11 +57,23 @@ describe('attributeCosts', () => {
     expect(parsed.articles[0]!.aggregates.ads).toBe(0);
   });
 
-  it('keeps spend on a card without rows inside the remainder and names it', () => {
-    const r = attributeCosts(parsed.articles, { ads: { byNm: { '101': 40_000, '999': 12_000 } } });
-    expect(r.articles.map((a) => a.aggregates.ads)).toEqual([40_000, 0, 0, 60_000]);
-    expect(r.summary.ads).toMatchObject({ api: 52_000, attributed: 40_000, unmatched: 12_000, remainder: 60_000 });
+  it('gives a card without rows its own line with its spend; nothing of it stays to be spread', () => {
+    const r = attributeCosts(parsed.articles, {
+      ads: { byNm: { '101': 40_000, '999': 12_000 } },
+      storage: { byNm: { '999': 1_000 } },
+    });
+    expect(r.articles.map((a) => [a.article, a.nm_id, a.aggregates.ads, a.aggregates.storage])).toEqual([
+      ['A', '101', 40_000, 0],
+      ['B', '102', 0, 0],
+      ['C', '103', 0, 0],
+      ['', '', 48_000, 29_000],
+      [cardLineArticle('999'), '999', 12_000, 1_000],
+    ]);
+    expect(r.articles[4]!.aggregates.sales_qty).toBe(0);
+    expect(r.summary.ads).toMatchObject({ api: 52_000, attributed: 40_000, unmatched: 12_000, remainder: 48_000 });
+    expect(r.summary.ads!.articles).toBe(1);
     expect(r.summary.ads!.unmatched_cards).toEqual([{ nm_id: '999', kopecks: 12_000 }]);
+    expect(r.summary.storage).toMatchObject({ attributed: 0, unmatched: 1_000, remainder: 29_000 });
   });
 
   it('never changes the report total: more spend than deductions leaves a negative remainder and a warning', () => {
@@ -129,5 +144,41 @@ describe('buildItems with WB costs', () => {
     const built = buildItems(parsed, settings);
     expect(built.attribution).toBeUndefined();
     expect(built.items.find((i) => i.article === '')!.computed.ads).toBe(100_000);
+  });
+});
+
+describe('a generated week with ads on a card that sold nothing', () => {
+  it('the sold articles carry only their own spend, the card its own line with −spend as profit', () => {
+    const week = emulatedWeek({ index: 0, rows: 400, seed: 11 });
+    const promo = promotionOf([week]).weeks[0]!;
+    expect(promo.spend.map((s) => s.nmId)).toContain(EXTRA_NM);
+    const parsedWeek = aggregateApiRows([week.rows]);
+    expect(parsedWeek.articles.some((a) => a.nm_id === String(EXTRA_NM))).toBe(false);
+    const byNm = Object.fromEntries(promo.spend.map((s) => [String(s.nmId), s.kopecks]));
+    for (const allocation of ['realization', 'quantity', 'none'] as const) {
+      const plain = buildItems(parsedWeek, { ...settings, allocation });
+      const built = buildItems(parsedWeek, { ...settings, allocation, costs: { ads: { byNm } } });
+      for (const s of promo.spend.slice(0, 3)) {
+        const item = built.items.find((i) => i.nm_id === String(s.nmId))!;
+        expect(item.effective.ads, `ads of ${s.nmId}`).toBe(s.kopecks);
+      }
+      const extra = promo.spend[3]!.kopecks;
+      const line = built.items.find((i) => i.nm_id === String(EXTRA_NM))!;
+      expect(line.article).toBe(cardLineArticle(String(EXTRA_NM)));
+      expect(line.effective).toMatchObject({ sales_qty: 0, realization: 0, ads: extra, allocated_expenses: 0 });
+      expect(line.effective.profit).toBe(-extra);
+      // «Без артикула» keeps only the deductions no card explains: the card's spend is not spread.
+      const none = built.items.find((i) => i.article === '')!;
+      const all = promo.spend.reduce((sum, s) => sum + s.kopecks, 0);
+      expect(none.effective.ads).toBe(promo.deductions - all);
+      // What is spread onto the sold articles is that remainder (and the rows' other no-article costs), never the card's spend.
+      const spread = (items: typeof built.items) =>
+        items.filter((i) => i.article !== '').reduce((sum, i) => sum + (i.effective.allocated_expenses ?? 0), 0);
+      if (allocation !== 'none') expect(spread(plain.items) - spread(built.items)).toBe(all);
+      // The report's totals stay those of the rows alone.
+      const t0 = computeTotals(plain.items.map((i) => i.effective));
+      const t1 = computeTotals(built.items.map((i) => i.effective));
+      for (const f of ['ads', 'expenses', 'payout', 'profit'] as const) expect(t1[f], f).toBe(t0[f]);
+    }
   });
 });

@@ -10,8 +10,10 @@
  *   total minus what was laid onto articles), which the allocation spreads as before. So every rouble of
  *   the report's deductions is counted once, the payout is unchanged to the kopeck, and spend the rows do
  *   not explain never disappears;
- * - cost of a card with no rows in the report is not laid anywhere: it stays inside the remainder and is
- *   named in the summary (`unmatched`);
+ * - cost of a card with no rows in the report (a card that sold nothing that week) is that card's own line:
+ *   an item of its own (article «Карточка <nmId>», the nm_id set, zero sales) carrying the spend, so its
+ *   profit is −spend and nothing of it is spread onto other articles; the summary names such cards
+ *   (`unmatched`, `unmatched_cards`). One line per card, whatever kinds it has;
  * - a report whose rows hold none of the cost (total 0) is left as it is: the spend belongs to the
  *   report that paid it (a week's main report, not its «по выкупам» one).
  *
@@ -31,9 +33,9 @@ export interface KindAttribution {
   report: number;
   /** Σ of the API's costs over the period, every card. */
   api: number;
-  /** Laid onto articles of the report (their cards have rows). */
+  /** Laid onto articles of the report whose cards have rows. */
   attributed: number;
-  /** Spend on cards without rows in the report (kept inside the remainder). */
+  /** Spend on cards without rows in the report (each such card's own line, cardLineArticle). */
   unmatched: number;
   /** Up to 20 such cards, largest first. */
   unmatched_cards: Array<{ nm_id: string; kopecks: number }>;
@@ -46,6 +48,11 @@ export interface KindAttribution {
 export type CostAttribution = Partial<Record<AttributedField, KindAttribution>>;
 
 type Article = ArticleInfo & { aggregates: AggregateValues };
+
+/** The article of the line a card without rows in the report gets (its spend as its own cost). */
+export function cardLineArticle(nmId: string): string {
+  return `Карточка ${nmId}`;
+}
 
 /**
  * The report's articles with WB's costs laid on (a new array; the input is untouched), the orders WB
@@ -66,6 +73,18 @@ export function attributeCosts(
     if (a.article !== '' && nm !== '' && nm !== '0' && !byNm.has(nm)) byNm.set(nm, i);
   });
   const adRevenue = out.map(() => 0);
+  // Items added for cards without rows (one per card, shared by the kinds).
+  const cardLines = new Set<number>();
+  const lineOf = (nm: string): number => {
+    const known = byNm.get(nm);
+    if (known !== undefined) return known;
+    out.push({ article: cardLineArticle(nm), category: '', nm_id: nm, brand: '', aggregates: zeroAggregates() });
+    adRevenue.push(0);
+    const i = out.length - 1;
+    byNm.set(nm, i);
+    cardLines.add(i);
+    return i;
+  };
   let none = out.findIndex((a) => a.article === '');
   for (const field of ATTRIBUTED_FIELDS) {
     const given = costs[field];
@@ -77,12 +96,14 @@ export function attributeCosts(
     const own = new Map<number, number>();
     let api = 0;
     const unmatched: Array<{ nm_id: string; kopecks: number }> = [];
-    for (const [nm, kop] of Object.entries(given.byNm)) {
+    for (const [rawNm, kop] of Object.entries(given.byNm)) {
       if (kop === 0) continue;
       api += kop;
-      const i = byNm.get(nm.trim());
-      if (i === undefined) unmatched.push({ nm_id: nm, kopecks: kop });
-      else own.set(i, (own.get(i) ?? 0) + kop);
+      const nm = rawNm.trim();
+      if (nm === '' || nm === '0') continue; // no card: stays inside the remainder
+      const i = lineOf(nm);
+      if (cardLines.has(i)) unmatched.push({ nm_id: nm, kopecks: kop });
+      own.set(i, (own.get(i) ?? 0) + kop);
     }
     if (field === 'ads' && given.revenueByNm)
       for (const [nm, kop] of Object.entries(given.revenueByNm)) {
@@ -103,8 +124,8 @@ export function attributeCosts(
       none = out.length - 1;
     }
     if (none >= 0) out[none]!.aggregates[field] = remainder;
-    const attributed = [...own.values()].reduce((s, v) => s + v, 0);
     const unmatchedSum = unmatched.reduce((s, u) => s + u.kopecks, 0);
+    const attributed = [...own.values()].reduce((s, v) => s + v, 0) - unmatchedSum;
     unmatched.sort((a, b) => b.kopecks - a.kopecks);
     summary[field] = {
       report,
@@ -113,7 +134,7 @@ export function attributeCosts(
       unmatched: unmatchedSum,
       unmatched_cards: unmatched.slice(0, 20),
       remainder,
-      articles: own.size,
+      articles: [...own.keys()].filter((i) => !cardLines.has(i)).length,
       days: given.days ?? 0,
     };
     if (remainder < 0)

@@ -2,7 +2,7 @@
  * Combining reports (docs/METRICS.md, Combining reports): items of 2+ reports merged by article. Additive fields
  * are summed from the sources' EFFECTIVE values, so corrections carry over; ratios are recomputed on the sums.
  */
-import { drrOf, percentOf, roasOf, roiOf } from './derive';
+import { drrOf, marginOf, roasOf, roiOf } from './derive';
 import { FIELDS } from './fields';
 import { mulDivRound } from './money';
 import { weightedCommissionPercent } from './totals';
@@ -36,7 +36,7 @@ export function combineItems(sources: ReadonlyArray<ReadonlyArray<ComputedItem>>
     v.net_qty = netQty;
     v.avg_seller_price = salesQty > 0 ? mulDivRound(v.sales_seller_price ?? 0, 1, salesQty) : null;
     v.category_commission_percent = weightedCommissionPercent(group.map((it) => it.effective));
-    v.margin = realization > 0 ? percentOf(profit, realization) : null;
+    v.margin = marginOf(profit, realization, costTotal > 0);
     v.roi = roiOf(profit, costTotal, v.own_costs ?? 0);
     v.own_cost_price = netQty !== 0 ? mulDivRound(v.own_costs ?? 0, 1, netQty) : null;
     v.cost_price = netQty !== 0 ? mulDivRound(costTotal, 1, netQty) : null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deriveValues, percentOf, usnMinimumApplies } from './derive';
-import { roiMissingReason } from './fields';
+import { nullReason, nullReasons, nullReasonText } from './fields';
 import type { AggregateValues, TaxProfile } from './types';
 
 /**
@@ -131,8 +131,26 @@ describe('deriveValues: computed inputs', () => {
     const v = deriveValues(AGG, 0, USN6, {}, 0, 5_000);
     expect(v.own_costs).toBe(40_000);
     expect(v.roi).toBeNull();
-    expect(roiMissingReason(v)).toContain('Нет себестоимости');
-    expect(roiMissingReason(deriveValues(AGG, COST, USN6, {}))).toBeNull();
+    expect(nullReasonText('roi', v)).toContain('Нет себестоимости');
+    expect(nullReasonText('roi', deriveValues(AGG, COST, USN6, {}))).toBeNull();
+  });
+
+  it('margin without a cost price is null with its reason; with one it is profit / realization', () => {
+    const without = deriveValues(AGG, 0, USN6, {}, 0, 5_000);
+    expect(without.realization).toBeGreaterThan(0);
+    expect(without.margin).toBeNull();
+    expect(nullReason('margin', without)).toBe('no_cost_price');
+    expect(nullReasonText('margin', without)).toBe('Нет себестоимости: маржа не считается — укажите её в каталоге');
+    expect(nullReasons(without)).toEqual({ margin: 'no_cost_price', roi: 'no_cost_price' });
+    const priced = deriveValues(AGG, COST, USN6, {});
+    expect(priced.margin).toBe(percentOf(priced.profit!, priced.realization!));
+    expect(nullReasons(priced)).toEqual({});
+    // A manual margin wins, a manual cost price brings it back.
+    expect(deriveValues(AGG, 0, USN6, { margin: 12.5 }).margin).toBe(12.5);
+    expect(deriveValues(AGG, 0, USN6, { cost_price: COST }).margin).toBe(priced.margin);
+    // Without realization the reason says so; a priced article that sold none back has no ROI.
+    const returned = deriveValues({ ...zero, returns_qty: 1, realization: -1000 }, COST, USN6, {});
+    expect(nullReasons(returned)).toEqual({ margin: 'no_realization', roi: 'no_net_sales' });
   });
 
   it('null where undefined: average price without sales, margin without realization, ROI without cost', () => {

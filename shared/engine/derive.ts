@@ -63,6 +63,15 @@ export function roiOf(profit: number, costTotal: number, ownCosts: number): numb
   return costTotal > 0 ? percentOf(profit, costTotal + ownCosts) : null;
 }
 
+/**
+ * Margin: profit on the realization. Null without positive realization, and null without a cost price
+ * (`hasCostPrice` false): the profit of an article whose units cost nothing in the catalog is overstated
+ * by the whole cost, so its margin would read far too high (docs/METRICS.md, margin).
+ */
+export function marginOf(profit: number, realization: number, hasCostPrice: boolean): number | null {
+  return realization > 0 && hasCostPrice ? percentOf(profit, realization) : null;
+}
+
 export function deriveValues(
   aggregates: AggregateValues,
   costPrice: number,
@@ -120,7 +129,7 @@ export function deriveValues(
   v.usn = usn;
   const profit = pick('profit', () => income - vat - usn - expenses - allocated + a.additional_payments) ?? 0;
   v.profit = profit;
-  v.margin = pick('margin', () => (a.realization > 0 ? percentOf(profit, a.realization) : null));
+  v.margin = pick('margin', () => marginOf(profit, a.realization, cost > 0));
   v.roi = roiOf(profit, costTotal, ownTotal);
   v.payout = sumLines(PAYOUT_LINES, v);
   v.ad_revenue = adRevenue;

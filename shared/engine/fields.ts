@@ -121,7 +121,7 @@ export const FIELD_GROUPS: ReadonlyArray<{ id: string; title: string; fields: re
   },
   {
     id: 'wb',
-    title: 'Вознаграждение WB',
+    title: 'От реализации к перечислению',
     // The category rate applies to the seller's price; shown beside WB's reward, never in its place.
     fields: ['category_commission_percent', 'commission', 'acquiring', 'attorney_services', 'for_pay'],
   },
@@ -198,8 +198,53 @@ export function isUnknownRate(field: string, values: Partial<Record<string, numb
   );
 }
 
-/** Why an item's ROI reads «—» (docs/METRICS.md, roi: no cost price); null when it has one. */
-export function roiMissingReason(v: Readonly<Partial<Record<string, number | null>>>): string | null {
-  if (v.roi !== null && v.roi !== undefined) return null;
-  return (v.cost_total ?? 0) > 0 ? null : 'Нет себестоимости: ROI не считается — укажите её в каталоге';
+/** The ratios of an item that read «—» with a reason when undefined (docs/METRICS.md, margin and roi). */
+export const REASONED_FIELDS = ['margin', 'roi'] as const;
+export type ReasonedField = (typeof REASONED_FIELDS)[number];
+/** Why margin or ROI is null: no cost price, no positive realization (margin), no net units sold (ROI). */
+export const NULL_REASONS = ['no_cost_price', 'no_realization', 'no_net_sales'] as const;
+export type NullReason = (typeof NULL_REASONS)[number];
+
+const NULL_REASON_TEXT: Record<ReasonedField, Partial<Record<NullReason, string>>> = {
+  margin: {
+    no_cost_price: 'Нет себестоимости: маржа не считается — укажите её в каталоге',
+    no_realization: 'Нет реализации: маржа не считается',
+  },
+  roi: {
+    no_cost_price: 'Нет себестоимости: ROI не считается — укажите её в каталоге',
+    no_net_sales: 'Нет чистых продаж: ROI не считается',
+  },
+};
+
+type Values = Readonly<Partial<Record<string, number | null>>>;
+
+/** Why an item's margin or ROI is null (derive.ts marginOf, roiOf); null when it has a value. */
+export function nullReason(field: ReasonedField, v: Values): NullReason | null {
+  if (v[field] !== null && v[field] !== undefined) return null;
+  if (field === 'margin') {
+    if ((v.realization ?? 0) <= 0) return 'no_realization';
+    return 'no_cost_price';
+  }
+  if ((v.cost_price ?? 0) <= 0) return 'no_cost_price';
+  return 'no_net_sales';
+}
+
+/** The Russian sentence of a reason (the page's hint, the export's cell note). */
+export function nullReasonMessage(field: ReasonedField, reason: NullReason | null | undefined): string | null {
+  return reason ? (NULL_REASON_TEXT[field][reason] ?? null) : null;
+}
+
+/** The Russian sentence of nullReason; null when the field has a value. */
+export function nullReasonText(field: ReasonedField, v: Values): string | null {
+  return nullReasonMessage(field, nullReason(field, v));
+}
+
+/** Every reason of an item, by field (the API's `null_reasons`). */
+export function nullReasons(v: Values): Partial<Record<ReasonedField, NullReason>> {
+  const out: Partial<Record<ReasonedField, NullReason>> = {};
+  for (const f of REASONED_FIELDS) {
+    const r = nullReason(f, v);
+    if (r !== null) out[f] = r;
+  }
+  return out;
 }

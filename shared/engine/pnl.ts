@@ -8,6 +8,7 @@
  * fields of engine/fields.ts) and enters net profit with its sign. Adding a line is one entry.
  */
 import { percentOf } from './derive';
+import { FIELD_BY_NAME, type FieldName } from './fields';
 import { addDays, daysInclusive, selectReports, type ReportInfo } from './analytics/compute';
 
 // ---------------------------------------------------------------------------------------------
@@ -39,14 +40,22 @@ const line = (key: string, title: string, sign: 1 | -1 | 0, value: (t: Totals) =
  * Σ allocated_expenses = 0 in a report); whatever a manual value of a derived field (profit, vat, usn)
  * moves beyond that is the line `adjustments`.
  */
+/** A field's title (fields.ts): the P&L line that is the report's field carries the report's name. */
+const titleOf = (field: FieldName): string => FIELD_BY_NAME.get(field)!.title;
+
 export const PNL_LINES: readonly PnlLine[] = [
   line('revenue', 'Выручка (реализация)', 1, (t) => t.realization!),
   line('returns', 'в т. ч. возвраты по цене продавца (справочно)', 0, (t) => t.sales_seller_price! - t.seller_price!),
   line('compensations', 'Компенсации и доплаты WB', 1, (t) => t.compensations! + t.additional_payments!),
   // One name each, as on the report and in the exports: WB's commission (ВВ with VAT, as the report
   // withholds it, WB's rounding included) and the attorney services (the pickup points' reward).
-  line('commission', 'Комиссия WB', -1, (t) => t.realization! - t.for_pay! - t.acquiring! - t.attorney_services!),
-  line('attorney_services', 'Услуги поверенного', -1, (t) => t.attorney_services!),
+  line(
+    'commission',
+    titleOf('commission'),
+    -1,
+    (t) => t.realization! - t.for_pay! - t.acquiring! - t.attorney_services!,
+  ),
+  line('attorney_services', titleOf('attorney_services'), -1, (t) => t.attorney_services!),
   // Acquiring inside for_pay and acquiring WB bills separately (payment type «Комиссия за организацию платежа»).
   line('acquiring', 'Эквайринг', -1, (t) => t.acquiring! + t.acquiring_billed!),
   line('logistics', 'Логистика', -1, (t) => t.logistics! + t.reverse_logistics!),

@@ -5,6 +5,7 @@ import type { ReportRecord } from '../store/report-record';
 import {
   presentDropped,
   presentItem,
+  presentItemColumns,
   presentReport,
   presentReportSummary,
   valueFromApi,
@@ -79,11 +80,29 @@ describe('presenter', () => {
       'item_id',
       'manual_values',
       'nm_id',
+      'null_reasons',
     ]);
     expect(p.manual_values).toEqual({ realization: 1, sales_qty: 3, margin: 12.5 });
+    expect(p.null_reasons).toEqual({});
     expect(p.computed.margin).toBeNull();
     expect(p.computed.profit).toBe(123.45);
     expect(p.effective.profit).toBe(-0.05);
+  });
+
+  it('says why margin and ROI are null, as objects and as columns', () => {
+    const bare: StoredItem = {
+      ...item,
+      item_id: 'R1.1000002',
+      manual_values: {},
+      effective: { ...values(-5), realization: 50_000, cost_price: 0, cost_total: 0, margin: null, roi: null },
+    };
+    expect(presentItem(bare).null_reasons).toEqual({ margin: 'no_cost_price', roi: 'no_cost_price' });
+    const unsold = { ...bare, effective: { ...bare.effective, realization: -100, cost_price: 500 } };
+    expect(presentItem(unsold).null_reasons).toEqual({ margin: 'no_realization', roi: 'no_net_sales' });
+    expect(presentItemColumns([item, bare]).null_reasons).toEqual({
+      margin: { 1: 'no_cost_price' },
+      roi: { 1: 'no_cost_price' },
+    });
   });
 
   it('shows a summary without items and a full report with items, commission and warnings in roubles', () => {

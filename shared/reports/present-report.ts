@@ -5,7 +5,14 @@
 import { ALLOCATED_FIELDS, type AllocationSummary } from '../engine/allocation';
 import type { CostAttribution, KindAttribution } from '../engine/attribution';
 import { reconcile } from '../marketplaces/wb/finance/reconcile';
-import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../engine/fields';
+import {
+  FIELD_BY_NAME,
+  kopecksToRoubles,
+  nullReasons,
+  roublesToKopecks,
+  type FieldName,
+  type ReasonedField,
+} from '../engine/fields';
 import type { AllocationMethod, CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../engine/types';
 import type {
   CategoryCommission as ApiCategoryCommission,
@@ -52,6 +59,7 @@ export function presentItem(item: StoredItem): ApiItem {
     computed: valuesToApi(item.computed),
     manual_values: valuesToApi(item.manual_values),
     effective: valuesToApi(item.effective),
+    null_reasons: nullReasons(item.effective),
   };
 }
 
@@ -72,6 +80,7 @@ export function presentItemColumns(items: ReadonlyArray<StoredItem>): ApiItemCol
   const effective = FIELD_NAMES.map(() => new Array<number | null>(n));
   const computed: ApiItemColumns['computed'] = {};
   const manual: ApiItemColumns['manual_values'] = {};
+  const reasons: ApiItemColumns['null_reasons'] = {};
   const out: ApiItemColumns = {
     count: n,
     item_id: new Array<string>(n),
@@ -83,6 +92,7 @@ export function presentItemColumns(items: ReadonlyArray<StoredItem>): ApiItemCol
     effective,
     computed,
     manual_values: manual,
+    null_reasons: reasons,
   };
   for (let r = 0; r < n; r++) {
     const it = items[r]!;
@@ -101,6 +111,8 @@ export function presentItemColumns(items: ReadonlyArray<StoredItem>): ApiItemCol
       if (c !== e) (computed[name] ??= {})[r] = c === null ? null : MONEY[f] ? kopecksToRoubles(c) : c;
     }
     for (const [name, v] of Object.entries(it.manual_values ?? {})) (manual[name] ??= {})[r] = valueToApi(name, v);
+    for (const [name, why] of Object.entries(nullReasons(it.effective)))
+      (reasons[name as ReasonedField] ??= {})[r] = why;
   }
   return out;
 }

@@ -212,6 +212,25 @@ describe('exportReportXlsx', () => {
     expect(isUnknownRate('margin', none)).toBe(false);
   });
 
+  it('writes «—» with the reason for the margin and ROI of an article without a cost price', async () => {
+    const base = sampleReport();
+    const first = base.items[0]!;
+    const bare = { ...first.effective, cost_price: 0, cost_total: 0, margin: null, roi: null };
+    expect((bare.realization ?? 0) > 0).toBe(true);
+    const r: ExportReport = { ...base, items: [{ ...first, computed: bare, effective: bare }, base.items[1]!] };
+    const sheet = (await load(await exportReportXlsx(r))).getWorksheet(SHEET_ITEMS)!;
+    const margin = sheet.getRow(2).getCell(col('margin'));
+    expect(margin.value).toBe('—');
+    expect(margin.note).toBe('Нет себестоимости: маржа не считается — укажите её в каталоге');
+    expect(sheet.getRow(2).getCell(col('roi')).value).toBe('—');
+    expect(sheet.getRow(2).getCell(col('roi')).note).toBe(
+      'Нет себестоимости: ROI не считается — укажите её в каталоге',
+    );
+    // A priced article keeps its number and no note.
+    expect(typeof sheet.getRow(3).getCell(col('margin')).value).toBe('number');
+    expect(sheet.getRow(3).getCell(col('margin')).note).toBeUndefined();
+  });
+
   it('names the rouble once in every header («Себестоимость за шт, ₽», never «…, ₽, ₽»)', () => {
     const header = rowValues(ws, 1, width).map(String);
     expect(header).toContain('Себестоимость за шт, ₽');

@@ -11,7 +11,7 @@
  */
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { isUnknownRate, kopecksToRoubles, type FieldDef, type FieldName } from '../engine/fields';
+import { isUnknownRate, kopecksToRoubles, nullReasonText, type FieldDef, type FieldName } from '../engine/fields';
 import { PAYOUT_LINES, REFERENCE_LINES } from '../engine/payout';
 import type { ItemValues } from '../engine/types';
 import {
@@ -165,6 +165,14 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
       const value = isUnknownRate(field, item.effective) ? null : cellNumber(def, item.effective[field]);
       if (value !== null) cell.value = value;
       cell.numFmt = NUM_FMT[def.unit];
+      // Margin and ROI that cannot be computed read «—» with the reason in the cell's note (fields.ts nullReason).
+      const why =
+        value === null && (field === 'margin' || field === 'roi') ? nullReasonText(field, item.effective) : null;
+      if (why !== null) {
+        cell.value = '—';
+        cell.alignment = { horizontal: 'right' };
+        cell.note = why;
+      }
       if (item.manual_values[field] !== undefined && item.manual_values[field] !== null) {
         cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: MANUAL_FILL_ARGB } };
         cell.note = `${MANUAL_NOTE_PREFIX}${formatFieldValue(def, item.computed[field])}`;

@@ -155,6 +155,8 @@ describe('get', () => {
       const manual: Record<string, number | null> = {};
       for (const [f, rows] of Object.entries(c.computed)) if (r in rows) computed[f] = rows[r]!;
       for (const [f, rows] of Object.entries(c.manual_values)) if (r in rows) manual[f] = rows[r]!;
+      const reasons: Record<string, string> = {};
+      for (const [f, rows] of Object.entries(c.null_reasons)) if (rows && r in rows) reasons[f] = rows[r]!;
       return {
         item_id: c.item_id[r],
         article: c.article[r],
@@ -164,6 +166,7 @@ describe('get', () => {
         computed,
         manual_values: manual,
         effective,
+        null_reasons: reasons,
       };
     });
     expect(rebuilt).toEqual(items);

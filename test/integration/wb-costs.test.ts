@@ -136,13 +136,20 @@ describe('per-article costs from WB’s promotion and analytics APIs', () => {
       expect(item.effective.drr).toBe(realization > 0 ? percentOf(s.kopecks, realization) : null);
     }
     const onArticles = week.spend.slice(0, 3).reduce((sum, s) => sum + s.kopecks, 0);
+    const extra = week.spend[3]!.kopecks;
+    // The card that sold nothing this week: its own line, its spend as its cost, −spend as profit.
+    const line = byNm.get(String(EXTRA_NM))!;
+    expect(line.article).toBe(`Карточка ${EXTRA_NM}`);
+    expect(line.effective).toMatchObject({ sales_qty: 0, realization: 0, ads: rub(extra), allocated_expenses: 0 });
+    expect(line.effective.profit).toBe(rub(-extra));
+    // «Без артикула» keeps only the deductions no card explains; the card's spend is spread onto nobody.
     const none = report.items.find((i) => i.article === '')!;
-    expect(none.effective.ads).toBe(rub(week.deductions - onArticles));
+    expect(none.effective.ads).toBe(rub(week.deductions - onArticles - extra));
     // The promotion API's part and the report's own: one rouble counted once.
     expect(report.cost_attribution?.ads).toMatchObject({
       report_total: rub(week.deductions),
       from_api: rub(onArticles),
-      without_article: rub(week.deductions - onArticles),
+      without_article: rub(week.deductions - onArticles - extra),
       unmatched: rub(week.spend[3]!.kopecks),
       unmatched_cards: [{ nm_id: String(EXTRA_NM), amount: rub(week.spend[3]!.kopecks) }],
       articles: 3,

@@ -335,6 +335,7 @@ describe('request details', () => {
       computed: { realization: 1000 },
       manual_values: { realization: 1500.5 },
       effective: { realization: 1500.5 },
+      null_reasons: {},
     };
     mockFetch(() => json(200, { item, totals: { realization: 1500.5 } }));
     await api.setManualValue('item/7', 'realization', 1500.5);
@@ -386,6 +387,7 @@ describe('report items as columns', () => {
             ],
             computed: { logistics: { 1: 20 }, profit: { 1: -28.5 } },
             manual_values: { logistics: { 1: 50.5 } },
+            null_reasons: { margin: { 0: 'no_cost_price' } },
           },
         },
       });
@@ -402,6 +404,7 @@ describe('report items as columns', () => {
         computed: { logistics: 10, profit: 1 },
         manual_values: {},
         effective: { logistics: 10, profit: 1 },
+        null_reasons: { margin: 'no_cost_price' },
       },
       {
         item_id: 'R1.1000002',
@@ -412,6 +415,7 @@ describe('report items as columns', () => {
         computed: { logistics: 20, profit: -28.5 },
         manual_values: { logistics: 50.5 },
         effective: { logistics: 50.5, profit: 2 },
+        null_reasons: {},
       },
     ]);
     expect('item_columns' in report).toBe(false);

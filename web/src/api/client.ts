@@ -45,6 +45,7 @@ export function itemsFromColumns(c: ItemColumns): Item[] {
       computed: effective,
       manual_values: {},
       effective,
+      null_reasons: {},
     };
   }
   for (const [field, rows] of Object.entries(c.computed))
@@ -55,6 +56,10 @@ export function itemsFromColumns(c: ItemColumns): Item[] {
     }
   for (const [field, rows] of Object.entries(c.manual_values))
     for (const [r, v] of Object.entries(rows)) out[Number(r)]!.manual_values[field] = v;
+  for (const [field, rows] of Object.entries(c.null_reasons) as Array<
+    [keyof Item['null_reasons'], Record<string, NonNullable<Item['null_reasons']['margin']>>]
+  >)
+    for (const [r, why] of Object.entries(rows)) out[Number(r)]!.null_reasons[field] = why;
   return out;
 }
 

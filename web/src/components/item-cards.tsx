@@ -4,6 +4,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Item, Values } from '../api/contract';
 import { displayArticle, FIELD_BY_NAME } from '../lib/fields';
 import { formatByUnit } from '../lib/format';
+import { nullReasonMessage } from '../../../shared/engine/fields';
 
 /** Every card one height: the virtualiser places cards by it (styles.css .item-card agrees). */
 const CARD_HEIGHT = 86;
@@ -90,7 +91,7 @@ export function ItemCards({ items, totals, totalsLabel, sorting, onSortingChange
                 <div className={`item-card-title${item.article === '' ? ' muted' : ''}`} title={article}>
                   {article}
                 </div>
-                <Figures values={item.effective} testPrefix={`card-${item.article}`} />
+                <Figures values={item.effective} reasons={item.null_reasons} testPrefix={`card-${item.article}`} />
               </li>
             );
           })}
@@ -100,12 +101,23 @@ export function ItemCards({ items, totals, totalsLabel, sorting, onSortingChange
   );
 }
 
-function Figures({ values, testPrefix }: { values: Values; testPrefix?: string }) {
+function Figures({
+  values,
+  testPrefix,
+  reasons,
+}: {
+  values: Values;
+  testPrefix?: string;
+  reasons?: Item['null_reasons'];
+}) {
   return (
     <dl className="item-card-figures">
       {CARD_FIELDS.map((field) => {
         const def = FIELD_BY_NAME.get(field)!;
         const value = values[field];
+        // «—» with its reason (an article without a cost price has no margin).
+        const reason = field === 'margin' ? reasons?.margin : undefined;
+        const why = nullReasonMessage('margin', reason);
         return (
           <div key={field} className="item-card-figure">
             <dt>{def.title}</dt>
@@ -115,6 +127,11 @@ function Figures({ values, testPrefix }: { values: Values; testPrefix?: string }
             >
               {formatByUnit(def.unit, value)}
               {def.unit === 'money' && value !== null && value !== undefined ? ' ₽' : ''}
+              {why ? (
+                <small className="item-card-why" title={why}>
+                  {reason === 'no_cost_price' ? 'нет себестоимости' : 'нет реализации'}
+                </small>
+              ) : null}
             </dd>
           </div>
         );

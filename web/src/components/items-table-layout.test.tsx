@@ -37,6 +37,7 @@ function item(id: string, article: string, overrides: Values = {}): Item {
     computed: v,
     manual_values: {},
     effective: v,
+    null_reasons: {},
   };
 }
 
@@ -150,6 +151,21 @@ describe('items on a phone', () => {
     expect(order()).toEqual([`card-${LONG}`, 'card-A-1', 'card-C-3']);
     fireEvent.change(screen.getByLabelText('Сортировка карточек'), { target: { value: 'profit' } });
     expect(order()).toEqual(['card-A-1', 'card-C-3', `card-${LONG}`]);
+  });
+
+  it('a card without a cost price reads «—» for its margin and says why', () => {
+    phone(true);
+    const bare = {
+      ...item('i9', 'NO-COST', { realization: 2000, profit: 1500, margin: null }),
+      null_reasons: { margin: 'no_cost_price' as const },
+    };
+    render(<ItemsTable items={[...items, bare]} totals={totals} onSave={vi.fn()} />);
+    const margin = screen.getByTestId('card-NO-COST-margin');
+    expect(plain(margin.textContent)).toBe('—нет себестоимости');
+    expect(margin.querySelector('.item-card-why')!.getAttribute('title')).toBe(
+      'Нет себестоимости: маржа не считается — укажите её в каталоге',
+    );
+    expect(screen.getByTestId(`card-${LONG}-margin`).querySelector('.item-card-why')).toBeNull();
   });
 
   it('a search filters the cards and totals them as found', () => {

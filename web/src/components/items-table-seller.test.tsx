@@ -36,6 +36,7 @@ function item(id: string, article: string, overrides: Values = {}, manual: Value
     computed: values({}),
     manual_values: manual,
     effective: v,
+    null_reasons: {},
   };
 }
 

@@ -28,6 +28,7 @@ function pair(id: string, k: Kopecks): { stored: Record<string, number | null>; 
       computed: effective,
       manual_values: {},
       effective,
+      null_reasons: {},
     },
   };
 }

@@ -7,6 +7,7 @@ import { TOKEN_KEY } from '../api/session';
 import { createQueryClient } from '../lib/query-client';
 import { ReportPage } from '../pages/report-page';
 import { columnWindow } from './items-table';
+import { nullReasons } from '../../../shared/engine/fields';
 
 // Intl's ru-RU grouping uses no-break spaces; compare text the way a reader sees it.
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
@@ -38,6 +39,7 @@ function item(id: string, article: string, overrides: Values = {}): Item {
     computed: v,
     manual_values: {},
     effective: v,
+    null_reasons: nullReasons(v),
   };
 }
 
@@ -64,6 +66,17 @@ const report: Report = {
   stale: false,
   stale_reason: null,
 };
+
+/** Items' null_reasons as the columns answer holds them: {field: {row: reason}}. */
+function reasonColumns(items: readonly Item[]) {
+  const out: Partial<Record<'margin' | 'roi', Record<string, 'no_cost_price' | 'no_realization' | 'no_net_sales'>>> =
+    {};
+  items.forEach((i, row) => {
+    for (const [f, why] of Object.entries(i.null_reasons) as Array<['margin' | 'roi', 'no_cost_price']>)
+      (out[f] ??= {})[row] = why;
+  });
+  return out;
+}
 
 /** The report as GET /api/reports/{id}?items=columns answers it (items as columns, only differences sparse). */
 function asColumns(r: Report) {
@@ -94,6 +107,7 @@ function asColumns(r: Report) {
         (i.computed[f] ?? null) !== (i.effective[f] ?? null) ? (i.computed[f] ?? null) : undefined,
       ),
       manual_values: sparse((i, f) => i.manual_values[f] ?? undefined),
+      null_reasons: reasonColumns(items),
     },
   };
 }
@@ -187,6 +201,23 @@ describe('items table', () => {
       expect(roi.textContent).toBe('—');
       expect(roi.getAttribute('title')).toContain('Нет себестоимости');
       expect(screen.getByTestId('cell-A-1-roi').getAttribute('title')).toBeNull();
+    } finally {
+      report.items = original;
+    }
+  });
+
+  it('shows «—» for the margin of an article without a cost price, and says why on hover', async () => {
+    const original = report.items;
+    report.items = [
+      item('i1', 'A-1', { cost_price: 100, cost_total: 10_000, margin: 20 }),
+      item('i2', 'B-2', { realization: 5_000, cost_price: 0, cost_total: 0, margin: null, roi: null }),
+    ];
+    try {
+      renderReport();
+      const margin = await screen.findByTestId('cell-B-2-margin');
+      expect(margin.textContent).toBe('—');
+      expect(margin.getAttribute('title')).toBe('Нет себестоимости: маржа не считается — укажите её в каталоге');
+      expect(screen.getByTestId('cell-A-1-margin').getAttribute('title')).toBeNull();
     } finally {
       report.items = original;
     }

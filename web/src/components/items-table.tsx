@@ -20,7 +20,7 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { isUnknownRate, roiMissingReason } from '../../../shared/engine/fields';
+import { isUnknownRate, nullReasonMessage } from '../../../shared/engine/fields';
 import { computeTotals } from '../../../shared/engine/totals';
 import type { Item, Values } from '../api/contract';
 import {
@@ -779,8 +779,8 @@ const ValueCell = memo(function ValueCell({
   ) : null;
   const cellTitle = corrected
     ? `Исправлено вручную. Рассчитано: ${formatByUnit(unit, item.computed[field])}`
-    : field === 'roi'
-      ? (roiMissingReason(item.effective) ?? undefined)
+    : field === 'roi' || field === 'margin'
+      ? (nullReasonMessage(field, item.null_reasons[field]) ?? undefined)
       : undefined;
   return (
     <td

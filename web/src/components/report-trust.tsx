@@ -207,8 +207,8 @@ export function CostAttributionPanel({
           <p key={k} data-testid={`attribution-${k}-unmatched`}>
             {title}: {formatRub(a.unmatched)} по данным WB пришлось на {formatInt(a.unmatched_cards.length)}{' '}
             {pluralForm(a.unmatched_cards.length, ['карточку', 'карточки', 'карточек'])} без строк в этом отчёте (
-            {a.unmatched_cards.map((c) => c.nm_id).join(', ')}) — эти деньги остались в строке «
-            {k === 'ads' ? 'Реклама без артикула' : 'Без артикула'}».
+            {a.unmatched_cards.map((c) => c.nm_id).join(', ')}) — у каждой такой карточки своя строка отчёта с этими
+            расходами и убытком, на другие артикулы они не разнесены.
           </p>
         );
       })}

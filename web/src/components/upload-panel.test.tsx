@@ -142,6 +142,7 @@ beforeEach(() => {
           effective: [],
           computed: {},
           manual_values: {},
+          null_reasons: {},
         };
         return json(200, { report: { ...rest, item_columns } });
       }

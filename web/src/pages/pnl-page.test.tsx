@@ -13,7 +13,7 @@ const json = (status: number, body: unknown) =>
 const LINES = [
   { key: 'revenue', title: 'Выручка (реализация)', sign: 1 },
   { key: 'returns', title: 'в т. ч. возвраты по цене продавца (справочно)', sign: 0 },
-  { key: 'commission', title: 'Вознаграждение WB', sign: -1 },
+  { key: 'commission', title: 'Комиссия WB', sign: -1 },
   { key: 'period_costs', title: 'Расходы периода', sign: -1 },
 ];
 const month = (m: string, revenue: number, net: number) => ({
@@ -170,7 +170,7 @@ describe('P&L page', () => {
     expect(heads).toEqual(['Статья', 'Январь 2026', 'Февраль 2026', 'Итого']);
     const revenue = table.querySelector('tr[data-line="revenue"]')!;
     expect(plain(revenue.textContent)).toContain('100 000,00 ₽');
-    expect(table.querySelector('tr[data-line="commission"] th')!.textContent).toBe('− Вознаграждение WB');
+    expect(table.querySelector('tr[data-line="commission"] th')!.textContent).toBe('− Комиссия WB');
     expect(plain(screen.getByTestId('pnl-net-total').textContent)).toBe('15 000,00 ₽');
     const banner = screen.getByTestId('tax-threshold');
     expect(banner.dataset.level).toBe('crossed');

@@ -51,6 +51,7 @@ const reportAsColumns: ReportColumns = {
     effective: [],
     computed: {},
     manual_values: {},
+    null_reasons: {},
   },
 };
 
