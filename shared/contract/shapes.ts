@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { TAX_SYSTEMS, VAT_RATES } from '../engine/types';
-import { COST_FIELDS } from '../marketplaces/wb/sources/cost-kinds';
+import { COST_FIELDS, COST_KIND_NAMES } from '../marketplaces/wb/sources/cost-kinds';
 import {
   allocationSchema,
   emailSchema,
@@ -312,6 +312,11 @@ export const reportSchema = reportSummarySchema
       .nullable()
       .describe(
         'Per-article costs from WB’s APIs (docs/METRICS.md); null when the report was built from its rows alone',
+      ),
+    costs_pending: z
+      .array(z.enum(COST_KIND_NAMES))
+      .describe(
+        'Imported from WB: the per-article costs WB’s other APIs have not answered for the report’s week yet (ads, storage, acceptance); while not empty those costs are spread by sales and not final. Empty otherwise',
       ),
     items: z.array(itemSchema),
     commission_by_category: z.array(categoryCommissionSchema),

@@ -5,6 +5,7 @@
 import { ALLOCATED_FIELDS, type AllocationSummary } from '../engine/allocation';
 import type { CostAttribution, KindAttribution } from '../engine/attribution';
 import { reconcile } from '../marketplaces/wb/finance/reconcile';
+import { COST_KIND_NAMES, type CostKind } from '../marketplaces/wb/sources/cost-kinds';
 import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../engine/fields';
 import type { AllocationMethod, CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../engine/types';
 import type {
@@ -236,6 +237,11 @@ export function presentCostAttribution(a: CostAttribution | null | undefined): A
   return Object.keys(out).length > 0 ? out : null;
 }
 
+/** The kinds of WB's per-article costs still to come, in the registry's order (unknown names left out). */
+export function presentCostsPending(kinds: readonly string[] | undefined): CostKind[] {
+  return COST_KIND_NAMES.filter((k) => kinds?.includes(k));
+}
+
 /** Why an uploaded report is stale (settings.ts isStale). */
 export const STALE_SETTINGS =
   'Себестоимость, налоговые настройки или способ распределения расходов изменились после построения отчёта.';
@@ -252,6 +258,7 @@ export function presentReport(
     tax_profile: record.tax_profile,
     allocation: presentAllocation(record.allocation),
     cost_attribution: presentCostAttribution(record.cost_attribution),
+    costs_pending: presentCostsPending(record.costs_pending),
     items: items.map(presentItem),
     commission_by_category: presentCommission(record.commission_by_category),
     warnings: presentWarnings(record.warnings),

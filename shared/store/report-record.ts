@@ -92,6 +92,12 @@ export interface ReportRecord {
   wb_connection_id?: string;
   /** WB's own sums of the report from its report list, kopecks by list field: the reconciliation's WB side. */
   wb_sums?: Record<string, number>;
+  /**
+   * A WB import whose per-article costs (ads, storage, acceptance: cost-kinds.ts) WB's other APIs have not
+   * answered yet for the report's week (shared/marketplaces/wb/sync/costs-step.ts): those kinds, set at the
+   * import and removed once the costs' rebuild starts (or WB gave them up); absent or empty: none pending.
+   */
+  costs_pending?: string[];
 }
 
 /** A source of a combined report as it was read when the combined report was (re)built. */

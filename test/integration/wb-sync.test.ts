@@ -457,8 +457,8 @@ describe('syncing', () => {
         if (++pagesStored === 2) throw new Error('killed');
       },
       // And once right after a report was charged, before the connection knew.
-      importReport: async (conn, p, sums) => {
-        const r = await deps.importReport(conn, p, sums);
+      importReport: async (conn, p, sums, pending) => {
+        const r = await deps.importReport(conn, p, sums, pending);
         if (importCrashes++ === 0) throw new Error('killed after the charge');
         return r;
       },
