@@ -190,6 +190,19 @@ export const reconciliationSchema = z
       '`match`: every figure equal to the kopeck; `mismatch`: some differ (the fields say which); `unavailable`: WB’s list gave no figures for this report',
     ),
     fields: z.array(reconciliationFieldSchema),
+    reports: z
+      .array(
+        z.object({
+          report_id: z.string().describe('Our report the WB report was imported as'),
+          wb_report_id: z.string().describe('WB’s report id (weekly, buyouts of type 2 or 3, daily)'),
+          status: reconciliationStatusSchema,
+          fields: z.array(reconciliationFieldSchema),
+        }),
+      )
+      .optional()
+      .describe(
+        'A combined report of WB imports: each WB report’s own totals against its own list sums; `fields` above are the sums over them',
+      ),
   })
   .meta({ id: 'Reconciliation' });
 
@@ -211,7 +224,9 @@ export const reportSummarySchema = z
     wb_connection_id: z.string().optional().describe('Imported from WB: the connection that imported it'),
     reconciliation: reconciliationSchema
       .optional()
-      .describe('Imported from WB: our totals against the sums of WB’s report list («Итого к оплате» and its parts)'),
+      .describe(
+        'Imported from WB, or combined from WB imports (then per WB report too): our totals against the sums of WB’s report list («Итого к оплате» and its parts)',
+      ),
     created_at: z.string(),
     rebuilt_at: z.string().optional().describe('Absent until the report is rebuilt'),
     totals: valuesSchema,

@@ -4,7 +4,7 @@
  */
 import { ALLOCATED_FIELDS, type AllocationSummary } from '../engine/allocation';
 import type { CostAttribution, KindAttribution } from '../engine/attribution';
-import { reconcile } from '../marketplaces/wb/finance/reconcile';
+import { reconcile, reconcileParts, type ReconciledField, type WbPart } from '../marketplaces/wb/finance/reconcile';
 import { COST_KIND_NAMES, type CostKind } from '../marketplaces/wb/sources/cost-kinds';
 import { FIELD_BY_NAME, kopecksToRoubles, roublesToKopecks, type FieldName } from '../engine/fields';
 import type { AllocationMethod, CategoryCommission, ItemValues, ManualValues, ReportWarning } from '../engine/types';
@@ -150,6 +150,9 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
     source_available: record.source_path !== null && record.source_path !== undefined,
     ...(record.source_report_ids ? { source_report_ids: record.source_report_ids } : {}),
     ...(record.source === 'wb_api' ? presentWbImport(record) : {}),
+    ...(record.is_combined && record.wb_parts?.length && (record.status ?? 'ready') === 'ready'
+      ? { reconciliation: presentPartsReconciliation(record.wb_parts) }
+      : {}),
     created_at: record.created_at,
     ...(record.rebuilt_at ? { rebuilt_at: record.rebuilt_at } : {}),
     totals: valuesToApi(record.totals),
@@ -193,6 +196,29 @@ function presentWbImport(
           },
         }
       : {}),
+  };
+}
+
+const fieldsInRoubles = (fields: readonly ReconciledField[]) =>
+  fields.map((f) => ({
+    ...f,
+    wb: kopecksToRoubles(f.wb),
+    ours: kopecksToRoubles(f.ours),
+    diff: kopecksToRoubles(f.diff),
+  }));
+
+/** A combined report of WB imports: the reconciliation summed, and per WB report id. */
+function presentPartsReconciliation(parts: readonly WbPart[]): NonNullable<ApiReportSummary['reconciliation']> {
+  const r = reconcileParts(parts);
+  return {
+    status: r.status,
+    fields: fieldsInRoubles(r.fields),
+    reports: r.reports.map((p) => ({
+      report_id: p.report_id,
+      wb_report_id: p.wb_report_id,
+      status: p.status,
+      fields: fieldsInRoubles(p.fields),
+    })),
   };
 }
 

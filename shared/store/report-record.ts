@@ -13,6 +13,7 @@ import type { CostAttribution } from '../engine/attribution';
 import type { CategoryCommission, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../engine/types';
 import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTask } from '../reports/domain/lifecycle';
 import type { CatalogTask } from '../reports/domain/lifecycle';
+import type { WbPart } from '../marketplaces/wb/finance/reconcile';
 import { ddb, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
 import { newId, reportKey, reportSellerIndex } from './keys';
@@ -98,6 +99,11 @@ export interface ReportRecord {
    * import and removed once the costs' rebuild starts (or WB gave them up); absent or empty: none pending.
    */
   costs_pending?: string[];
+  /**
+   * A combined report of WB imports: each WB report's own reconciled totals and list sums
+   * (shared/marketplaces/wb/finance/reconcile.ts `WbPart`), for its reconciliation per WB report id.
+   */
+  wb_parts?: WbPart[];
 }
 
 /** A source of a combined report as it was read when the combined report was (re)built. */
@@ -188,5 +194,6 @@ export type ReportPatch = Partial<
     | 'covers'
     | 'content_fingerprint'
     | 'content_days'
+    | 'wb_parts'
   >
 >;
