@@ -135,6 +135,8 @@ export interface WbEmulator {
   setFault(fault: WbFault | null): void;
   /** Every request answered: path and status. */
   calls: Array<{ path: string; status: number }>;
+  /** The same requests with when each was answered (the emulator's clock, epoch ms): the sync's timing. */
+  timeline: Array<{ path: string; at: number }>;
   /** The paid-storage and acceptance reports: their data per week, task controls. */
   analytics: AnalyticsEmulator;
   close(): Promise<void>;
@@ -220,6 +222,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   const advertIntervalMs = opts.advertIntervalMs ?? 20_000;
   const lastAccepted = new Map<string, number>();
   const calls: WbEmulator['calls'] = [];
+  const timeline: WbEmulator['timeline'] = [];
   let detailedMode: DetailedMode | null = null;
   let fault: WbFault | null = null;
 
@@ -231,6 +234,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     headers: Record<string, string> = {},
   ) {
     calls.push({ path, status });
+    timeline.push({ path, at: now() });
     const text = body === undefined ? '' : JSON.stringify(body);
     res.writeHead(status, { ...(text ? { 'Content-Type': 'application/json; charset=utf-8' } : {}), ...headers });
     res.end(text);
@@ -267,12 +271,14 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
           return send(res, path, 307, undefined, { Location: `${f.to}${path}` });
         case 'slow':
           calls.push({ path, status: 200 });
+          timeline.push({ path, at: now() });
           res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
           res.write('[');
           setTimeout(() => res.end(']'), f.ms).unref();
           return;
         case 'truncated': {
           calls.push({ path, status: 200 });
+          timeline.push({ path, at: now() });
           const rows = detail ? (byId.get(Number(detail[1]))?.rows.slice(0, 3) ?? []) : weeks.map((w) => w.item);
           const text = JSON.stringify(rows);
           res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
@@ -516,6 +522,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     weeks,
     promotion,
     calls,
+    timeline,
     analytics,
     setListSum(reportId, field, kopecks) {
       const week = byId.get(reportId);

@@ -3,6 +3,7 @@
  * Money in roubles with two decimals; months `YYYY-MM`.
  */
 import { z } from 'zod';
+import { COST_KIND_NAMES } from '../marketplaces/wb/sources/cost-kinds';
 
 const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM');
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
@@ -120,6 +121,11 @@ export const pnlSchema = z.object({
       reports: z.array(
         z.object({ report_id: z.string(), days: z.number().int(), share: z.number().describe('% of the report') }),
       ),
+      costs_pending: z
+        .array(z.enum(COST_KIND_NAMES))
+        .describe(
+          'The per-article costs (ads, storage, acceptance) WB’s APIs have not answered yet for a report of the month: its figures for them are not final. Empty otherwise',
+        ),
       period_costs: z.array(
         z.object({
           id: z.string(),

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { TAX_SYSTEMS, VAT_RATES } from '../engine/types';
 import { NULL_REASONS, REASONED_FIELDS } from '../engine/fields';
-import { COST_FIELDS } from '../marketplaces/wb/sources/cost-kinds';
+import { COST_FIELDS, COST_KIND_NAMES } from '../marketplaces/wb/sources/cost-kinds';
 import {
   allocationSchema,
   emailSchema,
@@ -191,6 +191,19 @@ export const reconciliationSchema = z
       '`match`: every figure equal to the kopeck; `mismatch`: some differ (the fields say which); `unavailable`: WB’s list gave no figures for this report',
     ),
     fields: z.array(reconciliationFieldSchema),
+    reports: z
+      .array(
+        z.object({
+          report_id: z.string().describe('Our report the WB report was imported as'),
+          wb_report_id: z.string().describe('WB’s report id (weekly, buyouts of type 2 or 3, daily)'),
+          status: reconciliationStatusSchema,
+          fields: z.array(reconciliationFieldSchema),
+        }),
+      )
+      .optional()
+      .describe(
+        'A combined report of WB imports: each WB report’s own totals against its own list sums; `fields` above are the sums over them',
+      ),
   })
   .meta({ id: 'Reconciliation' });
 
@@ -212,7 +225,9 @@ export const reportSummarySchema = z
     wb_connection_id: z.string().optional().describe('Imported from WB: the connection that imported it'),
     reconciliation: reconciliationSchema
       .optional()
-      .describe('Imported from WB: our totals against the sums of WB’s report list («Итого к оплате» and its parts)'),
+      .describe(
+        'Imported from WB, or combined from WB imports (then per WB report too): our totals against the sums of WB’s report list («Итого к оплате» and its parts)',
+      ),
     created_at: z.string(),
     rebuilt_at: z.string().optional().describe('Absent until the report is rebuilt'),
     totals: valuesSchema,
@@ -327,6 +342,11 @@ export const reportSchema = reportSummarySchema
       .nullable()
       .describe(
         'Per-article costs from WB’s APIs (docs/METRICS.md); null when the report was built from its rows alone',
+      ),
+    costs_pending: z
+      .array(z.enum(COST_KIND_NAMES))
+      .describe(
+        'Imported from WB: the per-article costs WB’s other APIs have not answered for the report’s week yet (ads, storage, acceptance); while not empty those costs are spread by sales and not final. Empty otherwise',
       ),
     items: z.array(itemSchema),
     commission_by_category: z.array(categoryCommissionSchema),

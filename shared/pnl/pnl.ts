@@ -25,6 +25,7 @@ import type { ReportTotalsHead } from '../store/report-totals.repo';
 import type { SellerRecord } from '../store/sellers.repo';
 import type { UserRecord } from '../store/users.repo';
 import { resolveReportTax } from '../reports/worker/report-settings';
+import { presentCostsPending } from '../reports/present-report';
 
 export interface PnlDeps {
   reports: { listReportTotals(userId: string): Promise<ReportTotalsHead[]> };
@@ -155,7 +156,8 @@ async function load(deps: PnlDeps, user: User, sellerId: string | null) {
   // reports without a seller, taxed with the user's own profile).
   const sellerIds =
     sellerId !== null ? [sellerId] : [...new Set(all.filter((r) => !r.is_combined).map((r) => r.seller_id))];
-  return { reports, ownCosts, sellers, sellerIds };
+  const pending = new Map(heads.filter((h) => h.costs_pending?.length).map((h) => [h.id, h.costs_pending ?? []]));
+  return { reports, ownCosts, sellers, sellerIds, pending };
 }
 
 /** The P&L in kopecks (for the export) with the thresholds of the year of `to`. */
@@ -163,13 +165,19 @@ export async function computeUserPnl(
   deps: PnlDeps,
   user: User,
   q: { from: string; to: string; seller_id?: string },
-): Promise<{ result: PnlResult; thresholds: TaxThreshold[]; sellerId: string | null }> {
+): Promise<{
+  result: PnlResult;
+  thresholds: TaxThreshold[];
+  sellerId: string | null;
+  /** Report id → WB's per-article cost kinds still to come (report-record.ts `costs_pending`). */
+  pending: Map<string, string[]>;
+}> {
   checkMonths(q.from, q.to);
   const sellerId = q.seller_id ?? null;
-  const { reports, ownCosts, sellers, sellerIds } = await load(deps, user, sellerId);
+  const { reports, ownCosts, sellers, sellerIds, pending } = await load(deps, user, sellerId);
   const result = computePnl({ from: q.from, to: q.to, reports, costs: ownCosts });
   const year = Number(q.to.slice(0, 4));
-  return { result, thresholds: thresholdsFor(user, reports, sellers, sellerIds, year), sellerId };
+  return { result, thresholds: thresholdsFor(user, reports, sellers, sellerIds, year), sellerId, pending };
 }
 
 export async function getPnl(
@@ -177,7 +185,7 @@ export async function getPnl(
   user: User,
   q: { from: string; to: string; seller_id?: string },
 ): Promise<Pnl> {
-  const { result: r, thresholds, sellerId } = await computeUserPnl(deps, user, q);
+  const { result: r, thresholds, sellerId, pending } = await computeUserPnl(deps, user, q);
   return {
     from: r.from,
     to: r.to,
@@ -192,6 +200,7 @@ export async function getPnl(
       covered_days: m.covered_days,
       days: m.days,
       reports: m.reports,
+      costs_pending: presentCostsPending(m.reports.flatMap((x) => pending.get(x.report_id) ?? [])),
       period_costs: m.period_costs.map((c) => ({ ...c, amount: kopecksToRoubles(c.amount) })),
     })),
     totals: {

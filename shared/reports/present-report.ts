@@ -4,7 +4,8 @@
  */
 import { ALLOCATED_FIELDS, type AllocationSummary } from '../engine/allocation';
 import type { CostAttribution, KindAttribution } from '../engine/attribution';
-import { reconcile } from '../marketplaces/wb/finance/reconcile';
+import { reconcile, reconcileParts, type ReconciledField, type WbPart } from '../marketplaces/wb/finance/reconcile';
+import { COST_KIND_NAMES, type CostKind } from '../marketplaces/wb/sources/cost-kinds';
 import {
   FIELD_BY_NAME,
   kopecksToRoubles,
@@ -161,6 +162,9 @@ export function presentReportSummary(record: ReportRecord, seller: SellerRef | n
     source_available: record.source_path !== null && record.source_path !== undefined,
     ...(record.source_report_ids ? { source_report_ids: record.source_report_ids } : {}),
     ...(record.source === 'wb_api' ? presentWbImport(record) : {}),
+    ...(record.is_combined && record.wb_parts?.length && (record.status ?? 'ready') === 'ready'
+      ? { reconciliation: presentPartsReconciliation(record.wb_parts) }
+      : {}),
     created_at: record.created_at,
     ...(record.rebuilt_at ? { rebuilt_at: record.rebuilt_at } : {}),
     totals: valuesToApi(record.totals),
@@ -207,6 +211,29 @@ function presentWbImport(
   };
 }
 
+const fieldsInRoubles = (fields: readonly ReconciledField[]) =>
+  fields.map((f) => ({
+    ...f,
+    wb: kopecksToRoubles(f.wb),
+    ours: kopecksToRoubles(f.ours),
+    diff: kopecksToRoubles(f.diff),
+  }));
+
+/** A combined report of WB imports: the reconciliation summed, and per WB report id. */
+function presentPartsReconciliation(parts: readonly WbPart[]): NonNullable<ApiReportSummary['reconciliation']> {
+  const r = reconcileParts(parts);
+  return {
+    status: r.status,
+    fields: fieldsInRoubles(r.fields),
+    reports: r.reports.map((p) => ({
+      report_id: p.report_id,
+      wb_report_id: p.wb_report_id,
+      status: p.status,
+      fields: fieldsInRoubles(p.fields),
+    })),
+  };
+}
+
 /** A report's allocation in roubles (docs/API.md): the method and what was spread, per cost field. */
 export interface ApiAllocation {
   method: AllocationMethod;
@@ -248,6 +275,11 @@ export function presentCostAttribution(a: CostAttribution | null | undefined): A
   return Object.keys(out).length > 0 ? out : null;
 }
 
+/** The kinds of WB's per-article costs still to come, in the registry's order (unknown names left out). */
+export function presentCostsPending(kinds: readonly string[] | undefined): CostKind[] {
+  return COST_KIND_NAMES.filter((k) => kinds?.includes(k));
+}
+
 /** Why an uploaded report is stale (settings.ts isStale). */
 export const STALE_SETTINGS =
   'Себестоимость, налоговые настройки или способ распределения расходов изменились после построения отчёта.';
@@ -264,6 +296,7 @@ export function presentReport(
     tax_profile: record.tax_profile,
     allocation: presentAllocation(record.allocation),
     cost_attribution: presentCostAttribution(record.cost_attribution),
+    costs_pending: presentCostsPending(record.costs_pending),
     items: items.map(presentItem),
     commission_by_category: presentCommission(record.commission_by_category),
     warnings: presentWarnings(record.warnings),

@@ -97,6 +97,17 @@ export const storedReport = z.looseObject({
   source: z.literal('wb_api').optional(),
   wb_connection_id: z.string().optional(),
   wb_sums: z.record(z.string(), z.number()).optional(),
+  costs_pending: z.array(z.string()).optional(),
+  wb_parts: z
+    .array(
+      z.object({
+        report_id: z.string(),
+        wb_report_id: z.string(),
+        totals: z.record(z.string(), z.number()),
+        wb_sums: z.record(z.string(), z.number()),
+      }),
+    )
+    .optional(),
   sources: z.array(z.object({ id: z.string(), version: z.number(), rebuilt_at: z.string().nullable() })).optional(),
   covers: z.array(z.string()).optional(),
   source_path: z.string().nullable(),

@@ -13,6 +13,7 @@ import type { CostAttribution } from '../engine/attribution';
 import type { CategoryCommission, ItemValues, ReportFormat, ReportWarning, TaxProfile } from '../engine/types';
 import type { LastRebuild, ReportFailure, ReportProgress, ReportStatus, ReportTask } from '../reports/domain/lifecycle';
 import type { CatalogTask } from '../reports/domain/lifecycle';
+import type { WbPart } from '../marketplaces/wb/finance/reconcile';
 import { ddb, tableName } from './client';
 import { isConditionFailed } from './dynamo-errors';
 import { newId, reportKey, reportSellerIndex } from './keys';
@@ -94,6 +95,17 @@ export interface ReportRecord {
   wb_connection_id?: string;
   /** WB's own sums of the report from its report list, kopecks by list field: the reconciliation's WB side. */
   wb_sums?: Record<string, number>;
+  /**
+   * A WB import whose per-article costs (ads, storage, acceptance: cost-kinds.ts) WB's other APIs have not
+   * answered yet for the report's week (shared/marketplaces/wb/sync/costs-step.ts): those kinds, set at the
+   * import and removed once the costs' rebuild starts (or WB gave them up); absent or empty: none pending.
+   */
+  costs_pending?: string[];
+  /**
+   * A combined report of WB imports: each WB report's own reconciled totals and list sums
+   * (shared/marketplaces/wb/finance/reconcile.ts `WbPart`), for its reconciliation per WB report id.
+   */
+  wb_parts?: WbPart[];
 }
 
 /** A source of a combined report as it was read when the combined report was (re)built. */
@@ -184,5 +196,6 @@ export type ReportPatch = Partial<
     | 'covers'
     | 'content_fingerprint'
     | 'content_days'
+    | 'wb_parts'
   >
 >;

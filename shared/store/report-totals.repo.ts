@@ -25,6 +25,8 @@ export interface ReportTotalsHead {
   /** The tax profile and allocation the report was built with (a rebuild with other settings would change it). */
   tax_profile: { tax_system: string; usn_rate: number; vat_rate: number } | null;
   allocation_method: string | null;
+  /** WB's per-article costs still to come for the report (report-record.ts `costs_pending`). */
+  costs_pending?: string[];
 }
 
 const ATTRIBUTES = [
@@ -43,6 +45,7 @@ const ATTRIBUTES = [
   'totals',
   'tax_profile',
   'allocation',
+  'costs_pending',
 ] as const;
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
@@ -83,6 +86,7 @@ export async function listReportTotals(userId: string): Promise<ReportTotalsHead
             ? (it.tax_profile as ReportTotalsHead['tax_profile'])
             : null,
         allocation_method: str((it.allocation as { method?: unknown } | undefined)?.method),
+        costs_pending: Array.isArray(it.costs_pending) ? it.costs_pending.map(String) : [],
       });
     start = r.LastEvaluatedKey;
   } while (start);

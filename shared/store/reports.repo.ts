@@ -181,6 +181,19 @@ export async function updateReportMeta(
 }
 
 /**
+ * WB's per-article costs are no longer awaited for the report (shared/marketplaces/wb/sync/costs-step.ts):
+ * its `costs_pending` removed, whatever its status; nothing when the report is gone. Numbers are untouched.
+ */
+export async function settleCostsPending(userId: string, reportId: string): Promise<void> {
+  if (!isReportId(reportId)) return;
+  await updateReportIf({
+    Key: reportKey(userId, reportId),
+    UpdateExpression: 'REMOVE costs_pending',
+    ConditionExpression: 'attribute_exists(pk)',
+  });
+}
+
+/**
  * Deletes the caller's report: its items (every generation), then the record. Returns the deleted
  * record (for its source file), or null when there was none. The source file is the caller's to delete.
  */

@@ -61,6 +61,11 @@ export interface WbCostJob {
   failures: number;
   /** epoch ms: not before. */
   next_at: number;
+  /**
+   * Queued by the report's import (costs-step.ts `queueImported`): its calls come before the Finance
+   * sync's in a step, so the week's costs are asked for right after the import.
+   */
+  first?: boolean;
 }
 
 /** The connection's per-article cost fetches (shared/marketplaces/wb/sync/costs-step.ts); absent until the first. */

@@ -15,6 +15,8 @@ import { randomInt } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
+import { handler as pnlHandler } from '../../functions/pnl/get.handler';
+import type { Pnl } from '../../shared/contract/pnl-shapes';
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
 import { resetConfig } from '../../shared/config';
 import { manualClock } from '../../shared/deps';
@@ -88,15 +90,40 @@ describe('per-article costs from WB’s promotion and analytics APIs', () => {
     // The Finance part first: the week imported and built from its rows.
     const steps: string[] = [];
     let reportId: string | null = null;
+    let importedAt: number | null = null;
     for (let i = 0; i < 30 && !reportId; i++) {
       clock.advance(FINANCE_MS + 1_000);
+      const callsBefore = emu.calls.length;
       steps.push(await runStep(deps, u.id, c.id));
+      // The step that charged the week: its clock time is the import's.
+      if (importedAt === null && (await listReports(u.id, { limit: 10 })).items.length > 0) {
+        importedAt = clock.now().getTime();
+        // That step's WB calls: the Finance page that ended the week, then the week's first ads call.
+        const paths = emu.calls.slice(callsBefore).map((x) => x.path);
+        expect(paths.some((p) => p.startsWith('/adv/'))).toBe(true);
+      }
       await idleWorkers();
       reportId = (await listReports(u.id, { limit: 10, ready: true })).items[0]?.id ?? null;
     }
     expect(reportId, steps.join(',')).not.toBeNull();
+    expect(importedAt).not.toBeNull();
+    // Costs right from the first minute: the first promotion and analytics calls for the week come
+    // within one pacing slot of the import (WB's minute), not at the next scan ten minutes on.
+    const firstCall = (prefix: string) => emu!.timeline.find((x) => x.path.startsWith(prefix))?.at ?? Infinity;
+    expect(firstCall('/adv/') - importedAt!).toBeLessThanOrEqual(FINANCE_MS);
     const before = await getReportOk(u.token, reportId!);
     expect(before.cost_attribution).toBeNull();
+    // Until WB's APIs answer for the week, the report and its P&L month say so.
+    expect(before.costs_pending).toEqual(['ads', 'storage', 'acceptance']);
+    const month = before.period_from!.slice(0, 7);
+    const pnlOf = async () => {
+      const r = await pnlHandler(
+        apiEvent({ method: 'GET', path: '/api/pnl', token: u.token, query: { from: month, to: month } }),
+      );
+      expect(r.statusCode, r.body).toBe(200);
+      return bodyOf<Pnl>(r);
+    };
+    expect((await pnlOf()).months[0]!.costs_pending).toEqual(['ads', 'storage', 'acceptance']);
 
     // A correction before the costs come: the rebuild must keep it.
     const corrected = before.items.find((i) => i.nm_id === String(week.spend[1]!.nmId))!;
@@ -120,12 +147,17 @@ describe('per-article costs from WB’s promotion and analytics APIs', () => {
       if (conn?.costs?.done[reportId!] && conn.costs.rederive.length === 0) break;
     }
     expect(steps).toContain('rederived');
+    // The first analytics call came within a slot of the ads' (the same week's jobs, one after another).
+    expect(firstCall('/api/v1/paid_storage') - importedAt!).toBeLessThanOrEqual(3 * FINANCE_MS);
     const conn = await getConnection(u.id, c.id);
     expect(conn?.costs?.error ?? null).toBeNull();
     expect(conn?.costs?.refused).toEqual([]);
     // One task per report kind for the week (≤ 8 and ≤ 31 days), none made again.
     expect(emu.analytics.taskIds()).toHaveLength(2);
     const report = await getReportOk(u.token, reportId!);
+    // Every source answered and the report is re-derived: nothing pending, on the report and in the P&L.
+    expect(report.costs_pending).toEqual([]);
+    expect((await pnlOf()).months[0]!.costs_pending).toEqual([]);
     const byNm = new Map(report.items.map((i) => [i.nm_id, i]));
     for (const s of week.spend.slice(0, 3)) {
       const item = byNm.get(String(s.nmId))!;

@@ -14,6 +14,7 @@ import * as XLSX from '@e965/xlsx';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
 import { handler as rebuildHandler } from '../../functions/reports/rebuild-one.handler';
+import { handler as combineHandler } from '../../functions/reports/combine.handler';
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
 import type { EmulatedWeek } from '../../scripts/local/wb/weeks';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -406,6 +407,50 @@ describe('syncing', () => {
     expect(other.totals.rebill_logistics).toBeGreaterThan(0);
   });
 
+  it('two WB reports combined: reconciled per WB report id, a difference shown even when the period’s sums agree', async () => {
+    const { emu, clock, deps } = await start({ weeks: 2, formula: 'audit' });
+    const [w1, w2] = emu.weeks;
+    const storageOf = (w: EmulatedWeek) => Math.round(Number(w.item.paidStorageSum) * 100);
+    // WB's storage a kopeck more on the first report and a kopeck less on the second: the sum agrees.
+    emu.setListSum(w1!.item.reportId, 'paidStorageSum', storageOf(w1!) + 1);
+    emu.setListSum(w2!.item.reportId, 'paidStorageSum', storageOf(w2!) - 1);
+    const u = await newUser(100_000, 'wb');
+    const c = await connectOk(u, emu.tokens.valid);
+    await syncRound(deps, clock, u.id, c.id);
+    const reports = await wbReports(u.id);
+    expect(reports).toHaveLength(2);
+    const r = await combineHandler(
+      apiEvent({
+        method: 'POST',
+        path: '/api/reports/combine',
+        token: u.token,
+        body: { report_ids: reports.map((x) => x.id) },
+      }),
+    );
+    expect(r.statusCode, r.body).toBe(202);
+    const job = bodyOf<{ status: string; report_id?: string }>(r);
+    expect(job.status).toBe('done');
+    const combined = await getReportOk(u.token, job.report_id!);
+    const rec = combined.reconciliation!;
+    expect(rec.status).toBe('mismatch');
+    // The period's sums agree…
+    expect(rec.fields.find((f) => f.field === 'storage')).toMatchObject({ diff: 0 });
+    // …each WB report does not, on its own figure.
+    const byWb = new Map((rec.reports ?? []).map((x) => [x.wb_report_id, x]));
+    expect([...byWb.keys()].sort()).toEqual([String(w1!.item.reportId), String(w2!.item.reportId)].sort());
+    for (const [w, diff] of [
+      [w1!, -0.01],
+      [w2!, 0.01],
+    ] as const) {
+      const part = byWb.get(String(w.item.reportId))!;
+      expect(part.status).toBe('mismatch');
+      expect(part.report_id).toBe(reports.find((x) => x.wb_report_id === String(w.item.reportId))!.id);
+      expect(part.fields.filter((f) => f.diff !== 0)).toEqual([
+        expect.objectContaining({ field: 'storage', wb_field: 'paidStorageSum', diff }),
+      ]);
+    }
+  });
+
   it('a «Итого к оплате» that also deducts the rebill is a mismatch of the payout', async () => {
     const { emu, clock, deps } = await start({ weeks: 1, formula: 'cash' });
     const u = await newUser(100_000, 'wb');
@@ -457,8 +502,8 @@ describe('syncing', () => {
         if (++pagesStored === 2) throw new Error('killed');
       },
       // And once right after a report was charged, before the connection knew.
-      importReport: async (conn, p, sums) => {
-        const r = await deps.importReport(conn, p, sums);
+      importReport: async (conn, p, sums, pending) => {
+        const r = await deps.importReport(conn, p, sums, pending);
         if (importCrashes++ === 0) throw new Error('killed after the charge');
         return r;
       },

@@ -27,6 +27,7 @@ import type { newReportId, ReportRecord } from '../../store/report-record';
 import { coversOfSources, findOverlap } from '../upload/report-identity';
 import { beforeDeadline, LATE, tryAgain } from '../deadline';
 import type { StaleSource } from './list-stale';
+import { wbPartOf, type WbPart } from '../../marketplaces/wb/finance/reconcile';
 import { describeError, log } from '../../log';
 
 /** The report store as the combine use cases use it (shared/store/reports.repo.ts in production). */
@@ -139,6 +140,7 @@ interface Combined {
     | 'source_report_ids'
     | 'sources'
     | 'covers'
+    | 'wb_parts'
     | 'tax_profile'
     | 'totals'
     | 'commission_by_category'
@@ -217,6 +219,7 @@ async function combineSources(
       source_report_ids: records.map((r) => r.id),
       sources: records.map((r) => ({ id: r.id, version: r.version ?? 1, rebuilt_at: r.rebuilt_at ?? null })),
       covers: coversOfSources(records),
+      ...wbPartsOf(records),
       tax_profile: tax,
       ...(allocation ? { allocation: allocation.summary } : {}),
       totals: computeTotals(items.map((i) => i.effective)),
@@ -225,6 +228,20 @@ async function combineSources(
       item_count: items.length,
     },
   };
+}
+
+/**
+ * The WB reports inside (a source that is itself combined brings its own): each reconciled on its own
+ * (reconcile.ts reconcileParts). None when no source came from WB.
+ */
+function wbPartsOf(records: readonly ReportRecord[]): Pick<ReportRecord, 'wb_parts'> {
+  const parts: WbPart[] = [];
+  for (const r of records) {
+    if (r.wb_parts) parts.push(...r.wb_parts);
+    const own = r.is_combined ? null : wbPartOf(r);
+    if (own) parts.push(own);
+  }
+  return parts.length > 0 ? { wb_parts: parts } : {};
 }
 
 /** Reads, merges and writes: the job's body. Returns the new report's id. */

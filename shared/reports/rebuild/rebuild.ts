@@ -88,7 +88,14 @@ export async function rebuildReport(
       sellerOf(deps, user.id, record),
       deps.reports.getReportItems(record),
     ]);
-    const resolved = await deps.settings.resolveReportSettings(user, seller, parsed, articles);
+    const resolved = await deps.settings.resolveReportSettings(
+      user,
+      seller,
+      parsed,
+      articles,
+      undefined,
+      record.costs_pending,
+    );
     const tax = resolved.settings.tax;
     const { items, dropped, allocation, warnings, attribution } = deps.engine.buildItems(
       parsed,

@@ -171,6 +171,7 @@ async function buildUpload(
     parsed,
     articles,
     catalog.done(articles, settingsDate(parsed)),
+    record.costs_pending,
   );
   time.lap('settings');
   const { items, allocation, warnings, attribution } = deps.engine.buildItems(parsed, resolved.settings);

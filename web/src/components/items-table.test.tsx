@@ -60,6 +60,7 @@ const report: Report = {
   tax_profile: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
   allocation: null,
   cost_attribution: null,
+  costs_pending: [],
   items: [item('i1', 'A-1'), item('i2', 'B-2', { realization: 1234.56, profit: 300 })],
   commission_by_category: [],
   warnings: [],

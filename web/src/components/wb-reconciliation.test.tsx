@@ -141,6 +141,38 @@ describe('«Сверка с WB» on the report page', () => {
     expect(plain(storage.querySelector('td:last-child')?.textContent)).toBe('-100,00 ₽');
   });
 
+  it('a combined report of WB reports: each WB report with its own verdict, a difference shown even when the sums agree', () => {
+    const storage = (diff: number) =>
+      line({ field: 'storage', wb_field: 'paidStorageSum', wb: 500, ours: 500 + diff, diff });
+    render(
+      <ReconciliationPanel
+        reconciliation={{
+          status: 'mismatch',
+          fields: [storage(0)],
+          reports: [
+            { report_id: 'R1', wb_report_id: '900000001', status: 'mismatch', fields: [storage(0.01)] },
+            { report_id: 'R2', wb_report_id: '900000002', status: 'mismatch', fields: [storage(-0.01)] },
+            { report_id: 'R3', wb_report_id: '900000003', status: 'match', fields: [storage(0)] },
+          ],
+        }}
+      />,
+    );
+    const summary = screen.getByTestId('reconciliation-summary');
+    expect(summary.textContent).toBe(
+      'Расходится с WB по отдельным отчётам (ниже), хотя суммы за весь период совпадают.',
+    );
+    expect(summary.className).toBe('reconciliation-bad');
+    expect(screen.queryByTestId('reconciliation-table')).toBeNull();
+    const items = within(screen.getByTestId('reconciliation-reports')).getAllByRole('listitem');
+    expect(items.map((li) => li.dataset.status)).toEqual(['mismatch', 'mismatch', 'match']);
+    expect(plain(screen.getByTestId('reconciliation-report-900000001').textContent)).toBe(
+      'Отчёт WB № 900000001: расходится — Стоимость хранения: WB 500,00 ₽, у нас 500,01 ₽ (+0,01 ₽)',
+    );
+    expect(plain(screen.getByTestId('reconciliation-report-900000003').textContent)).toBe(
+      'Отчёт WB № 900000003: сходится до копейки',
+    );
+  });
+
   it('says when WB gave no sums to compare with, and nothing for a report not from WB', () => {
     const { unmount } = render(<ReconciliationPanel reconciliation={{ status: 'unavailable', fields: [] }} />);
     expect(screen.getByTestId('reconciliation-summary').textContent).toContain('сверить итоги не с чем');

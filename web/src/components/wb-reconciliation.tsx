@@ -66,51 +66,88 @@ export function ReconciliationPanel({ reconciliation }: { reconciliation?: Recon
         <p className="muted" data-testid="reconciliation-summary">
           WB не прислал сумм этого отчёта: сверить итоги не с чем.
         </p>
-      ) : differing.length === 0 ? (
+      ) : reconciliation.status === 'match' ? (
         <p className="reconciliation-ok" data-testid="reconciliation-summary">
           ✓ Сходится с WB до копейки: {reconciliation.fields.map(wbTitle).join(', ') || 'итоги отчёта'}.
         </p>
       ) : (
         <>
           <p className="reconciliation-bad" data-testid="reconciliation-summary">
-            Расходится с WB: {differing.map(wbTitle).join(', ')} — наши итоги отличаются от сумм отчёта WB.
+            {differing.length > 0
+              ? `Расходится с WB: ${differing.map(wbTitle).join(', ')} — наши итоги отличаются от сумм отчёта WB.`
+              : 'Расходится с WB по отдельным отчётам (ниже), хотя суммы за весь период совпадают.'}
           </p>
-          <div className="table-wrap">
-            <table className="data-table reconciliation-mismatch" data-testid="reconciliation-table">
-              <thead>
-                <tr>
-                  <th>Показатель</th>
-                  <th className="num">WB</th>
-                  <th className="num">У нас</th>
-                  <th className="num">Разница</th>
-                </tr>
-              </thead>
-              <tbody>
-                {differing.map((f) => (
-                  <tr key={`${f.field}-${f.wb_field}`} data-testid={`reconciliation-${f.wb_field}`}>
-                    <td data-label="Показатель">
-                      <div>{wbTitle(f)}</div>
-                      <div className="muted small">
-                        у нас: {fieldTitle(f.field)} · поле WB: {f.wb_field}
-                      </div>
-                    </td>
-                    <td className="num" data-label="WB">
-                      {formatRub(f.wb)}
-                    </td>
-                    <td className="num" data-label="У нас">
-                      {formatRub(f.ours)}
-                    </td>
-                    <td className="num negative" data-label="Разница">
-                      {f.diff > 0 ? '+' : ''}
-                      {formatRub(f.diff)}
-                    </td>
+          {differing.length > 0 ? (
+            <div className="table-wrap">
+              <table className="data-table reconciliation-mismatch" data-testid="reconciliation-table">
+                <thead>
+                  <tr>
+                    <th>Показатель</th>
+                    <th className="num">WB</th>
+                    <th className="num">У нас</th>
+                    <th className="num">Разница</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                </thead>
+                <tbody>
+                  {differing.map((f) => (
+                    <tr key={`${f.field}-${f.wb_field}`} data-testid={`reconciliation-${f.wb_field}`}>
+                      <td data-label="Показатель">
+                        <div>{wbTitle(f)}</div>
+                        <div className="muted small">
+                          у нас: {fieldTitle(f.field)} · поле WB: {f.wb_field}
+                        </div>
+                      </td>
+                      <td className="num" data-label="WB">
+                        {formatRub(f.wb)}
+                      </td>
+                      <td className="num" data-label="У нас">
+                        {formatRub(f.ours)}
+                      </td>
+                      <td className="num negative" data-label="Разница">
+                        {f.diff > 0 ? '+' : ''}
+                        {formatRub(f.diff)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ) : null}
         </>
       )}
+      <PartsList reports={reconciliation.reports} />
     </section>
+  );
+}
+
+/** A combined report of WB's reports: each WB report id with its own verdict and the figures that differ. */
+function PartsList({ reports }: { reports: Reconciliation['reports'] }) {
+  if (!reports || reports.length === 0) return null;
+  return (
+    <ul className="reconciliation-parts" data-testid="reconciliation-reports">
+      {reports.map((r) => {
+        const differing = r.fields.filter((f) => kopecks(f.diff) !== 0);
+        return (
+          <li key={r.report_id} data-testid={`reconciliation-report-${r.wb_report_id}`} data-status={r.status}>
+            Отчёт WB № {r.wb_report_id}:{' '}
+            {r.status === 'match' ? (
+              <span className="reconciliation-ok">сходится до копейки</span>
+            ) : r.status === 'unavailable' ? (
+              <span className="muted">WB не прислал его сумм</span>
+            ) : (
+              <span className="reconciliation-bad">
+                расходится —{' '}
+                {differing
+                  .map(
+                    (f) =>
+                      `${wbTitle(f)}: WB ${formatRub(f.wb)}, у нас ${formatRub(f.ours)} (${f.diff > 0 ? '+' : ''}${formatRub(f.diff)})`,
+                  )
+                  .join('; ')}
+              </span>
+            )}
+          </li>
+        );
+      })}
+    </ul>
   );
 }

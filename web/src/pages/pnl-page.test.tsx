@@ -25,6 +25,7 @@ const month = (m: string, revenue: number, net: number) => ({
   covered_days: 31,
   days: 31,
   reports: [{ report_id: 'R1', days: 6, share: 85.71 }],
+  costs_pending: [] as string[],
   period_costs: [{ id: 'c1', name: 'Аренда', category: 'rent', amount: 1000 }],
 });
 const PNL = {
@@ -175,6 +176,26 @@ describe('P&L page', () => {
     const banner = screen.getByTestId('tax-threshold');
     expect(banner.dataset.level).toBe('crossed');
     expect(screen.getByTestId('threshold-proposal').textContent).toContain('с 01.02.2026: УСН 6 %, НДС 5 %');
+  });
+
+  it('a month whose WB report still waits for WB’s ad figures says so; the others say nothing', async () => {
+    const pending = { ...PNL, months: [PNL.months[0]!, { ...PNL.months[1]!, costs_pending: ['ads'] }] };
+    vi.mocked(fetch).mockImplementation(async (input: RequestInfo | URL) =>
+      String(input).startsWith('/api/pnl') ? json(200, pending) : json(200, { items: [], costs: [] }),
+    );
+    renderPage();
+    const note = await screen.findByTestId('pnl-costs-pending');
+    expect(
+      within(note)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['Февраль 2026: данные о рекламе от WB ещё загружаются; цифры месяца по этим расходам не окончательны.']);
+  });
+
+  it('no note while nothing is pending', async () => {
+    renderPage();
+    await screen.findByTestId('pnl-table');
+    expect(screen.queryByTestId('pnl-costs-pending')).toBeNull();
   });
 
   it('adds the proposed tax period to the user’s default profile in one click', async () => {

@@ -4,6 +4,7 @@ import { Link, useSearchParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
 import type { PeriodCost, PeriodCostBody, Pnl } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
+import { PnlCostsPendingNote } from '../components/costs-pending-note';
 import { Spinner } from '../components/progress-bar';
 import { PeriodRangeForm } from '../components/period-range-form';
 import { SellerOptions } from '../components/seller-options';
@@ -464,6 +465,7 @@ export function PnlPage() {
             {monthTitle(pnl.data.from)} — {monthTitle(pnl.data.to)} · отчётов: {pnl.data.sources.length}
           </p>
           <TaxThresholdBanner thresholds={pnl.data.thresholds} />
+          <PnlCostsPendingNote months={pnl.data.months} />
           {pnl.data.warnings.length > 0 ? (
             <div className="alert alert-warning" role="status" data-testid="pnl-warnings">
               <ul>

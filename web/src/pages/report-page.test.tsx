@@ -26,6 +26,7 @@ const report: Report = {
   tax_profile: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 },
   allocation: null,
   cost_attribution: null,
+  costs_pending: [],
   items: [],
   commission_by_category: [
     { category: 'Платья', realization: 1000, commission: 200, percent: 20 },
@@ -98,6 +99,27 @@ describe('report page wording', () => {
       'Итог WB: после логистики, хранения, штрафов, удержаний и займов',
     );
     expect(screen.getByTestId('figure-margin').textContent?.replace(/\u00a0/g, ' ')).toBe('25,00 %');
+  });
+
+  it('a WB week whose ad and storage figures are still coming says so, above the numbers', async () => {
+    vi.mocked(fetch).mockImplementation(
+      async () =>
+        new Response(JSON.stringify({ report: { ...reportAsColumns, costs_pending: ['ads', 'storage'] } }), {
+          status: 200,
+          headers: { 'Content-Type': 'application/json' },
+        }),
+    );
+    renderPage();
+    const note = await screen.findByTestId('costs-pending');
+    expect(note.textContent).toBe(
+      'Данные о рекламе и о хранении от WB ещё загружаются. Пока эти расходы распределены по продажам и не окончательны; отчёт пересчитается сам, когда WB их отдаст.',
+    );
+  });
+
+  it('no note once WB’s figures are in', async () => {
+    renderPage();
+    await screen.findByTestId('figure-payout');
+    expect(screen.queryByTestId('costs-pending')).toBeNull();
   });
 
   it('the stale banner has one clear action button', async () => {

@@ -5,6 +5,7 @@ import { api, saveFile } from '../api/client';
 import { ApiError, messageFor, pluralRows } from '../api/errors';
 import type { Item, Page, RebuildResult, Report, ReportSummary, Values } from '../api/contract';
 import { CombinedStaleBanner } from '../components/combined-stale-banner';
+import { CostsPendingNote } from '../components/costs-pending-note';
 import type { CombinedFromState } from '../lib/use-combine-job';
 import { staleLine } from '../lib/stale-line';
 import { AllocationPanel, CostAttributionPanel, MissingCostBanner } from '../components/report-trust';
@@ -250,6 +251,8 @@ export function ReportPage() {
           ) : null}
         </div>
       ) : null}
+
+      <CostsPendingNote kinds={report.costs_pending} />
 
       <MissingCostBanner warnings={report.warnings} />
 

@@ -96,3 +96,78 @@ export function reconcile(totals: ItemValues, wbSums: Sums | null | undefined): 
   });
   return { status: fields.some((f) => f.diff !== 0) ? 'mismatch' : 'match', fields };
 }
+
+/** Our totals' fields the reconciliation reads (RECONCILED's `ours`), kept per WB report on a combined report. */
+const RECONCILED_TOTALS = [
+  'payout',
+  'for_pay',
+  'compensations',
+  'logistics',
+  'reverse_logistics',
+  'storage',
+  'acceptance',
+  'deductions',
+  'ads',
+  'loans',
+  'penalties',
+  'additional_payments',
+  'loyalty',
+] as const;
+
+/** One WB report inside a combined report: its own totals (the reconciled fields, kopecks) and WB's list sums. */
+export interface WbPart {
+  /** Our report it was imported as. */
+  report_id: string;
+  /** WB's report id (weekly, buyouts of type 2 and 3, or daily). */
+  wb_report_id: string;
+  totals: Record<string, number>;
+  wb_sums: Record<string, number>;
+}
+
+/** A WB-imported report as a part of a combined report; null for a report not imported from WB. */
+export function wbPartOf(r: {
+  id: string;
+  wb_report_id?: string | null;
+  wb_sums?: Record<string, number>;
+  totals: ItemValues;
+}): WbPart | null {
+  if (!r.wb_report_id || !r.wb_sums) return null;
+  const totals: Record<string, number> = {};
+  for (const k of RECONCILED_TOTALS) totals[k] = v(r.totals, k);
+  return { report_id: r.id, wb_report_id: r.wb_report_id, totals, wb_sums: r.wb_sums };
+}
+
+/**
+ * A combined report of WB's reports reconciled per WB report id: each part's own totals against its own
+ * list sums (a buyouts report's or a day's figures are checked against its rows, not lost in the week's
+ * sum), and the figures summed over the parts that have WB's figures. `match` only when every part
+ * matches; `mismatch` when any differs; else `unavailable` (WB gave no figures for a part).
+ */
+export function reconcileParts(
+  parts: readonly WbPart[],
+): Reconciliation & { reports: Array<Reconciliation & { report_id: string; wb_report_id: string }> } {
+  const reports = parts.map((p) => ({
+    report_id: p.report_id,
+    wb_report_id: p.wb_report_id,
+    ...reconcile(p.totals as unknown as ItemValues, p.wb_sums),
+  }));
+  const known = reports.filter((r) => r.status !== 'unavailable');
+  if (known.length === 0) return { status: 'unavailable', fields: [], reports };
+  const fields = RECONCILED.map((r) => {
+    let ours = 0;
+    let wb = 0;
+    for (const p of parts) {
+      if (Object.keys(p.wb_sums).length === 0) continue;
+      ours += r.ours(p.totals as unknown as ItemValues);
+      wb += r.wb(p.wb_sums);
+    }
+    return { field: r.field, wb_field: r.wb_field, wb, ours, diff: ours - wb };
+  });
+  // A part WB gave no figures for cannot be confirmed: the whole is `unavailable` unless a part differs.
+  const status = reports.some((r) => r.status === 'mismatch')
+    ? 'mismatch'
+    : known.length < reports.length
+      ? 'unavailable'
+      : 'match';
+  return { status, fields, reports };
+}

@@ -4,6 +4,8 @@ import { METRIC_KEYS, type RowSink } from '../../../engine/row-sink';
 import { DETAILED_ROW_FIELDS, DETAILED_ROW_FIELD_NAMES, type DetailedRowField } from './finance-fields';
 import { aggregateApiRows, apiRowCells, apiRowFeeder, METRIC_SOURCE, portalRowToApiRow } from './row-map';
 import { detailedRowSchema, type WbDetailedRow } from './schemas';
+import { reportSumsFromRows } from './report-sums';
+import { buildItems } from '../../../engine';
 
 /** A row with every field of the spec set to a value of its type that no other field has. */
 function fullRow(): WbDetailedRow {
@@ -157,6 +159,57 @@ describe('WB API row → engine cells', () => {
     expect(a).toMatchObject({ sales_qty: 3, returns_qty: 1, realization: 200000, for_pay: 160002, logistics: 5550 });
     expect(r.articles.find((x) => x.article === '')!.aggregates.storage).toBe(1234);
     expect(r.period_from).toBe('2026-01-06');
+  });
+
+  it('the loyalty programme per article: each article its own rows’ cashback, the articles’ sum the week’s', () => {
+    const sale = (vendorCode: string, nmId: number, cb: Record<string, string>) => ({
+      vendorCode,
+      nmId,
+      subjectName: 'Платья',
+      saleDt: '2026-01-06T10:00:00+03:00',
+      docTypeName: 'Продажа',
+      sellerOperName: 'Продажа',
+      paymentProcessing: 'Компенсация платёжных услуг',
+      quantity: 1,
+      retailAmount: '1000',
+      retailPriceWithDisc: '1000',
+      forPay: '800',
+      vw: '150',
+      vwNds: '30',
+      acquiringFee: '20',
+      commissionPercent: 20,
+      ...cb,
+    });
+    const rows = [
+      sale('A', 1, { cashbackAmount: '12.34', cashbackDiscount: '50.00', cashbackCommissionChange: '1.11' }),
+      sale('A', 1, { cashbackAmount: '0.66', cashbackDiscount: '0', cashbackCommissionChange: '0.89' }),
+      sale('B', 2, { cashbackAmount: '7.5', cashbackDiscount: '25.25', cashbackCommissionChange: '0' }),
+      sale('C', 3, {}),
+    ];
+    const r = aggregateApiRows([rows]);
+    const of = (a: string) => r.articles.find((x) => x.article === a)!.aggregates;
+    // loyalty = −(cashbackAmount + cashbackCommissionChange) of the article's rows; loyalty_discount = Σ cashbackDiscount.
+    expect(of('A')).toMatchObject({ loyalty: -(1234 + 111 + 66 + 89), loyalty_discount: 5000 });
+    expect(of('B')).toMatchObject({ loyalty: -750, loyalty_discount: 2525 });
+    expect(of('C')).toMatchObject({ loyalty: 0, loyalty_discount: 0 });
+    // The articles' sum is WB's week figure (the list's cashback*Sum of the same rows).
+    const sums = reportSumsFromRows(rows.map((x) => detailedRowSchema.parse(x)));
+    const total = (k: 'loyalty' | 'loyalty_discount') =>
+      r.articles.reduce((n, a) => n + Number(a.aggregates[k] ?? 0), 0);
+    expect(total('loyalty')).toBe(-sums.cashbackAmountSum - sums.cashbackCommissionChangeSum);
+    expect(total('loyalty_discount')).toBe(sums.cashbackDiscountSum);
+    // Each article's payout carries its own withholding (a payout line), its profit too.
+    const built = buildItems(
+      { articles: r.articles },
+      { tax: { tax_system: 'usn_income', usn_rate: 6, vat_rate: 0 }, costPrices: {} },
+    );
+    const item = (a: string) => built.items.find((i) => i.article === a)!.effective;
+    for (const [a, loyalty] of [
+      ['A', -(1234 + 111 + 66 + 89)],
+      ['B', -750],
+      ['C', 0],
+    ] as const)
+      expect(Number(item(a).payout) - Number(item(a).for_pay), a).toBe(loyalty);
   });
 });
 

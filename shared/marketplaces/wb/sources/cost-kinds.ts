@@ -29,6 +29,9 @@ export type CostField = (typeof COST_KINDS)[number]['field'];
 /** The kinds' fields, in the list's order (a tuple, for z.enum). */
 export const COST_FIELDS = COST_KINDS.map((k) => k.field) as unknown as readonly [CostField, ...CostField[]];
 
+/** The kinds' names, in the list's order (a tuple, for z.enum). */
+export const COST_KIND_NAMES = COST_KINDS.map((k) => k.kind) as unknown as readonly [CostKind, ...CostKind[]];
+
 /** The kind's entry. */
 export function costKind(kind: CostKind): (typeof COST_KINDS)[number] {
   return COST_KINDS.find((k) => k.kind === kind)!;

@@ -15,7 +15,7 @@ import type { WbOutcome } from '../finance/finance-client';
 import type { ReportTaskClient } from '../sources/report-task';
 import { initialCursor } from '../finance/sync-plan';
 import { localKeyWrapper, sealToken } from '../token-crypto';
-import { costsStart, runCostStep, type CostStepDeps } from './costs-step';
+import { costsStart, firstCostsDue, pendingKinds, queueImported, runCostStep, type CostStepDeps } from './costs-step';
 
 const T0 = Date.parse('2026-03-10T06:00:00Z');
 const wrapper = localKeyWrapper(Buffer.alloc(32, 7).toString('base64'));
@@ -55,6 +55,7 @@ function world(c0: WbConnectionRecord, answers: Array<WbOutcome<unknown>>) {
   const calls: string[] = [];
   const stored: Array<{ kind: string; batch: CostBatch }> = [];
   const rederived: string[] = [];
+  const settled: string[] = [];
   let busy = false;
   const client: AdvertClient = {
     promotionCount: async () => (calls.push('count'), answers.shift() as never),
@@ -76,6 +77,7 @@ function world(c0: WbConnectionRecord, answers: Array<WbOutcome<unknown>>) {
       { id: 'R0', period_from: null, period_to: null },
     ],
     rederive: async (_u, id) => (busy ? 'busy' : (rederived.push(id), 'started')),
+    settle: async (_u, id) => void settled.push(id),
     settings: () => ({ scanEveryMs: 600_000, maxFailures: 3, leaseMs: 300_000 }),
   };
   const connections = {
@@ -101,6 +103,7 @@ function world(c0: WbConnectionRecord, answers: Array<WbOutcome<unknown>>) {
     calls,
     stored,
     rederived,
+    settled,
     budget,
     get row() {
       return row;
@@ -183,6 +186,52 @@ describe('the cost steps of the sync', () => {
     expect(costsDueAt(w.row)).toBe(T0 + 600_000);
     expect(await w.step(T0 + 600_000)).toBe('scanned');
     expect(w.row.costs!.jobs).toEqual([]);
+  });
+
+  it('a week just imported: its jobs ahead of the queue, due at the import, the first call at once; pending until the rebuild starts', async () => {
+    const w = world(await connection(['Финансы', 'Продвижение']), [count, stats(103, 120, '2026-03-10')]);
+    expect(pendingKinds(w.deps, w.row)).toEqual(['ads']);
+    expect(pendingKinds(undefined, w.row)).toEqual([]);
+    // A scan's job of an older report is queued, not started.
+    expect(await w.step(T0)).toBe('scanned');
+    const importedAt = T0 + 5_000;
+    const queued = queueImported(w.deps, w.row, { id: 'R9', from: '2026-03-09', to: '2026-03-15' }, importedAt);
+    expect(queued.costs!.jobs.map((j) => [j.report_id, j.first ?? false])).toEqual([
+      ['R9', true],
+      ['R1', false],
+      ['R2', false],
+    ]);
+    // Queued once: a repeated import changes nothing.
+    expect(
+      queueImported(w.deps, { ...w.row, ...queued }, { id: 'R9', from: '2026-03-09', to: '2026-03-15' }, importedAt),
+    ).toEqual({});
+    const c = { ...w.row, ...queued };
+    expect(costsDueAt(c)).toBe(importedAt);
+    expect(firstCostsDue(c, importedAt)).toBe(true);
+    expect(firstCostsDue(w.row, importedAt)).toBe(false);
+    // The step at the import's own time makes the week's first call: no wait for a scan.
+    const w2 = world(c, [count, stats(103, 120, '2026-03-10')]);
+    expect(await w2.step(importedAt)).toBe('cost_called');
+    expect(w2.calls).toEqual(['count']);
+    expect(await w2.step(importedAt + 20_000)).toBe('cost_called');
+    expect(w2.calls[1]).toBe('fullstats 5,6 2026-03-09..2026-03-15');
+    expect(w2.row.costs!.rederive).toEqual(['R9']);
+    expect(w2.settled).toEqual([]);
+    // The rebuild starts: the report no longer waits for WB.
+    expect(await w2.step(importedAt + 20_000)).toBe('rederived');
+    expect(w2.settled).toEqual(['R9']);
+    expect(firstCostsDue(w2.row, importedAt + 20_000)).toBe(false);
+  });
+
+  it('a source WB refuses ends the wait of the reports it had queued (no rebuild, nothing to wait for)', async () => {
+    const c = await connection(['Финансы', 'Продвижение']);
+    const w = world(c, [{ kind: 'forbidden', message: 'scope is not allowed' }]);
+    const queued = queueImported(w.deps, c, { id: 'R9', from: '2026-03-09', to: '2026-03-15' }, T0);
+    const w2 = world({ ...c, ...queued }, [{ kind: 'forbidden', message: 'scope is not allowed' }]);
+    expect(await w2.step(T0)).toBe('cost_called');
+    expect(w2.row.costs!.refused).toEqual(['advert']);
+    expect(w2.row.costs!.rederive).toEqual([]);
+    expect(w2.settled).toEqual(['R9']);
   });
 
   it('a 429 waits X-Ratelimit-Retry; a 403 stops the source for the connection and says so', async () => {

@@ -33,6 +33,8 @@ export interface CostStepDeps {
   ) => Promise<Array<{ id: string; period_from: string | null; period_to: string | null }>>;
   /** Starts the rebuild of a report (its worker task); `busy`: it is being built or rebuilt, try later. */
   rederive: (userId: string, reportId: string) => Promise<'started' | 'busy' | 'gone'>;
+  /** The report no longer waits for WB's costs: its `costs_pending` removed (reports.repo.ts settleCostsPending). */
+  settle: (userId: string, reportId: string) => Promise<void>;
   settings: () => { scanEveryMs: number; maxFailures: number; leaseMs: number };
 }
 
@@ -69,6 +71,55 @@ export function costsStart(deps: CostStepDeps | undefined, c: WbConnectionRecord
 }
 
 /**
+ * The cost kinds a report the sync imports now will be given by WB's other APIs (the report's
+ * `costs_pending` until they are in): those of the sources the connection's token allows, in the
+ * registry's order; none without cost sources.
+ */
+export function pendingKinds(deps: CostStepDeps | undefined, c: WbConnectionRecord): CostKind[] {
+  if (!deps) return [];
+  return [...new Set(usableSources(c, deps.sources).map((s) => s.kind))];
+}
+
+/**
+ * The connection's cost state once a report is imported: a job per usable source for the report's week
+ * (WB's dateFrom..dateTo), due now and marked `first`, ahead of the queue (a job already under way
+ * stays in front of them), so the week's costs are asked for in this step or the next, not at the next
+ * scan. Nothing changes without cost sources.
+ */
+export function queueImported(
+  deps: CostStepDeps | undefined,
+  c: WbConnectionRecord,
+  report: { id: string; from: string; to: string },
+  now: number,
+): Partial<WbConnectionRecord> {
+  if (!deps) return {};
+  const sources = usableSources(c, deps.sources);
+  if (sources.length === 0 || !report.from || !report.to) return {};
+  const state: WbCostSync = { ...emptyCostSync(), ...c.costs };
+  if (state.jobs.some((j) => j.report_id === report.id)) return {};
+  const fresh: WbCostJob[] = sources.map((s) => ({
+    report_id: report.id,
+    from: report.from,
+    to: report.to,
+    source: s.id,
+    state: s.first(report.from, report.to),
+    failures: 0,
+    next_at: now,
+    first: true,
+  }));
+  const [head, ...rest] = state.jobs;
+  const underWay = head !== undefined && (head.first === true || Object.keys(head.state.memo).length > 0);
+  const jobs = underWay ? [head, ...fresh, ...rest] : [...fresh, ...state.jobs];
+  return { costs: { ...state, jobs } };
+}
+
+/** A job queued by an import is due: the step makes its call before the Finance sync's (step.ts). */
+export function firstCostsDue(c: WbConnectionRecord, now: number): boolean {
+  const head = c.costs?.jobs[0];
+  return (c.costs?.rederive.length ?? 0) > 0 || (head?.first === true && head.next_at <= now);
+}
+
+/**
  * One cost step (see the module comment); null when there is nothing to do now (the caller then
  * reports its own result). `c` is the connection as the Finance part of the step left it.
  */
@@ -93,6 +144,8 @@ export async function runCostStep(
   // 1. A report whose costs are in: rebuild it.
   if (state.rederive.length > 0) {
     const reportId = state.rederive[0]!;
+    // Every cost of the report is in: no longer pending, so the rebuild (and a build under way's retry) uses them.
+    await deps.settle(c.user_id, reportId);
     const r = await deps.rederive(c.user_id, reportId);
     if (r === 'busy') return null;
     const saved = await connections.saveConnection({ ...c, costs: { ...state, rederive: state.rederive.slice(1) } });
@@ -134,8 +187,11 @@ export async function runCostStep(
   const source = sources.find((s) => s.id === job.source);
   if (!source || job.state.call === null) {
     // A source no longer usable (refused meanwhile), or a finished job left over: drop it.
-    const saved = await connections.saveConnection({ ...c, costs: finishJob(state, job, false) });
-    return saved ? 'scanned' : 'busy';
+    const after = finishJob(state, job, false);
+    const saved = await connections.saveConnection({ ...c, costs: after });
+    if (!saved) return 'busy';
+    for (const id of settledWithout(state, after)) await deps.settle(c.user_id, id);
+    return 'scanned';
   }
   const pacing = source.pacing();
   const claimed = await connections.claimStep(
@@ -191,7 +247,17 @@ export async function runCostStep(
     };
   }
   const saved = await connections.saveConnection({ ...mine, lease_until: 0, costs: next });
-  return saved ? 'cost_called' : 'busy';
+  if (!saved) return 'busy';
+  // A report whose jobs all ended without costs (refused, given up): no longer waiting for them.
+  for (const id of settledWithout(state, next)) await deps.settle(c.user_id, id);
+  return 'cost_called';
+}
+
+/** Reports that left the queue in this step without waiting for a rebuild. */
+function settledWithout(before: WbCostSync, after: WbCostSync): string[] {
+  const left = new Set(after.jobs.map((j) => j.report_id));
+  const ids = new Set(before.jobs.map((j) => j.report_id).filter((id) => !left.has(id)));
+  return [...ids].filter((id) => !after.rederive.includes(id));
 }
 
 /**

@@ -20,7 +20,7 @@ import { findReportsByIdentity, identityPutTransactItem } from '../../../store/r
 import { chargeLimits } from '../../../store/limits.repo';
 import { processingReportPut } from '../../../store/report-lifecycle.repo';
 import { newReportId } from '../../../store/report-record';
-import { getReportAnyStatus } from '../../../store/reports.repo';
+import { getReportAnyStatus, settleCostsPending } from '../../../store/reports.repo';
 import { getUserById } from '../../../store/users.repo';
 import * as connections from '../../../store/wb-connections.repo';
 import { DEFAULT_RATE_POLICY } from '../rate';
@@ -114,6 +114,7 @@ export const costStepDeps: CostStepDeps = {
       throw e;
     }
   },
+  settle: settleCostsPending,
   // A look for reports without costs every ten call intervals (10 minutes with WB's minute).
   settings: () => ({ scanEveryMs: 10 * callIntervalMs(), maxFailures: 6, leaseMs: STEP_LEASE_MS }),
 };
@@ -130,7 +131,7 @@ export const stepDeps: StepDeps = {
     }
     return false;
   },
-  importReport: (c, p, sums) => importWbReport(wbImportDeps, c, p, sums),
+  importReport: (c, p, sums, costsPending) => importWbReport(wbImportDeps, c, p, sums, costsPending),
   expiryMail: async (c) => {
     const user = await getUserById(c.user_id);
     if (!user) return;

@@ -24,7 +24,15 @@ import type { ReportSummary } from '../finance/schemas';
 import { advance, claim, planCall, type SyncSettings, type UnreadReport } from '../finance/sync-plan';
 import { afterRateLimited } from '../rate';
 import { openToken, type KeyWrapper } from '../token-crypto';
-import { costsStart, runCostStep, type CostStepDeps, type CostStepResult } from './costs-step';
+import {
+  costsStart,
+  firstCostsDue,
+  pendingKinds,
+  queueImported,
+  runCostStep,
+  type CostStepDeps,
+  type CostStepResult,
+} from './costs-step';
 import { needsExpiryNotice, sendExpiryNotice } from './expiry';
 
 export type ImportOutcome =
@@ -43,8 +51,16 @@ export interface StepDeps {
   deletePages: (keys: readonly string[]) => Promise<void>;
   /** Does the user have a report of this identity already (report-identity.ts)? */
   hasIdentity: (userId: string, identity: string) => Promise<boolean>;
-  /** Charges and builds a report whose rows are all read (shared/reports/worker/wb-import.ts). */
-  importReport: (c: WbConnectionRecord, p: WbPendingReport, sums: ReportSummary | null) => Promise<ImportOutcome>;
+  /**
+   * Charges and builds a report whose rows are all read (shared/reports/worker/wb-import.ts);
+   * `costsPending`: the cost kinds WB's other APIs are asked for next (the report's `costs_pending`).
+   */
+  importReport: (
+    c: WbConnectionRecord,
+    p: WbPendingReport,
+    sums: ReportSummary | null,
+    costsPending: readonly string[],
+  ) => Promise<ImportOutcome>;
   /** Mails the user that the connection's token expires soon (expiry.ts). */
   expiryMail: (c: WbConnectionRecord) => Promise<void>;
   clock: Clock;
@@ -115,7 +131,7 @@ async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbC
     const key = String(p.ref.reportId);
     let outcome: ImportOutcome;
     try {
-      outcome = await deps.importReport(cur, p, cur.found[key] ?? null);
+      outcome = await deps.importReport(cur, p, cur.found[key] ?? null, pendingKinds(deps.costs, cur));
     } catch (e) {
       // A page the bucket's lifecycle rule expired (a report held for limits longer than pages are kept,
       // serverless.base.yml `expire-wb-pages`): the report is let go unread, not imported, so the next
@@ -143,8 +159,19 @@ async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbC
     }
     const { [key]: _done, ...found } = cur.found;
     const imported = outcome.kind === 'imported';
+    // The week's per-article costs are asked for next (costs-step.ts), before the Finance sync goes on.
+    const costs =
+      outcome.kind === 'imported'
+        ? queueImported(
+            deps.costs,
+            cur,
+            { id: outcome.reportId, from: p.ref.dateFrom.slice(0, 10), to: p.ref.dateTo.slice(0, 10) },
+            nowMs(deps.clock),
+          )
+        : {};
     const saved = await deps.connections.saveConnection({
       ...cur,
+      ...costs,
       pending: cur.pending.slice(1),
       found,
       imported_ids: [...new Set([...cur.imported_ids, p.ref.reportId])],
@@ -205,6 +232,17 @@ export async function runStep(
     c = r;
     imported = true;
   }
+  // An imported week's costs (or a rebuild they wait for) come first: their call is on another API's
+  // budget, so the Finance call below is still made in this step when it is due.
+  let first: CostStepResult | null = null;
+  if (deps.costs && firstCostsDue(c, start)) {
+    first = await runCostStep(deps.costs, deps.connections, deps.keyWrapper, c, start);
+    if (first === 'busy') return 'busy';
+    const again = await deps.connections.getConnection(userId, id);
+    if (!again) return 'gone';
+    c = again;
+    start = Math.max(start, nowMs(deps.clock));
+  }
   const settings = deps.settings();
   let plan = planCall(c.cursor, start, settings);
   if (
@@ -217,8 +255,9 @@ export async function runStep(
     start = Math.max(nowMs(deps.clock), plan.until);
     plan = planCall(c.cursor, start, settings);
   }
-  if (plan.kind === 'none') return 'blocked';
+  if (plan.kind === 'none') return first ?? 'blocked';
   if (plan.kind === 'wait') {
+    if (first) return first;
     // No Finance call due: the per-article costs' step, if any (costs-step.ts).
     const costs = deps.costs ? await runCostStep(deps.costs, deps.connections, deps.keyWrapper, c, start) : null;
     return costs ?? (imported ? 'imported' : 'wait');
@@ -420,6 +459,9 @@ export async function runStep(
   if (saved.pending.length > 0) {
     const r = await importPending(deps, saved);
     if (r === 'limits') return 'limits_exhausted';
+    // The week just imported: its first cost call in this step, on its own API's budget.
+    if (r !== 'lost' && deps.costs && firstCostsDue(r, nowMs(deps.clock)))
+      await runCostStep(deps.costs, deps.connections, deps.keyWrapper, r, nowMs(deps.clock));
   }
   return 'called';
 }
