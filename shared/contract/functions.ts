@@ -476,6 +476,15 @@ export const FUNCTIONS = {
     access: { table: ['GetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] },
   },
 
+  // --- purchases and the cash flow ---
+  purchases: {
+    handler: 'functions/cashflow/purchases.handler.handler',
+    throttle: { rate: 10, burst: 20 },
+    // the caller, a seller, the articles named (Get, BatchGet of the product shards); the purchases
+    // (Query); one written or deleted (conditional Put, Delete); an import's (BatchWrite). No S3
+    access: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] },
+  },
+
   // --- docs ---
   // The OpenAPI document (docs/openapi.json, bundled into the function): no AWS access at all.
   apiOpenapi: {
