@@ -7,7 +7,10 @@ import { newId } from '../store/keys';
 import * as purchases from '../store/purchases.repo';
 import { getProducts } from '../store/products.repo';
 import { getSeller } from '../store/sellers.repo';
+import { latestBalances } from '../store/wb-balance.repo';
+import { pnlDeps } from '../pnl/deps';
 import type { PurchaseDeps } from './purchases';
+import type { CashFlowDeps } from './cashflow';
 
 export const purchaseDeps: PurchaseDeps = {
   purchases,
@@ -15,4 +18,11 @@ export const purchaseDeps: PurchaseDeps = {
   sellers: { getSeller },
   clock: systemClock,
   ids: { newId: () => newId() },
+};
+
+export const cashFlowDeps: CashFlowDeps = {
+  pnl: pnlDeps,
+  purchases,
+  balances: { latestBalances },
+  clock: systemClock,
 };

@@ -47,3 +47,90 @@ export const purchaseImportResultSchema = z.object({
 
 export type PurchaseBody = z.infer<typeof purchaseBodySchema>;
 export type Purchase = z.infer<typeof purchaseSchema>;
+
+const month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM');
+
+export const cashFlowQuerySchema = z.object({
+  from: z.string().max(7).describe('YYYY-MM, the first month'),
+  to: z.string().max(7).describe('YYYY-MM, the last month (at most 36 months)'),
+  seller_id: z.string().min(1).max(64).optional(),
+});
+
+const payoutStatus = z.enum(['held', 'approved', 'paid']);
+
+export const cashFlowSchema = z.object({
+  from: month,
+  to: month,
+  seller_id: z.string().nullable(),
+  today: day.describe('The day the statuses and the forecast are computed for'),
+  balance: z
+    .object({
+      currency: z.string(),
+      current: z.number().describe('«На балансе», roubles'),
+      for_withdraw: z.number().describe('«Можно вывести», roubles'),
+      as_of: z.string().describe('When WB said so (ISO time; the oldest reading when several WB accounts are summed)'),
+      accounts: z.number().int(),
+    })
+    .nullable()
+    .describe('WB’s account balance as the sync last read it; null without a WB connection or a reading'),
+  payouts: z.array(
+    z.object({
+      report_id: z.string(),
+      wb_report_id: z.string().nullable(),
+      period_from: day,
+      period_to: day,
+      amount: z.number().describe('WB’s bankPaymentSum where synced, the report’s payout otherwise, roubles'),
+      amount_source: z.enum(['wb_bank_payment', 'report_payout']),
+      formed_date: day,
+      approved_date: day,
+      expected_date: day,
+      status: payoutStatus,
+    }),
+  ),
+  months: z.array(
+    z.object({
+      month,
+      inflow: z.number(),
+      outflow: z.number(),
+      net: z.number(),
+      position: z.number().describe('The running sum of net from the first month of the range'),
+      lines: z.array(
+        z.object({
+          key: z.enum(['payouts', 'own_costs', 'period_costs', 'purchases', 'usn']),
+          title: z.string(),
+          sign: z.number().int(),
+          amount: z.number(),
+        }),
+      ),
+    }),
+  ),
+  forecast: z.array(
+    z.object({
+      week_start: day,
+      inflow: z.number().describe('Held and approved payouts expected that week'),
+      outflow: z
+        .number()
+        .describe('Monthly period costs by their days, one-off costs, purchases and USN due that week'),
+    }),
+  ),
+  tax_calendar: z.array(
+    z.object({
+      due_date: day,
+      kind: z.enum(['usn_advance', 'usn_year']),
+      period: z.string().describe('The quarter (2026-Q1) the payment is for; the year’s balance is for Q4'),
+      amount: z.number().describe('The P&L’s USN of the quarter’s months, roubles'),
+    }),
+  ),
+  rules: z
+    .array(
+      z.object({
+        valid_from: day,
+        objection_days: z.number().int(),
+        payout_weekdays: z.array(z.number().int()),
+        source: z.string(),
+      }),
+    )
+    .describe('WB’s payout rules the dates come from (a dated setting)'),
+});
+
+export type CashFlow = z.infer<typeof cashFlowSchema>;

@@ -477,6 +477,11 @@ export const FUNCTIONS = {
   },
 
   // --- purchases and the cash flow ---
+  cashFlowGet: {
+    handler: 'functions/cashflow/get.handler.handler',
+    // as pnlGet, plus the purchases and WB's balance readings (Query of the user's partition). Reads only
+    access: { table: ['GetItem', 'Query'] },
+  },
   purchases: {
     handler: 'functions/cashflow/purchases.handler.handler',
     throttle: { rate: 10, burst: 20 },

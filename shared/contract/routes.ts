@@ -815,6 +815,19 @@ export const ROUTES = {
   }),
 
   // --- purchases of goods and the cash flow (docs/METRICS.md, «Cash flow») ---
+  cashFlow: route({
+    fn: 'cashFlowGet',
+    method: 'GET',
+    path: '/api/cash-flow',
+    auth: 'user',
+    tag: 'cashflow',
+    summary: 'Money in and out by month, the payout calendar, WB’s balance, the next 8 weeks and the USN due dates',
+    description:
+      'Money in: each counted report’s payout (WB’s bankPaymentSum where synced) on its expected payout day. Money out: the P&L’s own per-unit costs and period costs of the month, purchases by their day, USN by its legal due dates. Money in roubles.',
+    query: c.cashFlowQuerySchema,
+    responses: { 200: { description: 'The cash flow of the months', schema: c.cashFlowSchema } },
+    errors: ['invalid_range', 'seller_not_found'],
+  }),
   listPurchases: route({
     fn: 'purchases',
     method: 'GET',

@@ -25,6 +25,9 @@ export interface ReportTotalsHead {
   /** The tax profile and allocation the report was built with (a rebuild with other settings would change it). */
   tax_profile: { tax_system: string; usn_rate: number; vat_rate: number } | null;
   allocation_method: string | null;
+  /** A report synced from WB: its WB id and WB's «Итого к оплате» (bankPaymentSum, kopecks) from WB's list. */
+  wb_report_id?: string | null;
+  wb_bank_payment?: number | null;
 }
 
 const ATTRIBUTES = [
@@ -43,9 +46,16 @@ const ATTRIBUTES = [
   'totals',
   'tax_profile',
   'allocation',
+  'wb_report_id',
+  'wb_sums',
 ] as const;
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+const bankPayment = (sums: unknown): number | null => {
+  const v = sums && typeof sums === 'object' ? (sums as Record<string, unknown>).bankPaymentSum : undefined;
+  return typeof v === 'number' && Number.isSafeInteger(v) ? v : null;
+};
 
 /** Every report of the user with its totals (kopecks), any status. */
 export async function listReportTotals(userId: string): Promise<ReportTotalsHead[]> {
@@ -83,6 +93,8 @@ export async function listReportTotals(userId: string): Promise<ReportTotalsHead
             ? (it.tax_profile as ReportTotalsHead['tax_profile'])
             : null,
         allocation_method: str((it.allocation as { method?: unknown } | undefined)?.method),
+        wb_report_id: str(it.wb_report_id),
+        wb_bank_payment: bankPayment(it.wb_sums),
       });
     start = r.LastEvaluatedKey;
   } while (start);

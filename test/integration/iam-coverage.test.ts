@@ -895,6 +895,17 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
   },
 
   // --- purchases and the cash flow
+  cashFlowGet: async (run) => {
+    await run.call(
+      {
+        method: 'GET',
+        path: '/api/cash-flow',
+        token: fx.user.token,
+        query: { from: '2022-01', to: '2022-12', seller_id: fx.sellerId },
+      },
+      200,
+    );
+  },
   purchases: async (run) => {
     await run.call(
       {
