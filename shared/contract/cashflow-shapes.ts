@@ -72,7 +72,7 @@ export const cashFlowSchema = z.object({
       accounts: z.number().int(),
     })
     .nullable()
-    .describe('WB’s account balance as the sync last read it; null without a WB connection or a reading'),
+    .describe('The newest stored reading of WB’s account balance; null without one (the sync does not read it yet)'),
   payouts: z.array(
     z.object({
       report_id: z.string(),

@@ -482,6 +482,11 @@ export const FUNCTIONS = {
     // as pnlGet, plus the purchases and WB's balance readings (Query of the user's partition). Reads only
     access: { table: ['GetItem', 'Query'] },
   },
+  cashFlowExport: {
+    handler: 'functions/cashflow/export.handler.handler',
+    // as cashFlowGet
+    access: { table: ['GetItem', 'Query'] },
+  },
   purchases: {
     handler: 'functions/cashflow/purchases.handler.handler',
     throttle: { rate: 10, burst: 20 },

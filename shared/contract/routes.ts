@@ -828,6 +828,17 @@ export const ROUTES = {
     responses: { 200: { description: 'The cash flow of the months', schema: c.cashFlowSchema } },
     errors: ['invalid_range', 'seller_not_found'],
   }),
+  cashFlowExport: route({
+    fn: 'cashFlowExport',
+    method: 'GET',
+    path: '/api/cash-flow/export',
+    auth: 'user',
+    tag: 'cashflow',
+    summary: 'The cash flow as an .xlsx (months as columns, lines as rows; payouts; forecast and USN due dates)',
+    query: c.cashFlowQuerySchema,
+    responses: { 200: { description: 'The workbook (attachment)', contentType: XLSX } },
+    errors: ['invalid_range', 'seller_not_found'],
+  }),
   listPurchases: route({
     fn: 'purchases',
     method: 'GET',

@@ -5,7 +5,9 @@
  * real stores; every month, the forecast weeks and the USN due date computed by hand here from the
  * reports' own totals. A balance reading turns the first payout `paid` and shows on the answer.
  */
+import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as exportHandler } from '../../functions/cashflow/export.handler';
 import { handler as costsHandler } from '../../functions/pnl/period-costs.handler';
 import { handler as purchasesHandler } from '../../functions/cashflow/purchases.handler';
 import { handler as cashFlowHandler } from '../../functions/cashflow/get.handler';
@@ -204,5 +206,52 @@ describe('cash flow of March–May 2026 on 1 April 2026', () => {
     );
     expect(bad.statusCode).toBe(400);
     expect(bodyOf<{ error: { code: string } }>(bad).error.code).toBe('invalid_range');
+  });
+
+  it('the export opens with the answer’s figures: months as columns, the payouts, the forecast and the USN', async () => {
+    const q = { from: '2026-03', to: '2026-05' };
+    const json = bodyOf<CashFlow>(
+      await cashFlowHandler(apiEvent({ method: 'GET', path: '/api/cash-flow', token: u.token, query: q })),
+    );
+    const r = await exportHandler(apiEvent({ method: 'GET', path: '/api/cash-flow/export', token: u.token, query: q }));
+    expect(r.statusCode).toBe(200);
+    expect(r.headers?.['Content-Type'] ?? r.headers?.['content-type']).toContain('spreadsheetml');
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(r.body ?? '', 'base64') as unknown as ArrayBuffer);
+    const ws = wb.getWorksheet('Деньги')!;
+    expect(ws.getCell('A3').value).toBe(
+      'Баланс WB на 2026-03-31T08:00:00.000Z: на балансе 12345.67, можно вывести 10000.00',
+    );
+    expect([ws.getCell('A5').value, ws.getCell('B5').value, ws.getCell('D5').value, ws.getCell('E5').value]).toEqual([
+      'Статья',
+      'Март 2026',
+      'Май 2026',
+      'Итого',
+    ]);
+    expect([ws.getCell('A6').value, ws.getCell('B6').value, ws.getCell('C6').value]).toEqual([
+      'Выплаты WB',
+      rub(w8.payout),
+      rub(w10.payout),
+    ]);
+    expect(ws.getCell('A10').value).toBe('− УСН (авансы и налог за год)');
+    expect(ws.getCell('C10').value).toBe(rub(w8.usn + w10.usn));
+    expect(ws.getCell('A13').value).toBe('Чистый поток');
+    expect([2, 3, 4].map((c) => ws.getRow(13).getCell(c).value)).toEqual(json.months.map((m) => m.net));
+    const payouts = wb.getWorksheet('Выплаты WB')!;
+    expect(payouts.getRow(2).values).toEqual([
+      undefined,
+      json.payouts[0]!.wb_report_id,
+      '02.03.2026',
+      '08.03.2026',
+      rub(w8.payout),
+      'выплата по отчёту',
+      '09.03.2026',
+      '16.03.2026',
+      '16.03.2026',
+      'выплачен',
+    ]);
+    const forecast = wb.getWorksheet('Прогноз')!;
+    expect(forecast.getCell('A1').value).toBe('Неделя с');
+    expect(forecast.rowCount).toBe(1 + 8 + 1 + 1 + json.tax_calendar.length);
   });
 });

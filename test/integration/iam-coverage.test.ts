@@ -895,6 +895,12 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
   },
 
   // --- purchases and the cash flow
+  cashFlowExport: async (run) => {
+    await run.call(
+      { method: 'GET', path: '/api/cash-flow/export', token: fx.user.token, query: { from: '2022-01', to: '2022-03' } },
+      200,
+    );
+  },
   cashFlowGet: async (run) => {
     await run.call(
       {
