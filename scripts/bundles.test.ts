@@ -20,8 +20,8 @@ const CLIENT_SERVICE: Record<string, string> = {
 
 /** The functions that may carry each library; every other function must not. */
 const LIBRARY_USERS: Record<string, string[]> = {
-  // writes .xlsx: the report export, the analytics export and the P&L export
-  exceljs: ['reportsExport', 'analyticsExport', 'pnlExport'],
+  // writes .xlsx: the report export, the analytics export, the P&L export and the cash flow's
+  exceljs: ['reportsExport', 'analyticsExport', 'pnlExport', 'cashFlowExport'],
   // reads .xls/.xlsx reports, catalog and own-costs files; writes the legacy .xls summary
   '@e965/xlsx': [
     'reportsCountRows',

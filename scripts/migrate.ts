@@ -63,6 +63,7 @@ import {
   storedSeller,
   storedUser,
   storedPeriodCost,
+  storedPurchase,
   storedOwnCosts,
   type RecordKind,
 } from '../shared/store/records';
@@ -117,6 +118,7 @@ const SCHEMAS: Record<RecordKind, z.ZodType> = {
   user: storedUser,
   period_cost: storedPeriodCost,
   own_costs: storedOwnCosts,
+  purchase: storedPurchase,
 };
 
 /** The kind of a scanned record that has a versioned shape (the `type` attribute), or null. */
@@ -315,6 +317,7 @@ function upgradeOf(kind: RecordKind, item: Record<string, unknown>): Record<stri
     }
     case 'period_cost':
     case 'own_costs':
+    case 'purchase':
       // Born versioned: no shape before version 1 (kindOf never picks it for an upgrade).
       return {};
   }
@@ -405,7 +408,7 @@ export async function migrate(opts: MigrateOptions = {}): Promise<MigrateResult>
   const abandonedBefore = new Date(now - ABANDONED_UPLOAD_AFTER_MS).toISOString();
   const result: MigrateResult = {
     scanned: 0,
-    upgraded: { report: 0, product: 0, seller: 0, user: 0, period_cost: 0, own_costs: 0 },
+    upgraded: { report: 0, product: 0, seller: 0, user: 0, period_cost: 0, own_costs: 0, purchase: 0 },
     items_rewritten: 0,
     building_undone: 0,
     refunded_rows: 0,

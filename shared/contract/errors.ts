@@ -46,6 +46,7 @@ export const ERRORS = {
   item_not_found: { status: 404, message: 'Строка отчёта не найдена: возможно, отчёт пересобран или удалён.' },
   seller_not_found: { status: 404, message: 'Продавец не найден.' },
   period_cost_not_found: { status: 404, message: 'Расход не найден: возможно, он уже удалён.' },
+  purchase_not_found: { status: 404, message: 'Закупка не найдена: возможно, она уже удалена.' },
   own_cost_not_found: { status: 404, message: 'Такой строки своих расходов нет: возможно, она уже удалена.' },
   upload_not_found: {
     status: 404,
@@ -142,6 +143,18 @@ export const ERRORS = {
   period_cost_columns_missing: {
     status: 422,
     message: 'В файле нет нужных столбцов: «Название», «Сумма» и «Месяц» (или «Дата»).',
+  },
+  // 422: purchases of goods (cash flow)
+  invalid_purchase: {
+    status: 422,
+    message:
+      'Проверьте закупку: дата ГГГГ-ММ-ДД между 2019 и 2100 годом, сумма больше нуля и не больше 10 млрд ₽, артикул из каталога, количество — целое число.',
+  },
+  too_many_purchases: { status: 422, message: 'Слишком много закупок: не больше 5000. Удалите ненужные.' },
+  purchase_columns_missing: {
+    status: 422,
+    message:
+      'В файле нет нужных столбцов: «Дата» и «Сумма» (и при необходимости «Артикул», «Количество», «Комментарий»).',
   },
   // 422: own per-unit costs
   own_cost_columns_missing: {

@@ -478,6 +478,25 @@ export const FUNCTIONS = {
     access: { table: ['GetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] },
   },
 
+  // --- purchases and the cash flow ---
+  cashFlowGet: {
+    handler: 'functions/cashflow/get.handler.handler',
+    // as pnlGet, plus the purchases and WB's balance readings (Query of the user's partition). Reads only
+    access: { table: ['GetItem', 'Query'] },
+  },
+  cashFlowExport: {
+    handler: 'functions/cashflow/export.handler.handler',
+    // as cashFlowGet
+    access: { table: ['GetItem', 'Query'] },
+  },
+  purchases: {
+    handler: 'functions/cashflow/purchases.handler.handler',
+    throttle: { rate: 10, burst: 20 },
+    // the caller, a seller, the articles named (Get, BatchGet of the product shards); the purchases
+    // (Query); one written or deleted (conditional Put, Delete); an import's (BatchWrite). No S3
+    access: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] },
+  },
+
   // --- docs ---
   // The OpenAPI document (docs/openapi.json, bundled into the function): no AWS access at all.
   apiOpenapi: {

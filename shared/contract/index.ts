@@ -3,3 +3,4 @@ export * from './errors';
 export * from './shapes';
 export * from './routes';
 export * from './pnl-shapes';
+export * from './cashflow-shapes';

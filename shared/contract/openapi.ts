@@ -202,6 +202,7 @@ export function buildOpenApi(): Json {
       { name: 'catalog', description: 'Cost prices and sellers' },
       { name: 'wb', description: 'WB accounts connected with an API token: weekly reports imported by themselves' },
       { name: 'analytics', description: 'Period analytics across reports' },
+      { name: 'cashflow', description: 'When WB’s money arrives, the balance, purchases of goods, money out by month' },
       { name: 'app', description: 'The page’s settings' },
       { name: 'docs', description: 'This document' },
     ],

@@ -10,6 +10,7 @@ import type { ErrorCode } from './errors';
 import type { FunctionName } from './functions';
 import * as s from './shapes';
 import * as p from './pnl-shapes';
+import * as c from './cashflow-shapes';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Auth = 'none' | 'user' | 'admin';
@@ -34,7 +35,7 @@ export interface RouteSpec {
   /** The path as API Gateway declares it, `{name}` for parameters. */
   path: string;
   auth: Auth;
-  tag: 'auth' | 'reports' | 'catalog' | 'wb' | 'analytics' | 'pnl' | 'app' | 'docs';
+  tag: 'auth' | 'reports' | 'catalog' | 'wb' | 'analytics' | 'pnl' | 'cashflow' | 'app' | 'docs';
   summary: string;
   description?: string;
   /** JSON body; for multipart routes, the text fields of the form. */
@@ -807,6 +808,100 @@ export const ROUTES = {
       'unsupported_format',
       'period_cost_columns_missing',
       'too_many_period_costs',
+      'corrupt_file',
+      'empty_file',
+      'seller_not_found',
+    ],
+  }),
+
+  // --- purchases of goods and the cash flow (docs/METRICS.md, «Cash flow») ---
+  cashFlow: route({
+    fn: 'cashFlowGet',
+    method: 'GET',
+    path: '/api/cash-flow',
+    auth: 'user',
+    tag: 'cashflow',
+    summary: 'Money in and out by month, the payout calendar, WB’s balance, the next 8 weeks and the USN due dates',
+    description:
+      'Money in: each counted report’s payout (WB’s bankPaymentSum where synced) on its expected payout day. Money out: the P&L’s own per-unit costs and period costs of the month, purchases by their day, USN by its legal due dates. Money in roubles.',
+    query: c.cashFlowQuerySchema,
+    responses: { 200: { description: 'The cash flow of the months', schema: c.cashFlowSchema } },
+    errors: ['invalid_range', 'seller_not_found'],
+  }),
+  cashFlowExport: route({
+    fn: 'cashFlowExport',
+    method: 'GET',
+    path: '/api/cash-flow/export',
+    auth: 'user',
+    tag: 'cashflow',
+    summary: 'The cash flow as an .xlsx (months as columns, lines as rows; payouts; forecast and USN due dates)',
+    query: c.cashFlowQuerySchema,
+    responses: { 200: { description: 'The workbook (attachment)', contentType: XLSX } },
+    errors: ['invalid_range', 'seller_not_found'],
+  }),
+  listPurchases: route({
+    fn: 'purchases',
+    method: 'GET',
+    path: '/api/purchases',
+    auth: 'user',
+    tag: 'cashflow',
+    summary: 'The caller’s purchases of goods, by date',
+    query: c.purchaseListQuerySchema,
+    responses: { 200: { description: 'Every purchase, oldest date first', schema: c.purchaseListSchema } },
+    errors: [],
+  }),
+  createPurchase: route({
+    fn: 'purchases',
+    method: 'POST',
+    path: '/api/purchases',
+    auth: 'user',
+    tag: 'cashflow',
+    summary: 'Add a purchase of goods: date, amount, optionally the article and quantity, a comment',
+    body: c.purchaseBodySchema,
+    responses: { 201: { description: 'The purchase', schema: c.purchaseSchema } },
+    errors: ['invalid_purchase', 'too_many_purchases', 'seller_not_found'],
+  }),
+  putPurchase: route({
+    fn: 'purchases',
+    method: 'PUT',
+    path: '/api/purchases/{id}',
+    auth: 'user',
+    tag: 'cashflow',
+    summary: 'Replace a purchase',
+    params: s.idPath,
+    body: c.purchaseBodySchema,
+    responses: { 200: { description: 'The purchase', schema: c.purchaseSchema } },
+    errors: ['invalid_purchase', 'purchase_not_found', 'seller_not_found'],
+  }),
+  deletePurchase: route({
+    fn: 'purchases',
+    method: 'DELETE',
+    path: '/api/purchases/{id}',
+    auth: 'user',
+    tag: 'cashflow',
+    summary: 'Delete a purchase',
+    params: s.idPath,
+    responses: { 204: { description: 'Deleted' } },
+    errors: ['purchase_not_found'],
+  }),
+  importPurchases: route({
+    fn: 'purchases',
+    method: 'POST',
+    path: '/api/purchases/import',
+    auth: 'user',
+    tag: 'cashflow',
+    summary: 'Import purchases from an .xlsx or .csv (Дата, Сумма, Артикул, Количество, Комментарий)',
+    description: 'Good rows are added even when others fail; the failed ones are listed with their row numbers.',
+    multipart: true,
+    body: c.purchaseImportFormSchema,
+    responses: { 200: { description: 'What was added', schema: c.purchaseImportResultSchema } },
+    errors: [
+      'file_required',
+      'invalid_multipart',
+      'file_too_large',
+      'unsupported_format',
+      'purchase_columns_missing',
+      'too_many_purchases',
       'corrupt_file',
       'empty_file',
       'seller_not_found',

@@ -9,27 +9,14 @@
  * разовый; without it a row with a date and no month is one-off, else monthly). A month is written
  * 2026-01, 01.2026, «январь 2026» or as any day of it.
  */
-import { payloadTooLarge, unprocessable, unsupportedMediaType } from '../errors';
-import { ReportError } from '../engine/errors';
-import { isWholeKopecks, scanScaled } from '../engine/money';
-import { resolveLimits } from '../engine/read/limits';
-import { scanXlsxCells } from '../engine/read/cell-rows';
-import { ZipArchive } from '../engine/read/zip';
-import { decodeText, normalizeImportHeader, splitCsv } from '../catalog/import-file';
+import { unprocessable } from '../errors';
+import { normalizeImportHeader } from '../catalog/import-file';
 import { parseValidFrom } from './valid-from';
+import { HEADER_SEARCH_ROWS, parseAmountCell, readTableFile } from './table-file';
 import { MAX_PERIOD_COST_NAME, MAX_PERIOD_COSTS, type PeriodCostBody } from '../contract/pnl-shapes';
 
 export const MAX_COST_FILE_BYTES = 1024 * 1024;
-const HEADER_SEARCH_ROWS = 30;
 const MAX_AMOUNT_ROUBLES = 10_000_000_000;
-
-const LIMITS = resolveLimits({
-  maxCompressedBytes: MAX_COST_FILE_BYTES,
-  maxInflatedBytes: 16 * 1024 * 1024,
-  maxEntries: 200,
-  maxRows: MAX_PERIOD_COSTS + HEADER_SEARCH_ROWS,
-  maxCellLength: 1024,
-});
 
 export interface CostFile {
   rows: Array<{ row: number; cost: PeriodCostBody }>;
@@ -112,17 +99,7 @@ function parseCategory(text: string): PeriodCostBody['category'] | { error: stri
   return { error: `Категория «${text.trim().slice(0, 40)}» не известна (зарплаты, аренда, услуги, прочее)` };
 }
 
-function parseAmount(text: string): number | { error: string } {
-  const t = text.replace(/₽|руб\.?|р\.$/gi, '').trim();
-  if (t === '') return { error: 'Сумма не указана' };
-  const kop = scanScaled(t, 2);
-  if (kop !== kop) return { error: `Сумма «${t.slice(0, 40)}» не число` };
-  if (!isWholeKopecks(scanScaled(t, 8) / 1e8))
-    return { error: `Сумма «${t.slice(0, 40)}»: больше 2 знаков после запятой` };
-  if (kop <= 0) return { error: 'Сумма должна быть больше нуля' };
-  if (kop > MAX_AMOUNT_ROUBLES * 100) return { error: 'Сумма слишком велика' };
-  return kop / 100;
-}
+const parseAmount = (text: string) => parseAmountCell(text, MAX_AMOUNT_ROUBLES);
 
 function parseKind(text: string): 'monthly' | 'one_off' | undefined | { error: string } {
   const h = normalizeImportHeader(text);
@@ -192,44 +169,10 @@ export function rowsToCosts(rows: readonly string[][]): CostFile {
   return out;
 }
 
-async function xlsxRows(buf: Buffer): Promise<string[][]> {
-  const rows: string[][] = [];
-  try {
-    const archive = await ZipArchive.open({ buffer: buf }, LIMITS, { used: 0, max: LIMITS.maxInflatedBytes });
-    try {
-      await scanXlsxCells(archive, LIMITS, 64, (rowNumber, cells) => {
-        while (rows.length < rowNumber - 1) rows.push([]);
-        if (rows.length >= rowNumber) return;
-        const row: string[] = [];
-        for (const [c, v] of cells) row[c] = v;
-        rows.push(Array.from(row, (v) => v ?? ''));
-      });
-    } finally {
-      archive.close();
-    }
-  } catch (e) {
-    if (!(e instanceof ReportError)) throw e;
-    if (e.code === 'too_many_rows')
-      throw unprocessable('too_many_period_costs', `В файле больше ${MAX_PERIOD_COSTS} расходов`, {
-        max: MAX_PERIOD_COSTS,
-      });
-    throw unprocessable('corrupt_file', 'Файл повреждён и не читается');
-  }
-  return rows;
-}
-
-const isZip = (b: Buffer) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
+const tooMany = () =>
+  unprocessable('too_many_period_costs', `В файле больше ${MAX_PERIOD_COSTS} расходов`, { max: MAX_PERIOD_COSTS });
 
 /** Reads a period-costs file: see the module comment. */
 export async function readCostFile(buf: Buffer): Promise<CostFile> {
-  if (buf.length > MAX_COST_FILE_BYTES) throw payloadTooLarge('Файл больше 1 МБ', { max_bytes: MAX_COST_FILE_BYTES });
-  if (buf.length === 0) throw unprocessable('empty_file', 'Файл пуст');
-  if (isZip(buf)) return rowsToCosts(await xlsxRows(buf));
-  if (!buf.subarray(0, 4096).includes(0)) {
-    const text = decodeText(buf);
-    const first = text.split(/\r?\n/, 1)[0] ?? '';
-    const delimiter = [';', '\t', ','].sort((a, b) => first.split(b).length - first.split(a).length)[0]!;
-    return rowsToCosts(splitCsv(text, delimiter));
-  }
-  throw unsupportedMediaType('Нужен файл .xlsx или .csv');
+  return rowsToCosts(await readTableFile(buf, { maxBytes: MAX_COST_FILE_BYTES, maxRows: MAX_PERIOD_COSTS, tooMany }));
 }

@@ -26,6 +26,8 @@
  * | report identity   | USER#<userId>               | RIDENT#<identity>#<reportId> |                                             | does the user have this report already (query begins_with RIDENT#<identity>#, one read) |
  * | report summary    | USER#<userId>               | SUMMARY#<reportId>#<chunk, 3 digits> |                                     | analytics: every summary of a user in one query (begins_with SUMMARY#); a report's chunks (begins_with SUMMARY#<reportId>#) |
  * | period cost       | USER#<userId>               | PCOST#<costId>         |                                                   | a user's period costs (query begins_with PCOST#; P&L, docs/METRICS.md) |
+ * | purchase          | USER#<userId>               | PURCH#<purchaseId>     |                                                   | a user's purchases of goods (query begins_with PURCH#; cash flow) |
+ * | WB balance reading | USER#<userId>              | WBBAL#<as_of ISO>#<wb seller id> |                                         | WB's account balance as read by the sync (newest first: query descending; cash flow) |
  * | WB connection     | USER#<userId>               | WBCONN#<connectionId>  | gsi1 (while active): WBSYNC#DUE / <due ISO>#<userId>#<connectionId> | a user's connections (begins_with WBCONN#); connections due for a sync step (the tick's one Query) |
  * | WB account marker | USER#<userId>               | WBACCT#<wb seller id>  |                                                   | one connection per WB account and user (put with the connection, conditional) |
  * | WB call budget    | WBRATE#<wb seller id>       | WBRATE (Finance API) or WBRATE#<api> |                                     | the next moment a call to WB (per API) for this WB account is allowed, whoever's connection makes it |
@@ -157,6 +159,18 @@ export const PERIOD_COST_PREFIX = 'PCOST#';
 export const periodCostKey = (userId: string, costId: string): Key => ({
   pk: `USER#${userId}`,
   sk: `${PERIOD_COST_PREFIX}${costId}`,
+});
+
+export const PURCHASE_PREFIX = 'PURCH#';
+export const purchaseKey = (userId: string, purchaseId: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${PURCHASE_PREFIX}${purchaseId}`,
+});
+
+export const WB_BALANCE_PREFIX = 'WBBAL#';
+export const wbBalanceKey = (userId: string, asOf: string, wbSellerId: string): Key => ({
+  pk: `USER#${userId}`,
+  sk: `${WB_BALANCE_PREFIX}${asOf}#${wbSellerId}`,
 });
 
 export const WB_CONNECTION_PREFIX = 'WBCONN#';

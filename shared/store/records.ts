@@ -14,7 +14,15 @@ import { ALLOCATED_FIELDS } from '../engine/allocation';
 import { TAX_SYSTEMS, type ItemValues } from '../engine/types';
 
 /** The current version of each kind of record; a changed shape gets a new version and a migration. */
-export const RECORD_VERSIONS = { report: 1, product: 1, seller: 1, user: 1, period_cost: 1, own_costs: 1 } as const;
+export const RECORD_VERSIONS = {
+  report: 1,
+  product: 1,
+  seller: 1,
+  user: 1,
+  period_cost: 1,
+  own_costs: 1,
+  purchase: 1,
+} as const;
 export type RecordKind = keyof typeof RECORD_VERSIONS;
 
 /** A stored record that is not of its kind's current shape: names the record's key and what is wrong. */
@@ -251,6 +259,19 @@ export const storedPeriodCost = z.looseObject({
   from_month: month.nullable(),
   to_month: month.nullable(),
   date: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+// A purchase of goods (purchases.repo.ts): money paid to a supplier on a day.
+export const storedPurchase = z.looseObject({
+  id: z.string(),
+  seller_id: z.string().nullable(),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  amount: z.number().int(),
+  article: z.string().nullable(),
+  quantity: z.number().int().nullable(),
+  comment: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });

@@ -27,6 +27,9 @@ export interface ReportTotalsHead {
   allocation_method: string | null;
   /** WB's per-article costs still to come for the report (report-record.ts `costs_pending`). */
   costs_pending?: string[];
+  /** A report synced from WB: its WB id and WB's «Итого к оплате» (bankPaymentSum, kopecks) from WB's list. */
+  wb_report_id?: string | null;
+  wb_bank_payment?: number | null;
 }
 
 const ATTRIBUTES = [
@@ -46,9 +49,16 @@ const ATTRIBUTES = [
   'tax_profile',
   'allocation',
   'costs_pending',
+  'wb_report_id',
+  'wb_sums',
 ] as const;
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+const bankPayment = (sums: unknown): number | null => {
+  const v = sums && typeof sums === 'object' ? (sums as Record<string, unknown>).bankPaymentSum : undefined;
+  return typeof v === 'number' && Number.isSafeInteger(v) ? v : null;
+};
 
 /** Every report of the user with its totals (kopecks), any status. */
 export async function listReportTotals(userId: string): Promise<ReportTotalsHead[]> {
@@ -87,6 +97,8 @@ export async function listReportTotals(userId: string): Promise<ReportTotalsHead
             : null,
         allocation_method: str((it.allocation as { method?: unknown } | undefined)?.method),
         costs_pending: Array.isArray(it.costs_pending) ? it.costs_pending.map(String) : [],
+        wb_report_id: str(it.wb_report_id),
+        wb_bank_payment: bankPayment(it.wb_sums),
       });
     start = r.LastEvaluatedKey;
   } while (start);

@@ -918,6 +918,70 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     );
   },
 
+  // --- purchases and the cash flow
+  cashFlowExport: async (run) => {
+    await run.call(
+      { method: 'GET', path: '/api/cash-flow/export', token: fx.user.token, query: { from: '2022-01', to: '2022-03' } },
+      200,
+    );
+  },
+  cashFlowGet: async (run) => {
+    await run.call(
+      {
+        method: 'GET',
+        path: '/api/cash-flow',
+        token: fx.user.token,
+        query: { from: '2022-01', to: '2022-12', seller_id: fx.sellerId },
+      },
+      200,
+    );
+  },
+  purchases: async (run) => {
+    await run.call(
+      {
+        method: 'POST',
+        path: '/api/purchases',
+        token: fx.user.token,
+        body: { date: '2022-01-10', amount: 100, article: 'IAM-no-such-article' },
+      },
+      422,
+    );
+    const created = await run.call(
+      { method: 'POST', path: '/api/purchases', token: fx.user.token, body: { date: '2022-01-10', amount: 100 } },
+      201,
+    );
+    const id = String(JSON.parse(created.body ?? '{}').id);
+    await run.call({ method: 'GET', path: '/api/purchases', token: fx.user.token }, 200);
+    await run.call(
+      {
+        method: 'PUT',
+        path: `/api/purchases/${id}`,
+        token: fx.user.token,
+        pathParameters: { id },
+        body: { date: '2022-01-11', amount: 5, quantity: 3 },
+      },
+      200,
+    );
+    await run.call(
+      { method: 'DELETE', path: `/api/purchases/${id}`, token: fx.user.token, pathParameters: { id } },
+      204,
+    );
+    const csv = multipartBody({
+      filename: 'purchases.csv',
+      content: Buffer.from('Дата;Сумма;Комментарий\n10.01.2022;1000;Поставщик\n', 'utf8'),
+    });
+    await run.call(
+      {
+        method: 'POST',
+        path: '/api/purchases/import',
+        token: fx.user.token,
+        body: csv.body,
+        headers: { 'content-type': csv.contentType },
+      },
+      200,
+    );
+  },
+
   // --- docs
   apiOpenapi: async (run) => {
     const r = await run.call({ method: 'GET', path: '/api/openapi.json' }, 200);
