@@ -373,6 +373,7 @@ describe('report items as columns', () => {
           warnings: [],
           stale: false,
           stale_reason: null,
+          costs_pending: [],
           item_columns: {
             count: 2,
             item_id: ['R1.1000001', 'R1.1000002'],

@@ -87,6 +87,7 @@ const uploadedReport = {
   warnings: [],
   stale: false,
   stale_reason: null,
+  costs_pending: [],
 };
 
 beforeEach(() => {
