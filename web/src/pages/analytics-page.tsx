@@ -181,6 +181,9 @@ export function AnalyticsPage() {
     queryFn: () => api.taxThresholds({ seller_id: sellerId || null }),
   });
 
+  // The picker opens on the range shown (the weeks that hold reports), not on empty inputs.
+  const pickerStart = custom.from && custom.to ? custom : (data?.range ?? custom);
+
   const set = (patch: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
     for (const [k, v] of Object.entries(patch)) {
@@ -241,8 +244,9 @@ export function AnalyticsPage() {
           ))}
         </div>
         <PeriodRangeForm
+          key={`${pickerStart.from}:${pickerStart.to}`}
           kind="date"
-          initial={custom}
+          initial={pickerStart}
           labels={{ from: 'Начало периода', to: 'Конец периода' }}
           onSubmit={({ from, to }) => set({ from, to, weeks: null })}
         />

@@ -20,6 +20,11 @@ export function addMonths(month: string, n: number): string {
   return `${Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`;
 }
 
+/** The newest month of the P&L that holds a report (the last month when none does): a phone opens there. */
+export function latestWithData(data: Pick<Pnl, 'months'>): string | null {
+  return (data.months.findLast((m) => m.covered_days > 0) ?? data.months.at(-1))?.month ?? null;
+}
+
 const CATEGORY_TITLES: Record<PeriodCost['category'], string> = {
   salaries: 'Зарплаты',
   rent: 'Аренда',
@@ -30,7 +35,7 @@ const CATEGORY_TITLES: Record<PeriodCost['category'], string> = {
 /** The statement: lines as rows, months as columns and «Итого»; on a phone one month beside «Итого». */
 function PnlTable({ data, narrow }: { data: Pnl; narrow: boolean }) {
   const [picked, setPicked] = useState<string | null>(null);
-  const month = picked && data.months.some((m) => m.month === picked) ? picked : (data.months.at(-1)?.month ?? null);
+  const month = picked && data.months.some((m) => m.month === picked) ? picked : latestWithData(data);
   const months = narrow ? data.months.filter((m) => m.month === month) : data.months;
   return (
     <section className="panel" aria-labelledby="pnl-title">
@@ -373,17 +378,19 @@ export function PnlPage() {
   useTitle('P&L');
   const [params, setParams] = useSearchParams();
   const sellerId = params.get('seller') ?? '';
-  const to = params.get('to') ?? thisMonth();
-  const from = params.get('from') ?? addMonths(to, -2);
+  // No months asked: the API answers the 3 months ending with the newest month that holds a report.
+  const asked = params.get('from') && params.get('to') ? { from: params.get('from')!, to: params.get('to')! } : null;
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<unknown>(null);
   const narrow = useNarrowScreen();
-  const q = { from, to, seller_id: sellerId || null };
   const pnl = useQuery({
-    queryKey: ['pnl', from, to, sellerId],
-    queryFn: () => api.pnl(q),
+    queryKey: ['pnl', asked?.from, asked?.to, sellerId],
+    queryFn: () => api.pnl({ ...asked, seller_id: sellerId || null }),
     placeholderData: keepPreviousData,
   });
+  const shown = asked ?? (pnl.data ? { from: pnl.data.from, to: pnl.data.to } : null);
+  const { from, to } = shown ?? { from: '', to: '' };
+  const q = { from, to, seller_id: sellerId || null };
   const set = (patch: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
     for (const [k, v] of Object.entries(patch)) {
@@ -392,7 +399,10 @@ export function PnlPage() {
     }
     setParams(next, { replace: true });
   };
-  const year = to.slice(0, 4);
+  const year = (to || thisMonth()).slice(0, 4);
+  // The newest month with a report ends the «3 месяца» preset (this month when nothing is loaded yet).
+  const lastDataMonth = pnl.data ? latestWithData(pnl.data) : null;
+  const anchor = lastDataMonth && pnl.data?.months.some((m) => m.covered_days > 0) ? lastDataMonth : thisMonth();
   const exportXlsx = async () => {
     setExporting(true);
     setExportError(null);
@@ -419,7 +429,8 @@ export function PnlPage() {
             type="button"
             role="tab"
             className="tab"
-            onClick={() => set({ from: addMonths(thisMonth(), -2), to: thisMonth() })}
+            onClick={() => set({ from: addMonths(anchor, -2), to: anchor })}
+            data-testid="pnl-preset-3"
           >
             3 месяца
           </button>
@@ -433,6 +444,7 @@ export function PnlPage() {
           </button>
         </div>
         <PeriodRangeForm
+          key={`${from}:${to}`}
           kind="month"
           initial={{ from, to }}
           labels={{ from: 'Первый месяц', to: 'Последний месяц' }}
