@@ -287,10 +287,6 @@ export function AnalyticsPage() {
               периодом.
             </div>
           ) : null}
-          <TaxThresholdBanner thresholds={thresholds.data?.thresholds ?? []} quietBelow />
-          <Warnings data={data} />
-          <Figures data={data} />
-
           <section className="panel" aria-labelledby="weeks-title">
             <div className="panel-head">
               <h2 id="weeks-title">По неделям, ₽</h2>
@@ -307,10 +303,14 @@ export function AnalyticsPage() {
                 </span>
               </div>
             </div>
-            <div className="chart-wrap">
+            <div className="chart-wrap" data-testid="weeks-trend">
               <WeeksChart weeks={data.weeks} narrow={narrow} />
             </div>
           </section>
+
+          <Figures data={data} />
+          <TaxThresholdBanner thresholds={thresholds.data?.thresholds ?? []} quietBelow />
+          <Warnings data={data} />
 
           <section className="panel" aria-labelledby="groups-title">
             <div className="panel-head">

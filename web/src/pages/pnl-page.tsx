@@ -6,6 +6,7 @@ import type { PeriodCost, PeriodCostBody, Pnl } from '../api/contract';
 import { ErrorMessage } from '../components/error-message';
 import { Spinner } from '../components/progress-bar';
 import { PeriodRangeForm } from '../components/period-range-form';
+import { ScrollBox } from '../components/scroll-box';
 import { SellerOptions } from '../components/seller-options';
 import { TaxThresholdBanner } from '../components/tax-threshold-banner';
 import { formatDate, formatPercent, formatRub, parseNumberInput } from '../lib/format';
@@ -54,15 +55,15 @@ function PnlTable({ data, narrow }: { data: Pnl; narrow: boolean }) {
           </label>
         ) : null}
       </div>
-      <div className="pnl-scroll">
-        <table className="pnl-table" data-testid="pnl-table">
+      <ScrollBox className="pnl-scroll">
+        <table className="pnl-table" data-testid="pnl-table" data-latest-month={latestWithData(data) ?? undefined}>
           <thead>
             <tr>
               <th scope="col" className="pnl-line">
                 Статья
               </th>
               {months.map((m) => (
-                <th key={m.month} scope="col">
+                <th key={m.month} scope="col" data-month={m.month}>
                   {monthTitle(m.month)}
                 </th>
               ))}
@@ -77,7 +78,9 @@ function PnlTable({ data, narrow }: { data: Pnl; narrow: boolean }) {
                   {l.title}
                 </th>
                 {months.map((m) => (
-                  <td key={m.month}>{formatRub(m.lines[l.key] ?? 0)}</td>
+                  <td key={m.month} data-month={m.month}>
+                    {formatRub(m.lines[l.key] ?? 0)}
+                  </td>
                 ))}
                 <td>{formatRub(data.totals.lines[l.key] ?? 0)}</td>
               </tr>
@@ -121,7 +124,7 @@ function PnlTable({ data, narrow }: { data: Pnl; narrow: boolean }) {
             </tr>
           </tfoot>
         </table>
-      </div>
+      </ScrollBox>
       <p className="muted small">
         Неделя на стыке месяцев делится по дням: например, отчёт за 26.01–01.02 — 6/7 в январь и 1/7 в февраль. Каждая
         неделя учтена один раз, копии отчётов не складываются.
@@ -475,7 +478,6 @@ export function PnlPage() {
           <p className="muted" data-testid="pnl-range">
             {monthTitle(pnl.data.from)} — {monthTitle(pnl.data.to)} · отчётов: {pnl.data.sources.length}
           </p>
-          <TaxThresholdBanner thresholds={pnl.data.thresholds} />
           {pnl.data.warnings.length > 0 ? (
             <div className="alert alert-warning" role="status" data-testid="pnl-warnings">
               <ul>
@@ -488,6 +490,7 @@ export function PnlPage() {
             </div>
           ) : null}
           <PnlTable data={pnl.data} narrow={narrow} />
+          <TaxThresholdBanner thresholds={pnl.data.thresholds} />
           <Sources data={pnl.data} />
         </>
       )}
