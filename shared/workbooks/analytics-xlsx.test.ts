@@ -48,14 +48,15 @@ describe('analytics workbook', () => {
       expect(ws.pageSetup, ws.name).toMatchObject({
         orientation: 'landscape',
         paperSize: 9,
-        fitToPage: true,
-        fitToWidth: 1,
-        fitToHeight: 0,
+        fitToPage: false,
+        scale: 80,
         printTitlesRow: `${row}:${row}`,
       });
       expect(ws.views[0], ws.name).toMatchObject({ state: 'frozen', ySplit: row });
     }
     const arts = wb.getWorksheet('Артикулы')!;
+    expect(arts.pageSetup.printTitlesColumn).toBe('A:A');
+    expect(wb.getWorksheet('Недели')!.pageSetup.printTitlesColumn).toBe('A:B');
     expect(arts.getColumn(1).width).toBe('Длинное название артикула'.length + 2);
     expect(wb.getWorksheet('Недели')!.getRow(3).getCell(1).value).toBe('Неделя с');
   });
