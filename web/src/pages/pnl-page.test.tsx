@@ -235,6 +235,13 @@ describe('P&L page', () => {
     expect(latestWithData({ months: [] })).toBeNull();
   });
 
+  it('a monthly cost reads «с января 2026», the banner sums by size', async () => {
+    renderPage();
+    const cost = await screen.findByTestId('period-cost');
+    expect(plain(cost.textContent)).toContain('1 000,00 ₽ в месяц с января 2026');
+    expect(plain(screen.getByTestId('tax-threshold').textContent)).toContain('Доход с начала года 21 млн ₽');
+  });
+
   it('adds a monthly period cost', async () => {
     renderPage();
     await screen.findByTestId('period-cost');

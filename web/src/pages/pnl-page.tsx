@@ -7,12 +7,13 @@ import { ErrorMessage } from '../components/error-message';
 import { Spinner } from '../components/progress-bar';
 import { PeriodRangeForm } from '../components/period-range-form';
 import { ScrollBox } from '../components/scroll-box';
+import { PhoneCollapsible } from '../components/phone-collapsible';
 import { SellerOptions } from '../components/seller-options';
 import { TaxThresholdBanner } from '../components/tax-threshold-banner';
 import { formatDate, formatPercent, formatRub, parseNumberInput } from '../lib/format';
 import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { useTitle } from '../lib/use-title';
-import { monthTitle } from '../../../shared/engine/months';
+import { monthTitle, sinceMonth, untilMonth } from '../../../shared/engine/months';
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 /** `month` moved by `n` months. */
@@ -246,7 +247,7 @@ function PeriodCosts({ sellerId }: { sellerId: string }) {
               <span>
                 <strong>{c.name}</strong> · {CATEGORY_TITLES[c.category]} · {formatRub(c.amount)}
                 {c.kind === 'monthly'
-                  ? ` в месяц с ${monthTitle(c.from_month!)}${c.to_month ? ` по ${monthTitle(c.to_month)}` : ''}`
+                  ? ` в месяц ${sinceMonth(c.from_month!)}${c.to_month ? ` ${untilMonth(c.to_month)}` : ''}`
                   : ` разово ${formatDate(c.date)}`}
               </span>
               <button
@@ -426,48 +427,53 @@ export function PnlPage() {
           Выручка, расходы WB, себестоимость, расходы периода и налоги по календарным месяцам — из загруженных отчётов.
         </p>
       </div>
-      <section className="panel analytics-controls" aria-label="Период и продавец">
-        <div className="tabs" role="tablist" aria-label="Период">
+      <PhoneCollapsible
+        narrow={narrow}
+        summary={`Период: ${from ? `${monthTitle(from)} — ${monthTitle(to)}` : '…'} · изменить`}
+      >
+        <section className="panel analytics-controls" aria-label="Период и продавец">
+          <div className="tabs" role="tablist" aria-label="Период">
+            <button
+              type="button"
+              role="tab"
+              className="tab"
+              onClick={() => set({ from: addMonths(anchor, -2), to: anchor })}
+              data-testid="pnl-preset-3"
+            >
+              3 месяца
+            </button>
+            <button
+              type="button"
+              role="tab"
+              className="tab"
+              onClick={() => set({ from: `${year}-01`, to: `${year}-12` })}
+            >
+              {year} год
+            </button>
+          </div>
+          <PeriodRangeForm
+            key={`${from}:${to}`}
+            kind="month"
+            initial={{ from, to }}
+            labels={{ from: 'Первый месяц', to: 'Последний месяц' }}
+            onSubmit={(period) => set(period)}
+          />
+          <label className="inline-label">
+            Продавец
+            <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">
+              <SellerOptions empty="Все продавцы" />
+            </select>
+          </label>
           <button
             type="button"
-            role="tab"
-            className="tab"
-            onClick={() => set({ from: addMonths(anchor, -2), to: anchor })}
-            data-testid="pnl-preset-3"
+            className="btn btn-small"
+            onClick={() => void exportXlsx()}
+            disabled={!pnl.data || exporting}
           >
-            3 месяца
+            {exporting ? 'Готовим XLSX…' : 'Скачать XLSX'}
           </button>
-          <button
-            type="button"
-            role="tab"
-            className="tab"
-            onClick={() => set({ from: `${year}-01`, to: `${year}-12` })}
-          >
-            {year} год
-          </button>
-        </div>
-        <PeriodRangeForm
-          key={`${from}:${to}`}
-          kind="month"
-          initial={{ from, to }}
-          labels={{ from: 'Первый месяц', to: 'Последний месяц' }}
-          onSubmit={(period) => set(period)}
-        />
-        <label className="inline-label">
-          Продавец
-          <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">
-            <SellerOptions empty="Все продавцы" />
-          </select>
-        </label>
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => void exportXlsx()}
-          disabled={!pnl.data || exporting}
-        >
-          {exporting ? 'Готовим XLSX…' : 'Скачать XLSX'}
-        </button>
-      </section>
+        </section>
+      </PhoneCollapsible>
       <ErrorMessage error={pnl.error ?? exportError} testId="pnl-error" />
       {!pnl.data ? (
         pnl.error ? null : (
