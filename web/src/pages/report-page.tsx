@@ -15,6 +15,7 @@ import { ConfirmDialog, Modal } from '../components/modal';
 import { ProgressBar, Spinner } from '../components/progress-bar';
 import { ReportCharts } from '../components/report-charts';
 import { ScrollBox } from '../components/scroll-box';
+import { TargetPriceCalculator } from '../components/target-price';
 import { describeTax } from '../components/tax-profile-form';
 import { ReconciliationPanel, ReconciliationStatus, WbSourceBadge } from '../components/wb-reconciliation';
 import { displayArticle, FIELD_BY_NAME, fieldTitle } from '../lib/fields';
@@ -277,6 +278,8 @@ export function ReportPage() {
         <h2 id="items-title">Товары</h2>
         <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
       </section>
+
+      <TargetPriceCalculator items={report.items} />
 
       <CostAttributionPanel attribution={report.cost_attribution} items={report.items} />
 
