@@ -26,7 +26,7 @@ function figures(article: string, realization: number, profit: number): ReportFi
 }
 
 describe('analytics workbook', () => {
-  it('prints every sheet landscape, one page wide, with its header row repeated and frozen', async () => {
+  it('prints every sheet A4 landscape at 80 %, never fitted to one page, its header row repeated and frozen', async () => {
     const result = computeAnalytics({
       from: '2026-01-05',
       to: '2026-01-25',
