@@ -16,7 +16,7 @@ import { onUnexpectedExit } from './local/process';
 import { startStack, type Stack } from './local/stack';
 import { formatDuration, stepPrinter } from './local/steps';
 import { webConfig } from './local/web';
-import { wbStackLines } from './local/wb/demo';
+import { stackStartLine, wbStackLines } from './local/wb/demo';
 
 // Locally Node 20 runs what Lambda runs on 22: the AWS SDK's notice about that is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -75,7 +75,7 @@ onUnexpectedExit((name, code, signal) => {
 
 async function main(): Promise<void> {
   const startedAt = Date.now();
-  console.log('Starting the local stack (DynamoDB Local, s3rver, SES emulator, WB API emulator, API, web app)…');
+  console.log(stackStartLine(process.env));
   console.log(
     '  The first start compiles every function of the API and takes a few minutes; later starts are quicker.',
   );

@@ -16,7 +16,11 @@ export interface OfflineOptions {
   cwd?: string;
   /** Receives every line serverless-offline prints (default: dropped, kept for errors). */
   log?: (line: string) => void;
-  /** How long to wait for the first answer (bundling all functions takes a while). */
+  /**
+   * How long to wait for the first answer (bundling all functions takes a while): default
+   * OFFLINE_START_TIMEOUT_S seconds from the environment, else 180 (a machine shared by several test runs
+   * may need more).
+   */
   timeoutMs?: number;
   /** Told when compiling starts and ends ("Server ready") and when the first request is answered. */
   progress?: StepListener;
@@ -141,7 +145,7 @@ export async function startOffline(env: Record<string, string>, opts: OfflineOpt
   });
   exited.catch(() => undefined);
   const ready = (async () => {
-    const deadline = Date.now() + (opts.timeoutMs ?? 600_000);
+    const deadline = Date.now() + (opts.timeoutMs ?? Number(process.env.OFFLINE_START_TIMEOUT_S || 600) * 1000);
     for (;;) {
       try {
         // Any HTTP answer (404 for an unknown path) means the router is up and routes are mounted.

@@ -280,6 +280,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         url: wb.url,
         intervalSeconds: wb.intervalSeconds,
         analyticsUrl: wb.analyticsUrl,
+        advertUrl: wb.advertUrl,
+        advertIntervalSeconds: wb.advertIntervalSeconds,
         emulator: wbEmulator
           ? {
               token: wbEmulator.tokens.valid,

@@ -53,8 +53,14 @@ export const periodCostImportResultSchema = z.object({
 });
 
 export const pnlQuerySchema = z.object({
-  from: z.string().max(7).describe('YYYY-MM, the first month'),
-  to: z.string().max(7).describe('YYYY-MM, the last month (at most 36 months)'),
+  from: z
+    .string()
+    .max(7)
+    .optional()
+    .describe(
+      'YYYY-MM, the first month; with `to`, or neither: then the 3 months ending with the newest month a report covers',
+    ),
+  to: z.string().max(7).optional().describe('YYYY-MM, the last month (at most 36 months)'),
   seller_id: z.string().min(1).max(64).optional(),
 });
 

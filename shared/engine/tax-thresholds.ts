@@ -15,6 +15,7 @@
  *   05.05.2023 № СД-4-3/5762@; Минфин 01.09.2023 № 03-11-11/83988) — the report's `income`
  *   (realization + compensations), by the month of the sale.
  */
+import { amountBySize, inMonth } from './months';
 
 export interface YearThresholds {
   year: number;
@@ -120,23 +121,8 @@ export interface ThresholdStatus {
 /** Kopecks → «20 млн ₽», «272,5 млн ₽» (a million roubles is 10⁸ kopecks). */
 export const millions = (k: number): string =>
   `${(Math.round(k / 10_000_000) / 10).toLocaleString('ru-RU', { maximumFractionDigits: 1 })} млн ₽`;
-const rub = millions;
-
-const MONTHS_RU = [
-  'январе',
-  'феврале',
-  'марте',
-  'апреле',
-  'мае',
-  'июне',
-  'июле',
-  'августе',
-  'сентябре',
-  'октябре',
-  'ноябре',
-  'декабре',
-];
-const monthIn = (m: string): string => `${MONTHS_RU[Number(m.slice(5, 7)) - 1]} ${m.slice(0, 4)}`;
+/** An income in a sentence: «8 220 ₽» below a million, «12,3 млн ₽» above; the thresholds in millions. */
+const rub = amountBySize;
 const dmy = (d: string): string => `${d.slice(8, 10)}.${d.slice(5, 7)}.${d.slice(0, 4)}`;
 
 /** The first month whose running sum goes above `limit`, and the day after that month. */
@@ -182,13 +168,13 @@ export function thresholdStatus(
 
   let message: string;
   if (usnLost)
-    message = `Доход ${year} года ${rub(total)} превысил лимит УСН ${rub(t.rate7)} в ${monthIn(usnLost.month)}: право на УСН утрачено, нужен переход на общую систему.`;
+    message = `Доход ${year} года ${rub(total)} превысил лимит УСН ${rub(t.rate7)} ${inMonth(usnLost.month)}: право на УСН утрачено, нужен переход на общую систему.`;
   else if (rate7From)
-    message = `Доход ${year} года ${rub(total)} превысил ${rub(t.rate5)} в ${monthIn(rate7From.month)}: НДС по ставке 7 % с ${dmy(rate7From.from)}.`;
+    message = `Доход ${year} года ${rub(total)} превысил ${rub(t.rate5)} ${inMonth(rate7From.month)}: НДС по ставке 7 % с ${dmy(rate7From.from)}.`;
   else if (vatFrom && previousOver)
     message = `Доход ${year - 1} года ${rub(prev ?? 0)} больше порога ${rub(t.exemption)}: в ${year} году освобождения от НДС нет, НДС 5 % с ${dmy(vatFrom.from)}.`;
   else if (vatFrom)
-    message = `Доход ${year} года превысил порог освобождения от НДС ${rub(t.exemption)} в ${monthIn(vatFrom.month)}: НДС 5 % с ${dmy(vatFrom.from)}.`;
+    message = `Доход ${year} года превысил порог освобождения от НДС ${rub(t.exemption)} ${inMonth(vatFrom.month)}: НДС 5 % с ${dmy(vatFrom.from)}.`;
   else if (level === 'approaching')
     message = `Доход ${year} года ${rub(total)} — ${share.toLocaleString('ru-RU')} % порога освобождения от НДС ${rub(t.exemption)}. После превышения НДС придётся платить с 1-го числа следующего месяца.`;
   else

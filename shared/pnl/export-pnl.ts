@@ -8,7 +8,7 @@ import { computeUserPnl, type PnlDeps } from './pnl';
 export async function pnlWorkbook(
   deps: PnlDeps,
   user: Parameters<typeof computeUserPnl>[1],
-  q: { from: string; to: string; seller_id?: string },
+  q: { from?: string; to?: string; seller_id?: string },
 ): Promise<{ filename: string; contentType: string; data: Buffer }> {
   const { result, thresholds, sellerId } = await computeUserPnl(deps, user, q);
   const seller = sellerId ? await deps.sellers.getSeller(user.id, sellerId) : null;

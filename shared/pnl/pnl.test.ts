@@ -84,6 +84,20 @@ describe('the P&L use case', () => {
     });
   });
 
+  it('with no months asked, opens on the 3 months ending with the newest month a report covers', async () => {
+    // The clock is in June 2026; the only reports are of January: the P&L shows November–January.
+    const r = await getPnl(deps(heads), user, {});
+    expect([r.from, r.to]).toEqual(['2025-11', '2026-01']);
+    expect(r.months.map((m) => m.month)).toEqual(['2025-11', '2025-12', '2026-01']);
+    expect(r.months.at(-1)?.covered_days).toBe(7);
+    const late = [...heads, head('b2', 'B', '2026-04-27', '2026-05-03', 100_000_000)];
+    expect(await getPnl(deps(late), user, { seller_id: 'A' })).toMatchObject({ from: '2025-11', to: '2026-01' });
+    expect(await getPnl(deps(late), user, { seller_id: 'B' })).toMatchObject({ from: '2026-03', to: '2026-05' });
+    // No report at all: the clock's month.
+    expect(await getPnl(deps([]), user, {})).toMatchObject({ from: '2026-04', to: '2026-06' });
+    await expect(getPnl(deps(heads), user, { from: '2026-01' })).rejects.toMatchObject({ code: 'invalid_range' });
+  });
+
   it('thresholds default to the clock’s year; a seller on no income tax has none', async () => {
     const r = await getTaxThresholds(deps(heads), user, { seller_id: 'A' });
     expect(r.thresholds[0]).toMatchObject({ year: 2026, vat_from: { month: '2026-01', from: '2026-02-01' } });

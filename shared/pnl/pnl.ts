@@ -160,11 +160,39 @@ async function load(deps: PnlDeps, user: User, sellerId: string | null) {
   return { reports, ownCosts, sellers, sellerIds, pending };
 }
 
+/** Months shown when none are asked: this many, ending with the newest month that holds a report. */
+export const DEFAULT_PNL_MONTHS = 3;
+
+/** `month` (YYYY-MM) moved by `n` months. */
+function shiftMonth(month: string, n: number): string {
+  const i = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1 + n;
+  return `${Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`;
+}
+
+/**
+ * The range asked, or — with neither `from` nor `to` — the last DEFAULT_PNL_MONTHS months ending with the
+ * newest month a report covers (this month when there is no report), so the page opens on the data.
+ */
+export function pnlRange(
+  q: { from?: string; to?: string },
+  reports: ReadonlyArray<Pick<PnlReport, 'period_to'>>,
+  now: Date,
+): { from: string; to: string } {
+  if (q.from !== undefined && q.to !== undefined) return { from: q.from, to: q.to };
+  if (q.from !== undefined || q.to !== undefined) throw invalidRange('from and to go together, or neither');
+  const newest = reports.reduce<string | null>(
+    (m, r) => (r.period_to !== null && (m === null || r.period_to > m) ? r.period_to : m),
+    null,
+  );
+  const to = (newest ?? now.toISOString()).slice(0, 7);
+  return { from: shiftMonth(to, -(DEFAULT_PNL_MONTHS - 1)), to };
+}
+
 /** The P&L in kopecks (for the export) with the thresholds of the year of `to`. */
 export async function computeUserPnl(
   deps: PnlDeps,
   user: User,
-  q: { from: string; to: string; seller_id?: string },
+  q: { from?: string; to?: string; seller_id?: string },
 ): Promise<{
   result: PnlResult;
   thresholds: TaxThreshold[];
@@ -172,18 +200,19 @@ export async function computeUserPnl(
   /** Report id → WB's per-article cost kinds still to come (report-record.ts `costs_pending`). */
   pending: Map<string, string[]>;
 }> {
-  checkMonths(q.from, q.to);
+  if (q.from !== undefined && q.to !== undefined) checkMonths(q.from, q.to);
   const sellerId = q.seller_id ?? null;
   const { reports, ownCosts, sellers, sellerIds, pending } = await load(deps, user, sellerId);
-  const result = computePnl({ from: q.from, to: q.to, reports, costs: ownCosts });
-  const year = Number(q.to.slice(0, 4));
+  const range = pnlRange(q, reports, deps.clock.now());
+  const result = computePnl({ from: range.from, to: range.to, reports, costs: ownCosts });
+  const year = Number(range.to.slice(0, 4));
   return { result, thresholds: thresholdsFor(user, reports, sellers, sellerIds, year), sellerId, pending };
 }
 
 export async function getPnl(
   deps: PnlDeps,
   user: User,
-  q: { from: string; to: string; seller_id?: string },
+  q: { from?: string; to?: string; seller_id?: string },
 ): Promise<Pnl> {
   const { result: r, thresholds, sellerId, pending } = await computeUserPnl(deps, user, q);
   return {

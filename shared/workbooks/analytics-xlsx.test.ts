@@ -26,7 +26,7 @@ function figures(article: string, realization: number, profit: number): ReportFi
 }
 
 describe('analytics workbook', () => {
-  it('prints every sheet landscape, one page wide, with its header row repeated and frozen', async () => {
+  it('prints every sheet A4 landscape at 80 %, never fitted to one page, its header row repeated and frozen', async () => {
     const result = computeAnalytics({
       from: '2026-01-05',
       to: '2026-01-25',
@@ -48,14 +48,15 @@ describe('analytics workbook', () => {
       expect(ws.pageSetup, ws.name).toMatchObject({
         orientation: 'landscape',
         paperSize: 9,
-        fitToPage: true,
-        fitToWidth: 1,
-        fitToHeight: 0,
+        fitToPage: false,
+        scale: 80,
         printTitlesRow: `${row}:${row}`,
       });
       expect(ws.views[0], ws.name).toMatchObject({ state: 'frozen', ySplit: row });
     }
     const arts = wb.getWorksheet('Артикулы')!;
+    expect(arts.pageSetup.printTitlesColumn).toBe('A:A');
+    expect(wb.getWorksheet('Недели')!.pageSetup.printTitlesColumn).toBe('A:B');
     expect(arts.getColumn(1).width).toBe('Длинное название артикула'.length + 2);
     expect(wb.getWorksheet('Недели')!.getRow(3).getCell(1).value).toBe('Неделя с');
   });

@@ -44,7 +44,7 @@ export async function exportAnalyticsXlsx(r: AnalyticsResult, sellerName: string
   // The week table's header is row 3 (a title and a blank row above it).
   const weeks = wb.addWorksheet('Недели', {
     views: [{ state: 'frozen', ySplit: 3 }],
-    pageSetup: printSetup(3),
+    pageSetup: printSetup(3, 'A:B'),
   });
   weeks.addRow([
     `Аналитика за ${ru(r.range.from)}–${ru(r.range.to)}${sellerName ? ` · ${safeText(sellerName)}` : ''}`,
@@ -72,7 +72,10 @@ export async function exportAnalyticsXlsx(r: AnalyticsResult, sellerName: string
     if (i >= 3) col.numFmt = '#,##0.00';
   });
 
-  const arts = wb.addWorksheet('Артикулы', { views: [{ state: 'frozen', ySplit: 1 }], pageSetup: printSetup(1) });
+  const arts = wb.addWorksheet('Артикулы', {
+    views: [{ state: 'frozen', ySplit: 1 }],
+    pageSetup: printSetup(1, 'A:A'),
+  });
   header(
     arts.addRow([
       'Артикул',
@@ -100,7 +103,8 @@ export async function exportAnalyticsXlsx(r: AnalyticsResult, sellerName: string
     ]);
   const longest = r.articles.reduce((n, a) => Math.max(n, a.article.length), 'Без артикула'.length);
   arts.columns.forEach((col, i) => {
-    col.width = i === 0 ? Math.min(40, Math.max(14, longest + 2)) : i >= 6 ? 16 : 15;
+    // One A4 landscape page across at the print scale: the article wraps past 30 characters.
+    col.width = i === 0 ? Math.min(30, Math.max(14, longest + 2)) : i <= 2 ? 14 : i <= 5 ? 11 : i <= 7 ? 10 : 16;
     if (i >= 1 && i <= 3) col.numFmt = '#,##0.00';
   });
   arts.getColumn(1).alignment = { wrapText: true, vertical: 'top' };

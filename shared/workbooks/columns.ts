@@ -2,10 +2,28 @@ import { FIELD_BY_NAME, FIELD_ORDER, FIELDS, type FieldDef, type FieldName } fro
 import type { ItemValues, TaxProfile } from '../engine/types';
 
 /**
- * Item columns of the export: the one column order of shared/engine/fields.ts (FIELD_ORDER), the same
- * as the web page's items table.
+ * The figures printed beside the article on the first page across (docs/METRICS.md «The XLSX export»):
+ * sold, realization, the expenses (WB's deductions and the cost together), the cost, profit, margin, payout.
  */
-export const EXPORT_FIELD_ORDER: readonly FieldName[] = FIELD_ORDER;
+export const MAIN_EXPORT_FIELDS: readonly FieldName[] = [
+  'sales_qty',
+  'realization',
+  'expenses',
+  'cost_total',
+  'profit',
+  'margin',
+  'payout',
+];
+
+/**
+ * Item columns of the export: like the web page's items table, the main figures (the result) come right
+ * after the article, then every other field in the one order of shared/engine/fields.ts (FIELD_ORDER, the
+ * way from the seller's price to profit).
+ */
+export const EXPORT_FIELD_ORDER: readonly FieldName[] = [
+  ...MAIN_EXPORT_FIELDS,
+  ...FIELD_ORDER.filter((f) => !MAIN_EXPORT_FIELDS.includes(f)),
+];
 
 /**
  * Fields whose total is not the sum of the items: per-unit prices and percentages. docs/METRICS.md: ratios in

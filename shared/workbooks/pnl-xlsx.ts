@@ -9,7 +9,7 @@ import { kopecksToRoubles } from '../engine/fields';
 import { PERIOD_COST_CATEGORY_TITLES, PNL_LINE_ORDER, type PnlResult } from '../engine/pnl';
 import type { TaxThreshold } from '../contract/pnl-shapes';
 import { safeText } from './columns';
-import { printSetup } from './print';
+import { fitToWidthSetup } from './print';
 import { monthTitle } from '../engine/months';
 
 const ru = (d: string): string => `${d.slice(8, 10)}.${d.slice(5, 7)}.${d.slice(0, 4)}`;
@@ -35,7 +35,7 @@ export async function exportPnlXlsx(
   wb.creator = 'Report Profitability Service';
   const ws = wb.addWorksheet('P&L', {
     views: [{ state: 'frozen', xSplit: 1, ySplit: PNL_FIRST_LINE_ROW - 1 }],
-    pageSetup: { ...printSetup(PNL_FIRST_LINE_ROW - 1), orientation: 'landscape' },
+    pageSetup: { ...fitToWidthSetup(PNL_FIRST_LINE_ROW - 1), orientation: 'landscape' },
   });
   ws.addRow([
     `Отчёт о прибылях и убытках: ${monthTitle(r.from)} — ${monthTitle(r.to)}${sellerName ? ` · ${safeText(sellerName)}` : ''}`,
@@ -84,7 +84,7 @@ export async function exportPnlXlsx(
   }
   for (const w of r.warnings) ws.addRow([safeText(w.message)]);
 
-  const src = wb.addWorksheet('Источники', { views: [{ state: 'frozen', ySplit: 1 }], pageSetup: printSetup(1) });
+  const src = wb.addWorksheet('Источники', { views: [{ state: 'frozen', ySplit: 1 }], pageSetup: fitToWidthSetup(1) });
   header(src.addRow(['Месяц', 'Отчёт', 'Период отчёта', 'Дней в месяце', 'Доля отчёта, %']));
   const byId = new Map(r.sources.map((s) => [s.report_id, s]));
   for (const m of r.months)

@@ -4,7 +4,7 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { FIELDS, type FieldName } from '../engine/fields';
 import { PAYOUT_LINES } from '../engine/payout';
 import { isUnknownRate } from '../engine/fields';
-import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, columnTitle, fieldDef } from './columns';
+import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, MAIN_EXPORT_FIELDS, columnTitle, fieldDef } from './columns';
 import { FORMULA_ARTICLE, sampleReport } from '../../test/support/sample-report.fixture';
 import {
   MANUAL_FILL_ARGB,
@@ -14,6 +14,7 @@ import {
   SHEET_ITEMS,
   SHEET_SUMMARY,
   exportReportXlsx,
+  ITEM_COLUMNS,
 } from './xlsx-export';
 import type { ExportReport } from './types';
 import type { ItemValues } from '../engine/types';
@@ -58,8 +59,22 @@ describe('export column order', () => {
     expect(new Set(EXPORT_FIELD_ORDER).size).toBe(FIELDS.length);
   });
 
-  it("follows the way from the seller's price to profit", () => {
-    const pos = (f: FieldName) => EXPORT_FIELD_ORDER.indexOf(f);
+  it('starts with the main figures (the first printed page), then every other field', () => {
+    expect(EXPORT_FIELD_ORDER.slice(0, MAIN_EXPORT_FIELDS.length)).toEqual(MAIN_EXPORT_FIELDS);
+    expect(MAIN_EXPORT_FIELDS.map((f) => columnTitle(fieldDef(f)))).toEqual([
+      'Продажи, шт',
+      'Реализация, ₽',
+      'Расходы, ₽',
+      'Себестоимость, ₽',
+      'Прибыль, ₽',
+      'Маржа, %',
+      'К выплате, ₽',
+    ]);
+  });
+
+  it("the other fields follow the way from the seller's price to profit", () => {
+    const rest = EXPORT_FIELD_ORDER.slice(MAIN_EXPORT_FIELDS.length);
+    const pos = (f: FieldName) => rest.indexOf(f);
     const way: FieldName[] = [
       'seller_price',
       'wb_discount',
@@ -81,9 +96,7 @@ describe('export column order', () => {
       'ads',
       'vat',
       'usn',
-      'cost_total',
-      'profit',
-    ];
+    ].filter((f) => !MAIN_EXPORT_FIELDS.includes(f as FieldName)) as FieldName[];
     for (let i = 1; i < way.length; i++)
       expect(pos(way[i]!), `${way[i - 1]} before ${way[i]}`).toBeGreaterThan(pos(way[i - 1]!));
   });
@@ -94,8 +107,9 @@ describe('exportReportXlsx', () => {
   let buf: Buffer;
   let wb: ExcelJS.Workbook;
   let ws: ExcelJS.Worksheet;
-  const width = 4 + EXPORT_FIELD_ORDER.length;
-  const col = (f: FieldName) => 5 + EXPORT_FIELD_ORDER.indexOf(f);
+  const width = ITEM_COLUMNS.length;
+  const col = (f: FieldName) => 1 + ITEM_COLUMNS.findIndex((c) => c.kind === 'field' && c.field === f);
+  const CATEGORY = 2 + MAIN_EXPORT_FIELDS.length;
 
   beforeAll(async () => {
     report = sampleReport();
@@ -111,8 +125,16 @@ describe('exportReportXlsx', () => {
 
   it('writes the header: text columns, then every field with its unit in the way order', () => {
     const header = rowValues(ws, 1, width);
-    expect(header.slice(0, 4)).toEqual(['Артикул', 'Категория', 'Артикул WB', 'Бренд']);
-    expect(header.slice(4)).toEqual(EXPORT_FIELD_ORDER.map((f) => columnTitle(fieldDef(f))));
+    const titles = EXPORT_FIELD_ORDER.map((f) => columnTitle(fieldDef(f)));
+    const main = MAIN_EXPORT_FIELDS.length;
+    expect(header).toEqual([
+      'Артикул',
+      ...titles.slice(0, main),
+      'Категория',
+      'Артикул WB',
+      'Бренд',
+      ...titles.slice(main),
+    ]);
     expect(header).toContain('Цена продавца, ₽');
     expect(header).toContain('Продажи, шт');
     expect(header).toContain('Маржа, %');
@@ -123,8 +145,8 @@ describe('exportReportXlsx', () => {
     expect(ws.rowCount).toBe(1 + report.items.length + 1);
     const art1 = ws.getRow(2);
     expect(art1.getCell(1).value).toBe('ART-1');
-    expect(art1.getCell(2).value).toBe('Футболки');
-    expect(art1.getCell(3).value).toBe('11111111');
+    expect(art1.getCell(CATEGORY).value).toBe('Футболки');
+    expect(art1.getCell(CATEGORY + 1).value).toBe('11111111');
     expect(art1.getCell(col('realization')).value).toBe(15499.5);
     expect(art1.getCell(col('seller_price')).value).toBe(18000);
     expect(art1.getCell(col('sales_qty')).value).toBe(10);
@@ -188,13 +210,14 @@ describe('exportReportXlsx', () => {
     expect(ws.getColumn(col('realization')).width).toBeGreaterThanOrEqual(12);
   });
 
-  it('prints landscape, one page wide, the header row repeated on every page (every sheet)', () => {
+  it('prints A4 landscape at full size (never fitted to one page), header row and article repeated', () => {
     for (const name of [SHEET_ITEMS, SHEET_COMMISSION, SHEET_SUMMARY]) {
       const setup = wb.getWorksheet(name)!.pageSetup;
-      expect(setup, name).toMatchObject({ orientation: 'landscape', paperSize: 9, fitToPage: true, fitToWidth: 1 });
-      expect(setup.fitToHeight, name).toBe(0);
+      expect(setup, name).toMatchObject({ orientation: 'landscape', paperSize: 9, scale: 80 });
+      expect(setup.fitToPage, name).toBeFalsy();
     }
     expect(ws.pageSetup.printTitlesRow).toBe('1:1');
+    expect(ws.pageSetup.printTitlesColumn).toBe('A:A');
     expect(wb.getWorksheet(SHEET_COMMISSION)!.pageSetup.printTitlesRow).toBe('1:1');
     expect((wb.getWorksheet(SHEET_COMMISSION)!.views[0] as ExcelJS.WorksheetViewFrozen).ySplit).toBe(1);
   });
@@ -241,9 +264,9 @@ describe('exportReportXlsx', () => {
     const row = ws.getRow(4);
     for (const [c, text] of [
       [1, FORMULA_ARTICLE],
-      [2, '+Категория'],
-      [3, '-33'],
-      [4, '@brand'],
+      [CATEGORY, '+Категория'],
+      [CATEGORY + 1, '-33'],
+      [CATEGORY + 2, '@brand'],
     ] as const) {
       const cell = row.getCell(c);
       expect(cell.type).toBe(ExcelJS.ValueType.String);

@@ -16,6 +16,7 @@ import { PAYOUT_LINES, REFERENCE_LINES } from '../engine/payout';
 import type { ItemValues } from '../engine/types';
 import {
   EXPORT_FIELD_ORDER,
+  MAIN_EXPORT_FIELDS,
   RATIO_FIELDS,
   columnTitle,
   describeTaxProfile,
@@ -122,15 +123,30 @@ export function exportTotals(report: Pick<ExportReport, 'items' | 'totals'>): {
   return { totals, mismatches };
 }
 
+type ItemColumn = { kind: 'text'; index: number } | { kind: 'field'; field: FieldName };
+
+/**
+ * The items sheet's columns: the article, the main figures (printed on the first page across), the card
+ * (category, WB's article, brand), then the other fields.
+ */
+export const ITEM_COLUMNS: readonly ItemColumn[] = [
+  { kind: 'text', index: 0 },
+  ...MAIN_EXPORT_FIELDS.map((field) => ({ kind: 'field' as const, field })),
+  ...[1, 2, 3].map((index) => ({ kind: 'text' as const, index })),
+  ...EXPORT_FIELD_ORDER.slice(MAIN_EXPORT_FIELDS.length).map((field) => ({ kind: 'field' as const, field })),
+];
+
 function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemValues): void {
-  const defs = EXPORT_FIELD_ORDER.map(fieldDef);
-  const header = [...TEXT_COLUMNS.map((c) => c.title), ...defs.map(columnTitle)];
+  const header = ITEM_COLUMNS.map((c) =>
+    c.kind === 'text' ? TEXT_COLUMNS[c.index]!.title : columnTitle(fieldDef(c.field)),
+  );
   const lastItemRow = 1 + report.items.length;
   // The streaming writer puts views, columns and the filter into the sheet's XML around the rows, so all
   // of them are settled before the first row is committed.
   const ws = wb.addWorksheet(SHEET_ITEMS, {
     views: [{ state: 'frozen', xSplit: 1, ySplit: 1, topLeftCell: 'B2', activeCell: 'B2' }],
-    pageSetup: printSetup(1),
+    // The article column repeats on every page across, the header row on every page down.
+    pageSetup: printSetup(1, 'A:A'),
   });
   // The filter covers the items only, so sorting never moves the totals row in among them.
   ws.autoFilter = { from: { row: 1, column: 1 }, to: { row: lastItemRow, column: header.length } };
@@ -141,41 +157,46 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
     texts((i) => i.nm_id),
     texts((i) => i.brand),
   ];
-  ws.columns = [
-    ...TEXT_COLUMNS.map((c, i) => ({ width: fitWidth([c.title, ...textSources[i]!], c.width[0], c.width[1]) })),
+  const textOf = (item: ExportReport['items'][number], index: number) =>
+    index === 0
+      ? item.article === ''
+        ? NO_ARTICLE
+        : item.article
+      : [item.category, item.nm_id, item.brand][index - 1]!;
+  ws.columns = ITEM_COLUMNS.map((c) => {
+    if (c.kind === 'text') {
+      const t = TEXT_COLUMNS[c.index]!;
+      return { width: fitWidth([t.title, ...textSources[c.index]!], t.width[0], t.width[1]) };
+    }
     // Money columns fit "-12 345 678,90"; the header wraps onto up to three lines.
-    ...defs.map((def) => ({ width: def.unit === 'money' ? 15 : 11 })),
-  ];
+    return { width: fieldDef(c.field).unit === 'money' ? 15 : 11 };
+  });
 
   const headerRow = ws.addRow(header);
   styleHeader(headerRow);
   headerRow.height = 45;
   headerRow.commit();
 
-  const firstField = TEXT_COLUMNS.length + 1;
   for (const item of report.items) {
     const row = ws.addRow([]);
-    setText(row.getCell(1), item.article === '' ? NO_ARTICLE : item.article);
-    setText(row.getCell(2), item.category);
-    setText(row.getCell(3), item.nm_id);
-    setText(row.getCell(4), item.brand);
-    defs.forEach((def, i) => {
-      const field = EXPORT_FIELD_ORDER[i]!;
-      const cell = row.getCell(firstField + i);
-      const value = isUnknownRate(field, item.effective) ? null : cellNumber(def, item.effective[field]);
+    ITEM_COLUMNS.forEach((c, i) => {
+      const cell = row.getCell(i + 1);
+      if (c.kind === 'text') return setText(cell, textOf(item, c.index));
+      const def = fieldDef(c.field);
+      const value = isUnknownRate(c.field, item.effective) ? null : cellNumber(def, item.effective[c.field]);
       if (value !== null) cell.value = value;
       cell.numFmt = NUM_FMT[def.unit];
       // Margin and ROI that cannot be computed read «—» with the reason in the cell's note (fields.ts nullReason).
       const why =
-        value === null && (field === 'margin' || field === 'roi') ? nullReasonText(field, item.effective) : null;
+        value === null && (c.field === 'margin' || c.field === 'roi') ? nullReasonText(c.field, item.effective) : null;
       if (why !== null) {
         cell.value = '—';
         cell.alignment = { horizontal: 'right' };
         cell.note = why;
       }
-      if (item.manual_values[field] !== undefined && item.manual_values[field] !== null) {
+      if (item.manual_values[c.field] !== undefined && item.manual_values[c.field] !== null) {
         cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: MANUAL_FILL_ARGB } };
-        cell.note = `${MANUAL_NOTE_PREFIX}${formatFieldValue(def, item.computed[field])}`;
+        cell.note = `${MANUAL_NOTE_PREFIX}${formatFieldValue(def, item.computed[c.field])}`;
       }
     });
     row.commit();
@@ -183,9 +204,11 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
 
   const totalsRow = ws.addRow([]);
   setText(totalsRow.getCell(1), TOTALS_LABEL);
-  defs.forEach((def, i) => {
-    const cell = totalsRow.getCell(firstField + i);
-    const value = cellNumber(def, totals[EXPORT_FIELD_ORDER[i]!]);
+  ITEM_COLUMNS.forEach((c, i) => {
+    if (c.kind === 'text') return;
+    const def = fieldDef(c.field);
+    const cell = totalsRow.getCell(i + 1);
+    const value = cellNumber(def, totals[c.field]);
     if (value !== null) cell.value = value;
     cell.numFmt = NUM_FMT[def.unit];
   });

@@ -174,6 +174,8 @@ describe('the analytics page in the browser', () => {
       const tableTop = (await p.getByTestId('articles-table').boundingBox())!.y;
       const headTop = (await p.locator('[data-testid="articles-table"] thead th').first().boundingBox())!.y;
       expect(Math.abs(headTop - tableTop), 'the table header at the top of its box').toBeLessThanOrEqual(2);
+      // The controls are folded under one line on a phone (the chart first): open them.
+      await p.getByTestId('phone-controls').locator('summary').click();
       for (const control of await p.locator('.analytics-controls > *').all()) {
         const box = (await control.boundingBox())!;
         expect(box.x + box.width, 'the period picker within the screen').toBeLessThanOrEqual(390);

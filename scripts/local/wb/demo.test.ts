@@ -13,7 +13,7 @@ import { createReportTaskClient } from '../../../shared/marketplaces/wb/sources/
 import { ANALYTICS_SCOPE, decodeWbToken, FINANCE_SCOPE } from '../../../shared/marketplaces/wb/token';
 import { configuredPort, PORT_SETTINGS } from '../port-settings';
 import { startWbEmulator } from '../wb-emulator';
-import { DEMO_WB_SELLER_ID, demoWbSeller, MAX_DEMO_WEEKS, wbStackLines, wbStackSettings } from './demo';
+import { DEMO_WB_SELLER_ID, demoWbSeller, MAX_DEMO_WEEKS, stackStartLine, wbStackLines, wbStackSettings } from './demo';
 import { makeEmulatorToken } from './tokens';
 
 const DAY = 86_400_000;
@@ -108,11 +108,32 @@ describe('WB settings of the local stack', () => {
     expect(lines).toContain('http://localhost:5173/settings');
     expect(lines).toContain('tok.en.x');
     expect(wbStackLines({ url: 'https://wb.example', intervalSeconds: 60 }).join('\n')).toContain(
-      'https://wb.example   (WB_FINANCE_API_URL; one call per 60 s per WB account)',
+      'https://wb.example   (WB_FINANCE_API_URL; one call per 60 s per WB account, WB_CALL_INTERVAL_SECONDS; no emulator started)',
     );
     expect(
       wbStackLines({ url: 'https://wb.example', analyticsUrl: 'https://an.example', intervalSeconds: 60 }).join('\n'),
     ).toContain('https://an.example   (WB_ANALYTICS_API_URL: paid storage and acceptance reports)');
+  });
+
+  it('with WB_FINANCE_API_URL set: says no emulator starts and prints every WB setting in use', () => {
+    const env = { WB_FINANCE_API_URL: 'https://wb.example', WB_ADVERT_API_URL: 'https://advert.example' };
+    const start = stackStartLine(env);
+    expect(start).not.toContain('WB API emulator');
+    expect(start).toContain('WB: https://wb.example (WB_FINANCE_API_URL)');
+    expect(stackStartLine({})).toContain('WB API emulator');
+    const s = wbStackSettings(env, 8787);
+    const lines = wbStackLines({
+      url: s.url,
+      intervalSeconds: s.intervalSeconds,
+      analyticsUrl: s.analyticsUrl,
+      advertUrl: s.advertUrl,
+      advertIntervalSeconds: s.advertIntervalSeconds,
+    }).join('\n');
+    expect(lines).toContain('https://wb.example   (WB_FINANCE_API_URL; one call per 60 s per WB account');
+    expect(lines).toContain('no emulator started');
+    expect(lines).toContain('WB_ANALYTICS_API_URL');
+    expect(lines).toContain('https://advert.example   (WB_ADVERT_API_URL: ad spend per card');
+    expect(lines).toContain('WB_ADVERT_CALL_INTERVAL_SECONDS');
   });
 });
 

@@ -154,12 +154,29 @@ export function demoWbSeller(dataDir: string, nowMs: number = Date.now()): DemoW
   return { token, firstMonday, weeks: Math.min(MAX_DEMO_WEEKS, Math.max(1, whole)) };
 }
 
+/** `npm start`'s first line: the services it starts — the WB emulator only when WB_FINANCE_API_URL is unset. */
+export function stackStartLine(env: NodeJS.ProcessEnv): string {
+  const emulator = (env.WB_FINANCE_API_URL?.trim() ?? '') === '';
+  const parts = [
+    'DynamoDB Local',
+    's3rver',
+    'SES emulator',
+    ...(emulator ? ['WB API emulator'] : []),
+    'API',
+    'web app',
+  ];
+  return `Starting the local stack (${parts.join(', ')})…${emulator ? '' : ` WB: ${env.WB_FINANCE_API_URL!.trim()} (WB_FINANCE_API_URL).`}`;
+}
+
 /** What the local stack gives the handlers and the person at the console about WB. */
 export interface StackWb {
   url: string;
   intervalSeconds: number;
   /** WB_ANALYTICS_API_URL (paid storage, acceptance), when the stack says it. */
   analyticsUrl?: string;
+  /** WB_ADVERT_API_URL (the promotion API: ad spend per card) and its WB_ADVERT_CALL_INTERVAL_SECONDS. */
+  advertUrl?: string;
+  advertIntervalSeconds?: number;
   /** The emulator's demo seller; absent when WB_FINANCE_API_URL pointed elsewhere. */
   emulator?: { token: string; weeks: Array<{ reportId: number; dateFrom: string; dateTo: string; rows: number }> };
 }
@@ -171,7 +188,17 @@ export function wbStackLines(wb: StackWb, webUrl?: string): string[] {
   const analytics = wb.analyticsUrl
     ? [`  ${pad('WB analytics')}${wb.analyticsUrl}   (WB_ANALYTICS_API_URL: paid storage and acceptance reports)`]
     : [];
-  if (!wb.emulator) return [`  ${pad('WB API')}${wb.url}   (WB_FINANCE_API_URL; ${every})`, ...analytics];
+  const advert = wb.advertUrl
+    ? [
+        `  ${pad('WB promotion')}${wb.advertUrl}   (WB_ADVERT_API_URL: ad spend per card; one call per ${wb.advertIntervalSeconds ?? wb.intervalSeconds} s, WB_ADVERT_CALL_INTERVAL_SECONDS)`,
+      ]
+    : [];
+  if (!wb.emulator)
+    return [
+      `  ${pad('WB API')}${wb.url}   (WB_FINANCE_API_URL; ${every}, WB_CALL_INTERVAL_SECONDS; no emulator started)`,
+      ...analytics,
+      ...advert,
+    ];
   const { weeks } = wb.emulator;
   const first = weeks[0];
   const last = weeks[weeks.length - 1];
@@ -180,6 +207,7 @@ export function wbStackLines(wb: StackWb, webUrl?: string): string[] {
     `  ${pad('')}so a demo sync takes seconds here; WB_CALL_INTERVAL_SECONDS changes it)`,
     `  ${pad('')}${weeks.length} weekly reports${first && last ? ` ${first.dateFrom}…${last.dateTo}` : ''}, ${first?.rows ?? 0} rows each`,
     ...analytics,
+    ...advert,
     `\n  Demo WB token (Настройки → «Подключение WB»${webUrl ? `: ${webUrl}/settings` : ''}):`,
     `  ${wb.emulator.token}`,
   ];

@@ -409,7 +409,7 @@ export const api = {
     }),
 
   // P&L, tax thresholds and period costs
-  pnl: (p: { from: string; to: string; seller_id?: string | null }) =>
+  pnl: (p: { from?: string; to?: string; seller_id?: string | null }) =>
     call('pnl', { query: { from: p.from, to: p.to, seller_id: p.seller_id || undefined } }),
   exportPnl: (p: { from: string; to: string; seller_id?: string | null }) =>
     download('pnlExport', `P&L ${p.from}–${p.to}.xlsx`, {

@@ -1,4 +1,4 @@
-import { useDeferredValue, useMemo, useRef, useState } from 'react';
+import { useCallback, useDeferredValue, useMemo, useRef, useState } from 'react';
 import {
   createColumnHelper,
   getCoreRowModel,
@@ -10,6 +10,7 @@ import {
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { AbcLetter, AnalyticsArticle, MarginGroup } from '../api/contract';
 import { displayArticle } from '../lib/fields';
+import { ScrollHint } from './scroll-box';
 import { articlesCount, formatInt, formatMoney, formatPercent } from '../lib/format';
 import { GROUP_TITLES } from './analytics-charts';
 import { SortHeader } from './sort-header';
@@ -100,6 +101,12 @@ export function ArticlesTable({
   const [groups, setGroups] = useState<Set<MarginGroup>>(new Set());
   const [sorting, setSorting] = useState<SortingState>([]);
   const scrollRef = useRef<HTMLDivElement>(null);
+  // The same box as state too: its «листайте» hint shows while it is wider than the screen.
+  const [scrollEl, setScrollEl] = useState<HTMLDivElement | null>(null);
+  const setScroll = useCallback((el: HTMLDivElement | null) => {
+    scrollRef.current = el;
+    setScrollEl(el);
+  }, []);
 
   const filtered = useMemo(
     () =>
@@ -190,9 +197,10 @@ export function ArticlesTable({
           ))}
         </div>
       </div>
+      <ScrollHint el={scrollEl} />
       <div
         className="table-scroll"
-        ref={scrollRef}
+        ref={setScroll}
         data-testid="articles-table"
         style={{ height: `min(60vh, 620px, ${rows.length * ROW_HEIGHT + 80}px)` }}
       >

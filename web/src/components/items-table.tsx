@@ -38,6 +38,7 @@ import { articlesCount, editText, formatByUnit, formatInt, normaliseForUnit, par
 import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { ErrorMessage } from './error-message';
 import { ItemCards } from './item-cards';
+import { ScrollHint } from './scroll-box';
 import { SortHeader } from './sort-header';
 
 const ROW_HEIGHT = 34;
@@ -454,6 +455,9 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
           onSortingChange={setSorting}
         />
       ) : (
+        <ScrollHint el={scrollEl} />
+      )}
+      {cards ? null : (
         <div
           className="table-scroll"
           ref={setScrollEl}

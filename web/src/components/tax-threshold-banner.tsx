@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import { api } from '../api/client';
 import type { TaxPeriod, TaxThreshold } from '../api/contract';
 import { ErrorMessage } from './error-message';
-import { formatDate, formatPercent, formatRub } from '../lib/format';
+import { formatBySize, formatDate, formatPercent } from '../lib/format';
 
 /**
  * Adds the proposed dated tax periods where the seller's profile lives: the seller's own periods (a
@@ -88,9 +88,9 @@ export function TaxThresholdBanner({
             {t.message}
           </p>
           <p className="muted small">
-            Доход с начала года {formatRub(t.income)} — {formatPercent(t.share)} порога{' '}
-            {formatRub(t.exemption_threshold)} (предупреждаем с {t.warning_share} %). Доход — вся выручка от покупателей
-            по датам продаж, без вычета вознаграждения WB.
+            Доход с начала года {formatBySize(t.income)} — {formatPercent(t.share)} порога{' '}
+            {formatBySize(t.exemption_threshold)} (предупреждаем с {t.warning_share} %). Доход — вся выручка от
+            покупателей по датам продаж, без вычета вознаграждения WB.
           </p>
           {t.proposals.length > 0 ? (
             <p data-testid="threshold-proposal">

@@ -4,6 +4,7 @@
 import type { Reconciliation, ReconciliationField, ReportSummary } from '../api/contract';
 import { fieldTitle } from '../lib/fields';
 import { formatRub } from '../lib/format';
+import { ScrollBox } from './scroll-box';
 
 /** WB's titles of the report list's sums (the weekly report's summary in the seller's portal). */
 const WB_SUM_TITLES: Record<string, string> = {
@@ -55,6 +56,21 @@ export function ReconciliationBadge({ reconciliation }: { reconciliation?: Recon
   );
 }
 
+/** The report page's one line under its title: «Сходится с WB» or «Расходится с WB», a link to the details. */
+export function ReconciliationStatus({ reconciliation }: { reconciliation?: Reconciliation }) {
+  if (!reconciliation || reconciliation.status === 'unavailable') return null;
+  const differing = reconciliation.fields.filter((f) => kopecks(f.diff) !== 0);
+  return (
+    <a
+      href="#reconciliation-title"
+      className={differing.length === 0 ? 'reconciliation-ok' : 'reconciliation-bad'}
+      data-testid="report-reconciliation"
+    >
+      {differing.length === 0 ? '✓ Сходится с WB до копейки' : `Расходится с WB: ${differing.map(wbTitle).join(', ')}`}
+    </a>
+  );
+}
+
 /** The report page's «Сверка с WB»: all equal, or the lines that differ with WB's figure, ours and the difference. */
 export function ReconciliationPanel({ reconciliation }: { reconciliation?: Reconciliation }) {
   if (!reconciliation) return null;
@@ -78,7 +94,7 @@ export function ReconciliationPanel({ reconciliation }: { reconciliation?: Recon
               : 'Расходится с WB по отдельным отчётам (ниже), хотя суммы за весь период совпадают.'}
           </p>
           {differing.length > 0 ? (
-            <div className="table-wrap">
+            <ScrollBox className="table-wrap">
               <table className="data-table reconciliation-mismatch" data-testid="reconciliation-table">
                 <thead>
                   <tr>
@@ -111,7 +127,7 @@ export function ReconciliationPanel({ reconciliation }: { reconciliation?: Recon
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollBox>
           ) : null}
         </>
       )}

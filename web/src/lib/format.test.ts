@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { articlesCount, formatDateTime, formatPercent } from './format';
+import { articlesCount, formatBySize, formatDateTime, formatPercent } from './format';
 
 const plain = (s: string) => s.replace(/[\u00a0\u202f]/g, ' ');
 
@@ -20,5 +20,14 @@ describe('articlesCount', () => {
   it('says how many articles, or how many of them a search found', () => {
     expect(articlesCount(1200, 1200).replace(/[\u00a0\u202f]/g, ' ')).toBe('Артикулов: 1 200');
     expect(articlesCount(3, 1200).replace(/[\u00a0\u202f]/g, ' ')).toBe('Найдено 3 из 1 200');
+  });
+});
+
+describe('formatBySize', () => {
+  it('summarised amounts: whole roubles below a million, «млн ₽» above', () => {
+    expect(formatBySize(8_220).replace(/[\u00a0\u202f]/g, ' ')).toBe('8 220 ₽');
+    expect(formatBySize(20_000_000)).toBe('20 млн ₽');
+    expect(formatBySize(1_234_567.89)).toBe('1,2 млн ₽');
+    expect(formatBySize(null)).toBe('—');
   });
 });

@@ -1,5 +1,6 @@
 // Numbers as a Russian reader expects them: spaces between thousands, a comma before kopecks.
 import type { FieldUnit } from './fields';
+import { amountBySize } from '../../../shared/engine/months';
 
 const money = new Intl.NumberFormat('ru-RU', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const integer = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 0 });
@@ -15,6 +16,11 @@ export function formatMoney(roubles: number | null | undefined): string {
 
 export function formatRub(roubles: number | null | undefined): string {
   return isNumber(roubles) ? `${money.format(roubles)} ₽` : '—';
+}
+
+/** A summarised amount (a banner, a sentence): «8 220 ₽» below a million, «1,2 млн ₽» above; tables keep kopecks. */
+export function formatBySize(roubles: number | null | undefined): string {
+  return isNumber(roubles) ? amountBySize(Math.round(roubles * 100)) : '—';
 }
 
 export function formatInt(n: number | null | undefined): string {

@@ -205,6 +205,13 @@ describe('analytics page', () => {
     expect((await screen.findByTestId('analytics-empty')).textContent).toContain('Загрузите еженедельные');
   });
 
+  it('the period picker opens on the weeks shown (those with reports), not empty', async () => {
+    renderPage();
+    await screen.findByTestId('analytics-figures');
+    await waitFor(() => expect((screen.getByLabelText('Начало периода') as HTMLInputElement).value).toBe('2026-05-04'));
+    expect((screen.getByLabelText('Конец периода') as HTMLInputElement).value).toBe('2026-05-24');
+  });
+
   it('a preset asks for its range', async () => {
     renderPage('/analytics?weeks=4');
     await screen.findByTestId('weeks-chart');

@@ -12,6 +12,7 @@ import { formatDate, formatInt, formatPercent, formatRub } from '../lib/format';
 import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { useTitle } from '../lib/use-title';
 import { PeriodRangeForm } from '../components/period-range-form';
+import { PhoneCollapsible } from '../components/phone-collapsible';
 import { SellerOptions } from '../components/seller-options';
 import { TaxThresholdBanner } from '../components/tax-threshold-banner';
 
@@ -181,6 +182,9 @@ export function AnalyticsPage() {
     queryFn: () => api.taxThresholds({ seller_id: sellerId || null }),
   });
 
+  // The picker opens on the range shown (the weeks that hold reports), not on empty inputs.
+  const pickerStart = custom.from && custom.to ? custom : (data?.range ?? custom);
+
   const set = (patch: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
     for (const [k, v] of Object.entries(patch)) {
@@ -213,49 +217,60 @@ export function AnalyticsPage() {
         </p>
       </div>
 
-      <section className="panel analytics-controls" aria-label="Период и продавец">
-        <div className="tabs" role="tablist" aria-label="Период">
-          <button
-            type="button"
-            role="tab"
-            aria-selected={!preset && !custom.from}
-            className={!preset && !custom.from ? 'tab active' : 'tab'}
-            onClick={() => set({ weeks: null, from: null, to: null })}
-            title="Последние 12 недель, за которые есть отчёты"
-          >
-            12 недель с отчётами
-          </button>
-          {PRESETS.map((n) => (
+      <PhoneCollapsible
+        narrow={narrow}
+        summary={`Период: ${data ? `${formatDate(data.range.from)} — ${formatDate(data.range.to)}` : '…'} · изменить`}
+      >
+        <section className="panel analytics-controls" aria-label="Период и продавец">
+          <div className="tabs" role="tablist" aria-label="Период">
             <button
-              key={n}
               type="button"
               role="tab"
-              aria-selected={preset === String(n) && !custom.from}
-              className={preset === String(n) && !custom.from ? 'tab active' : 'tab'}
-              onClick={() => set({ weeks: String(n), from: null, to: null })}
-              disabled={!lastWeek}
-              data-testid={`preset-${n}`}
+              aria-selected={!preset && !custom.from}
+              className={!preset && !custom.from ? 'tab active' : 'tab'}
+              onClick={() => set({ weeks: null, from: null, to: null })}
+              title="Последние 12 недель, за которые есть отчёты"
             >
-              {n} нед.
+              12 недель с отчётами
             </button>
-          ))}
-        </div>
-        <PeriodRangeForm
-          kind="date"
-          initial={custom}
-          labels={{ from: 'Начало периода', to: 'Конец периода' }}
-          onSubmit={({ from, to }) => set({ from, to, weeks: null })}
-        />
-        <label className="inline-label">
-          Продавец
-          <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">
-            <SellerOptions empty="Все продавцы" />
-          </select>
-        </label>
-        <button type="button" className="btn btn-small" onClick={() => void exportXlsx()} disabled={!data || exporting}>
-          {exporting ? 'Готовим XLSX…' : 'Скачать XLSX'}
-        </button>
-      </section>
+            {PRESETS.map((n) => (
+              <button
+                key={n}
+                type="button"
+                role="tab"
+                aria-selected={preset === String(n) && !custom.from}
+                className={preset === String(n) && !custom.from ? 'tab active' : 'tab'}
+                onClick={() => set({ weeks: String(n), from: null, to: null })}
+                disabled={!lastWeek}
+                data-testid={`preset-${n}`}
+              >
+                {n} нед.
+              </button>
+            ))}
+          </div>
+          <PeriodRangeForm
+            key={`${pickerStart.from}:${pickerStart.to}`}
+            kind="date"
+            initial={pickerStart}
+            labels={{ from: 'Начало периода', to: 'Конец периода' }}
+            onSubmit={({ from, to }) => set({ from, to, weeks: null })}
+          />
+          <label className="inline-label">
+            Продавец
+            <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">
+              <SellerOptions empty="Все продавцы" />
+            </select>
+          </label>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => void exportXlsx()}
+            disabled={!data || exporting}
+          >
+            {exporting ? 'Готовим XLSX…' : 'Скачать XLSX'}
+          </button>
+        </section>
+      </PhoneCollapsible>
       <ErrorMessage error={error ?? exportError} testId="analytics-error" />
 
       {!data ? (
@@ -283,10 +298,6 @@ export function AnalyticsPage() {
               периодом.
             </div>
           ) : null}
-          <TaxThresholdBanner thresholds={thresholds.data?.thresholds ?? []} quietBelow />
-          <Warnings data={data} />
-          <Figures data={data} />
-
           <section className="panel" aria-labelledby="weeks-title">
             <div className="panel-head">
               <h2 id="weeks-title">По неделям, ₽</h2>
@@ -303,10 +314,14 @@ export function AnalyticsPage() {
                 </span>
               </div>
             </div>
-            <div className="chart-wrap">
+            <div className="chart-wrap" data-testid="weeks-trend">
               <WeeksChart weeks={data.weeks} narrow={narrow} />
             </div>
           </section>
+
+          <Figures data={data} />
+          <TaxThresholdBanner thresholds={thresholds.data?.thresholds ?? []} quietBelow />
+          <Warnings data={data} />
 
           <section className="panel" aria-labelledby="groups-title">
             <div className="panel-head">

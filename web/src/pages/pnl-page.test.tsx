@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TOKEN_KEY } from '../api/session';
 import { createQueryClient } from '../lib/query-client';
 import { monthTitle } from '../../../shared/engine/months';
-import { addMonths, PnlPage } from './pnl-page';
+import { addMonths, latestWithData, PnlPage } from './pnl-page';
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -83,16 +83,23 @@ const USER = {
   allocation: 'realization',
 };
 let posted: unknown[] = [];
+let pnlUrls: string[] = [];
+let pnlBody: unknown = PNL;
 let patched: unknown[] = [];
 beforeEach(() => {
   window.localStorage.setItem(TOKEN_KEY, 'jwt');
   posted = [];
   patched = [];
+  pnlUrls = [];
+  pnlBody = PNL;
   vi.stubGlobal(
     'fetch',
     vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input);
-      if (url.startsWith('/api/pnl')) return json(200, PNL);
+      if (url.startsWith('/api/pnl')) {
+        pnlUrls.push(url);
+        return json(200, pnlBody);
+      }
       if (url === '/api/sellers') return json(200, { items: [] });
       if (url === '/api/auth/me' && init?.method === 'PATCH') {
         const body = JSON.parse(String(init.body)) as { tax_periods: unknown[] };
@@ -210,6 +217,50 @@ describe('P&L page', () => {
         ],
       },
     ]);
+  });
+
+  it('opens on the months the API finds with reports; the pickers and «3 месяца» start there', async () => {
+    // The API's default: the 3 months ending with the newest month holding a report (May 2026).
+    pnlBody = {
+      ...PNL,
+      from: '2026-03',
+      to: '2026-05',
+      months: [
+        { ...month('2026-03', 0, 0), covered_days: 0, reports: [] },
+        { ...month('2026-04', 0, 0), covered_days: 0, reports: [] },
+        month('2026-05', 8_220, 1_000),
+      ],
+    };
+    renderPage('/pnl');
+    await screen.findByTestId('pnl-table');
+    expect(pnlUrls[0]).toBe('/api/pnl');
+    expect((screen.getByLabelText('Первый месяц') as HTMLInputElement).value).toBe('2026-03');
+    expect((screen.getByLabelText('Последний месяц') as HTMLInputElement).value).toBe('2026-05');
+    fireEvent.click(screen.getByTestId('pnl-preset-3'));
+    await waitFor(() => expect(pnlUrls.at(-1)).toBe('/api/pnl?from=2026-03&to=2026-05'));
+  });
+
+  it('on a phone the month picker opens on the newest month with a report, not an empty one', async () => {
+    vi.stubGlobal('matchMedia', (q: string) => ({
+      matches: q.includes('max-width'),
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    }));
+    pnlBody = {
+      ...PNL,
+      months: [month('2026-01', 100_000, 20_000), { ...month('2026-02', 0, 0), covered_days: 0, reports: [] }],
+    };
+    renderPage();
+    const picker = (await screen.findByTestId('pnl-month-picker')) as HTMLSelectElement;
+    expect(picker.value).toBe('2026-01');
+    expect(latestWithData({ months: [] })).toBeNull();
+  });
+
+  it('a monthly cost reads «с января 2026», the banner sums by size', async () => {
+    renderPage();
+    const cost = await screen.findByTestId('period-cost');
+    expect(plain(cost.textContent)).toContain('1 000,00 ₽ в месяц с января 2026');
+    expect(plain(screen.getByTestId('tax-threshold').textContent)).toContain('Доход с начала года 21 млн ₽');
   });
 
   it('adds a monthly period cost', async () => {

@@ -7,18 +7,25 @@ import { ErrorMessage } from '../components/error-message';
 import { PnlCostsPendingNote } from '../components/costs-pending-note';
 import { Spinner } from '../components/progress-bar';
 import { PeriodRangeForm } from '../components/period-range-form';
+import { ScrollBox } from '../components/scroll-box';
+import { PhoneCollapsible } from '../components/phone-collapsible';
 import { SellerOptions } from '../components/seller-options';
 import { TaxThresholdBanner } from '../components/tax-threshold-banner';
 import { formatDate, formatPercent, formatRub, parseNumberInput } from '../lib/format';
 import { useNarrowScreen } from '../lib/use-narrow-screen';
 import { useTitle } from '../lib/use-title';
-import { monthTitle } from '../../../shared/engine/months';
+import { monthTitle, sinceMonth, untilMonth } from '../../../shared/engine/months';
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 /** `month` moved by `n` months. */
 export function addMonths(month: string, n: number): string {
   const i = Number(month.slice(0, 4)) * 12 + Number(month.slice(5, 7)) - 1 + n;
   return `${Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`;
+}
+
+/** The newest month of the P&L that holds a report (the last month when none does): a phone opens there. */
+export function latestWithData(data: Pick<Pnl, 'months'>): string | null {
+  return (data.months.findLast((m) => m.covered_days > 0) ?? data.months.at(-1))?.month ?? null;
 }
 
 const CATEGORY_TITLES: Record<PeriodCost['category'], string> = {
@@ -31,7 +38,7 @@ const CATEGORY_TITLES: Record<PeriodCost['category'], string> = {
 /** The statement: lines as rows, months as columns and «Итого»; on a phone one month beside «Итого». */
 function PnlTable({ data, narrow }: { data: Pnl; narrow: boolean }) {
   const [picked, setPicked] = useState<string | null>(null);
-  const month = picked && data.months.some((m) => m.month === picked) ? picked : (data.months.at(-1)?.month ?? null);
+  const month = picked && data.months.some((m) => m.month === picked) ? picked : latestWithData(data);
   const months = narrow ? data.months.filter((m) => m.month === month) : data.months;
   return (
     <section className="panel" aria-labelledby="pnl-title">
@@ -50,15 +57,15 @@ function PnlTable({ data, narrow }: { data: Pnl; narrow: boolean }) {
           </label>
         ) : null}
       </div>
-      <div className="pnl-scroll">
-        <table className="pnl-table" data-testid="pnl-table">
+      <ScrollBox className="pnl-scroll">
+        <table className="pnl-table" data-testid="pnl-table" data-latest-month={latestWithData(data) ?? undefined}>
           <thead>
             <tr>
               <th scope="col" className="pnl-line">
                 Статья
               </th>
               {months.map((m) => (
-                <th key={m.month} scope="col">
+                <th key={m.month} scope="col" data-month={m.month}>
                   {monthTitle(m.month)}
                 </th>
               ))}
@@ -73,7 +80,9 @@ function PnlTable({ data, narrow }: { data: Pnl; narrow: boolean }) {
                   {l.title}
                 </th>
                 {months.map((m) => (
-                  <td key={m.month}>{formatRub(m.lines[l.key] ?? 0)}</td>
+                  <td key={m.month} data-month={m.month}>
+                    {formatRub(m.lines[l.key] ?? 0)}
+                  </td>
                 ))}
                 <td>{formatRub(data.totals.lines[l.key] ?? 0)}</td>
               </tr>
@@ -117,7 +126,7 @@ function PnlTable({ data, narrow }: { data: Pnl; narrow: boolean }) {
             </tr>
           </tfoot>
         </table>
-      </div>
+      </ScrollBox>
       <p className="muted small">
         Неделя на стыке месяцев делится по дням: например, отчёт за 26.01–01.02 — 6/7 в январь и 1/7 в февраль. Каждая
         неделя учтена один раз, копии отчётов не складываются.
@@ -239,7 +248,7 @@ function PeriodCosts({ sellerId }: { sellerId: string }) {
               <span>
                 <strong>{c.name}</strong> · {CATEGORY_TITLES[c.category]} · {formatRub(c.amount)}
                 {c.kind === 'monthly'
-                  ? ` в месяц с ${monthTitle(c.from_month!)}${c.to_month ? ` по ${monthTitle(c.to_month)}` : ''}`
+                  ? ` в месяц ${sinceMonth(c.from_month!)}${c.to_month ? ` ${untilMonth(c.to_month)}` : ''}`
                   : ` разово ${formatDate(c.date)}`}
               </span>
               <button
@@ -374,17 +383,19 @@ export function PnlPage() {
   useTitle('P&L');
   const [params, setParams] = useSearchParams();
   const sellerId = params.get('seller') ?? '';
-  const to = params.get('to') ?? thisMonth();
-  const from = params.get('from') ?? addMonths(to, -2);
+  // No months asked: the API answers the 3 months ending with the newest month that holds a report.
+  const asked = params.get('from') && params.get('to') ? { from: params.get('from')!, to: params.get('to')! } : null;
   const [exporting, setExporting] = useState(false);
   const [exportError, setExportError] = useState<unknown>(null);
   const narrow = useNarrowScreen();
-  const q = { from, to, seller_id: sellerId || null };
   const pnl = useQuery({
-    queryKey: ['pnl', from, to, sellerId],
-    queryFn: () => api.pnl(q),
+    queryKey: ['pnl', asked?.from, asked?.to, sellerId],
+    queryFn: () => api.pnl({ ...asked, seller_id: sellerId || null }),
     placeholderData: keepPreviousData,
   });
+  const shown = asked ?? (pnl.data ? { from: pnl.data.from, to: pnl.data.to } : null);
+  const { from, to } = shown ?? { from: '', to: '' };
+  const q = { from, to, seller_id: sellerId || null };
   const set = (patch: Record<string, string | null>) => {
     const next = new URLSearchParams(params);
     for (const [k, v] of Object.entries(patch)) {
@@ -393,7 +404,10 @@ export function PnlPage() {
     }
     setParams(next, { replace: true });
   };
-  const year = to.slice(0, 4);
+  const year = (to || thisMonth()).slice(0, 4);
+  // The newest month with a report ends the «3 месяца» preset (this month when nothing is loaded yet).
+  const lastDataMonth = pnl.data ? latestWithData(pnl.data) : null;
+  const anchor = lastDataMonth && pnl.data?.months.some((m) => m.covered_days > 0) ? lastDataMonth : thisMonth();
   const exportXlsx = async () => {
     setExporting(true);
     setExportError(null);
@@ -414,46 +428,53 @@ export function PnlPage() {
           Выручка, расходы WB, себестоимость, расходы периода и налоги по календарным месяцам — из загруженных отчётов.
         </p>
       </div>
-      <section className="panel analytics-controls" aria-label="Период и продавец">
-        <div className="tabs" role="tablist" aria-label="Период">
+      <PhoneCollapsible
+        narrow={narrow}
+        summary={`Период: ${from ? `${monthTitle(from)} — ${monthTitle(to)}` : '…'} · изменить`}
+      >
+        <section className="panel analytics-controls" aria-label="Период и продавец">
+          <div className="tabs" role="tablist" aria-label="Период">
+            <button
+              type="button"
+              role="tab"
+              className="tab"
+              onClick={() => set({ from: addMonths(anchor, -2), to: anchor })}
+              data-testid="pnl-preset-3"
+            >
+              3 месяца
+            </button>
+            <button
+              type="button"
+              role="tab"
+              className="tab"
+              onClick={() => set({ from: `${year}-01`, to: `${year}-12` })}
+            >
+              {year} год
+            </button>
+          </div>
+          <PeriodRangeForm
+            key={`${from}:${to}`}
+            kind="month"
+            initial={{ from, to }}
+            labels={{ from: 'Первый месяц', to: 'Последний месяц' }}
+            onSubmit={(period) => set(period)}
+          />
+          <label className="inline-label">
+            Продавец
+            <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">
+              <SellerOptions empty="Все продавцы" />
+            </select>
+          </label>
           <button
             type="button"
-            role="tab"
-            className="tab"
-            onClick={() => set({ from: addMonths(thisMonth(), -2), to: thisMonth() })}
+            className="btn btn-small"
+            onClick={() => void exportXlsx()}
+            disabled={!pnl.data || exporting}
           >
-            3 месяца
+            {exporting ? 'Готовим XLSX…' : 'Скачать XLSX'}
           </button>
-          <button
-            type="button"
-            role="tab"
-            className="tab"
-            onClick={() => set({ from: `${year}-01`, to: `${year}-12` })}
-          >
-            {year} год
-          </button>
-        </div>
-        <PeriodRangeForm
-          kind="month"
-          initial={{ from, to }}
-          labels={{ from: 'Первый месяц', to: 'Последний месяц' }}
-          onSubmit={(period) => set(period)}
-        />
-        <label className="inline-label">
-          Продавец
-          <select value={sellerId} onChange={(e) => set({ seller: e.target.value })} data-testid="seller-filter">
-            <SellerOptions empty="Все продавцы" />
-          </select>
-        </label>
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => void exportXlsx()}
-          disabled={!pnl.data || exporting}
-        >
-          {exporting ? 'Готовим XLSX…' : 'Скачать XLSX'}
-        </button>
-      </section>
+        </section>
+      </PhoneCollapsible>
       <ErrorMessage error={pnl.error ?? exportError} testId="pnl-error" />
       {!pnl.data ? (
         pnl.error ? null : (
@@ -464,7 +485,6 @@ export function PnlPage() {
           <p className="muted" data-testid="pnl-range">
             {monthTitle(pnl.data.from)} — {monthTitle(pnl.data.to)} · отчётов: {pnl.data.sources.length}
           </p>
-          <TaxThresholdBanner thresholds={pnl.data.thresholds} />
           <PnlCostsPendingNote months={pnl.data.months} />
           {pnl.data.warnings.length > 0 ? (
             <div className="alert alert-warning" role="status" data-testid="pnl-warnings">
@@ -478,6 +498,7 @@ export function PnlPage() {
             </div>
           ) : null}
           <PnlTable data={pnl.data} narrow={narrow} />
+          <TaxThresholdBanner thresholds={pnl.data.thresholds} />
           <Sources data={pnl.data} />
         </>
       )}

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
@@ -15,8 +15,10 @@ import { ItemsTable } from '../components/items-table';
 import { ConfirmDialog, Modal } from '../components/modal';
 import { ProgressBar, Spinner } from '../components/progress-bar';
 import { ReportCharts } from '../components/report-charts';
+import { ScrollBox } from '../components/scroll-box';
+import { TargetPriceCalculator } from '../components/target-price';
 import { describeTax } from '../components/tax-profile-form';
-import { ReconciliationPanel, WbSourceBadge } from '../components/wb-reconciliation';
+import { ReconciliationPanel, ReconciliationStatus, WbSourceBadge } from '../components/wb-reconciliation';
 import { displayArticle, FIELD_BY_NAME, fieldTitle } from '../lib/fields';
 import { formatByUnit, formatDateTime, formatInt, formatPercent, formatPeriod, formatRub } from '../lib/format';
 import { useTitle } from '../lib/use-title';
@@ -172,7 +174,9 @@ export function ReportPage() {
       <p className="breadcrumbs">
         <Link to="/reports">← Отчёты</Link>
       </p>
-      <ReportHeader report={report} />
+      <ReportHeader report={report}>
+        <Headline totals={report.totals} />
+      </ReportHeader>
 
       <div className="button-row report-actions">
         <button
@@ -269,8 +273,6 @@ export function ReportPage() {
         </div>
       ) : null}
 
-      <Headline totals={report.totals} />
-
       <ReconciliationPanel reconciliation={report.reconciliation} />
 
       <ReportCharts items={report.items} totals={report.totals} />
@@ -279,6 +281,8 @@ export function ReportPage() {
         <h2 id="items-title">Товары</h2>
         <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
       </section>
+
+      <TargetPriceCalculator items={report.items} />
 
       <CostAttributionPanel attribution={report.cost_attribution} items={report.items} />
 
@@ -319,7 +323,8 @@ function useKnownTitles(): Map<string, string> {
   return titles;
 }
 
-function ReportHeader({ report }: { report: Report }) {
+/** The title, the reconciliation's one line, then `children` (the headline figures: the answer first), then the facts. */
+function ReportHeader({ report, children }: { report: Report; children: ReactNode }) {
   const titles = useKnownTitles();
   return (
     <header className="report-head">
@@ -329,6 +334,8 @@ function ReportHeader({ report }: { report: Report }) {
           {report.is_combined ? <span className="badge badge-combined">Объединённый</span> : null}
           <WbSourceBadge report={report} />
         </h1>
+        <ReconciliationStatus reconciliation={report.reconciliation} />
+        {children}
         <dl className="facts">
           {report.report_number ? (
             <div>
@@ -415,7 +422,7 @@ function CommissionByCategory({ report }: { report: Report }) {
   return (
     <section className="panel" aria-labelledby="commission-title">
       <h2 id="commission-title">Комиссия WB по категориям</h2>
-      <div className="table-wrap">
+      <ScrollBox className="table-wrap">
         <table className="data-table" data-testid="commission-table">
           <thead>
             <tr>
@@ -436,7 +443,7 @@ function CommissionByCategory({ report }: { report: Report }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </section>
   );
 }

@@ -1,0 +1,206 @@
+/**
+ * The answer first, in a real browser (Debian's Chromium) against the whole local stack: the demo account
+ * connects the WB emulator's demo token, the sync imports its weeks, and on a phone (390×844) and a desktop
+ * (1440×900) each page shows on its first screen, without scrolling, the figure a seller came for — a
+ * report: profit, margin, payout and «Сходится с WB»; the P&L (opened with no months asked): the newest
+ * month with a report and its revenue and net profit; the analytics: the weekly trend. Every table either
+ * fits the screen or scrolls in its own box with a visible «листайте» hint, and the page itself never scrolls
+ * sideways. Screenshots: test-artifacts/screenshots/34-*.png.
+ */
+import type { Browser, Locator } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { launchChromium, screenshot } from './support/browser';
+import { closeAll, journeySteps, openDevice, signInDemo, type Device } from './support/devices';
+import { startTestStack, type TestStack } from './support/stack';
+
+let stack: TestStack;
+let browser: Browser;
+let desktop: Device;
+let phone: Device;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  browser = await launchChromium();
+  desktop = await openDevice(browser, 'desktop');
+  phone = await openDevice(browser, 'phone');
+  // A machine shared by several test runs compiles the API slowly (OFFLINE_START_TIMEOUT_S).
+}, 900_000);
+afterAll(() => closeAll([desktop, phone], browser, stack));
+
+const step = journeySteps(() => ({ desktop, phone, stack }));
+
+/** The element's box lies wholly inside the first screen (the page scrolled to its top). */
+async function onFirstScreen(d: Device, what: string, locator: Locator) {
+  await locator.waitFor();
+  const box = await locator.boundingBox();
+  const view = d.page.viewportSize()!;
+  expect(box, `${d.name}: ${what} is shown`).not.toBeNull();
+  const b = box!;
+  const where = `${d.name}: ${what} at x=${Math.round(b.x)} y=${Math.round(b.y)} ${Math.round(b.width)}×${Math.round(b.height)} in ${view.width}×${view.height}`;
+  expect(b.y, where).toBeGreaterThanOrEqual(0);
+  expect(b.x, where).toBeGreaterThanOrEqual(0);
+  expect(b.y + b.height, where).toBeLessThanOrEqual(view.height);
+  expect(b.x + b.width, where).toBeLessThanOrEqual(view.width + 1);
+}
+
+interface TableFit {
+  table: string;
+  right: number;
+  /** The box that scrolls it sideways: its right edge, or null when none does. */
+  scroller: { right: number; hint: boolean } | null;
+}
+
+/**
+ * Every visible table: how far right it reaches and, when that is past the screen, which of its ancestors
+ * scrolls it sideways and whether a visible `scroll-hint` sits beside that box. The page's own width too.
+ */
+async function tableFits(d: Device): Promise<{ tables: TableFit[]; pageScroll: number; pageClient: number }> {
+  return d.page.evaluate(() => {
+    type El = {
+      getBoundingClientRect(): { right: number; width: number; height: number };
+      parentElement: El | null;
+      scrollWidth: number;
+      clientWidth: number;
+      getAttribute(n: string): string | null;
+      querySelector(s: string): El | null;
+      className: string;
+    };
+    const doc = (
+      globalThis as unknown as {
+        document: {
+          documentElement: { scrollWidth: number; clientWidth: number };
+          querySelectorAll(s: string): ArrayLike<El>;
+        };
+        getComputedStyle(e: El): { overflowX: string };
+      }
+    ).document;
+    const style = (e: El) =>
+      (globalThis as unknown as { getComputedStyle(e: El): { overflowX: string } }).getComputedStyle(e);
+    const visible = (e: El | null) => {
+      if (!e) return false;
+      const r = e.getBoundingClientRect();
+      return r.width > 0 && r.height > 0;
+    };
+    const tables = Array.from(doc.querySelectorAll('table'))
+      .filter(visible)
+      .map((t): TableFit => {
+        let scroller: TableFit['scroller'] = null;
+        for (let e = t.parentElement; e; e = e.parentElement) {
+          const o = style(e).overflowX;
+          if ((o === 'auto' || o === 'scroll') && e.scrollWidth > e.clientWidth) {
+            const around = e.parentElement ?? e;
+            scroller = {
+              right: e.getBoundingClientRect().right,
+              hint: visible(around.querySelector('[data-testid="scroll-hint"]')),
+            };
+            break;
+          }
+        }
+        return {
+          table: t.getAttribute('data-testid') ?? t.className,
+          right: t.getBoundingClientRect().right,
+          scroller,
+        };
+      });
+    return { tables, pageScroll: doc.documentElement.scrollWidth, pageClient: doc.documentElement.clientWidth };
+  });
+}
+
+async function noTableOverflows(d: Device) {
+  const fit = await tableFits(d);
+  expect(fit.pageScroll, `${d.name}: the page scrolls sideways`).toBeLessThanOrEqual(fit.pageClient + 1);
+  for (const t of fit.tables) {
+    if (t.right <= fit.pageClient + 1) continue;
+    expect(t.scroller, `${d.name}: table ${t.table} runs past the screen without its own scroll`).not.toBeNull();
+    expect(t.scroller!.right, `${d.name}: ${t.table}'s scroll box`).toBeLessThanOrEqual(fit.pageClient + 1);
+    expect(t.scroller!.hint, `${d.name}: ${t.table} scrolls sideways without a visible hint`).toBe(true);
+  }
+}
+
+async function top(d: Device, url: string) {
+  await d.page.goto(url);
+  await d.page.evaluate('window.scrollTo(0, 0)');
+}
+
+let token = '';
+let reportId = '';
+
+describe('the answer on the first screen, on a phone and a desktop', () => {
+  step(
+    'the demo account connects the WB emulator; the sync imports its weeks, each agreeing with WB',
+    async () => {
+      for (const d of [desktop, phone]) await signInDemo(d.page, stack);
+      token = (await desktop.page.evaluate(() =>
+        (globalThis as unknown as { localStorage: { getItem(k: string): string | null } }).localStorage.getItem(
+          'svc_token',
+        ),
+      ))!;
+      const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const res = await fetch(`${stack.urls.api}/wb/connections`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ token: stack.wb.emulator!.token }),
+      });
+      expect(res.status).toBe(201);
+      const weeks = stack.wb.emulator!.weeks.length;
+      await expect
+        .poll(
+          async () => {
+            const list = (await (await fetch(`${stack.urls.api}/reports`, { headers: auth })).json()) as {
+              items: Array<{
+                id: string;
+                status: string;
+                source?: string;
+                period_to: string;
+                reconciliation?: { status: string };
+              }>;
+            };
+            const synced = list.items.filter(
+              (r) => r.source === 'wb_api' && r.status === 'ready' && r.reconciliation?.status === 'match',
+            );
+            reportId = synced.sort((a, b) => b.period_to.localeCompare(a.period_to))[0]?.id ?? '';
+            return synced.length;
+          },
+          { timeout: 200_000, interval: 2000 },
+        )
+        .toBe(weeks);
+    },
+    () => false,
+  );
+
+  step('a report: profit, margin, payout and «Сходится с WB» before any scrolling', async () => {
+    for (const d of [desktop, phone]) {
+      await top(d, `${stack.web}/reports/${encodeURIComponent(reportId)}`);
+      await onFirstScreen(d, 'profit', d.page.getByTestId('figure-profit'));
+      await onFirstScreen(d, 'margin', d.page.getByTestId('figure-margin'));
+      await onFirstScreen(d, 'payout', d.page.getByTestId('figure-payout'));
+      await onFirstScreen(d, 'reconciliation status', d.page.getByTestId('report-reconciliation'));
+      expect(await d.page.getByTestId('report-reconciliation').textContent()).toContain('Сходится с WB');
+      await noTableOverflows(d);
+      await screenshot(d.page, `34-${d.name}-report`);
+    }
+  });
+
+  step('the P&L opens on the months with reports; the newest of them is on the first screen', async () => {
+    for (const d of [desktop, phone]) {
+      await top(d, `${stack.web}/pnl`);
+      const table = d.page.getByTestId('pnl-table');
+      await table.waitFor();
+      const month = await table.getAttribute('data-latest-month');
+      expect(month).toMatch(/^\d{4}-\d{2}$/);
+      await onFirstScreen(d, 'the newest month with reports', table.locator(`th[data-month="${month}"]`));
+      await onFirstScreen(d, 'its revenue', table.locator(`tr[data-line="revenue"] td[data-month="${month}"]`));
+      await noTableOverflows(d);
+      await screenshot(d.page, `34-${d.name}-pnl`);
+    }
+  });
+
+  step('the analytics: the weekly trend on the first screen', async () => {
+    for (const d of [desktop, phone]) {
+      await top(d, `${stack.web}/analytics`);
+      await onFirstScreen(d, 'the weekly chart', d.page.getByTestId('weeks-trend'));
+      await noTableOverflows(d);
+      await screenshot(d.page, `34-${d.name}-analytics`);
+    }
+  });
+});
