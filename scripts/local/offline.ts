@@ -18,7 +18,7 @@ export interface OfflineOptions {
   log?: (line: string) => void;
   /**
    * How long to wait for the first answer (bundling all functions takes a while): default
-   * OFFLINE_START_TIMEOUT_S seconds from the environment, else 180 (a machine shared by several test runs
+   * OFFLINE_START_TIMEOUT_S seconds from the environment, else 600 (a busy machine compiles slowly; one shared by several test runs
    * may need more).
    */
   timeoutMs?: number;
