@@ -10,6 +10,7 @@ import { ConfirmPage } from './pages/confirm-page';
 import { ForgotPasswordPage } from './pages/forgot-password-page';
 import { LoginPage } from './pages/login-page';
 import { PnlPage } from './pages/pnl-page';
+import { CashFlowPage } from './pages/cash-flow-page';
 import { ProductsPage } from './pages/products-page';
 import { OwnCostsPage } from './pages/own-costs-page';
 import { RegisterPage } from './pages/register-page';
@@ -77,6 +78,14 @@ export function App() {
             element={
               <SignedIn>
                 <PnlPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/cash-flow"
+            element={
+              <SignedIn>
+                <CashFlowPage />
               </SignedIn>
             }
           />
@@ -157,6 +166,8 @@ function Shell({ children }: { children: ReactNode }) {
             <NavLink to="/pnl">P&amp;L</NavLink>
             <NavLink to="/products">Себестоимость</NavLink>
             <NavLink to="/own-costs">Свои расходы</NavLink>
+            {/* After «Свои расходы»: the phone's first row of links stays as it was. */}
+            <NavLink to="/cash-flow">Деньги</NavLink>
             <NavLink to="/settings">Настройки</NavLink>
           </nav>
           <div className="topbar-user">

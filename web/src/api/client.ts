@@ -428,6 +428,17 @@ export const api = {
     return call('importPeriodCosts', { form });
   },
 
+  // Cash flow and purchases of goods
+  cashFlow: (p: { from: string; to: string; seller_id?: string | null }) =>
+    call('cashFlow', { query: { from: p.from, to: p.to, seller_id: p.seller_id || undefined } }),
+  exportCashFlow: (p: { from: string; to: string; seller_id?: string | null }) =>
+    download('cashFlowExport', `Деньги ${p.from}–${p.to}.xlsx`, {
+      query: { from: p.from, to: p.to, seller_id: p.seller_id || undefined },
+    }),
+  listPurchases: () => call('listPurchases', {}),
+  createPurchase: (body: BodyOf<'createPurchase'>) => call('createPurchase', { body }),
+  deletePurchase: (id: string) => call('deletePurchase', { params: { id } }).then(() => undefined),
+
   // Catalog and sellers
   listProducts: (search: string, cursor?: string | null, missing = false) =>
     call('listProducts', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),

@@ -54,6 +54,7 @@ export {
   type PeriodCost,
   type PeriodCostBody,
   type TaxThreshold,
+  type CashFlow,
 } from '../../../shared/contract';
 import type { Reconciliation, WbConnection } from '../../../shared/contract';
 
