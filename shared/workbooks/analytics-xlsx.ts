@@ -7,7 +7,7 @@ import ExcelJS from 'exceljs';
 import type { AnalyticsResult, Totals } from '../engine/analytics/compute';
 import { kopecksToRoubles } from '../engine/fields';
 import { safeText } from './columns';
-import { printSetup } from './print';
+import { printSetup, styleHeaderRow as header } from './print';
 
 const GROUP_TITLE = { high: 'Маржа ≥ 20 %', low: 'Маржа 0–20 %', loss: 'Убыточные (< 0)' } as const;
 
@@ -27,15 +27,6 @@ const figure = (t: Totals, c: (typeof WEEK_COLUMNS)[number]): number | null => {
   const v = t[c.key];
   return v === null ? null : c.money ? kopecksToRoubles(v) : v;
 };
-
-function header(row: ExcelJS.Row): void {
-  row.font = { bold: true };
-  row.alignment = { vertical: 'middle', wrapText: true };
-  row.eachCell((cell) => {
-    cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE8EEF7' } };
-    cell.border = { bottom: { style: 'thin' } };
-  });
-}
 
 export async function exportAnalyticsXlsx(r: AnalyticsResult, sellerName: string | null): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();

@@ -8,7 +8,7 @@ import ExcelJS from 'exceljs';
 import type { CashFlow } from '../contract/cashflow-shapes';
 import { monthTitle } from '../engine/months';
 import { safeText } from './columns';
-import { printSetup } from './print';
+import { printSetup, styleHeaderRow as header } from './print';
 
 const ru = (d: string): string => `${d.slice(8, 10)}.${d.slice(5, 7)}.${d.slice(0, 4)}`;
 const STATUS: Record<CashFlow['payouts'][number]['status'], string> = {
@@ -20,15 +20,6 @@ const TAX_KIND: Record<CashFlow['tax_calendar'][number]['kind'], string> = {
   usn_advance: 'Аванс по УСН',
   usn_year: 'УСН за год',
 };
-
-function header(row: ExcelJS.Row): void {
-  row.font = { bold: true };
-  row.alignment = { vertical: 'middle', wrapText: true };
-  row.eachCell((cell) => {
-    cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE8EEF7' } };
-    cell.border = { bottom: { style: 'thin' } };
-  });
-}
 
 const sum = (xs: readonly number[]) => Math.round(xs.reduce((s, x) => s + x * 100, 0)) / 100;
 

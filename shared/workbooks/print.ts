@@ -46,3 +46,13 @@ export function fitToWidthSetup(headerRow?: number): Partial<ExcelJS.PageSetup> 
     ...(headerRow ? { printTitlesRow: `${headerRow}:${headerRow}` } : {}),
   };
 }
+
+/** A table's header row: bold, wrapped, on a light fill with a line below (the analytics and cash flow sheets). */
+export function styleHeaderRow(row: ExcelJS.Row): void {
+  row.font = { bold: true };
+  row.alignment = { vertical: 'middle', wrapText: true };
+  row.eachCell((cell) => {
+    cell.fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE8EEF7' } };
+    cell.border = { bottom: { style: 'thin' } };
+  });
+}
