@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from './config';
+import { ConfigError, getConfig, parseConfig } from './config';
 
 const base = {
   JWT_SECRET: 'x'.repeat(32),
@@ -37,5 +37,23 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ ...base, INITIAL_LIMITS: '-5' })).toThrow(/INITIAL_LIMITS/);
     expect(() => parseConfig({ ...base, S3_ENDPOINT: 'not a url' })).toThrow(/S3_ENDPOINT/);
     expect(() => parseConfig({ ...base, WB_ANALYTICS_API_URL: 'analytics' })).toThrow(/WB_ANALYTICS_API_URL/);
+  });
+});
+
+describe('getConfig', () => {
+  it('is parsed once while the environment holds, and follows a change without a reset', () => {
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, base, { INITIAL_LIMITS: '500' });
+      const first = getConfig();
+      expect(first.INITIAL_LIMITS).toBe(500);
+      expect(getConfig()).toBe(first);
+      process.env.INITIAL_LIMITS = '700';
+      expect(getConfig().INITIAL_LIMITS).toBe(700);
+      delete process.env.INITIAL_LIMITS;
+      expect(getConfig().INITIAL_LIMITS).toBe(10_000);
+    } finally {
+      process.env = saved;
+    }
   });
 });

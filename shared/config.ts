@@ -186,12 +186,22 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   return r.data!;
 }
 
-let cached: Config | undefined;
+/** The variables the configuration reads: the schema's and the JWT key's two names. */
+const VARIABLES = [...Object.keys(schema.shape), 'JWT_SECRET', 'JWT_SECRET_PARAMETER'];
 
-/** The process's configuration, parsed on first use (cold start) and then kept. */
+let cached: { env: NodeJS.ProcessEnv; values: (string | undefined)[]; config: Config } | undefined;
+
+/**
+ * The process's configuration, parsed on first use (a Lambda's cold start) and kept while the variables
+ * it reads keep their values: on Lambda they never change, so it is parsed once; a test or a script
+ * that changes `process.env` gets the configuration of the new values on its next call, with no reset.
+ */
 export function getConfig(): Config {
-  cached ??= parseConfig(process.env);
-  return cached;
+  const env = process.env;
+  const values = VARIABLES.map((k) => env[k]);
+  if (!cached || cached.env !== env || values.some((v, i) => v !== cached!.values[i]))
+    cached = { env, values, config: parseConfig(env) };
+  return cached.config;
 }
 
 /** Tests that change process.env between cases call this to parse again. */
