@@ -44,7 +44,7 @@ async function serveWebhook(): Promise<void> {
         body: Buffer.concat(chunks).toString('utf8'),
       }),
     );
-    res.writeHead(r.statusCode, r.headers as Record<string, string>);
+    res.writeHead(r.statusCode ?? 500, r.headers as http.OutgoingHttpHeaders);
     res.end(r.body ?? '');
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
@@ -183,7 +183,10 @@ describe('the webhook refuses and explains', () => {
       update_id: 5,
       message: { message_id: 1, date: 1, chat: { id: chat, type: 'private' }, text: `/start ${code}` },
     };
-    for (const headers of [{}, { 'x-telegram-bot-api-secret-token': 'integration-webhook-secret-0124' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { 'x-telegram-bot-api-secret-token': 'integration-webhook-secret-0124' },
+    ]) {
       const r = await fetch(hookUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
