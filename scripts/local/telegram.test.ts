@@ -28,13 +28,15 @@ const bot = (e: TelegramEmulator, token = TOKEN) => {
 /** A webhook receiver: records what arrives, answers with `reply(update)`. */
 async function receiver(reply: (update: { message?: { chat: { id: number }; text?: string } }) => unknown) {
   const got: Array<{ headers: http.IncomingHttpHeaders; body: Record<string, unknown> }> = [];
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-    got.push({ headers: req.headers, body });
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(reply(body as never)));
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      got.push({ headers: req.headers, body });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(reply(body as never)));
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const closer = { close: () => new Promise<void>((r) => server.close(() => r())) };

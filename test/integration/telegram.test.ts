@@ -30,22 +30,24 @@ let hookUrl: string;
 
 /** The webhook route served over HTTP (as API Gateway would), so the emulator posts to it for real. */
 async function serveWebhook(): Promise<void> {
-  hook = http.createServer(async (req, res) => {
+  hook = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const headers = Object.fromEntries(
-      Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]),
-    );
-    const r = await webhookHandler(
-      apiEvent({
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]),
+      );
+      const event = apiEvent({
         method: 'POST',
         path: '/api/telegram/webhook',
         headers,
         body: Buffer.concat(chunks).toString('utf8'),
-      }),
-    );
-    res.writeHead(r.statusCode ?? 500, r.headers as http.OutgoingHttpHeaders);
-    res.end(r.body ?? '');
+      });
+      void webhookHandler(event).then((r) => {
+        res.writeHead(r.statusCode ?? 500, r.headers as http.OutgoingHttpHeaders);
+        res.end(r.body ?? '');
+      });
+    });
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
   hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}/api/telegram/webhook`;
