@@ -79,7 +79,17 @@ describe('admin tool: which DynamoDB (the port settings of npm start, never a si
   it(
     'finds the port of the stack running on the same data folder (RP_DATA_DIR too), not the default',
     withRoot((root) => {
-      const ports = { api: 1, lambda: 2, web: 3, dynamodb: 45678, s3: 4, ses: 5, mailbox: 6, wbEmulator: 7 };
+      const ports = {
+        api: 1,
+        lambda: 2,
+        web: 3,
+        dynamodb: 45678,
+        s3: 4,
+        ses: 5,
+        mailbox: 6,
+        wbEmulator: 7,
+        telegramEmulator: 8,
+      };
       const forget = writeStackFile(path.join(root, '.data'), ports, process.pid);
       expect(adminTarget({}, root)).toMatchObject({ endpoint: 'http://localhost:45678' });
       expect(adminTarget({}, root).reason).toContain(`pid ${process.pid}`);
@@ -98,7 +108,17 @@ describe('admin tool: which DynamoDB (the port settings of npm start, never a si
   it(
     'falls back to the default port only saying so, when the recorded stack is gone',
     withRoot((root) => {
-      const ports = { api: 1, lambda: 2, web: 3, dynamodb: 45678, s3: 4, ses: 5, mailbox: 6, wbEmulator: 7 };
+      const ports = {
+        api: 1,
+        lambda: 2,
+        web: 3,
+        dynamodb: 45678,
+        s3: 4,
+        ses: 5,
+        mailbox: 6,
+        wbEmulator: 7,
+        telegramEmulator: 8,
+      };
       // A pid no process has (pid_max is below 2^22 on Linux).
       writeStackFile(path.join(root, '.data'), ports, 2 ** 22 + 1);
       const t = adminTarget({}, root);

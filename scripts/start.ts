@@ -4,7 +4,8 @@
  * app, and the WB API emulator with the demo seller's weeks (unless WB_FINANCE_API_URL names another
  * API; it serves the paid-storage and acceptance reports too unless WB_ANALYTICS_API_URL names another). Prints where everything is, the demo login and the demo WB token; prints every mail
  * sent; Ctrl-C stops it all.
- * Ports: API_PORT, WEB_PORT, SES_PORT, DYNAMODB_PORT, S3_PORT, MAILBOX_PORT, LAMBDA_PORT, WB_EMULATOR_PORT.
+ * Ports: API_PORT, WEB_PORT, SES_PORT, DYNAMODB_PORT, S3_PORT, MAILBOX_PORT, LAMBDA_PORT, WB_EMULATOR_PORT,
+ * TELEGRAM_EMULATOR_PORT.
  * Logs of the API and the web server: .data/logs/.
  */
 import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
@@ -104,6 +105,10 @@ async function main(): Promise<void> {
   );
   console.log(`  ${pad('S3')}${s.urls.s3}   (files in ${path.relative(repoRoot, path.join(dataDir, 's3'))})`);
   for (const line of wbStackLines(s.wb, s.urls.web)) console.log(line);
+  if (s.urls.telegram)
+    console.log(
+      `  ${pad('Telegram')}${s.urls.telegram}   (the bot's messages; a user writes: POST ${s.urls.telegram}_user/<chat_id>/send {"text": "/start <code>"})`,
+    );
   console.log(
     `\n  Demo login: ${s.demo.email} / ${s.demo.password}${s.demo.created ? '   (account created now)' : ''}`,
   );

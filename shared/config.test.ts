@@ -38,6 +38,29 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ ...base, S3_ENDPOINT: 'not a url' })).toThrow(/S3_ENDPOINT/);
     expect(() => parseConfig({ ...base, WB_ANALYTICS_API_URL: 'analytics' })).toThrow(/WB_ANALYTICS_API_URL/);
   });
+
+  it('Telegram: the Bot API URL defaults to Telegram’s; a bot name and a webhook secret of Telegram’s alphabet', () => {
+    const c = parseConfig(base);
+    expect(c.TELEGRAM_API_URL).toBe('https://api.telegram.org');
+    expect(c.TELEGRAM_BOT_NAME).toBe('');
+    expect(c.TELEGRAM_BOT_TOKEN).toBeUndefined();
+    const local = parseConfig({
+      ...base,
+      TELEGRAM_API_URL: 'http://127.0.0.1:8081/',
+      TELEGRAM_BOT_NAME: 'ShopReportsBot',
+      TELEGRAM_WEBHOOK_SECRET: 'a'.repeat(16),
+    });
+    expect(local.TELEGRAM_API_URL).toBe('http://127.0.0.1:8081');
+    expect(local.TELEGRAM_BOT_NAME).toBe('ShopReportsBot');
+    expect(() => parseConfig({ ...base, TELEGRAM_WEBHOOK_SECRET: 'short' })).toThrow(/TELEGRAM_WEBHOOK_SECRET/);
+    expect(() => parseConfig({ ...base, TELEGRAM_WEBHOOK_SECRET: 'with spaces and more' })).toThrow(
+      /TELEGRAM_WEBHOOK_SECRET/,
+    );
+    expect(() => parseConfig({ ...base, TELEGRAM_BOT_NAME: '@bot' })).toThrow(/TELEGRAM_BOT_NAME/);
+    expect(() => parseConfig({ ...base, TELEGRAM_BOT_TOKEN_PARAMETER: 'no-slash' })).toThrow(
+      /TELEGRAM_BOT_TOKEN_PARAMETER/,
+    );
+  });
 });
 
 describe('getConfig', () => {

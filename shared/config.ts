@@ -11,6 +11,17 @@ const optionalUrl = z
   .transform((v) => (v === '' ? undefined : v))
   .pipe(z.url().optional());
 
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+const optionalParameter = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.string().startsWith('/').optional());
+
 const schema = z.object({
   STAGE: z.string().min(1).default('local'),
   AWS_REGION: z.string().min(1).default('eu-central-1'),
@@ -144,6 +155,41 @@ const schema = z.object({
     .transform((v) => (v === '' ? undefined : v)),
   /** CloudWatch namespace of the EMF metrics (shared/metrics.ts). */
   METRICS_NAMESPACE: z.string().min(1).default('ReportProfitability'),
+  /**
+   * Telegram's Bot API base URL (docs/TELEGRAM.md); the local Telegram emulator's URL in development and
+   * tests (scripts/local/telegram.ts).
+   */
+  TELEGRAM_API_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' || v === undefined ? 'https://api.telegram.org' : v.replace(/\/+$/, '')))
+    .pipe(z.url()),
+  /**
+   * The bot's token (BotFather's `123456:ABC…`). Locally its value; on AWS TELEGRAM_BOT_TOKEN_PARAMETER
+   * names an SSM SecureString read at cold start (shared/secrets.ts). Empty: Telegram is not configured.
+   */
+  TELEGRAM_BOT_TOKEN: optionalText,
+  TELEGRAM_BOT_TOKEN_PARAMETER: optionalParameter,
+  /**
+   * What Telegram sends in `X-Telegram-Bot-Api-Secret-Token` with every update (given to setWebhook):
+   * 16–256 of A–Z, a–z, 0–9, `_`, `-`. Locally its value; on AWS the SecureString TELEGRAM_WEBHOOK_SECRET_PARAMETER.
+   */
+  TELEGRAM_WEBHOOK_SECRET: z
+    .string()
+    .optional()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{16,256}$/, 'TELEGRAM_WEBHOOK_SECRET must be 16-256 of A-Z a-z 0-9 _ -')
+        .optional(),
+    ),
+  TELEGRAM_WEBHOOK_SECRET_PARAMETER: optionalParameter,
+  /** The bot's username without `@` (deep links `https://t.me/<name>?start=<code>`); empty: not configured. */
+  TELEGRAM_BOT_NAME: z
+    .string()
+    .default('')
+    .pipe(z.union([z.literal(''), z.string().regex(/^[A-Za-z0-9_]{5,32}$/, 'TELEGRAM_BOT_NAME: a bot username')])),
   DYNAMODB_ENDPOINT: optionalUrl,
   S3_ENDPOINT: optionalUrl,
   /**

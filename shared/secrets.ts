@@ -10,10 +10,12 @@
  */
 import { getConfig, type Config } from './config';
 
-export type SecretName = 'jwt';
+export type SecretName = 'jwt' | 'telegramBot' | 'telegramWebhook';
 
 const SOURCES: Record<SecretName, { value: keyof Config; parameter: keyof Config }> = {
   jwt: { value: 'JWT_SECRET', parameter: 'JWT_SECRET_PARAMETER' },
+  telegramBot: { value: 'TELEGRAM_BOT_TOKEN', parameter: 'TELEGRAM_BOT_TOKEN_PARAMETER' },
+  telegramWebhook: { value: 'TELEGRAM_WEBHOOK_SECRET', parameter: 'TELEGRAM_WEBHOOK_SECRET_PARAMETER' },
 };
 
 /** How long a read value is used before it is read again (seconds). */
@@ -48,6 +50,11 @@ export function secret(n: SecretName): string {
   const v = loaded.get(n) ?? (getConfig()[SOURCES[n].value] as string | undefined);
   if (!v) throw new Error(`secret ${n} is not loaded: call loadSecrets(['${n}']) first`);
   return v;
+}
+
+/** A secret that may be left unset (Telegram's): its value, or undefined when neither source gives one. */
+export function optionalSecret(n: SecretName): string | undefined {
+  return loaded.get(n) ?? ((getConfig()[SOURCES[n].value] as string | undefined) || undefined);
 }
 
 /** Forgets what was read: the next loadSecrets reads every parameter again. */

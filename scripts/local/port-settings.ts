@@ -18,6 +18,8 @@ export interface StackPorts {
    * is given; WB_ANALYTICS_API_URL, when given, sends the reports elsewhere).
    */
   wbEmulator: number;
+  /** The Telegram Bot API emulator (scripts/local/telegram.ts; not started when TELEGRAM_API_URL is given). */
+  telegramEmulator: number;
 }
 
 /** Default ports and the environment variable that moves each (README lists them). */
@@ -30,6 +32,7 @@ export const PORT_SETTINGS: Record<keyof StackPorts, { variable: string; default
   ses: { variable: 'SES_PORT', default: 8005, service: 'SES emulator' },
   mailbox: { variable: 'MAILBOX_PORT', default: 8025, service: 'mailbox page' },
   wbEmulator: { variable: 'WB_EMULATOR_PORT', default: 8787, service: 'WB Finance API emulator' },
+  telegramEmulator: { variable: 'TELEGRAM_EMULATOR_PORT', default: 8081, service: 'Telegram Bot API emulator' },
 };
 
 /** The port of `key` as the environment sets it, else its default; throws for text that is no port. */

@@ -16,6 +16,8 @@ import { assertPortFree, freePorts } from './ports';
 import { step, type StepListener } from './steps';
 import { startWeb, webConfig } from './web';
 import { startWbEmulator } from './wb-emulator';
+import { startTelegramEmulator, type TelegramEmulator } from './telegram';
+import { telegramBot } from '../../shared/notifications/telegram/deps';
 import { DEMO_ROWS_PER_WEEK, DEMO_WB_SELLER_ID, demoWbSeller, wbStackSettings, type StackWb } from './wb/demo';
 
 export { PORT_SETTINGS, type StackPorts } from './port-settings';
@@ -51,6 +53,8 @@ export interface Stack {
     ses: string;
     dynamodb: string;
     s3: string;
+    /** The Telegram emulator's page of the bot's messages (absent when TELEGRAM_API_URL points elsewhere). */
+    telegram?: string;
   };
   ports: StackPorts;
   demo: { email: string; password: string; created: boolean; passwordKnown: boolean };
@@ -64,6 +68,9 @@ export interface Stack {
 }
 
 export const DEMO_EMAIL = 'demo@example.com';
+
+/** The local bot's username (deep links `https://t.me/LocalReportsBot?start=…`; the emulator answers for it). */
+export const LOCAL_BOT_NAME = 'LocalReportsBot';
 
 /** No look-alike characters (0/O, 1/l/I), as for generated passwords. */
 const PASSWORD_ALPHABET = 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -119,6 +126,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   for (const key of Object.keys(ports) as Array<keyof StackPorts>) {
     if (key === 'web' && !withWeb) continue;
     if (key === 'wbEmulator' && !wb.emulator) continue;
+    if (key === 'telegramEmulator' && processEnv.TELEGRAM_API_URL) continue;
     await assertPortFree(ports[key], PORT_SETTINGS[key].variable, PORT_SETTINGS[key].service);
   }
 
@@ -131,6 +139,26 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     Array.from({ length: 14 }, () => PASSWORD_ALPHABET[randomInt(PASSWORD_ALPHABET.length)]).join(''),
   );
   const webOrigin = `http://localhost:${ports.web}`;
+  // Telegram: the emulator, its bot's token and the webhook's secret (kept, so a restart keeps links
+  // working); TELEGRAM_API_URL given (a real bot): its settings are passed on as they are.
+  const telegramEmulated = !processEnv.TELEGRAM_API_URL;
+  const telegramSettings: Record<string, string> = telegramEmulated
+    ? {
+        TELEGRAM_API_URL: `http://127.0.0.1:${ports.telegramEmulator}`,
+        TELEGRAM_BOT_TOKEN: keptSecret(
+          path.join(dataDir, 'telegram-bot-token'),
+          () => `${randomInt(100_000_000, 999_999_999)}:${randomBytes(24).toString('base64url')}`,
+        ),
+        TELEGRAM_WEBHOOK_SECRET: keptSecret(path.join(dataDir, 'telegram-webhook-secret'), () =>
+          randomBytes(32).toString('base64url'),
+        ),
+        TELEGRAM_BOT_NAME: processEnv.TELEGRAM_BOT_NAME || LOCAL_BOT_NAME,
+      }
+    : Object.fromEntries(
+        (['TELEGRAM_API_URL', 'TELEGRAM_BOT_TOKEN', 'TELEGRAM_WEBHOOK_SECRET', 'TELEGRAM_BOT_NAME'] as const)
+          .filter((k) => processEnv[k])
+          .map((k) => [k, processEnv[k]!]),
+      );
 
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {
@@ -149,6 +177,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       WB_ADVERT_API_URL: wb.advertUrl,
       WB_ADVERT_CALL_INTERVAL_SECONDS: String(wb.advertIntervalSeconds),
       WB_TOKEN_KEY: wbTokenKey,
+      ...telegramSettings,
     };
     const env: Record<string, string> = { ...emulatorEnv(ports, overrides), WEB_ORIGIN: webOrigin };
     // The API server needs only the emulators' addresses, so both start at once (bundling every
@@ -193,13 +222,32 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           return e;
         })
       : Promise.resolve(null);
+    const telegramP: Promise<TelegramEmulator | null> = telegramEmulated
+      ? step(opts.progress, `Telegram Bot API emulator on :${ports.telegramEmulator}`, () =>
+          startTelegramEmulator({
+            port: ports.telegramEmulator,
+            token: telegramSettings.TELEGRAM_BOT_TOKEN!,
+            botName: telegramSettings.TELEGRAM_BOT_NAME,
+          }),
+        ).then((t) => {
+          stops.push(t.close);
+          return t;
+        })
+      : Promise.resolve(null);
     // Keep whichever finished so that stop() ends it even when another failed.
-    const [emulatorsR, offlineR, wbEmulatorR] = await Promise.allSettled([emulatorsP, offlineP, wbEmulatorP]);
+    const [emulatorsR, offlineR, wbEmulatorR, telegramR] = await Promise.allSettled([
+      emulatorsP,
+      offlineP,
+      wbEmulatorP,
+      telegramP,
+    ]);
     if (emulatorsR.status === 'rejected') throw emulatorsR.reason;
     if (offlineR.status === 'rejected') throw offlineR.reason;
     if (wbEmulatorR.status === 'rejected') throw wbEmulatorR.reason;
+    if (telegramR.status === 'rejected') throw telegramR.reason;
     const offline = offlineR.value;
     const wbEmulator = wbEmulatorR.value;
+    const telegramEmulator = telegramR.value;
 
     // The seed runs in this process with the stack's settings (shared/config.ts reads process.env); its
     // report's worker runs here too, invoked at this process's own Lambda endpoint.
@@ -224,6 +272,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       return m;
     });
     const [{ demo, report }, mailbox] = await Promise.all([seeding, mailboxP]);
+    // Updates to the bot reach the local API, as the deploy's setWebhook makes Telegram do (docs/OPERATIONS.md).
+    if (telegramEmulator) {
+      resetConfig();
+      const set = await telegramBot()!.setWebhook({
+        url: `${offline.baseUrl}/api/telegram/webhook`,
+        secret_token: telegramSettings.TELEGRAM_WEBHOOK_SECRET!,
+      });
+      if (!set.ok) throw new Error(`the Telegram emulator refused setWebhook: ${set.reason}`);
+    }
 
     // The scheduled recovery sweep (serverless.yml reportsSweep) runs here; the workers it re-invokes
     // run in serverless-offline, like those the API invokes.
@@ -273,6 +330,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         ses: `http://localhost:${ports.ses}`,
         dynamodb: env.DYNAMODB_ENDPOINT!,
         s3: env.S3_ENDPOINT!,
+        telegram: telegramEmulator ? `${telegramEmulator.url.replace('127.0.0.1', 'localhost')}/` : undefined,
       },
       ports,
       demo: { email: DEMO_EMAIL, password: demoPassword, created: demo.created, passwordKnown },

@@ -91,6 +91,8 @@ const arn = (service: string, rest: Json[]): Json => ({
 /** Each secret's SSM parameter name on a deployed stage (serverless.base.yml passes it as the setting). */
 export const SECRET_PARAMETERS: Record<SecretName, string> = {
   jwt: '/${self:service}/${sls:stage}/jwt-secret',
+  telegramBot: '/${self:service}/${sls:stage}/telegram-bot-token',
+  telegramWebhook: '/${self:service}/${sls:stage}/telegram-webhook-secret',
 };
 
 /** The secrets a function reads: declared, or the JWT key for a function that serves routes. */

@@ -226,6 +226,10 @@ export const ERRORS = {
     message:
       'Сервис WB сейчас не отвечает или просит подождать (не больше одного запроса в минуту). Попробуйте через минуту.',
   },
+  telegram_not_configured: {
+    status: 503,
+    message: 'Уведомления в Telegram на этом сервере не настроены. Обратитесь к администратору.',
+  },
   internal_error: { status: 500, message: 'На сервере произошла ошибка. Попробуйте ещё раз чуть позже.' },
   // 503: a store did not answer in time, or the request ran out of time before it charged or started anything
   try_again: {

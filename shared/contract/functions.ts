@@ -65,7 +65,7 @@ export interface Access {
 export type KmsAction = 'GenerateDataKey' | 'Decrypt';
 
 /** The secrets of shared/secrets.ts (kept here as data: this module imports nothing). */
-export type SecretName = 'jwt';
+export type SecretName = 'jwt' | 'telegramBot' | 'telegramWebhook';
 
 export interface FunctionSpec {
   /** The module and its export as the Lambda runtime names it: `functions/<area>/<name>.handler.handler`. */
@@ -495,6 +495,21 @@ export const FUNCTIONS = {
     // the caller, a seller, the articles named (Get, BatchGet of the product shards); the purchases
     // (Query); one written or deleted (conditional Put, Delete); an import's (BatchWrite). No S3
     access: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] },
+  },
+
+  // --- Telegram (docs/TELEGRAM.md) ---
+  telegram: {
+    handler: 'functions/notifications/telegram.handler.handler',
+    // the caller; its link (Get), a new link code (conditional Put); unlinking deletes the link and its
+    // chat marker (Delete). The bot's token tells the chat it is unlinked
+    access: { table: ['GetItem', 'PutItem', 'DeleteItem'], secrets: ['jwt', 'telegramBot'] },
+  },
+  telegramWebhook: {
+    handler: 'functions/notifications/telegram-webhook.handler.handler',
+    throttle: { rate: 30, burst: 60 },
+    // the code (conditional Update; Get when refused), the link and chat markers (Get; one transaction
+    // of Puts and Deletes), `/stop` deletes them. Answers in the webhook reply: no bot token
+    access: { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], secrets: ['telegramWebhook'] },
   },
 
   // --- docs ---

@@ -11,6 +11,7 @@ import type { FunctionName } from './functions';
 import * as s from './shapes';
 import * as p from './pnl-shapes';
 import * as c from './cashflow-shapes';
+import * as t from './telegram-shapes';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Auth = 'none' | 'user' | 'admin';
@@ -35,7 +36,7 @@ export interface RouteSpec {
   /** The path as API Gateway declares it, `{name}` for parameters. */
   path: string;
   auth: Auth;
-  tag: 'auth' | 'reports' | 'catalog' | 'wb' | 'analytics' | 'pnl' | 'cashflow' | 'app' | 'docs';
+  tag: 'auth' | 'reports' | 'catalog' | 'wb' | 'analytics' | 'pnl' | 'cashflow' | 'notifications' | 'app' | 'docs';
   summary: string;
   description?: string;
   /** JSON body; for multipart routes, the text fields of the form. */
@@ -667,6 +668,53 @@ export const ROUTES = {
     bodyOptional: true,
     responses: { 202: { description: 'The connection with the round started', schema: s.wbConnectionReplySchema } },
     errors: ['wb_connection_not_found', 'wb_connection_blocked', 'transaction_conflict'],
+  }),
+
+  // --- Telegram (docs/TELEGRAM.md) ---
+  telegramStatus: route({
+    fn: 'telegram',
+    method: 'GET',
+    path: '/api/notifications/telegram',
+    auth: 'user',
+    tag: 'notifications',
+    summary: 'The caller’s Telegram link: none, linked (chat, username, since) or broken (the chat blocked the bot)',
+    responses: { 200: { description: 'The link and whether the service has a bot', schema: t.telegramStatusSchema } },
+    errors: [],
+  }),
+  telegramLink: route({
+    fn: 'telegram',
+    method: 'POST',
+    path: '/api/notifications/telegram/link',
+    auth: 'user',
+    tag: 'notifications',
+    summary: 'A one-time code (15 minutes) and the deep link that sends it to the bot',
+    description:
+      'Opening `url` starts the bot with the code; the bot links that chat to the caller (POST /api/telegram/webhook). A code is used once.',
+    responses: { 201: { description: 'The code', schema: t.telegramLinkCodeSchema } },
+    errors: ['telegram_not_configured'],
+  }),
+  telegramUnlink: route({
+    fn: 'telegram',
+    method: 'DELETE',
+    path: '/api/notifications/telegram',
+    auth: 'user',
+    tag: 'notifications',
+    summary: 'Unlink the caller’s Telegram chat (the chat is told so, when it can be)',
+    responses: { 204: { description: 'Unlinked (or nothing was linked)' } },
+    errors: [],
+  }),
+  telegramWebhook: route({
+    fn: 'telegramWebhook',
+    method: 'POST',
+    path: '/api/telegram/webhook',
+    auth: 'none',
+    tag: 'notifications',
+    summary: 'Telegram’s updates to the bot (`/start <code>`, `/stop`); Telegram alone calls it',
+    description:
+      'Checked by the header `X-Telegram-Bot-Api-Secret-Token` (the secret given to setWebhook); a wrong or missing one answers 401 and changes nothing. Every other update answers 200, handled or ignored, so Telegram does not send it again.',
+    body: t.telegramUpdateSchema,
+    responses: { 200: { description: 'The bot’s answer, or {}', schema: t.telegramWebhookReplySchema } },
+    errors: ['unauthorized'],
   }),
 
   // --- the page's settings ---

@@ -44,6 +44,8 @@ import { runStep as runWbStep } from '../../shared/marketplaces/wb/sync/step';
 import { ses } from '../../shared/mail/client';
 import { runWorkerEvent } from '../../shared/reports/worker/worker';
 import { ddb, tableName } from '../../shared/store/client';
+import { createLinkCode, handleUpdate } from '../../shared/notifications/telegram/link';
+import { linkDeps, webhookDeps } from '../../shared/notifications/telegram/deps';
 import { productKey, reportKey, summaryKey } from '../../shared/store/keys';
 import { createUser, setRole } from '../../shared/store/users.repo';
 import { statementsOf } from '../../scripts/serverless/render';
@@ -982,12 +984,68 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     );
   },
 
+  // --- Telegram (the bot's token unset: unlinking tells no chat; the webhook answers in its reply)
+  telegram: async (run) => {
+    await withTelegram(async () => {
+      const token = fx.user.token;
+      await run.call({ method: 'GET', path: '/api/notifications/telegram', token }, 200);
+      const code = bodyOf<{ code: string }>(
+        await run.call({ method: 'POST', path: '/api/notifications/telegram/link', token }, 201),
+      ).code;
+      await startTelegram(code, randomInt(1, 1e9));
+      await run.call({ method: 'DELETE', path: '/api/notifications/telegram', token }, 204);
+    });
+  },
+  telegramWebhook: async (run) => {
+    await withTelegram(async () => {
+      const u = await newUser(10, 'iam-tg');
+      const { code } = await createLinkCode(linkDeps(), u.id);
+      const chat = randomInt(1, 1e9);
+      const hook = (text: string) => ({
+        method: 'POST',
+        path: '/api/telegram/webhook',
+        headers: { 'x-telegram-bot-api-secret-token': TELEGRAM_SECRET },
+        body: { update_id: 1, message: { message_id: 1, date: 1, chat: { id: chat, type: 'private' }, text } },
+      });
+      // Links (code Update, link and marker Gets, transaction Puts); a reused code (Update refused, Get);
+      // /stop (marker Get, link and marker Deletes).
+      await run.call(hook(`/start ${code}`), 200);
+      await run.call(hook(`/start ${code}`), 200);
+      await run.call(hook('/stop'), 200);
+    });
+  },
+
   // --- docs
   apiOpenapi: async (run) => {
     const r = await run.call({ method: 'GET', path: '/api/openapi.json' }, 200);
     expect(JSON.parse(r.body ?? '{}').openapi).toBe('3.1.0');
   },
 };
+
+const TELEGRAM_SECRET = 'iam-webhook-secret-0123456789';
+
+/** Runs `work` with a bot name and a webhook secret set (the suite's environment has no Telegram). */
+async function withTelegram(work: () => Promise<void>): Promise<void> {
+  process.env.TELEGRAM_BOT_NAME = 'IamTestBot';
+  process.env.TELEGRAM_WEBHOOK_SECRET = TELEGRAM_SECRET;
+  resetConfig();
+  try {
+    await work();
+  } finally {
+    delete process.env.TELEGRAM_BOT_NAME;
+    delete process.env.TELEGRAM_WEBHOOK_SECRET;
+    resetConfig();
+  }
+}
+
+/** A chat sends `/start <code>` (as the webhook use case, outside any function's role). */
+async function startTelegram(code: string, chatId: number): Promise<void> {
+  const reply = await handleUpdate(webhookDeps(), TELEGRAM_SECRET, {
+    update_id: 1,
+    message: { chat: { id: chatId, type: 'private' }, text: `/start ${code}` },
+  });
+  expect(reply?.text).toMatch(/^Готово/);
+}
 
 // ---------------------------------------------------------------------------------------------
 

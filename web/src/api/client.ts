@@ -490,4 +490,9 @@ export const api = {
     call('wbUpdateConnection', { params: { id }, body: patch }),
   wbSync: (id: string, from?: string) => call('wbSync', { params: { id }, body: from ? { from } : {} }),
   wbDisconnect: (id: string) => call('wbDisconnect', { params: { id } }).then(() => undefined),
+
+  // Telegram (docs/TELEGRAM.md)
+  telegramStatus: () => call('telegramStatus'),
+  telegramLink: () => call('telegramLink'),
+  telegramUnlink: () => call('telegramUnlink').then(() => undefined),
 };
