@@ -27,7 +27,11 @@ export const handler = routes({
    * GET /api/analytics?from=&to=&seller_id=&article= → weeks, totals, previous range with changes, articles
    * with ABC and margin groups, warnings (money in roubles). 400 invalid_range; 404 seller_not_found.
    */
-  analytics: async (req) => ({ status: 200, body: await getAnalytics(analyticsDeps, req.user, req.query), large: true }),
+  analytics: async (req) => ({
+    status: 200,
+    body: await getAnalytics(analyticsDeps, req.user, req.query),
+    large: true,
+  }),
   /**
    * GET /api/articles/{article}/unit-economics?weeks=4&seller_id= → the per-unit lines over the article's
    * last weeks. 404 article_not_found, seller_not_found; 422 cost_price_missing, invalid_unit_input.

@@ -112,7 +112,8 @@ describe('unit economics over weeks (the real 2022 report)', () => {
 
   it('round trip: margin(price(m)) = m', () => {
     const u = unitEconomicsOfWeeks([week]).economics!;
-    for (const m of [-50, 0, 5, 12.5, 20, 33.33, 60, 85]) expect(marginAtPrice(u, priceForMargin(u, m)!).margin).toBe(m);
+    for (const m of [-50, 0, 5, 12.5, 20, 33.33, 60, 85])
+      expect(marginAtPrice(u, priceForMargin(u, m)!).margin).toBe(m);
     expect(priceForMargin(u, 92)).toBeNull(); // 100 − 8,23 % of WB and the tax
   });
 
