@@ -213,6 +213,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
             advertIntervalMs: wb.advertIntervalSeconds * 1000,
             weeks: demoSeller.weeks,
             rowsPerWeek: DEMO_ROWS_PER_WEEK,
+            demo: true,
             firstMonday: demoSeller.firstMonday,
             sellerId: DEMO_WB_SELLER_ID,
             validToken: demoSeller.token,

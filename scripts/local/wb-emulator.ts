@@ -94,6 +94,8 @@ export interface WbEmulatorOptions {
   weeks?: number;
   rowsPerWeek?: number;
   seed?: number;
+  /** The demo seller's weeks: a season of volumes and a loss-making article (wb/weeks.ts DEMO_PLAN). */
+  demo?: boolean;
   /** Monday of the first week (YYYY-MM-DD). Default: the Monday `weeks` weeks before the current one. */
   firstMonday?: string;
   /** bankPaymentSum formula of the list (shared/marketplaces/wb/finance/report-sums.ts). Default `cash`. */
@@ -189,7 +191,14 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   const weekCount = opts.weeks ?? 3;
   const firstMonday = opts.firstMonday ?? mondayBefore(now(), weekCount);
   const weeks = Array.from({ length: weekCount }, (_, index) =>
-    emulatedWeek({ index, rows: opts.rowsPerWeek ?? 800, seed: opts.seed ?? 1, firstMonday, formula: opts.formula }),
+    emulatedWeek({
+      index,
+      rows: opts.rowsPerWeek ?? 800,
+      seed: opts.seed ?? 1,
+      firstMonday,
+      formula: opts.formula,
+      demo: opts.demo,
+    }),
   );
   const byId = new Map(weeks.map((w) => [w.item.reportId, w]));
   const exp = Math.floor(now() / 1000) + 180 * 86_400;

@@ -45,6 +45,10 @@ export const ERRORS = {
   report_not_found: { status: 404, message: 'Отчёт не найден: возможно, он уже удалён.' },
   item_not_found: { status: 404, message: 'Строка отчёта не найдена: возможно, отчёт пересобран или удалён.' },
   seller_not_found: { status: 404, message: 'Продавец не найден.' },
+  article_not_found: {
+    status: 404,
+    message: 'Артикул не найден в готовых недельных отчётах (или у выбранного продавца).',
+  },
   period_cost_not_found: { status: 404, message: 'Расход не найден: возможно, он уже удалён.' },
   purchase_not_found: { status: 404, message: 'Закупка не найдена: возможно, она уже удалена.' },
   own_cost_not_found: { status: 404, message: 'Такой строки своих расходов нет: возможно, она уже удалена.' },
@@ -176,6 +180,15 @@ export const ERRORS = {
   idempotency_key_reused: {
     status: 422,
     message: 'Этот запрос уже выполнялся с другими данными. Обновите страницу и повторите действие.',
+  },
+  // 422: unit economics
+  cost_price_missing: {
+    status: 422,
+    message: 'У артикула нет себестоимости: укажите её в каталоге, и юнит-экономика посчитается.',
+  },
+  invalid_unit_input: {
+    status: 422,
+    message: 'Проверьте значение: недель — от 1 до 52, цена больше нуля, маржа меньше 100 %.',
   },
   // 422: manual values
   field_not_correctable: { status: 422, message: 'Это поле нельзя скорректировать вручную.' },

@@ -445,11 +445,12 @@ export const FUNCTIONS = {
   },
 
   // --- analytics ---
+  // ONE function for the period analytics and an article's unit economics and what-if.
   analyticsGet: {
     handler: 'functions/analytics/get.handler.handler',
     // the caller, the seller asked for; reports, summaries, products and sellers (Query of the user's
-    // partition); items of a report whose summary is out of date (Query), its summary rewritten
-    // (conditional Put)
+    // partition); items of a report whose summary is out of date, or of the weeks of an article's unit
+    // economics (Query), a summary rewritten (conditional Put)
     access: { table: ['GetItem', 'Query', 'PutItem'] },
   },
   analyticsExport: {

@@ -4,3 +4,4 @@ export * from './shapes';
 export * from './routes';
 export * from './pnl-shapes';
 export * from './cashflow-shapes';
+export * from './unit-economics-shapes';

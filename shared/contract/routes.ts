@@ -12,6 +12,7 @@ import * as s from './shapes';
 import * as p from './pnl-shapes';
 import * as c from './cashflow-shapes';
 import * as t from './telegram-shapes';
+import * as ue from './unit-economics-shapes';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Auth = 'none' | 'user' | 'admin';
@@ -753,6 +754,35 @@ export const ROUTES = {
     query: s.analyticsExportQuerySchema,
     responses: { 200: { description: 'The workbook (attachment)', contentType: XLSX } },
     errors: ['invalid_range', 'seller_not_found'],
+  }),
+
+  unitEconomics: route({
+    fn: 'analyticsGet',
+    method: 'GET',
+    path: '/api/articles/{article}/unit-economics',
+    auth: 'user',
+    tag: 'analytics',
+    summary: 'An article’s unit economics over its last weeks: price, WB’s shares, costs and profit per unit sold',
+    description:
+      'The article is percent-encoded in the path. One week is one report, counted once (combined reports, copies and a report inside another are left out). Money in roubles per unit sold net of returns, rates in %.',
+    params: ue.articlePath,
+    query: ue.unitEconomicsQuerySchema,
+    responses: { 200: { description: 'The per-unit lines and the weeks used', schema: ue.articleUnitEconomicsSchema } },
+    errors: ['article_not_found', 'seller_not_found', 'cost_price_missing', 'invalid_unit_input'],
+  }),
+  whatIf: route({
+    fn: 'analyticsGet',
+    method: 'POST',
+    path: '/api/articles/{article}/what-if',
+    auth: 'user',
+    tag: 'analytics',
+    summary: 'The margin at a price, or the price (before and after WB’s discount) for a target margin',
+    description:
+      'Exactly one of `price` (before WB’s discount, roubles) and `margin` (%). Over the same weeks as GET unit-economics. A margin no price reaches answers nulls with `reason: "unreachable"`.',
+    params: ue.articlePath,
+    body: ue.whatIfBodySchema,
+    responses: { 200: { description: 'The answer', schema: ue.whatIfSchema } },
+    errors: ['article_not_found', 'seller_not_found', 'cost_price_missing', 'invalid_unit_input'],
   }),
 
   // --- P&L, tax thresholds and period costs (docs/METRICS.md, «P&L by month») ---

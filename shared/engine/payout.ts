@@ -56,6 +56,18 @@ export const EXPENSE_LINES: readonly MoneyLine[] = [
 ];
 
 /**
+ * «Расходы WB»: what WB keeps or bills of the seller's money for its services — the expense lines without
+ * the seller's own goods (cost_total, own_costs): WB's commission, acquiring and attorney services
+ * (realization − for_pay), acquiring billed separately, logistics both ways, storage, acceptance,
+ * penalties, deductions and ads, less the loyalty programme's payments. The report XLSX prints it on its
+ * first page beside the cost (docs/METRICS.md «The XLSX export»).
+ */
+export const WB_COSTS_TITLE = 'Расходы WB';
+export const WB_COST_LINES: readonly MoneyLine[] = EXPENSE_LINES.filter(
+  (l) => l.key !== 'cost_total' && l.key !== 'own_costs',
+);
+
+/**
  * Amounts the report shows beside the payout for reference, moving no money of their own: the rebill WB
  * nets in its reward, the loyalty discount compensation already inside for_pay.
  */

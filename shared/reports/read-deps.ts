@@ -13,6 +13,7 @@ import { readPeriodCosts } from '../store/wb-costs.repo';
 import { getOwnCosts } from '../store/own-costs.repo';
 import { deleteSummary, listCostPrices, listReportHeads, listSummaries, putSummary } from '../store/summaries.repo';
 import type { AnalyticsDeps, SummaryDeps } from './analytics/analytics';
+import type { UnitEconomicsDeps } from './analytics/unit-economics';
 import type { ReadDeps } from './queries';
 
 /** GET /api/reports, GET /api/reports/{id}, PATCH /api/reports/{id}. */
@@ -34,4 +35,11 @@ export const analyticsDeps: AnalyticsDeps = {
   items: { getItemsOfGen },
   sellers: { getSeller, listSellers },
   clock: systemClock,
+};
+
+/** GET /api/articles/{article}/unit-economics and its what-if. */
+export const unitEconomicsDeps: UnitEconomicsDeps = {
+  reports: { listReportHeads },
+  items: { getItemsOfGen },
+  sellers: { getSeller },
 };

@@ -1,18 +1,30 @@
 import { FIELD_BY_NAME, FIELD_ORDER, FIELDS, type FieldDef, type FieldName } from '../engine/fields';
+import { WB_COSTS_TITLE } from '../engine/payout';
 import type { ItemValues, TaxProfile } from '../engine/types';
 
 /**
- * The figures printed beside the article on the first page across (docs/METRICS.md «The XLSX export»):
- * sold, realization, the expenses (WB's deductions and the cost together), the cost, profit, margin, payout.
+ * The fields printed beside the article on the first page across (docs/METRICS.md «The XLSX export»): sold,
+ * realization, then «Расходы WB» (WB_COSTS_COLUMN, not a field: shared/engine/payout.ts), the cost, profit,
+ * margin, payout.
  */
 export const MAIN_EXPORT_FIELDS: readonly FieldName[] = [
   'sales_qty',
   'realization',
-  'expenses',
   'cost_total',
   'profit',
   'margin',
   'payout',
+];
+
+/** The column of WB's deductions on the first page, after this many of MAIN_EXPORT_FIELDS. */
+export const WB_COSTS_AFTER = 2;
+export const WB_COSTS_COLUMN_TITLE = `${WB_COSTS_TITLE}, ₽`;
+
+/** The first printed page's titles across, after the article, in order. */
+export const MAIN_EXPORT_TITLES: readonly string[] = [
+  ...MAIN_EXPORT_FIELDS.slice(0, WB_COSTS_AFTER).map((f) => columnTitle(fieldDef(f))),
+  WB_COSTS_COLUMN_TITLE,
+  ...MAIN_EXPORT_FIELDS.slice(WB_COSTS_AFTER).map((f) => columnTitle(fieldDef(f))),
 ];
 
 /**

@@ -4,7 +4,14 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { FIELDS, type FieldName } from '../engine/fields';
 import { PAYOUT_LINES } from '../engine/payout';
 import { isUnknownRate } from '../engine/fields';
-import { ALL_FIELD_NAMES, EXPORT_FIELD_ORDER, MAIN_EXPORT_FIELDS, columnTitle, fieldDef } from './columns';
+import {
+  ALL_FIELD_NAMES,
+  EXPORT_FIELD_ORDER,
+  MAIN_EXPORT_FIELDS,
+  MAIN_EXPORT_TITLES,
+  columnTitle,
+  fieldDef,
+} from './columns';
 import { FORMULA_ARTICLE, sampleReport } from '../../test/support/sample-report.fixture';
 import {
   MANUAL_FILL_ARGB,
@@ -61,10 +68,11 @@ describe('export column order', () => {
 
   it('starts with the main figures (the first printed page), then every other field', () => {
     expect(EXPORT_FIELD_ORDER.slice(0, MAIN_EXPORT_FIELDS.length)).toEqual(MAIN_EXPORT_FIELDS);
-    expect(MAIN_EXPORT_FIELDS.map((f) => columnTitle(fieldDef(f)))).toEqual([
+    // The first page across: «Расходы WB» (not a field) between realization and the cost.
+    expect(MAIN_EXPORT_TITLES).toEqual([
       'Продажи, шт',
       'Реализация, ₽',
-      'Расходы, ₽',
+      'Расходы WB, ₽',
       'Себестоимость, ₽',
       'Прибыль, ₽',
       'Маржа, %',
@@ -109,7 +117,7 @@ describe('exportReportXlsx', () => {
   let ws: ExcelJS.Worksheet;
   const width = ITEM_COLUMNS.length;
   const col = (f: FieldName) => 1 + ITEM_COLUMNS.findIndex((c) => c.kind === 'field' && c.field === f);
-  const CATEGORY = 2 + MAIN_EXPORT_FIELDS.length;
+  const CATEGORY = 3 + MAIN_EXPORT_FIELDS.length;
 
   beforeAll(async () => {
     report = sampleReport();
@@ -129,7 +137,7 @@ describe('exportReportXlsx', () => {
     const main = MAIN_EXPORT_FIELDS.length;
     expect(header).toEqual([
       'Артикул',
-      ...titles.slice(0, main),
+      ...MAIN_EXPORT_TITLES,
       'Категория',
       'Артикул WB',
       'Бренд',
@@ -162,6 +170,21 @@ describe('exportReportXlsx', () => {
     expect(art2.getCell(col('profit')).value).toBe(1000);
     expect(ws.getRow(5).getCell(1).value).toBe('Без артикула');
     expect(ws.getRow(5).getCell(col('loans')).value).toBe(1000);
+  });
+
+  it('«Расходы WB»: each item’s expenses without its cost and own costs; the totals row their sum', () => {
+    const wbCol = 1 + ITEM_COLUMNS.findIndex((c) => c.kind === 'wb_costs');
+    expect(wbCol).toBe(4); // article, sold, realization, «Расходы WB»
+    expect(ws.getRow(1).getCell(wbCol).value).toBe('Расходы WB, ₽');
+    let sum = 0;
+    report.items.forEach((item, i) => {
+      const e = item.effective;
+      const expected = (e.expenses ?? 0) - (e.cost_total ?? 0) - (e.own_costs ?? 0);
+      expect(kop(ws.getRow(2 + i).getCell(wbCol).value), item.article).toBe(expected);
+      sum += expected;
+    });
+    expect(sum).not.toBe(0);
+    expect(kop(ws.getRow(2 + report.items.length).getCell(wbCol).value)).toBe(sum);
   });
 
   it('marks corrected cells with a fill and a note with the computed value', () => {

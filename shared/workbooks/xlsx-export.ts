@@ -12,12 +12,14 @@
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { isUnknownRate, kopecksToRoubles, nullReasonText, type FieldDef, type FieldName } from '../engine/fields';
-import { PAYOUT_LINES, REFERENCE_LINES } from '../engine/payout';
+import { PAYOUT_LINES, REFERENCE_LINES, sumLines, WB_COST_LINES } from '../engine/payout';
 import type { ItemValues } from '../engine/types';
 import {
   EXPORT_FIELD_ORDER,
   MAIN_EXPORT_FIELDS,
   RATIO_FIELDS,
+  WB_COSTS_AFTER,
+  WB_COSTS_COLUMN_TITLE,
   columnTitle,
   describeTaxProfile,
   fieldDef,
@@ -123,22 +125,31 @@ export function exportTotals(report: Pick<ExportReport, 'items' | 'totals'>): {
   return { totals, mismatches };
 }
 
-type ItemColumn = { kind: 'text'; index: number } | { kind: 'field'; field: FieldName };
+type ItemColumn = { kind: 'text'; index: number } | { kind: 'field'; field: FieldName } | { kind: 'wb_costs' };
+
+const fieldColumn = (field: FieldName): ItemColumn => ({ kind: 'field', field });
 
 /**
- * The items sheet's columns: the article, the main figures (printed on the first page across), the card
- * (category, WB's article, brand), then the other fields.
+ * The items sheet's columns: the article, the main figures (printed on the first page across: sold,
+ * realization, «Расходы WB», cost, profit, margin, payout), the card (category, WB's article, brand), then
+ * the other fields.
  */
 export const ITEM_COLUMNS: readonly ItemColumn[] = [
   { kind: 'text', index: 0 },
-  ...MAIN_EXPORT_FIELDS.map((field) => ({ kind: 'field' as const, field })),
+  ...MAIN_EXPORT_FIELDS.slice(0, WB_COSTS_AFTER).map(fieldColumn),
+  { kind: 'wb_costs' },
+  ...MAIN_EXPORT_FIELDS.slice(WB_COSTS_AFTER).map(fieldColumn),
   ...[1, 2, 3].map((index) => ({ kind: 'text' as const, index })),
   ...EXPORT_FIELD_ORDER.slice(MAIN_EXPORT_FIELDS.length).map((field) => ({ kind: 'field' as const, field })),
 ];
 
 function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemValues): void {
   const header = ITEM_COLUMNS.map((c) =>
-    c.kind === 'text' ? TEXT_COLUMNS[c.index]!.title : columnTitle(fieldDef(c.field)),
+    c.kind === 'text'
+      ? TEXT_COLUMNS[c.index]!.title
+      : c.kind === 'wb_costs'
+        ? WB_COSTS_COLUMN_TITLE
+        : columnTitle(fieldDef(c.field)),
   );
   const lastItemRow = 1 + report.items.length;
   // The streaming writer puts views, columns and the filter into the sheet's XML around the rows, so all
@@ -168,6 +179,7 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
       const t = TEXT_COLUMNS[c.index]!;
       return { width: fitWidth([t.title, ...textSources[c.index]!], t.width[0], t.width[1]) };
     }
+    if (c.kind === 'wb_costs') return { width: 15 };
     // Money columns fit "-12 345 678,90"; the header wraps onto up to three lines.
     return { width: fieldDef(c.field).unit === 'money' ? 15 : 11 };
   });
@@ -182,6 +194,7 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
     ITEM_COLUMNS.forEach((c, i) => {
       const cell = row.getCell(i + 1);
       if (c.kind === 'text') return setText(cell, textOf(item, c.index));
+      if (c.kind === 'wb_costs') return setWbCosts(cell, sumLines(WB_COST_LINES, item.effective));
       const def = fieldDef(c.field);
       const value = isUnknownRate(c.field, item.effective) ? null : cellNumber(def, item.effective[c.field]);
       if (value !== null) cell.value = value;
@@ -206,8 +219,13 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
   setText(totalsRow.getCell(1), TOTALS_LABEL);
   ITEM_COLUMNS.forEach((c, i) => {
     if (c.kind === 'text') return;
-    const def = fieldDef(c.field);
     const cell = totalsRow.getCell(i + 1);
+    if (c.kind === 'wb_costs') {
+      let sum = 0;
+      for (const item of report.items) sum += sumLines(WB_COST_LINES, item.effective);
+      return setWbCosts(cell, sum);
+    }
+    const def = fieldDef(c.field);
     const value = cellNumber(def, totals[c.field]);
     if (value !== null) cell.value = value;
     cell.numFmt = NUM_FMT[def.unit];
@@ -215,6 +233,12 @@ function addItemsSheet(wb: ExcelJS.Workbook, report: ExportReport, totals: ItemV
   styleTotals(totalsRow);
   totalsRow.commit();
   ws.commit();
+}
+
+/** «Расходы WB» of an item or of the totals (kopecks), as money. */
+function setWbCosts(cell: ExcelJS.Cell, kopecks: number): void {
+  cell.value = kopecksToRoubles(kopecks);
+  cell.numFmt = NUM_FMT.money;
 }
 
 function addCommissionSheet(wb: ExcelJS.Workbook, report: ExportReport): void {

@@ -850,6 +850,30 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       { method: 'GET', path: '/api/analytics', token: fx.user.token, query: { seller_id: fx.sellerId } },
       200,
     );
+    // An article's unit economics: the report heads (Query), the items of its weeks (Query), the seller
+    // (GetItem); the generated reports carry no cost price, so the answer is the 422 naming the article.
+    const article = makeReport({ seed: 21 }).expected.articles.find((a) => a.article !== '')!.article;
+    const path = `/api/articles/${encodeURIComponent(article)}`;
+    await run.call(
+      {
+        method: 'GET',
+        path: `${path}/unit-economics`,
+        token: fx.user.token,
+        pathParameters: { article },
+        query: { seller_id: fx.sellerId, weeks: '4' },
+      },
+      422,
+    );
+    await run.call(
+      {
+        method: 'POST',
+        path: `${path}/what-if`,
+        token: fx.user.token,
+        pathParameters: { article },
+        body: { margin: 20 },
+      },
+      422,
+    );
   },
   analyticsExport: async (run) => {
     await ddb().send(new DeleteCommand({ TableName: tableName(), Key: summaryKey(fx.user.id, fx.id, 0) }));

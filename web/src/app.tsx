@@ -17,6 +17,7 @@ import { RegisterPage } from './pages/register-page';
 import { ReportPage } from './pages/report-page';
 import { ReportsPage } from './pages/reports-page';
 import { SettingsPage } from './pages/settings-page';
+import { UnitEconomicsPage } from './pages/unit-economics-page';
 
 export function App() {
   return (
@@ -102,6 +103,14 @@ export function App() {
             element={
               <SignedIn>
                 <OwnCostsPage />
+              </SignedIn>
+            }
+          />
+          <Route
+            path="/articles/:article/unit-economics"
+            element={
+              <SignedIn>
+                <UnitEconomicsPage />
               </SignedIn>
             }
           />

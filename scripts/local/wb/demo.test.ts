@@ -105,6 +105,18 @@ describe('WB settings of the local stack', () => {
     expect(lines).toContain('one call per 2 s per WB account');
     expect(lines).toContain('WB allows one a minute');
     expect(lines).toContain('1 weekly reports 2026-10-26…2026-11-01, 800 rows each');
+    const season = wbStackLines({
+      url: 'http://127.0.0.1:8787',
+      intervalSeconds: 2,
+      emulator: {
+        token: 'tok.en.x',
+        weeks: [
+          { reportId: 900000000, dateFrom: '2026-10-26', dateTo: '2026-11-01', rows: 801 },
+          { reportId: 900000001, dateFrom: '2026-11-02', dateTo: '2026-11-08', rows: 1241 },
+        ],
+      },
+    }).join('\n');
+    expect(season).toContain('2 weekly reports 2026-10-26…2026-11-08, 801–1241 rows a week');
     expect(lines).toContain('http://localhost:5173/settings');
     expect(lines).toContain('tok.en.x');
     expect(wbStackLines({ url: 'https://wb.example', intervalSeconds: 60 }).join('\n')).toContain(
@@ -181,10 +193,12 @@ describe('the demo seller', () => {
         intervalMs: 2000,
         weeks: seller.weeks,
         rowsPerWeek: 40,
+        demo: true,
         firstMonday: seller.firstMonday,
         sellerId: DEMO_WB_SELLER_ID,
         validToken: demoWbSeller(dir, NOW).token,
       });
+    const sums: string[][] = [];
     for (let run = 0; run < 2; run++) {
       const emu = await start();
       try {
@@ -199,6 +213,10 @@ describe('the demo seller', () => {
           [900000002, '2026-11-09'],
           [900000003, '2026-11-16'],
         ]);
+        // The weeks differ (the demo's season), and are the same at every start.
+        sums.push(listed.value.map((r) => `${r.retailAmountSum}/${r.forPaySum}`));
+        expect(new Set(sums[run]).size).toBe(4);
+        if (run === 1) expect(sums[1]).toEqual(sums[0]);
         // The next call within the interval waits, as WB's minute does.
         expect((await client.listReports({ dateFrom: '2025-01-01', dateTo: '2026-11-25' })).kind).toBe('rate_limited');
         // The same token asks for the paid-storage report (it has «Аналитика»).

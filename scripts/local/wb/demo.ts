@@ -181,6 +181,14 @@ export interface StackWb {
   emulator?: { token: string; weeks: Array<{ reportId: number; dateFrom: string; dateTo: string; rows: number }> };
 }
 
+/** «800 rows each», or «600–1240 rows a week» when the weeks differ (the demo seller's season). */
+function rowsText(rows: readonly number[]): string {
+  const lo = Math.min(...rows);
+  const hi = Math.max(...rows);
+  if (rows.length === 0) return '0 rows each';
+  return lo === hi ? `${lo} rows each` : `${lo}–${hi} rows a week`;
+}
+
 /** `npm start`'s lines about WB: where its API is, how often it may be called, and the demo token to paste. */
 export function wbStackLines(wb: StackWb, webUrl?: string): string[] {
   const pad = (label: string) => label.padEnd(14);
@@ -205,7 +213,7 @@ export function wbStackLines(wb: StackWb, webUrl?: string): string[] {
   return [
     `  ${pad('WB emulator')}${wb.url}   (WB_FINANCE_API_URL; ${every}: WB allows one a minute,`,
     `  ${pad('')}so a demo sync takes seconds here; WB_CALL_INTERVAL_SECONDS changes it)`,
-    `  ${pad('')}${weeks.length} weekly reports${first && last ? ` ${first.dateFrom}…${last.dateTo}` : ''}, ${first?.rows ?? 0} rows each`,
+    `  ${pad('')}${weeks.length} weekly reports${first && last ? ` ${first.dateFrom}…${last.dateTo}` : ''}, ${rowsText(weeks.map((w) => w.rows))}`,
     ...analytics,
     ...advert,
     `\n  Demo WB token (Настройки → «Подключение WB»${webUrl ? `: ${webUrl}/settings` : ''}):`,

@@ -41,7 +41,7 @@ export interface EmulatedWeek {
   item: WbListItem;
   /** Sorted by rrdId. */
   rows: WbDetailedRow[];
-  /** The portal file the rows came from (for comparing the two roads). */
+  /** The portal file the rows came from (for comparing the two roads; a demo week adds one row to it). */
   portal: GeneratedReport;
 }
 
@@ -81,6 +81,66 @@ export interface WeekOptions {
   firstMonday?: string;
   sellerName?: string;
   formula?: BankPaymentFormula;
+  /**
+   * The demo seller's week (DEMO_PLAN): its volume follows a season (rows · the week's factor, the same
+   * articles every week) and one article loses money on its logistics. Without it every week of one seed
+   * has the same rows, only dated elsewhere.
+   */
+  demo?: boolean;
+}
+
+/**
+ * What makes the demo seller's weeks differ, by week index (repeating): the volume factor of each week (a
+ * season: a quiet week, a sale week…), and the article whose logistics cost more than WB pays it for the
+ * units sold (a loss-maker the P&L, the analytics and the unit economics show). Returns, penalties,
+ * acceptance, storage and «ВБ.Продвижение» ads come from the generator in every week.
+ */
+export const DEMO_PLAN = {
+  season: [1, 1.3, 0.75, 1.55, 0.9, 1.2, 0.65, 1.4, 1.05, 0.8, 1.25, 0.95],
+  /** Articles of every demo week: the generator's first ones, about one per 40 rows of an ordinary week. */
+  articlesPer: 40,
+  /** The generator's article index 1 (articles are named by index, whatever the seed). */
+  lossArticle: 'платье-синее-41/1',
+  /** The extra logistics of the loss-maker, as a share of what WB pays for its units that week. */
+  lossShare: 1.15,
+} as const;
+
+/** The demo week's row count: `rows` times the week's factor of the season. */
+export function demoRows(rows: number, index: number): number {
+  return Math.max(10, Math.round(rows * DEMO_PLAN.season[index % DEMO_PLAN.season.length]!));
+}
+
+const toKopecks = (text: string | undefined) => Math.round(Number(text ?? '0') * 100);
+
+/**
+ * The loss-maker's extra «Логистика» row: a copy of one of its rows with every amount cleared and the
+ * delivery cost set to DEMO_PLAN.lossShare of what WB pays for its units (ppvz_for_pay) that week.
+ */
+function withLossRow(rows: WbDetailedRow[], rrdId: number): WbDetailedRow[] {
+  const own = rows.filter((r) => r.vendorCode?.trim() === DEMO_PLAN.lossArticle);
+  const sale = own.find((r) => r.docTypeName === 'Продажа');
+  const logistics = rows.find((r) => r.sellerOperName === 'Логистика' && r.bonusTypeName === 'К клиенту при продаже');
+  if (!sale || !logistics) return rows;
+  const paid = own.reduce((s, r) => s + (r.docTypeName === 'Возврат' ? -1 : 1) * toKopecks(r.forPay), 0);
+  if (paid <= 0) return rows;
+  const amount = Math.round(paid * DEMO_PLAN.lossShare);
+  const row: WbDetailedRow = {
+    ...logistics,
+    rrdId,
+    nmId: sale.nmId,
+    vendorCode: sale.vendorCode,
+    subjectName: sale.subjectName,
+    brandName: sale.brandName,
+    title: sale.title,
+    techSize: sale.techSize,
+    sku: sale.sku,
+    saleDt: sale.saleDt,
+    orderDt: sale.orderDt,
+    deliveryAmount: 1,
+    returnAmount: 0,
+    deliveryService: kopecksToMoney(amount),
+  };
+  return [...rows, row];
 }
 
 const DAY_MS = 86_400_000;
@@ -106,17 +166,20 @@ function generatorWeek(o: WeekOptions): number {
 /** One generated week with its list item (its rows dated in its week); report ids are 900000000 + index. */
 export function emulatedWeek(o: WeekOptions): EmulatedWeek {
   const portal = generateReport({
-    rows: o.rows,
+    rows: o.demo ? demoRows(o.rows, o.index) : o.rows,
     layout: o.layout ?? '2026',
     format: 'xlsx',
     seed: o.seed,
     week: generatorWeek(o),
+    ...(o.demo ? { articles: Math.max(3, Math.round(o.rows / DEMO_PLAN.articlesPer)) } : {}),
   });
   const firstMonday = o.firstMonday ?? '2026-01-05';
   const dateFrom = day(firstMonday, 7 * o.index);
   const dateTo = day(dateFrom, 6);
   const meta = { reportId: 900_000_000 + o.index, dateFrom, dateTo, createDate: day(dateTo, 1) };
-  const rows = portalFileToApiRows(portal.file, meta, 1 + o.index * 10_000_000);
+  const first = 1 + o.index * 10_000_000;
+  const read = portalFileToApiRows(portal.file, meta, first);
+  const rows = o.demo ? withLossRow(read, first + read.length) : read;
   const s = reportSumsFromRows(rows, o.formula ?? 'audit');
   const m = kopecksToMoney;
   return {

@@ -408,6 +408,12 @@ export const api = {
       query: { from: p.from, to: p.to, seller_id: p.seller_id },
     }),
 
+  // An article's unit economics over its last weeks, and the what-if on its price
+  unitEconomics: (article: string, weeks: number, sellerId?: string | null) =>
+    call('unitEconomics', { params: { article }, query: { weeks: String(weeks), seller_id: sellerId || undefined } }),
+  whatIf: (article: string, body: { price?: number; margin?: number; weeks: number }) =>
+    call('whatIf', { params: { article }, body }),
+
   // P&L, tax thresholds and period costs
   pnl: (p: { from?: string; to?: string; seller_id?: string | null }) =>
     call('pnl', { query: { from: p.from, to: p.to, seller_id: p.seller_id || undefined } }),

@@ -55,6 +55,8 @@ export {
   type PeriodCostBody,
   type TaxThreshold,
   type CashFlow,
+  type ArticleUnitEconomics,
+  type WhatIf,
 } from '../../../shared/contract';
 import type { Reconciliation, WbConnection } from '../../../shared/contract';
 

@@ -283,6 +283,7 @@ export function ReportPage() {
       </section>
 
       <TargetPriceCalculator items={report.items} />
+      <UnitEconomicsLink items={report.items} sellerId={report.seller?.id ?? null} />
 
       <CostAttributionPanel attribution={report.cost_attribution} items={report.items} />
 
@@ -378,6 +379,38 @@ function ReportHeader({ report, children }: { report: Report; children: ReactNod
         ) : null}
       </div>
     </header>
+  );
+}
+
+/**
+ * «Юнит-экономика» of any article of the report over its last weeks: pick it, open its page
+ * (/articles/:article/unit-economics, of the report's seller).
+ */
+function UnitEconomicsLink({ items, sellerId }: { items: Report['items']; sellerId: string | null }) {
+  const articles = items.filter((i) => i.article !== '' && (i.effective.sales_qty ?? 0) > 0).map((i) => i.article);
+  const [article, setArticle] = useState(articles[0] ?? '');
+  if (articles.length === 0) return null;
+  const chosen = articles.includes(article) ? article : articles[0]!;
+  const href = `/articles/${encodeURIComponent(chosen)}/unit-economics${sellerId ? `?seller_id=${encodeURIComponent(sellerId)}` : ''}`;
+  return (
+    <section className="panel" aria-labelledby="ue-link-title" data-testid="unit-economics-link">
+      <h2 id="ue-link-title">Юнит-экономика артикула</h2>
+      <div className="inline-form">
+        <label className="inline-label">
+          Артикул
+          <select value={chosen} onChange={(ev) => setArticle(ev.target.value)} aria-label="Артикул для юнит-экономики">
+            {articles.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+        <Link className="btn" to={href} data-testid="unit-economics-open">
+          Открыть за последние 4 недели
+        </Link>
+      </div>
+    </section>
   );
 }
 
