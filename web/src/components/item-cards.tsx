@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { SortingState } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { Link } from 'react-router-dom';
 import type { Item, Values } from '../api/contract';
 import { displayArticle, FIELD_BY_NAME } from '../lib/fields';
 import { formatByUnit } from '../lib/format';
@@ -27,6 +28,8 @@ export interface ItemCardsProps {
   totalsLabel: string;
   sorting: SortingState;
   onSortingChange: (sorting: SortingState) => void;
+  /** The page of an article's unit economics, when the report's articles link there. */
+  articleHref?: (article: string) => string;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface ItemCardsProps {
  * margin — within the screen's width (no sideways scrolling); the totals first. Cards are virtualised
  * like the table's rows. Every column and the corrections are under «Все колонки».
  */
-export function ItemCards({ items, totals, totalsLabel, sorting, onSortingChange }: ItemCardsProps) {
+export function ItemCards({ items, totals, totalsLabel, sorting, onSortingChange, articleHref }: ItemCardsProps) {
   const [scrollEl, setScrollEl] = useState<HTMLDivElement | null>(null);
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -89,7 +92,13 @@ export function ItemCards({ items, totals, totalsLabel, sorting, onSortingChange
                 style={{ transform: `translateY(${start}px)` }}
               >
                 <div className={`item-card-title${item.article === '' ? ' muted' : ''}`} title={article}>
-                  {article}
+                  {articleHref && item.article !== '' ? (
+                    <Link to={articleHref(item.article)} data-testid={`ue-link-${item.article}`}>
+                      {article}
+                    </Link>
+                  ) : (
+                    article
+                  )}
                 </div>
                 <Figures values={item.effective} reasons={item.null_reasons} testPrefix={`card-${item.article}`} />
               </li>

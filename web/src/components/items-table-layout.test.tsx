@@ -4,6 +4,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import type { Item, Values } from '../api/contract';
+import { MemoryRouter } from 'react-router-dom';
 import { COLUMNS_KEY, ItemsTable } from './items-table';
 
 const plain = (s: string | null | undefined) => (s ?? '').replace(/[\u00a0\u202f]/g, ' ');
@@ -186,5 +187,29 @@ describe('items on a phone', () => {
     expect(screen.getByTestId('items-table')).toBeTruthy();
     expect(screen.queryByTestId('items-cards')).toBeNull();
     expect(screen.getByRole('button', { name: 'Изменить: Логистика, A-1' })).toBeTruthy();
+  });
+});
+
+describe('each article opens its unit economics', () => {
+  const href = (article: string) => `/articles/${encodeURIComponent(article)}/unit-economics`;
+
+  it('in the table, the article cell is a link to its page', () => {
+    phone(false);
+    render(
+      <MemoryRouter>
+        <ItemsTable items={items} totals={totals} onSave={vi.fn()} articleHref={href} />
+      </MemoryRouter>,
+    );
+    expect(screen.getByTestId('ue-link-A-1').getAttribute('href')).toBe('/articles/A-1/unit-economics');
+  });
+
+  it('on a phone, the card title is the link', () => {
+    phone(true);
+    render(
+      <MemoryRouter>
+        <ItemsTable items={items} totals={totals} onSave={vi.fn()} articleHref={href} />
+      </MemoryRouter>,
+    );
+    expect(screen.getByTestId('ue-link-A-1').getAttribute('href')).toBe('/articles/A-1/unit-economics');
   });
 });

@@ -20,6 +20,7 @@ import {
   type SortingState,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { Link } from 'react-router-dom';
 import { isUnknownRate, nullReasonMessage } from '../../../shared/engine/fields';
 import { computeTotals } from '../../../shared/engine/totals';
 import type { Item, Values } from '../api/contract';
@@ -64,6 +65,8 @@ export interface ItemsTableProps {
    */
   onSave: (item: Item, field: string, value: number | null) => Promise<Item | void>;
   readOnly?: boolean;
+  /** The page of an article's unit economics, when the report's articles link there. */
+  articleHref?: (article: string) => string;
 }
 
 const helper = createColumnHelper<Item>();
@@ -202,7 +205,7 @@ const matches = (item: Item, needle: string) =>
  * The report's items with effective values: grouped, sortable, searchable columns; rows virtualised
  * (a report may have thousands of articles); correctable cells edit in place.
  */
-export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps) {
+export function ItemsTable({ items, totals, onSave, readOnly, articleHref }: ItemsTableProps) {
   const [search, setSearch] = useState('');
   const deferredSearch = useDeferredValue(search);
   // Read like a P&L: the articles that sell most first (a click on any header reorders).
@@ -453,6 +456,7 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
           totalsLabel={needle ? `Итого по найденным (${formatInt(filtered.length)})` : 'Итого по отчёту'}
           sorting={sorting}
           onSortingChange={setSorting}
+          articleHref={articleHref}
         />
       ) : (
         <ScrollHint el={scrollEl} />
@@ -503,6 +507,7 @@ export function ItemsTable({ items, totals, onSave, readOnly }: ItemsTableProps)
               saving={saving}
               readOnly={readOnly}
               actions={actions}
+              articleHref={articleHref}
             />
             <tfoot>
               <tr className="totals-row" data-testid="totals-row">
@@ -570,6 +575,7 @@ interface ItemsBodyProps {
   saving: string | null;
   readOnly?: boolean;
   actions: RowActions;
+  articleHref?: (article: string) => string;
 }
 
 /**
@@ -587,6 +593,7 @@ const ItemsBody = memo(function ItemsBody({
   saving,
   readOnly,
   actions,
+  articleHref,
 }: ItemsBodyProps) {
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -620,6 +627,7 @@ const ItemsBody = memo(function ItemsBody({
             savingField={saving?.startsWith(`${item.item_id}:`) ? saving.slice(item.item_id.length + 1) : null}
             readOnly={readOnly}
             actions={actions}
+            articleHref={articleHref}
           />
         );
       })}
@@ -643,6 +651,7 @@ interface ItemRowProps {
   savingField: string | null;
   readOnly?: boolean;
   actions: RowActions;
+  articleHref?: (article: string) => string;
 }
 
 const ItemRow = memo(function ItemRow({
@@ -654,6 +663,7 @@ const ItemRow = memo(function ItemRow({
   savingField,
   readOnly,
   actions,
+  articleHref,
 }: ItemRowProps) {
   const article = displayArticle(item.article);
   const shown = columns.filter((_, i) => i === 0 || (i >= colFrom && i <= colTo));
@@ -680,7 +690,13 @@ const ItemRow = memo(function ItemRow({
           data-testid={testId}
           title={item.brand ? `${article} · ${item.brand}` : article}
         >
-          <span className={`article-name${item.article === '' ? ' muted' : ''}`}>{article}</span>
+          {articleHref && item.article !== '' ? (
+            <Link className="article-name" to={articleHref(item.article)} data-testid={`ue-link-${item.article}`}>
+              {article}
+            </Link>
+          ) : (
+            <span className={`article-name${item.article === '' ? ' muted' : ''}`}>{article}</span>
+          )}
         </th>
       );
     }

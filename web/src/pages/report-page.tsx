@@ -279,7 +279,12 @@ export function ReportPage() {
 
       <section className="panel panel-table" aria-labelledby="items-title">
         <h2 id="items-title">Товары</h2>
-        <ItemsTable items={report.items} totals={report.totals} onSave={onSave} />
+        <ItemsTable
+          items={report.items}
+          totals={report.totals}
+          onSave={onSave}
+          articleHref={(article) => unitEconomicsHref(article, report.seller?.id ?? null)}
+        />
       </section>
 
       <TargetPriceCalculator items={report.items} />
@@ -382,6 +387,11 @@ function ReportHeader({ report, children }: { report: Report; children: ReactNod
   );
 }
 
+/** The page of an article's unit economics over its last weeks, of the report's seller. */
+function unitEconomicsHref(article: string, sellerId: string | null): string {
+  return `/articles/${encodeURIComponent(article)}/unit-economics${sellerId ? `?seller_id=${encodeURIComponent(sellerId)}` : ''}`;
+}
+
 /**
  * «Юнит-экономика» of any article of the report over its last weeks: pick it, open its page
  * (/articles/:article/unit-economics, of the report's seller).
@@ -391,7 +401,7 @@ function UnitEconomicsLink({ items, sellerId }: { items: Report['items']; seller
   const [article, setArticle] = useState(articles[0] ?? '');
   if (articles.length === 0) return null;
   const chosen = articles.includes(article) ? article : articles[0]!;
-  const href = `/articles/${encodeURIComponent(chosen)}/unit-economics${sellerId ? `?seller_id=${encodeURIComponent(sellerId)}` : ''}`;
+  const href = unitEconomicsHref(chosen, sellerId);
   return (
     <section className="panel" aria-labelledby="ue-link-title" data-testid="unit-economics-link">
       <h2 id="ue-link-title">Юнит-экономика артикула</h2>
