@@ -254,7 +254,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   const fixedBalance = new Map<string, EmulatedBalance>();
 
   /** An account's opening «Можно вывести» (kopecks): its own, so two accounts never answer the same. */
-  const openingOf = (account: string) => 1_000_000 + (Number(account) % 1000) * 1_001;
+  const openingOf = (account: string) => 100_000_00 + (Number(account) % 1000) * 1_001;
 
   function balanceOf(account: string): EmulatedBalance {
     const fixed = fixedBalance.get(account);
@@ -280,8 +280,9 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
       if (today >= p!.expected_date) paid += amount;
       else if (today >= p!.formed_date) held += amount;
     }
-    const forWithdraw = openingOf(account) + paid - (withdrawn.get(account) ?? 0);
-    return { current: forWithdraw + held, for_withdraw: forWithdraw };
+    // A week WB's charges outweigh is taken from the balance; «Можно вывести» never goes below zero.
+    const balance = openingOf(account) + paid - (withdrawn.get(account) ?? 0);
+    return { current: balance + held, for_withdraw: Math.max(0, balance) };
   }
   const balanceBody = (account: string) => {
     const b = balanceOf(account);

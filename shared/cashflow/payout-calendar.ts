@@ -121,6 +121,8 @@ export interface CalendarOptions {
   today: string;
   /** WB's balance history (any order, any accounts); empty for uploads alone. */
   balances: readonly BalancePoint[];
+  /** ISO time of the very first reading (the history may be given from a later day); default: the first given. */
+  historyFrom?: string | null;
   rules?: readonly PayoutRule[];
 }
 
@@ -185,7 +187,11 @@ function takeRise(rises: Rise[], from: string, amount: number): string | null {
  * Sorted by expected date, then report id.
  */
 export function payoutCalendar(reports: readonly PayoutReport[], opts: CalendarOptions): Payout[] {
-  const firstDay = opts.balances.length === 0 ? null : opts.balances.map((b) => moscowDay(b.as_of)).sort()[0]!;
+  const firstDay = opts.historyFrom
+    ? moscowDay(opts.historyFrom)
+    : opts.balances.length === 0
+      ? null
+      : opts.balances.map((b) => moscowDay(b.as_of)).sort()[0]!;
   const rises = risesOf(opts.balances);
   const out = reports.map((r): Payout => {
     const formed = addDays(r.period_to, 1);

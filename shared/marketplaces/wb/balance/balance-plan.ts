@@ -42,6 +42,8 @@ export interface BalanceSyncState {
   read_at: string | null;
   /** Why the last call did not read it; null when it did (or no call yet). */
   error: BalanceError | null;
+  /** The last reading kept in the history (wb-balance.repo.ts), kopecks; absent: none yet. */
+  stored?: { current: number; for_withdraw: number; at: string } | null;
 }
 
 export interface BalanceSettings {
@@ -51,6 +53,8 @@ export interface BalanceSettings {
 }
 
 export const BALANCE_EVERY_MS = 3_600_000;
+/** An unchanged balance is kept again after this long, so the history has a point every day the sync ran. */
+export const BALANCE_KEEP_UNCHANGED_MS = 24 * 3_600_000;
 
 export type BalancePlan = { kind: 'call' } | { kind: 'wait'; until: number } | { kind: 'none' };
 
@@ -84,7 +88,7 @@ const wbText = (m: string) => m.replace(/\s+/g, ' ').trim().slice(0, 160);
 
 export interface BalanceAdvance {
   state: BalanceSyncState;
-  /** The reading to keep (ok only). */
+  /** The reading to keep in the history (ok, and changed or a day after the last one kept). */
   reading: BalanceReading | null;
   /** The WB account's next Finance call not before (epoch ms): an interval on, or WB's 429 wait. */
   accountNextAt: number;
@@ -98,12 +102,26 @@ export function afterBalance(
   s: BalanceSettings,
 ): BalanceAdvance {
   const at = new Date(now).toISOString();
-  const base = { last_call_at: now, read_at: state?.read_at ?? null };
+  const base = { last_call_at: now, read_at: state?.read_at ?? null, stored: state?.stored ?? null };
   const interval = now + s.policy.intervalMs;
   if (outcome.kind === 'ok') {
+    const v = outcome.value;
+    const last = state?.stored ?? null;
+    const keep =
+      last === null ||
+      last.current !== v.current ||
+      last.for_withdraw !== v.for_withdraw ||
+      now - Date.parse(last.at) >= BALANCE_KEEP_UNCHANGED_MS;
     return {
-      state: { ...base, next_at: now + s.everyMs, failures: 0, read_at: at, error: null },
-      reading: outcome.value,
+      state: {
+        ...base,
+        next_at: now + s.everyMs,
+        failures: 0,
+        read_at: at,
+        error: null,
+        stored: keep ? { current: v.current, for_withdraw: v.for_withdraw, at } : last,
+      },
+      reading: keep ? v : null,
       accountNextAt: interval,
     };
   }
