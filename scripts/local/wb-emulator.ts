@@ -342,7 +342,12 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
           setTimeout(() => res.end(']'), f.ms).unref();
           return;
         case 'scope':
-          return send(res, path, f.status, errorBody(f.status, 'unauthorized', 'token scope not allowed for this method'));
+          return send(
+            res,
+            path,
+            f.status,
+            errorBody(f.status, 'unauthorized', 'token scope not allowed for this method'),
+          );
         case 'body':
           calls.push({ path, status: 200 });
           timeline.push({ path, at: now() });
@@ -354,7 +359,9 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
           timeline.push({ path, at: now() });
           const rows = balance
             ? [balanceBody(info.sellerId ?? '')]
-            : detail ? (byId.get(Number(detail[1]))?.rows.slice(0, 3) ?? []) : weeks.map((w) => w.item);
+            : detail
+              ? (byId.get(Number(detail[1]))?.rows.slice(0, 3) ?? [])
+              : weeks.map((w) => w.item);
           const text = JSON.stringify(rows);
           res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
           res.end(text.slice(0, Math.floor(text.length / 2)));

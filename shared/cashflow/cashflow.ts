@@ -120,7 +120,10 @@ function monthlyCostOnDays(c: PeriodCostRecord, from: string, to: string): numbe
 type BalanceNote = CashFlow['balance_status']['notes'][number];
 
 /** Why WB's balance is not read, per connection (docs/METRICS.md «WB's balance»), in the seller's words. */
-export function balanceStatus(connections: readonly WbConnectionRecord[], sellerId?: string): CashFlow['balance_status'] {
+export function balanceStatus(
+  connections: readonly WbConnectionRecord[],
+  sellerId?: string,
+): CashFlow['balance_status'] {
   const mine = connections.filter((c) => !sellerId || c.seller_id === sellerId);
   if (mine.length === 0) {
     return {

@@ -15,10 +15,7 @@ import type { WbOutcome } from '../wb-types';
 import type { BalanceReading } from './client';
 
 export type BalanceErrorCode =
-  | 'wb_balance_scope'
-  | 'wb_balance_rate_limited'
-  | 'wb_balance_unavailable'
-  | 'wb_balance_invalid';
+  'wb_balance_scope' | 'wb_balance_rate_limited' | 'wb_balance_unavailable' | 'wb_balance_invalid';
 
 export interface BalanceError {
   code: BalanceErrorCode;
@@ -126,7 +123,12 @@ export function afterBalance(
     };
   }
   const failures = (state?.failures ?? 0) + 1;
-  const refused = (code: BalanceErrorCode, nextAt: number, status: number | null, message: (next: string) => string) => ({
+  const refused = (
+    code: BalanceErrorCode,
+    nextAt: number,
+    status: number | null,
+    message: (next: string) => string,
+  ) => ({
     state: {
       ...base,
       next_at: nextAt,
@@ -171,7 +173,8 @@ export function afterBalance(
     case 'not_found':
     case 'network_error': {
       const status = outcome.kind === 'network_error' ? null : outcome.kind === 'not_found' ? 404 : outcome.status;
-      const why = outcome.kind === 'network_error' ? (outcome.timeout ? 'нет ответа вовремя' : 'нет соединения') : `${status}`;
+      const why =
+        outcome.kind === 'network_error' ? (outcome.timeout ? 'нет ответа вовремя' : 'нет соединения') : `${status}`;
       return refused(
         'wb_balance_unavailable',
         retry,

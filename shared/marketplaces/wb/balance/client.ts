@@ -98,7 +98,8 @@ export function createBalanceClient(opts: BalanceClientOptions): BalanceClient {
     getBalance: () =>
       wbExchange<BalanceReading>(opts, 'GET', BALANCE_PATH, undefined, async (res) => {
         const text = await boundedText(res, MAX_BALANCE_BODY_BYTES);
-        if (text === null) return { kind: 'invalid_response', message: `the answer is over ${MAX_BALANCE_BODY_BYTES} bytes` };
+        if (text === null)
+          return { kind: 'invalid_response', message: `the answer is over ${MAX_BALANCE_BODY_BYTES} bytes` };
         if (text.trim() === '') return { kind: 'empty' };
         let json: unknown;
         try {
