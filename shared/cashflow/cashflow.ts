@@ -210,12 +210,16 @@ export async function getCashFlow(
       amount: wb ?? payout,
     });
   }
-  // One reading per WB account: the newest.
+  // One reading per WB account: the newest. For one seller, only the WB accounts connected for it.
+  const accounts = new Set(connections.filter((c) => c.seller_id === q.seller_id).map((c) => c.wb_seller_id));
+  const ours = (b: BalanceRecord) => !q.seller_id || accounts.has(b.wb_seller_id);
   const latest = new Map<string, BalanceRecord>();
-  for (const b of balances) if (!latest.has(b.wb_seller_id)) latest.set(b.wb_seller_id, b);
+  for (const b of balances) if (ours(b) && !latest.has(b.wb_seller_id)) latest.set(b.wb_seller_id, b);
   const calendar = payoutCalendar(reports, {
     today,
-    balances: history.readings.map((b) => ({ account: b.wb_seller_id, as_of: b.as_of, for_withdraw: b.for_withdraw })),
+    balances: history.readings
+      .filter(ours)
+      .map((b) => ({ account: b.wb_seller_id, as_of: b.as_of, for_withdraw: b.for_withdraw })),
     historyFrom: history.firstAt,
   });
 
