@@ -160,8 +160,14 @@ export function dueAt(c: WbConnectionRecord): number | null {
   const expiry = Date.parse(c.expires_at);
   const finance = Math.min(c.cursor.nextCallAt, expiryNoticeAt(c) ?? expiry, expiry);
   const costs = costsDueAt(c);
-  // The balance's next reading (absent: it is read at the connection's next step anyway).
-  const balance = c.balance ? Math.min(finance, c.balance.next_at) : finance;
+  // The balance's next reading (absent: it is read at the connection's next step anyway); a reading waits
+  // for the account's budget as the report calls do: mid-round, for the cursor's own next call (a 429, a backoff).
+  const balanceAt = c.balance
+    ? c.cursor.phase === 'idle'
+      ? c.balance.next_at
+      : Math.max(c.balance.next_at, c.cursor.nextCallAt)
+    : finance;
+  const balance = Math.min(finance, balanceAt);
   return costs === null ? balance : Math.min(balance, costs);
 }
 

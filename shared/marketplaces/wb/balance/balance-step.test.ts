@@ -214,6 +214,21 @@ describe('the balance in the sync', () => {
   });
 });
 
+describe('when the connection is due for its balance', () => {
+  it('idle: at the next reading; mid-round: not before the cursor’s own next call (WB’s 429 wait, a backoff)', async () => {
+    const c = await connected();
+    const balance = { next_at: T0 + HOUR, last_call_at: T0, failures: 0, read_at: null, error: null };
+    const idle = { ...c, balance, cursor: { ...c.cursor, phase: 'idle' as const, nextCallAt: T0 + 24 * HOUR } };
+    expect(dueAt(idle)).toBe(T0 + HOUR);
+    const backingOff = { ...c, balance, cursor: { ...c.cursor, phase: 'detail' as const, nextCallAt: T0 + 3 * HOUR } };
+    expect(dueAt(backingOff)).toBe(T0 + 3 * HOUR);
+    expect(planBalance(balance, backingOff.cursor, T0 + 2 * HOUR, { everyMs: HOUR, policy })).toEqual({
+      kind: 'wait',
+      until: T0 + 3 * HOUR,
+    });
+  });
+});
+
 describe('afterBalance: what is kept', () => {
   const s = { everyMs: BALANCE_EVERY_MS, policy };
   it('a changed balance is kept at once; an unchanged one once a day', () => {
