@@ -656,6 +656,10 @@ if (require.main === module) {
       console.log(`WB Finance API emulator on ${emu.url} (1 call per ${intervalMs / 1000} s per seller)`);
       console.log(`WB_FINANCE_API_URL=${emu.url}`);
       console.log(`WB_ANALYTICS_API_URL=${emu.url}   (paid storage, acceptance)`);
+      const b = emu.balanceOf();
+      console.log(
+        `balance (GET /api/v1/account/balance): «На балансе» ${b.current / 100}, «Можно вывести» ${b.for_withdraw / 100} ₽`,
+      );
       console.log(`demo token («Аналитика», «Статистика», «Финансы», 180 days):\n${emu.tokens.valid}`);
       console.log(`token without «Финансы» (403):\n${emu.tokens.noFinance}`);
       console.log(`expired token (401):\n${emu.tokens.expired}`);
