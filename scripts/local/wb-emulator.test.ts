@@ -19,7 +19,8 @@ import {
   planCall,
   type SyncSettings,
 } from '../../shared/marketplaces/wb/finance/sync-plan';
-import { startWbEmulator, type WbEmulator } from './wb-emulator';
+import { startWbEmulator, type WbEmulator, type WbFault } from './wb-emulator';
+import { createBalanceClient, type BalanceReading } from '../../shared/marketplaces/wb/balance/client';
 import {
   createAdvertClient,
   fullstatsToCosts,
@@ -248,5 +249,115 @@ describe('WB emulator with a real short interval', () => {
     expect(Number(limited.headers.get('X-Ratelimit-Reset'))).toBe(retry);
     await new Promise((r) => setTimeout(r, retry * 1000 + 5));
     expect((await post()).status).toBe(200);
+  });
+});
+
+describe('WB emulator: the balance (GET /api/v1/account/balance)', () => {
+  let b: WbEmulator;
+  let at = Date.parse('2026-01-18T09:00:00Z');
+  beforeAll(async () => {
+    b = await startWbEmulator({
+      port: 0,
+      now: () => at,
+      weeks: 2,
+      rowsPerWeek: 400,
+      seed: 9,
+      firstMonday: '2026-01-05',
+    });
+  });
+  afterAll(() => b.close());
+  const balance = (token = b.tokens.valid) => createBalanceClient({ baseUrl: b.url, token }).getBalance();
+  const next = () => {
+    at += MINUTE;
+  };
+
+  it('moves as the weeks are paid: on «current» once formed, on «for_withdraw» from its payout day', async () => {
+    const [w1, w2] = b.weeks.map((w) => moneyToKopecks(w.item.bankPaymentSum)) as [number, number];
+    // 18 January: week 1 (5–11 Jan) formed on the 12th, approved and paid on the 19th (7 days before 2026-03-20).
+    const r0 = await balance();
+    expect(r0.kind).toBe('ok');
+    const v0 = (r0 as Extract<WbOutcome<BalanceReading>, { kind: 'ok' }>).value;
+    expect(v0.current - v0.for_withdraw).toBe(w1);
+    at = Date.parse('2026-01-19T09:00:00Z');
+    const v1 = (await balance()) as Extract<WbOutcome<BalanceReading>, { kind: 'ok' }>;
+    expect(v1.value.for_withdraw - v0.for_withdraw).toBe(w1);
+    // Week 2 formed on the 19th: on the balance, not withdrawable yet.
+    expect(v1.value.current - v1.value.for_withdraw).toBe(w2);
+    expect(b.balanceOf()).toEqual({ current: v1.value.current, for_withdraw: v1.value.for_withdraw });
+    // The seller withdraws: «Можно вывести» goes down by it.
+    next();
+    b.withdraw(1000_00);
+    expect(await balance()).toMatchObject({ kind: 'ok', value: { for_withdraw: v1.value.for_withdraw - 1000_00 } });
+  });
+
+  it('per token: another WB account’s token answers its own balance; a token without «Финансы» → 403', async () => {
+    next();
+    const other = b.issue({ oid: 777 });
+    const mine = b.balanceOf();
+    const theirs = await balance(other);
+    expect(theirs.kind).toBe('ok');
+    expect((theirs as Extract<WbOutcome<BalanceReading>, { kind: 'ok' }>).value.for_withdraw).not.toBe(
+      mine.for_withdraw,
+    );
+    expect(await balance(b.tokens.noFinance)).toMatchObject({ kind: 'forbidden' });
+    b.setBalance({ current: 5_00, for_withdraw: 3_00 }, 777);
+    next();
+    expect(await balance(other)).toEqual({ kind: 'ok', value: { currency: 'RUB', current: 5_00, for_withdraw: 3_00 } });
+  });
+
+  it('one budget with the report calls: a balance within WB’s minute of a list → 429 with X-Ratelimit-Retry', async () => {
+    next();
+    const list = await createFinanceClient({ baseUrl: b.url, token: b.tokens.valid }).listReports({
+      dateFrom: '2026-01-01',
+      dateTo: '2026-01-31',
+    });
+    expect(list.kind).toBe('ok');
+    at += 20_000;
+    expect(await balance()).toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 40 });
+  });
+
+  it('faults on demand: scope 401, 429, 5xx, a garbage body, a redirect; the reports untouched by `only: balance`', async () => {
+    const faults: Array<[WbFault, unknown]> = [
+      [
+        { kind: 'scope', status: 401, only: 'balance' },
+        { kind: 'unauthorized', message: 'token scope not allowed for this method' },
+      ],
+      [
+        { kind: 'rate', retry: '120', only: 'balance' },
+        { kind: 'rate_limited', retryAfterSeconds: 120 },
+      ],
+      [
+        { kind: 'status', status: 503, only: 'balance' },
+        { kind: 'server_error', status: 503 },
+      ],
+      [
+        { kind: 'body', body: '<html>502</html>', contentType: 'text/html', only: 'balance' },
+        { kind: 'invalid_response', message: 'the answer is not JSON' },
+      ],
+      [
+        { kind: 'body', body: '{"currency":"RUB","current":1,"for_withdraw":-5}', only: 'balance' },
+        { kind: 'invalid_response' },
+      ],
+      [
+        { kind: 'redirect', to: 'http://elsewhere.example', only: 'balance' },
+        { kind: 'server_error', status: 307 },
+      ],
+    ];
+    for (const [fault, outcome] of faults) {
+      next();
+      b.setFault(fault);
+      expect(await balance()).toMatchObject(outcome as object);
+    }
+    // The report calls are not faulted by a balance fault.
+    next();
+    expect(
+      (
+        await createFinanceClient({ baseUrl: b.url, token: b.tokens.valid }).listReports({
+          dateFrom: '2026-01-01',
+          dateTo: '2026-01-31',
+        })
+      ).kind,
+    ).toBe('ok');
+    b.setFault(null);
   });
 });

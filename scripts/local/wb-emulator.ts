@@ -15,6 +15,12 @@
  * - seller-analytics-api's paid-storage and acceptance report tasks (scripts/local/wb/analytics.ts), on the
  *   same port, consistent with the weeks; their limits take WB's minute as `intervalMs`.
  *
+ * WB's balance (the Finance host): GET /api/v1/account/balance → {currency, current, for_withdraw} in roubles,
+ * per seller account, on the same one-call-a-minute budget as the reports. It moves as the weeks are paid by
+ * WB's dated rules (shared/cashflow/payout-calendar.ts): a week's bankPaymentSum is on «current» from the
+ * day its report is formed, and «for_withdraw» from its payout day; each account starts from its own opening
+ * sum; withdraw() takes money out, setBalance() answers a fixed value; faults as above (`only: 'balance'`).
+ *
  * The promotion API (advert-api), from the same weeks (scripts/local/wb/promotion.ts):
  * - GET /adv/v1/promotion/count, GET /api/advert/v2/adverts?ids= (≤ 50), GET /adv/v1/upd?from&to (≤ 31 days),
  *   GET /adv/v3/fullstats?ids= (≤ 50)&beginDate&endDate (≤ 31 days): WB's shapes, amounts in roubles;
@@ -39,6 +45,9 @@ import {
 
 const ADVERT_ROUTES = new Set([PROMOTION_COUNT_PATH, ADVERTS_PATH, FULLSTATS_PATH, UPD_PATH]);
 import { emulatedWeek, type EmulatedWeek } from './wb/weeks';
+import { BALANCE_PATH } from '../../shared/marketplaces/wb/balance/client';
+import { payoutCalendar } from '../../shared/cashflow/payout-calendar';
+import { moneyToKopecks } from '../../shared/marketplaces/wb/money';
 import { promotionOf, type Promotion } from './wb/promotion';
 import { makeEmulatorToken, type EmulatorTokenClaims } from './wb/tokens';
 
@@ -74,7 +83,9 @@ export type DetailedMode =
  * - `rate`: 429 with X-Ratelimit-Retry as given (`1e12`, `1e308`, `Infinity`…);
  * - `redirect`: 307 to `to` (another host);
  * - `slow`: the status and headers, then nothing for `ms` before the body;
- * - `truncated`: the body cut in the middle of a row.
+ * - `truncated`: the body cut in the middle of a row;
+ * - `scope`: 401 or 403 with WB's «scope not allowed» text (a token WB does not let read this method);
+ * - `body`: 200 with exactly this text (HTML, negative or absurd numbers, another currency, a huge body).
  */
 export type WbFault = (
   | { kind: 'status'; status: number }
@@ -82,7 +93,15 @@ export type WbFault = (
   | { kind: 'redirect'; to: string }
   | { kind: 'slow'; ms: number }
   | { kind: 'truncated' }
-) & { only?: 'list' | 'detail' };
+  | { kind: 'scope'; status: 401 | 403 }
+  | { kind: 'body'; body: string; contentType?: string }
+) & { only?: 'list' | 'detail' | 'balance' };
+
+/** A balance as the emulator answers it, kopecks. */
+export interface EmulatedBalance {
+  current: number;
+  for_withdraw: number;
+}
 
 export interface WbEmulatorOptions {
   port?: number;
@@ -133,6 +152,12 @@ export interface WbEmulator {
   withdrawReport(reportId: number): void;
   /** How the detailed pages misbehave from now on (DetailedMode); null: as WB documents them. */
   setDetailedMode(mode: DetailedMode | null): void;
+  /** The balance of a seller account (default: the demo seller's) at the emulator's now, kopecks. */
+  balanceOf(sellerId?: number): EmulatedBalance;
+  /** The seller withdraws money (kopecks) from «Можно вывести» now. */
+  withdraw(kopecks: number, sellerId?: number): void;
+  /** A fixed answer for an account's balance from now on (kopecks); null: computed from the weeks again. */
+  setBalance(value: EmulatedBalance | null, sellerId?: number): void;
   /** How every Finance call misbehaves from now on (WbFault); null: as WB does. */
   setFault(fault: WbFault | null): void;
   /** Every request answered: path and status. */
@@ -234,6 +259,44 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
   const timeline: WbEmulator['timeline'] = [];
   let detailedMode: DetailedMode | null = null;
   let fault: WbFault | null = null;
+  const withdrawn = new Map<string, number>();
+  const fixedBalance = new Map<string, EmulatedBalance>();
+
+  /** An account's opening «Можно вывести» (kopecks): its own, so two accounts never answer the same. */
+  const openingOf = (account: string) => 100_000_00 + (Number(account) % 1000) * 1_001;
+
+  function balanceOf(account: string): EmulatedBalance {
+    const fixed = fixedBalance.get(account);
+    if (fixed) return fixed;
+    const today = new Date(now()).toISOString().slice(0, 10);
+    let paid = 0;
+    let held = 0;
+    for (const w of weeks) {
+      if (!byId.has(w.item.reportId)) continue;
+      const amount = moneyToKopecks(w.item.bankPaymentSum);
+      const [p] = payoutCalendar(
+        [
+          {
+            report_id: String(w.item.reportId),
+            wb_report_id: String(w.item.reportId),
+            period_from: w.item.dateFrom.slice(0, 10),
+            period_to: w.item.dateTo.slice(0, 10),
+            amount,
+          },
+        ],
+        { today, balances: [] },
+      );
+      if (today >= p!.expected_date) paid += amount;
+      else if (today >= p!.formed_date) held += amount;
+    }
+    // A week WB's charges outweigh is taken from the balance; «Можно вывести» never goes below zero.
+    const balance = openingOf(account) + paid - (withdrawn.get(account) ?? 0);
+    return { current: balance + held, for_withdraw: Math.max(0, balance) };
+  }
+  const balanceBody = (account: string) => {
+    const b = balanceOf(account);
+    return { currency: 'RUB', current: b.current / 100, for_withdraw: b.for_withdraw / 100 };
+  };
 
   function send(
     res: http.ServerResponse,
@@ -256,9 +319,11 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     }
     if (req.method === 'GET' && ADVERT_ROUTES.has(path)) return handleAdvert(req, res, path);
     const detail = DETAILED_ROUTE.exec(path);
-    if (req.method !== 'POST' || (path !== LIST_ROUTE && !detail)) {
+    const balance = req.method === 'GET' && path === BALANCE_PATH;
+    if (!balance && (req.method !== 'POST' || (path !== LIST_ROUTE && !detail))) {
       return send(res, path, 404, errorBody(404, 'not found', 'no such method'));
     }
+    const route = balance ? 'balance' : detail ? 'detail' : 'list';
     const auth = (req.headers.authorization ?? '').replace(/^Bearer\s+/i, '').trim();
     if (!issued.has(auth)) return send(res, path, 401, errorBody(401, 'unauthorized', 'token is malformed or invalid'));
     const info = decodeWbToken(auth);
@@ -267,7 +332,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
       return send(res, path, 403, errorBody(403, 'forbidden', 'scope is not allowed'));
     if (info.tokenType === 'Базовый')
       return send(res, path, 403, errorBody(403, 'forbidden', 'basic token is not allowed for this method'));
-    if (fault && (!fault.only || (fault.only === 'detail') === Boolean(detail))) {
+    if (fault && (!fault.only || fault.only === route)) {
       const f = fault;
       switch (f.kind) {
         case 'status':
@@ -285,10 +350,27 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
           res.write('[');
           setTimeout(() => res.end(']'), f.ms).unref();
           return;
+        case 'scope':
+          return send(
+            res,
+            path,
+            f.status,
+            errorBody(f.status, 'unauthorized', 'token scope not allowed for this method'),
+          );
+        case 'body':
+          calls.push({ path, status: 200 });
+          timeline.push({ path, at: now() });
+          res.writeHead(200, { 'Content-Type': f.contentType ?? 'application/json; charset=utf-8' });
+          res.end(f.body);
+          return;
         case 'truncated': {
           calls.push({ path, status: 200 });
           timeline.push({ path, at: now() });
-          const rows = detail ? (byId.get(Number(detail[1]))?.rows.slice(0, 3) ?? []) : weeks.map((w) => w.item);
+          const rows = balance
+            ? [balanceBody(info.sellerId ?? '')]
+            : detail
+              ? (byId.get(Number(detail[1]))?.rows.slice(0, 3) ?? [])
+              : weeks.map((w) => w.item);
           const text = JSON.stringify(rows);
           res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
           res.end(text.slice(0, Math.floor(text.length / 2)));
@@ -306,6 +388,14 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
         'X-Ratelimit-Limit': '1',
         'X-Ratelimit-Remaining': '0',
         'X-Ratelimit-Reset': retrySeconds(wait, intervalMs),
+      });
+    }
+    if (balance) {
+      lastAccepted.set(account, t);
+      return send(res, path, 200, balanceBody(account), {
+        'X-Ratelimit-Limit': '1',
+        'X-Ratelimit-Remaining': '0',
+        'X-Ratelimit-Reset': retrySeconds(intervalMs, intervalMs),
       });
     }
     let body: Record<string, unknown>;
@@ -541,6 +631,14 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     withdrawReport(reportId) {
       if (!byId.delete(reportId)) throw new Error(`no week ${reportId}`);
     },
+    balanceOf: (id = sellerId) => balanceOf(String(id)),
+    withdraw(kopecks, id = sellerId) {
+      withdrawn.set(String(id), (withdrawn.get(String(id)) ?? 0) + kopecks);
+    },
+    setBalance(value, id = sellerId) {
+      if (value) fixedBalance.set(String(id), value);
+      else fixedBalance.delete(String(id));
+    },
     setDetailedMode(mode) {
       detailedMode = mode;
     },
@@ -567,6 +665,10 @@ if (require.main === module) {
       console.log(`WB Finance API emulator on ${emu.url} (1 call per ${intervalMs / 1000} s per seller)`);
       console.log(`WB_FINANCE_API_URL=${emu.url}`);
       console.log(`WB_ANALYTICS_API_URL=${emu.url}   (paid storage, acceptance)`);
+      const b = emu.balanceOf();
+      console.log(
+        `balance (GET /api/v1/account/balance): «На балансе» ${b.current / 100}, «Можно вывести» ${b.for_withdraw / 100} ₽`,
+      );
       console.log(`demo token («Аналитика», «Статистика», «Финансы», 180 days):\n${emu.tokens.valid}`);
       console.log(`token without «Финансы» (403):\n${emu.tokens.noFinance}`);
       console.log(`expired token (401):\n${emu.tokens.expired}`);

@@ -11,6 +11,7 @@ import { kopecksToRoubles } from '../engine/fields';
 import { monthsOf } from '../engine/pnl';
 import type { CashFlow } from '../contract/cashflow-shapes';
 import type { BalanceRecord } from '../store/wb-balance.repo';
+import type { WbConnectionRecord } from '../store/wb-connections.repo';
 import type { PurchaseRecord } from '../store/purchases.repo';
 import type { PeriodCostRecord } from '../store/period-costs.repo';
 import { checkMonths, computeUserPnl, MAX_PNL_MONTHS, type PnlDeps } from '../pnl/pnl';
@@ -19,7 +20,11 @@ import { addDays, isoWeekday, PAYOUT_RULES, payoutCalendar, type PayoutReport } 
 export interface CashFlowDeps {
   pnl: PnlDeps;
   purchases: { listPurchases(userId: string): Promise<PurchaseRecord[]> };
-  balances: { latestBalances(userId: string): Promise<BalanceRecord[]> };
+  balances: {
+    latestBalances(userId: string): Promise<BalanceRecord[]>;
+    balancesSince(userId: string, fromIso: string): Promise<{ readings: BalanceRecord[]; firstAt: string | null }>;
+  };
+  connections: { listConnections(userId: string): Promise<WbConnectionRecord[]> };
   clock: Clock;
 }
 
@@ -112,6 +117,53 @@ function monthlyCostOnDays(c: PeriodCostRecord, from: string, to: string): numbe
   return sum;
 }
 
+type BalanceNote = CashFlow['balance_status']['notes'][number];
+
+/** Why WB's balance is not read, per connection (docs/METRICS.md «WB's balance»), in the seller's words. */
+export function balanceStatus(
+  connections: readonly WbConnectionRecord[],
+  sellerId?: string,
+): CashFlow['balance_status'] {
+  const mine = connections.filter((c) => !sellerId || c.seller_id === sellerId);
+  if (mine.length === 0) {
+    return {
+      connected: 0,
+      notes: [
+        {
+          wb_seller_id: null,
+          code: 'wb_not_connected',
+          message:
+            'WB не подключён: баланс читается из API WB по токену с категорией «Финансы» (Настройки → «Подключение WB»). Выплаты и движение денег считаются по загруженным отчётам и без него.',
+          at: null,
+        },
+      ],
+    };
+  }
+  const notes: BalanceNote[] = [];
+  for (const c of mine) {
+    const who = c.seller_name ? `«${c.seller_name}» (${c.wb_seller_id})` : c.wb_seller_id;
+    if (c.status !== 'active' || c.cursor.phase === 'blocked') {
+      notes.push({
+        wb_seller_id: c.wb_seller_id,
+        code: 'wb_connection_stopped',
+        message: `Подключение WB ${who} остановлено${c.error ? ` (${c.error.message})` : ''}: баланс не читается.`,
+        at: null,
+      });
+    } else if (c.balance?.error) {
+      const e = c.balance.error;
+      notes.push({ wb_seller_id: c.wb_seller_id, code: e.code, message: `WB ${who}: ${e.message}`, at: e.at });
+    } else if (!c.balance?.read_at) {
+      notes.push({
+        wb_seller_id: c.wb_seller_id,
+        code: 'wb_balance_pending',
+        message: `Баланс WB ${who} ещё не прочитан: синхронизация запросит его в ближайшие минуты.`,
+        at: null,
+      });
+    }
+  }
+  return { connected: mine.length, notes };
+}
+
 export async function getCashFlow(
   deps: CashFlowDeps,
   user: User,
@@ -127,11 +179,16 @@ export async function getCashFlow(
   // balance due in April), the reports whose payouts land in the range or in the forecast.
   const spanFrom = minMonth(`${Math.min(...years)}-10`, monthOf(addDays(today, -70)));
   const spanTo = maxMonth(q.to, monthOf(forecastTo));
-  const [pnl, heads, purchases, balances, costs] = await Promise.all([
+  // The balance history from a few days before the first payout day shown (the rises that mark them paid).
+  const shownFrom = `${q.from}-01` < forecastFrom ? `${q.from}-01` : forecastFrom;
+  const historyFrom = `${addDays(shownFrom, -3)}T00:00:00.000Z`;
+  const [pnl, heads, purchases, balances, history, connections, costs] = await Promise.all([
     pnlOver(deps.pnl, user, spanFrom, spanTo, q.seller_id),
     deps.pnl.reports.listReportTotals(user.id),
     deps.purchases.listPurchases(user.id),
     deps.balances.latestBalances(user.id),
+    deps.balances.balancesSince(user.id, historyFrom),
+    deps.connections.listConnections(user.id),
     deps.pnl.costs.listPeriodCosts(user.id),
   ]);
 
@@ -153,10 +210,18 @@ export async function getCashFlow(
       amount: wb ?? payout,
     });
   }
-  // One reading per WB account: the newest.
+  // One reading per WB account: the newest. For one seller, only the WB accounts connected for it.
+  const accounts = new Set(connections.filter((c) => c.seller_id === q.seller_id).map((c) => c.wb_seller_id));
+  const ours = (b: BalanceRecord) => !q.seller_id || accounts.has(b.wb_seller_id);
   const latest = new Map<string, BalanceRecord>();
-  for (const b of balances) if (!latest.has(b.wb_seller_id)) latest.set(b.wb_seller_id, b);
-  const calendar = payoutCalendar(reports, { today, balanceDays: balances.map((b) => b.as_of.slice(0, 10)) });
+  for (const b of balances) if (ours(b) && !latest.has(b.wb_seller_id)) latest.set(b.wb_seller_id, b);
+  const calendar = payoutCalendar(reports, {
+    today,
+    balances: history.readings
+      .filter(ours)
+      .map((b) => ({ account: b.wb_seller_id, as_of: b.as_of, for_withdraw: b.for_withdraw })),
+    historyFrom: history.firstAt,
+  });
 
   const rangeFrom = `${q.from}-01`;
   const rangeTo = lastDay(q.to);
@@ -221,7 +286,12 @@ export async function getCashFlow(
       (p.expected_date >= rangeFrom && p.expected_date <= rangeTo) ||
       (p.expected_date >= forecastFrom && p.expected_date <= forecastTo),
   );
-  const readings = [...latest.values()];
+  // WB said the same later than the reading kept (an unchanged balance is kept once a day): its time.
+  const readings = [...latest.values()].map((b) => {
+    const c = connections.find((x) => x.wb_seller_id === b.wb_seller_id);
+    const readAt = c?.balance?.read_at;
+    return readAt && c.balance?.stored?.at === b.as_of && readAt > b.as_of ? { ...b, as_of: readAt } : b;
+  });
   return {
     from: q.from,
     to: q.to,
@@ -237,6 +307,7 @@ export async function getCashFlow(
             as_of: readings.map((b) => b.as_of).sort()[0]!,
             accounts: readings.length,
           },
+    balance_status: balanceStatus(connections, q.seller_id),
     payouts: shown.map((p) => ({
       report_id: p.report_id,
       wb_report_id: p.wb_report_id,
@@ -248,6 +319,8 @@ export async function getCashFlow(
       approved_date: p.approved_date,
       expected_date: p.expected_date,
       status: p.status,
+      paid_by: p.paid_by,
+      paid_on: p.paid_on,
     })),
     months,
     forecast,

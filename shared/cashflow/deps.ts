@@ -7,7 +7,8 @@ import { newId } from '../store/keys';
 import * as purchases from '../store/purchases.repo';
 import { getProducts } from '../store/products.repo';
 import { getSeller } from '../store/sellers.repo';
-import { latestBalances } from '../store/wb-balance.repo';
+import { balancesSince, latestBalances } from '../store/wb-balance.repo';
+import { listConnections } from '../store/wb-connections.repo';
 import { pnlDeps } from '../pnl/deps';
 import type { PurchaseDeps } from './purchases';
 import type { CashFlowDeps } from './cashflow';
@@ -23,6 +24,7 @@ export const purchaseDeps: PurchaseDeps = {
 export const cashFlowDeps: CashFlowDeps = {
   pnl: pnlDeps,
   purchases,
-  balances: { latestBalances },
+  balances: { latestBalances, balancesSince },
+  connections: { listConnections },
   clock: systemClock,
 };

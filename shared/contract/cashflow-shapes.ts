@@ -72,7 +72,30 @@ export const cashFlowSchema = z.object({
       accounts: z.number().int(),
     })
     .nullable()
-    .describe('The newest stored reading of WB’s account balance; null without one (the sync does not read it yet)'),
+    .describe('The newest reading of WB’s account balance the sync kept (hourly at most); null without one'),
+  balance_status: z
+    .object({
+      connected: z.number().int().describe('WB connections of the user (the balance is read through them)'),
+      notes: z.array(
+        z.object({
+          wb_seller_id: z.string().nullable(),
+          code: z
+            .enum([
+              'wb_not_connected',
+              'wb_connection_stopped',
+              'wb_balance_pending',
+              'wb_balance_scope',
+              'wb_balance_rate_limited',
+              'wb_balance_unavailable',
+              'wb_balance_invalid',
+            ])
+            .describe('Why the balance is not read (now)'),
+          message: z.string().describe('The same in Russian, for the page'),
+          at: z.string().nullable().describe('When WB refused (ISO); null when no call was made'),
+        }),
+      ),
+    })
+    .describe('Why WB’s balance is not read, per connection; no notes when every connection read it'),
   payouts: z.array(
     z.object({
       report_id: z.string(),
@@ -85,6 +108,13 @@ export const cashFlowSchema = z.object({
       approved_date: day,
       expected_date: day,
       status: payoutStatus,
+      paid_by: z
+        .enum(['balance_rise', 'before_history'])
+        .nullable()
+        .describe(
+          'paid: «Можно вывести» rose by the payout from its day (balance_rise), or its day passed before the balance was first read (before_history)',
+        ),
+      paid_on: day.nullable().describe('The Moscow day the balance showed it (balance_rise)'),
     }),
   ),
   months: z.array(

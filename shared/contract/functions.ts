@@ -482,7 +482,7 @@ export const FUNCTIONS = {
   // --- purchases and the cash flow ---
   cashFlowGet: {
     handler: 'functions/cashflow/get.handler.handler',
-    // as pnlGet, plus the purchases and WB's balance readings (Query of the user's partition). Reads only
+    // as pnlGet, plus the purchases, WB's balance readings and the WB connections (Query of the user's partition). Reads only
     access: { table: ['GetItem', 'Query'] },
   },
   cashFlowExport: {

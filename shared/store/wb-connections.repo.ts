@@ -14,6 +14,7 @@ import type { SyncCursor, ReportRef } from '../marketplaces/wb/finance/sync-plan
 import type { ReportSummary } from '../marketplaces/wb/finance/schemas';
 import type { SealedToken } from '../marketplaces/wb/token-crypto';
 import type { CostFetchState } from '../marketplaces/wb/sources/costs';
+import type { BalanceSyncState } from '../marketplaces/wb/balance/balance-plan';
 import { ddb, putNew, tableName } from './client';
 import { cancellationCodes, isConditionFailed } from './dynamo-errors';
 import { WB_CONNECTION_PREFIX, WB_DUE_PARTITION, wbAccountKey, wbConnectionKey, wbDueIndex, wbRateKey } from './keys';
@@ -119,6 +120,8 @@ export interface WbConnectionRecord {
   costs?: WbCostSync;
   /** When the mail that the token expires soon went out (shared/marketplaces/wb/sync/expiry.ts); null: not yet for this token. */
   expiry_mail_sent_at?: string | null;
+  /** WB's balance: when it is read next and why it was not (shared/marketplaces/wb/balance/balance-plan.ts); absent: never called. */
+  balance?: BalanceSyncState;
   /** Revision: every write is conditional on the one read. */
   rev: number;
 }
@@ -157,7 +160,15 @@ export function dueAt(c: WbConnectionRecord): number | null {
   const expiry = Date.parse(c.expires_at);
   const finance = Math.min(c.cursor.nextCallAt, expiryNoticeAt(c) ?? expiry, expiry);
   const costs = costsDueAt(c);
-  return costs === null ? finance : Math.min(finance, costs);
+  // The balance's next reading (absent: it is read at the connection's next step anyway); a reading waits
+  // for the account's budget as the report calls do: mid-round, for the cursor's own next call (a 429, a backoff).
+  const balanceAt = c.balance
+    ? c.cursor.phase === 'idle'
+      ? c.balance.next_at
+      : Math.max(c.balance.next_at, c.cursor.nextCallAt)
+    : finance;
+  const balance = Math.min(finance, balanceAt);
+  return costs === null ? balance : Math.min(balance, costs);
 }
 
 /** When the connection's cost work is due (epoch ms), or null when it has none. */

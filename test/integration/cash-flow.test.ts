@@ -3,7 +3,8 @@
  * one formed before 2026-03-20 (7 days held) and one after (21 days, its payout crossing into April),
  * period costs and purchases entered through their routes, the use case run on an injected clock with the
  * real stores; every month, the forecast weeks and the USN due date computed by hand here from the
- * reports' own totals. A balance reading turns the first payout `paid` and shows on the answer.
+ * reports' own totals. A balance reading after the first payout's day turns it `paid` (before the history)
+ * and shows on the answer; WB's balance read by the sync: test/integration/wb-balance.test.ts.
  */
 import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +86,13 @@ describe('cash flow of March–May 2026 on 1 April 2026', () => {
     const cf = await run({ from: '2026-03', to: '2026-05' });
     expect(cf.today).toBe('2026-04-01');
     expect(cf.balance).toBeNull();
+    // Uploads alone: no WB connection, the page says why there is no balance.
+    expect(cf.balance_status).toEqual({
+      connected: 0,
+      notes: [
+        { wb_seller_id: null, code: 'wb_not_connected', message: expect.stringMatching(/^WB не подключён/), at: null },
+      ],
+    });
     expect(cf.payouts).toEqual([
       {
         report_id: w8.id,
@@ -97,6 +105,8 @@ describe('cash flow of March–May 2026 on 1 April 2026', () => {
         approved_date: '2026-03-16',
         expected_date: '2026-03-16',
         status: 'approved',
+        paid_by: null,
+        paid_on: null,
       },
       {
         report_id: w10.id,
@@ -109,6 +119,8 @@ describe('cash flow of March–May 2026 on 1 April 2026', () => {
         approved_date: '2026-04-13',
         expected_date: '2026-04-13',
         status: 'held',
+        paid_by: null,
+        paid_on: null,
       },
     ]);
     expect(cf.rules.map((r) => [r.valid_from, r.objection_days])).toEqual([
@@ -175,7 +187,7 @@ describe('cash flow of March–May 2026 on 1 April 2026', () => {
     ]);
   });
 
-  it('a balance reading on or after a payout day shows it paid, and the balance with its time', async () => {
+  it('a payout due before the balance was first read is paid «before_history»; the balance with its time', async () => {
     await putBalance(u.id, {
       wb_seller_id: '4242',
       connection_id: 'c1',
@@ -192,7 +204,11 @@ describe('cash flow of March–May 2026 on 1 April 2026', () => {
       as_of: '2026-03-31T08:00:00.000Z',
       accounts: 1,
     });
-    expect(cf.payouts.map((p) => p.status)).toEqual(['paid', 'held']);
+    // w8's payout day (16 March) and its window ended before the first reading: WB had transferred it.
+    expect(cf.payouts.map((p) => [p.status, p.paid_by])).toEqual([
+      ['paid', 'before_history'],
+      ['held', null],
+    ]);
   });
 
   it('through the route: 200 with the contract’s shape; a bad range is 400 invalid_range', async () => {

@@ -71,11 +71,13 @@ async function start(opts: { weeks?: number } = {}) {
   });
   process.env.WB_FINANCE_API_URL = emu.url;
   resetConfig();
+  // The report calls alone: WB's balance and its faults are wb-balance.test.ts's.
   const deps: StepDeps = {
     ...stepDeps,
     clock,
     settings: () => ({ ...syncSettings(), pageLimit: PAGE }),
     costs: undefined,
+    balance: undefined,
   };
   return { emu, clock, deps, sellerId };
 }

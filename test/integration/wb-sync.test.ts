@@ -368,9 +368,11 @@ describe('syncing', () => {
     // Every row charged once, one expense per report.
     const history = (await listLimitHistory(u.id)).items.filter((h) => h.operation === 'expense');
     expect(history.map((h) => h.rows)).toEqual([ROWS, ROWS, ROWS]);
-    // One accepted call per interval and no 429: list and 3 pages per week (the short third page is the last).
+    // One accepted call per interval and no 429: the check, WB's balance (the first sync call after connecting),
+    // the list and 3 pages per week (the short third page is the last).
     expect(emu.calls.filter((x) => x.status === 429)).toEqual([]);
-    expect(emu.calls).toHaveLength(1 + 1 + 3 * Math.ceil(ROWS / PAGE));
+    expect(emu.calls.filter((x) => x.path === '/api/v1/account/balance')).toHaveLength(1);
+    expect(emu.calls).toHaveLength(1 + 1 + 1 + 3 * Math.ceil(ROWS / PAGE));
 
     // The next round is a day later and finds nothing new.
     const again = await call(u.token, 'GET', `/api/wb/connections/${c.id}`, undefined, c.id);
@@ -466,6 +468,10 @@ describe('syncing', () => {
     const { emu, clock, deps } = await start({ weeks: 1 });
     const u = await newUser(100_000, 'wb');
     const c = await connectOk(u, emu.tokens.valid);
+    // The first step after connecting reads WB's balance (balance-plan.ts); the report calls follow. (The
+    // connect route ran on the real clock, some seconds after this test's clock began.)
+    clock.advance(INTERVAL_MS + 10_000);
+    expect(await runStep(deps, u.id, c.id)).toBe('balance');
     // Someone else (a script of the seller's) uses the account's minute just before our step.
     clock.advance(INTERVAL_MS + 1_000);
     const outside = await fetch(`${emu.url}/api/finance/v1/sales-reports/list`, {

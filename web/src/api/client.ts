@@ -444,6 +444,12 @@ export const api = {
   listPurchases: () => call('listPurchases', {}),
   createPurchase: (body: BodyOf<'createPurchase'>) => call('createPurchase', { body }),
   deletePurchase: (id: string) => call('deletePurchase', { params: { id } }).then(() => undefined),
+  importPurchases: (file: File, sellerId?: string | null) => {
+    const form = new FormData();
+    if (sellerId) form.append('seller_id', sellerId);
+    form.append('file', file, file.name);
+    return call('importPurchases', { form });
+  },
 
   // Catalog and sellers
   listProducts: (search: string, cursor?: string | null, missing = false) =>

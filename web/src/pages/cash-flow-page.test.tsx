@@ -16,6 +16,17 @@ const FLOW = {
   seller_id: null,
   today: '2026-04-01',
   balance: null,
+  balance_status: {
+    connected: 0,
+    notes: [
+      {
+        wb_seller_id: null,
+        code: 'wb_not_connected',
+        message: 'WB не подключён: баланс читается из API WB по токену с категорией «Финансы».',
+        at: null,
+      },
+    ],
+  },
   payouts: [
     {
       report_id: 'R1',
@@ -28,6 +39,8 @@ const FLOW = {
       approved_date: '2026-03-23',
       expected_date: '2026-03-23',
       status: 'approved',
+      paid_by: null,
+      paid_on: null,
     },
     {
       report_id: 'R2',
@@ -40,6 +53,8 @@ const FLOW = {
       approved_date: '2026-04-20',
       expected_date: '2026-04-20',
       status: 'held',
+      paid_by: null,
+      paid_on: null,
     },
   ],
   months: [
@@ -90,7 +105,10 @@ let cashUrls: string[] = [];
 let posted: unknown[] = [];
 let purchases: unknown[] = [];
 let flow: unknown = FLOW;
+let importAnswer: { status: number; body: unknown } = { status: 200, body: { created: 0, errors: [] } };
+let imports: Array<{ name: string }> = [];
 beforeEach(() => {
+  imports = [];
   window.localStorage.setItem(TOKEN_KEY, 'jwt');
   cashUrls = [];
   posted = [];
@@ -111,6 +129,11 @@ beforeEach(() => {
         posted.push(body);
         purchases = [...purchases, { ...PURCHASE, id: 'p2', ...body }];
         return json(201, { ...PURCHASE, id: 'p2', ...body });
+      }
+      if (url === '/api/purchases/import' && init?.method === 'POST') {
+        const file = (init.body as FormData).get('file') as File;
+        imports.push({ name: file.name });
+        return json(importAnswer.status, importAnswer.body);
       }
       if (url === '/api/purchases') return json(200, { purchases });
       return json(404, { error: { code: 'not_found', message: 'x', details: {} } });
@@ -182,5 +205,90 @@ describe('the cash flow page', () => {
     fireEvent.submit(form);
     await waitFor(() => expect(posted).toEqual([{ date: '2026-04-02', amount: 1500.5, comment: null }]));
     await waitFor(() => expect(within(screen.getByTestId('purchases-table')).getAllByRole('row')).toHaveLength(3));
+  });
+
+  it('says why there is no balance: WB not connected (uploads alone still work)', async () => {
+    renderPage();
+    const notes = await screen.findByTestId('cash-balance-notes');
+    expect(text(notes)).toContain('WB не подключён');
+    expect(
+      within(notes)
+        .getByText(/WB не подключён/)
+        .getAttribute('data-code'),
+    ).toBe('wb_not_connected');
+    // The payouts are still there.
+    expect(screen.getByTestId('cash-payouts')).toBeTruthy();
+  });
+
+  it('says why WB refused the balance (scope), with the time of the call, beside the last reading', async () => {
+    flow = {
+      ...FLOW,
+      balance: { currency: 'RUB', current: 10, for_withdraw: 5, as_of: '2026-03-31T09:00:00Z', accounts: 1 },
+      balance_status: {
+        connected: 1,
+        notes: [
+          {
+            wb_seller_id: '4242',
+            code: 'wb_balance_scope',
+            message: 'WB 4242: WB не даёт баланс по этому токену (401: token scope not allowed).',
+            at: '2026-04-01T08:00:00Z',
+          },
+        ],
+      },
+    };
+    renderPage();
+    await screen.findByTestId('cash-balance');
+    const notes = screen.getByTestId('cash-balance-notes');
+    expect(text(notes)).toContain('WB не даёт баланс по этому токену (401: token scope not allowed)');
+    expect(text(notes)).toMatch(/запрос 01\.04\.2026/);
+  });
+
+  it('a paid payout says how the balance showed it', async () => {
+    flow = {
+      ...FLOW,
+      payouts: [
+        { ...FLOW.payouts[0]!, status: 'paid', paid_by: 'balance_rise', paid_on: '2026-03-24' },
+        FLOW.payouts[1],
+      ],
+    };
+    renderPage();
+    const payouts = within(await screen.findByTestId('cash-payouts')).getAllByRole('row');
+    expect(text(payouts[1]!)).toContain('Выплачен');
+    expect(text(payouts[1]!)).toContain('«Можно вывести» выросло на сумму выплаты 24.03.2026');
+  });
+
+  it('imports purchases from a file: the count added and the rows refused with their numbers', async () => {
+    importAnswer = {
+      status: 200,
+      body: { created: 2, errors: [{ row: 4, message: 'Сумма: больше нуля, не больше 1 000 000 000 ₽' }] },
+    };
+    renderPage();
+    await screen.findByTestId('purchases-table');
+    const input = screen.getByTestId('purchases-file');
+    const file = new File(['Дата;Сумма\n'], 'закупки.csv', { type: 'text/csv' });
+    fireEvent.change(input, { target: { files: [file] } });
+    const result = await screen.findByTestId('purchases-import-result');
+    expect(imports).toEqual([{ name: 'закупки.csv' }]);
+    expect(text(result)).toContain('Добавлено закупок: 2.');
+    expect(text(result)).toContain('Строка 4: Сумма: больше нуля');
+    expect(result.className).toContain('alert-warning');
+  });
+
+  it('a file the server refuses shows its message', async () => {
+    importAnswer = {
+      status: 422,
+      body: {
+        error: { code: 'purchase_columns_missing', message: 'В файле нет столбцов «Дата» и «Сумма»', details: {} },
+      },
+    };
+    renderPage();
+    await screen.findByTestId('purchases-table');
+    fireEvent.change(screen.getByTestId('purchases-file'), {
+      target: { files: [new File(['x'], 'x.csv', { type: 'text/csv' })] },
+    });
+    await waitFor(() => expect(imports).toHaveLength(1));
+    const alert = await screen.findByRole('alert');
+    expect(text(alert)).toContain('В файле нет нужных столбцов: «Дата» и «Сумма»');
+    expect(screen.queryByTestId('purchases-import-result')).toBeNull();
   });
 });

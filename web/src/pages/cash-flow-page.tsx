@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
@@ -35,25 +35,117 @@ function useRange(): { from: string; to: string } | null {
   return last ? { from: addMonths(last, -2), to: addMonths(last, 1) } : null;
 }
 
-function Balance({ balance }: { balance: CashFlow['balance'] }) {
+/** Why the balance is not read (per WB connection), as the server says it. */
+function BalanceNotes({ status }: { status: CashFlow['balance_status'] }) {
+  if (status.notes.length === 0) return null;
+  return (
+    <ul className="muted small" data-testid="cash-balance-notes">
+      {status.notes.map((n) => (
+        <li key={`${n.wb_seller_id ?? 'none'}-${n.code}`} data-code={n.code}>
+          {n.message}
+          {n.at ? ` (запрос ${formatDateTime(n.at)})` : ''}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Balance({ balance, status }: { balance: CashFlow['balance']; status: CashFlow['balance_status'] }) {
   if (!balance)
     return (
-      <p className="muted" data-testid="cash-balance-none">
-        Баланс счёта WB появится здесь, когда синхронизация с WB прочитает его (нужен токен с доступом «Финансы»).
-      </p>
+      <>
+        <p className="muted" data-testid="cash-balance-none">
+          Баланса WB пока нет: выплаты ниже посчитаны по отчётам, без подтверждения балансом.
+        </p>
+        <BalanceNotes status={status} />
+      </>
     );
   return (
-    <div className="figures" data-testid="cash-balance">
-      <div className="figure">
-        <div className="figure-label">На балансе</div>
-        <div className="figure-money">{formatRub(balance.current)}</div>
+    <>
+      <div className="figures" data-testid="cash-balance">
+        <div className="figure">
+          <div className="figure-label">На балансе</div>
+          <div className="figure-money">{formatRub(balance.current)}</div>
+        </div>
+        <div className="figure">
+          <div className="figure-label">Можно вывести</div>
+          <div className="figure-money">{formatRub(balance.for_withdraw)}</div>
+        </div>
+        <p className="muted small">
+          По данным WB на {formatDateTime(balance.as_of)}
+          {balance.accounts > 1 ? ` (сумма ${balance.accounts} кабинетов WB)` : ''}. Синхронизация спрашивает баланс раз
+          в час.
+        </p>
       </div>
-      <div className="figure">
-        <div className="figure-label">Можно вывести</div>
-        <div className="figure-money">{formatRub(balance.for_withdraw)}</div>
+      <BalanceNotes status={status} />
+    </>
+  );
+}
+
+/** How a payout was seen paid, in the seller's words. */
+function paidNote(p: CashFlow['payouts'][number]): string | null {
+  if (p.paid_by === 'balance_rise' && p.paid_on)
+    return `«Можно вывести» выросло на сумму выплаты ${formatDate(p.paid_on)}`;
+  if (p.paid_by === 'before_history') return 'срок выплаты прошёл до первого чтения баланса';
+  return null;
+}
+
+/** Purchases from a file: the picker, then what was added and the rows that were not. */
+function PurchaseImport({ onDone }: { onDone: () => void }) {
+  const fileRef = useRef<HTMLInputElement>(null);
+  const [imported, setImported] = useState<{ created: number; errors: Array<{ row: number; message: string }> } | null>(
+    null,
+  );
+  const upload = useMutation({
+    mutationFn: (f: File) => api.importPurchases(f),
+    onSuccess: (r) => {
+      setImported(r);
+      onDone();
+    },
+  });
+  return (
+    <>
+      <div className="cost-import">
+        <label className="btn btn-ghost btn-small">
+          Загрузить из файла (.xlsx, .csv)
+          <input
+            ref={fileRef}
+            type="file"
+            accept=".xlsx,.csv,text/csv"
+            hidden
+            data-testid="purchases-file"
+            onChange={(e) => {
+              const f = e.target.files?.[0];
+              setImported(null);
+              if (f) upload.mutate(f);
+              if (fileRef.current) fileRef.current.value = '';
+            }}
+          />
+        </label>
+        <span className="muted small">Столбцы: Дата, Сумма, Артикул, Количество, Комментарий.</span>
+        {upload.isPending ? <Spinner label="Читаем файл…" /> : null}
       </div>
-      <p className="muted small">По данным WB на {formatDateTime(balance.as_of)}</p>
-    </div>
+      <ErrorMessage error={upload.error} />
+      {imported ? (
+        <div
+          className={imported.errors.length ? 'alert alert-warning' : 'alert alert-success'}
+          role="status"
+          data-testid="purchases-import-result"
+        >
+          Добавлено закупок: {imported.created}.
+          {imported.errors.length > 0 ? (
+            <ul>
+              {imported.errors.slice(0, 20).map((e) => (
+                <li key={e.row}>
+                  Строка {e.row}: {e.message}
+                </li>
+              ))}
+              {imported.errors.length > 20 ? <li>…и ещё {imported.errors.length - 20}</li> : null}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+    </>
   );
 }
 
@@ -102,6 +194,7 @@ function Purchases() {
         </button>
       </form>
       {add.error ? <ErrorMessage error={add.error} /> : null}
+      <PurchaseImport onDone={done} />
       {list.error ? <ErrorMessage error={list.error} /> : null}
       {list.data && list.data.purchases.length > 0 ? (
         <ScrollBox className="table-wrap">
@@ -178,7 +271,7 @@ export function CashFlowPage() {
           </p>
           <section className="panel" aria-labelledby="cash-balance-title">
             <h2 id="cash-balance-title">Баланс WB</h2>
-            <Balance balance={data.balance} />
+            <Balance balance={data.balance} status={data.balance_status} />
           </section>
           <section className="panel" aria-labelledby="cash-months-title">
             <h2 id="cash-months-title">По месяцам, ₽</h2>
@@ -230,7 +323,10 @@ export function CashFlowPage() {
                         </td>
                         <td className="num">{formatRub(p.amount)}</td>
                         <td>{formatDate(p.expected_date)}</td>
-                        <td>{STATUS[p.status]}</td>
+                        <td>
+                          {STATUS[p.status]}
+                          {paidNote(p) ? <div className="muted small">{paidNote(p)}</div> : null}
+                        </td>
                       </tr>
                     ))}
                   </tbody>

@@ -33,6 +33,22 @@ import { listReports } from '../../../store/reports.repo';
 import { startRebuild } from '../../../reports/rebuild/rebuild';
 import { AppError } from '../../../errors';
 import { callIntervalMs, deletePages, finance, tokenKeyWrapper } from './connection-deps';
+import { createBalanceClient } from '../balance/client';
+import { putBalance } from '../../../store/wb-balance.repo';
+import type { BalanceStepDeps } from '../balance/balance-step';
+import { BALANCE_EVERY_MS } from '../balance/balance-plan';
+
+/** WB's balance on the Finance host (the same WB_FINANCE_API_URL), read hourly with the report calls' budget. */
+export const balanceStepDeps: BalanceStepDeps = {
+  client: (token) =>
+    createBalanceClient({
+      baseUrl: getConfig().WB_FINANCE_API_URL,
+      token,
+      requestTimeoutMs: Math.round(getConfig().WB_CALL_DEADLINE_SECONDS * 1000),
+    }),
+  putReading: putBalance,
+  everyMs: () => BALANCE_EVERY_MS,
+};
 
 /** A round starts once a day (WB publishes the weekly reports on Mondays; a late one is found next day). */
 export const SYNC_EVERY_MS = 24 * 3_600_000;
@@ -147,4 +163,5 @@ export const stepDeps: StepDeps = {
   ids: { newId: newReportId },
   settings: syncSettings,
   costs: costStepDeps,
+  balance: balanceStepDeps,
 };

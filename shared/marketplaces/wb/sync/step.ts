@@ -34,6 +34,8 @@ import {
   type CostStepResult,
 } from './costs-step';
 import { needsExpiryNotice, sendExpiryNotice } from './expiry';
+import { BALANCE_EVERY_MS, planBalance } from '../balance/balance-plan';
+import { runBalanceStep, type BalanceStepDeps } from '../balance/balance-step';
 
 export type ImportOutcome =
   | { kind: 'imported'; reportId: string }
@@ -68,6 +70,8 @@ export interface StepDeps {
   settings: () => SyncSettings & { leaseMs: number };
   /** Per-article costs from WB's other APIs (costs-step.ts), fetched while no Finance call is due; absent: none. */
   costs?: CostStepDeps;
+  /** WB's balance (shared/marketplaces/wb/balance/), read with the Finance calls' budget; absent: not read. */
+  balance?: BalanceStepDeps;
   /** Waits `ms` of the clock (a step that waits for its call's slot, `tick` `aheadMs`); default: a timer. */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -107,6 +111,8 @@ export type StepResult =
   | 'limits_exhausted'
   | 'imported'
   | 'called'
+  /** This step's one Finance call was WB's balance (read or refused: the report sync is untouched). */
+  | 'balance'
   | CostStepResult;
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -244,6 +250,29 @@ export async function runStep(
     start = Math.max(start, nowMs(deps.clock));
   }
   const settings = deps.settings();
+  // WB's balance, when due, is this step's Finance call (balance-plan.ts): on the same budget, an hour apart.
+  if (
+    deps.balance &&
+    planBalance(c.balance, c.cursor, start, {
+      everyMs: deps.balance.everyMs?.() ?? BALANCE_EVERY_MS,
+      policy: settings.policy,
+    }).kind === 'call'
+  ) {
+    const clock = deps.clock;
+    const r = await runBalanceStep(
+      deps.balance,
+      {
+        connections: deps.connections,
+        keyWrapper: deps.keyWrapper,
+        policy: settings.policy,
+        leaseMs: settings.leaseMs,
+        now: () => nowMs(clock),
+      },
+      c,
+      start,
+    );
+    return r;
+  }
   let plan = planCall(c.cursor, start, settings);
   if (
     plan.kind === 'wait' &&
