@@ -8,6 +8,9 @@ import { z } from 'zod';
 import { TAX_SYSTEMS, VAT_RATES } from '../engine/types';
 import { NULL_REASONS, REASONED_FIELDS } from '../engine/fields';
 import { COST_FIELDS, COST_KIND_NAMES } from '../marketplaces/wb/sources/cost-kinds';
+
+/** WB's per-article cost kinds, their titles and how a pending note names them (the web app's words). */
+export { COST_KINDS } from '../marketplaces/wb/sources/cost-kinds';
 import {
   allocationSchema,
   emailSchema,

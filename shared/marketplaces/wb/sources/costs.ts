@@ -79,6 +79,12 @@ export interface CostSource<Client = unknown> {
   /** The category's name as the connection keeps it (token.ts), for the scope check without the token. */
   scopeName: string;
   pacing: () => CostSourcePacing;
+  /**
+   * Asked for only for a report whose rows carry the kind (acquiring billed separately): rows marked with
+   * the kind when the sync reads them (finance/row-marks.ts), or a non-zero total of its field. Absent: every
+   * report of a period.
+   */
+  needsRows?: boolean;
   /** The client for a token (the composition injects the base URL and fetch). */
   client: (token: string) => Client;
   /** The fetch of [from, to] starts here. */
