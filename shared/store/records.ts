@@ -107,6 +107,7 @@ export const storedReport = z.looseObject({
   wb_connection_id: z.string().optional(),
   wb_sums: z.record(z.string(), z.number()).optional(),
   costs_pending: z.array(z.string()).optional(),
+  rebuild_again: z.boolean().optional(),
   wb_parts: z
     .array(
       z.object({
