@@ -333,7 +333,7 @@ export const reportSchema = reportSummarySchema
           unmatched: z
             .number()
             .describe(
-              'Roubles the API gives for cards without rows in the report: each such card is an item of its own (article «Карточка <nm_id>», zero sales, this spend as its cost), never spread onto other articles',
+              'Roubles the API gives for cards without rows in the report: each such card is an item of its own (article «Карточка <nm_id>», with «(<vendor code>)» when WB’s answers give it, zero sales, this spend as its cost), never spread onto other articles',
             ),
           unmatched_cards: z
             .array(z.object({ nm_id: z.string(), amount: z.number() }))

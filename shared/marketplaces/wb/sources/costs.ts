@@ -18,6 +18,8 @@ export interface ArticleCost {
   date: string;
   nmId: number;
   kopecks: number;
+  /** The card's vendor code («Артикул продавца») where WB's answer gives it (paid storage): names a card's own line. */
+  vendorCode?: string;
 }
 
 export type { CostKind } from './cost-kinds';
