@@ -49,6 +49,7 @@ import { BALANCE_PATH } from '../../shared/marketplaces/wb/balance/client';
 import { payoutCalendar } from '../../shared/cashflow/payout-calendar';
 import { moneyToKopecks } from '../../shared/marketplaces/wb/money';
 import { promotionOf, type Promotion } from './wb/promotion';
+import { createAcquiringEmulator, type AcquiringEmulator } from './wb/acquiring';
 import { makeEmulatorToken, type EmulatorTokenClaims } from './wb/tokens';
 
 export const LIST_ROUTE = '/api/finance/v1/sales-reports/list';
@@ -166,6 +167,8 @@ export interface WbEmulator {
   timeline: Array<{ path: string; at: number }>;
   /** The paid-storage and acceptance reports: their data per week, task controls. */
   analytics: AnalyticsEmulator;
+  /** The acquiring report of the weeks' rows billed separately, its faults (scripts/local/wb/acquiring.ts). */
+  acquiring: AcquiringEmulator;
   close(): Promise<void>;
 }
 
@@ -253,6 +256,13 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     ...opts.analytics,
   });
   const promotion = promotionOf(weeks);
+  const acquiring = createAcquiringEmulator({
+    weeks,
+    now,
+    issued: (t) => issued.has(t),
+    minuteMs: intervalMs,
+    formula: opts.formula,
+  });
   const advertIntervalMs = opts.advertIntervalMs ?? 20_000;
   const lastAccepted = new Map<string, number>();
   const calls: WbEmulator['calls'] = [];
@@ -318,6 +328,8 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
       return analytics.handle(req, path, (status, body, headers) => send(res, path, status, body, headers));
     }
     if (req.method === 'GET' && ADVERT_ROUTES.has(path)) return handleAdvert(req, res, path);
+    if (acquiring.handles(req.method ?? '', path))
+      return acquiring.handle(req, path, (status, body, headers) => send(res, path, status, body, headers));
     const detail = DETAILED_ROUTE.exec(path);
     const balance = req.method === 'GET' && path === BALANCE_PATH;
     if (!balance && (req.method !== 'POST' || (path !== LIST_ROUTE && !detail))) {
@@ -623,6 +635,7 @@ export async function startWbEmulator(opts: WbEmulatorOptions = {}): Promise<WbE
     calls,
     timeline,
     analytics,
+    acquiring,
     setListSum(reportId, field, kopecks) {
       const week = byId.get(reportId);
       if (!week) throw new Error(`no week ${reportId}`);

@@ -423,15 +423,17 @@ export const FUNCTIONS = {
   // ONE function for listing, setting and deleting own per-unit costs (one record per user).
   ownCosts: {
     handler: 'functions/own-costs/own-costs.handler.handler',
-    // the caller; the user's own-costs record (Get, then a Put conditional on its revision)
-    access: { table: ['GetItem', 'PutItem'] },
+    // the caller; the user's own-costs record (Get, then a Put conditional on its revision); a change
+    // starts the covered reports' rebuilds (rebuild-covered.ts): the user's reports (Query), each rebuild
+    // task or its rebuild_again mark (conditional Update), the worker invoked
+    access: { table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], invoke: ['reportsWorker'] },
   },
   ownCostsImport: {
     handler: 'functions/own-costs/import.handler.handler',
     throttle: { rate: 5, burst: 10 },
     // the caller; the file's articles in the catalog (BatchGet), the own-costs record (Get, conditional
-    // Put). The file comes in the multipart body: no S3
-    access: { table: ['GetItem', 'BatchGetItem', 'PutItem'] },
+    // Put). The file comes in the multipart body: no S3. The covered reports' rebuilds as ownCosts
+    access: { table: ['GetItem', 'BatchGetItem', 'PutItem', 'Query', 'UpdateItem'], invoke: ['reportsWorker'] },
   },
   sellersList: {
     handler: 'functions/sellers/list.handler.handler',

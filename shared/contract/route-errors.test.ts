@@ -43,6 +43,9 @@ function isBoundary(file: string): boolean {
  */
 /** Store functions that page through their own records decode only cursors they wrote themselves. */
 const NO_CURSOR = 'not verified: reached through the store; the route takes no cursor';
+/** Own costs start the covered reports' rebuilds (rebuild-covered.ts), each in its own try: a busy one is marked, never answered. */
+const OWN_COSTS_REBUILD =
+  'rebuild-covered.ts: each covered report is rebuilt in its own try; a busy one is marked rebuild_again';
 
 /** The report composition (deps.ts) binds the engine (`{ buildItems }`) for the worker. */
 const NO_CORRECTIONS = 'the worker re-applies corrections on a rebuild only; an upload has none';
@@ -70,7 +73,13 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     cell_too_long: "shared/costs/table-file.ts turns the reader's codes into corrupt_file",
     too_many_rows: "shared/costs/table-file.ts turns the reader's codes into too_many_purchases",
   },
-  importOwnCosts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
+  importOwnCosts: {
+    zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own",
+    report_busy: OWN_COSTS_REBUILD,
+    invalid_cursor: NO_CURSOR,
+  },
+  listOwnCosts: { report_busy: OWN_COSTS_REBUILD, invalid_cursor: NO_CURSOR },
+  deleteOwnCost: { report_busy: OWN_COSTS_REBUILD, invalid_cursor: NO_CURSOR },
   rebuildOne: { invalid_cursor: NO_CURSOR },
   rebuildMany: {
     report_busy: 'a busy report is skipped with reason report_busy (rebuild.ts rebuildMany), not answered',
@@ -96,7 +105,11 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     not_found: USER_GONE,
   },
   putProduct: { field_not_correctable: 'put.handler.ts checks cost_price only, a correctable field' },
-  putOwnCost: { field_not_correctable: 'own-costs.handler.ts checks own_cost_price only, a correctable field' },
+  putOwnCost: {
+    field_not_correctable: 'own-costs.handler.ts checks own_cost_price only, a correctable field',
+    report_busy: OWN_COSTS_REBUILD,
+    invalid_cursor: NO_CURSOR,
+  },
   getReport: { invalid_cursor: NO_CURSOR },
   upload: {
     not_found: USER_GONE,

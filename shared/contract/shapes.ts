@@ -8,6 +8,9 @@ import { z } from 'zod';
 import { TAX_SYSTEMS, VAT_RATES } from '../engine/types';
 import { NULL_REASONS, REASONED_FIELDS } from '../engine/fields';
 import { COST_FIELDS, COST_KIND_NAMES } from '../marketplaces/wb/sources/cost-kinds';
+
+/** WB's per-article cost kinds, their titles and how a pending note names them (the web app's words). */
+export { COST_KINDS } from '../marketplaces/wb/sources/cost-kinds';
 import {
   allocationSchema,
   emailSchema,
@@ -330,7 +333,7 @@ export const reportSchema = reportSummarySchema
           unmatched: z
             .number()
             .describe(
-              'Roubles the API gives for cards without rows in the report: each such card is an item of its own (article «Карточка <nm_id>», zero sales, this spend as its cost), never spread onto other articles',
+              'Roubles the API gives for cards without rows in the report: each such card is an item of its own (article «Карточка <nm_id>», with «(<vendor code>)» when WB’s answers give it, zero sales, this spend as its cost), never spread onto other articles',
             ),
           unmatched_cards: z
             .array(z.object({ nm_id: z.string(), amount: z.number() }))

@@ -27,6 +27,11 @@ export interface OwnCostDeps {
     knownArticles(userId: string, articles: readonly string[]): Promise<Set<string>>;
   };
   clock: Clock;
+  /**
+   * The lines changed (saved): the reports they cover are rebuilt without the seller pressing «Пересобрать»
+   * (shared/reports/rebuild/rebuild-covered.ts); absent: nothing follows (the reports show as stale).
+   */
+  changed?: (userId: string, before: readonly OwnCostLine[], after: readonly OwnCostLine[]) => Promise<unknown>;
 }
 
 /** Lines a user may keep (one stored record; see own-costs.repo.ts). */
@@ -104,8 +109,11 @@ async function update<T>(
         lines: next.lines.length,
         max: MAX_OWN_COST_LINES,
       });
-    if (await deps.store.saveOwnCosts(userId, sortLines(next.lines), book.rev, deps.clock.now().toISOString()))
+    const lines = sortLines(next.lines);
+    if (await deps.store.saveOwnCosts(userId, lines, book.rev, deps.clock.now().toISOString())) {
+      await deps.changed?.(userId, book.lines, lines);
       return next.result;
+    }
   }
   throw conflict('own_costs_busy', 'The own costs are being changed by another request; try again');
 }

@@ -57,6 +57,21 @@ describe('attributeCosts', () => {
     expect(parsed.articles[0]!.aggregates.ads).toBe(0);
   });
 
+  it('names a card’s own line by its vendor code when WB’s answers gave it (paid storage), by the card alone when not', () => {
+    const r = attributeCosts(parsed.articles, {
+      ads: { byNm: { '101': 40_000, '777': 5_000, '888': 1_000 }, days: 7 },
+      storage: { byNm: { '777': 2_000 }, names: { '777': 'ART-777', '101': 'A' }, days: 7 },
+    });
+    const lines = r.articles.filter((a) => a.article.startsWith('Карточка'));
+    expect(lines.map((a) => [a.article, a.nm_id, a.aggregates.ads, a.aggregates.storage])).toEqual([
+      ['Карточка 777 (ART-777)', '777', 5_000, 2_000],
+      ['Карточка 888', '888', 1_000, 0],
+    ]);
+    // An article with rows keeps the seller's own article, whatever WB calls it.
+    expect(r.articles[0]!.article).toBe('A');
+    expect(cardLineArticle('777', ' ')).toBe('Карточка 777');
+  });
+
   it('gives a card without rows its own line with its spend; nothing of it stays to be spread', () => {
     const r = attributeCosts(parsed.articles, {
       ads: { byNm: { '101': 40_000, '999': 12_000 } },

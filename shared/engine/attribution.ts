@@ -49,9 +49,13 @@ export type CostAttribution = Partial<Record<AttributedField, KindAttribution>>;
 
 type Article = ArticleInfo & { aggregates: AggregateValues };
 
-/** The article of the line a card without rows in the report gets (its spend as its own cost). */
-export function cardLineArticle(nmId: string): string {
-  return `Карточка ${nmId}`;
+/**
+ * The article of the line a card without rows in the report gets (its spend as its own cost), with the
+ * card's vendor code beside it when WB's answers gave one («Карточка 99000001 (ART-7)»).
+ */
+export function cardLineArticle(nmId: string, vendorCode?: string): string {
+  const code = vendorCode?.trim();
+  return code ? `Карточка ${nmId} (${code})` : `Карточка ${nmId}`;
 }
 
 /**
@@ -75,10 +79,21 @@ export function attributeCosts(
   const adRevenue = out.map(() => 0);
   // Items added for cards without rows (one per card, shared by the kinds).
   const cardLines = new Set<number>();
+  // Vendor codes of cards, from any kind whose answers carry them (paid storage's rows).
+  const codes = new Map<string, string>();
+  for (const field of ATTRIBUTED_FIELDS)
+    for (const [nm, code] of Object.entries(costs[field]?.names ?? {}))
+      if (code && !codes.has(nm.trim())) codes.set(nm.trim(), code);
   const lineOf = (nm: string): number => {
     const known = byNm.get(nm);
     if (known !== undefined) return known;
-    out.push({ article: cardLineArticle(nm), category: '', nm_id: nm, brand: '', aggregates: zeroAggregates() });
+    out.push({
+      article: cardLineArticle(nm, codes.get(nm)),
+      category: '',
+      nm_id: nm,
+      brand: '',
+      aggregates: zeroAggregates(),
+    });
     adRevenue.push(0);
     const i = out.length - 1;
     byNm.set(nm, i);

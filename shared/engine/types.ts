@@ -106,6 +106,8 @@ export interface KindCosts {
   revenueByNm?: Readonly<Record<string, number>>;
   /** Days of the period the source answered for (the summary tells it). */
   days?: number;
+  /** Cards' vendor codes («Артикул продавца») WB's answers gave, by nmId: a card's own line names it. */
+  names?: Readonly<Record<string, string>>;
 }
 /** WB's per-article costs of a report's period, by the field each registered cost kind replaces (attribution.ts). */
 export type ReportCosts = Partial<Record<CostField, KindCosts>>;

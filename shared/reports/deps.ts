@@ -41,6 +41,7 @@ import { fileDeps } from './upload/file-deps';
 import type { ReportDeps } from './ports';
 import { readReportSource } from './worker/read-source';
 import { rebuildReport } from './rebuild/rebuild';
+import { rebuildIfMarked } from './rebuild/rebuild-covered';
 import { recoverAbandonedUploads } from './worker/recover';
 import { recoverDeps } from './worker/recover-deps';
 import { resolveReportSettings, type SettingsDeps } from './worker/report-settings';
@@ -83,6 +84,7 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     openInputFile: fileDeps.openInputFile,
     recoverAbandonedUploads: (userId) => recoverAbandonedUploads(deps, userId),
     rebuildReport: (user, reportId, onProgress) => rebuildReport(deps, user, reportId, onProgress),
+    rebuildAgain: (userId, reportId) => rebuildIfMarked(deps, userId, reportId),
     failUpload: recoverDeps.failUpload,
     dropUnusedSeller: recoverDeps.dropUnusedSeller,
     ...over,

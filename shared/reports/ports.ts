@@ -163,6 +163,11 @@ export interface WorkerDeps {
   ): Promise<RebuildResult>;
   /** Fails a processing upload and refunds it once (recover.ts failUpload). */
   failUpload(record: ReportRecord, failure: ReportFailure): Promise<number>;
+  /**
+   * After a build or rebuild ended: a report marked `rebuild_again` meanwhile (own costs changed while it
+   * was built) is rebuilt again (rebuild-covered.ts rebuildIfMarked); absent: nothing follows.
+   */
+  rebuildAgain?(userId: string, reportId: string): Promise<unknown>;
   /** Removes a seller an upload created on demand when nothing refers to it (recover.ts). */
   dropUnusedSeller(userId: string, sellerId: string | null | undefined): Promise<void>;
 }

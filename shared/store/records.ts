@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { ALLOCATED_FIELDS } from '../engine/allocation';
 import { TAX_SYSTEMS, type ItemValues } from '../engine/types';
+import { COST_FIELDS } from '../marketplaces/wb/sources/cost-kinds';
 
 /** The current version of each kind of record; a changed shape gets a new version and a migration. */
 export const RECORD_VERSIONS = {
@@ -106,6 +107,7 @@ export const storedReport = z.looseObject({
   wb_connection_id: z.string().optional(),
   wb_sums: z.record(z.string(), z.number()).optional(),
   costs_pending: z.array(z.string()).optional(),
+  rebuild_again: z.boolean().optional(),
   wb_parts: z
     .array(
       z.object({
@@ -133,10 +135,10 @@ export const storedReport = z.looseObject({
       reason: z.enum(['nothing_to_spread', 'no_base']).optional(),
     })
     .optional(),
-  // Which part of ads, storage and acceptance came from WB's per-article APIs (engine attribution.ts).
+  // Which part of each registered cost kind came from WB's per-article APIs (engine attribution.ts).
   cost_attribution: z
     .partialRecord(
-      z.enum(['ads', 'storage', 'acceptance']),
+      z.enum(COST_FIELDS),
       z.looseObject({
         report: z.number(),
         api: z.number(),

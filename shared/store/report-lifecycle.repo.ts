@@ -99,7 +99,7 @@ export async function startRebuildTask(
     transition(
       userId,
       reportId,
-      'SET #s = :processing, task = :rebuild, task_id = :task, progress = :progress, lease_until = :until, attempts = :zero, gsi2pk = :g2pk, gsi2sk = :g2sk REMOVE lease_owner',
+      'SET #s = :processing, task = :rebuild, task_id = :task, progress = :progress, lease_until = :until, attempts = :zero, gsi2pk = :g2pk, gsi2sk = :g2sk REMOVE lease_owner, rebuild_again',
       'attribute_exists(pk) AND #s = :ready',
       {
         ':ready': 'ready',
@@ -112,6 +112,19 @@ export async function startRebuildTask(
         ':g2sk': now,
       },
     ),
+  );
+}
+
+/**
+ * A report being built or rebuilt when a setting it reads changed (own per-unit costs): marked to be
+ * rebuilt again once its task ends (shared/reports/rebuild/rebuild-covered.ts). False when it is not
+ * processing (it is ready: start its rebuild instead; failed or gone: nothing to do).
+ */
+export async function markRebuildAgain(userId: string, reportId: string): Promise<boolean> {
+  return held(
+    transition(userId, reportId, 'SET rebuild_again = :yes', 'attribute_exists(pk) AND #s = :processing', {
+      ':yes': true,
+    }),
   );
 }
 

@@ -102,6 +102,11 @@ export interface ReportRecord {
    */
   costs_pending?: string[];
   /**
+   * A setting the report reads (own per-unit costs) changed while it was being built or rebuilt: it is
+   * rebuilt again once that task ends (shared/reports/rebuild/rebuild-covered.ts); removed when that starts.
+   */
+  rebuild_again?: boolean;
+  /**
    * A combined report of WB imports: each WB report's own reconciled totals and list sums
    * (shared/marketplaces/wb/finance/reconcile.ts `WbPart`), for its reconciliation per WB report id.
    */

@@ -30,6 +30,8 @@ export interface WbPage {
   rows: number;
   /** Rows WB sent on this page again (an rrdId already read): dropped, never stored nor charged. */
   duplicates?: number;
+  /** What the page's rows say about the costs the report needs (shared/marketplaces/wb/finance/row-marks.ts). */
+  marks?: string[];
 }
 
 /** Why the sync stopped or is failing; for WB's failures, its status and the attempts' times. */

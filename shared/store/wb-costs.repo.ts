@@ -24,12 +24,16 @@ export function costItems(
   batch: CostBatch,
   fetchedAt: string,
 ): Array<Record<string, unknown>> {
-  const byDay = new Map<string, { costs: Record<string, number>; revenue: Record<string, number> }>();
-  for (const d of daysOf(batch.from, batch.to)) byDay.set(d, { costs: {}, revenue: {} });
+  const byDay = new Map<
+    string,
+    { costs: Record<string, number>; revenue: Record<string, number>; names: Record<string, string> }
+  >();
+  for (const d of daysOf(batch.from, batch.to)) byDay.set(d, { costs: {}, revenue: {}, names: {} });
   for (const c of batch.costs) {
     const day = byDay.get(c.date);
     if (!day) continue; // outside the fetched range: another fetch's business
     day.costs[c.nmId] = (day.costs[c.nmId] ?? 0) + c.kopecks;
+    if (c.vendorCode) day.names[c.nmId] = c.vendorCode;
   }
   for (const r of batch.revenue ?? []) {
     const day = byDay.get(r.date);
@@ -45,6 +49,7 @@ export function costItems(
     part: batch.part,
     costs: v.costs,
     ...(batch.revenue ? { revenue: v.revenue } : {}),
+    ...(Object.keys(v.names).length > 0 ? { names: v.names } : {}),
     fetched_at: fetchedAt,
   }));
 }
@@ -78,6 +83,8 @@ export interface PeriodCosts {
   revenueByNm: Record<string, number>;
   /** Days of the period with at least one stored item (fetched, even if nothing was spent). */
   days: string[];
+  /** The cards' vendor codes where WB's answers gave them (paid storage), by nmId. */
+  namesByNm?: Record<string, string>;
 }
 
 export async function readPeriodCosts(
@@ -90,6 +97,7 @@ export async function readPeriodCosts(
   const byNm: Record<string, number> = {};
   const revenueByNm: Record<string, number> = {};
   const days = new Set<string>();
+  const namesByNm: Record<string, string> = {};
   let start: Record<string, unknown> | undefined;
   do {
     const r = await ddb().send(
@@ -110,8 +118,15 @@ export async function readPeriodCosts(
         byNm[nm] = (byNm[nm] ?? 0) + Number(k);
       for (const [nm, k] of Object.entries((item.revenue ?? {}) as Record<string, number>))
         revenueByNm[nm] = (revenueByNm[nm] ?? 0) + Number(k);
+      for (const [nm, code] of Object.entries((item.names ?? {}) as Record<string, string>))
+        namesByNm[nm] = String(code);
     }
     start = r.LastEvaluatedKey;
   } while (start);
-  return { byNm, revenueByNm, days: [...days].sort() };
+  return {
+    byNm,
+    revenueByNm,
+    days: [...days].sort(),
+    ...(Object.keys(namesByNm).length > 0 ? { namesByNm } : {}),
+  };
 }

@@ -2,19 +2,21 @@
  * Own per-unit costs in-process against DynamoDB Local and s3rver: the routes (list, put with dates,
  * delete a dated amount and a line, refusals, tenant isolation), the import applied whole or not at all,
  * and a report: own costs change its profit by exactly Σ per unit × net units (defaults vs an article's
- * own line, the amount in force on the report's date), never its payout; a change marks the report stale
- * on its page and in the list, and a rebuild takes it.
+ * own line, the amount in force on the report's date), never its payout; a change applies to the reports
+ * it covers without a rebuild call (their rebuild runs in the worker), corrections kept; a report being
+ * rebuilt when the costs change is rebuilt again after, with them.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as importHandler } from '../../functions/own-costs/import.handler';
 import { handler as ownCostsHandler } from '../../functions/own-costs/own-costs.handler';
 import { handler as listReportsHandler } from '../../functions/reports/list.handler';
-import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { resetConfig } from '../../shared/config';
-import type { ApiReport } from '../../shared/reports/present-report';
-import { STALE_OWN_COSTS } from '../../shared/reports/combine/list-stale';
 import { ensureProducts } from '../../shared/store/products.repo';
 import { getReportOk, makeReport, newUser, uploadOk } from '../support/reports';
+import { idleWorkers } from '../support/worker';
+import { markRebuildAgain, startRebuildTask } from '../../shared/store/report-lifecycle.repo';
+import { getReportAnyStatus } from '../../shared/store/reports.repo';
+import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 
 beforeAll(() => resetConfig());
@@ -42,13 +44,6 @@ function importFile(token: string, content: string, fields: Record<string, strin
   return importHandler(
     apiEvent({ method: 'POST', path: '/api/own-costs/import', token, body, headers: { 'content-type': contentType } }),
   );
-}
-async function rebuild(token: string, id: string): Promise<ApiReport> {
-  const r = await rebuildOneHandler(
-    apiEvent({ method: 'POST', path: `/api/reports/${id}/rebuild`, token, pathParameters: { id } }),
-  );
-  expect(r.statusCode, r.body).toBe(200);
-  return bodyOf<{ report: ApiReport }>(r).report;
 }
 async function listedStale(token: string, id: string) {
   const r = await listReportsHandler(apiEvent({ method: 'GET', path: '/api/reports', token }));
@@ -144,7 +139,7 @@ describe('own costs: routes', () => {
 });
 
 describe('own costs in a report', () => {
-  it('profit moves by Σ per unit × net units, the payout never; a change is stale until rebuilt', async () => {
+  it('profit moves by Σ per unit × net units, the payout never; a change applies without pressing «Пересобрать»', async () => {
     const u = await newUser();
     const g = makeReport({ rows: 300, layout: '2026', seed: 41 });
     const sold = g.expected.articles.filter(
@@ -161,11 +156,11 @@ describe('own costs in a report', () => {
     await put(u.token, { name: 'Фулфилмент', amount: 30 });
     await put(u.token, { article: special, name: 'Упаковка', amount: 40 });
     await put(u.token, { article: special, name: 'Фулфилмент', amount: 0 });
-    expect((await getReportOk(u.token, before.id)).stale).toBe(true);
-    expect(await listedStale(u.token, before.id)).toMatchObject({ stale: true, stale_reason: STALE_OWN_COSTS });
-
-    const after = await rebuild(u.token, before.id);
-    expect((await getReportOk(u.token, before.id)).stale).toBe(false);
+    // No rebuild call: the covered report's rebuild ran in the worker.
+    await idleWorkers();
+    const after = await getReportOk(u.token, before.id);
+    expect(after.status).toBe('ready');
+    expect(after.stale).toBe(false);
     expect(await listedStale(u.token, before.id)).toMatchObject({ stale: false });
     let expectedTotal = 0;
     const was = new Map(before.items.map((i) => [i.article, i]));
@@ -185,5 +180,55 @@ describe('own costs in a report', () => {
     expect(kop(after.totals.own_costs)).toBe(expectedTotal);
     expect(kop(after.totals.profit)).toBe(kop(before.totals.profit) - expectedTotal);
     expect(after.totals.payout).toBe(before.totals.payout);
+  });
+
+  it('a correction survives the automatic rebuild; a report rebuilding when the costs change is rebuilt again after', async () => {
+    const u = await newUser();
+    const g = makeReport({ rows: 200, layout: '2026', seed: 43 });
+    const before = await uploadOk(u.token, g);
+    const item = before.items.find((i) => i.article !== '' && (i.computed.sales_qty ?? 0) > 0)!;
+    const corrected = await manualValueHandler(
+      apiEvent({
+        method: 'PUT',
+        path: `/api/reports/items/${item.item_id}/manual-value`,
+        token: u.token,
+        pathParameters: { item_id: item.item_id },
+        body: { field: 'cost_price', value: 123.45 },
+      }),
+    );
+    expect(corrected.statusCode, corrected.body).toBe(200);
+    await put(u.token, { name: 'Упаковка', amount: 10 });
+    await idleWorkers();
+    const once = await getReportOk(u.token, before.id);
+    const again = once.items.find((i) => i.article === item.article)!;
+    expect(again.manual_values.cost_price).toBe(123.45);
+    expect(kop(again.computed.own_cost_price)).toBe(1_000);
+
+    // The report is being rebuilt (a task of its own, held by nobody yet) when packaging changes: it is
+    // marked, and when that task ends the worker rebuilds it again with the new amount.
+    const started = await startRebuildTask(u.id, before.id, `t-${Date.now()}`, 60_000);
+    expect(started?.status).toBe('processing');
+    // From the beginning: the report's day is covered (a new amount without a date starts today: not).
+    await put(u.token, { name: 'Упаковка', amount: 25, valid_from: null });
+    expect((await getReportAnyStatus(u.id, before.id))?.rebuild_again).toBe(true);
+    // The held task is the worker's to run: recovery's invoke, here the in-process worker's event.
+    const { runWorkerEvent } = await import('../../shared/reports/worker/worker');
+    const { reportDeps } = await import('../../shared/reports/deps');
+    await runWorkerEvent(reportDeps, {
+      kind: 'report',
+      user_id: u.id,
+      report_id: before.id,
+      task_id: started!.task_id!,
+    });
+    await idleWorkers();
+    const twice = await getReportOk(u.token, before.id);
+    expect(twice.status).toBe('ready');
+    expect((await getReportAnyStatus(u.id, before.id))?.rebuild_again).toBeUndefined();
+    const last = twice.items.find((i) => i.article === item.article)!;
+    expect(kop(last.computed.own_cost_price)).toBe(2_500);
+    expect(last.manual_values.cost_price).toBe(123.45);
+    expect(twice.stale).toBe(false);
+    // A report not being built when marked: nothing to mark (its rebuild is started instead).
+    expect(await markRebuildAgain(u.id, before.id)).toBe(false);
   });
 });

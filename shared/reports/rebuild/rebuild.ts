@@ -185,7 +185,7 @@ export async function startRebuild(
 }
 
 /** Starts (or joins) the rebuild task of a report with a source; its task id. */
-async function queueRebuild(deps: RebuildDeps, userId: string, record: ReportRecord): Promise<string> {
+export async function queueRebuild(deps: RebuildDeps, userId: string, record: ReportRecord): Promise<string> {
   if (record.status === 'processing' && record.task === 'rebuild' && record.task_id) return record.task_id;
   const taskId = deps.ids.newId();
   const started = await deps.lifecycle.startRebuildTask(

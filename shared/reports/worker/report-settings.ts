@@ -182,7 +182,13 @@ export async function loadReportCosts(
   const costs: ReportCosts = {};
   kinds.forEach((k, i) => {
     const r = read[i]!;
-    if (r.days.length > 0) costs[k] = { byNm: r.byNm, revenueByNm: r.revenueByNm, days: r.days.length };
+    if (r.days.length > 0)
+      costs[k] = {
+        byNm: r.byNm,
+        revenueByNm: r.revenueByNm,
+        days: r.days.length,
+        ...(r.namesByNm ? { names: r.namesByNm } : {}),
+      };
   });
   return Object.keys(costs).length > 0 ? costs : undefined;
 }

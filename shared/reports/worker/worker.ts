@@ -232,6 +232,8 @@ async function buildUpload(
     await endCatalogFollowUp(deps, done, followUp.task_id, () => catalog.write());
     time.lap('catalog');
   }
+  // Own costs changed while it was built: rebuilt with them (rebuild-covered.ts).
+  await deps.rebuildAgain?.(user.id, record.id);
 }
 
 /**
@@ -327,6 +329,8 @@ async function rebuild(
     dropped: r.dropped,
   });
   if (!ok) throw new LeaseLost();
+  // Own costs changed while it was rebuilt: once more, with them (rebuild-covered.ts).
+  await deps.rebuildAgain?.(user.id, record.id);
 }
 
 /**

@@ -1,11 +1,8 @@
 import { monthTitle } from '../../../shared/engine/months';
+import { COST_KINDS } from '../../../shared/contract';
 
-/** A kind of WB's per-article costs as the note names it (shared/marketplaces/wb/sources/cost-kinds.ts). */
-const WORDS: Record<string, string> = {
-  ads: 'о рекламе',
-  storage: 'о хранении',
-  acceptance: 'о приёмке',
-};
+/** A kind of WB's per-article costs as the note names it (the one list of kinds, cost-kinds.ts). */
+const WORDS: Record<string, string> = Object.fromEntries(COST_KINDS.map((k) => [k.kind, k.pending]));
 
 /** «данные о рекламе и о хранении от WB ещё загружаются», or null when nothing is pending. */
 function costsPendingText(kinds: readonly string[] | undefined): string | null {

@@ -32,8 +32,8 @@ export function OwnCostsPage() {
           Расходы на единицу товара, которых нет в отчёте WB: упаковка, фулфилмент, маркировка. Строка «
           {DEFAULT_LINE_LABEL}» действует для каждого артикула; строка артикула с тем же названием заменяет её для этого
           артикула (0 — расход не нужен). Сумма × чистые продажи входит в расходы и прибыль, как себестоимость; К
-          выплате не меняется. Отчёт берёт сумму, действующую на середину своего периода; после изменений пересоберите
-          отчёты.
+          выплате не меняется. Отчёт берёт сумму, действующую на середину своего периода; отчёты, которых касается
+          изменение, пересобираются сами (ручные правки сохраняются).
         </p>
       </div>
 
@@ -85,7 +85,7 @@ function useRefreshAfterChange() {
   const queryClient = useQueryClient();
   return async () => {
     await queryClient.invalidateQueries({ queryKey: ['own-costs'] });
-    // Reports built before the change become stale; their pages and the list say so.
+    // Reports the change covers are rebuilt by themselves (rebuild-covered.ts): their pages show it.
     void queryClient.invalidateQueries({ queryKey: ['report'] });
     void queryClient.invalidateQueries({ queryKey: ['reports'] });
   };

@@ -11,6 +11,7 @@ import { readWhole, wbExchange, type Check as CheckOf } from '../http';
 import type { FetchLike, WbOutcome } from '../wb-types';
 import { readJsonArray } from './json-rows';
 import { createPageWriter, type DetailedPage } from './page-body';
+import { rowMarks, type RowMark } from './row-marks';
 import { rowValueProblem } from './row-values';
 import { checkDetailedRow, reportListSchema, type ReportSummary } from './schemas';
 
@@ -90,6 +91,7 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       const seen = new Set<number>();
       let sent = 0;
       let kept = 0;
+      const marks = new Set<RowMark>();
       // Rows are checked on one-byte text (json-rows.ts `latin1`): types and money are ASCII, and the text kept
       // is the bytes as sent. A row that fails is checked again on its real text, which decides (and names
       // what WB sent in the message).
@@ -129,6 +131,7 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
               seen.add(id);
               if (lastRrdId === null || id > lastRrdId) lastRrdId = id;
             }
+            for (const m of rowMarks(values[k] as Record<string, unknown>)) marks.add(m);
             keep.push(k);
           }
           kept += keep.length;
@@ -154,7 +157,17 @@ export function createFinanceClient(opts: FinanceClientOptions): FinanceClient {
       }
       if (read.kind === 'invalid') return { kind: 'invalid_response', message: read.message };
       if (read.kind === 'empty') return { kind: 'empty' };
-      return { kind: 'ok', value: { rows: kept, lastRrdId, body, sent, duplicates: sent - kept } };
+      return {
+        kind: 'ok',
+        value: {
+          rows: kept,
+          lastRrdId,
+          body,
+          sent,
+          duplicates: sent - kept,
+          ...(marks.size ? { marks: [...marks] } : {}),
+        },
+      };
     };
 
   const post = <T>(

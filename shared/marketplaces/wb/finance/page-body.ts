@@ -17,12 +17,16 @@ import { checkDetailedRow, detailedRowChecker, type WbDetailedRow } from './sche
  * bytes; `sent` rows WB sent, of which `duplicates` were dropped (an rrdId at or below the cursor, or twice
  * on the page). Absent: none dropped.
  */
+import type { RowMark } from './row-marks';
+
 export interface DetailedPage {
   rows: number;
   lastRrdId: number | null;
   body: Buffer;
   sent?: number;
   duplicates?: number;
+  /** What the page's rows say about the costs the report needs (row-marks.ts); absent: nothing. */
+  marks?: RowMark[];
 }
 
 export interface PageWriter {

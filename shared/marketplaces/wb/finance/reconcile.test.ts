@@ -91,6 +91,29 @@ describe('a combined report of WB reports, reconciled per WB report id', () => {
     ]);
   });
 
+  it('a week holding a weekly report (type 1), a buyouts report (type 3) and a daily report: each WB report id on its own', () => {
+    // The daily report's id is past 2^53: kept as text, never a rounded number.
+    const daily = '2000000000000000017';
+    const weekly = part('R1', '900000001', 0);
+    const buyouts = part('R2', '900000003', 1, { forPaySum: 250 });
+    const day = part('R3', daily, 2);
+    const r = reconcileParts([weekly.part, buyouts.part, day.part]);
+    expect(r.reports.map((x) => [x.report_id, x.wb_report_id, x.status])).toEqual([
+      ['R1', '900000001', 'match'],
+      ['R2', '900000003', 'mismatch'],
+      ['R3', daily, 'match'],
+    ]);
+    // The buyouts report's own difference is named on it; the period's status is a mismatch.
+    expect(r.reports[1]!.fields.filter((f) => f.diff !== 0).map((f) => [f.wb_field, f.diff])).toEqual([
+      ['forPaySum', -250],
+    ]);
+    expect(r.status).toBe('mismatch');
+    expect(r.fields.find((f) => f.field === 'payout')).toMatchObject({
+      ours: [weekly, buyouts, day].reduce((s, x) => s + (x.totals.payout ?? 0), 0),
+      diff: 0,
+    });
+  });
+
   it('a report WB gave no figures for is unavailable on its own; a report not from WB is no part', () => {
     const a = part('R1', '900000001', 0);
     const none = { ...a.part, report_id: 'R3', wb_report_id: '900000003', wb_sums: {} };

@@ -76,7 +76,7 @@ describe('sync plan', () => {
       now = c.nextCallAt;
     };
     run(
-      { kind: 'ok', value: [report(12, '2026-01-19'), report(11, '2026-01-12'), report(10, '2026-01-05', 3)] },
+      { kind: 'ok', value: [report(12, '2026-01-19'), report(11, '2026-01-12'), report(10, '2026-01-05', 4)] },
       new Set([99]),
     );
     expect(calls[0]).toEqual({
@@ -120,6 +120,23 @@ describe('sync plan', () => {
       call: { kind: 'list', query: { dateFrom: moscowDate(c.nextCallAt - 35 * 86_400_000), offset: 0 } },
     });
     expect(claim(c, c.nextCallAt, settings)).toMatchObject({ phase: 'list', reports: [], reportId: null });
+  });
+
+  it('a week holding a weekly report (type 1), a buyouts report of type 3 and one of type 2: each read as its own report', () => {
+    let c = initialCursor(T0, '2026-01-01');
+    const found: SyncEffect[] = [];
+    const r = step(c, T0, {
+      kind: 'ok',
+      value: [report(21, '2026-01-05', 1), report(22, '2026-01-05', 3), report(23, '2026-01-05', 2)],
+    });
+    found.push(...r.effects);
+    c = r.cursor;
+    expect(found[0]).toMatchObject({ reports: [{ reportId: 21 }, { reportId: 22 }, { reportId: 23 }] });
+    expect(c.reports.map((x) => [x.reportId, x.reportType])).toEqual([
+      [21, 1],
+      [22, 3],
+      [23, 2],
+    ]);
   });
 
   it('claim takes the call: version bumps, the next call moves a full interval on, an early claim fails', () => {

@@ -73,7 +73,10 @@ export interface SyncSettings {
   pollEveryMs: number;
   /** Each round lists reports from this many days back (late reports, corrections). */
   lookbackDays: number;
-  /** Report types to import (1 основной, 2 по выкупам); each is kept apart, as in a file upload. */
+  /**
+   * Report types to import (1 основной, 2 and 3 по выкупам); each is its own report, reconciled against its
+   * own list sums, as in a file upload.
+   */
   reportTypes: readonly number[];
   /** Pages read of one report at most: a report that goes on past it is given up (no endless paging). */
   maxPagesPerReport: number;
@@ -85,7 +88,7 @@ export const DEFAULT_SYNC_SETTINGS: SyncSettings = {
   listLimit: 1000,
   pollEveryMs: 6 * 3_600_000,
   lookbackDays: 35,
-  reportTypes: [1, 2],
+  reportTypes: [1, 2, 3],
   maxPagesPerReport: 200,
 };
 

@@ -35,7 +35,7 @@ export interface AnalyticsReport<Row = unknown, Api extends string = string> {
   /** A downloaded report's rows. */
   rows: z.ZodType<Row[]>;
   /** A row's day (its first ten characters count), card and amount (decimal roubles). */
-  cost(row: Row): { date: string; nmId: number; amount: string };
+  cost(row: Row): { date: string; nmId: number; amount: string; vendorCode?: string };
 }
 
 /** WB's paid-storage report: a task per ≤ 8 days. */
@@ -54,7 +54,7 @@ export const PAID_STORAGE_REPORT: AnalyticsReport<PaidStorageRow, 'paid_storage'
    * хранения») of the day's rows for that nmId, over warehouses, supplies and sizes. loyaltyDiscount is not
    * subtracted (docs/WB-API.md: whether WB's weekly paidStorageSum is net of it only a real token can show).
    */
-  cost: (r) => ({ date: r.date, nmId: r.nmId, amount: r.warehousePrice }),
+  cost: (r) => ({ date: r.date, nmId: r.nmId, amount: r.warehousePrice, vendorCode: r.vendorCode || undefined }),
 };
 
 /** WB's paid-acceptance report: a task per ≤ 31 days. */

@@ -15,12 +15,20 @@ export interface CostKindInfo {
   field: string;
   /** Russian title, as the report names the field. */
   title: string;
+  /** What the data is about, as «данные … от WB ещё загружаются» names it while it is pending. */
+  pending: string;
 }
 
 export const COST_KINDS = [
-  { kind: 'ads', field: 'ads', title: 'Реклама' },
-  { kind: 'storage', field: 'storage', title: 'Хранение' },
-  { kind: 'acceptance', field: 'acceptance', title: 'Приёмка' },
+  { kind: 'ads', field: 'ads', title: 'Реклама', pending: 'о рекламе' },
+  { kind: 'storage', field: 'storage', title: 'Хранение', pending: 'о хранении' },
+  { kind: 'acceptance', field: 'acceptance', title: 'Приёмка', pending: 'о приёмке' },
+  {
+    kind: 'acquiring_billed',
+    field: 'acquiring_billed',
+    title: 'Эквайринг отдельным счётом',
+    pending: 'об эквайринге',
+  },
 ] as const satisfies readonly CostKindInfo[];
 
 export type CostKind = (typeof COST_KINDS)[number]['kind'];

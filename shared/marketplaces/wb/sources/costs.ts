@@ -18,6 +18,8 @@ export interface ArticleCost {
   date: string;
   nmId: number;
   kopecks: number;
+  /** The card's vendor code («Артикул продавца») where WB's answer gives it (paid storage): names a card's own line. */
+  vendorCode?: string;
 }
 
 export type { CostKind } from './cost-kinds';
@@ -79,6 +81,12 @@ export interface CostSource<Client = unknown> {
   /** The category's name as the connection keeps it (token.ts), for the scope check without the token. */
   scopeName: string;
   pacing: () => CostSourcePacing;
+  /**
+   * Asked for only for a report whose rows carry the kind (acquiring billed separately): rows marked with
+   * the kind when the sync reads them (finance/row-marks.ts), or a non-zero total of its field. Absent: every
+   * report of a period.
+   */
+  needsRows?: boolean;
   /** The client for a token (the composition injects the base URL and fetch). */
   client: (token: string) => Client;
   /** The fetch of [from, to] starts here. */

@@ -25,6 +25,7 @@ const settings = (): WbCostSettings => ({
   advertCallIntervalMs: 20_000,
   analyticsApiUrl: emu.url,
   callIntervalMs: 60_000,
+  financeApiUrl: emu.url,
 });
 
 describe('COST_SOURCES', () => {
@@ -45,6 +46,7 @@ describe('COST_SOURCES', () => {
       ['advert', 'advert'],
       ['storage', 'paid_storage'],
       ['acceptance', 'acceptance'],
+      ['acquiring', 'acquiring'],
     ]);
   });
 

@@ -6,11 +6,13 @@
  *
  * The sync fetches exactly these (step-deps.ts `costStepDeps`); a registered kind is attributed by the
  * engine and keyed in the contract through cost-kinds.ts; the emulator serves each source's API
- * (scripts/local/wb: promotion.ts for ads, analytics.ts for every report of analytics-reports.ts).
+ * (scripts/local/wb: promotion.ts for ads, analytics.ts for every report of analytics-reports.ts,
+ * acquiring.ts for the acquiring report).
  */
 import { ACCEPTANCE_REPORT, PAID_STORAGE_REPORT } from './analytics-reports';
 import { analyticsSource } from './analytics-source';
 import { advertSource } from './advert-source';
+import { acquiringSource } from './acquiring/acquiring-source';
 import { costKind, type CostField, type CostKind, type CostKindInfo } from './cost-kinds';
 import type { CostSource } from './costs';
 import type { FetchLike } from '../finance/finance-client';
@@ -25,6 +27,8 @@ export interface WbCostSettings {
   analyticsApiUrl: string;
   /** WB_CALL_INTERVAL_SECONDS (WB's minute), ms: the report limits scale with it. */
   callIntervalMs: number;
+  /** WB_FINANCE_API_URL: the acquiring report is the Finance API's. */
+  financeApiUrl: string;
 }
 
 /** One registered cost source: its kind's pure part, and its source made from the settings. */
@@ -61,6 +65,15 @@ export const COST_SOURCES: readonly CostSourceEntry[] = [
       analyticsSource('acceptance', ACCEPTANCE_REPORT, {
         baseUrl: () => s().analyticsApiUrl,
         callIntervalMs: () => s().callIntervalMs,
+        fetch,
+      }) as CostSource,
+  },
+  {
+    ...costKind('acquiring_billed'),
+    source: (s, fetch) =>
+      acquiringSource({
+        baseUrl: () => s().financeApiUrl,
+        intervalMs: () => s().callIntervalMs,
         fetch,
       }) as CostSource,
   },

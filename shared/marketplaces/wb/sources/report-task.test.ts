@@ -228,6 +228,7 @@ const acceptanceRow = (o: Partial<typeof ACCEPTANCE_ROW>): AcceptanceRow =>
   acceptanceReportSchema.parse([{ ...ACCEPTANCE_ROW, ...o }])[0]!;
 
 describe('per-day per-article costs', () => {
+  // Each card's vendor code («Артикул продавца») is carried: it names a card's own line in a report.
   it('storage: Σ warehousePrice per date and nmId over warehouses and sizes, in kopecks, sorted', () => {
     const rows = [
       storageRow({ date: '2026-01-06', nmId: 2, warehousePrice: 1.5 }),
@@ -236,16 +237,18 @@ describe('per-day per-article costs', () => {
       storageRow({ date: '2026-01-05T00:00:00', nmId: 1, warehousePrice: 12 }),
     ];
     expect(reportCosts(PAID_STORAGE_REPORT, rows)).toEqual([
-      { date: '2026-01-05', nmId: 1, kopecks: 1200 },
-      { date: '2026-01-05', nmId: 2, kopecks: 800 },
-      { date: '2026-01-06', nmId: 2, kopecks: 150 },
+      { date: '2026-01-05', nmId: 1, kopecks: 1200, vendorCode: '567383' },
+      { date: '2026-01-05', nmId: 2, kopecks: 800, vendorCode: '567383' },
+      { date: '2026-01-06', nmId: 2, kopecks: 150, vendorCode: '567383' },
     ]);
   });
 
   it('fractions of a kopeck are summed exactly and rounded once, half away from zero', () => {
     const tiny = Array.from({ length: 7 }, () => storageRow({ nmId: 5, warehousePrice: 0.0015 }));
     // 7 × 0.15 kopeck = 1.05 kopecks → 1 (rounding each row would give 0).
-    expect(reportCosts(PAID_STORAGE_REPORT, tiny)).toEqual([{ date: '2026-01-05', nmId: 5, kopecks: 1 }]);
+    expect(reportCosts(PAID_STORAGE_REPORT, tiny)).toEqual([
+      { date: '2026-01-05', nmId: 5, kopecks: 1, vendorCode: '567383' },
+    ]);
     expect(reportCosts(PAID_STORAGE_REPORT, [storageRow({ warehousePrice: 1.005 })])[0]!.kopecks).toBe(101);
     expect(reportCosts(PAID_STORAGE_REPORT, [storageRow({ warehousePrice: -1.005 })])[0]!.kopecks).toBe(-101);
     // 0.00001 + 0.25 kopeck round to nothing: no cost, not a zero entry.
@@ -261,12 +264,14 @@ describe('per-day per-article costs', () => {
       storageRow({ nmId: 0, warehousePrice: 100 }),
       storageRow({ nmId: undefined as unknown as number, warehousePrice: 0.5 }),
     ];
-    expect(reportCosts(PAID_STORAGE_REPORT, rows)).toEqual([{ date: '2026-01-05', nmId: 0, kopecks: 10050 }]);
+    expect(reportCosts(PAID_STORAGE_REPORT, rows)).toEqual([
+      { date: '2026-01-05', nmId: 0, kopecks: 10050, vendorCode: '567383' },
+    ]);
   });
 
   it('loyaltyDiscount is carried, not subtracted', () => {
     expect(reportCosts(PAID_STORAGE_REPORT, [storageRow({ warehousePrice: 10, loyaltyDiscount: 1 })])).toEqual([
-      { date: '2026-01-05', nmId: 1234567, kopecks: 1000 },
+      { date: '2026-01-05', nmId: 1234567, kopecks: 1000, vendorCode: '567383' },
     ]);
   });
 

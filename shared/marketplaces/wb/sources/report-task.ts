@@ -129,21 +129,22 @@ export function reportCosts<Row>(report: AnalyticsReport<Row>, rows: readonly Ro
  */
 export function costsByDayAndArticle<Row>(
   rows: readonly Row[],
-  pick: (row: Row) => { date: string; nmId: number; amount: string },
+  pick: (row: Row) => { date: string; nmId: number; amount: string; vendorCode?: string },
 ): ArticleCost[] {
-  const sums = new Map<string, { date: string; nmId: number; sum: bigint }>();
+  const sums = new Map<string, { date: string; nmId: number; sum: bigint; vendorCode?: string }>();
   for (const row of rows) {
-    const { date, nmId, amount } = pick(row);
+    const { date, nmId, amount, vendorCode } = pick(row);
     const day = date.slice(0, 10);
     const key = `${day}|${nmId}`;
     const entry = sums.get(key) ?? { date: day, nmId, sum: 0n };
     entry.sum += subKopecks(amount);
+    if (vendorCode && !entry.vendorCode) entry.vendorCode = vendorCode;
     sums.set(key, entry);
   }
   const out: ArticleCost[] = [];
-  for (const { date, nmId, sum } of sums.values()) {
+  for (const { date, nmId, sum, vendorCode } of sums.values()) {
     const kopecks = roundKopecks(sum);
-    if (kopecks !== 0) out.push({ date, nmId, kopecks });
+    if (kopecks !== 0) out.push({ date, nmId, kopecks, ...(vendorCode ? { vendorCode } : {}) });
   }
   return out.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.nmId - b.nmId));
 }

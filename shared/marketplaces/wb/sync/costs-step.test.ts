@@ -15,7 +15,16 @@ import type { WbOutcome } from '../finance/finance-client';
 import type { ReportTaskClient } from '../sources/report-task';
 import { initialCursor } from '../finance/sync-plan';
 import { localKeyWrapper, sealToken } from '../token-crypto';
-import { costsStart, firstCostsDue, pendingKinds, queueImported, runCostStep, type CostStepDeps } from './costs-step';
+import {
+  costsStart,
+  firstCostsDue,
+  pendingKinds,
+  queueImported,
+  runCostStep,
+  sourcesFor,
+  type CostStepDeps,
+} from './costs-step';
+import { acquiringSource } from '../sources/acquiring/acquiring-source';
 
 const T0 = Date.parse('2026-03-10T06:00:00Z');
 const wrapper = localKeyWrapper(Buffer.alloc(32, 7).toString('base64'));
@@ -316,5 +325,23 @@ describe('the paid-storage source in the cost steps', () => {
     expect(w.row.costs!.done).toEqual({ R1: '2026-02-23..2026-03-01' });
     expect(w.row.costs!.rederive).toEqual(['R1']);
     expect(w.budget.get('4242#paid_storage')).toBe(T0 + 20_000);
+  });
+});
+
+describe('a source asked for only when the report’s rows carry its kind (acquiring billed separately)', () => {
+  const acquiring = acquiringSource({ baseUrl: () => 'http://x', intervalMs: () => 60_000 }) as CostSource;
+  const ads = advertSource({ baseUrl: () => 'http://x', intervalMs: () => 20_000 }) as CostSource;
+
+  it('is asked for a report whose pages were marked, or whose totals hold its field; never otherwise', () => {
+    expect(sourcesFor([ads, acquiring], {}).map((s) => s.id)).toEqual(['advert']);
+    expect(sourcesFor([ads, acquiring], { marks: ['acquiring_billed'] }).map((s) => s.id)).toEqual([
+      'advert',
+      'acquiring',
+    ]);
+    expect(sourcesFor([ads, acquiring], { totals: { acquiring_billed: 1250 } }).map((s) => s.id)).toEqual([
+      'advert',
+      'acquiring',
+    ]);
+    expect(sourcesFor([ads, acquiring], { totals: { acquiring_billed: 0 } }).map((s) => s.id)).toEqual(['advert']);
   });
 });

@@ -26,11 +26,8 @@ export type CostStepResult = 'rederived' | 'scanned' | 'cost_called' | 'cost_bud
 export interface CostStepDeps {
   sources: readonly CostSource[];
   putCosts: (userId: string, wbSellerId: string, kind: CostKind, batch: CostBatch, fetchedAt: string) => Promise<void>;
-  /** Ready reports of the user's seller with a stored source (not combined): id and period. */
-  reportsToCost: (
-    userId: string,
-    sellerId: string,
-  ) => Promise<Array<{ id: string; period_from: string | null; period_to: string | null }>>;
+  /** Ready reports of the user's seller with a stored source (not combined): id, period and totals. */
+  reportsToCost: (userId: string, sellerId: string) => Promise<ReportToCost[]>;
   /** Starts the rebuild of a report (its worker task); `busy`: it is being built or rebuilt, try later. */
   rederive: (userId: string, reportId: string) => Promise<'started' | 'busy' | 'gone'>;
   /** The report no longer waits for WB's costs: its `costs_pending` removed (reports.repo.ts settleCostsPending). */
@@ -39,6 +36,27 @@ export interface CostStepDeps {
 }
 
 type Connections = Pick<ConnectionStore, 'saveConnection' | 'claimStep'>;
+
+export interface ReportToCost {
+  id: string;
+  period_from: string | null;
+  period_to: string | null;
+  /** The report's totals (kopecks by field): a source that `needsRows` is asked for when its field's is not 0. */
+  totals?: Readonly<Record<string, number | null>>;
+}
+
+/**
+ * The sources a report is asked for: every usable one, but a source that `needsRows` (costs.ts) only when
+ * the report's rows carry its kind — `marks` of its pages as the sync read them, or its totals.
+ */
+export function sourcesFor(
+  sources: readonly CostSource[],
+  report: { marks?: readonly string[]; totals?: Readonly<Record<string, number | null>> },
+): CostSource[] {
+  return sources.filter(
+    (s) => !s.needsRows || report.marks?.includes(s.kind) === true || (report.totals?.[s.kind] ?? 0) !== 0,
+  );
+}
 
 export type { WbCostSync };
 
@@ -75,9 +93,13 @@ export function costsStart(deps: CostStepDeps | undefined, c: WbConnectionRecord
  * `costs_pending` until they are in): those of the sources the connection's token allows, in the
  * registry's order; none without cost sources.
  */
-export function pendingKinds(deps: CostStepDeps | undefined, c: WbConnectionRecord): CostKind[] {
+export function pendingKinds(
+  deps: CostStepDeps | undefined,
+  c: WbConnectionRecord,
+  marks: readonly string[] = [],
+): CostKind[] {
   if (!deps) return [];
-  return [...new Set(usableSources(c, deps.sources).map((s) => s.kind))];
+  return [...new Set(sourcesFor(usableSources(c, deps.sources), { marks }).map((s) => s.kind))];
 }
 
 /**
@@ -89,11 +111,11 @@ export function pendingKinds(deps: CostStepDeps | undefined, c: WbConnectionReco
 export function queueImported(
   deps: CostStepDeps | undefined,
   c: WbConnectionRecord,
-  report: { id: string; from: string; to: string },
+  report: { id: string; from: string; to: string; marks?: readonly string[] },
   now: number,
 ): Partial<WbConnectionRecord> {
   if (!deps) return {};
-  const sources = usableSources(c, deps.sources);
+  const sources = sourcesFor(usableSources(c, deps.sources), report);
   if (sources.length === 0 || !report.from || !report.to) return {};
   const state: WbCostSync = { ...emptyCostSync(), ...c.costs };
   if (state.jobs.some((j) => j.report_id === report.id)) return {};
@@ -161,7 +183,7 @@ export async function runCostStep(
       if (!r.period_from || !r.period_to) continue;
       const period = `${r.period_from}..${r.period_to}`;
       if (state.done[r.id] === period) continue;
-      for (const s of sources)
+      for (const s of sourcesFor(sources, r))
         jobs.push({
           report_id: r.id,
           from: r.period_from,

@@ -26,7 +26,7 @@ import * as connections from '../../../store/wb-connections.repo';
 import { DEFAULT_RATE_POLICY } from '../rate';
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../finance/sync-plan';
 import type { StepDeps } from './step';
-import type { CostStepDeps } from './costs-step';
+import type { CostStepDeps, ReportToCost } from './costs-step';
 import { costSources, type WbCostSettings } from '../sources';
 import { putCostBatch } from '../../../store/wb-costs.repo';
 import { listReports } from '../../../store/reports.repo';
@@ -102,6 +102,7 @@ export function wbCostSettings(): WbCostSettings {
     advertCallIntervalMs: Math.round(c.WB_ADVERT_CALL_INTERVAL_SECONDS * 1000),
     analyticsApiUrl: c.WB_ANALYTICS_API_URL,
     callIntervalMs: callIntervalMs(),
+    financeApiUrl: c.WB_FINANCE_API_URL,
   };
 }
 
@@ -109,11 +110,13 @@ export const costStepDeps: CostStepDeps = {
   sources: costSources(wbCostSettings),
   putCosts: putCostBatch,
   reportsToCost: async (userId, sellerId) => {
-    const out: Array<{ id: string; period_from: string | null; period_to: string | null }> = [];
+    const out: ReportToCost[] = [];
     let cursor: string | null = null;
     do {
       const page = await listReports(userId, { sellerId, cursor, limit: 200, ready: true });
-      for (const r of page.items) if (!r.is_combined && r.source_path) out.push(r);
+      for (const r of page.items)
+        if (!r.is_combined && r.source_path)
+          out.push({ id: r.id, period_from: r.period_from, period_to: r.period_to, totals: r.totals });
       cursor = page.next_cursor;
     } while (cursor);
     return out;

@@ -129,6 +129,9 @@ export function unreadError(unread: readonly UnreadReport[]): { code: string; me
   };
 }
 
+/** What a read report's rows say about the costs it needs (finance/row-marks.ts), over its pages. */
+const pageMarks = (p: WbPendingReport): string[] => [...new Set(p.pages.flatMap((pg) => pg.marks ?? []))];
+
 /** Imports the connection's read reports in order; stops at the first the limits do not cover. */
 async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbConnectionRecord | 'lost' | 'limits'> {
   let cur = c;
@@ -137,7 +140,7 @@ async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbC
     const key = String(p.ref.reportId);
     let outcome: ImportOutcome;
     try {
-      outcome = await deps.importReport(cur, p, cur.found[key] ?? null, pendingKinds(deps.costs, cur));
+      outcome = await deps.importReport(cur, p, cur.found[key] ?? null, pendingKinds(deps.costs, cur, pageMarks(p)));
     } catch (e) {
       // A page the bucket's lifecycle rule expired (a report held for limits longer than pages are kept,
       // serverless.base.yml `expire-wb-pages`): the report is let go unread, not imported, so the next
@@ -171,7 +174,12 @@ async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbC
         ? queueImported(
             deps.costs,
             cur,
-            { id: outcome.reportId, from: p.ref.dateFrom.slice(0, 10), to: p.ref.dateTo.slice(0, 10) },
+            {
+              id: outcome.reportId,
+              from: p.ref.dateFrom.slice(0, 10),
+              to: p.ref.dateTo.slice(0, 10),
+              marks: pageMarks(p),
+            },
             nowMs(deps.clock),
           )
         : {};
@@ -390,6 +398,7 @@ export async function runStep(
                 key,
                 rows: effect.page.rows,
                 ...(effect.page.duplicates ? { duplicates: effect.page.duplicates } : {}),
+                ...(effect.page.marks ? { marks: effect.page.marks } : {}),
               },
             ],
           },
