@@ -46,6 +46,7 @@ import { recoverDeps } from './worker/recover-deps';
 import { resolveReportSettings, type SettingsDeps } from './worker/report-settings';
 import { readPeriodCosts } from '../store/wb-costs.repo';
 import { getOwnCosts } from '../store/own-costs.repo';
+import { reportReadyEvents } from '../notifications/record-deps';
 
 /** The real dependencies; `over` replaces parts (an integration test's failing store, say). */
 export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
@@ -85,6 +86,7 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     rebuildReport: (user, reportId, onProgress) => rebuildReport(deps, user, reportId, onProgress),
     failUpload: recoverDeps.failUpload,
     dropUnusedSeller: recoverDeps.dropUnusedSeller,
+    events: { reportReady: reportReadyEvents },
     ...over,
   };
   return deps;
