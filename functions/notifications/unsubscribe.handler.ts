@@ -1,4 +1,4 @@
-import { preferencesDeps as deps } from '../../shared/notifications/deps';
+import { unsubscribeDeps as deps } from '../../shared/notifications/deps';
 import { unsubscribe, unsubscribePage } from '../../shared/notifications/preferences';
 import { binary } from '../../shared/http/responses';
 import { bindRoutes } from '../../shared/http/route';

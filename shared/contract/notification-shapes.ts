@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { CHANNELS, EVENT_KINDS } from '../notifications/channel';
-import { settingsInputSchema } from '../notifications/settings';
 
 const eventChannels = z.object({ email: z.boolean(), telegram: z.boolean() });
 const hhmm = z.string().describe('HH:MM, Moscow time');
@@ -23,10 +22,21 @@ export const notificationSettingsSchema = z.object({
   profit_drop_percent: z.number().int(),
 });
 
-/** PUT: the settings a user may change (events left out keep what they had). */
-export const notificationSettingsBodySchema = settingsInputSchema.describe(
-  'Which events on which channel, quiet hours (Moscow time, may cross midnight; null: none), the profit-drop threshold (1–100 %)',
-);
+/**
+ * PUT: the settings a user may change (events left out keep what they had). Read loosely here; the use
+ * case checks the values and answers 422 `invalid_notification_settings` naming the field
+ * (shared/notifications/settings.ts settingsInputSchema).
+ */
+export const notificationSettingsBodySchema = z
+  .object({
+    events: z.record(z.string().max(64), eventChannels).describe('Event kind → {email, telegram}'),
+    quiet_hours: z
+      .object({ from: z.string().max(16), to: z.string().max(16) })
+      .nullable()
+      .describe('HH:MM–HH:MM Moscow time, may cross midnight; null: none'),
+    profit_drop_percent: z.number().describe('A whole number of percent, 1–100'),
+  })
+  .describe('Which events on which channel, the quiet hours, the profit-drop threshold');
 
 export const notificationHistoryQuerySchema = z.object({ cursor: z.string().max(1500).optional() });
 

@@ -5,7 +5,7 @@
  * Output: what the tick did (counts).
  * Steps:
  *   1. New events become deliveries: one per channel the user's settings switch on for the event's kind
- *      (and the event allows), written once each, due now.
+ *      (and the event allows) that is wired (Telegram: linked), written once each, due now.
  *   2. Due deliveries are claimed one by one (a conditional write: two ticks never take the same one; a
  *      claim holds for LEASE_MS, after which another tick may take it — a crash between claim and send
  *      loses nothing). Telegram inside the user's quiet hours is held until they end. The message goes
@@ -52,7 +52,14 @@ export async function expandNewEvents(deps: DeliverDeps, limit = TICK_BATCH): Pr
   const events = await deps.store.listNewEvents(limit);
   for (const e of events) {
     const settings = withDefaults(await deps.store.getSettings(e.user_id));
-    const channels = CHANNELS.filter((c) => (!e.only || e.only.includes(c)) && wants(settings, e.kind, c));
+    // A channel not wired, or Telegram without a working link, gets no delivery at all (nothing to wait for).
+    const linked = async () => (await deps.telegramLinks?.getLink(e.user_id))?.status === 'linked';
+    const channels: ChannelName[] = [];
+    for (const c of CHANNELS) {
+      if ((e.only && !e.only.includes(c)) || !wants(settings, e.kind, c) || !deps.channels[c]) continue;
+      if (c === 'telegram' && !(await linked())) continue;
+      channels.push(c);
+    }
     const due = nowMs(deps.clock);
     await deps.store.expandEvent(
       e,

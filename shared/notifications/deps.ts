@@ -6,11 +6,11 @@
 import { systemClock } from '../deps';
 import { sendMail } from '../mail/send';
 import { newId } from '../store/keys';
-import { notificationStore } from '../store/notifications.repo';
+import { getSettings, notificationStore, putSettings } from '../store/notifications.repo';
 import { getUserById } from '../store/users.repo';
 import type { DeliverDeps } from './deliver';
 import { emailChannel } from './email-channel';
-import type { PreferencesDeps } from './preferences';
+import type { PreferencesDeps, UnsubscribeDeps } from './preferences';
 import { unsubscribeKey } from './unsubscribe-key';
 
 const userEmail = async (userId: string) => (await getUserById(userId))?.email ?? null;
@@ -31,3 +31,6 @@ export const preferencesDeps: PreferencesDeps = {
   unsubscribeKey,
   userEmail,
 };
+
+/** The public unsubscribe link: the settings alone (no history, no cursor). */
+export const unsubscribeDeps: UnsubscribeDeps = { store: { getSettings, putSettings }, unsubscribeKey, userEmail };

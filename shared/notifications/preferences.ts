@@ -83,6 +83,11 @@ export async function notificationHistory(
 
 const KIND_NAMES: Partial<Record<EventKind, string>> = { digest: 'еженедельную сводку' };
 
+/** What the unsubscribe link needs: the settings, the user's address, the signing key. */
+export type UnsubscribeDeps = Pick<PreferencesDeps, 'unsubscribeKey' | 'userEmail'> & {
+  store: Pick<NotificationStore, 'getSettings' | 'putSettings'>;
+};
+
 export type UnsubscribeResult =
   | { status: 'confirm' | 'unsubscribed'; kind: EventKind; email: string; message: string }
   | { status: 'invalid'; message: string };
@@ -91,7 +96,7 @@ export type UnsubscribeResult =
  * GET (confirm) and POST (one-click, RFC 8058) /api/notifications/unsubscribe?token=: the token's kind
  * switched off for mail. A bad token answers `invalid` (the page says what to do). Twice answers the same.
  */
-export async function unsubscribe(deps: PreferencesDeps, token: string | undefined, act: boolean): Promise<UnsubscribeResult> {
+export async function unsubscribe(deps: UnsubscribeDeps, token: string | undefined, act: boolean): Promise<UnsubscribeResult> {
   const t = token ? verifyUnsubscribe(deps.unsubscribeKey(), token) : null;
   const email = t ? await deps.userEmail(t.userId) : null;
   if (!t || email === null)
