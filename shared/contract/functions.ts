@@ -396,8 +396,8 @@ export const FUNCTIONS = {
       kms: ['Decrypt'],
       // hands an imported report to the worker
       invoke: ['reportsWorker'],
-      // the mail 7 days before a connection's token expires (shared/marketplaces/wb/sync/expiry.ts)
-      mail: true,
+      // 7 days before a connection's token expires: the token_expiring notification recorded (Put; the
+      // notifications tick mails it: shared/marketplaces/wb/sync/expiry.ts)
     },
     schedule: 'rate(1 minute)',
   },
@@ -520,10 +520,10 @@ export const FUNCTIONS = {
     schedule: 'rate(1 minute)',
     async: { maximumRetryAttempts: 0, maximumEventAge: 60 },
     access: {
-      // new events (gsi1 NOTIFY#NEW) and due deliveries (gsi1 NOTIFY#DUE); the event, the user, the
+      // new events (gsi1 NOTIFY#NEW) and due deliveries (gsi1 NOTIFY#DUE), the only Queries; the event, the user, the
       // settings (Get); deliveries written once (conditional Put); the event taken off the new list, a
       // claim and its end (conditional Updates)
-      table: ['GetItem', 'PutItem', 'Query', 'UpdateItem'],
+      table: ['GetItem', 'PutItem', 'UpdateItem'],
       indexes: ['gsi1'],
       mail: true,
       secrets: [],

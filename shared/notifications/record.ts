@@ -34,17 +34,27 @@ export async function recordEvent(
   deps: RecordDeps,
   e: { userId: string; kind: EventKind; key: string } & Omit<NotificationEvent, 'user_id' | 'kind' | 'key' | 'created_at'>,
 ): Promise<boolean> {
-  const { userId, ...rest } = e;
-  const created = deps.clock.now().toISOString();
   try {
-    const fresh = await deps.store.putEvent({ ...rest, user_id: userId, created_at: created });
-    // The next Monday's digest has something to tell this user.
-    if (fresh && e.kind !== 'digest') await deps.store.markForDigest(isoWeek(nextDigestRun(Date.parse(created))), userId);
-    return fresh;
+    return await recordEventOrThrow(deps, e);
   } catch (err) {
     log('error', 'notification event not recorded', { event_key: e.key, ...describeError(err) });
     return false;
   }
+}
+
+/**
+ * Records one event and throws when the store fails (a caller that takes its own mark back and tries
+ * again: the token expiry notice, expiry.ts). True when new, false when recorded before.
+ */
+export async function recordEventOrThrow(
+  deps: RecordDeps,
+  e: { userId: string; kind: EventKind; key: string } & Omit<NotificationEvent, 'user_id' | 'kind' | 'key' | 'created_at'>,
+): Promise<boolean> {
+  const { userId, ...rest } = e;
+  const created = deps.clock.now().toISOString();
+  const fresh = await deps.store.putEvent({ ...rest, user_id: userId, created_at: created });
+  if (fresh) await deps.store.markForDigest(isoWeek(nextDigestRun(Date.parse(created))), userId);
+  return fresh;
 }
 
 /** A ready report as the events read it (money in kopecks). */

@@ -9,6 +9,8 @@
  * The steps run on a manual clock shared with the WB emulator (its rate limit and token expiry), so a
  * minute between two WB calls costs nothing; the connect route runs on the real clock.
  */
+import { notificationsTick } from '../../shared/notifications/deliver';
+import { deliverDeps } from '../../shared/notifications/deps';
 import { randomInt } from 'node:crypto';
 import * as XLSX from '@e965/xlsx';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -862,10 +864,13 @@ describe('paging by WB’s rrdId when WB misbehaves', () => {
 
 describe('the token’s expiry', () => {
   const EXPIRY_SUBJECT = 'Токен WB скоро истечёт';
-  const mailsTo = async (email: string) =>
-    (await readMail(getConfig().SES_ENDPOINT as string)).filter(
+  // The notice is a token_expiring notification: the notifications tick mails it.
+  const mailsTo = async (email: string) => {
+    await notificationsTick(deliverDeps);
+    return (await readMail(getConfig().SES_ENDPOINT as string)).filter(
       (m) => m.subject === EXPIRY_SUBJECT && m.to.includes(email),
     );
+  };
 
   it('mails the seller once, 7 days before the expiry (on the clock); at the expiry the sync stops', async () => {
     const { emu, clock, deps } = await start({ weeks: 1, tokenDays: 8 });
