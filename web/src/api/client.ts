@@ -439,6 +439,12 @@ export const api = {
   createPurchase: (body: BodyOf<'createPurchase'>) => call('createPurchase', { body }),
   deletePurchase: (id: string) => call('deletePurchase', { params: { id } }).then(() => undefined),
 
+  // Notifications (docs/NOTIFICATIONS.md)
+  notificationSettings: () => call('getNotificationSettings'),
+  putNotificationSettings: (body: BodyOf<'putNotificationSettings'>) => call('putNotificationSettings', { body }),
+  notificationHistory: (cursor?: string | null) =>
+    call('notificationHistory', { query: cursor ? { cursor } : {} }),
+
   // Catalog and sellers
   listProducts: (search: string, cursor?: string | null, missing = false) =>
     call('listProducts', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),

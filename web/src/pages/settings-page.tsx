@@ -6,6 +6,7 @@ import type { AllocationMethod, LimitTotals, Seller, TaxPeriod, TaxProfile, User
 import { ALLOCATION_TITLES } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
 import { LoadMore } from '../components/load-more';
+import { NotificationSettings } from '../components/notification-settings';
 import { Spinner } from '../components/progress-bar';
 import { describeTax, TaxProfileForm, taxProfileError, vatRateErrorOn } from '../components/tax-profile-form';
 import { SupportContact } from '../lib/app-config';
@@ -107,6 +108,7 @@ export function SettingsPage() {
         <>
           <LimitsPanel user={me.data.user} />
           <WbConnectionPanel />
+          <NotificationSettings />
           <DefaultTaxPanel user={me.data.user} />
           <AllocationPanelSettings user={me.data.user} />
           <SellersPanel />
