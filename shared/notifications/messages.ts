@@ -120,8 +120,8 @@ export function limitsLowMessage(appUrl: string, remaining: number, average: num
 
 export function syncProblemMessage(appUrl: string, account: string, problem: string): Message {
   return compose(
-    `Синхронизация с WB: ${problem}`,
-    `Синхронизация кабинета WB «${account}» остановилась или не удаётся.`,
+    'Проблема синхронизации с WB',
+    `Синхронизация кабинета WB ${account} остановилась или не удаётся.`,
     [['Что случилось', problem]],
     `${appUrl.replace(/\/$/, '')}/settings`,
     'Подключения WB',

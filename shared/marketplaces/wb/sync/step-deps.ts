@@ -21,7 +21,8 @@ import { processingReportPut } from '../../../store/report-lifecycle.repo';
 import { newReportId } from '../../../store/report-record';
 import { getReportAnyStatus, settleCostsPending } from '../../../store/reports.repo';
 import { getUserById } from '../../../store/users.repo';
-import { recordEventOrThrow } from '../../../notifications/record';
+import { recordEvent, recordEventOrThrow } from '../../../notifications/record';
+import { syncProblemMessage } from '../../../notifications/messages';
 import { recordDeps } from '../../../notifications/record-deps';
 import * as connections from '../../../store/wb-connections.repo';
 import { DEFAULT_RATE_POLICY } from '../rate';
@@ -154,6 +155,20 @@ export const stepDeps: StepDeps = {
       html: m.html,
       link: `${getConfig().APP_URL.replace(/\/+$/, '')}/settings`,
     });
+  },
+  // The sync_problem notification: recorded once per problem (the connection's revision that began it),
+  // at the step's moment; never throws.
+  problem: async (c, code, message, atMs) => {
+    const account = c.seller_name ? `«${c.seller_name}»` : `ID продавца WB ${c.wb_seller_id}`;
+    await recordEvent(
+      { ...recordDeps, clock: { now: () => new Date(atMs) } },
+      {
+        userId: c.user_id,
+        kind: 'sync_problem',
+        key: `sync_problem:${c.id}:${code}:${c.rev}`,
+        ...syncProblemMessage(getConfig().APP_URL, account, message),
+      },
+    );
   },
   clock: systemClock,
   ids: { newId: newReportId },
