@@ -64,7 +64,16 @@ async function bench(opts: { accounts: number; articles: number; concurrency: nu
     await writeItems(user.id, id, 1, items);
     const from = new Date(run - 7 * 86_400_000).toISOString().slice(0, 10);
     const to = new Date(run - 86_400_000).toISOString().slice(0, 10);
-    const record = weekReportRecord({ id, userId: user.id, sellerId: seller.id, reportNumber: String(920000000 + u), from, to, rows: opts.articles * 4, items });
+    const record = weekReportRecord({
+      id,
+      userId: user.id,
+      sellerId: seller.id,
+      reportNumber: String(920000000 + u),
+      from,
+      to,
+      rows: opts.articles * 4,
+      items,
+    });
     const item = toItem({ ...record, status: 'ready', created_at: new Date(run - 86_400_000).toISOString() });
     await ddb().send(new PutCommand({ TableName: tableName(), Item: item }));
     await markForDigest(week, user.id);
@@ -73,14 +82,16 @@ async function bench(opts: { accounts: number; articles: number; concurrency: nu
 
   // Where the run's time goes: each dependency timed (summed over the accounts).
   const spent: Record<string, number> = {};
-  const timed = <A extends unknown[], R>(name: string, f: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-    const t = performance.now();
-    try {
-      return await f(...a);
-    } finally {
-      spent[name] = (spent[name] ?? 0) + performance.now() - t;
-    }
-  };
+  const timed =
+    <A extends unknown[], R>(name: string, f: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      const t = performance.now();
+      try {
+        return await f(...a);
+      } finally {
+        spent[name] = (spent[name] ?? 0) + performance.now() - t;
+      }
+    };
   const deps = {
     ...digestDeps,
     clock,

@@ -34,7 +34,9 @@ export function parseDigestArgs(argv: readonly string[]): DigestArgs | 'help' {
   const i = argv.indexOf('--email');
   const email = i >= 0 ? argv[i + 1] : undefined;
   if (i >= 0 && (!email || email.startsWith('--'))) throw new Error(`--email needs an address\n${USAGE}`);
-  for (const a of argv) if (a.startsWith('--') && !['--now', '--email', '--force'].includes(a)) throw new Error(`unknown option ${a}\n${USAGE}`);
+  for (const a of argv)
+    if (a.startsWith('--') && !['--now', '--email', '--force'].includes(a))
+      throw new Error(`unknown option ${a}\n${USAGE}`);
   return { ...(email ? { email } : {}), force: argv.includes('--force') };
 }
 
@@ -47,7 +49,9 @@ async function main(): Promise<void> {
   const root = path.resolve(__dirname, '..');
   const target = applyLocalDefaults(process.env, root);
   if (process.env.SES_ENDPOINT === undefined && target.endpoint !== null) {
-    const running = readStackFile(process.env.RP_DATA_DIR ? path.resolve(process.env.RP_DATA_DIR) : path.join(root, '.data'));
+    const running = readStackFile(
+      process.env.RP_DATA_DIR ? path.resolve(process.env.RP_DATA_DIR) : path.join(root, '.data'),
+    );
     process.env.SES_ENDPOINT = `http://localhost:${running?.ports.ses ?? configuredPort('ses', process.env).port}`;
   }
   if (process.env.SES_ENDPOINT === '') delete process.env.SES_ENDPOINT;
@@ -67,9 +71,7 @@ async function main(): Promise<void> {
     userIds = [user.id];
   }
   const r = await runDigest(digestDeps, { ...(userIds ? { userIds } : {}), force: args.force });
-  console.log(
-    `digest ${r.week}: ${r.recorded} recorded, ${r.nothingNew} with nothing new, ${r.off} unsubscribed`,
-  );
+  console.log(`digest ${r.week}: ${r.recorded} recorded, ${r.nothingNew} with nothing new, ${r.off} unsubscribed`);
   const t = await notificationsTick(deliverDeps);
   console.log(`delivered: ${t.sent} sent, ${t.retried} to retry, ${t.failed} failed, ${t.held} held`);
 }

@@ -1,5 +1,9 @@
 import { preferencesDeps as deps } from '../../shared/notifications/deps';
-import { getNotificationSettings, notificationHistory, putNotificationSettings } from '../../shared/notifications/preferences';
+import {
+  getNotificationSettings,
+  notificationHistory,
+  putNotificationSettings,
+} from '../../shared/notifications/preferences';
 import { routes } from '../../shared/http';
 
 /** ONE Lambda serves the caller's notification settings and history (docs/API.md «Notifications»). */

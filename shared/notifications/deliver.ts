@@ -63,21 +63,19 @@ export async function expandNewEvents(deps: DeliverDeps, limit = TICK_BATCH): Pr
     const due = nowMs(deps.clock);
     await deps.store.expandEvent(
       e,
-      channels.map(
-        (channel): Delivery => ({
-          user_id: e.user_id,
-          event_key: e.key,
-          kind: e.kind,
-          channel,
-          status: 'pending',
-          subject: e.subject,
-          created_at: e.created_at,
-          due_ms: due,
-          attempts: 0,
-          sent_at: null,
-          reason: null,
-        }),
-      ),
+      channels.map((channel): Delivery => ({
+        user_id: e.user_id,
+        event_key: e.key,
+        kind: e.kind,
+        channel,
+        status: 'pending',
+        subject: e.subject,
+        created_at: e.created_at,
+        due_ms: due,
+        attempts: 0,
+        sent_at: null,
+        reason: null,
+      })),
     );
   }
   return events.length;

@@ -78,8 +78,14 @@ export function digestContent(
     (l) => ({ title: l.title, value: lines[l.key]! }),
   );
   const sorted = [...articles].filter((a) => a.article !== '').sort((a, b) => b.profit - a.profit);
-  const froms = reports.map((r) => r.period_from).filter((d): d is string => !!d).sort();
-  const tos = reports.map((r) => r.period_to).filter((d): d is string => !!d).sort();
+  const froms = reports
+    .map((r) => r.period_from)
+    .filter((d): d is string => !!d)
+    .sort();
+  const tos = reports
+    .map((r) => r.period_to)
+    .filter((d): d is string => !!d)
+    .sort();
   const realization = sum.realization ?? 0;
   const profit = sum.profit ?? 0;
   return {
@@ -122,14 +128,18 @@ export function digestMessage(
   const list = (title: string, items: ArticleProfit[]) => {
     if (items.length === 0) return;
     text.push('', `${title}:`, ...items.map((a, i) => `  ${i + 1}. ${a.article}: ${rub(a.profit)}`));
-    html.push(`<h3>${esc(title)}</h3><ol>${items.map((a) => `<li>${esc(a.article)}: ${esc(rub(a.profit))}</li>`).join('')}</ol>`);
+    html.push(
+      `<h3>${esc(title)}</h3><ol>${items.map((a) => `<li>${esc(a.article)}: ${esc(rub(a.profit))}</li>`).join('')}</ol>`,
+    );
   };
   list('Лучшие артикулы по прибыли', c.best);
   list('Худшие артикулы по прибыли', c.worst);
   const notes: string[] = [];
   if (c.stale.length > 0) notes.push(`Устарели и ждут пересборки: ${c.stale.join(', ')}.`);
-  if (c.noCostPrice > 0) notes.push(`Нет себестоимости у ${c.noCostPrice} артикулов: их маржа не считается — укажите её в каталоге.`);
-  if (c.costsPending.length > 0) notes.push(`Реклама, хранение и приёмка ещё загружаются из WB: ${c.costsPending.join(', ')}.`);
+  if (c.noCostPrice > 0)
+    notes.push(`Нет себестоимости у ${c.noCostPrice} артикулов: их маржа не считается — укажите её в каталоге.`);
+  if (c.costsPending.length > 0)
+    notes.push(`Реклама, хранение и приёмка ещё загружаются из WB: ${c.costsPending.join(', ')}.`);
   if (notes.length > 0) {
     text.push('', 'Чего не хватает:', ...notes.map((n) => `  — ${n}`));
     html.push(`<h3>Чего не хватает</h3><ul>${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
@@ -207,9 +217,12 @@ export async function runDigest(
     if (fresh) out.recorded++;
   };
   let next = 0;
-  const lanes = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? DIGEST_CONCURRENCY, userIds.length)) }, async () => {
-    while (next < userIds.length) await one(userIds[next++]!);
-  });
+  const lanes = Array.from(
+    { length: Math.max(1, Math.min(opts.concurrency ?? DIGEST_CONCURRENCY, userIds.length)) },
+    async () => {
+      while (next < userIds.length) await one(userIds[next++]!);
+    },
+  );
   await Promise.all(lanes);
   return out;
 }

@@ -17,7 +17,13 @@ export function emailChannel(send: (m: MailMessage) => Promise<void>): Notificat
     async send(to: Recipient, m: OutgoingMessage): Promise<SendResult> {
       const html = m.html ?? `<pre>${escapeHtml(m.text)}</pre>`;
       try {
-        await send({ to: to.email, subject: m.subject, text: m.text, html, ...(m.headers ? { headers: m.headers } : {}) });
+        await send({
+          to: to.email,
+          subject: m.subject,
+          text: m.text,
+          html,
+          ...(m.headers ? { headers: m.headers } : {}),
+        });
         return { ok: true };
       } catch (e) {
         const name = e instanceof Error ? e.name : 'Error';

@@ -2,7 +2,6 @@
  * The messages of the events (Russian; docs/NOTIFICATIONS.md «Events»): each a subject, plain text and
  * HTML, with the page it is about. Pure: the numbers come in (kopecks, percents), the text goes out.
  */
-import type { EventKind } from './channel';
 import type { NotificationEvent } from './ports';
 
 /** Kopecks as «1 234 567,89 ₽» (narrow no-break spaces between thousands, as ru-RU writes them). */
@@ -26,7 +25,13 @@ export const ruDate = (iso: string | null): string => (iso ? iso.slice(0, 10).sp
 type Message = Pick<NotificationEvent, 'subject' | 'text' | 'html' | 'link'>;
 
 /** Lines of «label: value» into text and HTML, with the link last. */
-function compose(subject: string, intro: string, lines: Array<[string, string]>, link: string, linkText: string): Message {
+function compose(
+  subject: string,
+  intro: string,
+  lines: Array<[string, string]>,
+  link: string,
+  linkText: string,
+): Message {
   const text = [intro, '', ...lines.map(([k, v]) => `${k}: ${v}`), '', `${linkText}: ${link}`].join('\n');
   const rows = lines.map(([k, v]) => `<tr><td>${esc(k)}</td><td style="text-align:right"><b>${esc(v)}</b></td></tr>`);
   const html = `<p>${esc(intro)}</p><table>${rows.join('')}</table><p><a href="${esc(link)}">${esc(linkText)}</a></p>`;
@@ -105,19 +110,6 @@ export function mismatchMessage(appUrl: string, f: ReportFacts, difference: numb
   );
 }
 
-export function limitsLowMessage(appUrl: string, remaining: number, average: number): Message {
-  return compose(
-    'Лимиты заканчиваются',
-    'Осталось меньше строк, чем вы тратите в среднем за неделю.',
-    [
-      ['Осталось строк', remaining.toLocaleString('ru-RU')],
-      ['В среднем за неделю', average.toLocaleString('ru-RU')],
-    ],
-    `${appUrl.replace(/\/$/, '')}/settings`,
-    'Лимиты и история',
-  );
-}
-
 export function syncProblemMessage(appUrl: string, account: string, problem: string): Message {
   return compose(
     'Проблема синхронизации с WB',
@@ -127,6 +119,3 @@ export function syncProblemMessage(appUrl: string, account: string, problem: str
     'Подключения WB',
   );
 }
-
-/** The kinds whose page is a report (the web's history links them). */
-export const REPORT_KINDS: readonly EventKind[] = ['report_ready', 'penalties', 'profit_drop', 'reconciliation_mismatch'];

@@ -24,7 +24,12 @@ export interface SettingsView extends NotificationSettings {
   };
 }
 
-async function view(deps: PreferencesDeps, userId: string, email: string, s: NotificationSettings): Promise<SettingsView> {
+async function view(
+  deps: PreferencesDeps,
+  userId: string,
+  email: string,
+  s: NotificationSettings,
+): Promise<SettingsView> {
   const link = deps.telegramLinks ? await deps.telegramLinks.getLink(userId) : null;
   return {
     channels: {
@@ -40,7 +45,10 @@ async function view(deps: PreferencesDeps, userId: string, email: string, s: Not
 }
 
 /** GET /api/notifications/settings: the stored settings over the defaults, with the channels' state. */
-export async function getNotificationSettings(deps: PreferencesDeps, user: { id: string; email: string }): Promise<SettingsView> {
+export async function getNotificationSettings(
+  deps: PreferencesDeps,
+  user: { id: string; email: string },
+): Promise<SettingsView> {
   return view(deps, user.id, user.email, withDefaults(await deps.store.getSettings(user.id)));
 }
 
@@ -96,7 +104,11 @@ export type UnsubscribeResult =
  * GET (confirm) and POST (one-click, RFC 8058) /api/notifications/unsubscribe?token=: the token's kind
  * switched off for mail. A bad token answers `invalid` (the page says what to do). Twice answers the same.
  */
-export async function unsubscribe(deps: UnsubscribeDeps, token: string | undefined, act: boolean): Promise<UnsubscribeResult> {
+export async function unsubscribe(
+  deps: UnsubscribeDeps,
+  token: string | undefined,
+  act: boolean,
+): Promise<UnsubscribeResult> {
   const t = token ? verifyUnsubscribe(deps.unsubscribeKey(), token) : null;
   const email = t ? await deps.userEmail(t.userId) : null;
   if (!t || email === null)
@@ -125,7 +137,8 @@ export async function unsubscribe(deps: UnsubscribeDeps, token: string | undefin
 
 /** The small page the unsubscribe link opens (Russian): the question with its button, or the outcome. */
 export function unsubscribePage(r: UnsubscribeResult, token: string | undefined): string {
-  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const esc = (s: string) =>
+    s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const form =
     r.status === 'confirm' && token
       ? `<form method="post" action="?token=${esc(encodeURIComponent(token))}"><button type="submit">Отписаться</button></form>`

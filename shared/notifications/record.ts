@@ -12,13 +12,7 @@
 import { describeError, log } from '../log';
 import type { Clock } from '../deps';
 import type { EventKind } from './channel';
-import {
-  mismatchMessage,
-  penaltiesMessage,
-  profitDropMessage,
-  reportReadyMessage,
-  type ReportFacts,
-} from './messages';
+import { mismatchMessage, penaltiesMessage, profitDropMessage, reportReadyMessage, type ReportFacts } from './messages';
 import type { NotificationEvent, NotificationStore } from './ports';
 import { isoWeek, nextDigestRun, profitDrop } from './rules';
 import { withDefaults } from './settings';
@@ -32,7 +26,10 @@ export interface RecordDeps {
 /** Records one event (once by its key); true when it is new. Never throws. */
 export async function recordEvent(
   deps: RecordDeps,
-  e: { userId: string; kind: EventKind; key: string } & Omit<NotificationEvent, 'user_id' | 'kind' | 'key' | 'created_at'>,
+  e: { userId: string; kind: EventKind; key: string } & Omit<
+    NotificationEvent,
+    'user_id' | 'kind' | 'key' | 'created_at'
+  >,
 ): Promise<boolean> {
   try {
     return await recordEventOrThrow(deps, e);
@@ -48,7 +45,10 @@ export async function recordEvent(
  */
 export async function recordEventOrThrow(
   deps: RecordDeps,
-  e: { userId: string; kind: EventKind; key: string } & Omit<NotificationEvent, 'user_id' | 'kind' | 'key' | 'created_at'>,
+  e: { userId: string; kind: EventKind; key: string } & Omit<
+    NotificationEvent,
+    'user_id' | 'kind' | 'key' | 'created_at'
+  >,
 ): Promise<boolean> {
   const { userId, ...rest } = e;
   const created = deps.clock.now().toISOString();

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, BACKOFF_MAX_MS, isoWeek, lastDigestRun, limitsLow, nextDigestRun, profitDrop, quietUntil } from './rules';
+import {
+  backoffMs,
+  BACKOFF_MAX_MS,
+  isoWeek,
+  lastDigestRun,
+  limitsLow,
+  nextDigestRun,
+  profitDrop,
+  quietUntil,
+} from './rules';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -73,9 +73,11 @@ const storedDelivery = z.looseObject({
 });
 
 function parse<T>(schema: z.ZodType<T>, item: Record<string, unknown>, what: string): T {
-  if (item.v !== VERSION) throw new Error(`Stored ${what} ${String(item.pk)} / ${String(item.sk)}: version ${String(item.v)}`);
+  if (item.v !== VERSION)
+    throw new Error(`Stored ${what} ${String(item.pk)} / ${String(item.sk)}: version ${String(item.v)}`);
   const r = schema.safeParse(item);
-  if (!r.success) throw new Error(`Stored ${what} ${String(item.pk)} / ${String(item.sk)} does not parse: ${r.error.message}`);
+  if (!r.success)
+    throw new Error(`Stored ${what} ${String(item.pk)} / ${String(item.sk)} does not parse: ${r.error.message}`);
   return r.data;
 }
 
@@ -291,7 +293,13 @@ export async function markForDigest(week: string, userId: string): Promise<void>
   await ddb().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { pk: `NDIGEST#${week}`, sk: userPk(userId), type: 'digest_roster', user_id: userId, ttl: Math.floor(Date.now() / 1000) + KEEP_S },
+      Item: {
+        pk: `NDIGEST#${week}`,
+        sk: userPk(userId),
+        type: 'digest_roster',
+        user_id: userId,
+        ttl: Math.floor(Date.now() / 1000) + KEEP_S,
+      },
     }),
   );
 }

@@ -91,7 +91,8 @@ describe('a report becomes ready → one mail', () => {
 describe('settings', () => {
   it('defaults, a change kept, 422 naming the field', async () => {
     const u = await newUser(100_000, 'notify');
-    const get = () => notificationsHandler(apiEvent({ method: 'GET', path: '/api/notifications/settings', token: u.token }));
+    const get = () =>
+      notificationsHandler(apiEvent({ method: 'GET', path: '/api/notifications/settings', token: u.token }));
     const first = JSON.parse((await get()).body ?? '{}');
     expect(first.events.report_ready).toEqual({ email: true, telegram: true });
     expect(first.channels.telegram).toEqual({ status: 'not_linked', username: null, linked_at: null });

@@ -269,6 +269,20 @@ describe('WB refusing a token on connect, and a new token', () => {
       error: { code: 'wb_token_invalid' },
     });
     expect(blocked.cursor).toMatchObject({ phase: 'blocked', reportId: w2.item.reportId, rrdId: before.cursor.rrdId });
+    // The seller is told once: a sync_problem mail, and no second one on the next step.
+    const problemMails = async () => {
+      await notificationsTick(deliverDeps);
+      const email = (await getUserById(u.id))!.email;
+      return (await readMail(getConfig().SES_ENDPOINT as string)).filter(
+        (m) => m.subject === 'Проблема синхронизации с WB' && m.to.includes(email),
+      );
+    };
+    const [problem, ...more] = await problemMails();
+    expect(more).toEqual([]);
+    expect(problem!.text).toContain('WB больше не принимает токен');
+    clock.advance(INTERVAL_MS + 1_000);
+    await runStep(deps, u.id, c.id);
+    expect(await problemMails()).toHaveLength(1);
 
     // A token of another WB account: 422 with its own code, nothing changed, WB not called.
     const calls = emu.calls.length;

@@ -24,7 +24,10 @@ export function memoryNotificationStore() {
       return true;
     },
     async listNewEvents(limit) {
-      return [...events.values()].filter((e) => e.isNew).slice(0, limit).map(({ isNew: _, ...e }) => e);
+      return [...events.values()]
+        .filter((e) => e.isNew)
+        .slice(0, limit)
+        .map(({ isNew: _, ...e }) => e);
     },
     async getEvent(u, k) {
       const e = events.get(ek(u, k));

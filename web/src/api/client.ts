@@ -442,8 +442,7 @@ export const api = {
   // Notifications (docs/NOTIFICATIONS.md)
   notificationSettings: () => call('getNotificationSettings'),
   putNotificationSettings: (body: BodyOf<'putNotificationSettings'>) => call('putNotificationSettings', { body }),
-  notificationHistory: (cursor?: string | null) =>
-    call('notificationHistory', { query: cursor ? { cursor } : {} }),
+  notificationHistory: (cursor?: string | null) => call('notificationHistory', { query: cursor ? { cursor } : {} }),
 
   // Catalog and sellers
   listProducts: (search: string, cursor?: string | null, missing = false) =>

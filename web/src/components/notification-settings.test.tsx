@@ -118,7 +118,11 @@ describe('«Уведомления» in Настройки', () => {
   it('shows a refusal in Russian', async () => {
     putAnswer = () =>
       json(422, {
-        error: { code: 'invalid_notification_settings', message: 'profit_drop_percent', details: { field: 'profit_drop_percent' } },
+        error: {
+          code: 'invalid_notification_settings',
+          message: 'profit_drop_percent',
+          details: { field: 'profit_drop_percent' },
+        },
       });
     renderSection();
     await screen.findByText(/seller@example\.com/);

@@ -128,7 +128,9 @@ export function NotificationSettings({ telegramLink }: { telegramLink?: ReactNod
               <input
                 type="checkbox"
                 checked={draft.quiet_hours !== null}
-                onChange={(e) => edit({ ...draft, quiet_hours: e.target.checked ? { from: '23:00', to: '08:00' } : null })}
+                onChange={(e) =>
+                  edit({ ...draft, quiet_hours: e.target.checked ? { from: '23:00', to: '08:00' } : null })
+                }
               />
               Включить
             </label>
@@ -169,7 +171,7 @@ export function NotificationSettings({ telegramLink }: { telegramLink?: ReactNod
           </label>
           {error !== null && <ErrorMessage error={error} testId="notification-settings-error" />}
           <div>
-            <button type="button" onClick={save} disabled={busy}>
+            <button type="button" onClick={() => void save()} disabled={busy}>
               Сохранить
             </button>{' '}
             {saved && <span data-testid="notification-settings-saved">✓ Сохранено</span>}
@@ -185,8 +187,7 @@ export function NotificationSettings({ telegramLink }: { telegramLink?: ReactNod
         <ul data-testid="notification-history">
           {(history.data?.items ?? []).slice(0, 20).map((i) => (
             <li key={`${i.event_key}|${i.channel}`}>
-              {formatDateTime(i.sent_at ?? i.created_at)} · {CHANNEL[i.channel]} · {i.subject} —{' '}
-              {STATUS[i.status]}
+              {formatDateTime(i.sent_at ?? i.created_at)} · {CHANNEL[i.channel]} · {i.subject} — {STATUS[i.status]}
             </li>
           ))}
         </ul>

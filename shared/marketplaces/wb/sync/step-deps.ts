@@ -146,15 +146,18 @@ export const stepDeps: StepDeps = {
     );
     // At the step's moment (the mark it wrote), on the step's clock.
     const at = new Date(c.expiry_mail_sent_at ?? Date.now());
-    await recordEventOrThrow({ ...recordDeps, clock: { now: () => at } }, {
-      userId: c.user_id,
-      kind: 'token_expiring',
-      key: `token_expiring:${c.id}:${c.expires_at}`,
-      subject: m.subject,
-      text: m.text,
-      html: m.html,
-      link: `${getConfig().APP_URL.replace(/\/+$/, '')}/settings`,
-    });
+    await recordEventOrThrow(
+      { ...recordDeps, clock: { now: () => at } },
+      {
+        userId: c.user_id,
+        kind: 'token_expiring',
+        key: `token_expiring:${c.id}:${c.expires_at}`,
+        subject: m.subject,
+        text: m.text,
+        html: m.html,
+        link: `${getConfig().APP_URL.replace(/\/+$/, '')}/settings`,
+      },
+    );
   },
   // The sync_problem notification: recorded once per problem (the connection's revision that began it),
   // at the step's moment; never throws.
