@@ -11,6 +11,7 @@ describe('CLI --help', () => {
     ['report', 'scripts/report-cli.ts', 'npm run report -- <file>'],
     ['fixtures', 'scripts/fixtures.ts', '--rows N'],
     ['admin', 'scripts/admin.ts', 'npm run admin -- grant <email>'],
+    ['digest', 'scripts/digest.ts', 'npm run digest -- --now'],
     ['bench', 'scripts/bench.ts', 'npm run bench'],
     ['bench:page', 'scripts/bench-page.ts', 'npm run bench:page'],
     ['bench:load', 'scripts/bench-load.ts', 'npm run bench:load'],

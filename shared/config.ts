@@ -156,7 +156,7 @@ const schema = z.object({
   /** CloudWatch namespace of the EMF metrics (shared/metrics.ts). */
   METRICS_NAMESPACE: z.string().min(1).default('ReportProfitability'),
   /**
-   * Telegram's Bot API base URL (docs/TELEGRAM.md); the local Telegram emulator's URL in development and
+   * Telegram's Bot API base URL (docs/NOTIFICATIONS.md «Telegram»); the local Telegram emulator's URL in development and
    * tests (scripts/local/telegram.ts).
    */
   TELEGRAM_API_URL: z

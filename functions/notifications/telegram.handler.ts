@@ -2,7 +2,7 @@ import { noContent, routes } from '../../shared/http';
 import { createLinkCode, telegramStatus, unlinkTelegram } from '../../shared/notifications/telegram/link';
 import { linkDeps, telegramBot } from '../../shared/notifications/telegram/deps';
 
-/** ONE Lambda serves the caller's three Telegram routes (docs/TELEGRAM.md). */
+/** ONE Lambda serves the caller's three Telegram routes (docs/NOTIFICATIONS.md «Telegram»). */
 export const handler = routes(
   {
     /** GET /api/notifications/telegram → {configured, bot_name, link}: link null, linked or broken. */

@@ -1,5 +1,5 @@
 /**
- * The Telegram Bot API emulator of the local stack and the tests (docs/TELEGRAM.md «Local stack»): the
+ * The Telegram Bot API emulator of the local stack and the tests (docs/NOTIFICATIONS.md «Telegram» «Local stack»): the
  * bot's side (`POST /bot<token>/sendMessage | setWebhook | deleteWebhook | getMe | getWebhookInfo`, in
  * Telegram's answer shapes, the token checked) and the user's side: `POST /_user/<chat_id>/send {text}`
  * plays a person writing to the bot, delivered as Telegram does, an Update POSTed to the registered

@@ -112,7 +112,13 @@ describe('alarms that reach someone', () => {
         ).toBe(true);
     }
     expect(dropped.map((m) => m.Dimensions![0].Value.Ref).sort()).toEqual(
-      ['ReportsSweepLambdaFunction', 'ReportsWorkerLambdaFunction', 'WbSyncTickLambdaFunction'].sort(),
+      [
+        'NotificationsDigestLambdaFunction',
+        'NotificationsTickLambdaFunction',
+        'ReportsSweepLambdaFunction',
+        'ReportsWorkerLambdaFunction',
+        'WbSyncTickLambdaFunction',
+      ].sort(),
     );
   });
 

@@ -160,6 +160,12 @@ export const ERRORS = {
     message:
       'В файле нет нужных столбцов: «Дата» и «Сумма» (и при необходимости «Артикул», «Количество», «Комментарий»).',
   },
+  // 422: notifications
+  invalid_notification_settings: {
+    status: 422,
+    message:
+      'Проверьте настройки уведомлений: тихие часы в формате ЧЧ:ММ, порог падения прибыли — целое число от 1 до 100 %.',
+  },
   // 422: own per-unit costs
   own_cost_columns_missing: {
     status: 422,

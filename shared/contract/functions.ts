@@ -396,8 +396,8 @@ export const FUNCTIONS = {
       kms: ['Decrypt'],
       // hands an imported report to the worker
       invoke: ['reportsWorker'],
-      // the mail 7 days before a connection's token expires (shared/marketplaces/wb/sync/expiry.ts)
-      mail: true,
+      // 7 days before a connection's token expires: the token_expiring notification recorded (Put; the
+      // notifications tick mails it: shared/marketplaces/wb/sync/expiry.ts)
     },
     schedule: 'rate(1 minute)',
   },
@@ -500,7 +500,7 @@ export const FUNCTIONS = {
     access: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'BatchWriteItem'] },
   },
 
-  // --- Telegram (docs/TELEGRAM.md) ---
+  // --- Telegram (docs/NOTIFICATIONS.md «Telegram») ---
   telegram: {
     handler: 'functions/notifications/telegram.handler.handler',
     // the caller; its link (Get), a new link code (conditional Put); unlinking deletes the link and its
@@ -513,6 +513,55 @@ export const FUNCTIONS = {
     // the code (conditional Update; Get when refused), the link and chat markers (Get; one transaction
     // of Puts and Deletes), `/stop` deletes them. Answers in the webhook reply: no bot token
     access: { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], secrets: ['telegramWebhook'] },
+  },
+  // --- notifications (docs/NOTIFICATIONS.md) ---
+  notifications: {
+    handler: 'functions/notifications/notifications.handler.handler',
+    // the caller; its settings (Get, Put); its deliveries (Query of the user's partition)
+    access: { table: ['GetItem', 'PutItem', 'Query'] },
+  },
+  notificationsUnsubscribe: {
+    handler: 'functions/notifications/unsubscribe.handler.handler',
+    throttle: { rate: 10, burst: 20 },
+    // the token's user and its settings (Get), the settings written (Put); the token is checked with the
+    // signing secret (jwt)
+    access: { table: ['GetItem', 'PutItem'] },
+  },
+  // The delivery tick: no HTTP route. Every minute: new events into deliveries, then the due deliveries
+  // claimed and sent (shared/notifications/deliver.ts). A run ends well within the minute (at most
+  // TICK_BATCH messages); an overlap is harmless: the claims keep each delivery to one tick.
+  notificationsTick: {
+    handler: 'functions/notifications/tick.handler.handler',
+    memorySize: 512,
+    timeout: 55,
+    schedule: 'rate(1 minute)',
+    async: { maximumRetryAttempts: 0, maximumEventAge: 60 },
+    access: {
+      // new events (gsi1 NOTIFY#NEW) and due deliveries (gsi1 NOTIFY#DUE), the only Queries; the event, the user, the
+      // settings (Get); deliveries written once (conditional Put); the event taken off the new list, a
+      // claim and its end (conditional Updates); the user's Telegram link (Get), marked broken (Update)
+      table: ['GetItem', 'PutItem', 'UpdateItem'],
+      indexes: ['gsi1'],
+      mail: true,
+      // the bot's token, when Telegram is configured (sendMessage)
+      secrets: ['telegramBot'],
+    },
+  },
+  // The weekly digest: Monday 07:00 UTC (10:00 Moscow), after WB's reports of the week. Each account
+  // with something new gets one digest event (`digest:<user>:<ISO week>`); the tick mails it.
+  notificationsDigest: {
+    handler: 'functions/notifications/digest.handler.handler',
+    memorySize: 1024,
+    timeout: 600,
+    schedule: 'cron(0 7 ? * MON *)',
+    async: { maximumRetryAttempts: 0, maximumEventAge: 3600 },
+    access: {
+      // the roster of the week (Query), each user and settings (Get), its reports (Query of the user's
+      // partition), the digest event (conditional Put)
+      table: ['GetItem', 'PutItem', 'Query'],
+      // the unsubscribe link is signed with the signing secret
+      secrets: ['jwt'],
+    },
   },
 
   // --- docs ---

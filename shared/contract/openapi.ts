@@ -203,7 +203,7 @@ export function buildOpenApi(): Json {
       { name: 'wb', description: 'WB accounts connected with an API token: weekly reports imported by themselves' },
       { name: 'analytics', description: 'Period analytics across reports' },
       { name: 'cashflow', description: 'When WB’s money arrives, the balance, purchases of goods, money out by month' },
-      { name: 'notifications', description: 'What the service tells the seller, and where: Telegram' },
+      { name: 'notifications', description: 'What the service tells a seller by mail and Telegram, and how often' },
       { name: 'app', description: 'The page’s settings' },
       { name: 'docs', description: 'This document' },
     ],

@@ -13,6 +13,7 @@ import * as p from './pnl-shapes';
 import * as c from './cashflow-shapes';
 import * as t from './telegram-shapes';
 import * as ue from './unit-economics-shapes';
+import * as n from './notification-shapes';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Auth = 'none' | 'user' | 'admin';
@@ -671,7 +672,7 @@ export const ROUTES = {
     errors: ['wb_connection_not_found', 'wb_connection_blocked', 'transaction_conflict'],
   }),
 
-  // --- Telegram (docs/TELEGRAM.md) ---
+  // --- Telegram (docs/NOTIFICATIONS.md «Telegram») ---
   telegramStatus: route({
     fn: 'telegram',
     method: 'GET',
@@ -984,6 +985,69 @@ export const ROUTES = {
       'empty_file',
       'seller_not_found',
     ],
+  }),
+
+  // --- notifications (docs/NOTIFICATIONS.md) ---
+  getNotificationSettings: route({
+    fn: 'notifications',
+    method: 'GET',
+    path: '/api/notifications/settings',
+    auth: 'user',
+    tag: 'notifications',
+    summary: 'The caller’s notification settings: channels, events per channel, quiet hours, profit-drop threshold',
+    responses: { 200: { description: 'The settings (defaults until saved)', schema: n.notificationSettingsSchema } },
+    errors: [],
+  }),
+  putNotificationSettings: route({
+    fn: 'notifications',
+    method: 'PUT',
+    path: '/api/notifications/settings',
+    auth: 'user',
+    tag: 'notifications',
+    summary: 'Change the notification settings (events left out keep what they had)',
+    body: n.notificationSettingsBodySchema,
+    responses: { 200: { description: 'The settings as saved', schema: n.notificationSettingsSchema } },
+    errors: ['invalid_notification_settings'],
+  }),
+  notificationHistory: route({
+    fn: 'notifications',
+    method: 'GET',
+    path: '/api/notifications',
+    auth: 'user',
+    tag: 'notifications',
+    summary: 'What was sent, is waiting, held for quiet hours or failed, newest first (20 a page)',
+    query: n.notificationHistoryQuerySchema,
+    responses: { 200: { description: 'A page of deliveries', schema: n.notificationHistorySchema } },
+    errors: ['invalid_cursor'],
+  }),
+  unsubscribeConfirm: route({
+    fn: 'notificationsUnsubscribe',
+    method: 'GET',
+    path: '/api/notifications/unsubscribe',
+    auth: 'none',
+    tag: 'notifications',
+    summary: 'The digest’s unsubscribe link: a page asking to confirm (no sign-in)',
+    query: n.unsubscribeQuerySchema,
+    responses: {
+      200: { description: 'A page with the «Отписаться» button', contentType: 'text/html' },
+      400: { description: 'A page saying the link is not valid', contentType: 'text/html' },
+    },
+    errors: [],
+  }),
+  unsubscribe: route({
+    fn: 'notificationsUnsubscribe',
+    method: 'POST',
+    path: '/api/notifications/unsubscribe',
+    auth: 'none',
+    tag: 'notifications',
+    summary: 'Unsubscribe from the digest in one click (RFC 8058 List-Unsubscribe-Post; no sign-in)',
+    description: 'The body (`List-Unsubscribe=One-Click` from a mail service, or a form) is not read.',
+    query: n.unsubscribeQuerySchema,
+    responses: {
+      200: { description: 'A page saying it is done', contentType: 'text/html' },
+      400: { description: 'A page saying the link is not valid', contentType: 'text/html' },
+    },
+    errors: [],
   }),
 
   // --- docs ---

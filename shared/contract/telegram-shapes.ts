@@ -1,5 +1,5 @@
 /**
- * Schemas of the Telegram routes (docs/TELEGRAM.md): the caller's link, a link code, the webhook's update
+ * Schemas of the Telegram routes (docs/NOTIFICATIONS.md «Telegram»): the caller's link, a link code, the webhook's update
  * and its answer.
  */
 import { z } from 'zod';

@@ -7,6 +7,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post: RFC 8058), sent as SES v2 Simple `Headers`. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -22,6 +24,7 @@ export async function sendMail(m: MailMessage): Promise<void> {
         Simple: {
           Subject: { Data: m.subject, Charset: 'UTF-8' },
           Body: { Text: { Data: m.text, Charset: 'UTF-8' }, Html: { Data: m.html, Charset: 'UTF-8' } },
+          ...(m.headers ? { Headers: Object.entries(m.headers).map(([Name, Value]) => ({ Name, Value })) } : {}),
         },
       },
     }),

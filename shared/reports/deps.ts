@@ -47,6 +47,7 @@ import { recoverDeps } from './worker/recover-deps';
 import { resolveReportSettings, type SettingsDeps } from './worker/report-settings';
 import { readPeriodCosts } from '../store/wb-costs.repo';
 import { getOwnCosts } from '../store/own-costs.repo';
+import { reportReadyEvents } from '../notifications/record-deps';
 
 /** The real dependencies; `over` replaces parts (an integration test's failing store, say). */
 export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
@@ -87,6 +88,7 @@ export function makeReportDeps(over: Partial<ReportDeps> = {}): ReportDeps {
     rebuildAgain: (userId, reportId) => rebuildIfMarked(deps, userId, reportId),
     failUpload: recoverDeps.failUpload,
     dropUnusedSeller: recoverDeps.dropUnusedSeller,
+    events: { reportReady: reportReadyEvents },
     ...over,
   };
   return deps;

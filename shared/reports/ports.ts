@@ -170,6 +170,8 @@ export interface WorkerDeps {
   rebuildAgain?(userId: string, reportId: string): Promise<unknown>;
   /** Removes a seller an upload created on demand when nothing refers to it (recover.ts). */
   dropUnusedSeller(userId: string, sellerId: string | null | undefined): Promise<void>;
+  /** Records a ready report's notification events (shared/notifications/record.ts); never throws. Absent: none. */
+  events?: { reportReady(report: ReportRecord): Promise<void> };
 }
 
 /** A rebuilt report (rebuild.ts rebuildReport). */

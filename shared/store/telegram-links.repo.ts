@@ -1,5 +1,5 @@
 /**
- * Telegram links (docs/TELEGRAM.md) in the single table:
+ * Telegram links (docs/NOTIFICATIONS.md «Telegram») in the single table:
  *
  * | entity          | pk                 | sk      | access pattern |
  * |-----------------|--------------------|---------|----------------|

@@ -34,6 +34,12 @@ import { writeItems } from '../../shared/store/items.repo';
 import { handler as sweepHandler } from '../../functions/reports/sweep.handler';
 import { handler as wbTickHandler } from '../../functions/wb/sync-tick.handler';
 import { handler as wbConnectionsHandler } from '../../functions/wb/connections.handler';
+import { handler as notificationsTickHandler } from '../../functions/notifications/tick.handler';
+import { handler as notificationsDigestHandler } from '../../functions/notifications/digest.handler';
+import { unsubscribeKey } from '../../shared/notifications/unsubscribe-key';
+import { signUnsubscribe } from '../../shared/notifications/unsubscribe-token';
+import { isoWeek, lastDigestRun } from '../../shared/notifications/rules';
+import { markForDigest } from '../../shared/store/notifications.repo';
 import { startWbEmulator } from '../../scripts/local/wb-emulator';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
 import { ADVERT_SCOPE } from '../../shared/marketplaces/wb/sources/advert-source';
@@ -1040,6 +1046,43 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
   },
 
   // --- docs
+  // --- notifications
+  notifications: async (run) => {
+    const token = fx.user.token;
+    await run.call({ method: 'GET', path: '/api/notifications/settings', token }, 200);
+    const body = { events: { digest: { email: true, telegram: false } }, quiet_hours: null, profit_drop_percent: 25 };
+    await run.call({ method: 'PUT', path: '/api/notifications/settings', token, body }, 200);
+    await run.call({ method: 'GET', path: '/api/notifications', token }, 200);
+  },
+  notificationsUnsubscribe: async (run) => {
+    const u = await newUser(1_000, 'iam');
+    const token = signUnsubscribe(unsubscribeKey(), u.id, 'digest');
+    await run.call({ method: 'GET', path: '/api/notifications/unsubscribe', query: { token } }, 200);
+    await run.call({ method: 'POST', path: '/api/notifications/unsubscribe', query: { token } }, 200);
+  },
+  notificationsTick: async (run) => {
+    // The fixtures' ready reports recorded their events: the tick turns them into deliveries and mails them.
+    const r = await run.as(() => notificationsTickHandler({}));
+    expect(r.sent).toBeGreaterThan(0);
+  },
+  notificationsDigest: async (run) => {
+    // A user whose report became ready in the week before the last Monday's run, on that run's roster.
+    const u = await newUser(100_000, 'iam');
+    const report = await uploadOk(u.token, makeReport({ seed: 41 }));
+    const run7 = lastDigestRun(Date.now());
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: reportKey(u.id, report.id),
+        UpdateExpression: 'SET created_at = :at',
+        ExpressionAttributeValues: { ':at': new Date(run7 - 86_400_000).toISOString() },
+      }),
+    );
+    await markForDigest(isoWeek(run7), u.id);
+    const r = await run.as(() => notificationsDigestHandler({}));
+    expect(r.recorded).toBeGreaterThanOrEqual(1);
+  },
+
   apiOpenapi: async (run) => {
     const r = await run.call({ method: 'GET', path: '/api/openapi.json' }, 200);
     expect(JSON.parse(r.body ?? '{}').openapi).toBe('3.1.0');

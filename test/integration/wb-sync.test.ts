@@ -9,6 +9,8 @@
  * The steps run on a manual clock shared with the WB emulator (its rate limit and token expiry), so a
  * minute between two WB calls costs nothing; the connect route runs on the real clock.
  */
+import { notificationsTick } from '../../shared/notifications/deliver';
+import { deliverDeps } from '../../shared/notifications/deps';
 import { randomInt } from 'node:crypto';
 import * as XLSX from '@e965/xlsx';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -267,6 +269,20 @@ describe('WB refusing a token on connect, and a new token', () => {
       error: { code: 'wb_token_invalid' },
     });
     expect(blocked.cursor).toMatchObject({ phase: 'blocked', reportId: w2.item.reportId, rrdId: before.cursor.rrdId });
+    // The seller is told once: a sync_problem mail, and no second one on the next step.
+    const problemMails = async () => {
+      await notificationsTick(deliverDeps());
+      const email = (await getUserById(u.id))!.email;
+      return (await readMail(getConfig().SES_ENDPOINT as string)).filter(
+        (m) => m.subject === 'Проблема синхронизации с WB' && m.to.includes(email),
+      );
+    };
+    const [problem, ...more] = await problemMails();
+    expect(more).toEqual([]);
+    expect(problem!.text).toContain('WB больше не принимает токен');
+    clock.advance(INTERVAL_MS + 1_000);
+    await runStep(deps, u.id, c.id);
+    expect(await problemMails()).toHaveLength(1);
 
     // A token of another WB account: 422 with its own code, nothing changed, WB not called.
     const calls = emu.calls.length;
@@ -868,10 +884,13 @@ describe('paging by WB’s rrdId when WB misbehaves', () => {
 
 describe('the token’s expiry', () => {
   const EXPIRY_SUBJECT = 'Токен WB скоро истечёт';
-  const mailsTo = async (email: string) =>
-    (await readMail(getConfig().SES_ENDPOINT as string)).filter(
+  // The notice is a token_expiring notification: the notifications tick mails it.
+  const mailsTo = async (email: string) => {
+    await notificationsTick(deliverDeps());
+    return (await readMail(getConfig().SES_ENDPOINT as string)).filter(
       (m) => m.subject === EXPIRY_SUBJECT && m.to.includes(email),
     );
+  };
 
   it('mails the seller once, 7 days before the expiry (on the clock); at the expiry the sync stops', async () => {
     const { emu, clock, deps } = await start({ weeks: 1, tokenDays: 8 });

@@ -1,5 +1,5 @@
 /**
- * Linking a seller's Telegram chat (docs/TELEGRAM.md): the page asks for a one-time code and opens the
+ * Linking a seller's Telegram chat (docs/NOTIFICATIONS.md «Telegram»): the page asks for a one-time code and opens the
  * deep link `https://t.me/<bot>?start=<code>`; Telegram sends the bot `/start <code>` from the seller's
  * chat, and the webhook links that chat to the code's user. `/stop` in the chat or «Отвязать» on the page
  * unlinks. No AWS and no HTTP here: the store, the bot and the clock come in `deps`.

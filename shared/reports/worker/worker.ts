@@ -228,6 +228,8 @@ async function buildUpload(
   time.lap('finish');
   await deps.summaries.writeReportSummary(done, items);
   time.lap('summary');
+  // The seller's notifications (report ready, penalties, profit drop): recorded once by key; never throws.
+  await deps.events?.reportReady(done);
   if (followUp) {
     await endCatalogFollowUp(deps, done, followUp.task_id, () => catalog.write());
     time.lap('catalog');

@@ -451,6 +451,11 @@ export const api = {
     return call('importPurchases', { form });
   },
 
+  // Notifications (docs/NOTIFICATIONS.md)
+  notificationSettings: () => call('getNotificationSettings'),
+  putNotificationSettings: (body: BodyOf<'putNotificationSettings'>) => call('putNotificationSettings', { body }),
+  notificationHistory: (cursor?: string | null) => call('notificationHistory', { query: cursor ? { cursor } : {} }),
+
   // Catalog and sellers
   listProducts: (search: string, cursor?: string | null, missing = false) =>
     call('listProducts', { query: { search, cursor, ...(missing ? { missing: '1' } : {}) } }),
@@ -503,7 +508,7 @@ export const api = {
   wbSync: (id: string, from?: string) => call('wbSync', { params: { id }, body: from ? { from } : {} }),
   wbDisconnect: (id: string) => call('wbDisconnect', { params: { id } }).then(() => undefined),
 
-  // Telegram (docs/TELEGRAM.md)
+  // Telegram (docs/NOTIFICATIONS.md «Telegram»)
   telegramStatus: () => call('telegramStatus'),
   telegramLink: () => call('telegramLink'),
   telegramUnlink: () => call('telegramUnlink').then(() => undefined),

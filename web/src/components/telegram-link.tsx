@@ -12,7 +12,7 @@ const LINK_POLL_MS = 3000;
 const TELEGRAM_KEY = ['telegram'] as const;
 
 /**
- * The seller's Telegram link (docs/TELEGRAM.md), for the «Уведомления» section of Настройки: its status
+ * The seller's Telegram link (docs/NOTIFICATIONS.md «Telegram»), for the «Уведомления» section of Настройки: its status
  * (not linked; linked as @username since …; broken when the chat blocked the bot), «Привязать Telegram»
  * (a one-time code and the deep link that opens the bot with it, valid 15 minutes), «Отвязать».
  */

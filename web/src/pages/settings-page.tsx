@@ -6,6 +6,8 @@ import type { AllocationMethod, LimitTotals, Seller, TaxPeriod, TaxProfile, User
 import { ALLOCATION_TITLES } from '../components/report-trust';
 import { ErrorMessage } from '../components/error-message';
 import { LoadMore } from '../components/load-more';
+import { NotificationSettings } from '../components/notification-settings';
+import { TelegramLink } from '../components/telegram-link';
 import { Spinner } from '../components/progress-bar';
 import { describeTax, TaxProfileForm, taxProfileError, vatRateErrorOn } from '../components/tax-profile-form';
 import { SupportContact } from '../lib/app-config';
@@ -107,6 +109,7 @@ export function SettingsPage() {
         <>
           <LimitsPanel user={me.data.user} />
           <WbConnectionPanel />
+          <NotificationSettings telegramLink={<TelegramLink />} />
           <DefaultTaxPanel user={me.data.user} />
           <AllocationPanelSettings user={me.data.user} />
           <SellersPanel />

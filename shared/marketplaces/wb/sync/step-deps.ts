@@ -10,7 +10,6 @@ import { systemClock } from '../../../deps';
 import { putObject, readObject, sourceObjectKey } from '../../../files/objects';
 import { log } from '../../../log';
 import { wbTokenExpiryMail } from '../../../mail/messages';
-import { sendMail } from '../../../mail/send';
 import { lambdaWorkerInvoker } from '../../../jobs/worker-invoke';
 import { rebuildDeps } from '../../../reports/rebuild/rebuild-deps';
 import { findContentDuplicate } from '../../../reports/upload/duplicates';
@@ -22,6 +21,9 @@ import { processingReportPut } from '../../../store/report-lifecycle.repo';
 import { newReportId } from '../../../store/report-record';
 import { getReportAnyStatus, settleCostsPending } from '../../../store/reports.repo';
 import { getUserById } from '../../../store/users.repo';
+import { recordEvent, recordEventOrThrow } from '../../../notifications/record';
+import { syncProblemMessage } from '../../../notifications/messages';
+import { recordDeps } from '../../../notifications/record-deps';
 import * as connections from '../../../store/wb-connections.repo';
 import { DEFAULT_RATE_POLICY } from '../rate';
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../finance/sync-plan';
@@ -151,15 +153,43 @@ export const stepDeps: StepDeps = {
     return false;
   },
   importReport: (c, p, sums, costsPending) => importWbReport(wbImportDeps, c, p, sums, costsPending),
+  // The notice is the token_expiring notification (docs/NOTIFICATIONS.md): recorded once per token, mailed
+  // by the notifications tick (and on Telegram when linked).
   expiryMail: async (c) => {
     const user = await getUserById(c.user_id);
     if (!user) return;
-    await sendMail(
-      wbTokenExpiryMail(
-        user.email,
-        { sellerName: c.seller_name, wbSellerId: c.wb_seller_id, tokenHint: c.token_hint, expiresAt: c.expires_at },
-        getConfig().APP_URL,
-      ),
+    const m = wbTokenExpiryMail(
+      user.email,
+      { sellerName: c.seller_name, wbSellerId: c.wb_seller_id, tokenHint: c.token_hint, expiresAt: c.expires_at },
+      getConfig().APP_URL,
+    );
+    // At the step's moment (the mark it wrote), on the step's clock.
+    const at = new Date(c.expiry_mail_sent_at ?? Date.now());
+    await recordEventOrThrow(
+      { ...recordDeps, clock: { now: () => at } },
+      {
+        userId: c.user_id,
+        kind: 'token_expiring',
+        key: `token_expiring:${c.id}:${c.expires_at}`,
+        subject: m.subject,
+        text: m.text,
+        html: m.html,
+        link: `${getConfig().APP_URL.replace(/\/+$/, '')}/settings`,
+      },
+    );
+  },
+  // The sync_problem notification: recorded once per problem (the connection's revision that began it),
+  // at the step's moment; never throws.
+  problem: async (c, code, message, atMs) => {
+    const account = c.seller_name ? `«${c.seller_name}»` : `ID продавца WB ${c.wb_seller_id}`;
+    await recordEvent(
+      { ...recordDeps, clock: { now: () => new Date(atMs) } },
+      {
+        userId: c.user_id,
+        kind: 'sync_problem',
+        key: `sync_problem:${c.id}:${code}:${c.rev}`,
+        ...syncProblemMessage(getConfig().APP_URL, account, message),
+      },
     );
   },
   clock: systemClock,

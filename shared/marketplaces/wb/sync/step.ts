@@ -65,6 +65,11 @@ export interface StepDeps {
   ) => Promise<ImportOutcome>;
   /** Mails the user that the connection's token expires soon (expiry.ts). */
   expiryMail: (c: WbConnectionRecord) => Promise<void>;
+  /**
+   * Tells the user the sync has a problem (the sync_problem notification, shared/notifications/record.ts):
+   * called once when it begins; never throws. Absent: nobody is told.
+   */
+  problem?: (c: WbConnectionRecord, code: string, message: string, atMs: number) => Promise<void>;
   clock: Clock;
   ids: IdSource;
   settings: () => SyncSettings & { leaseMs: number };
@@ -77,6 +82,9 @@ export interface StepDeps {
 }
 
 const timerSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The connection errors a seller is told of (the others are passing or shown on the page only). */
+const SYNC_PROBLEMS = new Set(['wb_token_invalid', 'wb_token_no_finance', 'wb_unavailable', 'insufficient_limits']);
 
 /** The identity of a WB report, the one an uploaded file named «…№<report>_<seller>…» has. */
 export const wbIdentity = (wbSellerId: string, wbReportId: number) => `num:${wbSellerId}:${wbReportId}`;
@@ -163,6 +171,7 @@ async function importPending(deps: StepDeps, c: WbConnectionRecord): Promise<WbC
           },
         });
         if (!saved) return 'lost';
+        if (saved.error) await deps.problem?.(saved, saved.error.code, saved.error.message, nowMs(deps.clock));
       }
       return 'limits';
     }
@@ -493,6 +502,10 @@ export async function runStep(
   const dropped = connectionPageKeys(c).filter((key) => !kept.has(key));
   const saved = await deps.connections.saveConnection(next);
   if (!saved) return 'busy';
+  // A problem that begins with this step (WB refuses the token, repeated failures): the seller is told
+  // once per problem (only the step whose write started it gets here with it).
+  if (saved.error && saved.error.code !== c.error?.code && SYNC_PROBLEMS.has(saved.error.code))
+    await deps.problem?.(saved, saved.error.code, saved.error.message, nowMs(deps.clock));
   if (dropped.length > 0) await deps.deletePages(dropped);
   if (saved.pending.length > 0) {
     const r = await importPending(deps, saved);

@@ -1,0 +1,56 @@
+/**
+ * The composition of recording events (record.ts): the DynamoDB store and the real clock. Loaded by the
+ * report worker and the WB sync, so it carries no mail client.
+ */
+import { getConfig } from '../config';
+import { systemClock } from '../deps';
+import { reconcile } from '../marketplaces/wb/finance/reconcile';
+import { notificationStore } from '../store/notifications.repo';
+import { listReports } from '../store/reports.repo';
+import type { ReportRecord } from '../store/report-record';
+import { recordReportEvents, type RecordDeps } from './record';
+
+export const recordDeps: RecordDeps = {
+  store: notificationStore,
+  clock: systemClock,
+  appUrl: () => getConfig().APP_URL,
+};
+
+/** The profit of the (up to) four weekly reports of the same seller before `r`, newest first. */
+async function previousProfits(r: ReportRecord): Promise<number[]> {
+  if (!r.seller_id || !r.period_from) return [];
+  const page = await listReports(r.user_id, { sellerId: r.seller_id, ready: true, limit: 20 });
+  return page.items
+    .filter((o) => o.id !== r.id && !o.is_combined && o.period_to !== null && o.period_to < (r.period_from as string))
+    .sort((a, b) => (b.period_to as string).localeCompare(a.period_to as string))
+    .slice(0, 4)
+    .map((o) => Number(o.totals.profit ?? 0));
+}
+
+/** The worker's port: a report became ready (records its events; never throws). */
+export async function reportReadyEvents(r: ReportRecord): Promise<void> {
+  const t = r.totals as Record<string, number | null>;
+  const realization = Number(t.realization ?? 0);
+  const profit = Number(t.profit ?? 0);
+  const rec = r.wb_sums ? reconcile(r.totals, r.wb_sums) : null;
+  const mismatch = rec?.status === 'mismatch' ? rec.fields.reduce((a, f) => a + Math.abs(f.diff), 0) : null;
+  await recordReportEvents(
+    recordDeps,
+    {
+      userId: r.user_id,
+      reportId: r.id,
+      sellerId: r.seller_id,
+      title: r.title,
+      periodFrom: r.period_from,
+      periodTo: r.period_to,
+      realization,
+      profit,
+      payout: Number(t.payout ?? 0),
+      margin: realization !== 0 ? Math.round((profit / realization) * 1000) / 10 : null,
+      penalties: Number(t.penalties ?? 0),
+      deductions: Number(t.deductions ?? 0),
+      mismatch,
+    },
+    () => previousProfits(r),
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * Recording events where they happen (docs/NOTIFICATIONS.md «Events»): the report worker when a report
+ * becomes ready, the WB sync, the limits charge. Recording is one conditional write per event key, so a
+ * retried worker records nothing new; it never fails its caller: a store error is logged and the event
+ * is lost (the report, the sync, the charge go on).
+ *
+ * A report's events: `report_ready:<id>`; `penalties:<id>` when WB's penalties or deductions (which
+ * carry the «самовыкуп» fines) are in it; `profit_drop:<id>` when its profit fell by more than the
+ * user's threshold against the average of the previous four weeks of the same seller;
+ * `reconciliation_mismatch:<id>` when WB's totals and ours differ.
+ */
+import { describeError, log } from '../log';
+import type { Clock } from '../deps';
+import type { EventKind } from './channel';
+import { mismatchMessage, penaltiesMessage, profitDropMessage, reportReadyMessage, type ReportFacts } from './messages';
+import type { NotificationEvent, NotificationStore } from './ports';
+import { isoWeek, nextDigestRun, profitDrop } from './rules';
+import { withDefaults } from './settings';
+
+export interface RecordDeps {
+  store: Pick<NotificationStore, 'putEvent' | 'markForDigest' | 'getSettings'>;
+  clock: Clock;
+  appUrl(): string;
+}
+
+/** Records one event (once by its key); true when it is new. Never throws. */
+export async function recordEvent(
+  deps: RecordDeps,
+  e: { userId: string; kind: EventKind; key: string } & Omit<
+    NotificationEvent,
+    'user_id' | 'kind' | 'key' | 'created_at'
+  >,
+): Promise<boolean> {
+  try {
+    return await recordEventOrThrow(deps, e);
+  } catch (err) {
+    log('error', 'notification event not recorded', { event_key: e.key, ...describeError(err) });
+    return false;
+  }
+}
+
+/**
+ * Records one event and throws when the store fails (a caller that takes its own mark back and tries
+ * again: the token expiry notice, expiry.ts). True when new, false when recorded before.
+ */
+export async function recordEventOrThrow(
+  deps: RecordDeps,
+  e: { userId: string; kind: EventKind; key: string } & Omit<
+    NotificationEvent,
+    'user_id' | 'kind' | 'key' | 'created_at'
+  >,
+): Promise<boolean> {
+  const { userId, ...rest } = e;
+  const created = deps.clock.now().toISOString();
+  const fresh = await deps.store.putEvent({ ...rest, user_id: userId, created_at: created });
+  if (fresh) await deps.store.markForDigest(isoWeek(nextDigestRun(Date.parse(created))), userId);
+  return fresh;
+}
+
+/** A ready report as the events read it (money in kopecks). */
+export interface ReadyReport extends ReportFacts {
+  userId: string;
+  sellerId: string | null;
+  penalties: number;
+  deductions: number;
+  /** WB's own totals and ours differ by this much (kopecks); null when there is nothing to compare. */
+  mismatch: number | null;
+}
+
+/**
+ * The events of a report that became ready. `previousProfits`: the profit of the four weeks before it
+ * (same seller, newest first), read only when needed. Never throws.
+ */
+export async function recordReportEvents(
+  deps: RecordDeps,
+  r: ReadyReport,
+  previousProfits: () => Promise<number[]>,
+): Promise<void> {
+  const url = deps.appUrl();
+  const facts = { realization: r.realization, profit: r.profit, payout: r.payout, margin: r.margin };
+  await recordEvent(deps, {
+    userId: r.userId,
+    kind: 'report_ready',
+    key: `report_ready:${r.reportId}`,
+    ...reportReadyMessage(url, r),
+    facts,
+  });
+  if (r.penalties !== 0 || r.deductions !== 0) {
+    await recordEvent(deps, {
+      userId: r.userId,
+      kind: 'penalties',
+      key: `penalties:${r.reportId}`,
+      ...penaltiesMessage(url, r, r.penalties, r.deductions),
+      facts: { penalties: r.penalties, deductions: r.deductions },
+    });
+  }
+  if (r.mismatch !== null && r.mismatch !== 0) {
+    await recordEvent(deps, {
+      userId: r.userId,
+      kind: 'reconciliation_mismatch',
+      key: `reconciliation_mismatch:${r.reportId}`,
+      ...mismatchMessage(url, r, r.mismatch),
+      facts: { difference: r.mismatch },
+    });
+  }
+  try {
+    const settings = withDefaults(await deps.store.getSettings(r.userId));
+    const previous = await previousProfits();
+    const drop = profitDrop(r.profit, previous, settings.profit_drop_percent);
+    if (drop !== null) {
+      const average = Math.round(previous.slice(0, 4).reduce((a, b) => a + b, 0) / Math.min(4, previous.length));
+      await recordEvent(deps, {
+        userId: r.userId,
+        kind: 'profit_drop',
+        key: `profit_drop:${r.reportId}`,
+        ...profitDropMessage(url, r, average, drop),
+        facts: { profit: r.profit, average, drop_percent: drop },
+      });
+    }
+  } catch (err) {
+    log('error', 'profit drop not checked', { report_id: r.reportId, ...describeError(err) });
+  }
+}
