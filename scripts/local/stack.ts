@@ -12,6 +12,7 @@ import { configuredPort, PORT_SETTINGS, writeStackFile, type StackPorts } from '
 import { startInProcessWorker } from './in-process-worker';
 import { LOCAL_SWEEP_EVERY_MS, startSweep } from './sweep';
 import { startWbSyncTick } from './wb-sync';
+import { LOCAL_NOTIFICATIONS_EVERY_MS, startNotificationsTick } from './notifications';
 import { assertPortFree, freePorts } from './ports';
 import { step, type StepListener } from './steps';
 import { startWeb, webConfig } from './web';
@@ -296,6 +297,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // called (2 s by default locally), so a demo sync takes seconds.
     const wbTick = startWbSyncTick(Math.max(1000, wb.intervalSeconds * 1000), (line) => opts.log?.('api', line));
     stops.push(wbTick.stop);
+    // The notifications' delivery tick (serverless.yml notificationsTick, every minute on AWS): every 2 s
+    // here, so a report's mail and Telegram message follow it within seconds.
+    const notifyTick = startNotificationsTick(LOCAL_NOTIFICATIONS_EVERY_MS, (line) => opts.log?.('api', line));
+    stops.push(notifyTick.stop);
 
     let webUrl: string | undefined;
     if (withWeb) {

@@ -12,11 +12,16 @@ import { handler as webhookHandler } from '../../functions/notifications/telegra
 import { startTelegramEmulator, type TelegramEmulator } from '../../scripts/local/telegram';
 import { resetConfig } from '../../shared/config';
 import type { OutgoingMessage } from '../../shared/notifications/channel';
-import { telegramChannel } from '../../shared/notifications/telegram/channel';
+import { escapeHtml, telegramChannel } from '../../shared/notifications/telegram/channel';
 import { telegramBot } from '../../shared/notifications/telegram/deps';
 import { BOT_TEXT, UNLINKED_FROM_PAGE } from '../../shared/notifications/telegram/link';
 import { telegramLinkStore } from '../../shared/store/telegram-links.repo';
-import { newUser, type TestUser } from '../support/reports';
+import { makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
+import { notificationsTick } from '../../shared/notifications/deliver';
+import { deliverDeps } from '../../shared/notifications/deps';
+import { rub } from '../../shared/notifications/messages';
+import { notificationStore } from '../../shared/store/notifications.repo';
+import { getReport } from '../../shared/store/reports.repo';
 import { apiEvent, bodyOf } from '../support/test-event';
 
 const TOKEN = `${randomInt(1e6, 1e7)}:integration-bot-token`;
@@ -68,8 +73,8 @@ async function status(u: TestUser) {
 }
 
 /** A seller whose chat is linked through the emulator. */
-async function linkedSeller(chat: number, username = 'anna_shop'): Promise<TestUser> {
-  const u = await newUser(10, 'tg');
+async function linkedSeller(chat: number, username = 'anna_shop', limits = 10): Promise<TestUser> {
+  const u = await newUser(limits, 'tg');
   const { code } = await linkCode(u);
   const sent = await tg.userSends(chat, `/start ${code}`, username);
   expect(sent.reply?.text).toBe(BOT_TEXT.linked);
@@ -173,6 +178,28 @@ describe('linking a chat', () => {
     );
     expect(r).toMatchObject({ ok: false, retry: true, retryAfterMs: 3000 });
     expect((await status(u)).link?.status).toBe('linked');
+  });
+});
+
+describe('a report becomes ready → one Telegram message', () => {
+  it('the delivery tick sends the week’s figures to the linked chat, once through two ticks', async () => {
+    const chat = randomInt(1e8, 1e9);
+    const u = await linkedSeller(chat, 'anna_shop', 100_000);
+    const report = await uploadOk(u.token, makeReport({ seed: 63 }));
+    const t = (await getReport(u.id, report.id))!.totals as Record<string, number>;
+    await notificationsTick(deliverDeps());
+    await notificationsTick(deliverDeps());
+    const got = tg.messages(chat).filter((m) => m.via === 'sendMessage' && m.text.startsWith('<b>Отчёт готов'));
+    expect(got).toHaveLength(1);
+    // The link once: the text already ends with it.
+    expect(got[0]!.text.split(`/reports/${report.id}`)).toHaveLength(2);
+    expect(got[0]!.text).toContain(`Прибыль: ${escapeHtml(rub(t.profit!))}`);
+    expect(got[0]!.text).toContain(`/reports/${report.id}`);
+    const history = await notificationStore.history(u.id, 10);
+    expect(history.items.find((d) => d.channel === 'telegram' && d.kind === 'report_ready')).toMatchObject({
+      event_key: `report_ready:${report.id}`,
+      status: 'sent',
+    });
   });
 });
 

@@ -81,3 +81,12 @@ describe('telegramChannel', () => {
     expect(text).toMatch(/(&amp;)+…\nhttps:\/\/x\.example$/);
   });
 });
+
+describe('telegramText', () => {
+  it('gives the link once when the text already ends with it', () => {
+    const text = `Прибыль 1 ₽\n\nОткрыть отчёт: ${message.link}`;
+    const html = telegramText({ ...message, text });
+    expect(html.split('reports/r1')).toHaveLength(2);
+    expect(html.endsWith('Открыть отчёт: https://app.example/reports/r1?a=1&amp;b=2')).toBe(true);
+  });
+});

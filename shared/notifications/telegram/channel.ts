@@ -20,7 +20,8 @@ export function escapeHtml(s: string): string {
 /** The message's HTML: the subject in bold, the text, the link; the text cut to fit Telegram's 4096 characters. */
 export function telegramText(m: Pick<OutgoingMessage, 'subject' | 'text' | 'link'>): string {
   const head = `<b>${escapeHtml(m.subject)}</b>\n`;
-  const tail = m.link ? `\n${escapeHtml(m.link)}` : '';
+  // The link, unless the text already gives it.
+  const tail = m.link && !m.text.includes(m.link) ? `\n${escapeHtml(m.link)}` : '';
   let body = escapeHtml(m.text);
   const room = MAX_MESSAGE_CHARS - head.length - tail.length;
   if (body.length > room) {
