@@ -83,6 +83,19 @@ export function penaltiesMessage(appUrl: string, f: ReportFacts, penalties: numb
   );
 }
 
+export function limitsLowMessage(appUrl: string, remaining: number, average: number): Message {
+  return compose(
+    'Лимиты строк заканчиваются',
+    'Оставшихся строк меньше, чем в среднем уходит на неделю отчётов: следующий отчёт может не поместиться.',
+    [
+      ['Осталось строк', remaining.toLocaleString('ru-RU')],
+      ['В среднем за неделю (4 недели)', average.toLocaleString('ru-RU')],
+    ],
+    `${appUrl.replace(/\/$/, '')}/settings`,
+    'Открыть настройки',
+  );
+}
+
 export function profitDropMessage(appUrl: string, f: ReportFacts, average: number, dropPercent: number): Message {
   return compose(
     `Прибыль упала на ${pct(dropPercent)}: ${period(f)}`,

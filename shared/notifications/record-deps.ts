@@ -8,7 +8,8 @@ import { reconcile } from '../marketplaces/wb/finance/reconcile';
 import { notificationStore } from '../store/notifications.repo';
 import { listReports } from '../store/reports.repo';
 import type { ReportRecord } from '../store/report-record';
-import { recordReportEvents, type RecordDeps } from './record';
+import { getUserById } from '../store/users.repo';
+import { recordReportEvents, type LimitsState, type RecordDeps } from './record';
 
 export const recordDeps: RecordDeps = {
   store: notificationStore,
@@ -25,6 +26,25 @@ async function previousProfits(r: ReportRecord): Promise<number[]> {
     .sort((a, b) => (b.period_to as string).localeCompare(a.period_to as string))
     .slice(0, 4)
     .map((o) => Number(o.totals.profit ?? 0));
+}
+
+const WEEK_MS = 7 * 86_400_000;
+
+/**
+ * The user's limits left and the rows their reports took in each of the last four weeks (by when each
+ * report was made, newest week first; a combined report takes none).
+ */
+async function limitsState(userId: string, nowMs: number): Promise<LimitsState | null> {
+  const user = await getUserById(userId);
+  if (!user) return null;
+  const page = await listReports(userId, { limit: 100 });
+  const weeklyRows = [0, 0, 0, 0];
+  for (const o of page.items) {
+    if (o.is_combined) continue;
+    const week = Math.floor((nowMs - Date.parse(o.created_at)) / WEEK_MS);
+    if (week >= 0 && week < 4) weeklyRows[week]! += o.rows;
+  }
+  return { remaining: user.limits, weeklyRows };
 }
 
 /** The worker's port: a report became ready (records its events; never throws). */
@@ -52,5 +72,6 @@ export async function reportReadyEvents(r: ReportRecord): Promise<void> {
       mismatch,
     },
     () => previousProfits(r),
+    () => limitsState(r.user_id, recordDeps.clock.now().getTime()),
   );
 }

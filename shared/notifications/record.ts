@@ -12,9 +12,16 @@
 import { describeError, log } from '../log';
 import type { Clock } from '../deps';
 import type { EventKind } from './channel';
-import { mismatchMessage, penaltiesMessage, profitDropMessage, reportReadyMessage, type ReportFacts } from './messages';
+import {
+  limitsLowMessage,
+  mismatchMessage,
+  penaltiesMessage,
+  profitDropMessage,
+  reportReadyMessage,
+  type ReportFacts,
+} from './messages';
 import type { NotificationEvent, NotificationStore } from './ports';
-import { isoWeek, nextDigestRun, profitDrop } from './rules';
+import { isoWeek, limitsLow, nextDigestRun, profitDrop } from './rules';
 import { withDefaults } from './settings';
 
 export interface RecordDeps {
@@ -67,6 +74,12 @@ export interface ReadyReport extends ReportFacts {
   mismatch: number | null;
 }
 
+/** The user's limits left and the rows charged in each of the last four weeks (newest first). */
+export interface LimitsState {
+  remaining: number;
+  weeklyRows: number[];
+}
+
 /**
  * The events of a report that became ready. `previousProfits`: the profit of the four weeks before it
  * (same seller, newest first), read only when needed. Never throws.
@@ -75,6 +88,7 @@ export async function recordReportEvents(
   deps: RecordDeps,
   r: ReadyReport,
   previousProfits: () => Promise<number[]>,
+  limitsState?: () => Promise<LimitsState | null>,
 ): Promise<void> {
   const url = deps.appUrl();
   const facts = { realization: r.realization, profit: r.profit, payout: r.payout, margin: r.margin };
@@ -119,5 +133,22 @@ export async function recordReportEvents(
     }
   } catch (err) {
     log('error', 'profit drop not checked', { report_id: r.reportId, ...describeError(err) });
+  }
+  if (!limitsState) return;
+  try {
+    const state = await limitsState();
+    const low = state ? limitsLow(state.remaining, state.weeklyRows) : null;
+    if (state && low) {
+      // Once a week at most: the key names the ISO week of the report that found it.
+      await recordEvent(deps, {
+        userId: r.userId,
+        kind: 'limits_low',
+        key: `limits_low:${isoWeek(deps.clock.now().getTime())}`,
+        ...limitsLowMessage(url, state.remaining, low.average),
+        facts: { remaining: state.remaining, average: low.average },
+      });
+    }
+  } catch (err) {
+    log('error', 'limits not checked', { report_id: r.reportId, ...describeError(err) });
   }
 }

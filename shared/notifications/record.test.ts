@@ -1,0 +1,84 @@
+import { describe, expect, it, vi } from 'vitest';
+import { manualClock } from '../deps';
+import { memoryNotificationStore } from '../../test/support/notifications-memory';
+vi.mock('../log');
+import { recordReportEvents, type ReadyReport } from './record';
+
+const report = (over: Partial<ReadyReport> = {}): ReadyReport => ({
+  reportId: 'r5',
+  userId: 'u1',
+  sellerId: 's1',
+  title: 'Неделя 5',
+  periodFrom: '2026-11-23',
+  periodTo: '2026-11-29',
+  realization: 100_000_00,
+  profit: 10_000_00,
+  payout: 80_000_00,
+  margin: 10,
+  penalties: 0,
+  deductions: 0,
+  mismatch: null,
+  ...over,
+});
+
+function setup() {
+  const { store } = memoryNotificationStore();
+  const events: string[] = [];
+  const put = store.putEvent.bind(store);
+  store.putEvent = async (e) => {
+    const fresh = await put(e);
+    if (fresh) events.push(e.key);
+    return fresh;
+  };
+  const clock = manualClock(new Date('2026-11-30T08:00:00Z'));
+  return { deps: { store, clock, appUrl: () => 'https://app.example' }, events, clock, store };
+}
+
+describe('the events of a report that became ready', () => {
+  it('ready always; penalties, a mismatch and a profit drop when the report shows them', async () => {
+    const { deps, events } = setup();
+    await recordReportEvents(deps, report({ penalties: -500_00, mismatch: 1_00, profit: 1_000_00 }), async () => [
+      10_000_00, 9_000_00, 11_000_00, 10_000_00,
+    ]);
+    expect(events).toEqual(['report_ready:r5', 'penalties:r5', 'reconciliation_mismatch:r5', 'profit_drop:r5']);
+  });
+
+  it('a profit within the threshold of the last four weeks: no drop', async () => {
+    const { deps, events } = setup();
+    await recordReportEvents(deps, report({ profit: 9_000_00 }), async () => [10_000_00, 10_000_00]);
+    expect(events).toEqual(['report_ready:r5']);
+  });
+
+  it('limits below the last four weeks’ average rows: limits_low, once a week', async () => {
+    const { deps, events, clock, store } = setup();
+    // 4 weeks: 3,000 + 5,000 + 4,000 + 0 rows → an average of 3,000; 2,500 left.
+    const low = async () => ({ remaining: 2_500, weeklyRows: [3_000, 5_000, 4_000, 0] });
+    await recordReportEvents(deps, report(), async () => [], low);
+    await recordReportEvents(deps, report({ reportId: 'r6' }), async () => [], low);
+    expect(events).toEqual(['report_ready:r5', 'limits_low:2026-W49', 'report_ready:r6']);
+    const e = await store.getEvent('u1', 'limits_low:2026-W49');
+    expect(e?.text).toContain('Осталось строк: 2\u00a0500');
+    clock.advance(7 * 86_400_000);
+    await recordReportEvents(deps, report({ reportId: 'r7' }), async () => [], low);
+    expect(events.slice(-2)).toEqual(['report_ready:r7', 'limits_low:2026-W50']);
+  });
+
+  it('enough limits, or a store that fails: no limits event, the others still recorded', async () => {
+    const { deps, events } = setup();
+    await recordReportEvents(
+      deps,
+      report(),
+      async () => [],
+      async () => ({ remaining: 3_000, weeklyRows: [3_000] }),
+    );
+    await recordReportEvents(
+      deps,
+      report({ reportId: 'r6' }),
+      async () => [],
+      async () => {
+        throw new Error('store down');
+      },
+    );
+    expect(events).toEqual(['report_ready:r5', 'report_ready:r6']);
+  });
+});
