@@ -48,8 +48,6 @@ export async function benchAnalytics(opts: {
   articles: number;
   runs: number;
 }): Promise<AnalyticsBenchResult> {
-  const { resetConfig } = await import('../shared/config');
-  resetConfig();
   const { ddb, tableName } = await import('../shared/store/client');
   const { createUser } = await import('../shared/store/users.repo');
   const { ensureSellerByNumber } = await import('../shared/store/sellers.repo');

@@ -20,8 +20,6 @@ const TARGET_S = 0.5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function bench(opts: { weeks: number; purchases: number; readings: number; runs: number }) {
-  const { resetConfig } = await import('../shared/config');
-  resetConfig();
   const { ddb, tableName } = await import('../shared/store/client');
   const { createUser } = await import('../shared/store/users.repo');
   const { ensureSellerByNumber } = await import('../shared/store/sellers.repo');

@@ -20,8 +20,6 @@ const TARGET_S = 60;
 const AWS_CALL_MS = 10;
 
 async function bench(opts: { accounts: number; articles: number; concurrency: number }) {
-  const { resetConfig } = await import('../shared/config');
-  resetConfig();
   const { ddb, tableName } = await import('../shared/store/client');
   const { createUser } = await import('../shared/store/users.repo');
   const { ensureSellerByNumber } = await import('../shared/store/sellers.repo');

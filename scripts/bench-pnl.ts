@@ -19,8 +19,6 @@ import { mulberry32 as rng } from './fixtures/random';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function bench(opts: { weeks: number; articles: number; runs: number }) {
-  const { resetConfig } = await import('../shared/config');
-  resetConfig();
   const { ddb, tableName } = await import('../shared/store/client');
   const { createUser } = await import('../shared/store/users.repo');
   const { ensureSellerByNumber } = await import('../shared/store/sellers.repo');

@@ -249,8 +249,3 @@ export function getConfig(): Config {
     cached = { env, values, config: parseConfig(env) };
   return cached.config;
 }
-
-/** Tests that change process.env between cases call this to parse again. */
-export function resetConfig(): void {
-  cached = undefined;
-}

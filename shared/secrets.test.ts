@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { resetConfig } from './config';
 import { loadSecrets, optionalSecret, resetSecrets, secret, SECRET_MAX_AGE_S } from './secrets';
 
 const base = {
@@ -19,7 +18,6 @@ function env(extra: Record<string, string | undefined>) {
   ])
     delete process.env[k];
   Object.assign(process.env, base, extra);
-  resetConfig();
   resetSecrets();
 }
 afterEach(() => env({ JWT_SECRET: 'unit-test-secret-unit-test-secret' }));

@@ -10,7 +10,6 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resetConfig } from '../../shared/config';
 import type { WorkerEvent } from '../../shared/jobs/worker-invoke';
 import { log } from '../../shared/log';
 import { makeReportDeps, reportDeps } from '../../shared/reports/deps';
@@ -78,7 +77,6 @@ export async function startInProcessWorker(): Promise<string> {
   server ??= listen();
   const { url } = await server;
   Object.assign(process.env, { LAMBDA_ENDPOINT: url, WORKER_FUNCTION_NAME: FUNCTION_NAME });
-  resetConfig();
   return url;
 }
 

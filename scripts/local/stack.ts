@@ -1,7 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { resetConfig } from '../../shared/config';
 import { signInDeps } from '../../shared/auth/deps';
 import { ensureDemoUser } from '../../shared/store/seed';
 import { seedDemoReport } from './demo-report';
@@ -276,7 +275,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const [{ demo, report }, mailbox] = await Promise.all([seeding, mailboxP]);
     // Updates to the bot reach the local API, as the deploy's setWebhook makes Telegram do (docs/OPERATIONS.md).
     if (telegramEmulator) {
-      resetConfig();
       const set = await telegramBot()!.setWebhook({
         url: `${offline.baseUrl}/api/telegram/webhook`,
         secret_token: telegramSettings.TELEGRAM_WEBHOOK_SECRET!,
@@ -290,7 +288,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       WORKER_FUNCTION_NAME: `report-profitability-${process.env.STAGE ?? 'local'}-reportsWorker`,
       LAMBDA_ENDPOINT: `http://127.0.0.1:${ports.lambda}`,
     });
-    resetConfig();
     const sweep = startSweep(LOCAL_SWEEP_EVERY_MS, (line) => opts.log?.('api', line));
     stops.push(sweep.stop);
     // The WB sync tick (serverless.yml wbSyncTick, every minute on AWS) runs here as often as WB may be

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../config';
 import { generatePassword, hashPassword, PASSWORD_ALPHABET, verifyPassword } from './passwords';
 
 beforeAll(() => {
@@ -11,7 +10,6 @@ beforeAll(() => {
     APP_URL: 'http://localhost:5173',
     BCRYPT_COST: '10',
   });
-  resetConfig();
 });
 
 describe('generatePassword', () => {

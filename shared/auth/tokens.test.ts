@@ -1,7 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../config';
 import { AppError } from '../errors';
 import { signToken, verifyToken } from './tokens';
 
@@ -15,7 +14,6 @@ beforeAll(() => {
     MAIL_FROM: 'noreply@example.com',
     APP_URL: 'http://localhost:5173',
   });
-  resetConfig();
 });
 
 function failure(fn: () => unknown): AppError {

@@ -9,7 +9,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { resetConfig } from '../config';
 import { SourceReadError } from '../engine/read/range-source';
 import { toAppError } from '../errors';
 import { copyObject, objectRanges, presignPut } from './objects';
@@ -57,7 +56,6 @@ beforeAll(async () => {
     S3_REQUEST_TIMEOUT_MS: String(STALL_TIMEOUT_MS),
   });
   delete process.env.S3_PUBLIC_ENDPOINT;
-  resetConfig();
 });
 beforeEach(() => {
   seen.length = 0;

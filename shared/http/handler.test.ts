@@ -2,7 +2,7 @@ import jwt from 'jsonwebtoken';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { signToken } from '../auth/tokens';
-import { ConfigError, resetConfig } from '../config';
+import { ConfigError } from '../config';
 import { notFound } from '../errors';
 import { ReportError } from '../engine/errors';
 import type { UserRecord } from '../store/users.repo';
@@ -43,7 +43,6 @@ Object.assign(process.env, {
   APP_URL: 'http://localhost:5173',
   MAX_UPLOAD_BYTES: '1000',
 });
-resetConfig();
 
 beforeEach(() => {
   users.clear();
@@ -338,7 +337,6 @@ describe('cold start', () => {
   it('building a handler with a setting missing fails at once, naming it', () => {
     const saved = process.env.TABLE_NAME;
     delete process.env.TABLE_NAME;
-    resetConfig();
     try {
       let caught: unknown;
       try {
@@ -351,7 +349,6 @@ describe('cold start', () => {
       expect((caught as Error).message).toContain('TABLE_NAME: missing');
     } finally {
       process.env.TABLE_NAME = saved;
-      resetConfig();
     }
   });
 });

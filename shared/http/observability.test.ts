@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { signToken } from '../auth/tokens';
-import { resetConfig } from '../config';
 import { log, logger } from '../log';
 import { countMetric } from '../metrics';
 import type { UserRecord } from '../store/users.repo';
@@ -38,7 +37,6 @@ Object.assign(process.env, {
   // The suites run with metrics off (vitest.config.ts); this test reads them.
   POWERTOOLS_METRICS_DISABLED: 'false',
 });
-resetConfig();
 
 /** The JSON lines Powertools writes to stdout while `fn` runs. */
 async function stdoutLines(fn: () => Promise<unknown>): Promise<Record<string, unknown>[]> {

@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../config';
 import { ddb, queryAll } from './client';
 
 // The real client against a loopback server that speaks DynamoDB's JSON protocol: what the emulator
@@ -47,7 +46,6 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: 'x',
     DYNAMODB_ENDPOINT: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
   });
-  resetConfig();
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 

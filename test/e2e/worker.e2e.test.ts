@@ -12,7 +12,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReport, type GeneratedReport } from '../../scripts/fixtures/generate';
 import { signToken } from '../../shared/auth/tokens';
-import { resetConfig } from '../../shared/config';
 import type { ApiReport } from '../../shared/reports/present-report';
 import { getItems } from '../../shared/store/items.repo';
 import { listLimitHistory } from '../../shared/store/limits.repo';
@@ -49,7 +48,6 @@ beforeAll(async () => {
   bigger = generateReport({ rows: 60_000, articles: 1_000, layout: '2026', format: 'zip', seed: 805 });
   emulators = await startEmulators();
   Object.assign(process.env, emulators.env);
-  resetConfig();
   await ensureSeed();
   // The item writes of a report named `once-…` fail once, those of `always-…` every time.
   faults = await startItemWriteFaults(emulators.env.DYNAMODB_ENDPOINT!, [

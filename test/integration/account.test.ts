@@ -14,7 +14,6 @@ import { handler as configHandler } from '../../functions/config/get.handler';
 import { handler as deleteHandler } from '../../functions/reports/delete.handler';
 import { signInDeps } from '../../shared/auth/deps';
 import { signToken } from '../../shared/auth/tokens';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { createUser, getUserById } from '../../shared/store/users.repo';
 import { makeReport, newUser, uploadOk } from '../support/reports';
@@ -96,13 +95,11 @@ describe('GET /api/config', () => {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
-    resetConfig();
   });
 
   it('answers the product name, SUPPORT_CONTACT and the demo email without a session', async () => {
     process.env.SUPPORT_CONTACT = 'support@example.org, +7 900 000-00-00';
     process.env.DEMO_EMAIL = 'demo@example.com';
-    resetConfig();
     const r = await configHandler(apiEvent({ method: 'GET', path: '/api/config' }));
     expect(r.statusCode).toBe(200);
     expect(bodyOf(r)).toEqual({
@@ -115,7 +112,6 @@ describe('GET /api/config', () => {
   it('answers null for settings that are not set', async () => {
     delete process.env.SUPPORT_CONTACT;
     delete process.env.DEMO_EMAIL;
-    resetConfig();
     const r = await configHandler(apiEvent({ method: 'GET', path: '/api/config' }));
     expect(bodyOf(r)).toMatchObject({ support_contact: null, demo_email: null });
   });

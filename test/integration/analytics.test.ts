@@ -16,7 +16,6 @@ import { handler as deleteHandler } from '../../functions/reports/delete.handler
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
 import { handler as putProductHandler } from '../../functions/products/put.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { applyManualValue, DEFAULT_TAX_PROFILE, percentOf, type ComputedItem } from '../../shared/engine';
 import type { ApiReport } from '../../shared/reports/present-report';
@@ -33,8 +32,6 @@ import {
   uploadOk,
   type TestUser,
 } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 const SELLER = '777001';
 const OTHER_SELLER = '888002';

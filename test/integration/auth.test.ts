@@ -17,7 +17,7 @@ import { handler as topUpHandler } from '../../functions/auth/top-up.handler';
 import { handler as updateMeHandler } from '../../functions/auth/update-me.handler';
 import { grantAdmin } from '../../scripts/admin';
 import { signToken } from '../../shared/auth/tokens';
-import { getConfig, resetConfig } from '../../shared/config';
+import { getConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { ddb, tableName } from '../../shared/store/client';
 import { signInDeps } from '../../shared/auth/deps';
@@ -97,7 +97,6 @@ async function adminToken(): Promise<string> {
 }
 
 beforeAll(async () => {
-  resetConfig();
   await ensureSeed();
 });
 

@@ -14,15 +14,12 @@ import { handler as purchasesHandler } from '../../functions/cashflow/purchases.
 import { handler as cashFlowHandler } from '../../functions/cashflow/get.handler';
 import { getCashFlow } from '../../shared/cashflow/cashflow';
 import { cashFlowDeps } from '../../shared/cashflow/deps';
-import { resetConfig } from '../../shared/config';
 import { manualClock } from '../../shared/deps';
 import { getUserById } from '../../shared/store/users.repo';
 import { putBalance } from '../../shared/store/wb-balance.repo';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 import type { CashFlow } from '../../shared/contract';
-
-beforeAll(() => resetConfig());
 
 const SELLER = '555777';
 /** Weeks of the 2026 layout: week 8 = 02–08.03, week 10 = 16–22.03. */

@@ -6,14 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import ExcelJS from 'exceljs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as importProductsHandler } from '../../functions/products/import.handler';
 import { handler as listProductsHandler } from '../../functions/products/list.handler';
 import { handler as putProductHandler } from '../../functions/products/put.handler';
 import { handler as listSellersHandler } from '../../functions/sellers/list.handler';
 import { handler as updateSellerHandler } from '../../functions/sellers/update.handler';
 import { signToken } from '../../shared/auth/tokens';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import {
   ensureProducts,
@@ -24,8 +23,6 @@ import {
 } from '../../shared/store/products.repo';
 import { ensureSellerByNumber, getSeller, listSellers } from '../../shared/store/sellers.repo';
 import { createUser } from '../../shared/store/users.repo';
-
-beforeAll(() => resetConfig());
 
 async function newUser(): Promise<{ id: string; token: string }> {
   const u = await createUser({ email: `catalog-${randomUUID()}@example.com`, confirmed: true });

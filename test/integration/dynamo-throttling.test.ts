@@ -9,7 +9,6 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
-import { resetConfig } from '../../shared/config';
 import { toAppError } from '../../shared/errors';
 import { bucketName, s3 } from '../../shared/files/client';
 import { CatalogSync } from '../../shared/reports/worker/catalog-sync';
@@ -33,7 +32,6 @@ beforeAll(async () => {
   proxy = await startFaultProxy(process.env.DYNAMODB_ENDPOINT!);
   process.env.DYNAMODB_ENDPOINT = proxy.url;
   process.env.CATALOG_WRITE_UNITS_PER_SECOND = String(CATALOG_UNITS);
-  resetConfig();
 });
 afterAll(async () => {
   await proxy.stop();

@@ -3,8 +3,8 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { getConfig, resetConfig } from '../../shared/config';
+import { describe, expect, inject, it } from 'vitest';
+import { getConfig } from '../../shared/config';
 import { bucketName, s3, s3Public } from '../../shared/files/client';
 import { ses } from '../../shared/mail/client';
 import { ddb, tableName } from '../../shared/store/client';
@@ -13,8 +13,6 @@ import { readMail, waitForMail } from '../support/emulators';
 // Proves the harness the other integration suites stand on: the environment reaches the test
 // worker, and the table, the bucket and the mail emulator behave like the real services.
 describe('emulator harness', () => {
-  beforeAll(() => resetConfig());
-
   it('gives test workers the emulators’ settings through process.env and inject()', () => {
     const provided = inject('emulatorEnv');
     expect(process.env.DYNAMODB_ENDPOINT).toBe(provided.DYNAMODB_ENDPOINT);

@@ -14,7 +14,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as analyticsExportHandler } from '../../functions/analytics/export.handler';
 import { handler as exportHandler } from '../../functions/reports/export.handler';
-import { resetConfig } from '../../shared/config';
 import { MAIN_EXPORT_TITLES } from '../../shared/workbooks/columns';
 import { newUser, uploadOk, type TestUser } from '../support/reports';
 import { apiEvent } from '../support/test-event';
@@ -27,7 +26,6 @@ let reportId = '';
 let period = { from: '', to: '' };
 
 beforeAll(async () => {
-  resetConfig();
   tmp = mkdtempSync(path.join(os.tmpdir(), 'export-print-'));
   user = await newUser();
   const report = await uploadOk(user.token, { filename: 'wb-detail-2022-49col.xlsx', file: readFileSync(FIXTURE) });

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceName, WORKER } from '../support/cfn';
 import { signInDeps } from '../../shared/auth/deps';
 import { signToken } from '../../shared/auth/tokens';
-import { getConfig, resetConfig } from '../../shared/config';
+import { getConfig } from '../../shared/config';
 import { functionEntries, type FunctionName } from '../../shared/contract/functions';
 import { bucketName, s3, s3Public } from '../../shared/files/client';
 import type { HttpResult } from '../../shared/http/responses';
@@ -316,7 +316,6 @@ async function withFailingWorker<T>(work: () => Promise<T>): Promise<T> {
 async function withLostWorker<T>(work: () => Promise<T>): Promise<T> {
   process.env.WORKER_LEASE_MS = '1';
   process.env.UPLOAD_WAIT_MS = '0';
-  resetConfig();
   dropInvokes = true;
   try {
     return await work();
@@ -324,7 +323,6 @@ async function withLostWorker<T>(work: () => Promise<T>): Promise<T> {
     dropInvokes = false;
     delete process.env.WORKER_LEASE_MS;
     delete process.env.UPLOAD_WAIT_MS;
-    resetConfig();
   }
 }
 
@@ -595,12 +593,10 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       );
     await source(200);
     process.env.MAX_INLINE_SOURCE_BYTES = '1000';
-    resetConfig();
     try {
       await source(302);
     } finally {
       delete process.env.MAX_INLINE_SOURCE_BYTES;
-      resetConfig();
     }
   },
   reportsSummaryExport: async (run) => {
@@ -680,7 +676,6 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     });
     process.env.WB_FINANCE_API_URL = emu.url;
     process.env.WB_CALL_INTERVAL_SECONDS = '0.001';
-    resetConfig();
     try {
       const u = await newUser(1_000, 'iam');
       const created = await run.call(
@@ -706,7 +701,6 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       await emu.close();
       delete process.env.WB_FINANCE_API_URL;
       delete process.env.WB_CALL_INTERVAL_SECONDS;
-      resetConfig();
     }
   },
   wbSyncTick: async (run) => {
@@ -734,7 +728,6 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
     process.env.WB_ADVERT_API_URL = emu.url;
     process.env.WB_ADVERT_CALL_INTERVAL_SECONDS = '0.02';
     process.env.WB_ANALYTICS_API_URL = emu.url;
-    resetConfig();
     try {
       const u = await newUser(1_000, 'iam');
       const r = await wbConnectionsHandler(
@@ -766,7 +759,6 @@ const SCENARIOS: Record<FunctionName, (run: Run) => Promise<void>> = {
       delete process.env.WB_ADVERT_API_URL;
       delete process.env.WB_ADVERT_CALL_INTERVAL_SECONDS;
       delete process.env.WB_ANALYTICS_API_URL;
-      resetConfig();
     }
   },
 
@@ -1095,13 +1087,11 @@ const TELEGRAM_SECRET = 'iam-webhook-secret-0123456789';
 async function withTelegram(work: () => Promise<void>): Promise<void> {
   process.env.TELEGRAM_BOT_NAME = 'IamTestBot';
   process.env.TELEGRAM_WEBHOOK_SECRET = TELEGRAM_SECRET;
-  resetConfig();
   try {
     await work();
   } finally {
     delete process.env.TELEGRAM_BOT_NAME;
     delete process.env.TELEGRAM_WEBHOOK_SECRET;
-    resetConfig();
   }
 }
 
@@ -1120,7 +1110,6 @@ const ENV_KEYS = ['MAX_INLINE_SOURCE_BYTES', 'WORKER_LEASE_MS', 'UPLOAD_WAIT_MS'
 const savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
 
 beforeAll(async () => {
-  resetConfig();
   checkOn(ddb(), 'dynamodb', dynamoCalls);
   checkOn(s3(), 's3', s3Calls);
   if (s3Public() !== s3()) checkOn(s3Public(), 's3', s3Calls);
@@ -1161,7 +1150,6 @@ afterAll(() => {
     if (savedEnv[k] === undefined) delete process.env[k];
     else process.env[k] = savedEnv[k];
   }
-  resetConfig();
 });
 
 describe.each(FUNCTIONS.map(([fn]) => fn))('IAM role of %s (shared/contract/functions.ts)', (fn) => {

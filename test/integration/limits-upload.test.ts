@@ -5,8 +5,7 @@
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config';
+import { afterEach, describe, expect, it } from 'vitest';
 import { bucketName, s3 } from '../../shared/files/client';
 import { bodyOf } from '../support/test-event';
 import { useInProcessWorker } from '../../scripts/local/in-process-worker';
@@ -18,7 +17,6 @@ import { getUserById } from '../../shared/store/users.repo';
 import type { ApiReport } from '../../shared/reports/present-report';
 import { makeReport, newUser, presignedUpload, uploadById, uploadMultipart } from '../support/reports';
 
-beforeAll(() => resetConfig());
 afterEach(() => {
   useInProcessWorker();
 });

@@ -4,8 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config';
+import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/errors';
 import { ddb, tableName } from '../../shared/store/client';
 import {
@@ -16,8 +15,6 @@ import {
   type LimitHistoryEntry,
 } from '../../shared/store/limits.repo';
 import { createUser, getUserById } from '../../shared/store/users.repo';
-
-beforeAll(() => resetConfig());
 
 async function newUser(limits = 10_000): Promise<string> {
   const u = await createUser({ email: `limits-${randomUUID()}@example.com`, confirmed: true, limits });

@@ -8,8 +8,7 @@
  * record), leaves the fresh one for a later run, and running it again changes nothing.
  */
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_TAX_PROFILE } from '../../shared/engine/types';
 import { putObject, sourceObjectKey } from '../../shared/files/objects';
 import { ddb, putNew, tableName } from '../../shared/store/client';
@@ -38,8 +37,6 @@ import { getUserById } from '../../shared/store/users.repo';
 import { buildItems, readReport } from '../../shared/engine';
 import { ABANDONED_UPLOAD_AFTER_MS, migrate } from '../../scripts/migrate';
 import { makeReport, newUser, objectExists, uploadOk } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 const MINUTE = 60_000;
 

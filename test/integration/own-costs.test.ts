@@ -6,11 +6,10 @@
  * it covers without a rebuild call (their rebuild runs in the worker), corrections kept; a report being
  * rebuilt when the costs change is rebuilt again after, with them.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as importHandler } from '../../functions/own-costs/import.handler';
 import { handler as ownCostsHandler } from '../../functions/own-costs/own-costs.handler';
 import { handler as listReportsHandler } from '../../functions/reports/list.handler';
-import { resetConfig } from '../../shared/config';
 import { ensureProducts } from '../../shared/store/products.repo';
 import { getReportOk, makeReport, newUser, uploadOk } from '../support/reports';
 import { idleWorkers } from '../support/worker';
@@ -18,8 +17,6 @@ import { markRebuildAgain, startRebuildTask } from '../../shared/store/report-li
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
-
-beforeAll(() => resetConfig());
 
 const kop = (roubles: number | null | undefined) => Math.round((roubles ?? 0) * 100);
 

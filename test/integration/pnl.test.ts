@@ -11,13 +11,10 @@ import { handler as pnlHandler } from '../../functions/pnl/get.handler';
 import { handler as pnlExportHandler } from '../../functions/pnl/export.handler';
 import { handler as costsHandler } from '../../functions/pnl/period-costs.handler';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import { expectedPnl, type ExpectedCost } from '../support/pnl-expect';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 import type { Pnl, PeriodCost, TaxThreshold } from '../../shared/contract';
-
-beforeAll(() => resetConfig());
 
 const SELLER = '555123';
 /** Weeks of the 2026 layout: week 2 = 19–25.01, week 3 = 26.01–01.02 (straddles), week 4 = 02–08.02. */

@@ -8,12 +8,9 @@ import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/cashflow/purchases.handler';
 import { handler as productsPut } from '../../functions/products/put.handler';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import { newUser, type TestUser } from '../support/reports';
 import type { Purchase } from '../../shared/contract';
-
-beforeAll(() => resetConfig());
 
 const call = (token: string, method: string, path: string, extra: Record<string, unknown> = {}) =>
   handler(apiEvent({ method, path, token, ...extra }));

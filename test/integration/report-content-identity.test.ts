@@ -8,22 +8,19 @@
  */
 import { readFileSync } from 'node:fs';
 import * as XLSX from '@e965/xlsx';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as analyticsHandler } from '../../functions/analytics/get.handler';
 import { handler as putProductHandler } from '../../functions/products/put.handler';
 import { handler as combineHandler } from '../../functions/reports/combine.handler';
 import { handler as listHandler } from '../../functions/reports/list.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
-import { resetConfig } from '../../shared/config';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { listAllReports } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { ZipWriter } from '../../scripts/fixtures/zip-writer';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { countMultipart, makeReport, newUser, uploadMultipart, uploadOk, type TestUser } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 type File = { filename: string; file: Buffer };
 

@@ -5,7 +5,7 @@
  * that goes stale when a source is corrected, rebuilt or deleted, and recombine; titles from the
  * period and PATCH /api/reports/{id}.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as combineHandler } from '../../functions/reports/combine.handler';
 import { handler as deleteHandler } from '../../functions/reports/delete.handler';
 import { handler as listHandler } from '../../functions/reports/list.handler';
@@ -13,7 +13,6 @@ import { handler as manualValueHandler } from '../../functions/reports/manual-va
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
 import { handler as updateHandler } from '../../functions/reports/update.handler';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import type { ApiReport, ApiReportSummary } from '../../shared/reports/present-report';
 import { listLimitHistory } from '../../shared/store/limits.repo';
@@ -31,9 +30,6 @@ import {
   uploadOk,
   type TestUser,
 } from '../support/reports';
-
-beforeAll(() => resetConfig());
-afterEach(() => resetConfig());
 
 type Job = { job_id: string; status: string; report_id?: string; error?: { code: string } };
 

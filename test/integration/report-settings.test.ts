@@ -5,14 +5,13 @@
  * rebuild with Σ = 0 and totals unchanged; dated tax profiles and dated cost prices picked by the
  * report's period through upload and rebuild; concurrent creation of new articles never overwriting a price.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as updateMeHandler } from '../../functions/auth/update-me.handler';
 import { handler as importProductsHandler } from '../../functions/products/import.handler';
 import { handler as listProductsHandler } from '../../functions/products/list.handler';
 import { handler as putProductHandler } from '../../functions/products/put.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
 import { handler as updateSellerHandler } from '../../functions/sellers/update.handler';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import type { ApiReport } from '../../shared/reports/present-report';
 import { ensureProducts, getProducts, putProduct } from '../../shared/store/products.repo';
@@ -20,8 +19,6 @@ import { listSellers } from '../../shared/store/sellers.repo';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-beforeAll(() => resetConfig());
 
 const enc = encodeURIComponent;
 const kop = (roubles: number | null | undefined) => Math.round((roubles ?? 0) * 100);

@@ -12,7 +12,6 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as listHandler } from '../../functions/reports/list.handler';
 import { handler as uploadHandler } from '../../functions/reports/upload.handler';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import type { ApiReport } from '../../shared/reports/present-report';
 import { recoverAbandonedUploads, sweepPendingReports } from '../../shared/reports/worker/recover';
@@ -46,7 +45,6 @@ const ENV = ['UPLOAD_WAIT_MS', 'UPLOAD_WAIT_ROWS', 'WORKER_LEASE_MS'] as const;
 function setEnv(values: Partial<Record<(typeof ENV)[number], string>>) {
   for (const k of ENV) delete process.env[k];
   Object.assign(process.env, values);
-  resetConfig();
 }
 
 beforeAll(() => setEnv({}));

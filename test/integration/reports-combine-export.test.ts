@@ -13,7 +13,6 @@ import { handler as exportHandler } from '../../functions/reports/export.handler
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
 import { handler as sourceHandler } from '../../functions/reports/source.handler';
 import { handler as summaryHandler } from '../../functions/reports/summary-export.handler';
-import { resetConfig } from '../../shared/config';
 import { SHEET_ITEMS, TOTALS_LABEL } from '../../shared/workbooks/xlsx-export';
 import { apiEvent, bodyOf } from '../support/test-event';
 import {
@@ -35,8 +34,6 @@ import { getReport, getReportItems, listAllReports } from '../../shared/store/re
 import { newReportId, type ReportRecord } from '../../shared/store/report-record';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 
-beforeAll(() => resetConfig());
-
 const ENV_KEYS = ['COMBINE_WAIT_MS', 'MAX_INLINE_SOURCE_BYTES'] as const;
 const savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
 afterEach(() => {
@@ -44,7 +41,6 @@ afterEach(() => {
     if (savedEnv[k] === undefined) delete process.env[k];
     else process.env[k] = savedEnv[k];
   }
-  resetConfig();
 });
 
 type Job = {
@@ -176,7 +172,6 @@ describe('combine', () => {
 
   it('with no waiting, answers 202 at once and the status route reports the job until it is done', async () => {
     process.env.COMBINE_WAIT_MS = '0';
-    resetConfig();
     const r = await combine(owner.token, { report_ids: [b.id, a.id, c.id], title: '  Декабрь  ' });
     expect(r.statusCode).toBe(202);
     const started = bodyOf<Job>(r);
@@ -365,7 +360,6 @@ describe('export, source and summary', () => {
 
   it('a source over MAX_INLINE_SOURCE_BYTES is a 302 to a short-lived presigned URL with the same bytes', async () => {
     process.env.MAX_INLINE_SOURCE_BYTES = '1000';
-    resetConfig();
     const r = await source(owner.token, report.id);
     expect(r.statusCode).toBe(302);
     const location = String(r.headers?.Location);

@@ -4,11 +4,10 @@
  * re-applies it by article and lists the ones whose article is gone; no source → 409; rebuild many.
  */
 import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
 import { handler as rebuildManyHandler } from '../../functions/reports/rebuild-many.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
-import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { applyManualValue, DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/engine';
@@ -21,8 +20,6 @@ import { getReport } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { idleWorkers } from '../support/worker';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 function putValue(token: string, itemId: string, body: unknown) {
   return manualValueHandler(

@@ -2,17 +2,14 @@
  * The local stack's sample report (scripts/local/demo-report.ts): uploaded once through the upload use
  * case for an account without history, never again once the account has reports or history.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_REPORT_ROWS, seedDemoReport } from '../../scripts/local/demo-report';
-import { resetConfig } from '../../shared/config';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { getReportItems, listReports } from '../../shared/store/reports.repo';
 /** The delete route's dependencies (functions/reports/delete.handler.ts). */
 import { removeDeps } from '../../shared/reports/remove-deps';
 import { getUserById } from '../../shared/store/users.repo';
 import { newUser } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 describe('demo sample report', () => {
   it('is uploaded once, charged like any upload, and not again after the user deleted it', async () => {

@@ -5,10 +5,9 @@
  */
 import * as XLSX from '@e965/xlsx';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sheetXml, xlsxPackage, type CellInput } from '../../scripts/fixtures/xlsx-writer';
 import { writeZip } from '../../scripts/fixtures/zip-writer';
-import { resetConfig } from '../../shared/config';
 import { ddb, tableName } from '../../shared/store/client';
 import { getUserById } from '../../shared/store/users.repo';
 import { BASIC_HEADER } from '../support/read/basic-header';
@@ -21,8 +20,6 @@ import { recoverAbandonedUploads } from '../../shared/reports/worker/recover';
 import { undo } from '../../shared/reports/worker/recover-deps';
 import { reportDeps } from '../../shared/reports/deps';
 import { getReportAnyStatus } from '../../shared/store/reports.repo';
-
-beforeAll(() => resetConfig());
 
 const RETAIL = 'Вайлдберриз реализовал Товар (Пр)';
 const PLACEHOLDER = 424242;

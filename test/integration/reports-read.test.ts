@@ -5,14 +5,13 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as deleteHandler } from '../../functions/reports/delete.handler';
 import { handler as getHandler } from '../../functions/reports/get.handler';
 import { handler as listHandler } from '../../functions/reports/list.handler';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
 import { handler as rebuildManyHandler } from '../../functions/reports/rebuild-many.handler';
 import { handler as rebuildOneHandler } from '../../functions/reports/rebuild-one.handler';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { kopecksToRoubles } from '../../shared/engine';
 import type { ApiReport, ApiReportColumns, ApiReportSummary } from '../../shared/reports/present-report';
@@ -22,8 +21,6 @@ import { putProduct } from '../../shared/store/products.repo';
 import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
 import { getUserById, updateTax } from '../../shared/store/users.repo';
 import { getReportOk, makeReport, newUser, objectExists, uploadMultipart, uploadOk } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 const get = (token: string, id: string) =>
   getHandler(apiEvent({ method: 'GET', path: `/api/reports/${id}`, token, pathParameters: { id } }));

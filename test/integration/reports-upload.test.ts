@@ -7,11 +7,10 @@
 import * as zlib from 'node:zlib';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
 import { handler as uploadUrlHandler } from '../../functions/reports/upload-url.handler';
 import { ZipWriter } from '../../scripts/fixtures/zip-writer';
-import { resetConfig } from '../../shared/config';
 import { bucketName, s3 } from '../../shared/files/client';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { DEFAULT_TAX_PROFILE, kopecksToRoubles } from '../../shared/engine';
@@ -35,8 +34,6 @@ import {
   uploadMultipart,
   uploadOk,
 } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 async function userRecords(userId: string): Promise<Array<Record<string, unknown>>> {
   const r = await ddb().send(
@@ -330,7 +327,6 @@ describe('upload-url', () => {
     expect((await fetch(url, { method: 'PUT', body: g.file })).status).toBe(200);
     const previous = process.env.MAX_UPLOAD_BYTES;
     process.env.MAX_UPLOAD_BYTES = String(g.file.length - 1);
-    resetConfig();
     try {
       const r = await countRowsHandler(
         apiEvent({ method: 'POST', path: '/api/reports/count-rows', token: u.token, body: { upload_id } }),
@@ -340,7 +336,6 @@ describe('upload-url', () => {
     } finally {
       if (previous === undefined) delete process.env.MAX_UPLOAD_BYTES;
       else process.env.MAX_UPLOAD_BYTES = previous;
-      resetConfig();
     }
     expect((await getUserById(u.id))?.limits).toBe(100_000);
   });

@@ -11,7 +11,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
 import { handler as uploadHandler } from '../../functions/reports/upload.handler';
-import { resetConfig } from '../../shared/config';
 import { getReportAnyStatus, listReports } from '../../shared/store/reports.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { makeReport, newUser } from '../support/reports';
@@ -65,7 +64,6 @@ beforeAll(async () => {
   // Before the first DynamoDB call of this file: the client is made once per process, at first use.
   process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   process.env.REQUEST_DEADLINE_MS = String(DEADLINE_MS);
-  resetConfig();
 });
 afterEach(async () => {
   stall = () => false;
@@ -79,7 +77,6 @@ afterAll(async () => {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
-  resetConfig();
   await new Promise<void>((r) => proxy.close(() => r()));
 });
 

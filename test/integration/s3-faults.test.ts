@@ -7,7 +7,6 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
-import { resetConfig } from '../../shared/config';
 import { ERRORS } from '../../shared/contract/errors';
 import { getUserById } from '../../shared/store/users.repo';
 import { listReports } from '../../shared/store/reports.repo';
@@ -32,7 +31,6 @@ beforeAll(async () => {
   process.env.S3_ENDPOINT = proxy.url;
   process.env.S3_PUBLIC_ENDPOINT = proxy.url;
   process.env.S3_REQUEST_TIMEOUT_MS = String(TIMEOUT_MS);
-  resetConfig();
 });
 afterEach(() => proxy.clear());
 afterAll(async () => {
@@ -40,7 +38,6 @@ afterAll(async () => {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
-  resetConfig();
   await proxy.stop();
 });
 

@@ -10,7 +10,6 @@ import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import jwt from 'jsonwebtoken';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as meHandler } from '../../functions/auth/me.handler';
-import { resetConfig } from '../../shared/config';
 import { resetSecrets } from '../../shared/secrets';
 import { createUser } from '../../shared/store/users.repo';
 import { freePorts } from '../../scripts/local/ports';
@@ -39,7 +38,6 @@ beforeAll(async () => {
   process.env.AWS_ENDPOINT_URL_SSM = endpoint;
   process.env.JWT_SECRET_PARAMETER = PARAMETER;
   delete process.env.JWT_SECRET;
-  resetConfig();
   resetSecrets();
 }, 60_000);
 
@@ -48,7 +46,6 @@ afterAll(() => {
   delete process.env.JWT_SECRET_PARAMETER;
   Object.assign(process.env, saved);
   if (saved.AWS_ENDPOINT_URL_SSM === undefined) delete process.env.AWS_ENDPOINT_URL_SSM;
-  resetConfig();
   resetSecrets();
 });
 

@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as telegramHandler } from '../../functions/notifications/telegram.handler';
 import { handler as webhookHandler } from '../../functions/notifications/telegram-webhook.handler';
 import { startTelegramEmulator, type TelegramEmulator } from '../../scripts/local/telegram';
-import { resetConfig } from '../../shared/config';
 import type { OutgoingMessage } from '../../shared/notifications/channel';
 import { escapeHtml, telegramChannel } from '../../shared/notifications/telegram/channel';
 import { telegramBot } from '../../shared/notifications/telegram/deps';
@@ -99,7 +98,6 @@ beforeAll(async () => {
     TELEGRAM_WEBHOOK_SECRET: SECRET,
     TELEGRAM_BOT_NAME: 'IntegrationShopBot',
   });
-  resetConfig();
   // As `npm start` and the deploy do: the webhook registered with its secret.
   await expect(telegramBot()!.setWebhook({ url: hookUrl, secret_token: SECRET })).resolves.toEqual({
     ok: true,
@@ -114,7 +112,6 @@ afterAll(async () => {
     if (saved[k] === undefined) delete process.env[k];
     else process.env[k] = saved[k];
   }
-  resetConfig();
 });
 
 describe('linking a chat', () => {

@@ -7,13 +7,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/analytics/get.handler';
 import { handler as putProductHandler } from '../../functions/products/put.handler';
-import { resetConfig } from '../../shared/config';
 import type { ArticleUnitEconomics, WhatIf } from '../../shared/contract';
 import type { ApiReport } from '../../shared/reports/present-report';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 const SELLER = '777034';
 /** Seed s → the week of 2026-01-05 + 7·(s mod 20) (2026 layout). */

@@ -12,7 +12,6 @@ import { randomInt } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
-import { resetConfig } from '../../shared/config';
 import { manualClock } from '../../shared/deps';
 import { buildItems, computeTotals } from '../../shared/engine';
 import { moneyToKopecks } from '../../shared/marketplaces/wb/money';
@@ -37,7 +36,6 @@ afterEach(async () => {
 });
 beforeAll(() => {
   process.env.WB_CALL_INTERVAL_SECONDS = String(MINUTE / 1000);
-  resetConfig();
 });
 
 async function connectedWeek(billSeparately: boolean, tag: string) {
@@ -52,7 +50,6 @@ async function connectedWeek(billSeparately: boolean, tag: string) {
     sellerId: randomInt(5_000_000, 9_000_000),
   });
   process.env.WB_FINANCE_API_URL = emu.url;
-  resetConfig();
   const changed = billSeparately ? emu.acquiring.billSeparately(emu.weeks[0]!.item.reportId, 2) : 0;
   const u = await newUser(100_000, tag);
   // «Финансы» alone: the acquiring report is the Finance API's; no ads or analytics source runs.

@@ -13,7 +13,6 @@ import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulato
 import { getCashFlow } from '../../shared/cashflow/cashflow';
 import { cashFlowDeps } from '../../shared/cashflow/deps';
 import { payoutCalendar } from '../../shared/cashflow/payout-calendar';
-import { resetConfig } from '../../shared/config';
 import type { CashFlow } from '../../shared/contract';
 import type { WbConnection } from '../../shared/contract/shapes';
 import { manualClock } from '../../shared/deps';
@@ -40,7 +39,6 @@ afterEach(async () => {
 });
 beforeAll(() => {
   process.env.WB_CALL_INTERVAL_SECONDS = String(INTERVAL_MS / 1000);
-  resetConfig();
 });
 
 async function start(weeks = 1, firstMonday?: string) {
@@ -56,7 +54,6 @@ async function start(weeks = 1, firstMonday?: string) {
     ...(firstMonday ? { firstMonday } : {}),
   });
   process.env.WB_FINANCE_API_URL = emu.url;
-  resetConfig();
   // The Finance sync and the balance (the per-article costs' steps: wb-costs.test.ts).
   const deps: StepDeps = {
     ...stepDeps,

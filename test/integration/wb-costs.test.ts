@@ -18,7 +18,6 @@ import { handler as manualValueHandler } from '../../functions/reports/manual-va
 import { handler as pnlHandler } from '../../functions/pnl/get.handler';
 import type { Pnl } from '../../shared/contract/pnl-shapes';
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
-import { resetConfig } from '../../shared/config';
 import { manualClock } from '../../shared/deps';
 import { buildItems, computeTotals, percentOf } from '../../shared/engine';
 import { idleWorkers } from '../support/worker';
@@ -44,7 +43,6 @@ afterEach(async () => {
 beforeAll(() => {
   process.env.WB_CALL_INTERVAL_SECONDS = String(FINANCE_MS / 1000);
   process.env.WB_ADVERT_CALL_INTERVAL_SECONDS = String(ADVERT_MS / 1000);
-  resetConfig();
 });
 
 /** Kopecks by nmId of rows carrying roubles (the emulator's wire rows). */
@@ -70,7 +68,6 @@ describe('per-article costs from WB’s promotion and analytics APIs', () => {
     process.env.WB_FINANCE_API_URL = emu.url;
     process.env.WB_ADVERT_API_URL = emu.url;
     process.env.WB_ANALYTICS_API_URL = emu.url;
-    resetConfig();
     const week = emu.promotion.weeks[0]!;
     // The demo week: «Продвижение» deductions, three cards with rows and a fourth without.
     expect(week.deductions).toBeGreaterThan(0);

@@ -18,7 +18,6 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handler as connectionsHandler } from '../../functions/wb/connections.handler';
 import { startWbEmulator, type WbEmulator } from '../../scripts/local/wb-emulator';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
-import { resetConfig } from '../../shared/config';
 import type { WbConnection } from '../../shared/contract/shapes';
 import { manualClock } from '../../shared/deps';
 import { FINANCE_SCOPE } from '../../shared/marketplaces/wb/token';
@@ -50,11 +49,9 @@ afterEach(async () => {
     other = null;
   }
   delete process.env.WB_CALL_DEADLINE_SECONDS;
-  resetConfig();
 });
 beforeAll(() => {
   process.env.WB_CALL_INTERVAL_SECONDS = String(INTERVAL_MS / 1000);
-  resetConfig();
 });
 
 async function start(opts: { weeks?: number } = {}) {
@@ -70,7 +67,6 @@ async function start(opts: { weeks?: number } = {}) {
     sellerId,
   });
   process.env.WB_FINANCE_API_URL = emu.url;
-  resetConfig();
   // The report calls alone: WB's balance and its faults are wb-balance.test.ts's.
   const deps: StepDeps = {
     ...stepDeps,
@@ -254,7 +250,6 @@ describe('WB failing: capped waits, a deadline per call, the failure shown, the 
     '%s: from the 3rd failure in a row `error` with WB’s status and the attempts; retried with backoff',
     async (_name, fault, status) => {
       process.env.WB_CALL_DEADLINE_SECONDS = '0.3';
-      resetConfig();
       const { emu, clock, deps } = await start();
       const u = await newUser(100_000, 'wb');
       const c = await connectOk(u, emu.tokens.valid);

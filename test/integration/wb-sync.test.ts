@@ -32,7 +32,7 @@ import { openToken } from '../../shared/marketplaces/wb/token-crypto';
 import { updateConnection } from '../../shared/marketplaces/wb/sync/connections';
 import { connectionDeps, tokenKeyWrapper } from '../../shared/marketplaces/wb/sync/connection-deps';
 import { makeEmulatorToken } from '../../scripts/local/wb/tokens';
-import { getConfig, resetConfig } from '../../shared/config';
+import { getConfig } from '../../shared/config';
 import { getUserById } from '../../shared/store/users.repo';
 import { FINANCE_SCOPE } from '../../shared/marketplaces/wb/token';
 import { readMail } from '../support/emulators';
@@ -67,7 +67,6 @@ afterEach(async () => {
 });
 beforeAll(() => {
   process.env.WB_CALL_INTERVAL_SECONDS = String(INTERVAL_MS / 1000);
-  resetConfig();
 });
 
 async function start(opts: { weeks?: number; formula?: 'cash' | 'audit'; tokenDays?: number; sellerId?: number } = {}) {
@@ -94,7 +93,6 @@ async function start(opts: { weeks?: number; formula?: 'cash' | 'audit'; tokenDa
         }),
   });
   process.env.WB_FINANCE_API_URL = emu.url;
-  resetConfig();
   // The Finance sync alone (the per-article costs' steps: wb-costs.test.ts).
   const deps: StepDeps = {
     ...stepDeps,

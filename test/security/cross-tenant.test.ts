@@ -11,7 +11,7 @@ import path from 'node:path';
 import jwt from 'jsonwebtoken';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../shared/auth/tokens';
-import { getConfig, resetConfig } from '../../shared/config';
+import { getConfig } from '../../shared/config';
 import { FUNCTIONS } from '../../shared/contract/functions';
 import { ROUTES as CONTRACT_ROUTES, type RouteSpec } from '../../shared/contract/routes';
 import { listPeriodCosts } from '../../shared/store/period-costs.repo';
@@ -20,8 +20,6 @@ import { apiEvent, bodyOf } from '../support/test-event';
 import { getCostPrices } from '../../shared/store/products.repo';
 import { listSellers } from '../../shared/store/sellers.repo';
 import { makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 interface Route {
   method: string;

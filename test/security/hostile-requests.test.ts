@@ -3,7 +3,7 @@
  * end of form"), and a broken .xls answered with the library's own text ("Major Version: Expected 3 or
  * 4 saw 22937"). Both are the caller's fault: a 4xx with a stable code, our own words, nothing charged.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as countRowsHandler } from '../../functions/reports/count-rows.handler';
 import { handler as uploadHandler } from '../../functions/reports/upload.handler';
 import { handler as importHandler } from '../../functions/products/import.handler';
@@ -12,12 +12,9 @@ import { handler as getReportHandler } from '../../functions/reports/get.handler
 import { handler as putProductHandler } from '../../functions/products/put.handler';
 import { handler as wbConnectionsHandler } from '../../functions/wb/connections.handler';
 import { MAX_PATH_ID_LENGTH } from '../../shared/contract/shapes';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import { getUserById } from '../../shared/store/users.repo';
 import { makeReport, newUser, uploadMultipart } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
 

@@ -5,16 +5,13 @@
  * different payload is 422 `idempotency_key_reused` with nothing applied.
  */
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as topUpHandler } from '../../functions/auth/top-up.handler';
 import { grantAdmin } from '../../scripts/admin';
 import { signToken } from '../../shared/auth/tokens';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { listLimitHistory } from '../../shared/store/limits.repo';
 import { createUser, getUserById } from '../../shared/store/users.repo';
-
-beforeAll(() => resetConfig());
 
 type ErrorBody = { error: { code: string; message: string } };
 

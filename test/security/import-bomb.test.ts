@@ -4,17 +4,14 @@
  * user's /auth/me wait 27 s. Now: 422 import_too_large in milliseconds, memory flat, other requests
  * served while an import that is within the caps is being read, and nothing imported.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as importHandler } from '../../functions/products/import.handler';
 import { handler as meHandler } from '../../functions/auth/me.handler';
 import { handler as listProductsHandler } from '../../functions/products/list.handler';
 import { MAX_IMPORT_INFLATED_BYTES } from '../../shared/catalog/import-file';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf, multipartBody } from '../support/test-event';
 import { importBomb } from '../support/import-bomb';
 import { newUser } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 type ErrorBody = { error: { code: string; message: string; details: Record<string, unknown> } };
 

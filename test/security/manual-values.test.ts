@@ -3,14 +3,11 @@
  * and left the totals unequal to the sum of the items). Every correctable field has a range; a refused
  * value stores nothing; the item and the report totals are written together or not at all.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as manualValueHandler } from '../../functions/reports/manual-value.handler';
-import { resetConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import type { ApiItem } from '../../shared/reports/present-report';
 import { getReportOk, makeReport, newUser, uploadOk } from '../support/reports';
-
-beforeAll(() => resetConfig());
 
 const putValue = (token: string, itemId: string, body: unknown) =>
   manualValueHandler(

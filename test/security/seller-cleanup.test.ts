@@ -3,8 +3,7 @@
  * it (attack run, issue 12: the seller stayed behind). A seller with another report, or one the user
  * renamed, stays.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resetConfig } from '../../shared/config';
+import { afterEach, describe, expect, it } from 'vitest';
 import { parseFileMeta } from '../../shared/engine/read/filename';
 import { useInProcessWorker } from '../../scripts/local/in-process-worker';
 import { writeItems } from '../../shared/store/items.repo';
@@ -12,7 +11,6 @@ import { listSellers, updateSeller } from '../../shared/store/sellers.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { makeReport, newUser, uploadMultipart } from '../support/reports';
 
-beforeAll(() => resetConfig());
 afterEach(() => {
   useInProcessWorker();
 });

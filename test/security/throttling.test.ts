@@ -10,21 +10,19 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handler as forgotHandler } from '../../functions/auth/forgot-password.handler';
 import { handler as loginHandler } from '../../functions/auth/login.handler';
 import { handler as registerHandler } from '../../functions/auth/register.handler';
 import { ACCOUNT_FAILURES, ACCOUNT_PACE, PAIR_LOCKOUT, REQUESTS_PER_IP_PER_HOUR } from '../../shared/auth/accounts';
 import { signInDeps } from '../../shared/auth/deps';
-import { getConfig, resetConfig } from '../../shared/config';
+import { getConfig } from '../../shared/config';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { ses } from '../../shared/mail/client';
 import { ddb } from '../../shared/store/client';
 import { lockedFor, recordFailure } from '../../shared/store/throttle.repo';
 import { createUser } from '../../shared/store/users.repo';
 import { readMail } from '../support/emulators';
-
-beforeAll(() => resetConfig());
 
 /** provider.httpApi.cors.exposedResponseHeaders of serverless.yml, read as osls reads it (js-yaml). */
 function exposedResponseHeaders(): string[] {

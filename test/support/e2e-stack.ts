@@ -1,5 +1,4 @@
 import { expect } from 'vitest';
-import { resetConfig } from '../../shared/config';
 import type { ApiReport } from '../../shared/reports/present-report';
 import { ensureSeed } from '../../shared/store/seed';
 import { startEmulators, type Emulators } from './emulators';
@@ -24,7 +23,6 @@ export async function startE2eStack(): Promise<E2eStack> {
   const emulators = await startEmulators();
   try {
     Object.assign(process.env, emulators.env);
-    resetConfig();
     await ensureSeed();
     const offline = await startOffline(emulators.env);
     return {

@@ -5,7 +5,6 @@
  * the same use cases against DynamoDB Local and s3rver.
  */
 import { expect } from 'vitest';
-import { resetConfig } from '../../shared/config';
 import { AppError } from '../../shared/errors';
 import type { ReportRecord } from '../../shared/store/report-record';
 import type { UserRecord } from '../../shared/store/users.repo';
@@ -23,7 +22,6 @@ export function setUnitEnv(extra: Record<string, string> = {}): void {
     WORKER_MAX_ATTEMPTS: '3',
     ...extra,
   });
-  resetConfig();
 }
 
 export function unitUser(over: Partial<UserRecord> = {}): UserRecord {
