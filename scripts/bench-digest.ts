@@ -31,7 +31,7 @@ async function bench(opts: { accounts: number; articles: number; concurrency: nu
   const { runDigest } = await import('../shared/notifications/digest');
   const { digestDeps } = await import('../shared/notifications/digest-deps');
   const { notificationsTick } = await import('../shared/notifications/deliver');
-  const { deliverDeps } = await import('../shared/notifications/deps');
+  const { deliverDeps } = await import('../shared/notifications/deliver-deps');
   const { manualClock } = await import('../shared/deps');
 
   // A Monday run a little after its hour; the reports became ready the day before.

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const { runDigest } = await import('../shared/notifications/digest');
   const { digestDeps } = await import('../shared/notifications/digest-deps');
   const { notificationsTick } = await import('../shared/notifications/deliver');
-  const { deliverDeps } = await import('../shared/notifications/deps');
+  const { deliverDeps } = await import('../shared/notifications/deliver-deps');
   await loadSecrets(['jwt']);
   let userIds: string[] | undefined;
   if (args.email) {

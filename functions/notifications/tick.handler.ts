@@ -5,7 +5,7 @@ import { invocationKeys, log, withRequestLog } from '../../shared/log';
 import { countMetric, publishMetrics } from '../../shared/metrics';
 import { loadSecrets } from '../../shared/secrets';
 import { notificationsTick, type TickResult } from '../../shared/notifications/deliver';
-import { deliverDeps } from '../../shared/notifications/deps';
+import { deliverDeps } from '../../shared/notifications/deliver-deps';
 
 // Cold start: a missing setting fails the environment's init, naming itself.
 getConfig();

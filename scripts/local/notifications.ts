@@ -6,7 +6,7 @@
  * scheduled locally: `npm run digest -- --now` sends it.
  */
 import { notificationsTick } from '../../shared/notifications/deliver';
-import { deliverDeps } from '../../shared/notifications/deps';
+import { deliverDeps } from '../../shared/notifications/deliver-deps';
 import { everyInterval } from './schedule';
 
 export const LOCAL_NOTIFICATIONS_EVERY_MS = 2_000;

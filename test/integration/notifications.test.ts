@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { handler as notificationsHandler } from '../../functions/notifications/notifications.handler';
 import { handler as unsubscribeHandler } from '../../functions/notifications/unsubscribe.handler';
 import { manualClock } from '../../shared/deps';
-import { deliverDeps } from '../../shared/notifications/deps';
+import { deliverDeps } from '../../shared/notifications/deliver-deps';
 import { expandNewEvents, notificationsTick, LEASE_MS } from '../../shared/notifications/deliver';
 import { digestDeps } from '../../shared/notifications/digest-deps';
 import { runDigest } from '../../shared/notifications/digest';

@@ -17,7 +17,7 @@ import { BOT_TEXT, UNLINKED_FROM_PAGE } from '../../shared/notifications/telegra
 import { telegramLinkStore } from '../../shared/store/telegram-links.repo';
 import { makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
 import { notificationsTick } from '../../shared/notifications/deliver';
-import { deliverDeps } from '../../shared/notifications/deps';
+import { deliverDeps } from '../../shared/notifications/deliver-deps';
 import { rub } from '../../shared/notifications/messages';
 import { notificationStore } from '../../shared/store/notifications.repo';
 import { getReport } from '../../shared/store/reports.repo';

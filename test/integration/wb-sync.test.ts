@@ -10,7 +10,7 @@
  * minute between two WB calls costs nothing; the connect route runs on the real clock.
  */
 import { notificationsTick } from '../../shared/notifications/deliver';
-import { deliverDeps } from '../../shared/notifications/deps';
+import { deliverDeps } from '../../shared/notifications/deliver-deps';
 import { randomInt } from 'node:crypto';
 import * as XLSX from '@e965/xlsx';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
