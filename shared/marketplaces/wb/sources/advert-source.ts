@@ -22,7 +22,14 @@ import {
   type Fullstats,
   type PromotionCount,
 } from './advert-client';
-import { daysOf, type CostBatch, type CostFetchState, type CostSource, type CostStepResult } from './costs';
+import {
+  daysOf,
+  unansweredStep,
+  type CostBatch,
+  type CostFetchState,
+  type CostSource,
+  type CostStepResult,
+} from './costs';
 import type { FetchLike, WbOutcome } from '../finance/finance-client';
 
 export const ADVERT_SCOPE_BIT = 6;
@@ -88,29 +95,9 @@ export function advertNext(
   intervalMs: number,
 ): CostStepResult {
   const call = state.call as Call | null;
-  const same = (extra: Partial<CostStepResult>): CostStepResult => ({
-    state,
-    batches: [],
-    waitMs: intervalMs,
-    ...extra,
-  });
   if (!call) return { state, batches: [], waitMs: 0 };
-  switch (outcome.kind) {
-    case 'rate_limited':
-      return same({ retry: true, waitMs: Math.max(intervalMs, Math.ceil(outcome.retryAfterSeconds * 1000)) });
-    case 'unauthorized':
-    case 'forbidden':
-      return same({ refused: outcome.kind });
-    case 'server_error':
-    case 'network_error':
-    case 'invalid_response':
-      return same({ retry: true, waitMs: intervalMs * 2 });
-    case 'rejected':
-    case 'not_found':
-      return { state: { call: null, memo: {} }, batches: [], waitMs: intervalMs, gaveUp: outcome.message };
-    default:
-      break;
-  }
+  const unanswered = unansweredStep(state, outcome, intervalMs);
+  if (unanswered) return unanswered;
   if (call.op === 'count') {
     const count = outcome.kind === 'ok' ? (outcome.value as PromotionCount) : { adverts: [] };
     const all = campaignsFor(count, from);

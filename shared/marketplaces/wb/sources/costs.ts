@@ -112,3 +112,37 @@ export function daysOf(from: string, to: string): string[] {
     out.push(new Date(t).toISOString().slice(0, 10));
   return out;
 }
+
+/**
+ * A single-call source's step after an answer that carries no rows: WB's wait after a 429, the token
+ * refused (401/403: the source stops for the connection), a failure tried again at twice the interval,
+ * or the period given up (400/404). Null for an answer with rows (`ok`, `no_content`): the source reads it.
+ */
+export function unansweredStep(
+  state: CostFetchState,
+  outcome: WbOutcome<unknown>,
+  intervalMs: number,
+): CostStepResult | null {
+  const same = (extra: Partial<CostStepResult>): CostStepResult => ({
+    state,
+    batches: [],
+    waitMs: intervalMs,
+    ...extra,
+  });
+  switch (outcome.kind) {
+    case 'rate_limited':
+      return same({ retry: true, waitMs: Math.max(intervalMs, Math.ceil(outcome.retryAfterSeconds * 1000)) });
+    case 'unauthorized':
+    case 'forbidden':
+      return same({ refused: outcome.kind });
+    case 'server_error':
+    case 'network_error':
+    case 'invalid_response':
+      return same({ retry: true, waitMs: intervalMs * 2 });
+    case 'rejected':
+    case 'not_found':
+      return { state: { call: null, memo: {} }, batches: [], waitMs: intervalMs, gaveUp: outcome.message };
+    default:
+      return null;
+  }
+}

@@ -10,7 +10,7 @@
  * a report whose rows hold none of it (acquiring inside for_pay) is left to its rows.
  */
 import type { FetchLike, WbOutcome } from '../../wb-types';
-import type { CostFetchState, CostSource, CostStepResult } from '../costs';
+import { unansweredStep, type CostFetchState, type CostSource, type CostStepResult } from '../costs';
 import { acquiringToCosts, createAcquiringClient, type AcquiringClient, type AcquiringRow } from './acquiring-client';
 
 /** WB's «Финансы» category (shared/marketplaces/wb/token.ts): the Finance API's own. */
@@ -33,36 +33,16 @@ export function acquiringNext(
   intervalMs: number,
 ): CostStepResult {
   const call = state.call as Call | null;
-  const same = (extra: Partial<CostStepResult>): CostStepResult => ({
-    state,
-    batches: [],
-    waitMs: intervalMs,
-    ...extra,
-  });
   if (!call) return { state, batches: [], waitMs: 0 };
-  switch (outcome.kind) {
-    case 'rate_limited':
-      return same({ retry: true, waitMs: Math.max(intervalMs, Math.ceil(outcome.retryAfterSeconds * 1000)) });
-    case 'unauthorized':
-    case 'forbidden':
-      return same({ refused: outcome.kind });
-    case 'server_error':
-    case 'network_error':
-    case 'invalid_response':
-      return same({ retry: true, waitMs: intervalMs * 2 });
-    case 'rejected':
-    case 'not_found':
-      return { state: { call: null, memo: {} }, batches: [], waitMs: intervalMs, gaveUp: outcome.message };
-    default:
-      break;
-  }
+  const unanswered = unansweredStep(state, outcome, intervalMs);
+  if (unanswered) return unanswered;
   const rows = outcome.kind === 'ok' ? (outcome.value as AcquiringRow[]) : [];
   const part = `r${call.rrdId}`;
   const batch = { part, from, to, costs: acquiringToCosts(rows, from, to) };
   if (rows.length === 0) return { state: { call: null, memo: {} }, batches: [batch], waitMs: intervalMs };
   const last = rows.reduce((m, r) => Math.max(m, r.rrdId), 0);
   // A page that does not move the cursor on would be asked for again and again: WB's answer is wrong.
-  if (last <= call.rrdId) return same({ retry: true, waitMs: intervalMs * 2 });
+  if (last <= call.rrdId) return { state, batches: [], waitMs: intervalMs * 2, retry: true };
   return { state: { call: { ...call, rrdId: last }, memo: {} }, batches: [batch], waitMs: intervalMs };
 }
 
