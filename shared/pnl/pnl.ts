@@ -6,7 +6,7 @@
  */
 import { badRequest, notFound } from '../errors';
 import type { Clock } from '../deps';
-import { reportIdentity } from '../engine/analytics/report-identity';
+import { reportInfo } from '../engine/analytics/compute';
 import { settingsChanged } from '../reports/analytics/analytics';
 import { kopecksToRoubles } from '../engine/fields';
 import {
@@ -57,17 +57,7 @@ const stale = (user: User, seller: SellerRecord | null, h: ReportTotalsHead): bo
 
 function toPnlReports(user: User, heads: readonly ReportTotalsHead[], sellers: Map<string, SellerRecord>): PnlReport[] {
   return heads.map((h) => ({
-    id: h.id,
-    title: h.title,
-    status: h.status,
-    is_combined: h.is_combined,
-    seller_id: h.seller_id,
-    period_from: h.period_from,
-    period_to: h.period_to,
-    created_at: h.created_at,
-    identity: reportIdentity(h, null),
-    days: h.content_days,
-    stale: stale(user, h.seller_id ? (sellers.get(h.seller_id) ?? null) : null, h),
+    ...reportInfo(h, null, stale(user, h.seller_id ? (sellers.get(h.seller_id) ?? null) : null, h)),
     totals: h.totals,
   }));
 }

@@ -19,6 +19,7 @@
  */
 import { percentOf } from '../derive';
 import { containsDays } from '../fingerprint';
+import { reportIdentity, type IdentitySource } from './report-identity';
 import { emptyWeekFigures, WEEK_FIELDS, type ArticleFigures, type WeekFigures } from './summary';
 
 export type AbcLetter = 'A' | 'B' | 'C';
@@ -41,6 +42,32 @@ export interface ReportInfo {
   stale: boolean;
   /** Its rows per sale day (engine/fingerprint.ts), when known: a report inside another is left out. */
   days?: Readonly<Record<string, string>> | null;
+}
+
+/** A report record's head as analytics reads it: what reportInfo takes. */
+export interface ReportHeadSource extends IdentitySource {
+  title: string;
+  status: string;
+  is_combined: boolean;
+  created_at: string;
+  content_days?: Readonly<Record<string, string>> | null;
+}
+
+/** What analytics knows of a report, from its record's head: its identity by `contentHash` when known. */
+export function reportInfo(h: ReportHeadSource, contentHash: string | null, stale: boolean): ReportInfo {
+  return {
+    id: h.id,
+    title: h.title,
+    status: h.status,
+    is_combined: h.is_combined,
+    seller_id: h.seller_id,
+    period_from: h.period_from,
+    period_to: h.period_to,
+    created_at: h.created_at,
+    identity: reportIdentity(h, contentHash),
+    days: h.content_days ?? null,
+    stale,
+  };
 }
 
 export interface ReportFigures {

@@ -19,7 +19,7 @@ import {
   daysInclusive,
   defaultRange,
   isDate,
-  reportIdentity,
+  reportInfo,
   selectReports,
   summarizeItems,
   weekStart,
@@ -241,19 +241,11 @@ export async function computeUserAnalytics(
   const infos: ReportInfo[] = heads.map((h) => {
     const s = summaries.get(h.id);
     const usable = current(s, h);
-    return {
-      id: h.id,
-      title: h.title,
-      status: h.status,
-      is_combined: h.is_combined,
-      seller_id: h.seller_id,
-      period_from: h.period_from,
-      period_to: h.period_to,
-      created_at: h.created_at,
-      identity: reportIdentity(h, usable ? s.content_hash : null),
-      days: h.content_days ?? null,
-      stale: h.stale === true || settingsChanged(user, h.seller_id ? (sellerById.get(h.seller_id) ?? null) : null, h),
-    };
+    return reportInfo(
+      h,
+      usable ? s.content_hash : null,
+      h.stale === true || settingsChanged(user, h.seller_id ? (sellerById.get(h.seller_id) ?? null) : null, h),
+    );
   });
 
   const { counted } = selectReports(infos);

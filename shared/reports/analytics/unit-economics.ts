@@ -12,7 +12,7 @@
  * report inside another are left out) → newest week first, the items of its reports until the article
  * was found in N weeks → the pure engine (shared/engine/target-price.ts) sums and divides.
  */
-import { reportIdentity, selectReports, weekStart, type ReportInfo } from '../../engine/analytics';
+import { reportInfo, selectReports, weekStart, type ReportInfo } from '../../engine/analytics';
 import {
   marginAtPrice,
   priceAfterDiscount,
@@ -88,19 +88,7 @@ async function articleWeeks(
   const all = await deps.reports.listReportHeads(userId);
   const heads = sellerId === null ? all : all.filter((h) => h.seller_id === sellerId);
   const byId = new Map(heads.map((h) => [h.id, h]));
-  const infos: ReportInfo[] = heads.map((h) => ({
-    id: h.id,
-    title: h.title,
-    status: h.status,
-    is_combined: h.is_combined,
-    seller_id: h.seller_id,
-    period_from: h.period_from,
-    period_to: h.period_to,
-    created_at: h.created_at,
-    identity: reportIdentity(h, null),
-    days: h.content_days ?? null,
-    stale: false,
-  }));
+  const infos: ReportInfo[] = heads.map((h) => reportInfo(h, null, false));
   // One week, one entry: the counted reports grouped by the Monday of their first day, newest first.
   const groups = new Map<string, ReportHead[]>();
   for (const r of selectReports(infos).counted) {
