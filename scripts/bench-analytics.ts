@@ -15,7 +15,7 @@ import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { startEmulators, type Emulators } from './local/emulators';
+import { withEmulators } from './local/emulators';
 import { weekDates, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
@@ -226,19 +226,14 @@ async function main() {
     console.log('npm run bench:analytics [-- --weeks 52 --articles 5000 --runs 5]');
     return;
   }
-  let emulators: Emulators | null = null;
-  try {
-    emulators = await startEmulators();
-    Object.assign(process.env, emulators.env);
+  await withEmulators(async () => {
     const r = await benchAnalytics({
       weeks: Number(values.weeks),
       articles: Number(values.articles),
       runs: Number(values.runs),
     });
     console.log(formatAnalyticsBench(r));
-  } finally {
-    await emulators?.stop();
-  }
+  });
 }
 
 if (require.main === module) {

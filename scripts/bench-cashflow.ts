@@ -12,7 +12,7 @@ import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { startEmulators, type Emulators } from './local/emulators';
+import { withEmulators } from './local/emulators';
 import { weekDates, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
@@ -182,10 +182,7 @@ async function main() {
     console.log('npx tsx scripts/bench-cashflow.ts [--weeks 52 --purchases 500 --readings 730 --runs 5]');
     return;
   }
-  let emulators: Emulators | null = null;
-  try {
-    emulators = await startEmulators();
-    Object.assign(process.env, emulators.env);
+  await withEmulators(async () => {
     console.log(
       await bench({
         weeks: Number(values.weeks),
@@ -194,9 +191,7 @@ async function main() {
         runs: Number(values.runs),
       }),
     );
-  } finally {
-    await emulators?.stop();
-  }
+  });
 }
 
 if (require.main === module) {

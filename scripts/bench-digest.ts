@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { startEmulators, type Emulators } from './local/emulators';
+import { withEmulators } from './local/emulators';
 import { weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
@@ -150,10 +150,7 @@ async function main() {
     console.log('usage:\n  npm run bench:digest [-- --accounts 1000 --articles 100 --concurrency 16]');
     return;
   }
-  let emulators: Emulators | null = null;
-  try {
-    emulators = await startEmulators();
-    Object.assign(process.env, emulators.env);
+  await withEmulators(async () => {
     console.log(
       await bench({
         accounts: Number(values.accounts),
@@ -161,9 +158,7 @@ async function main() {
         concurrency: Number(values.concurrency),
       }),
     );
-  } finally {
-    await emulators?.stop();
-  }
+  });
 }
 
 if (require.main === module) {

@@ -134,3 +134,17 @@ export async function startEmulators(opts: EmulatorOptions = {}): Promise<Emulat
     throw e;
   }
 }
+
+/**
+ * Runs `work` with the emulators up (DynamoDB Local, s3rver, the SES emulator on free ports) and their
+ * settings in process.env, then stops them whatever happened: the shell of the in-process benchmarks.
+ */
+export async function withEmulators<T>(work: () => Promise<T>): Promise<T> {
+  const emulators = await startEmulators();
+  try {
+    Object.assign(process.env, emulators.env);
+    return await work();
+  } finally {
+    await emulators.stop();
+  }
+}
