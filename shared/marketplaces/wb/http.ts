@@ -72,11 +72,34 @@ export function wbRequest<T>(
   return wbExchange(opts, method, pathAndQuery, body, readWhole(check, isEmpty));
 }
 
-/** A 200's body as one JSON document, handed to `read` (an empty body is `empty`, broken JSON `invalid_response`). */
+/** The body as text, refused past `max` bytes without reading further. */
+async function boundedText(res: Response, max: number): Promise<string | null> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A 200's body as one JSON document, handed to `read` (an empty body is `empty`, broken JSON or a body
+ * over `maxBytes` when given `invalid_response`).
+ */
 export const readJson =
-  <T>(read: (json: unknown) => WbOutcome<T>) =>
+  <T>(read: (json: unknown) => WbOutcome<T>, maxBytes?: number) =>
   async (res: Response): Promise<WbOutcome<T>> => {
-    const text = await res.text();
+    const text = maxBytes === undefined ? await res.text() : await boundedText(res, maxBytes);
+    if (text === null) return { kind: 'invalid_response', message: `the answer is over ${maxBytes} bytes` };
     if (text.trim() === '') return { kind: 'empty' };
     let json: unknown;
     try {

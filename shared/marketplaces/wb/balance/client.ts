@@ -9,7 +9,7 @@
  * some public clients see it), and its numbers finite, in range and in roubles.
  */
 import { z } from 'zod';
-import { wbExchange } from '../http';
+import { readJson, wbExchange } from '../http';
 import { moneyToKopecks } from '../money';
 import type { FetchLike, WbOutcome } from '../wb-types';
 
@@ -74,41 +74,20 @@ export function parseBalance(json: unknown): { ok: true; value: BalanceReading }
   return { ok: true, value: rub };
 }
 
-/** The body as text, refused past `max` bytes without reading further. */
-async function boundedText(res: Response, max: number): Promise<string | null> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export function createBalanceClient(opts: BalanceClientOptions): BalanceClient {
   return {
     getBalance: () =>
-      wbExchange<BalanceReading>(opts, 'GET', BALANCE_PATH, undefined, async (res) => {
-        const text = await boundedText(res, MAX_BALANCE_BODY_BYTES);
-        if (text === null)
-          return { kind: 'invalid_response', message: `the answer is over ${MAX_BALANCE_BODY_BYTES} bytes` };
-        if (text.trim() === '') return { kind: 'empty' };
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          return { kind: 'invalid_response', message: 'the answer is not JSON' };
-        }
-        const parsed = parseBalance(json);
-        return parsed.ok ? { kind: 'ok', value: parsed.value } : { kind: 'invalid_response', message: parsed.message };
-      }),
+      wbExchange<BalanceReading>(
+        opts,
+        'GET',
+        BALANCE_PATH,
+        undefined,
+        readJson((json) => {
+          const parsed = parseBalance(json);
+          return parsed.ok
+            ? { kind: 'ok', value: parsed.value }
+            : { kind: 'invalid_response', message: parsed.message };
+        }, MAX_BALANCE_BODY_BYTES),
+      ),
   };
 }
