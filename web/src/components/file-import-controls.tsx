@@ -1,4 +1,4 @@
-import type { RefObject } from 'react';
+import { useRef, type RefObject } from 'react';
 import { ErrorMessage } from './error-message';
 import { Spinner } from './progress-bar';
 
@@ -51,5 +51,30 @@ export function FileImportControls({
       </div>
       <ErrorMessage error={error} testId={errorTestId} />
     </>
+  );
+}
+
+/**
+ * «Загрузить из файла (.xlsx, .csv)»: a small button that hands the chosen file to `onFile` and clears
+ * itself, so the same file can be chosen again (period costs, purchases).
+ */
+export function FileButton({ testId, onFile }: { testId: string; onFile: (file: File) => void }) {
+  const ref = useRef<HTMLInputElement>(null);
+  return (
+    <label className="btn btn-ghost btn-small">
+      Загрузить из файла (.xlsx, .csv)
+      <input
+        ref={ref}
+        type="file"
+        accept=".xlsx,.csv,text/csv"
+        hidden
+        data-testid={testId}
+        onChange={(e) => {
+          const f = e.target.files?.[0];
+          if (f) onFile(f);
+          if (ref.current) ref.current.value = '';
+        }}
+      />
+    </label>
   );
 }

@@ -1,4 +1,5 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
+import { FileButton } from '../components/file-import-controls';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
@@ -92,7 +93,6 @@ function paidNote(p: CashFlow['payouts'][number]): string | null {
 
 /** Purchases from a file: the picker, then what was added and the rows that were not. */
 function PurchaseImport({ onDone }: { onDone: () => void }) {
-  const fileRef = useRef<HTMLInputElement>(null);
   const [imported, setImported] = useState<{ created: number; errors: Array<{ row: number; message: string }> } | null>(
     null,
   );
@@ -106,22 +106,13 @@ function PurchaseImport({ onDone }: { onDone: () => void }) {
   return (
     <>
       <div className="cost-import">
-        <label className="btn btn-ghost btn-small">
-          Загрузить из файла (.xlsx, .csv)
-          <input
-            ref={fileRef}
-            type="file"
-            accept=".xlsx,.csv,text/csv"
-            hidden
-            data-testid="purchases-file"
-            onChange={(e) => {
-              const f = e.target.files?.[0];
-              setImported(null);
-              if (f) upload.mutate(f);
-              if (fileRef.current) fileRef.current.value = '';
-            }}
-          />
-        </label>
+        <FileButton
+          testId="purchases-file"
+          onFile={(f) => {
+            setImported(null);
+            upload.mutate(f);
+          }}
+        />
         <span className="muted small">Столбцы: Дата, Сумма, Артикул, Количество, Комментарий.</span>
         {upload.isPending ? <Spinner label="Читаем файл…" /> : null}
       </div>

@@ -1,4 +1,5 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
+import { FileButton } from '../components/file-import-controls';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router-dom';
 import { api, saveFile } from '../api/client';
@@ -190,7 +191,6 @@ function PeriodCosts({ sellerId }: { sellerId: string }) {
   const [imported, setImported] = useState<{ created: number; errors: Array<{ row: number; message: string }> } | null>(
     null,
   );
-  const fileRef = useRef<HTMLInputElement>(null);
   const refresh = () => {
     void client.invalidateQueries({ queryKey: ['period-costs'] });
     void client.invalidateQueries({ queryKey: ['pnl'] });
@@ -343,21 +343,7 @@ function PeriodCosts({ sellerId }: { sellerId: string }) {
       ) : null}
       <ErrorMessage error={add.error} />
       <div className="cost-import">
-        <label className="btn btn-ghost btn-small">
-          Загрузить из файла (.xlsx, .csv)
-          <input
-            ref={fileRef}
-            type="file"
-            accept=".xlsx,.csv,text/csv"
-            hidden
-            data-testid="period-costs-file"
-            onChange={(e) => {
-              const f = e.target.files?.[0];
-              if (f) upload.mutate(f);
-              if (fileRef.current) fileRef.current.value = '';
-            }}
-          />
-        </label>
+        <FileButton testId="period-costs-file" onFile={(f) => upload.mutate(f)} />
         <span className="muted small">Столбцы: Название, Категория, Сумма, Месяц, По месяц, Дата, Тип.</span>
       </div>
       <ErrorMessage error={upload.error} />
