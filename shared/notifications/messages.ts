@@ -83,6 +83,25 @@ export function penaltiesMessage(appUrl: string, f: ReportFacts, penalties: numb
   );
 }
 
+export function payoutExpectedMessage(
+  appUrl: string,
+  f: ReportFacts,
+  p: { amount: number; approvedDate: string; expectedDate: string },
+): Message {
+  return compose(
+    `Выплата за ${period(f)}: ${rub(p.amount)} ожидается ${ruDate(p.expectedDate)}`,
+    `WB проверяет отчёт до ${ruDate(p.approvedDate)} (срок для возражений), затем переводит деньги в ближайший день выплат.`,
+    [
+      ['Неделя', period(f)],
+      ['К выплате', rub(p.amount)],
+      ['Отчёт утверждается', ruDate(p.approvedDate)],
+      ['Ожидаемая дата выплаты', ruDate(p.expectedDate)],
+    ],
+    `${appUrl.replace(/\/$/, '')}/cash-flow`,
+    'Открыть «Деньги»',
+  );
+}
+
 export function limitsLowMessage(appUrl: string, remaining: number, average: number): Message {
   return compose(
     'Лимиты строк заканчиваются',

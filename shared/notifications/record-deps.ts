@@ -30,6 +30,14 @@ async function previousProfits(r: ReportRecord): Promise<number[]> {
 
 const WEEK_MS = 7 * 86_400_000;
 
+/** WB's «Итого к оплате» of a synced week (its sums' bankPaymentSum), else the report's own payout. */
+function bankPaymentOf(r: ReportRecord): number {
+  const wb = (r.wb_sums as Record<string, unknown> | null | undefined)?.bankPaymentSum;
+  return typeof wb === 'number' && Number.isSafeInteger(wb)
+    ? wb
+    : Number((r.totals as Record<string, number | null>).payout ?? 0);
+}
+
 /**
  * The user's limits left and the rows their reports took in each of the last four weeks (by when each
  * report was made, newest week first; a combined report takes none).
@@ -70,6 +78,7 @@ export async function reportReadyEvents(r: ReportRecord): Promise<void> {
       penalties: Number(t.penalties ?? 0),
       deductions: Number(t.deductions ?? 0),
       mismatch,
+      bankPayment: bankPaymentOf(r),
     },
     () => previousProfits(r),
     () => limitsState(r.user_id, recordDeps.clock.now().getTime()),

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../deps';
 import { memoryNotificationStore } from '../../test/support/notifications-memory';
 vi.mock('../log');
+import { rub } from './messages';
 import { recordReportEvents, type ReadyReport } from './record';
 
 const report = (over: Partial<ReadyReport> = {}): ReadyReport => ({
@@ -18,6 +19,7 @@ const report = (over: Partial<ReadyReport> = {}): ReadyReport => ({
   penalties: 0,
   deductions: 0,
   mismatch: null,
+  bankPayment: 0,
   ...over,
 });
 
@@ -80,5 +82,15 @@ describe('the events of a report that became ready', () => {
       },
     );
     expect(events).toEqual(['report_ready:r5', 'report_ready:r6']);
+  });
+
+  it('a payout to come: when WB transfers the week, by the dated rules (21 days of objections since 2026-03-20)', async () => {
+    const { deps, events, store } = setup();
+    await recordReportEvents(deps, report({ bankPayment: 79_718_92 }), async () => []);
+    expect(events).toEqual(['report_ready:r5', 'payout:r5']);
+    const e = await store.getEvent('u1', 'payout:r5');
+    // Formed on 30.11 (the day after the week), approved after 21 days on 21.12, a Monday: paid that day.
+    expect(e?.subject).toBe(`Выплата за 23.11.2026–29.11.2026: ${rub(79_718_92)} ожидается 21.12.2026`);
+    expect(e?.text).toContain('WB проверяет отчёт до 21.12.2026');
   });
 });

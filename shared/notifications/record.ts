@@ -14,6 +14,7 @@ import type { Clock } from '../deps';
 import type { EventKind } from './channel';
 import {
   limitsLowMessage,
+  payoutExpectedMessage,
   mismatchMessage,
   penaltiesMessage,
   profitDropMessage,
@@ -21,6 +22,7 @@ import {
   type ReportFacts,
 } from './messages';
 import type { NotificationEvent, NotificationStore } from './ports';
+import { payoutCalendar } from '../cashflow/payout-calendar';
 import { isoWeek, limitsLow, nextDigestRun, profitDrop } from './rules';
 import { withDefaults } from './settings';
 
@@ -72,6 +74,8 @@ export interface ReadyReport extends ReportFacts {
   deductions: number;
   /** WB's own totals and ours differ by this much (kopecks); null when there is nothing to compare. */
   mismatch: number | null;
+  /** What WB transfers for the week (kopecks): its «Итого к оплате» where synced, else the report's payout. */
+  bankPayment: number;
 }
 
 /** The user's limits left and the rows charged in each of the last four weeks (newest first). */
@@ -116,6 +120,33 @@ export async function recordReportEvents(
       ...mismatchMessage(url, r, r.mismatch),
       facts: { difference: r.mismatch },
     });
+  }
+  if (r.bankPayment > 0 && r.periodFrom && r.periodTo) {
+    // When WB's money for the week is due (the payout calendar's dated rules, shared/cashflow).
+    const [p] = payoutCalendar(
+      [
+        {
+          report_id: r.reportId,
+          wb_report_id: null,
+          period_from: r.periodFrom,
+          period_to: r.periodTo,
+          amount: r.bankPayment,
+        },
+      ],
+      { today: deps.clock.now().toISOString().slice(0, 10), balances: [] },
+    );
+    if (p && p.status !== 'paid')
+      await recordEvent(deps, {
+        userId: r.userId,
+        kind: 'payout',
+        key: `payout:${r.reportId}`,
+        ...payoutExpectedMessage(url, r, {
+          amount: r.bankPayment,
+          approvedDate: p.approved_date,
+          expectedDate: p.expected_date,
+        }),
+        facts: { amount: r.bankPayment },
+      });
   }
   try {
     const settings = withDefaults(await deps.store.getSettings(r.userId));
