@@ -142,9 +142,9 @@ describe('«Юнит-экономика» on a phone and a desktop', () => {
     async () => {
       for (const d of [desktop, phone]) {
         await top(d, `${stack.web}/reports/${encodeURIComponent(reportId)}`);
-        const panel = d.page.getByTestId('unit-economics-link');
-        await panel.getByLabel('Артикул для юнит-экономики').selectOption(PRICED);
-        await panel.getByTestId('unit-economics-open').click();
+        // Each article of the report links to its page: found by the search, then its row (or card) clicked.
+        await d.page.getByLabel('Поиск по артикулам').fill(PRICED);
+        await d.page.getByTestId(`ue-link-${PRICED}`).first().click();
         await d.page.waitForURL(`**/articles/${encodeURIComponent(PRICED)}/unit-economics**`);
         await d.page.evaluate('window.scrollTo(0, 0)');
         await onFirstScreen(d, 'profit per unit', d.page.getByTestId('ue-profit'));

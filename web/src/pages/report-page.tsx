@@ -288,7 +288,6 @@ export function ReportPage() {
       </section>
 
       <TargetPriceCalculator items={report.items} />
-      <UnitEconomicsLink items={report.items} sellerId={report.seller?.id ?? null} />
 
       <CostAttributionPanel attribution={report.cost_attribution} items={report.items} />
 
@@ -390,38 +389,6 @@ function ReportHeader({ report, children }: { report: Report; children: ReactNod
 /** The page of an article's unit economics over its last weeks, of the report's seller. */
 function unitEconomicsHref(article: string, sellerId: string | null): string {
   return `/articles/${encodeURIComponent(article)}/unit-economics${sellerId ? `?seller_id=${encodeURIComponent(sellerId)}` : ''}`;
-}
-
-/**
- * «Юнит-экономика» of any article of the report over its last weeks: pick it, open its page
- * (/articles/:article/unit-economics, of the report's seller).
- */
-function UnitEconomicsLink({ items, sellerId }: { items: Report['items']; sellerId: string | null }) {
-  const articles = items.filter((i) => i.article !== '' && (i.effective.sales_qty ?? 0) > 0).map((i) => i.article);
-  const [article, setArticle] = useState(articles[0] ?? '');
-  if (articles.length === 0) return null;
-  const chosen = articles.includes(article) ? article : articles[0]!;
-  const href = unitEconomicsHref(chosen, sellerId);
-  return (
-    <section className="panel" aria-labelledby="ue-link-title" data-testid="unit-economics-link">
-      <h2 id="ue-link-title">Юнит-экономика артикула</h2>
-      <div className="inline-form">
-        <label className="inline-label">
-          Артикул
-          <select value={chosen} onChange={(ev) => setArticle(ev.target.value)} aria-label="Артикул для юнит-экономики">
-            {articles.map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </label>
-        <Link className="btn" to={href} data-testid="unit-economics-open">
-          Открыть за последние 4 недели
-        </Link>
-      </div>
-    </section>
-  );
 }
 
 function Headline({ totals }: { totals: Values }) {
