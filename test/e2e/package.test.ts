@@ -13,7 +13,7 @@ import {
   type FunctionName,
   type FunctionSpec,
 } from '../../shared/contract/functions';
-import { secretsOf } from '../../scripts/serverless/render';
+import { SECRET_PARAMETERS, secretsOf } from '../../scripts/serverless/render';
 import { ROUTES as CONTRACT_ROUTES } from '../../shared/contract/routes';
 import { tableDefinition } from '../../shared/store/table';
 import { functionResource, MAIL, resourceName, secretResource } from '../support/cfn';
@@ -575,7 +575,7 @@ describe('npm run package (offline, no AWS credentials)', () => {
               r.startsWith('Table/') ||
               r.startsWith('FilesBucket/') ||
               r === MAIL ||
-              r === secretResource('jwt') ||
+              Object.keys(SECRET_PARAMETERS).some((name) => r === secretResource(name)) ||
               r === 'WbTokenKey' ||
               (r.startsWith('function:') && r.slice('function:'.length) in FUNCTIONS) ||
               r === QUEUE,
@@ -599,9 +599,10 @@ describe('npm run package (offline, no AWS credentials)', () => {
       expect(allActions('productsImport').some((a) => a.startsWith('s3:'))).toBe(false);
       // Deleting a report removes its source object; it never reads the bucket.
       expect(permissions('reportsDelete')[SOURCES]).toEqual(['s3:DeleteObject']);
-      // Mail (abuse-prone) only from the three routes that send it and the WB tick (a token about to expire).
+      // Mail (abuse-prone) only from the three routes that send it and the notifications' delivery tick
+      // (the token expiry notice, the digest and every other notification go out there).
       const mails = functions().filter((fn) => allActions(fn).some((a) => a.startsWith('ses:')));
-      expect(mails.sort()).toEqual(['authConfirm', 'authForgotPassword', 'authRegister', 'wbSyncTick']);
+      expect(mails.sort()).toEqual(['authConfirm', 'authForgotPassword', 'authRegister', 'notificationsTick']);
     });
 
     it('names an invoked function by the name it is deployed under in this stage', () => {

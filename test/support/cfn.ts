@@ -1,4 +1,5 @@
 /** Reading IAM statements of a CloudFormation template the way the tests compare them. */
+import { SECRET_PARAMETERS } from '../../scripts/serverless/render';
 
 /** What every SES identity ARN of a statement reads as. */
 export const MAIL = 'ses:identity';
@@ -6,6 +7,10 @@ export const MAIL = 'ses:identity';
 export const functionResource = (name: string) => `function:${name}`;
 /** What a secret's SSM parameter ARN reads as: `parameter:<name>` (shared/secrets.ts). */
 export const secretResource = (name: string) => `parameter:${name}`;
+/** A secret's name by the last segment of its parameter (scripts/serverless/render.ts SECRET_PARAMETERS). */
+const SECRET_BY_PARAMETER = new Map(
+  Object.entries(SECRET_PARAMETERS).map(([name, parameter]) => [parameter.split('/').pop()!, name]),
+);
 /** The report worker's. */
 export const WORKER = functionResource('reportsWorker');
 
@@ -21,9 +26,10 @@ export function resourceName(r: unknown): string {
     // `...:function:<service>-<stage>-<name>`: function names have no dash.
     const fn = /:lambda:.*:function:.*-([A-Za-z0-9]+)$/.exec(joined);
     if (fn) return functionResource(fn[1]!);
-    // `...:ssm:<region>:<account>:parameter/<service>/<stage>/<name>-secret`
-    const parameter = /:ssm:.*:parameter\/.*\/([a-z]+)-secret$/.exec(joined);
-    if (parameter) return secretResource(parameter[1]!);
+    // `...:ssm:<region>:<account>:parameter/<service>/<stage>/<parameter>`: the secret whose parameter it is.
+    const parameter = /:ssm:.*:parameter\/.*\/([a-z-]+)$/.exec(joined);
+    const secret = parameter && SECRET_BY_PARAMETER.get(parameter[1]!);
+    if (secret) return secretResource(secret);
     return /:ses:.*:identity\//.test(joined) ? MAIL : joined;
   }
   if (o['Fn::Select'] || o['Fn::Split']) return '${select}';
