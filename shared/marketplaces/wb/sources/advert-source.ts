@@ -29,8 +29,9 @@ import {
   type CostFetchState,
   type CostSource,
   type CostStepResult,
+  type SourceOptions,
 } from './costs';
-import type { FetchLike, WbOutcome } from '../finance/finance-client';
+import type { WbOutcome } from '../finance/finance-client';
 
 export const ADVERT_SCOPE_BIT = 6;
 export const ADVERT_SCOPE = 'Продвижение';
@@ -117,14 +118,8 @@ export function advertNext(
   return { state: nextFullstats(state.memo as Memo), batches, waitMs: intervalMs };
 }
 
-export interface AdvertSourceOptions {
-  baseUrl: () => string;
-  intervalMs: () => number;
-  fetch?: FetchLike;
-}
-
 /** The ads cost source for the sync (shared/marketplaces/wb/sync/step-deps.ts wires it with the settings). */
-export function advertSource(opts: AdvertSourceOptions): CostSource<AdvertClient> {
+export function advertSource(opts: SourceOptions): CostSource<AdvertClient> {
   return {
     id: 'advert',
     kind: 'ads',

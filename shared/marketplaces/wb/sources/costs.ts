@@ -9,7 +9,7 @@
  * and writes what the source says. The sources are the list the composition passes (shared/marketplaces/wb/sync/step-deps.ts
  * `costSources`): ads (advert-source.ts), paid storage and acceptance (analytics-source.ts).
  */
-import type { WbOutcome } from '../finance/finance-client';
+import type { FetchLike, WbOutcome } from '../finance/finance-client';
 import type { CostKind } from './cost-kinds';
 
 /** One day's cost of one card (nmId), integer kopecks. */
@@ -145,4 +145,12 @@ export function unansweredStep(
     default:
       return null;
   }
+}
+
+/** What a single-call source is made with: its WB host, WB's minute (ms) and, in tests, a fetch. */
+export interface SourceOptions {
+  baseUrl: () => string;
+  /** WB's minute (WB_CALL_INTERVAL_SECONDS), ms: one call a minute per seller account. */
+  intervalMs: () => number;
+  fetch?: FetchLike;
 }

@@ -9,8 +9,14 @@
  * lays it onto the articles of a report whose rows bill acquiring separately (shared/engine/attribution.ts);
  * a report whose rows hold none of it (acquiring inside for_pay) is left to its rows.
  */
-import type { FetchLike, WbOutcome } from '../../wb-types';
-import { unansweredStep, type CostFetchState, type CostSource, type CostStepResult } from '../costs';
+import type { WbOutcome } from '../../wb-types';
+import {
+  unansweredStep,
+  type CostFetchState,
+  type CostSource,
+  type CostStepResult,
+  type SourceOptions,
+} from '../costs';
 import { acquiringToCosts, createAcquiringClient, type AcquiringClient, type AcquiringRow } from './acquiring-client';
 
 /** WB's «Финансы» category (shared/marketplaces/wb/token.ts): the Finance API's own. */
@@ -46,16 +52,8 @@ export function acquiringNext(
   return { state: { call: { ...call, rrdId: last }, memo: {} }, batches: [batch], waitMs: intervalMs };
 }
 
-export interface AcquiringSourceOptions {
-  /** WB_FINANCE_API_URL. */
-  baseUrl: () => string;
-  /** WB's minute (WB_CALL_INTERVAL_SECONDS), ms: one call a minute per seller account. */
-  intervalMs: () => number;
-  fetch?: FetchLike;
-}
-
 /** The acquiring cost source for the sync (registered in ../index.ts). */
-export function acquiringSource(opts: AcquiringSourceOptions): CostSource<AcquiringClient> {
+export function acquiringSource(opts: SourceOptions): CostSource<AcquiringClient> {
   return {
     id: 'acquiring',
     kind: 'acquiring_billed',
