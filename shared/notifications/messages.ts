@@ -52,7 +52,7 @@ export interface ReportFacts {
 }
 
 const reportLink = (appUrl: string, id: string) => `${appUrl.replace(/\/$/, '')}/reports/${id}`;
-const period = (f: ReportFacts) => `${ruDate(f.periodFrom)}–${ruDate(f.periodTo)}`;
+const period = (f: Pick<ReportFacts, 'periodFrom' | 'periodTo'>) => `${ruDate(f.periodFrom)}–${ruDate(f.periodTo)}`;
 
 export function reportReadyMessage(appUrl: string, f: ReportFacts): Message {
   return compose(
@@ -96,6 +96,25 @@ export function payoutExpectedMessage(
       ['К выплате', rub(p.amount)],
       ['Отчёт утверждается', ruDate(p.approvedDate)],
       ['Ожидаемая дата выплаты', ruDate(p.expectedDate)],
+    ],
+    `${appUrl.replace(/\/$/, '')}/cash-flow`,
+    'Открыть «Деньги»',
+  );
+}
+
+export function payoutArrivedMessage(
+  appUrl: string,
+  f: Pick<ReportFacts, 'periodFrom' | 'periodTo'>,
+  p: { amount: number; paidOn: string; expectedDate: string },
+): Message {
+  return compose(
+    `Выплата за ${period(f)} пришла: ${rub(p.amount)}`,
+    `Баланс WB «Можно вывести» вырос на выплату за неделю ${ruDate(p.paidOn)}.`,
+    [
+      ['Неделя', period(f)],
+      ['Выплата', rub(p.amount)],
+      ['Ожидалась', ruDate(p.expectedDate)],
+      ['Пришла на баланс WB', ruDate(p.paidOn)],
     ],
     `${appUrl.replace(/\/$/, '')}/cash-flow`,
     'Открыть «Деньги»',

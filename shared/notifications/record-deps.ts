@@ -9,7 +9,10 @@ import { notificationStore } from '../store/notifications.repo';
 import { listReports } from '../store/reports.repo';
 import type { ReportRecord } from '../store/report-record';
 import { getUserById } from '../store/users.repo';
-import { recordReportEvents, type LimitsState, type RecordDeps } from './record';
+import { listReportTotals } from '../store/report-totals.repo';
+import { balancesSince } from '../store/wb-balance.repo';
+import { describeError, log } from '../log';
+import { recordPayoutArrivals, recordReportEvents, type LimitsState, type RecordDeps } from './record';
 
 export const recordDeps: RecordDeps = {
   store: notificationStore,
@@ -83,4 +86,56 @@ export async function reportReadyEvents(r: ReportRecord): Promise<void> {
     () => previousProfits(r),
     () => limitsState(r.user_id, recordDeps.clock.now().getTime()),
   );
+}
+
+const DAY_MS = 86_400_000;
+/** The balance history the arrival check reads, and the weeks whose payouts it may find in it. */
+const ARRIVAL_HISTORY_DAYS = 40;
+const ARRIVAL_WEEKS_DAYS = 75;
+
+/**
+ * The sync's port: WB's balance was just read for a connection, at `now` (the step's clock). Records the
+ * payouts of the connection's seller that the balance shows arrived (record.ts recordPayoutArrivals);
+ * never throws.
+ */
+export async function payoutArrivalEvents(
+  c: { user_id: string; seller_id: string | null; wb_seller_id: string },
+  now: number,
+): Promise<void> {
+  try {
+    const weeksFrom = new Date(now - ARRIVAL_WEEKS_DAYS * DAY_MS).toISOString().slice(0, 10);
+    const [heads, history] = await Promise.all([
+      listReportTotals(c.user_id),
+      balancesSince(c.user_id, new Date(now - ARRIVAL_HISTORY_DAYS * DAY_MS).toISOString()),
+    ]);
+    const reports = heads
+      .filter((h) => h.status === 'ready' && !h.is_combined && h.seller_id === c.seller_id)
+      .flatMap((h) =>
+        h.period_from && h.period_to && h.period_to >= weeksFrom
+          ? [
+              {
+                report_id: h.id,
+                wb_report_id: h.wb_report_id ?? null,
+                period_from: h.period_from,
+                period_to: h.period_to,
+                amount: h.wb_bank_payment ?? Number(h.totals.payout ?? 0),
+              },
+            ]
+          : [],
+      );
+    if (reports.length === 0) return;
+    await recordPayoutArrivals(
+      { ...recordDeps, clock: { now: () => new Date(now) } },
+      {
+        userId: c.user_id,
+        reports,
+        balances: history.readings
+          .filter((b) => b.wb_seller_id === c.wb_seller_id)
+          .map((b) => ({ account: b.wb_seller_id, as_of: b.as_of, for_withdraw: b.for_withdraw })),
+        historyFrom: history.firstAt,
+      },
+    );
+  } catch (err) {
+    log('error', 'payout arrivals not checked', { user_id: c.user_id, ...describeError(err) });
+  }
 }

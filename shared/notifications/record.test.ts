@@ -3,7 +3,7 @@ import { manualClock } from '../deps';
 import { memoryNotificationStore } from '../../test/support/notifications-memory';
 vi.mock('../log');
 import { rub } from './messages';
-import { recordReportEvents, type ReadyReport } from './record';
+import { recordPayoutArrivals, recordReportEvents, type ReadyReport } from './record';
 
 const report = (over: Partial<ReadyReport> = {}): ReadyReport => ({
   reportId: 'r5',
@@ -92,5 +92,67 @@ describe('the events of a report that became ready', () => {
     // Formed on 30.11 (the day after the week), approved after 21 days on 21.12, a Monday: paid that day.
     expect(e?.subject).toBe(`Выплата за 23.11.2026–29.11.2026: ${rub(79_718_92)} ожидается 21.12.2026`);
     expect(e?.text).toContain('WB проверяет отчёт до 21.12.2026');
+  });
+});
+
+describe('a payout that arrived (the WB sync read the balance)', () => {
+  // The week 23–29.11.2026: formed 30.11, approved 21.12 (a Monday), paid that day.
+  const week = {
+    report_id: 'r5',
+    wb_report_id: '900',
+    period_from: '2026-11-23',
+    period_to: '2026-11-29',
+    amount: 79_718_92,
+  };
+  const point = (as_of: string, for_withdraw: number) => ({ account: '4242', as_of, for_withdraw });
+
+  it('«Можно вывести» rose by the payout on its day: told once, with the day it came', async () => {
+    const { deps, events, store, clock } = setup();
+    clock.set(new Date('2026-12-21T12:00:00Z'));
+    const input = {
+      userId: 'u1',
+      reports: [week],
+      balances: [point('2026-12-20T09:00:00Z', 10_000_00), point('2026-12-21T10:00:00Z', 10_000_00 + 79_718_92)],
+      historyFrom: '2026-12-01T09:00:00Z',
+    };
+    expect(await recordPayoutArrivals(deps, input)).toBe(1);
+    expect(await recordPayoutArrivals(deps, input)).toBe(0);
+    expect(events).toEqual(['payout_paid:r5']);
+    const e = await store.getEvent('u1', 'payout_paid:r5');
+    expect(e).toMatchObject({ kind: 'payout', link: 'https://app.example/cash-flow' });
+    expect(e?.subject).toBe(`Выплата за 23.11.2026–29.11.2026 пришла: ${rub(79_718_92)}`);
+    expect(e?.text).toContain('Пришла на баланс WB: 21.12.2026');
+    expect(e?.text).toContain('Ожидалась: 21.12.2026');
+  });
+
+  it('no rise, a rise of another amount, or a payout day before the history began: nothing told', async () => {
+    const { deps, events, clock } = setup();
+    clock.set(new Date('2026-12-22T12:00:00Z'));
+    const base = { userId: 'u1', reports: [week], historyFrom: '2026-12-01T09:00:00Z' };
+    await recordPayoutArrivals(deps, { ...base, balances: [point('2026-12-20T09:00:00Z', 10_000_00)] });
+    await recordPayoutArrivals(deps, {
+      ...base,
+      balances: [point('2026-12-20T09:00:00Z', 10_000_00), point('2026-12-21T10:00:00Z', 15_000_00)],
+    });
+    // Paid before WB's balance was first read here: the history cannot say when it came.
+    clock.set(new Date('2027-02-01T12:00:00Z'));
+    await recordPayoutArrivals(deps, { ...base, balances: [], historyFrom: '2027-01-20T09:00:00Z' });
+    expect(events).toEqual([]);
+  });
+
+  it('a store that fails: logged, nothing thrown', async () => {
+    const { deps } = setup();
+    deps.store.putEvent = async () => {
+      throw new Error('store down');
+    };
+    deps.clock.set(new Date('2026-12-21T12:00:00Z'));
+    await expect(
+      recordPayoutArrivals(deps, {
+        userId: 'u1',
+        reports: [week],
+        balances: [point('2026-12-20T09:00:00Z', 0), point('2026-12-21T10:00:00Z', 79_718_92)],
+        historyFrom: null,
+      }),
+    ).resolves.toBe(0);
   });
 });

@@ -7,13 +7,15 @@
  * A report's events: `report_ready:<id>`; `penalties:<id>` when WB's penalties or deductions (which
  * carry the «самовыкуп» fines) are in it; `profit_drop:<id>` when its profit fell by more than the
  * user's threshold against the average of the previous four weeks of the same seller;
- * `reconciliation_mismatch:<id>` when WB's totals and ours differ.
+ * `reconciliation_mismatch:<id>` when WB's totals and ours differ; `payout:<id>` when its payout is due.
+ * A payout that arrived, `payout_paid:<id>`, is found by the WB sync when it reads the balance.
  */
 import { describeError, log } from '../log';
 import type { Clock } from '../deps';
 import type { EventKind } from './channel';
 import {
   limitsLowMessage,
+  payoutArrivedMessage,
   payoutExpectedMessage,
   mismatchMessage,
   penaltiesMessage,
@@ -22,7 +24,7 @@ import {
   type ReportFacts,
 } from './messages';
 import type { NotificationEvent, NotificationStore } from './ports';
-import { payoutCalendar } from '../cashflow/payout-calendar';
+import { payoutCalendar, type BalancePoint, type PayoutReport } from '../cashflow/payout-calendar';
 import { isoWeek, limitsLow, nextDigestRun, profitDrop } from './rules';
 import { withDefaults } from './settings';
 
@@ -182,4 +184,49 @@ export async function recordReportEvents(
   } catch (err) {
     log('error', 'limits not checked', { report_id: r.reportId, ...describeError(err) });
   }
+}
+
+/** What the arrival check reads: the account's reports (their payouts) and its balance history. */
+export interface ArrivalInput {
+  userId: string;
+  reports: readonly PayoutReport[];
+  balances: readonly BalancePoint[];
+  /** ISO time of the account's very first reading (payout-calendar `historyFrom`). */
+  historyFrom: string | null;
+}
+
+/**
+ * The payouts WB's balance history shows arrived (`payout_paid:<report id>`, kind `payout`): each one the
+ * payout calendar marks paid by a rise of «Можно вывести» (`balance_rise`), told once. One paid before the
+ * history began (`before_history`) is not told: nothing shows when it came. Returns the events newly
+ * recorded; never throws.
+ */
+export async function recordPayoutArrivals(deps: RecordDeps, input: ArrivalInput): Promise<number> {
+  const url = deps.appUrl();
+  let fresh = 0;
+  try {
+    const calendar = payoutCalendar(input.reports, {
+      today: deps.clock.now().toISOString().slice(0, 10),
+      balances: input.balances,
+      historyFrom: input.historyFrom,
+    });
+    for (const p of calendar) {
+      if (p.paid_by !== 'balance_rise' || p.paid_on === null) continue;
+      const told = await recordEvent(deps, {
+        userId: input.userId,
+        kind: 'payout',
+        key: `payout_paid:${p.report_id}`,
+        ...payoutArrivedMessage(
+          url,
+          { periodFrom: p.period_from, periodTo: p.period_to },
+          { amount: p.amount, paidOn: p.paid_on, expectedDate: p.expected_date },
+        ),
+        facts: { amount: p.amount, paid_on: p.paid_on },
+      });
+      if (told) fresh++;
+    }
+  } catch (err) {
+    log('error', 'payout arrivals not checked', { user_id: input.userId, ...describeError(err) });
+  }
+  return fresh;
 }

@@ -17,6 +17,7 @@ import type { ApiReport } from '../../shared/reports/present-report';
 import { ensureProducts, getProducts, putProduct } from '../../shared/store/products.repo';
 import { listSellers } from '../../shared/store/sellers.repo';
 import { getReportOk, makeReport, newUser, uploadOk, type TestUser } from '../support/reports';
+import { idleWorkers } from '../support/worker';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -95,7 +96,9 @@ describe('missing cost prices', () => {
     });
     expect(w?.message).toMatch(/Не указана себестоимость/);
 
-    // The catalog: every article of the report is there; the ones never priced are flagged and filtered.
+    // The catalog: every article of the report is there (added by the worker's follow-up after the report
+    // is ready); the ones never priced are flagged and filtered.
+    await idleWorkers();
     const flagged = await listMissing(u.token);
     const unpriced = g.expected.articles.filter((a) => a.article !== '').slice(0);
     const expectedMissing = unpriced

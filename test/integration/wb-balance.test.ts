@@ -24,6 +24,11 @@ import { getConnection } from '../../shared/store/wb-connections.repo';
 import { getUserById } from '../../shared/store/users.repo';
 import { listReports } from '../../shared/store/reports.repo';
 import { newUser, type TestUser } from '../support/reports';
+import { readMail } from '../support/emulators';
+import { deliverDeps } from '../../shared/notifications/deliver-deps';
+import { notificationsTick } from '../../shared/notifications/deliver';
+import { rub } from '../../shared/notifications/messages';
+import { notificationStore } from '../../shared/store/notifications.repo';
 import { apiEvent, bodyOf } from '../support/test-event';
 import { idleWorkers } from '../support/worker';
 
@@ -213,6 +218,19 @@ describe('WB’s balance in the sync and on the cash flow', () => {
       paid_on: ahead!.expected_date,
       amount: ahead!.amount / 100,
     });
+    // The seller hears that it came, once: the sync told it when it read the rise; the notifications'
+    // tick on the same clock mails it.
+    const ours = (await listReports(u.id, { limit: 20 })).items.find((r) => r.wb_report_id === ahead!.wb_report_id)!;
+    const event = await notificationStore.getEvent(u.id, `payout_paid:${ours.id}`);
+    expect(event).toMatchObject({ kind: 'payout', facts: { amount: ahead!.amount, paid_on: ahead!.expected_date } });
+    await notificationsTick({ ...deliverDeps(), clock });
+    await notificationsTick({ ...deliverDeps(), clock });
+    const email = (await getUserById(u.id))!.email;
+    const arrived = (await readMail(process.env.SES_ENDPOINT as string)).filter(
+      (m) => m.to.includes(email) && m.subject.includes('пришла'),
+    );
+    expect(arrived.map((m) => m.subject)).toEqual([event!.subject]);
+    expect(arrived[0]!.text).toContain(`Выплата: ${rub(ahead!.amount)}`);
     // Kept: the changes (weeks formed, paid) and one a day, not every hourly reading.
     const kept = await latestBalances(u.id, 500);
     const hours = Math.round((until - from) / HOUR);

@@ -460,6 +460,9 @@ async function countStoreAndCharge(
       ? deps.files.copyObject(file.origin.key, sourceKey, file.origin.etag)
       : deps.files.putObject(sourceKey, file.origin.buffer)
   ).then(() => time.lap('store_source'));
+  // Awaited below; until then a failed copy (the upload taken by a concurrent request) must not be an
+  // unhandled rejection, which ends a Lambda invocation whatever the request does next.
+  stored.catch(() => undefined);
   try {
     // A preview (count-rows) of these very bytes counted them already; else they are read here.
     const count = file.counted ?? (await deps.engine.countRows(await file.source(), readLimits(deps)));

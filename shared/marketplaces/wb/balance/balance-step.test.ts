@@ -81,6 +81,7 @@ async function world(
   const { store, rows } = memoryConnections([await connected()]);
   const calls: Array<{ kind: string; at: number }> = [];
   const kept: BalanceRecord[] = [];
+  const told: Array<{ connection: string; at: number }> = [];
   const at = () => clock.now().getTime();
   const client: FinanceClient = {
     listReports: async () => {
@@ -118,13 +119,16 @@ async function world(
       putReading: async (_u, r) => {
         kept.push(r);
       },
+      afterReading: async (c, now) => {
+        told.push({ connection: c.id, at: now });
+      },
     },
   };
   /** Ticks every 10 s of the clock for `ms`. */
   const run = async (ms: number) => {
     for (const end = at() + ms; at() < end; clock.advance(10_000)) await tick(deps);
   };
-  return { deps, clock, rows, calls, kept, run };
+  return { deps, clock, rows, calls, kept, told, run };
 }
 
 const gaps = (calls: Array<{ at: number }>) => calls.slice(1).map((c, i) => c.at - calls[i]!.at);
@@ -157,6 +161,8 @@ describe('the balance in the sync', () => {
     expect(c.balance).toMatchObject({ read_at: new Date(T0 + MINUTE + 2 * HOUR).toISOString(), error: null });
     // The connection is due for its next reading an hour on (the idle cursor's next round is a day away).
     expect(dueAt(c)).toBe(T0 + MINUTE + 3 * HOUR);
+    // The arrival check ran after the one reading kept, at its time (the payouts it shows: record.ts).
+    expect(w.told).toEqual([{ connection: 'C1', at: T0 + MINUTE }]);
   });
 
   it('a balance WB refuses for the token’s scope (401) never blocks the reports: the week is imported, the refusal kept', async () => {
@@ -181,6 +187,7 @@ describe('the balance in the sync', () => {
     // Tried again an hour later, not before.
     expect(c.balance?.next_at).toBe(T0 + MINUTE + HOUR);
     expect(w.kept).toEqual([]);
+    expect(w.told).toEqual([]);
   });
 
   it('429 on the balance: WB’s wait holds the balance and the report calls alike; then both go on', async () => {

@@ -17,6 +17,8 @@ export interface BalanceStepDeps {
   client: (token: string) => BalanceClient;
   /** Keeps one reading (wb-balance.repo.ts putBalance). */
   putReading: (userId: string, reading: BalanceRecord) => Promise<void>;
+  /** After a reading is kept: tells the payouts it shows arrived (notifications/record-deps.ts); never throws. */
+  afterReading?: (c: WbConnectionRecord, nowMs: number) => Promise<void>;
   /** Least time between two readings of a connection (default an hour). */
   everyMs?: () => number;
 }
@@ -74,5 +76,6 @@ export async function runBalanceStep(
     balance: advanced.state,
     cursor: { ...cur.cursor, nextCallAt: Math.max(cur.cursor.nextCallAt, advanced.accountNextAt) },
   });
+  if (advanced.reading && saved) await deps.afterReading?.(cur, now);
   return saved ? 'balance' : 'busy';
 }

@@ -23,7 +23,7 @@ import { getReportAnyStatus, settleCostsPending } from '../../../store/reports.r
 import { getUserById } from '../../../store/users.repo';
 import { recordEvent, recordEventOrThrow } from '../../../notifications/record';
 import { syncProblemMessage } from '../../../notifications/messages';
-import { recordDeps } from '../../../notifications/record-deps';
+import { payoutArrivalEvents, recordDeps } from '../../../notifications/record-deps';
 import * as connections from '../../../store/wb-connections.repo';
 import { DEFAULT_RATE_POLICY } from '../rate';
 import { DEFAULT_SYNC_SETTINGS, type SyncSettings } from '../finance/sync-plan';
@@ -49,6 +49,7 @@ export const balanceStepDeps: BalanceStepDeps = {
       requestTimeoutMs: Math.round(getConfig().WB_CALL_DEADLINE_SECONDS * 1000),
     }),
   putReading: putBalance,
+  afterReading: payoutArrivalEvents,
   everyMs: () => BALANCE_EVERY_MS,
 };
 
