@@ -11,6 +11,13 @@ import { safeText } from './columns';
 import { printSetup, styleHeaderRow as header } from './print';
 
 const ru = (d: string): string => `${d.slice(8, 10)}.${d.slice(5, 7)}.${d.slice(0, 4)}`;
+/** How the balance history shows a payout arrived (the «Деньги» page says the same). */
+function paidBy(p: CashFlow['payouts'][number]): string {
+  if (p.paid_by === 'balance_rise' && p.paid_on) return `«Можно вывести» выросло на сумму ${ru(p.paid_on)}`;
+  if (p.paid_by === 'before_history') return 'срок выплаты прошёл до первого чтения баланса';
+  return '';
+}
+
 const STATUS: Record<CashFlow['payouts'][number]['status'], string> = {
   held: 'на проверке WB',
   approved: 'одобрен, к выплате',
@@ -81,6 +88,7 @@ export async function exportCashFlowXlsx(cf: CashFlow, sellerName: string | null
       'Одобрен',
       'Ожидаемая выплата',
       'Статус',
+      'Как видно, что пришла',
     ]),
   );
   for (const p of cf.payouts)
@@ -94,9 +102,11 @@ export async function exportCashFlowXlsx(cf: CashFlow, sellerName: string | null
       ru(p.approved_date),
       ru(p.expected_date),
       STATUS[p.status],
+      paidBy(p),
     ]);
   payouts.columns.forEach((col, i) => {
-    col.width = i === 4 || i === 8 ? 22 : 14;
+    col.width = i === 9 ? 28 : i === 4 || i === 8 ? 22 : 14;
+    if (i === 9) col.alignment = { wrapText: true, vertical: 'top' };
     if (i === 3) col.numFmt = '#,##0.00';
   });
   payouts.addRow([]);

@@ -262,6 +262,7 @@ describe('cash flow of March–May 2026 on 1 April 2026', () => {
       '16.03.2026',
       '16.03.2026',
       'выплачен',
+      'срок выплаты прошёл до первого чтения баланса',
     ]);
     const forecast = wb.getWorksheet('Прогноз')!;
     expect(forecast.getCell('A1').value).toBe('Неделя с');
