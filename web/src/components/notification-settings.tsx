@@ -17,7 +17,7 @@ const KINDS: ReadonlyArray<{ kind: Kind; title: string }> = [
   { kind: 'sync_problem', title: 'Проблема синхронизации с WB' },
   { kind: 'token_expiring', title: 'Токен WB скоро истечёт' },
   { kind: 'limits_low', title: 'Лимиты заканчиваются' },
-  { kind: 'payout', title: 'Выплата WB' },
+  { kind: 'payout', title: 'Выплата WB: когда ожидается и когда пришла' },
   { kind: 'digest', title: 'Еженедельная сводка' },
 ];
 
