@@ -11,20 +11,14 @@
  * and max of `--runs` runs) and, last, one line `analytics 52w x 5000 articles: <median> s` for
  * `npm run bench:api`. Exported as benchAnalytics() for that script.
  */
-import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { withEmulators } from './local/emulators';
+import { benchCli, loadLine, timeRuns, type Timed } from './local/bench-shell';
 import { weekDates, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
-export interface AnalyticsBenchRow {
+export interface AnalyticsBenchRow extends Omit<Timed<unknown>, 'last'> {
   what: string;
-  median_s: number;
-  max_s: number;
-  /** CPU of this process (the handler's own work; DynamoDB Local's JVM is apart), median. */
-  cpu_s: number;
   bytes: number;
 }
 
@@ -39,8 +33,6 @@ export interface AnalyticsBenchResult {
   from: string;
   to: string;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Needs the emulators' environment in process.env (startEmulators or a running stack). */
 export async function benchAnalytics(opts: {
@@ -168,21 +160,12 @@ export async function benchAnalytics(opts: {
   ];
   const rows: AnalyticsBenchRow[] = [];
   for (const c of cases) {
-    const times: number[] = [];
-    const cpus: number[] = [];
-    let bytes = 0;
-    await c.run(); // warm: module-level caches, the JIT — a warm Lambda
-    for (let i = 0; i < opts.runs; i++) {
-      const t0 = performance.now();
-      const c0 = process.cpuUsage();
+    const { last: r, ...t } = await timeRuns(async () => {
       const r = await c.run();
-      const cpu = process.cpuUsage(c0);
-      times.push((performance.now() - t0) / 1000);
-      cpus.push((cpu.user + cpu.system) / 1e6);
       if (r.statusCode !== 200) throw new Error(`${c.what} answered ${r.statusCode}: ${(r.body ?? '').slice(0, 300)}`);
-      bytes = Buffer.byteLength(r.body ?? '', 'utf8');
-    }
-    rows.push({ what: c.what, median_s: median(times)!, max_s: Math.max(...times), cpu_s: median(cpus)!, bytes });
+      return r;
+    }, opts.runs);
+    rows.push({ what: c.what, ...t, bytes: Buffer.byteLength(r.body ?? '', 'utf8') });
   }
   return {
     weeks: opts.weeks,
@@ -208,37 +191,12 @@ export function formatAnalyticsBench(r: AnalyticsBenchResult): string {
     ),
   ];
   const year = r.rows[1]!;
-  lines.push('', `load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`);
+  lines.push('', loadLine());
   lines.push('', `analytics ${r.weeks}w x ${r.articles} articles: ${year.median_s.toFixed(3)} s (target ≤ 1 s)`);
   return lines.join('\n');
 }
 
-async function main() {
-  const { values } = parseArgs({
-    options: {
-      weeks: { type: 'string', default: '52' },
-      articles: { type: 'string', default: '5000' },
-      runs: { type: 'string', default: '5' },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    console.log('npm run bench:analytics [-- --weeks 52 --articles 5000 --runs 5]');
-    return;
-  }
-  await withEmulators(async () => {
-    const r = await benchAnalytics({
-      weeks: Number(values.weeks),
-      articles: Number(values.articles),
-      runs: Number(values.runs),
-    });
-    console.log(formatAnalyticsBench(r));
-  });
-}
-
-if (require.main === module) {
-  main().catch((e: unknown) => {
-    console.error(e);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module)
+  benchCli('npm run bench:analytics', { weeks: '52', articles: '5000', runs: '5' }, async (o) =>
+    formatAnalyticsBench(await benchAnalytics(o)),
+  );

@@ -1,5 +1,5 @@
 /**
- * npx tsx scripts/bench-cashflow.ts [--weeks 52 --purchases 500 --readings 730 --runs 5]
+ * npm run bench:cashflow [-- --weeks 52 --purchases 500 --readings 730 --runs 5]
  *
  * The cash flow at a big seller's size on DynamoDB Local (started on free ports): `--weeks` weekly
  * reports (the record with its totals, as bench-pnl.ts stores them; the cash flow reads totals, never
@@ -8,16 +8,13 @@
  * the year through the real handler and its XLSX export. Prints a table (median and max of `--runs` runs)
  * and the median's ratio to the target (0.5 s for the answer).
  */
-import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { withEmulators } from './local/emulators';
+import { benchCli, loadLine, timeRuns } from './local/bench-shell';
 import { weekDates, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
 const TARGET_S = 0.5;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function bench(opts: { weeks: number; purchases: number; readings: number; runs: number }) {
   const { ddb, tableName } = await import('../shared/store/client');
@@ -139,23 +136,9 @@ async function bench(opts: { weeks: number; purchases: number; readings: number;
   ];
   const rows: string[] = [];
   for (const c of cases) {
-    const times: number[] = [];
-    const cpus: number[] = [];
-    await c.run();
-    for (let i = 0; i < opts.runs; i++) {
-      const t0 = performance.now();
-      const c0 = process.cpuUsage();
-      await c.run();
-      const cpu = process.cpuUsage(c0);
-      times.push((performance.now() - t0) / 1000);
-      cpus.push((cpu.user + cpu.system) / 1e6);
-    }
-    const m = median(times);
-    rows.push(
-      `| ${c.what} | ${m.toFixed(3)} | ${Math.max(...times).toFixed(3)} | ${median(cpus).toFixed(3)} | ${
-        c.target === null ? '—' : `${(m / c.target).toFixed(2)}× of ${c.target} s`
-      } |`,
-    );
+    const t = await timeRuns(c.run, opts.runs);
+    const ratio = c.target === null ? '—' : `${(t.median_s / c.target).toFixed(2)}× of ${c.target} s`;
+    rows.push(`| ${c.what} | ${t.median_s.toFixed(3)} | ${t.max_s.toFixed(3)} | ${t.cpu_s.toFixed(3)} | ${ratio} |`);
   }
   return [
     `${opts.weeks} weekly reports, 12 period costs, ${opts.purchases} purchases, ${opts.readings} balance readings; setup ${setup_s.toFixed(1)} s`,
@@ -164,39 +147,9 @@ async function bench(opts: { weeks: number; purchases: number; readings: number;
     '|---|---|---|---|---|',
     ...rows,
     '',
-    `load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+    loadLine(),
   ].join('\n');
 }
 
-async function main() {
-  const { values } = parseArgs({
-    options: {
-      weeks: { type: 'string', default: '52' },
-      purchases: { type: 'string', default: '500' },
-      readings: { type: 'string', default: '730' },
-      runs: { type: 'string', default: '5' },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    console.log('npx tsx scripts/bench-cashflow.ts [--weeks 52 --purchases 500 --readings 730 --runs 5]');
-    return;
-  }
-  await withEmulators(async () => {
-    console.log(
-      await bench({
-        weeks: Number(values.weeks),
-        purchases: Number(values.purchases),
-        readings: Number(values.readings),
-        runs: Number(values.runs),
-      }),
-    );
-  });
-}
-
-if (require.main === module) {
-  main().catch((e: unknown) => {
-    console.error(e);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module)
+  benchCli('npm run bench:cashflow', { weeks: '52', purchases: '500', readings: '730', runs: '5' }, bench);

@@ -9,9 +9,8 @@
  * them; prints the total, the time per account and the Lambda time against the target (≤ 60 s in all).
  */
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { withEmulators } from './local/emulators';
+import { benchCli } from './local/bench-shell';
 import { weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
@@ -137,33 +136,5 @@ async function bench(opts: { accounts: number; articles: number; concurrency: nu
   ].join('\n');
 }
 
-async function main() {
-  const { values } = parseArgs({
-    options: {
-      accounts: { type: 'string', default: '1000' },
-      articles: { type: 'string', default: '100' },
-      concurrency: { type: 'string', default: '16' },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    console.log('usage:\n  npm run bench:digest [-- --accounts 1000 --articles 100 --concurrency 16]');
-    return;
-  }
-  await withEmulators(async () => {
-    console.log(
-      await bench({
-        accounts: Number(values.accounts),
-        articles: Number(values.articles),
-        concurrency: Number(values.concurrency),
-      }),
-    );
-  });
-}
-
-if (require.main === module) {
-  main().catch((e: unknown) => {
-    console.error(e);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module)
+  benchCli('npm run bench:digest', { accounts: '1000', articles: '100', concurrency: '16' }, bench);

@@ -1,5 +1,5 @@
 /**
- * npx tsx scripts/bench-pnl.ts [--weeks 52 --articles 5000 --runs 5]
+ * npm run bench:pnl [-- --weeks 52 --articles 5000 --runs 5]
  *
  * The P&L at a big seller's size on DynamoDB Local (started on free ports): `--weeks` weekly reports of
  * `--articles` articles each (items built by the engine from random aggregates and stored as chunks, the
@@ -8,15 +8,11 @@
  * GET /api/pnl/export, and — for comparison, the road not taken — reading every report's items and
  * summing them. Prints a table (median and max of `--runs` runs).
  */
-import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { withEmulators } from './local/emulators';
+import { benchCli, loadLine, timeRuns } from './local/bench-shell';
 import { weekDates, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function bench(opts: { weeks: number; articles: number; runs: number }) {
   const { ddb, tableName } = await import('../shared/store/client');
@@ -119,20 +115,8 @@ async function bench(opts: { weeks: number; articles: number; runs: number }) {
   ];
   const rows: string[] = [];
   for (const c of cases) {
-    const times: number[] = [];
-    const cpus: number[] = [];
-    await c.run();
-    for (let i = 0; i < opts.runs; i++) {
-      const t0 = performance.now();
-      const c0 = process.cpuUsage();
-      await c.run();
-      const cpu = process.cpuUsage(c0);
-      times.push((performance.now() - t0) / 1000);
-      cpus.push((cpu.user + cpu.system) / 1e6);
-    }
-    rows.push(
-      `| ${c.what} | ${median(times).toFixed(3)} | ${Math.max(...times).toFixed(3)} | ${median(cpus).toFixed(3)} |`,
-    );
+    const t = await timeRuns(c.run, opts.runs);
+    rows.push(`| ${c.what} | ${t.median_s.toFixed(3)} | ${t.max_s.toFixed(3)} | ${t.cpu_s.toFixed(3)} |`);
   }
   return [
     `${opts.weeks} weekly reports × ${opts.articles} articles, 12 period costs; setup ${setup_s.toFixed(1)} s`,
@@ -141,33 +125,8 @@ async function bench(opts: { weeks: number; articles: number; runs: number }) {
     '|---|---|---|---|',
     ...rows,
     '',
-    `load average (1 min) at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+    loadLine(),
   ].join('\n');
 }
 
-async function main() {
-  const { values } = parseArgs({
-    options: {
-      weeks: { type: 'string', default: '52' },
-      articles: { type: 'string', default: '5000' },
-      runs: { type: 'string', default: '5' },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    console.log('npx tsx scripts/bench-pnl.ts [--weeks 52 --articles 5000 --runs 5]');
-    return;
-  }
-  await withEmulators(async () => {
-    console.log(
-      await bench({ weeks: Number(values.weeks), articles: Number(values.articles), runs: Number(values.runs) }),
-    );
-  });
-}
-
-if (require.main === module) {
-  main().catch((e: unknown) => {
-    console.error(e);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) benchCli('npm run bench:pnl', { weeks: '52', articles: '5000', runs: '5' }, bench);

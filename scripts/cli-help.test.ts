@@ -16,6 +16,10 @@ describe('CLI --help', () => {
     ['bench:page', 'scripts/bench-page.ts', 'npm run bench:page'],
     ['bench:load', 'scripts/bench-load.ts', 'npm run bench:load'],
     ['bench:sync', 'scripts/bench-sync.ts', 'npm run bench:sync'],
+    ['bench:pnl', 'scripts/bench-pnl.ts', 'npm run bench:pnl'],
+    ['bench:cashflow', 'scripts/bench-cashflow.ts', 'npm run bench:cashflow'],
+    ['bench:analytics', 'scripts/bench-analytics.ts', 'npm run bench:analytics'],
+    ['bench:digest', 'scripts/bench-digest.ts', 'npm run bench:digest'],
     ['serverless:generate', 'scripts/serverless/generate.ts', 'npm run serverless:generate'],
   ])('%s --help prints its usage', (_name, script, expected) => {
     const r = spawnSync(tsx, [script, '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
