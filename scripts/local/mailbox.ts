@@ -1,18 +1,12 @@
 import http from 'node:http';
 import { readMail, type SentMail } from './mail';
 import { API_DOCS_PATH, serveApiDocs } from './api-docs';
+import { esc, listingPage } from './listing-page';
 
 /**
  * A page for people: the mail the local stack has "sent" (confirmation links, passwords), newest
  * first, with clickable links. Served by the launcher; the SES emulator keeps the mail.
  */
-
-function esc(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
-}
 
 /** Text with its http(s) links made clickable; everything else escaped. */
 function linkify(text: string): string {
@@ -43,40 +37,21 @@ export function renderMailbox(mails: SentMail[], sesEndpoint: string): string {
 </article>`;
     })
     .join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Local mailbox (${mails.length})</title>
-<link rel="icon" href="data:,">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-  body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 60rem; padding: 1rem 1.5rem; color: #1d2430; }
-  h1 { font-size: 1.4rem; margin: .5rem 0 0; }
+  return listingPage({
+    title: 'Local mailbox',
+    count: mails.length,
+    style: `  h1 { font-size: 1.4rem; margin: .5rem 0 0; }
   .intro { color: #5a6474; margin: .25rem 0 1.5rem; }
   .mail { border: 1px solid #d7dce3; border-radius: 8px; padding: .75rem 1rem; margin-bottom: 1rem; }
   .mail h2 { font-size: 1.1rem; margin: 0 0 .2rem; }
-  .meta { color: #5a6474; font-size: .9rem; }
-  pre { white-space: pre-wrap; word-break: break-word; font: inherit; margin: .75rem 0 0; }
-  a { color: #0b5cd5; }
-  .empty { color: #5a6474; font-style: italic; }
-</style>
-</head>
-<body>
-<h1>Local mailbox</h1>
-<p class="intro">Mail sent by the local stack through the SES emulator (${esc(sesEndpoint)}), newest first. It lives in memory: a restart of <code>npm start</code> empties it. This page refreshes itself when new mail arrives.</p>
-${items || '<p class="empty">No mail yet. Register on the web app and the confirmation letter appears here.</p>'}
-<script>
-  const count = ${mails.length};
-  setInterval(async () => {
-    try {
-      const r = await fetch('count');
-      if (r.ok && Number(await r.text()) !== count) location.reload();
-    } catch {}
-  }, 2000);
-</script>
-</body>
-</html>`;
+  .meta { font-size: .9rem; }
+  pre { margin: .75rem 0 0; }
+  a { color: #0b5cd5; }`,
+    heading: 'Local mailbox',
+    intro: `<p class="intro">Mail sent by the local stack through the SES emulator (${esc(sesEndpoint)}), newest first. It lives in memory: a restart of <code>npm start</code> empties it. This page refreshes itself when new mail arrives.</p>`,
+    items,
+    empty: 'No mail yet. Register on the web app and the confirmation letter appears here.',
+  });
 }
 
 export async function startMailbox(opts: {

@@ -12,6 +12,7 @@
  * with retry_after for the next N calls, a 5xx for the next N calls, a chat that blocked the bot (403).
  */
 import http from 'node:http';
+import { esc, listingPage } from './listing-page';
 
 export interface SentTelegramMessage {
   message_id: number;
@@ -66,13 +67,6 @@ export interface TelegramEmulator {
 const SECRET_TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
 const MAX_BODY = 1024 * 1024;
 
-function esc(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
-}
-
 /** The page: messages newest first; HTML messages shown as Telegram shows them (its few tags). */
 export function renderMessages(messages: SentTelegramMessage[], botName: string): string {
   const show = (m: SentTelegramMessage) =>
@@ -86,36 +80,17 @@ export function renderMessages(messages: SentTelegramMessage[], botName: string)
 </article>`,
     )
     .join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Telegram emulator (${messages.length})</title>
-<link rel="icon" href="data:,">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-  body { font: 15px/1.45 system-ui, sans-serif; margin: 0 auto; max-width: 60rem; padding: 1rem 1.5rem; color: #1d2430; }
-  .msg { border: 1px solid #d7dce3; border-radius: 12px; padding: .6rem .9rem; margin-bottom: .8rem; background: #eef6ff; }
-  .meta { color: #5a6474; font-size: .85rem; }
-  pre { white-space: pre-wrap; word-break: break-word; font: inherit; margin: .4rem 0 0; }
-  .empty { color: #5a6474; font-style: italic; }
-</style>
-</head>
-<body>
-<h1>Messages of @${esc(botName)}</h1>
-<p>What the bot sent through the local Telegram emulator, newest first (in memory: a restart empties it). JSON: <a href="messages">/messages</a>. Play a user: <code>POST /_user/&lt;chat_id&gt;/send {"text": "/start &lt;code&gt;"}</code>.</p>
-${items || '<p class="empty">No messages yet. Link Telegram in Настройки, then send /start with the code from here.</p>'}
-<script>
-  const count = ${messages.length};
-  setInterval(async () => {
-    try {
-      const r = await fetch('count');
-      if (r.ok && Number(await r.text()) !== count) location.reload();
-    } catch {}
-  }, 2000);
-</script>
-</body>
-</html>`;
+  return listingPage({
+    title: 'Telegram emulator',
+    count: messages.length,
+    style: `  .msg { border: 1px solid #d7dce3; border-radius: 12px; padding: .6rem .9rem; margin-bottom: .8rem; background: #eef6ff; }
+  .meta { font-size: .85rem; }
+  pre { margin: .4rem 0 0; }`,
+    heading: `Messages of @${esc(botName)}`,
+    intro: `<p>What the bot sent through the local Telegram emulator, newest first (in memory: a restart empties it). JSON: <a href="messages">/messages</a>. Play a user: <code>POST /_user/&lt;chat_id&gt;/send {"text": "/start &lt;code&gt;"}</code>.</p>`,
+    items,
+    empty: 'No messages yet. Link Telegram in Настройки, then send /start with the code from here.',
+  });
 }
 
 async function readBody(req: http.IncomingMessage): Promise<string> {
