@@ -5,14 +5,13 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { manualClock } from '../../../deps';
-import { dueAt, type WbConnectionRecord } from '../../../store/wb-connections.repo';
+import { dueAt } from '../../../store/wb-connections.repo';
 import type { BalanceRecord } from '../../../store/wb-balance.repo';
 import type { FinanceClient, WbOutcome } from '../finance/finance-client';
 import { detailedPageOf, type DetailedPage } from '../finance/page-body';
 import type { ReportSummary } from '../finance/schemas';
 import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../finance/sync-plan';
-import { localKeyWrapper, sealToken } from '../token-crypto';
-import { memoryConnections } from '../../../../test/support/wb-connections-memory';
+import { memoryConnections, testConnection, testKeyWrapper } from '../../../../test/support/wb-connections-memory';
 import { tick, type StepDeps } from '../sync/step';
 import type { BalanceReading } from './client';
 import { afterBalance, BALANCE_EVERY_MS, BALANCE_KEEP_UNCHANGED_MS, planBalance } from './balance-plan';
@@ -20,40 +19,11 @@ import { afterBalance, BALANCE_EVERY_MS, BALANCE_KEEP_UNCHANGED_MS, planBalance 
 const T0 = Date.parse('2026-03-02T06:00:00Z');
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-const wrapper = localKeyWrapper(Buffer.alloc(32, 7).toString('base64'));
 const settings = () => ({ ...DEFAULT_SYNC_SETTINGS, pageLimit: 1, leaseMs: 5 * MINUTE });
 const policy = DEFAULT_SYNC_SETTINGS.policy;
 
-async function connected(): Promise<WbConnectionRecord> {
-  // As the connect route leaves it: the check call used this interval, the first sync call a minute on.
-  const cursor = initialCursor(T0, '2025-01-01');
-  return {
-    id: 'C1',
-    user_id: 'U1',
-    seller_id: 'S1',
-    wb_seller_id: '4242',
-    seller_name: null,
-    token_hint: '…abcd',
-    scopes: ['Финансы'],
-    expires_at: new Date(T0 + 100 * 86_400_000).toISOString(),
-    from: '2025-01-01',
-    created_at: new Date(T0).toISOString(),
-    status: 'active',
-    sealed: await sealToken('the-token', wrapper, { sellerId: 'S1' }),
-    cursor: { ...cursor, nextCallAt: T0 + MINUTE },
-    lease_until: 0,
-    sync_status: 'syncing',
-    round: { reports_found: 0, reports_imported: 0, rows_read: 0 },
-    last_sync: null,
-    reports_imported: 0,
-    imported_ids: [],
-    found: {},
-    reading: null,
-    pending: [],
-    error: null,
-    rev: 0,
-  };
-}
+/** As the connect route leaves it: the check call used this interval, the first sync call a minute on. */
+const connected = () => testConnection(T0, { cursor: { ...initialCursor(T0, '2025-01-01'), nextCallAt: T0 + MINUTE } });
 
 const report: ReportSummary = {
   reportId: 77,
@@ -96,7 +66,7 @@ async function world(
   let n = 0;
   const deps: StepDeps = {
     connections: store,
-    keyWrapper: () => wrapper,
+    keyWrapper: () => testKeyWrapper,
     finance: () => client,
     putPage: async () => undefined,
     deletePages: async () => undefined,

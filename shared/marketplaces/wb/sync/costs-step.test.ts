@@ -14,7 +14,7 @@ import type { CostBatch, CostSource } from '../sources/costs';
 import type { WbOutcome } from '../finance/finance-client';
 import type { ReportTaskClient } from '../sources/report-task';
 import { initialCursor } from '../finance/sync-plan';
-import { localKeyWrapper, sealToken } from '../token-crypto';
+import { testConnection, testKeyWrapper } from '../../../../test/support/wb-connections-memory';
 import {
   costsStart,
   firstCostsDue,
@@ -27,36 +27,13 @@ import {
 import { acquiringSource } from '../sources/acquiring/acquiring-source';
 
 const T0 = Date.parse('2026-03-10T06:00:00Z');
-const wrapper = localKeyWrapper(Buffer.alloc(32, 7).toString('base64'));
 
-async function connection(scopes: string[]): Promise<WbConnectionRecord> {
-  return {
-    id: 'C1',
-    user_id: 'U1',
-    seller_id: 'S1',
-    wb_seller_id: '4242',
-    seller_name: null,
-    token_hint: '…abcd',
+const connection = (scopes: string[]) =>
+  testConnection(T0, {
     scopes,
-    expires_at: new Date(T0 + 100 * 86_400_000).toISOString(),
-    from: '2025-01-01',
-    created_at: new Date(T0).toISOString(),
-    status: 'active',
-    sealed: await sealToken('the-token', wrapper, { sellerId: 'S1' }),
     cursor: { ...initialCursor(T0, '2025-01-01'), phase: 'idle', nextCallAt: T0 + 86_400_000 },
-    lease_until: 0,
     sync_status: 'scheduled',
-    round: { reports_found: 0, reports_imported: 0, rows_read: 0 },
-    last_sync: null,
-    reports_imported: 0,
-    imported_ids: [],
-    found: {},
-    reading: null,
-    pending: [],
-    error: null,
-    rev: 0,
-  };
-}
+  });
 
 function world(c0: WbConnectionRecord, answers: Array<WbOutcome<unknown>>) {
   let row = c0;
@@ -105,7 +82,7 @@ function world(c0: WbConnectionRecord, answers: Array<WbOutcome<unknown>>) {
       return { kind: 'claimed' as const, connection: row };
     },
   };
-  const step = (now: number) => runCostStep(deps, connections, () => wrapper, row, now);
+  const step = (now: number) => runCostStep(deps, connections, () => testKeyWrapper, row, now);
   return {
     step,
     deps,

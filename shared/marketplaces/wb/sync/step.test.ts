@@ -11,45 +11,15 @@ import type { FinanceClient, WbOutcome } from '../finance/finance-client';
 import { detailedPageOf, type DetailedPage } from '../finance/page-body';
 import type { ReportSummary } from '../finance/schemas';
 import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../finance/sync-plan';
-import { localKeyWrapper, sealToken } from '../token-crypto';
-import { memoryConnections } from '../../../../test/support/wb-connections-memory';
+import { memoryConnections, testConnection, testKeyWrapper } from '../../../../test/support/wb-connections-memory';
 import { runStep, tick, type StepDeps } from './step';
 
 const T0 = Date.parse('2026-03-02T06:00:00Z');
 const MINUTE = 60_000;
-const wrapper = localKeyWrapper(Buffer.alloc(32, 7).toString('base64'));
 // Pages of one row: a one-row page is a full one, and the next is asked for.
 const settings = () => ({ ...DEFAULT_SYNC_SETTINGS, pageLimit: 1, leaseMs: 5 * MINUTE });
 
-async function connection(over: Partial<WbConnectionRecord> = {}): Promise<WbConnectionRecord> {
-  return {
-    id: 'C1',
-    user_id: 'U1',
-    seller_id: 'S1',
-    wb_seller_id: '4242',
-    seller_name: null,
-    token_hint: '…abcd',
-    scopes: ['Финансы'],
-    expires_at: new Date(T0 + 100 * 86_400_000).toISOString(),
-    from: '2025-01-01',
-    created_at: new Date(T0).toISOString(),
-    status: 'active',
-    sealed: await sealToken('the-token', wrapper, { sellerId: 'S1' }),
-    cursor: initialCursor(T0, '2025-01-01'),
-    lease_until: 0,
-    sync_status: 'syncing',
-    round: { reports_found: 0, reports_imported: 0, rows_read: 0 },
-    last_sync: null,
-    reports_imported: 0,
-    imported_ids: [],
-    found: {},
-    reading: null,
-    pending: [],
-    error: null,
-    rev: 0,
-    ...over,
-  };
-}
+const connection = (over: Partial<WbConnectionRecord> = {}) => testConnection(T0, over);
 
 function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSummary[]> | WbOutcome<DetailedPage>>) {
   const clock = manualClock(T0);
@@ -67,7 +37,7 @@ function world(initial: WbConnectionRecord[], answers: Array<WbOutcome<ReportSum
   };
   const deps: StepDeps = {
     connections: store,
-    keyWrapper: () => wrapper,
+    keyWrapper: () => testKeyWrapper,
     finance: vi.fn((token: string) => {
       expect(token).toBe('the-token');
       return client;
