@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { benchCli, loadLine, timeRuns } from './local/bench-shell';
-import { weekDates, weekReportRecord } from './bench-weeks';
+import { randomWeekItems, weekDates, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
 const TARGET_S = 0.5;
@@ -25,7 +25,6 @@ async function bench(opts: { weeks: number; purchases: number; readings: number;
   const { putPeriodCost } = await import('../shared/store/period-costs.repo');
   const { putPurchases } = await import('../shared/store/purchases.repo');
   const { putBalance } = await import('../shared/store/wb-balance.repo');
-  const { buildItems, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } = await import('../shared/engine');
   const { signToken } = await import('../shared/auth/tokens');
   const { apiEvent } = await import('../test/support/test-event');
   const { handler: cashFlowHandler } = await import('../functions/cashflow/get.handler');
@@ -36,21 +35,9 @@ async function bench(opts: { weeks: number; purchases: number; readings: number;
   const seller = await ensureSellerByNumber(user.id, '4242426');
   const monday0 = Date.UTC(2025, 11, 29);
   const r = rng(7);
+  const names = Array.from({ length: 20 }, (_, i) => `ART-${i}`);
   for (let w = 0; w < opts.weeks; w++) {
-    const articles = Array.from({ length: 20 }, (_, i) => {
-      const a = Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as Record<string, number>;
-      const sales = 1 + Math.floor(r() * 20);
-      const price = 50_000 + Math.floor(r() * 300_000);
-      a.sales_qty = sales;
-      a.seller_price = sales * price;
-      a.sales_seller_price = sales * price;
-      a.realization = Math.round(sales * price * 0.8);
-      a.commission = Math.round(a.realization * 0.2);
-      a.for_pay = a.realization - a.commission;
-      a.logistics = Math.floor(r() * 30_000);
-      return { article: `ART-${i}`, category: 'Платья', nm_id: String(100000 + i), brand: 'Бренд', aggregates: a };
-    });
-    const { items } = buildItems({ articles: articles as never }, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+    const items = randomWeekItems(r, names, { minSales: 1 });
     const { from, to } = weekDates(monday0, w);
     const id = newReportId();
     await writeItems(user.id, id, 1, items);

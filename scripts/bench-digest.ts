@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { benchCli } from './local/bench-shell';
-import { weekReportRecord } from './bench-weeks';
+import { randomWeekItems, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
 const TARGET_S = 60;
@@ -25,7 +25,6 @@ async function bench(opts: { accounts: number; articles: number; concurrency: nu
   const { newReportId, toItem } = await import('../shared/store/report-record');
   const { writeItems } = await import('../shared/store/items.repo');
   const { markForDigest } = await import('../shared/store/notifications.repo');
-  const { buildItems, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } = await import('../shared/engine');
   const { isoWeek, lastDigestRun } = await import('../shared/notifications/rules');
   const { runDigest } = await import('../shared/notifications/digest');
   const { digestDeps } = await import('../shared/notifications/digest-deps');
@@ -37,26 +36,13 @@ async function bench(opts: { accounts: number; articles: number; concurrency: nu
   const run = lastDigestRun(Date.now());
   const clock = manualClock(run + 60_000);
   const week = isoWeek(run);
+  const names = Array.from({ length: opts.articles }, (_, i) => `ART-${i}`);
   const setup0 = performance.now();
   for (let u = 0; u < opts.accounts; u++) {
     const r = rng(u + 1);
     const user = await createUser({ email: `bench-digest-${u}-${Date.now()}@example.com`, confirmed: true, limits: 0 });
     const seller = await ensureSellerByNumber(user.id, String(5_000_000 + u));
-    const articles = Array.from({ length: opts.articles }, (_, i) => {
-      const a = Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as Record<string, number>;
-      const sales = Math.floor(r() * 20);
-      const price = 50_000 + Math.floor(r() * 300_000);
-      a.sales_qty = sales;
-      a.seller_price = sales * price;
-      a.sales_seller_price = sales * price;
-      a.realization = Math.round(sales * price * 0.8);
-      a.commission = Math.round(a.realization * 0.2);
-      a.acquiring = Math.round(a.realization * 0.015);
-      a.for_pay = a.realization - a.commission - a.acquiring;
-      a.logistics = Math.floor(r() * 30_000);
-      return { article: `ART-${i}`, category: 'Платья', nm_id: String(100000 + i), brand: 'Бренд', aggregates: a };
-    });
-    const { items } = buildItems({ articles: articles as never }, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+    const items = randomWeekItems(r, names);
     const id = newReportId();
     await writeItems(user.id, id, 1, items);
     const from = new Date(run - 7 * 86_400_000).toISOString().slice(0, 10);

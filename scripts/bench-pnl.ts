@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { benchCli, loadLine, timeRuns } from './local/bench-shell';
-import { weekDates, weekReportRecord } from './bench-weeks';
+import { randomWeekItems, weekDates, weekReportRecord } from './bench-weeks';
 import { mulberry32 as rng } from './fixtures/random';
 
 async function bench(opts: { weeks: number; articles: number; runs: number }) {
@@ -21,7 +21,6 @@ async function bench(opts: { weeks: number; articles: number; runs: number }) {
   const { newReportId, toItem } = await import('../shared/store/report-record');
   const { writeItems, getItemsOfGen } = await import('../shared/store/items.repo');
   const { putPeriodCost } = await import('../shared/store/period-costs.repo');
-  const { buildItems, DEFAULT_TAX_PROFILE, AGGREGATE_FIELDS } = await import('../shared/engine');
   const { signToken } = await import('../shared/auth/tokens');
   const { apiEvent } = await import('../test/support/test-event');
   const { handler: pnlHandler } = await import('../functions/pnl/get.handler');
@@ -35,22 +34,7 @@ async function bench(opts: { weeks: number; articles: number; runs: number }) {
   const ids: string[] = [];
   for (let w = 0; w < opts.weeks; w++) {
     const r = rng(w + 1);
-    const articles = names.map((article) => {
-      const a = Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as Record<string, number>;
-      const sales = Math.floor(r() * 20);
-      const price = 50_000 + Math.floor(r() * 300_000);
-      a.sales_qty = sales;
-      a.seller_price = sales * price;
-      a.sales_seller_price = sales * price;
-      a.realization = Math.round(sales * price * 0.8);
-      a.commission = Math.round(a.realization * 0.2);
-      a.acquiring = Math.round(a.realization * 0.015);
-      a.for_pay = a.realization - a.commission - a.acquiring;
-      a.logistics = Math.floor(r() * 30_000);
-      a.storage = Math.floor(r() * 5_000);
-      return { article, category: 'Платья', nm_id: String(100000 + w), brand: 'Бренд', aggregates: a };
-    });
-    const { items } = buildItems({ articles: articles as never }, { tax: DEFAULT_TAX_PROFILE, costPrices: {} });
+    const items = randomWeekItems(r, names, { nmId: () => String(100000 + w) });
     const { from, to } = weekDates(monday0, w);
     const id = newReportId();
     ids.push(id);

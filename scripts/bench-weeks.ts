@@ -3,9 +3,45 @@
  * reports without reading a year of files (bench-analytics, bench-pnl): its week's dates and the record
  * with the engine's totals and commission by category.
  */
-import { commissionByCategory, computeTotals, DEFAULT_TAX_PROFILE, type ComputedItem } from '../shared/engine';
+import {
+  AGGREGATE_FIELDS,
+  buildItems,
+  commissionByCategory,
+  computeTotals,
+  DEFAULT_TAX_PROFILE,
+  type ComputedItem,
+} from '../shared/engine';
 
 const DAY_MS = 86_400_000;
+
+/**
+ * The items of a week of random sales (seeded by `r`), built by the engine with the default tax profile:
+ * each article sold `minSales` to 19 times at 500–3,500 ₽, 80 % of it realized, WB's 20 % commission and
+ * 1.5 % acquiring, logistics up to 300 ₽ and storage up to 50 ₽. `nmId(i)`: the i-th article's card.
+ */
+export function randomWeekItems(
+  r: () => number,
+  names: readonly string[],
+  o: { minSales?: number; nmId?: (i: number) => string } = {},
+): ComputedItem[] {
+  const articles = names.map((article, i) => {
+    const a = Object.fromEntries(AGGREGATE_FIELDS.map((f) => [f.name, 0])) as Record<string, number>;
+    const sales = (o.minSales ?? 0) + Math.floor(r() * (20 - (o.minSales ?? 0)));
+    const price = 50_000 + Math.floor(r() * 300_000);
+    a.sales_qty = sales;
+    a.seller_price = sales * price;
+    a.sales_seller_price = sales * price;
+    a.realization = Math.round(sales * price * 0.8);
+    a.commission = Math.round(a.realization * 0.2);
+    a.acquiring = Math.round(a.realization * 0.015);
+    a.for_pay = a.realization - a.commission - a.acquiring;
+    a.logistics = Math.floor(r() * 30_000);
+    a.storage = Math.floor(r() * 5_000);
+    const nm = o.nmId ? o.nmId(i) : String(100000 + i);
+    return { article, category: 'Платья', nm_id: nm, brand: 'Бренд', aggregates: a };
+  });
+  return buildItems({ articles: articles as never }, { tax: DEFAULT_TAX_PROFILE, costPrices: {} }).items;
+}
 
 /** Week `w` after the Monday `monday0` (ms): its first and last day, YYYY-MM-DD. */
 export function weekDates(monday0: number, w: number): { from: string; to: string } {
