@@ -7,12 +7,13 @@
  * weeks used are the last four; the what-if answers the price for 20 %; an article without a cost price reads
  * «—» with the catalog link. Screenshots: test-artifacts/screenshots/34-*-unit-economics*.png.
  */
-import type { Browser, Locator } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { DEMO_PLAN } from '../../scripts/local/wb/weeks';
 import { launchChromium, screenshot } from './support/browser';
 import { closeAll, journeySteps, openDevice, signInDemo, type Device } from './support/devices';
 import { startTestStack, type TestStack } from './support/stack';
+import { noTableOverflows, onFirstScreen, top } from './support/layout';
 
 let stack: TestStack;
 let browser: Browser;
@@ -33,63 +34,6 @@ const step = journeySteps(() => ({ desktop, phone, stack }));
 const PRICED = 'MFG1BUM000-w';
 /** Left without a cost price. */
 const UNPRICED = 'ФУТ-черн-2';
-
-/** The element's box lies wholly inside the first screen (the page scrolled to its top). */
-async function onFirstScreen(d: Device, what: string, locator: Locator) {
-  await locator.waitFor();
-  const box = await locator.boundingBox();
-  const view = d.page.viewportSize()!;
-  expect(box, `${d.name}: ${what} is shown`).not.toBeNull();
-  const b = box!;
-  const where = `${d.name}: ${what} at x=${Math.round(b.x)} y=${Math.round(b.y)} ${Math.round(b.width)}×${Math.round(b.height)} in ${view.width}×${view.height}`;
-  expect(b.y, where).toBeGreaterThanOrEqual(0);
-  expect(b.x, where).toBeGreaterThanOrEqual(0);
-  expect(b.y + b.height, where).toBeLessThanOrEqual(view.height);
-  expect(b.x + b.width, where).toBeLessThanOrEqual(view.width + 1);
-}
-
-/** The page does not scroll sideways; the per-unit table fits, or its own box scrolls with a visible hint. */
-async function tableFits(d: Device) {
-  const fit = await d.page.evaluate(() => {
-    type El = {
-      getBoundingClientRect(): { right: number };
-      scrollWidth: number;
-      clientWidth: number;
-      parentElement: El | null;
-      querySelector(s: string): El | null;
-    };
-    const doc = (
-      globalThis as unknown as {
-        document: {
-          documentElement: { scrollWidth: number; clientWidth: number };
-          querySelector(s: string): El | null;
-        };
-      }
-    ).document;
-    const table = doc.querySelector('[data-testid="ue-table"]')!;
-    const box = table.parentElement!;
-    const hint = box.parentElement?.querySelector('[data-testid="scroll-hint"]') ?? null;
-    return {
-      page: doc.documentElement.scrollWidth,
-      client: doc.documentElement.clientWidth,
-      tableRight: table.getBoundingClientRect().right,
-      boxRight: box.getBoundingClientRect().right,
-      boxScrolls: box.scrollWidth > box.clientWidth,
-      hint: hint !== null,
-    };
-  });
-  expect(fit.page, `${d.name}: the page scrolls sideways`).toBeLessThanOrEqual(fit.client + 1);
-  expect(fit.boxRight, `${d.name}: the table's box`).toBeLessThanOrEqual(fit.client + 1);
-  if (fit.tableRight > fit.client + 1) {
-    expect(fit.boxScrolls, `${d.name}: the table runs past the screen without its own scroll`).toBe(true);
-    expect(fit.hint, `${d.name}: the table scrolls sideways without a hint`).toBe(true);
-  }
-}
-
-async function top(d: Device, url: string) {
-  await d.page.goto(url);
-  await d.page.evaluate('window.scrollTo(0, 0)');
-}
 
 let reportId = '';
 let weeks = 0;
@@ -159,7 +103,7 @@ describe('«Юнит-экономика» on a phone and a desktop', () => {
         expect(
           await d.page.locator('[data-testid="ue-table"] tr[data-line="cost_price"] td').first().textContent(),
         ).toContain('250,00');
-        await tableFits(d);
+        await noTableOverflows(d);
         await screenshot(d.page, `34-${d.name}-unit-economics`);
       }
     },
@@ -174,7 +118,7 @@ describe('«Юнит-экономика» on a phone and a desktop', () => {
       const answer = d.page.getByTestId('ue-price-for-margin');
       await answer.waitFor();
       expect(await answer.textContent()).toMatch(/маржа 20,00 %\.$|не получить ни при какой цене/);
-      await tableFits(d);
+      await noTableOverflows(d);
     }
   });
 
