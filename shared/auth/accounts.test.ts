@@ -58,6 +58,7 @@ function fakeDeps() {
     },
     clock: manualClock('2024-03-01T10:00:00Z'),
     appUrl: () => 'http://localhost:5173',
+    initialLimits: () => 1_000,
   } satisfies AccountDeps;
 }
 
@@ -91,6 +92,8 @@ beforeEach(() => {
 describe('register (no enumeration: every outcome is the same 202 at the route)', () => {
   it('a new address: created, one confirmation mail with a confirm token', async () => {
     expect(await register(EMAIL, '1.2.3.4')).toBe('created');
+    // The account starts with the setting's rows (INITIAL_LIMITS), passed in, not read by the store.
+    expect(deps.users.createUser).toHaveBeenCalledWith({ email: EMAIL, limits: 1_000 });
     expect(deps.mail.send).toHaveBeenCalledOnce();
     expect(verifyToken(mailedToken(), 'confirm').user_id).toBe('u1');
   });

@@ -8,9 +8,7 @@ import { nowMs } from '../deps';
 import { badRequest, conflict, tooManyAttempts, unauthorized } from '../errors';
 import { accountExistsMail, confirmationMail, confirmLink, passwordMail, resetMail } from '../mail/messages';
 import type { MailMessage } from '../mail/send';
-import type * as throttleRepo from '../store/throttle.repo';
-import type { LockoutPolicy } from '../store/throttle.repo';
-import type * as usersRepo from '../store/users.repo';
+import type { LockoutPolicy, ThrottleInput } from '../store/throttle.repo';
 import { toPublicUser, type PublicUser, type UserRecord } from '../store/users.repo';
 import { issuedAtMs, signToken, verifyToken } from './tokens';
 
@@ -18,22 +16,48 @@ import { issuedAtMs, signToken, verifyToken } from './tokens';
  * What the account use cases talk to. Production: shared/auth/deps.ts (DynamoDB stores, bcrypt, the
  * system clock) and shared/auth/mail-deps.ts (adds SES); unit tests pass fakes.
  */
+/** The accounts the use cases read and write (shared/store/users.repo.ts in production). */
+export interface AccountUsers {
+  /** Creates an account with its email marker at once; 409 `email_taken` when the address has one. */
+  createUser(input: { email: string; limits: number }): Promise<UserRecord>;
+  getUserByEmail(email: string): Promise<UserRecord | null>;
+  getUserById(id: string): Promise<UserRecord | null>;
+  /** Confirms the account with its first password; false when it was confirmed before. */
+  confirmUser(userId: string, passwordHash: string): Promise<boolean>;
+  /** Sets a new password once per reset link (its jti), only if no password changed after it was signed. */
+  resetPasswordOnce(input: {
+    userId: string;
+    jti: string;
+    tokenExp: number;
+    issuedAt: string;
+    passwordHash: string;
+  }): Promise<boolean>;
+  /** Replaces the password when the stored hash is still `expectedHash`. */
+  changePasswordHash(input: {
+    userId: string;
+    expectedHash: string;
+    passwordHash: string;
+    changedAt: string;
+  }): Promise<boolean>;
+}
+
+/** The budgets and lockouts of sign-up, sign-in and resets (shared/store/throttle.repo.ts in production). */
+export interface AccountThrottle {
+  tryConsume(input: ThrottleInput): Promise<boolean>;
+  consumeSlot(input: ThrottleInput): Promise<{ ok: true } | { ok: false; retryAfter: number }>;
+  lockedFor(policy: LockoutPolicy, subject: string, now?: number): Promise<number>;
+  failureCount(policy: LockoutPolicy, subject: string, now?: number): Promise<number>;
+  recordFailure(policy: LockoutPolicy, subject: string, now?: number): Promise<number>;
+  clearFailures(policy: LockoutPolicy, subject: string): Promise<void>;
+  markKnown(kind: string, subject: string, seconds: number, now?: number): Promise<void>;
+  isKnown(kind: string, subject: string, now?: number): Promise<boolean>;
+}
+
 export interface AccountDeps {
-  users: Pick<
-    typeof usersRepo,
-    'createUser' | 'getUserByEmail' | 'getUserById' | 'confirmUser' | 'resetPasswordOnce' | 'changePasswordHash'
-  >;
-  throttle: Pick<
-    typeof throttleRepo,
-    | 'tryConsume'
-    | 'consumeSlot'
-    | 'lockedFor'
-    | 'failureCount'
-    | 'recordFailure'
-    | 'clearFailures'
-    | 'markKnown'
-    | 'isKnown'
-  >;
+  users: AccountUsers;
+  throttle: AccountThrottle;
+  /** Rows a new account starts with (INITIAL_LIMITS). */
+  initialLimits(): number;
   mail: { send(m: MailMessage): Promise<void> };
   /** Hashing is bcrypt in production (shared/auth/passwords.ts); generate makes a mailed password. */
   passwords: {
@@ -137,7 +161,7 @@ export async function register(deps: AccountDeps, email: string, ip?: string): P
   let created = false;
   let refused: unknown = null;
   try {
-    await deps.users.createUser({ email });
+    await deps.users.createUser({ email, limits: deps.initialLimits() });
     created = true;
   } catch (e) {
     // email_taken, or a concurrent registration of the same address: the account is read next.

@@ -8,4 +8,5 @@ export const accountDeps: AccountDeps = {
   ...signInDeps,
   mail: { send: sendMail },
   appUrl: () => getConfig().APP_URL,
+  initialLimits: () => getConfig().INITIAL_LIMITS,
 };

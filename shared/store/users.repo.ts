@@ -1,5 +1,4 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getConfig } from '../config';
 import { conflict, notFound } from '../errors';
 import { DEFAULT_ALLOCATION } from '../engine/allocation';
 import { periodInForce, sortPeriods, type TaxPeriod } from '../engine/periods';
@@ -78,8 +77,8 @@ export interface NewUser {
   role?: string;
   confirmed?: boolean;
   passwordHash?: string;
-  /** Defaults to INITIAL_LIMITS. */
-  limits?: number;
+  /** Rows the account starts with (the caller's setting: INITIAL_LIMITS for a sign-up). */
+  limits: number;
 }
 
 /**
@@ -90,7 +89,7 @@ export interface NewUser {
 export async function createUser(input: NewUser): Promise<UserRecord> {
   const email = normalizeEmail(input.email);
   const role = input.role ?? ((await roleExists('seller')) ? 'seller' : 'user');
-  const limits = input.limits ?? getConfig().INITIAL_LIMITS;
+  const limits = input.limits;
   const now = new Date().toISOString();
   const user: UserRecord = {
     id: newId(),

@@ -24,7 +24,12 @@ interface ErrorBody {
 
 async function userWithPassword(password: string) {
   const email = `account-${randomUUID()}@example.com`;
-  const u = await createUser({ email, confirmed: true, passwordHash: await signInDeps.passwords.hash(password) });
+  const u = await createUser({
+    email,
+    confirmed: true,
+    passwordHash: await signInDeps.passwords.hash(password),
+    limits: 0,
+  });
   return { id: u.id, email };
 }
 
@@ -156,7 +161,7 @@ describe('GET /api/auth/limit-history names the reports', () => {
   });
 
   it('an entry without a report (a top-up) has no title and is not deleted', async () => {
-    const u = await createUser({ email: `history-${randomUUID()}@example.com`, confirmed: true });
+    const u = await createUser({ email: `history-${randomUUID()}@example.com`, confirmed: true, limits: 0 });
     const { topUp } = await import('../../shared/store/limits.repo');
     await topUp({ userId: u.id, rows: 10 });
     const token = signToken({ user_id: u.id }, 'access');

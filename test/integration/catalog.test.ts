@@ -25,7 +25,7 @@ import { ensureSellerByNumber, getSeller, listSellers } from '../../shared/store
 import { createUser } from '../../shared/store/users.repo';
 
 async function newUser(): Promise<{ id: string; token: string }> {
-  const u = await createUser({ email: `catalog-${randomUUID()}@example.com`, confirmed: true });
+  const u = await createUser({ email: `catalog-${randomUUID()}@example.com`, confirmed: true, limits: 0 });
   return { id: u.id, token: signToken({ user_id: u.id }, 'access') };
 }
 

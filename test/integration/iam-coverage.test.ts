@@ -288,7 +288,12 @@ const mailTo = (email: string, subject: string, after = new Set<string>()) =>
 async function userWithPassword(): Promise<{ email: string; password: string; token: string }> {
   const email = `iam-${randomUUID()}@example.com`;
   const password = 'Iam-Password-123';
-  const u = await createUser({ email, confirmed: true, passwordHash: await signInDeps.passwords.hash(password) });
+  const u = await createUser({
+    email,
+    confirmed: true,
+    passwordHash: await signInDeps.passwords.hash(password),
+    limits: 0,
+  });
   return { email, password, token: signToken({ user_id: u.id }, 'access') };
 }
 
@@ -1122,7 +1127,7 @@ beforeAll(async () => {
   const user = await newUser(1_000_000, 'iam');
   const first = await uploadOk(user.token, makeReport({ seed: 21 }));
   const second = await uploadOk(user.token, makeReport({ seed: 22 }));
-  const admin = await createUser({ email: `iam-admin-${randomUUID()}@example.com`, confirmed: true });
+  const admin = await createUser({ email: `iam-admin-${randomUUID()}@example.com`, confirmed: true, limits: 0 });
   await setRole(admin.id, 'admin');
   expect(first.seller?.id).toBeTruthy();
   fx = {

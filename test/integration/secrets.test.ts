@@ -58,7 +58,12 @@ const session = (userId: string, key: string) =>
 
 describe('the JWT key from SSM Parameter Store', () => {
   it('verifies a session signed with the SecureString and refuses one signed with another key', async () => {
-    const u = await createUser({ email: `ssm-${randomUUID()}@example.com`, confirmed: true, passwordHash: 'x' });
+    const u = await createUser({
+      email: `ssm-${randomUUID()}@example.com`,
+      confirmed: true,
+      passwordHash: 'x',
+      limits: 0,
+    });
     const ok = await meHandler(apiEvent({ method: 'GET', path: '/api/auth/me', token: session(u.id, VALUE) }));
     expect(ok.statusCode).toBe(200);
     expect(bodyOf<{ user: { id: string } }>(ok).user.id).toBe(u.id);

@@ -17,7 +17,7 @@ type ErrorBody = { error: { code: string; message: string } };
 
 async function admin(): Promise<string> {
   const email = `admin-${randomUUID()}@example.com`;
-  const u = await createUser({ email, confirmed: true });
+  const u = await createUser({ email, confirmed: true, limits: 0 });
   await grantAdmin(email);
   return signToken({ user_id: u.id }, 'access');
 }

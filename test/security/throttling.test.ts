@@ -49,7 +49,7 @@ const forgot = (email: string, sourceIp: string) =>
 async function confirmedUser(): Promise<{ email: string; password: string }> {
   const email = newEmail('locked');
   const password = 'Right-Password-123';
-  await createUser({ email, confirmed: true, passwordHash: await signInDeps.passwords.hash(password) });
+  await createUser({ email, confirmed: true, passwordHash: await signInDeps.passwords.hash(password), limits: 0 });
   return { email, password };
 }
 
@@ -223,7 +223,7 @@ describe('registration costs the same for new, pending and confirmed addresses',
   it('the same store reads and writes and one mail in every case', async () => {
     const fresh = newEmail('fresh');
     const pending = newEmail('pending');
-    await createUser({ email: pending });
+    await createUser({ email: pending, limits: 0 });
     const confirmed = (await confirmedUser()).email;
 
     const ops = {
