@@ -12,10 +12,6 @@ import type { LockoutPolicy, ThrottleInput } from '../store/throttle.repo';
 import { toPublicUser, type PublicUser, type UserRecord } from '../store/users.repo';
 import { issuedAtMs, signToken, verifyToken } from './tokens';
 
-/**
- * What the account use cases talk to. Production: shared/auth/deps.ts (DynamoDB stores, bcrypt, the
- * system clock) and shared/auth/mail-deps.ts (adds SES); unit tests pass fakes.
- */
 /** The accounts the use cases read and write (shared/store/users.repo.ts in production). */
 export interface AccountUsers {
   /** Creates an account with its email marker at once; 409 `email_taken` when the address has one. */
@@ -53,6 +49,10 @@ export interface AccountThrottle {
   isKnown(kind: string, subject: string, now?: number): Promise<boolean>;
 }
 
+/**
+ * What the account use cases talk to. Production: shared/auth/deps.ts (DynamoDB stores, bcrypt, the
+ * system clock) and shared/auth/mail-deps.ts (adds SES); unit tests pass fakes.
+ */
 export interface AccountDeps {
   users: AccountUsers;
   throttle: AccountThrottle;
