@@ -39,7 +39,7 @@ import { DEFAULT_SYNC_SETTINGS, initialCursor } from '../shared/marketplaces/wb/
 import { localKeyWrapper, sealToken } from '../shared/marketplaces/wb/token-crypto';
 import { tick, type StepDeps } from '../shared/marketplaces/wb/sync/step';
 import { memoryConnections } from '../test/support/wb-connections-memory';
-import { connect, type ConnectionDeps } from '../shared/marketplaces/wb/sync/connections';
+import { connect, newConnectionRecord, type ConnectionDeps } from '../shared/marketplaces/wb/sync/connections';
 import { FINANCE_SCOPE } from '../shared/marketplaces/wb/token';
 import type { KeyWrapper } from '../shared/marketplaces/wb/token-crypto';
 import { makeEmulatorToken } from './local/wb/tokens';
@@ -264,33 +264,19 @@ async function backfillConnection(
   sellerId: number,
   T0: number,
 ): Promise<WbConnectionRecord> {
-  return {
+  return newConnectionRecord({
     id: 'C1',
-    user_id: 'U1',
-    seller_id: 'S1',
-    wb_seller_id: String(sellerId),
-    seller_name: null,
-    token_hint: '…',
+    userId: 'U1',
+    sellerId: 'S1',
+    wbSellerId: String(sellerId),
+    sellerName: null,
+    tokenHint: '…',
     scopes: ['Финансы'],
-    expires_at: new Date(T0 + 180 * 86_400_000).toISOString(),
+    expiresAt: new Date(T0 + 180 * 86_400_000).toISOString(),
     from: emu.weeks[0]!.item.dateFrom,
-    created_at: new Date(T0).toISOString(),
-    status: 'active',
+    now: T0,
     sealed: await sealToken(emu.tokens.valid, wrapper, { sellerId: 'S1' }),
-    cursor: initialCursor(T0, emu.weeks[0]!.item.dateFrom),
-    lease_until: 0,
-    sync_status: 'syncing',
-    round: { reports_found: 0, reports_imported: 0, rows_read: 0 },
-    last_sync: null,
-    reports_imported: 0,
-    imported_ids: [],
-    found: {},
-    reading: null,
-    pending: [],
-    error: null,
-    expiry_mail_sent_at: null,
-    rev: 0,
-  };
+  });
 }
 
 async function benchBackfill(weeks: number, weekRows: number, pageLimit: number): Promise<BackfillNumbers> {

@@ -6,7 +6,7 @@
  */
 import { dueAt, type WbConnectionRecord } from '../../shared/store/wb-connections.repo';
 import type { StepDeps } from '../../shared/marketplaces/wb/sync/step';
-import { initialCursor } from '../../shared/marketplaces/wb/finance/sync-plan';
+import { newConnectionRecord } from '../../shared/marketplaces/wb/sync/connections';
 import { localKeyWrapper, sealToken } from '../../shared/marketplaces/wb/token-crypto';
 
 /** The step tests' token key (a fixed local key). */
@@ -17,33 +17,20 @@ export const testKeyWrapper = localKeyWrapper(Buffer.alloc(32, 7).toString('base
  * token `the-token` sealed with testKeyWrapper, syncing from 2025-01-01; `over` replaces any field.
  */
 export async function testConnection(t0: number, over: Partial<WbConnectionRecord> = {}): Promise<WbConnectionRecord> {
-  return {
+  const c = newConnectionRecord({
     id: 'C1',
-    user_id: 'U1',
-    seller_id: 'S1',
-    wb_seller_id: '4242',
-    seller_name: null,
-    token_hint: '…abcd',
+    userId: 'U1',
+    sellerId: 'S1',
+    wbSellerId: '4242',
+    sellerName: null,
+    tokenHint: '…abcd',
     scopes: ['Финансы'],
-    expires_at: new Date(t0 + 100 * 86_400_000).toISOString(),
+    expiresAt: new Date(t0 + 100 * 86_400_000).toISOString(),
     from: '2025-01-01',
-    created_at: new Date(t0).toISOString(),
-    status: 'active',
+    now: t0,
     sealed: await sealToken('the-token', testKeyWrapper, { sellerId: 'S1' }),
-    cursor: initialCursor(t0, '2025-01-01'),
-    lease_until: 0,
-    sync_status: 'syncing',
-    round: { reports_found: 0, reports_imported: 0, rows_read: 0 },
-    last_sync: null,
-    reports_imported: 0,
-    imported_ids: [],
-    found: {},
-    reading: null,
-    pending: [],
-    error: null,
-    rev: 0,
-    ...over,
-  };
+  });
+  return { ...c, ...over };
 }
 
 export function memoryConnections(initial: readonly WbConnectionRecord[]): {

@@ -157,22 +157,58 @@ export async function connect(
   const seller = await deps.sellers.ensureSellerByNumber(userId, info.sellerId);
   const now = nowMs(deps.clock);
   const from = input.from && input.from > WB_DATA_SINCE ? input.from : WB_DATA_SINCE;
-  const cursor = initialCursor(now, from);
-  const record: WbConnectionRecord = {
+  const record = newConnectionRecord({
     id: deps.ids.newId(),
-    user_id: userId,
-    seller_id: seller.id,
-    wb_seller_id: info.sellerId,
-    seller_name: sellerName,
-    token_hint: tokenHint(token),
+    userId,
+    sellerId: seller.id,
+    wbSellerId: info.sellerId,
+    sellerName,
+    tokenHint: tokenHint(token),
     scopes: info.scopes,
-    expires_at: iso(info.exp * 1000),
+    expiresAt: iso(info.exp * 1000),
     from,
-    created_at: iso(now),
-    status: 'active',
+    now,
     sealed: await sealToken(token, deps.keyWrapper(), { sellerId: seller.id }),
     // The check call used this interval's budget.
-    cursor: { ...cursor, nextCallAt: now + deps.callIntervalMs() },
+    firstCallAt: now + deps.callIntervalMs(),
+  });
+  await deps.connections.createConnection(record);
+  return record;
+}
+
+/**
+ * A connection as connecting leaves it (epoch ms `now`): syncing from `from`, its first call at
+ * `firstCallAt` (default: when the initial cursor has it).
+ */
+export function newConnectionRecord(o: {
+  id: string;
+  userId: string;
+  sellerId: string;
+  wbSellerId: string;
+  sellerName: string | null;
+  tokenHint: string;
+  scopes: string[];
+  expiresAt: string;
+  from: string;
+  now: number;
+  sealed: WbConnectionRecord['sealed'];
+  firstCallAt?: number;
+}): WbConnectionRecord {
+  const cursor = initialCursor(o.now, o.from);
+  return {
+    id: o.id,
+    user_id: o.userId,
+    seller_id: o.sellerId,
+    wb_seller_id: o.wbSellerId,
+    seller_name: o.sellerName,
+    token_hint: o.tokenHint,
+    scopes: o.scopes,
+    expires_at: o.expiresAt,
+    from: o.from,
+    created_at: iso(o.now),
+    status: 'active',
+    sealed: o.sealed,
+    cursor: { ...cursor, nextCallAt: o.firstCallAt ?? cursor.nextCallAt },
     lease_until: 0,
     sync_status: 'syncing',
     round: { reports_found: 0, reports_imported: 0, rows_read: 0 },
@@ -186,8 +222,6 @@ export async function connect(
     expiry_mail_sent_at: null,
     rev: 0,
   };
-  await deps.connections.createConnection(record);
-  return record;
 }
 
 export async function listConnections(deps: Pick<ConnectionDeps, 'connections'>, userId: string) {

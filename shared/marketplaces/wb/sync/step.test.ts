@@ -500,7 +500,7 @@ describe('the expiry mail whatever the sync’s state', () => {
       expect(w.deps.expiryMail).not.toHaveBeenCalled();
       // Not written at all.
       expect(w.rows.get('C1')).toMatchObject({ status, rev: 0 });
-      expect(w.rows.get('C1')!.expiry_mail_sent_at).toBeUndefined();
+      expect(w.rows.get('C1')!.expiry_mail_sent_at).toBeNull();
     }
   });
 });
