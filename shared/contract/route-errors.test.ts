@@ -58,7 +58,6 @@ const REACHED_NOT_ANSWERED: Partial<Record<string, Partial<Record<ErrorCode, str
     transaction_conflict: "caught in shared/reports/queries.ts removeReport: a copy's refund failing is only logged",
     not_found: "caught in shared/reports/queries.ts removeReport: a copy's refund failing is only logged",
   },
-  register: { email_taken: 'caught in shared/auth/accounts.ts: the same answer whether the address has an account' },
   confirm: { unauthorized: 'verifyToken answers it for access tokens only; a mailed link gets invalid_token' },
   importProducts: { zip_bomb: "shared/catalog/import-file.ts turns the reader's codes into the import's own" },
   importPeriodCosts: {
