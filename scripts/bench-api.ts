@@ -38,6 +38,7 @@ import { cachedReportFile } from './fixtures/generate';
 
 /** Generated files are kept here for the next run. */
 const BENCH_CACHE = path.join('.cache', 'bench-api');
+import { median } from './local/bench-shell';
 import { startStack, type Stack } from './local/stack';
 import { benchAnalytics } from './bench-analytics';
 import { measurePage, type PageNumbers } from './bench-page';
@@ -344,11 +345,6 @@ async function catalogComplete(userId: string, count: number, from: number): Pro
     await new Promise((r) => setTimeout(r, 500));
   }
   return null;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 async function main() {

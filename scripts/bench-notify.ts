@@ -15,14 +15,13 @@ import path from 'node:path';
 import { signToken } from '../shared/auth/tokens';
 import { createUser } from '../shared/store/users.repo';
 import { generateReport } from './fixtures/generate';
+import { median } from './local/bench-shell';
 import { startStack, type Stack } from './local/stack';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const count = arg('reports', 5);

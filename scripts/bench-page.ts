@@ -25,6 +25,7 @@ import { createUser } from '../shared/store/users.repo';
 import { cachedReportFile } from './fixtures/generate';
 import { freePort, waitForPort } from './local/ports';
 import { stopGroup, tail, track } from './local/process';
+import { median } from './local/bench-shell';
 import { startStack, type Stack } from './local/stack';
 import { webConfig } from './local/web';
 
@@ -295,11 +296,6 @@ async function startPreview(outDir: string, apiUrl: string): Promise<{ url: stri
     throw new Error(`vite preview did not start: ${String(e)}\n${lastLines()}`);
   }
   return { url: `http://localhost:${port}`, stop: () => stopGroup(child) };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 /** Per field, the median over runs. */

@@ -1,7 +1,7 @@
 /**
  * A ready weekly report of synthetic items as an upload leaves it, for the benches that need a year of
- * reports without reading a year of files (bench-analytics, bench-pnl): its week's dates and the record
- * with the engine's totals and commission by category.
+ * reports without reading a year of files (bench-analytics, bench-pnl, bench-cashflow, bench-digest): a
+ * week of random sales, its dates and the record with the engine's totals and commission by category.
  */
 import {
   AGGREGATE_FIELDS,

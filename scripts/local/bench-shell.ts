@@ -2,11 +2,13 @@
  * The shell of the in-process benchmarks (bench:pnl, bench:cashflow, bench:analytics, bench:digest): their
  * numeric options with defaults and `--help`, the emulators around the run (withEmulators), the printed
  * answer and the exit code; and the timing of one request over runs (a warm-up first, as a warm Lambda).
+ * Its `median` is the one the other benches (bench:api, bench:page, bench:notify) use too.
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { withEmulators } from './emulators';
 
+/** The middle of the sorted values (the upper one of an even count): every bench's «median». */
 export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export interface Timed<T> {
