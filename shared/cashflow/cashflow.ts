@@ -15,7 +15,15 @@ import type { WbConnectionRecord } from '../store/wb-connections.repo';
 import type { PurchaseRecord } from '../store/purchases.repo';
 import type { PeriodCostRecord } from '../store/period-costs.repo';
 import { checkMonths, computeUserPnl, MAX_PNL_MONTHS, type PnlDeps } from '../pnl/pnl';
-import { addDays, isoWeekday, PAYOUT_RULES, payoutCalendar, type PayoutReport } from './payout-calendar';
+import {
+  addDays,
+  balancePoint,
+  isoWeekday,
+  PAYOUT_RULES,
+  payoutAmount,
+  payoutCalendar,
+  type PayoutReport,
+} from './payout-calendar';
 
 export interface CashFlowDeps {
   pnl: PnlDeps;
@@ -199,15 +207,13 @@ export async function getCashFlow(
   for (const [id, s] of pnl.counted) {
     const h = headById.get(id);
     if (!h) continue;
-    const wb = h.wb_bank_payment ?? null;
-    const payout = typeof h.totals.payout === 'number' ? h.totals.payout : 0;
-    sources.set(id, wb !== null ? 'wb_bank_payment' : 'report_payout');
+    sources.set(id, h.wb_bank_payment != null ? 'wb_bank_payment' : 'report_payout');
     reports.push({
       report_id: id,
       wb_report_id: h.wb_report_id ?? null,
       period_from: s.period_from,
       period_to: s.period_to,
-      amount: wb ?? payout,
+      amount: payoutAmount(h.wb_bank_payment, h.totals),
     });
   }
   // One reading per WB account: the newest. For one seller, only the WB accounts connected for it.
@@ -217,9 +223,7 @@ export async function getCashFlow(
   for (const b of balances) if (ours(b) && !latest.has(b.wb_seller_id)) latest.set(b.wb_seller_id, b);
   const calendar = payoutCalendar(reports, {
     today,
-    balances: history.readings
-      .filter(ours)
-      .map((b) => ({ account: b.wb_seller_id, as_of: b.as_of, for_withdraw: b.for_withdraw })),
+    balances: history.readings.filter(ours).map(balancePoint),
     historyFrom: history.firstAt,
   });
 

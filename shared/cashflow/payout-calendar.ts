@@ -77,6 +77,18 @@ export interface BalancePoint {
   for_withdraw: number;
 }
 
+/** A report's payout (kopecks): WB's bankPaymentSum where the report was synced, the report's payout otherwise. */
+export function payoutAmount(wbBankPayment: number | null | undefined, totals: Record<string, number | null>): number {
+  return wbBankPayment ?? (typeof totals.payout === 'number' ? totals.payout : 0);
+}
+
+/** A kept balance reading (wb-balance.repo.ts) as the calendar reads it. */
+export const balancePoint = (b: { wb_seller_id: string; as_of: string; for_withdraw: number }): BalancePoint => ({
+  account: b.wb_seller_id,
+  as_of: b.as_of,
+  for_withdraw: b.for_withdraw,
+});
+
 /** Days from a payout day within which a rise of «Можно вывести» counts for it (the day itself is day 0). */
 export const PAID_WINDOW_DAYS = 3;
 /** How far short of the payout a rise may be and still count: 1 % of it, at least 1 ₽ (kopecks). */

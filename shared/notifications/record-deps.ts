@@ -12,6 +12,7 @@ import { getUserById } from '../store/users.repo';
 import { listReportTotals } from '../store/report-totals.repo';
 import { balancesSince } from '../store/wb-balance.repo';
 import { describeError, log } from '../log';
+import { balancePoint, payoutAmount } from '../cashflow/payout-calendar';
 import { recordPayoutArrivals, recordReportEvents, type LimitsState, type RecordDeps } from './record';
 
 export const recordDeps: RecordDeps = {
@@ -36,9 +37,10 @@ const WEEK_MS = 7 * 86_400_000;
 /** WB's «Итого к оплате» of a synced week (its sums' bankPaymentSum), else the report's own payout. */
 function bankPaymentOf(r: ReportRecord): number {
   const wb = (r.wb_sums as Record<string, unknown> | null | undefined)?.bankPaymentSum;
-  return typeof wb === 'number' && Number.isSafeInteger(wb)
-    ? wb
-    : Number((r.totals as Record<string, number | null>).payout ?? 0);
+  return payoutAmount(
+    typeof wb === 'number' && Number.isSafeInteger(wb) ? wb : null,
+    r.totals as Record<string, number | null>,
+  );
 }
 
 /**
@@ -118,7 +120,7 @@ export async function payoutArrivalEvents(
                 wb_report_id: h.wb_report_id ?? null,
                 period_from: h.period_from,
                 period_to: h.period_to,
-                amount: h.wb_bank_payment ?? Number(h.totals.payout ?? 0),
+                amount: payoutAmount(h.wb_bank_payment, h.totals),
               },
             ]
           : [],
@@ -129,9 +131,7 @@ export async function payoutArrivalEvents(
       {
         userId: c.user_id,
         reports,
-        balances: history.readings
-          .filter((b) => b.wb_seller_id === c.wb_seller_id)
-          .map((b) => ({ account: b.wb_seller_id, as_of: b.as_of, for_withdraw: b.for_withdraw })),
+        balances: history.readings.filter((b) => b.wb_seller_id === c.wb_seller_id).map(balancePoint),
         historyFrom: history.firstAt,
       },
     );
